@@ -1,0 +1,98 @@
+/* retrace convert TRACE --to otf2|csv OUT */
+#include <errno.h>
+#include <getopt.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+
+static void convert_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: retrace convert TRACE [--to otf2|csv] OUT\n"
+            "\n"
+            "Writes the events and definitions of TRACE in another form:\n"
+            "  otf2   an OTF2 archive: the directory OUT with OUT/traces.otf2 as anchor\n"
+            "  csv    retrace's CSV form, one row per event (see the README)\n"
+            "Without --to, OUT ending in .csv means csv, anything else otf2.\n"
+            "OUT must not exist (an empty directory is accepted for otf2): nothing is\n"
+            "overwritten. A trace cut short is converted up to its last complete event,\n"
+            "with a warning.\n");
+}
+
+int cli_convert(const char *in, const char *outpath, rt_format fmt)
+{
+    struct stat st;
+    if (fmt != RT_FMT_OTF2 && stat(outpath, &st) == 0)
+        return cli_error("%s: already exists (remove it or choose another name)", outpath);
+    rt_reader *r;
+    rt_err err;
+    if (rt_reader_open(in, &r, &err) < 0)
+        return cli_error("%s", err.msg);
+    rt_writer *w;
+    if (rt_writer_open(outpath, fmt, rt_reader_defs(r), &w, &err) < 0) {
+        rt_reader_close(r);
+        return cli_error("%s", err.msg);
+    }
+    rt_event ev;
+    int rc;
+    while ((rc = rt_reader_next(r, &ev, &err)) > 0)
+        if ((rc = rt_writer_write(w, &ev, &err)) < 0)
+            break;
+    if (rc < 0) {
+        rt_writer_abort(w);
+        rt_reader_close(r);
+        return cli_error("%s", err.msg);
+    }
+    if (rt_writer_close(w, &err) < 0) {
+        rt_reader_close(r);
+        return cli_error("%s", err.msg);
+    }
+    if (rt_reader_truncated(r))
+        cli_warning("%s", rt_reader_truncated(r));
+    rt_reader_close(r);
+    return CLI_OK;
+}
+
+static int convert_run(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"to", required_argument, NULL, 't'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+    };
+    rt_format fmt = RT_FMT_AUTO;
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":ht:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            convert_usage(stdout);
+            return CLI_OK;
+        case 't':
+            fmt = rt_format_lookup(optarg);
+            if (fmt == RT_FMT_AUTO)
+                return cli_usage_error(&cli_cmd_convert,
+                                       "convert: --to takes otf2 or csv, not '%s'", optarg);
+            break;
+        case ':':
+            return cli_usage_error(&cli_cmd_convert, "convert: %s needs a value",
+                                   argv[optind - 1]);
+        default:
+            return cli_usage_error(&cli_cmd_convert, "convert: unknown option '%s'",
+                                   argv[optind - 1]);
+        }
+    }
+    if (argc - optind != 2)
+        return cli_usage_error(&cli_cmd_convert, "convert: expected TRACE and OUT");
+    const char *out = argv[optind + 1];
+    if (fmt == RT_FMT_AUTO) {
+        size_t n = strlen(out);
+        fmt = n > 4 && !strcmp(out + n - 4, ".csv") ? RT_FMT_CSV : RT_FMT_OTF2;
+    }
+    return cli_convert(argv[optind], out, fmt);
+}
+
+const cli_command cli_cmd_convert = {"convert", "convert a trace to OTF2 or CSV", convert_run,
+                                     convert_usage};

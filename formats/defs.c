@@ -1,0 +1,393 @@
+/* Trace definitions: ranks and their placement, communicators, groups, windows. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt__trace.h"
+
+int rt_defs_init(rt_defs *defs, uint32_t nranks, rt_err *err)
+{
+    memset(defs, 0, sizeof *defs);
+    if (nranks == 0 || nranks > (uint32_t)INT32_MAX)
+        return rt_err_set(err, RT_E_INVAL, "number of ranks %u out of range (1 to %d)",
+                          (unsigned)nranks, INT32_MAX);
+    defs->nranks = nranks;
+    defs->node = calloc(nranks, sizeof *defs->node);
+    defs->module = calloc(nranks, sizeof *defs->module);
+    uint32_t *all = malloc((size_t)nranks * sizeof *all);
+    int rc = -RT_E_NOMEM;
+    if (!defs->node || !defs->module || !all)
+        goto fail;
+    for (uint32_t i = 0; i < nranks; i++)
+        all[i] = i;
+    rc = rt_defs_add_comm(defs, RT_COMM_WORLD, RT_ID_NONE, 0, nranks, 0, all,
+                          "MPI_COMM_WORLD", err);
+    if (rc == 0) {
+        uint32_t zero = 0;
+        rc = rt_defs_add_comm(defs, RT_COMM_SELF, RT_ID_NONE, RT_COMM_IS_SELF, 1, 0, &zero,
+                              "MPI_COMM_SELF", err);
+    }
+    free(all);
+    if (rc == 0)
+        return 0;
+fail:
+    free(all);
+    rt_defs_free(defs);
+    if (rc == -RT_E_NOMEM)
+        rt_err_set(err, RT_E_NOMEM, "out of memory for %u ranks", (unsigned)nranks);
+    return rc;
+}
+
+void rt_defs_free(rt_defs *defs)
+{
+    for (uint32_t i = 0; i < defs->ncomms; i++) {
+        free(defs->comms[i].members);
+        free(defs->comms[i].name);
+    }
+    for (uint32_t i = 0; i < defs->ngroups; i++)
+        free(defs->groups[i].members);
+    free(defs->comms);
+    free(defs->groups);
+    free(defs->wins);
+    free(defs->node);
+    free(defs->module);
+    memset(defs, 0, sizeof *defs);
+}
+
+/* Position of id in a sorted array of structs whose first member is the uint32_t id; sets
+ * *found. Works for the three definition arrays, which all start with id. */
+static uint32_t find_slot(const void *base, uint32_t n, size_t size, uint32_t id, int *found)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        uint32_t v;
+        memcpy(&v, (const char *)base + (size_t)mid * size, sizeof v);
+        if (v < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint32_t v = 0;
+    if (lo < n)
+        memcpy(&v, (const char *)base + (size_t)lo * size, sizeof v);
+    *found = lo < n && v == id;
+    return lo;
+}
+
+/* Makes room for one element at position pos of a sorted array. */
+static int insert_slot(void **base, uint32_t *n, size_t size, uint32_t pos)
+{
+    char *p = realloc(*base, ((size_t)*n + 1) * size);
+    if (!p)
+        return -RT_E_NOMEM;
+    memmove(p + (size_t)(pos + 1) * size, p + (size_t)pos * size, (size_t)(*n - pos) * size);
+    *base = p;
+    (*n)++;
+    return 0;
+}
+
+static int check_members(const rt_defs *defs, const char *what, uint32_t id, uint32_t n,
+                         const uint32_t *members, rt_err *err)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (members[i] >= defs->nranks)
+            return rt_err_set(err, RT_E_INVAL, "%s %u: member %u is not a world rank (0 to %u)",
+                              what, (unsigned)id, (unsigned)members[i],
+                              (unsigned)defs->nranks - 1);
+    return 0;
+}
+
+int rt_defs_add_comm(rt_defs *defs, uint32_t id, uint32_t parent, uint32_t flags,
+                     uint32_t size, uint32_t remote_size, const uint32_t *members,
+                     const char *name, rt_err *err)
+{
+    int found;
+    uint32_t pos = find_slot(defs->comms, defs->ncomms, sizeof *defs->comms, id, &found);
+    if (found || id == RT_ID_NONE)
+        return rt_err_set(err, RT_E_INVAL, "communicator %u is defined twice", (unsigned)id);
+    if (size == 0)
+        return rt_err_set(err, RT_E_INVAL, "communicator %u has no members", (unsigned)id);
+    if (!(flags & RT_COMM_IS_INTER) && remote_size)
+        flags |= RT_COMM_IS_INTER;
+    if ((flags & RT_COMM_IS_INTER) && remote_size == 0)
+        return rt_err_set(err, RT_E_INVAL, "inter-communicator %u has an empty remote group",
+                          (unsigned)id);
+    uint64_t n = (uint64_t)size + remote_size;
+    int rc = check_members(defs, "communicator", id, (uint32_t)n, members, err);
+    if (rc)
+        return rc;
+    rt_comm_def c = {.id = id, .parent = parent, .flags = flags, .size = size,
+                     .remote_size = remote_size};
+    c.members = malloc(n * sizeof *c.members);
+    c.name = strdup(name ? name : "");
+    if (!c.members || !c.name || insert_slot((void **)&defs->comms, &defs->ncomms,
+                                             sizeof *defs->comms, pos)) {
+        free(c.members);
+        free(c.name);
+        return rt_err_set(err, RT_E_NOMEM, "out of memory for communicator %u", (unsigned)id);
+    }
+    memcpy(c.members, members, n * sizeof *c.members);
+    defs->comms[pos] = c;
+    return 0;
+}
+
+int rt_defs_add_group(rt_defs *defs, uint32_t id, uint32_t size, const uint32_t *members,
+                      rt_err *err)
+{
+    int found;
+    uint32_t pos = find_slot(defs->groups, defs->ngroups, sizeof *defs->groups, id, &found);
+    if (found || id == RT_ID_NONE)
+        return rt_err_set(err, RT_E_INVAL, "group %u is defined twice", (unsigned)id);
+    int rc = check_members(defs, "group", id, size, members, err);
+    if (rc)
+        return rc;
+    rt_group_def g = {.id = id, .size = size};
+    g.members = malloc(((size_t)size + 1) * sizeof *g.members);
+    if (!g.members ||
+        insert_slot((void **)&defs->groups, &defs->ngroups, sizeof *defs->groups, pos)) {
+        free(g.members);
+        return rt_err_set(err, RT_E_NOMEM, "out of memory for group %u", (unsigned)id);
+    }
+    memcpy(g.members, members, (size_t)size * sizeof *g.members);
+    defs->groups[pos] = g;
+    return 0;
+}
+
+int rt_defs_add_win(rt_defs *defs, uint32_t id, uint32_t comm, rt_err *err)
+{
+    int found;
+    uint32_t pos = find_slot(defs->wins, defs->nwins, sizeof *defs->wins, id, &found);
+    if (found || id == RT_ID_NONE)
+        return rt_err_set(err, RT_E_INVAL, "window %u is defined twice", (unsigned)id);
+    const rt_comm_def *c = rt_defs_comm(defs, comm);
+    if (!c)
+        return rt_err_set(err, RT_E_INVAL, "window %u: communicator %u is not defined",
+                          (unsigned)id, (unsigned)comm);
+    if (c->flags & RT_COMM_IS_INTER)
+        return rt_err_set(err, RT_E_INVAL, "window %u: communicator %u is an inter-communicator",
+                          (unsigned)id, (unsigned)comm);
+    if (insert_slot((void **)&defs->wins, &defs->nwins, sizeof *defs->wins, pos))
+        return rt_err_set(err, RT_E_NOMEM, "out of memory for window %u", (unsigned)id);
+    defs->wins[pos] = (rt_win_def){.id = id, .comm = comm};
+    return 0;
+}
+
+const rt_comm_def *rt_defs_comm(const rt_defs *defs, uint32_t id)
+{
+    int found;
+    uint32_t pos = find_slot(defs->comms, defs->ncomms, sizeof *defs->comms, id, &found);
+    return found ? &defs->comms[pos] : NULL;
+}
+
+const rt_group_def *rt_defs_group(const rt_defs *defs, uint32_t id)
+{
+    int found;
+    uint32_t pos = find_slot(defs->groups, defs->ngroups, sizeof *defs->groups, id, &found);
+    return found ? &defs->groups[pos] : NULL;
+}
+
+const rt_win_def *rt_defs_win(const rt_defs *defs, uint32_t id)
+{
+    int found;
+    uint32_t pos = find_slot(defs->wins, defs->nwins, sizeof *defs->wins, id, &found);
+    return found ? &defs->wins[pos] : NULL;
+}
+
+int rt_defs_copy(rt_defs *dst, const rt_defs *src, rt_err *err)
+{
+    int rc = rt_defs_init(dst, src->nranks, err);
+    if (rc)
+        return rc;
+    memcpy(dst->node, src->node, (size_t)src->nranks * sizeof *dst->node);
+    memcpy(dst->module, src->module, (size_t)src->nranks * sizeof *dst->module);
+    for (uint32_t i = 0; i < src->ncomms && !rc; i++) {
+        const rt_comm_def *c = &src->comms[i];
+        if (c->id == RT_COMM_WORLD || c->id == RT_COMM_SELF) {
+            /* Replace the predefined ones: src may have renamed or reshaped them. */
+            rt_comm_def *d = (rt_comm_def *)rt_defs_comm(dst, c->id);
+            uint32_t *m = malloc(((size_t)c->size + c->remote_size) * sizeof *m);
+            char *name = strdup(c->name);
+            if (!m || !name) {
+                free(m);
+                free(name);
+                rc = rt_err_set(err, RT_E_NOMEM, "out of memory copying definitions");
+                break;
+            }
+            memcpy(m, c->members, ((size_t)c->size + c->remote_size) * sizeof *m);
+            free(d->members);
+            free(d->name);
+            *d = *c;
+            d->members = m;
+            d->name = name;
+            continue;
+        }
+        rc = rt_defs_add_comm(dst, c->id, c->parent, c->flags, c->size, c->remote_size,
+                              c->members, c->name, err);
+    }
+    for (uint32_t i = 0; i < src->ngroups && !rc; i++)
+        rc = rt_defs_add_group(dst, src->groups[i].id, src->groups[i].size,
+                               src->groups[i].members, err);
+    for (uint32_t i = 0; i < src->nwins && !rc; i++)
+        rc = rt_defs_add_win(dst, src->wins[i].id, src->wins[i].comm, err);
+    if (rc)
+        rt_defs_free(dst);
+    return rc;
+}
+
+static uint32_t count_distinct(const uint32_t *v, uint32_t n)
+{
+    /* Ids are usually dense and small: a bitmap up to the largest id, else sort a copy. */
+    uint32_t max = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (v[i] > max)
+            max = v[i];
+    uint32_t count = 0;
+    unsigned char *seen = calloc((size_t)max + 1, 1);
+    if (!seen)
+        return 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!seen[v[i]]++)
+            count++;
+    free(seen);
+    return count;
+}
+
+uint32_t rt_defs_count_nodes(const rt_defs *defs)
+{
+    return count_distinct(defs->node, defs->nranks);
+}
+
+uint32_t rt_defs_count_modules(const rt_defs *defs)
+{
+    return count_distinct(defs->module, defs->nranks);
+}
+
+static int is_rma_kind(unsigned kind)
+{
+    return kind >= RT_EV_WIN_CREATE && kind <= RT_EV_RMA_SYNC;
+}
+
+/* The group an event's peer indexes, as a slice of members; -1 if self is not a member. */
+static int peer_group(const rt_comm_def *c, uint32_t self, const uint32_t **g, uint32_t *n)
+{
+    if (!(c->flags & RT_COMM_IS_INTER)) {
+        *g = c->members;
+        *n = c->size;
+        return 0;
+    }
+    for (uint32_t i = 0; i < c->size; i++)
+        if (c->members[i] == self) {
+            *g = c->members + c->size;
+            *n = c->remote_size;
+            return 0;
+        }
+    for (uint32_t i = 0; i < c->remote_size; i++)
+        if (c->members[c->size + i] == self) {
+            *g = c->members;
+            *n = c->size;
+            return 0;
+        }
+    return -1;
+}
+
+int64_t rt_defs_peer_world(const rt_defs *defs, const rt_event *ev)
+{
+    uint32_t comm = ev->comm;
+    if (is_rma_kind(ev->kind)) {
+        const rt_win_def *w = rt_defs_win(defs, ev->comm);
+        if (!w)
+            return -1;
+        comm = w->comm;
+    }
+    const rt_comm_def *c = rt_defs_comm(defs, comm);
+    if (!c || ev->peer < 0)
+        return -1;
+    if (c->flags & RT_COMM_IS_SELF)
+        return ev->peer == 0 ? (int64_t)ev->rank : -1;
+    const uint32_t *g;
+    uint32_t n;
+    if (peer_group(c, ev->rank, &g, &n) || (uint32_t)ev->peer >= n)
+        return -1;
+    return g[ev->peer];
+}
+
+int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err)
+{
+    unsigned k = ev->kind;
+    if (k >= RT_EV_COUNT)
+        return rt_err_set(err, RT_E_INVAL, "unknown event kind %u", k);
+    const char *kname = rt_event_kind_name(k);
+    const char *f = rt_event_kind_fields(k);
+    if (ev->rank >= defs->nranks)
+        return rt_err_set(err, RT_E_INVAL, "%s: rank %u is not a world rank (0 to %u)", kname,
+                          (unsigned)ev->rank, (unsigned)defs->nranks - 1);
+    if (ev->call >= RT_FN_COUNT)
+        return rt_err_set(err, RT_E_INVAL, "%s: unknown MPI function id %u", kname,
+                          (unsigned)ev->call);
+    if ((k == RT_EV_ENTER || k == RT_EV_LEAVE) && ev->call == RT_FN_NONE)
+        return rt_err_set(err, RT_E_INVAL, "%s: no MPI function named", kname);
+    if (strchr(f, 'k') && ev->contype >= RT_CT_COUNT)
+        return rt_err_set(err, RT_E_INVAL, "%s: unknown connection type %u", kname,
+                          (unsigned)ev->contype);
+    if (strchr(f, 'o')) {
+        if (!*rt_event_op_name(k, ev->op))
+            return rt_err_set(err, RT_E_INVAL, "%s: unknown op %u", kname, (unsigned)ev->op);
+    }
+    if (!strchr(f, 'c'))
+        return 0;
+    const rt_comm_def *c;
+    if (is_rma_kind(k)) {
+        const rt_win_def *w = rt_defs_win(defs, ev->comm);
+        if (!w)
+            return rt_err_set(err, RT_E_INVAL, "%s: window %u is not defined", kname,
+                              (unsigned)ev->comm);
+        c = rt_defs_comm(defs, w->comm);
+    } else {
+        c = rt_defs_comm(defs, ev->comm);
+        if (!c)
+            return rt_err_set(err, RT_E_INVAL, "%s: communicator %u is not defined", kname,
+                              (unsigned)ev->comm);
+    }
+    if (!(c->flags & RT_COMM_IS_SELF)) {
+        const uint32_t *g;
+        uint32_t n;
+        if (peer_group(c, ev->rank, &g, &n))
+            return rt_err_set(err, RT_E_INVAL, "%s: rank %u is not a member of communicator %u",
+                              kname, (unsigned)ev->rank, (unsigned)c->id);
+        int found = c->flags & RT_COMM_IS_INTER;
+        for (uint32_t i = 0; !found && i < c->size; i++)
+            found = c->members[i] == ev->rank;
+        if (!found)
+            return rt_err_set(err, RT_E_INVAL, "%s: rank %u is not a member of communicator %u",
+                              kname, (unsigned)ev->rank, (unsigned)c->id);
+    }
+    if (!strchr(f, 'p'))
+        return 0;
+    if (k == RT_EV_RMA_GROUP_SYNC) {
+        if (ev->peer < 0 || !rt_defs_group(defs, (uint32_t)ev->peer))
+            return rt_err_set(err, RT_E_INVAL, "%s: group %d is not defined", kname, ev->peer);
+        return 0;
+    }
+    int coll = k == RT_EV_COLL_END || k == RT_EV_NBC_COMPLETE;
+    int all_ok = k == RT_EV_RMA_LOCK || k == RT_EV_RMA_UNLOCK || k == RT_EV_RMA_SYNC;
+    if ((coll && ev->peer == RT_PEER_NONE) || (all_ok && ev->peer == RT_PEER_ALL))
+        return 0;
+    if (rt_defs_peer_world(defs, ev) < 0)
+        return rt_err_set(err, RT_E_INVAL, "%s: peer %d is not a rank of %s %u", kname,
+                          ev->peer, is_rma_kind(k) ? "window" : "communicator",
+                          (unsigned)ev->comm);
+    return 0;
+}
+
+void rt__defs_drop_comm(rt_defs *defs, uint32_t id)
+{
+    int found;
+    uint32_t pos = find_slot(defs->comms, defs->ncomms, sizeof *defs->comms, id, &found);
+    if (!found)
+        return;
+    free(defs->comms[pos].members);
+    free(defs->comms[pos].name);
+    memmove(&defs->comms[pos], &defs->comms[pos + 1],
+            (size_t)(defs->ncomms - pos - 1) * sizeof *defs->comms);
+    defs->ncomms--;
+}

@@ -1,0 +1,246 @@
+/* Names and value semantics of the event model (rt_event.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rt_error.h"
+#include "rt_event.h"
+
+/* ---- errors ------------------------------------------------------------------------------- */
+
+static const char *const errtext[RT_E_COUNT] = {
+    [RT_OK] = "success",
+#define X(id, text) [RT_E_##id] = text,
+    RT_ERRORS(X)
+#undef X
+};
+
+const char *rt_strerror(int code)
+{
+    if (code < 0)
+        code = -code;
+    return code < RT_E_COUNT ? errtext[code] : "unknown error";
+}
+
+int rt_err_set(rt_err *err, int code, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+        err->code = code;
+    }
+    return -code;
+}
+
+/* ---- MPI functions ------------------------------------------------------------------------ */
+
+static const char *const func_names[RT_FN_COUNT] = {
+    [RT_FN_NONE] = "",
+#define RT_FUNC(name, cls) [RT_FN_##name] = "MPI_" #name,
+#include "rt_funcs.def"
+#undef RT_FUNC
+};
+
+static const unsigned char func_classes[RT_FN_COUNT] = {
+    [RT_FN_NONE] = RT_CLASS_NONE,
+#define RT_FUNC(name, cls) [RT_FN_##name] = RT_CLASS_##cls,
+#include "rt_funcs.def"
+#undef RT_FUNC
+};
+
+const char *rt_func_name(unsigned fn)
+{
+    return fn < RT_FN_COUNT ? func_names[fn] : NULL;
+}
+
+rt_func_class rt_func_class_of(unsigned fn)
+{
+    return fn < RT_FN_COUNT ? (rt_func_class)func_classes[fn] : RT_CLASS_NONE;
+}
+
+rt_func rt_func_lookup(const char *name)
+{
+    if (!strncmp(name, "PMPI_", 5))
+        name += 1;
+    if (!strncmp(name, "MPI_", 4))
+        name += 4;
+    if (!*name)
+        return RT_FN_NONE;
+    for (unsigned fn = 1; fn < RT_FN_COUNT; fn++)
+        if (!strcmp(func_names[fn] + 4, name))
+            return (rt_func)fn;
+    return RT_FN_NONE;
+}
+
+/* ---- connection types --------------------------------------------------------------------- */
+
+static const char *const contype_names[RT_CT_COUNT] = {
+#define X(id, name) [RT_CT_##id] = name,
+    RT_CONTYPES(X)
+#undef X
+};
+
+const char *rt_contype_name(unsigned ct)
+{
+    return ct < RT_CT_COUNT ? contype_names[ct] : "";
+}
+
+int rt_contype_lookup(const char *name)
+{
+    /* psmpi's pscom plugin names for links between nodes of one module. */
+    static const char *const net_aliases[] = {
+        "openib", "velo", "ucp", "tcp", "extoll", "psm", "mxm", "ofed", "gm", "elan",
+        "dapl", "portals", "p4s", "suspend",
+    };
+    if (!*name)
+        return -1;
+    for (int ct = 1; ct < RT_CT_COUNT; ct++)
+        if (!strcmp(name, contype_names[ct]))
+            return ct;
+    if (!strcmp(name, "gateway"))
+        return RT_CT_GW;
+    for (size_t i = 0; i < sizeof net_aliases / sizeof *net_aliases; i++)
+        if (!strcmp(name, net_aliases[i]))
+            return RT_CT_NET;
+    return -1;
+}
+
+/* ---- event kinds and their ops ------------------------------------------------------------ */
+
+static const char *const kind_names[RT_EV_COUNT] = {
+#define X(id, name, fields) [RT_EV_##id] = name,
+    RT_EVENT_KINDS(X)
+#undef X
+};
+
+static const char *const kind_fields[RT_EV_COUNT] = {
+#define X(id, name, fields) [RT_EV_##id] = fields,
+    RT_EVENT_KINDS(X)
+#undef X
+};
+
+static const char *const coll_names[RT_COLL_COUNT] = {
+#define X(id, name) [RT_COLL_##id] = name,
+    RT_COLL_OPS(X)
+#undef X
+};
+static const char *const atomic_names[RT_ATOMIC_COUNT] = {
+#define X(id, name) [RT_ATOMIC_##id] = name,
+    RT_ATOMIC_OPS(X)
+#undef X
+};
+static const char *const pscw_names[RT_PSCW_COUNT] = {
+#define X(id, name) [RT_PSCW_##id] = name,
+    RT_PSCW_OPS(X)
+#undef X
+};
+static const char *const sync_names[RT_SYNC_COUNT] = {
+#define X(id, name) [RT_SYNC_##id] = name,
+    RT_SYNC_OPS(X)
+#undef X
+};
+static const char *const lock_names[RT_LOCK_COUNT] = {
+#define X(id, name) [RT_LOCK_##id] = name,
+    RT_LOCK_TYPES(X)
+#undef X
+};
+
+const char *rt_event_kind_name(unsigned kind)
+{
+    return kind < RT_EV_COUNT ? kind_names[kind] : "";
+}
+
+int rt_event_kind_lookup(const char *name)
+{
+    for (int k = 0; k < RT_EV_COUNT; k++)
+        if (!strcmp(name, kind_names[k]))
+            return k;
+    return -1;
+}
+
+const char *rt_event_kind_fields(unsigned kind)
+{
+    return kind < RT_EV_COUNT ? kind_fields[kind] : "";
+}
+
+/* The name table for the op field of a kind, and its length. */
+static const char *const *op_table(unsigned kind, unsigned *count)
+{
+    switch (kind) {
+    case RT_EV_COLL_END:
+    case RT_EV_NBC_COMPLETE:
+    case RT_EV_RMA_COLL_END:
+        *count = RT_COLL_COUNT;
+        return coll_names;
+    case RT_EV_RMA_ATOMIC:
+        *count = RT_ATOMIC_COUNT;
+        return atomic_names;
+    case RT_EV_RMA_GROUP_SYNC:
+        *count = RT_PSCW_COUNT;
+        return pscw_names;
+    case RT_EV_RMA_SYNC:
+        *count = RT_SYNC_COUNT;
+        return sync_names;
+    case RT_EV_RMA_LOCK:
+        *count = RT_LOCK_COUNT;
+        return lock_names;
+    default:
+        *count = 0;
+        return NULL;
+    }
+}
+
+const char *rt_event_op_name(unsigned kind, unsigned op)
+{
+    unsigned n;
+    const char *const *t = op_table(kind, &n);
+    return t && op < n ? t[op] : "";
+}
+
+int rt_event_op_lookup(unsigned kind, const char *name)
+{
+    unsigned n;
+    const char *const *t = op_table(kind, &n);
+    for (unsigned i = 0; t && i < n; i++)
+        if (!strcmp(name, t[i]))
+            return (int)i;
+    return -1;
+}
+
+static int uses(unsigned kind, char field)
+{
+    return kind < RT_EV_COUNT && strchr(kind_fields[kind], field) != NULL;
+}
+
+void rt_event_normalize(rt_event *ev)
+{
+    unsigned k = ev->kind;
+    if (!uses(k, 'c'))
+        ev->comm = 0;
+    if (!uses(k, 'p'))
+        ev->peer = 0;
+    if (!uses(k, 't'))
+        ev->tag = 0;
+    if (!uses(k, 'b'))
+        ev->bytes = 0;
+    if (!uses(k, 'r'))
+        ev->rbytes = 0;
+    if (!uses(k, 'k'))
+        ev->contype = RT_CT_NONE;
+    if (!uses(k, 'q'))
+        ev->req = 0;
+    if (!uses(k, 'o'))
+        ev->op = 0;
+}
+
+int rt_event_equal(const rt_event *a, const rt_event *b)
+{
+    rt_event x = *a, y = *b;
+    rt_event_normalize(&x);
+    rt_event_normalize(&y);
+    return x.time == y.time && x.rank == y.rank && x.kind == y.kind && x.call == y.call &&
+           x.comm == y.comm && x.peer == y.peer && x.tag == y.tag && x.bytes == y.bytes &&
+           x.rbytes == y.rbytes && x.contype == y.contype && x.req == y.req && x.op == y.op;
+}

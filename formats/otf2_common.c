@@ -1,0 +1,156 @@
+/* Mappings shared by the OTF2 writer and reader. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rt__otf2.h"
+
+const char *const rt__otf2_attr_names[RT__ATTR_COUNT] = {
+    [RT__ATTR_CONTYPE] = "retrace::contype",
+    [RT__ATTR_CALL] = "retrace::call",
+    [RT__ATTR_OP] = "retrace::op",
+};
+
+OTF2_CollectiveOp rt__otf2_coll_op(unsigned op)
+{
+    static const OTF2_CollectiveOp map[RT_COLL_COUNT] = {
+        [RT_COLL_BARRIER] = OTF2_COLLECTIVE_OP_BARRIER,
+        [RT_COLL_BCAST] = OTF2_COLLECTIVE_OP_BCAST,
+        [RT_COLL_GATHER] = OTF2_COLLECTIVE_OP_GATHER,
+        [RT_COLL_GATHERV] = OTF2_COLLECTIVE_OP_GATHERV,
+        [RT_COLL_SCATTER] = OTF2_COLLECTIVE_OP_SCATTER,
+        [RT_COLL_SCATTERV] = OTF2_COLLECTIVE_OP_SCATTERV,
+        [RT_COLL_ALLGATHER] = OTF2_COLLECTIVE_OP_ALLGATHER,
+        [RT_COLL_ALLGATHERV] = OTF2_COLLECTIVE_OP_ALLGATHERV,
+        [RT_COLL_ALLTOALL] = OTF2_COLLECTIVE_OP_ALLTOALL,
+        [RT_COLL_ALLTOALLV] = OTF2_COLLECTIVE_OP_ALLTOALLV,
+        [RT_COLL_ALLTOALLW] = OTF2_COLLECTIVE_OP_ALLTOALLW,
+        [RT_COLL_ALLREDUCE] = OTF2_COLLECTIVE_OP_ALLREDUCE,
+        [RT_COLL_REDUCE] = OTF2_COLLECTIVE_OP_REDUCE,
+        [RT_COLL_REDUCE_SCATTER] = OTF2_COLLECTIVE_OP_REDUCE_SCATTER,
+        [RT_COLL_REDUCE_SCATTER_BLOCK] = OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK,
+        [RT_COLL_SCAN] = OTF2_COLLECTIVE_OP_SCAN,
+        [RT_COLL_EXSCAN] = OTF2_COLLECTIVE_OP_EXSCAN,
+        /* OTF2 3.0 has no neighbourhood collectives: the closest pattern, plus our op
+         * as an attribute (the derivation below never yields them). */
+        [RT_COLL_NEIGHBOR_ALLGATHER] = OTF2_COLLECTIVE_OP_ALLGATHER,
+        [RT_COLL_NEIGHBOR_ALLGATHERV] = OTF2_COLLECTIVE_OP_ALLGATHERV,
+        [RT_COLL_NEIGHBOR_ALLTOALL] = OTF2_COLLECTIVE_OP_ALLTOALL,
+        [RT_COLL_NEIGHBOR_ALLTOALLV] = OTF2_COLLECTIVE_OP_ALLTOALLV,
+        [RT_COLL_NEIGHBOR_ALLTOALLW] = OTF2_COLLECTIVE_OP_ALLTOALLW,
+        [RT_COLL_CREATE_HANDLE] = OTF2_COLLECTIVE_OP_CREATE_HANDLE,
+        [RT_COLL_DESTROY_HANDLE] = OTF2_COLLECTIVE_OP_DESTROY_HANDLE,
+        [RT_COLL_ALLOCATE] = OTF2_COLLECTIVE_OP_ALLOCATE,
+        [RT_COLL_DEALLOCATE] = OTF2_COLLECTIVE_OP_DEALLOCATE,
+        [RT_COLL_CREATE_HANDLE_AND_ALLOCATE] = OTF2_COLLECTIVE_OP_CREATE_HANDLE_AND_ALLOCATE,
+        [RT_COLL_DESTROY_HANDLE_AND_DEALLOCATE] =
+            OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE,
+    };
+    return op < RT_COLL_COUNT ? map[op] : OTF2_COLLECTIVE_OP_BARRIER;
+}
+
+OTF2_RmaAtomicType rt__otf2_atomic_type(unsigned op)
+{
+    switch (op) {
+    case RT_ATOMIC_ACCUMULATE:
+        return OTF2_RMA_ATOMIC_TYPE_ACCUMULATE;
+    case RT_ATOMIC_COMPARE_AND_SWAP:
+        return OTF2_RMA_ATOMIC_TYPE_COMPARE_AND_SWAP;
+    default: /* get_accumulate, fetch_and_op */
+        return OTF2_RMA_ATOMIC_TYPE_FETCH_AND_ACCUMULATE;
+    }
+}
+
+OTF2_LockType rt__otf2_lock_type(unsigned op)
+{
+    return op == RT_LOCK_SHARED ? OTF2_LOCK_SHARED : OTF2_LOCK_EXCLUSIVE;
+}
+
+static unsigned coll_from_otf2(unsigned v)
+{
+    for (unsigned op = 0; op < RT_COLL_COUNT; op++)
+        if (op < RT_COLL_NEIGHBOR_ALLGATHER || op > RT_COLL_NEIGHBOR_ALLTOALLW)
+            if ((unsigned)rt__otf2_coll_op(op) == v)
+                return op;
+    return RT_COLL_BARRIER;
+}
+
+unsigned rt__otf2_default_op(unsigned kind, unsigned v, unsigned call)
+{
+    switch (kind) {
+    case RT_EV_COLL_END:
+    case RT_EV_NBC_COMPLETE:
+    case RT_EV_RMA_COLL_END:
+        return coll_from_otf2(v);
+    case RT_EV_RMA_ATOMIC:
+        switch (v) {
+        case OTF2_RMA_ATOMIC_TYPE_ACCUMULATE:
+            return RT_ATOMIC_ACCUMULATE;
+        case OTF2_RMA_ATOMIC_TYPE_COMPARE_AND_SWAP:
+        case OTF2_RMA_ATOMIC_TYPE_TEST_AND_SET:
+        case OTF2_RMA_ATOMIC_TYPE_SWAP:
+            return RT_ATOMIC_COMPARE_AND_SWAP;
+        default:
+            return call == RT_FN_Fetch_and_op ? RT_ATOMIC_FETCH_AND_OP : RT_ATOMIC_GET_ACCUMULATE;
+        }
+    case RT_EV_RMA_GROUP_SYNC:
+        switch (call) {
+        case RT_FN_Win_start:
+            return RT_PSCW_START;
+        case RT_FN_Win_complete:
+            return RT_PSCW_COMPLETE;
+        case RT_FN_Win_wait:
+        case RT_FN_Win_test:
+            return RT_PSCW_WAIT;
+        default:
+            return RT_PSCW_POST;
+        }
+    case RT_EV_RMA_SYNC:
+        switch (call) {
+        case RT_FN_Win_flush_local:
+        case RT_FN_Win_flush_local_all:
+            return RT_SYNC_FLUSH_LOCAL;
+        case RT_FN_Win_sync:
+            return RT_SYNC_WIN_SYNC;
+        default:
+            return RT_SYNC_FLUSH;
+        }
+    case RT_EV_RMA_LOCK:
+        return v == OTF2_LOCK_SHARED ? RT_LOCK_SHARED : RT_LOCK_EXCLUSIVE;
+    default:
+        return 0;
+    }
+}
+
+/* OTF2 prints its errors to stderr by default; we report them ourselves, in one line. */
+static _Thread_local char last_error[256];
+
+static OTF2_ErrorCode on_otf2_error(void *data, const char *file, uint64_t line,
+                                    const char *func, OTF2_ErrorCode code, const char *fmt,
+                                    va_list va)
+{
+    vsnprintf(last_error, sizeof last_error, fmt ? fmt : "", va);
+    return code;
+}
+
+void rt__otf2_quiet(void)
+{
+    last_error[0] = '\0';
+    OTF2_Error_RegisterCallback(on_otf2_error, NULL);
+}
+
+const char *rt__otf2_last_error(void)
+{
+    return last_error;
+}
+
+int rt__otf2_fail(rt_err *err, int code, const char *path, const char *what, OTF2_ErrorCode ec)
+{
+    /* OTF2's own message says more than its error code's description. */
+    if (last_error[0])
+        return rt_err_set(err, code, "%s: %s (OTF2: %s)", path, what, last_error);
+    if (ec == OTF2_ERROR_INVALID)
+        return rt_err_set(err, code, "%s: %s", path, what);
+    const char *desc = OTF2_Error_GetDescription(ec);
+    return rt_err_set(err, code, "%s: %s (OTF2: %s)", path, what, desc ? desc : "error");
+}

@@ -1,0 +1,626 @@
+/*
+ * OTF2 writer: one archive per trace, one location (and location group) per world rank,
+ * Score-P's record conventions for MPI events, the machine > module > node system tree,
+ * and retrace's attributes where OTF2 has no slot for a field (see rt__otf2.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rt__otf2.h"
+
+/* Calls nested deeper than this are tracked by depth only; the reader does the same. */
+#define CALL_STACK 8
+
+typedef struct otf2w_rank {
+    OTF2_EvtWriter *ew;
+    uint64_t nevents;
+    uint32_t depth;
+    uint16_t stack[CALL_STACK];
+} otf2w_rank;
+
+typedef struct otf2w {
+    OTF2_Archive *archive;
+    OTF2_AttributeList *attrs;
+    otf2w_rank *ranks;
+    uint64_t tmax;
+    OTF2_GlobalDefWriter *gdw; /* while closing */
+    OTF2_StringRef nstrings;
+    int made_dir;
+} otf2w;
+
+static OTF2_FlushType pre_flush(void *data, OTF2_FileType type, OTF2_LocationRef loc,
+                                void *caller, bool final)
+{
+    return OTF2_FLUSH;
+}
+
+static const OTF2_FlushCallbacks flush_callbacks = {
+    .otf2_pre_flush = pre_flush,
+    .otf2_post_flush = NULL, /* no BufferFlush records: they would carry no real time */
+};
+
+static unsigned innermost_call(const otf2w_rank *r)
+{
+    return r->depth && r->depth <= CALL_STACK ? r->stack[r->depth - 1] : RT_FN_NONE;
+}
+
+/* Region stack shared in behaviour with the reader: a leave pops only its own enter. */
+static void track_call(otf2w_rank *r, const rt_event *ev)
+{
+    if (ev->kind == RT_EV_ENTER) {
+        if (r->depth < CALL_STACK)
+            r->stack[r->depth] = ev->call;
+        r->depth++;
+    } else if (ev->kind == RT_EV_LEAVE && r->depth &&
+               (r->depth > CALL_STACK || r->stack[r->depth - 1] == ev->call)) {
+        r->depth--;
+    }
+}
+
+static OTF2_ErrorCode put_attrs(otf2w *o, const otf2w_rank *r, const rt_event *ev,
+                                unsigned otf2_value)
+{
+    OTF2_ErrorCode ec = OTF2_SUCCESS;
+    OTF2_AttributeList_RemoveAllAttributes(o->attrs);
+    const char *f = rt_event_kind_fields(ev->kind);
+    if (strchr(f, 'k'))
+        ec = OTF2_AttributeList_AddUint8(o->attrs, RT__ATTR_CONTYPE, ev->contype);
+    unsigned call = innermost_call(r);
+    if (ec == OTF2_SUCCESS && ev->call != call)
+        ec = OTF2_AttributeList_AddUint32(o->attrs, RT__ATTR_CALL, ev->call);
+    if (ec == OTF2_SUCCESS && strchr(f, 'o') &&
+        rt__otf2_default_op(ev->kind, otf2_value, ev->call) != ev->op)
+        ec = OTF2_AttributeList_AddUint8(o->attrs, RT__ATTR_OP, ev->op);
+    return ec;
+}
+
+/* OTF2 wants definitions numbered densely from 0: a communicator, group or window is
+ * referred to by its position in our id-sorted arrays (the same as its id when the ids
+ * are dense already, as the tracer writes them). */
+static uint32_t comm_ref(const rt_defs *d, uint32_t id)
+{
+    const rt_comm_def *c = rt_defs_comm(d, id);
+    return c ? (uint32_t)(c - d->comms) : OTF2_UNDEFINED_COMM;
+}
+
+static uint32_t group_ref(const rt_defs *d, uint32_t id)
+{
+    const rt_group_def *g = rt_defs_group(d, id);
+    return g ? (uint32_t)(g - d->groups) + 1 : OTF2_UNDEFINED_GROUP; /* 0: COMM_LOCATIONS */
+}
+
+static uint32_t win_ref(const rt_defs *d, uint32_t id)
+{
+    const rt_win_def *w = rt_defs_win(d, id);
+    return w ? (uint32_t)(w - d->wins) : OTF2_UNDEFINED_RMA_WIN;
+}
+
+static uint32_t peer_u32(int32_t peer)
+{
+    return peer < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)peer;
+}
+
+static int w_write(rt_writer *w, const rt_event *ev, rt_err *err)
+{
+    otf2w *o = w->impl;
+    otf2w_rank *r = &o->ranks[ev->rank];
+    if (!r->ew) {
+        r->ew = OTF2_Archive_GetEvtWriter(o->archive, ev->rank);
+        if (!r->ew)
+            return rt__otf2_fail(err, RT_E_IO, w->path, "cannot open an event writer",
+                                 OTF2_ERROR_INVALID);
+    }
+    OTF2_EvtWriter *ew = r->ew;
+    OTF2_AttributeList *a = o->attrs;
+    OTF2_TimeStamp t = ev->time;
+    OTF2_ErrorCode ec;
+    unsigned v = 0; /* the OTF2 enum value the record carries */
+    switch (ev->kind) {
+    case RT_EV_COLL_END:
+    case RT_EV_NBC_COMPLETE:
+    case RT_EV_RMA_COLL_END:
+        v = rt__otf2_coll_op(ev->op);
+        break;
+    case RT_EV_RMA_ATOMIC:
+        v = rt__otf2_atomic_type(ev->op);
+        break;
+    case RT_EV_RMA_LOCK:
+        v = rt__otf2_lock_type(ev->op);
+        break;
+    }
+    if (ev->kind == RT_EV_ENTER || ev->kind == RT_EV_LEAVE) {
+        OTF2_AttributeList_RemoveAllAttributes(a);
+        ec = OTF2_SUCCESS;
+    } else {
+        ec = put_attrs(o, r, ev, v);
+    }
+    const OTF2_RmaSyncLevel level = OTF2_RMA_SYNC_LEVEL_PROCESS | OTF2_RMA_SYNC_LEVEL_MEMORY;
+    const int rma = ev->kind >= RT_EV_WIN_CREATE;
+    const uint32_t obj = rma ? win_ref(&w->defs, ev->comm) : comm_ref(&w->defs, ev->comm);
+    uint32_t peer = peer_u32(ev->peer);
+    if (ec == OTF2_SUCCESS) {
+        switch ((rt_event_kind)ev->kind) {
+        case RT_EV_ENTER:
+            ec = OTF2_EvtWriter_Enter(ew, a, t, ev->call - 1);
+            break;
+        case RT_EV_LEAVE:
+            ec = OTF2_EvtWriter_Leave(ew, a, t, ev->call - 1);
+            break;
+        case RT_EV_SEND:
+            ec = OTF2_EvtWriter_MpiSend(ew, a, t, peer, obj, (uint32_t)ev->tag, ev->bytes);
+            break;
+        case RT_EV_ISEND:
+            ec = OTF2_EvtWriter_MpiIsend(ew, a, t, peer, obj, (uint32_t)ev->tag, ev->bytes,
+                                         ev->req);
+            break;
+        case RT_EV_ISEND_COMPLETE:
+            ec = OTF2_EvtWriter_MpiIsendComplete(ew, a, t, ev->req);
+            break;
+        case RT_EV_RECV:
+            ec = OTF2_EvtWriter_MpiRecv(ew, a, t, peer, obj, (uint32_t)ev->tag, ev->bytes);
+            break;
+        case RT_EV_IRECV_REQUEST:
+            ec = OTF2_EvtWriter_MpiIrecvRequest(ew, a, t, ev->req);
+            break;
+        case RT_EV_IRECV:
+            ec = OTF2_EvtWriter_MpiIrecv(ew, a, t, peer, obj, (uint32_t)ev->tag, ev->bytes,
+                                         ev->req);
+            break;
+        case RT_EV_REQUEST_CANCELLED:
+            ec = OTF2_EvtWriter_MpiRequestCancelled(ew, a, t, ev->req);
+            break;
+        case RT_EV_COLL_BEGIN:
+            ec = OTF2_EvtWriter_MpiCollectiveBegin(ew, a, t);
+            break;
+        case RT_EV_COLL_END:
+            ec = OTF2_EvtWriter_MpiCollectiveEnd(ew, a, t, (OTF2_CollectiveOp)v, obj, peer,
+                                                 ev->bytes, ev->rbytes);
+            break;
+        case RT_EV_NBC_REQUEST:
+            ec = OTF2_EvtWriter_NonBlockingCollectiveRequest(ew, a, t, ev->req);
+            break;
+        case RT_EV_NBC_COMPLETE:
+            ec = OTF2_EvtWriter_NonBlockingCollectiveComplete(
+                ew, a, t, (OTF2_CollectiveOp)v, obj, peer, ev->bytes, ev->rbytes, ev->req);
+            break;
+        case RT_EV_WIN_CREATE:
+            ec = OTF2_EvtWriter_RmaWinCreate(ew, a, t, obj);
+            break;
+        case RT_EV_WIN_FREE:
+            ec = OTF2_EvtWriter_RmaWinDestroy(ew, a, t, obj);
+            break;
+        case RT_EV_RMA_PUT:
+            ec = OTF2_EvtWriter_RmaPut(ew, a, t, obj, peer, ev->bytes, ev->req);
+            break;
+        case RT_EV_RMA_GET:
+            ec = OTF2_EvtWriter_RmaGet(ew, a, t, obj, peer, ev->rbytes, ev->req);
+            break;
+        case RT_EV_RMA_ATOMIC:
+            ec = OTF2_EvtWriter_RmaAtomic(ew, a, t, obj, peer, (OTF2_RmaAtomicType)v,
+                                          ev->bytes, ev->rbytes, ev->req);
+            break;
+        case RT_EV_RMA_OP_COMPLETE:
+            ec = OTF2_EvtWriter_RmaOpCompleteBlocking(ew, a, t, obj, ev->req);
+            break;
+        case RT_EV_RMA_COLL_BEGIN:
+            ec = OTF2_EvtWriter_RmaCollectiveBegin(ew, a, t);
+            break;
+        case RT_EV_RMA_COLL_END:
+            ec = OTF2_EvtWriter_RmaCollectiveEnd(ew, a, t, (OTF2_CollectiveOp)v, level, obj,
+                                                 OTF2_UNDEFINED_UINT32, 0, 0);
+            break;
+        case RT_EV_RMA_GROUP_SYNC:
+            ec = OTF2_EvtWriter_RmaGroupSync(ew, a, t, level, obj,
+                                             group_ref(&w->defs, (uint32_t)ev->peer));
+            break;
+        case RT_EV_RMA_LOCK:
+            ec = OTF2_EvtWriter_RmaRequestLock(ew, a, t, obj, peer, ev->req,
+                                               (OTF2_LockType)v);
+            break;
+        case RT_EV_RMA_UNLOCK:
+            ec = OTF2_EvtWriter_RmaReleaseLock(ew, a, t, obj, peer, ev->req);
+            break;
+        case RT_EV_RMA_SYNC:
+            ec = OTF2_EvtWriter_RmaSync(ew, a, t, obj, peer, OTF2_RMA_SYNC_TYPE_MEMORY);
+            break;
+        case RT_EV_COUNT:
+            ec = OTF2_ERROR_INVALID_ARGUMENT;
+            break;
+        }
+    }
+    if (ec != OTF2_SUCCESS)
+        return rt__otf2_fail(err, RT_E_IO, w->path, "cannot write an event", ec);
+    track_call(r, ev);
+    r->nevents++;
+    if (ev->time > o->tmax)
+        o->tmax = ev->time;
+    return 0;
+}
+
+/* ---- definitions, written at close -------------------------------------------------------- */
+
+static OTF2_StringRef str(otf2w *o, const char *s, OTF2_ErrorCode *ec)
+{
+    OTF2_StringRef ref = o->nstrings++;
+    if (*ec == OTF2_SUCCESS)
+        *ec = OTF2_GlobalDefWriter_WriteString(o->gdw, ref, s);
+    return ref;
+}
+
+static OTF2_RegionRole region_role(unsigned fn)
+{
+    switch (rt_func_class_of(fn)) {
+    case RT_CLASS_P2P:
+        return OTF2_REGION_ROLE_POINT2POINT;
+    case RT_CLASS_COLL:
+        return fn == RT_FN_Barrier || fn == RT_FN_Ibarrier ? OTF2_REGION_ROLE_BARRIER
+                                                            : OTF2_REGION_ROLE_COLL_OTHER;
+    case RT_CLASS_RMA:
+        return OTF2_REGION_ROLE_RMA;
+    default:
+        return OTF2_REGION_ROLE_FUNCTION;
+    }
+}
+
+typedef struct placement {
+    uint32_t module, node, rank;
+} placement;
+
+static int cmp_placement(const void *a, const void *b)
+{
+    const placement *x = a, *y = b;
+    if (x->module != y->module)
+        return x->module < y->module ? -1 : 1;
+    if (x->node != y->node)
+        return x->node < y->node ? -1 : 1;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* machine > module > node; returns each rank's system tree node in tree_of[rank]. */
+static OTF2_ErrorCode write_system_tree(otf2w *o, const rt_defs *d, uint32_t *tree_of)
+{
+    OTF2_ErrorCode ec = OTF2_SUCCESS;
+    placement *p = malloc((size_t)d->nranks * sizeof *p);
+    if (!p)
+        return OTF2_ERROR_MEM_ALLOC_FAILED;
+    for (uint32_t i = 0; i < d->nranks; i++)
+        p[i] = (placement){d->module[i], d->node[i], i};
+    qsort(p, d->nranks, sizeof *p, cmp_placement);
+    OTF2_SystemTreeNodeRef next = 0, module_ref = 0, node_ref = 0;
+    ec = OTF2_GlobalDefWriter_WriteSystemTreeNode(o->gdw, next++, str(o, "machine", &ec),
+                                                  str(o, "machine", &ec),
+                                                  OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    char name[48];
+    for (uint32_t i = 0; i < d->nranks && ec == OTF2_SUCCESS; i++) {
+        int new_module = i == 0 || p[i].module != p[i - 1].module;
+        if (new_module) {
+            snprintf(name, sizeof name, "module %u", (unsigned)p[i].module);
+            module_ref = next++;
+            ec = OTF2_GlobalDefWriter_WriteSystemTreeNode(o->gdw, module_ref, str(o, name, &ec),
+                                                          str(o, "module", &ec), 0);
+        }
+        if (ec == OTF2_SUCCESS && (new_module || p[i].node != p[i - 1].node)) {
+            snprintf(name, sizeof name, "node %u", (unsigned)p[i].node);
+            node_ref = next++;
+            ec = OTF2_GlobalDefWriter_WriteSystemTreeNode(o->gdw, node_ref, str(o, name, &ec),
+                                                          str(o, "node", &ec), module_ref);
+        }
+        tree_of[p[i].rank] = node_ref;
+    }
+    free(p);
+    return ec;
+}
+
+static OTF2_ErrorCode write_group(otf2w *o, OTF2_GroupRef ref, const char *name,
+                                  OTF2_GroupType type, uint32_t n, const uint32_t *members)
+{
+    OTF2_ErrorCode ec = OTF2_SUCCESS;
+    uint64_t *m = malloc(((size_t)n + 1) * sizeof *m);
+    if (!m)
+        return OTF2_ERROR_MEM_ALLOC_FAILED;
+    for (uint32_t i = 0; i < n; i++)
+        m[i] = members ? members[i] : i;
+    OTF2_StringRef s = str(o, name, &ec);
+    if (ec == OTF2_SUCCESS)
+        ec = OTF2_GlobalDefWriter_WriteGroup(o->gdw, ref, s, type, OTF2_PARADIGM_MPI,
+                                             OTF2_GROUP_FLAG_NONE, n, m);
+    free(m);
+    return ec;
+}
+
+/* Group refs, ascending as OTF2 wants them: the COMM_LOCATIONS group (0), our groups
+ * (ref = position + 1, see group_ref), then the groups behind each communicator. */
+static OTF2_ErrorCode write_comms(otf2w *o, const rt_defs *d)
+{
+    OTF2_ErrorCode ec = OTF2_SUCCESS;
+    char name[48];
+    ec = write_group(o, 0, "", OTF2_GROUP_TYPE_COMM_LOCATIONS, d->nranks, NULL);
+    for (uint32_t i = 0; i < d->ngroups && ec == OTF2_SUCCESS; i++) {
+        snprintf(name, sizeof name, "MPI_Group %u", (unsigned)d->groups[i].id);
+        ec = write_group(o, i + 1, name, OTF2_GROUP_TYPE_COMM_GROUP, d->groups[i].size,
+                         d->groups[i].members);
+    }
+    OTF2_GroupRef next = d->ngroups + 1;
+    for (uint32_t i = 0; i < d->ncomms && ec == OTF2_SUCCESS; i++) {
+        const rt_comm_def *c = &d->comms[i];
+        OTF2_CommRef parent = c->parent == RT_ID_NONE ? OTF2_UNDEFINED_COMM
+                                                      : comm_ref(d, c->parent);
+        OTF2_GroupRef ga = next++;
+        if (c->flags & RT_COMM_IS_SELF)
+            ec = write_group(o, ga, "", OTF2_GROUP_TYPE_COMM_SELF, 0, NULL);
+        else
+            ec = write_group(o, ga, "", OTF2_GROUP_TYPE_COMM_GROUP, c->size, c->members);
+        OTF2_StringRef cname = str(o, c->name, &ec);
+        if (ec != OTF2_SUCCESS)
+            break;
+        if (c->flags & RT_COMM_IS_INTER) {
+            OTF2_GroupRef gb = next++;
+            ec = write_group(o, gb, "", OTF2_GROUP_TYPE_COMM_GROUP, c->remote_size,
+                             c->members + c->size);
+            if (ec == OTF2_SUCCESS)
+                ec = OTF2_GlobalDefWriter_WriteInterComm(o->gdw, i, cname, ga, gb, parent,
+                                                         OTF2_COMM_FLAG_NONE);
+        } else {
+            ec = OTF2_GlobalDefWriter_WriteComm(o->gdw, i, cname, ga, parent,
+                                                OTF2_COMM_FLAG_NONE);
+        }
+    }
+    for (uint32_t i = 0; i < d->nwins && ec == OTF2_SUCCESS; i++) {
+        snprintf(name, sizeof name, "MPI_Win %u", (unsigned)d->wins[i].id);
+        ec = OTF2_GlobalDefWriter_WriteRmaWin(o->gdw, i, str(o, name, &ec),
+                                              comm_ref(d, d->wins[i].comm),
+                                              OTF2_RMA_WIN_FLAG_NONE);
+    }
+    return ec;
+}
+
+static OTF2_ErrorCode write_global_defs(otf2w *o, const rt_defs *d)
+{
+    OTF2_ErrorCode ec = OTF2_GlobalDefWriter_WriteClockProperties(
+        o->gdw, 1000000000u, 0, o->tmax, OTF2_UNDEFINED_TIMESTAMP);
+    OTF2_StringRef empty = str(o, "", &ec);
+    if (ec == OTF2_SUCCESS)
+        ec = OTF2_GlobalDefWriter_WriteParadigm(o->gdw, OTF2_PARADIGM_MPI, str(o, "MPI", &ec),
+                                                OTF2_PARADIGM_CLASS_PROCESS);
+    static const char *const attr_desc[RT__ATTR_COUNT] = {
+        [RT__ATTR_CONTYPE] = "connection type: 1 loop, 2 shm, 3 net, 4 gw",
+        [RT__ATTR_CALL] = "retrace MPI function id of the call in effect",
+        [RT__ATTR_OP] = "retrace op of the event",
+    };
+    static const OTF2_Type attr_type[RT__ATTR_COUNT] = {
+        [RT__ATTR_CONTYPE] = OTF2_TYPE_UINT8,
+        [RT__ATTR_CALL] = OTF2_TYPE_UINT32,
+        [RT__ATTR_OP] = OTF2_TYPE_UINT8,
+    };
+    for (unsigned i = 0; i < RT__ATTR_COUNT && ec == OTF2_SUCCESS; i++)
+        ec = OTF2_GlobalDefWriter_WriteAttribute(o->gdw, i, str(o, rt__otf2_attr_names[i], &ec),
+                                                 str(o, attr_desc[i], &ec), attr_type[i]);
+    for (unsigned fn = 1; fn < RT_FN_COUNT && ec == OTF2_SUCCESS; fn++) {
+        OTF2_StringRef s = str(o, rt_func_name(fn), &ec);
+        ec = OTF2_GlobalDefWriter_WriteRegion(o->gdw, fn - 1, s, s, empty, region_role(fn),
+                                              OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, empty,
+                                              0, 0);
+    }
+    uint32_t *tree_of = malloc((size_t)d->nranks * sizeof *tree_of);
+    if (!tree_of)
+        return OTF2_ERROR_MEM_ALLOC_FAILED;
+    if (ec == OTF2_SUCCESS)
+        ec = write_system_tree(o, d, tree_of);
+    OTF2_StringRef s_node = str(o, RT__OTF2_PROP_NODE, &ec);
+    OTF2_StringRef s_module = str(o, RT__OTF2_PROP_MODULE, &ec);
+    OTF2_StringRef s_thread = str(o, "Master thread", &ec);
+    char name[48];
+    for (uint32_t r = 0; r < d->nranks && ec == OTF2_SUCCESS; r++) {
+        snprintf(name, sizeof name, "MPI Rank %u", (unsigned)r);
+        ec = OTF2_GlobalDefWriter_WriteLocationGroup(o->gdw, r, str(o, name, &ec),
+                                                     OTF2_LOCATION_GROUP_TYPE_PROCESS,
+                                                     tree_of[r],
+                                                     OTF2_UNDEFINED_LOCATION_GROUP);
+        OTF2_AttributeValue v;
+        v.uint32 = d->node[r];
+        if (ec == OTF2_SUCCESS)
+            ec = OTF2_GlobalDefWriter_WriteLocationGroupProperty(o->gdw, r, s_node,
+                                                                 OTF2_TYPE_UINT32, v);
+        v.uint32 = d->module[r];
+        if (ec == OTF2_SUCCESS)
+            ec = OTF2_GlobalDefWriter_WriteLocationGroupProperty(o->gdw, r, s_module,
+                                                                 OTF2_TYPE_UINT32, v);
+        if (ec == OTF2_SUCCESS)
+            ec = OTF2_GlobalDefWriter_WriteLocation(o->gdw, r, s_thread,
+                                                    OTF2_LOCATION_TYPE_CPU_THREAD,
+                                                    o->ranks[r].nevents, r);
+    }
+    free(tree_of);
+    if (ec == OTF2_SUCCESS)
+        ec = write_comms(o, d);
+    return ec;
+}
+
+static void otf2w_free(otf2w *o)
+{
+    if (o->attrs)
+        OTF2_AttributeList_Delete(o->attrs);
+    free(o->ranks);
+    free(o);
+}
+
+static int w_close(rt_writer *w, rt_err *err)
+{
+    otf2w *o = w->impl;
+    const rt_defs *d = &w->defs;
+    OTF2_ErrorCode ec = OTF2_SUCCESS;
+    const char *what = "cannot finish the event files";
+    /* Every location gets an event file, even an empty one, so that every OTF2 reader
+     * finds what the definitions announce. */
+    for (uint32_t r = 0; r < d->nranks && ec == OTF2_SUCCESS; r++) {
+        if (!o->ranks[r].ew)
+            o->ranks[r].ew = OTF2_Archive_GetEvtWriter(o->archive, r);
+        ec = o->ranks[r].ew ? OTF2_Archive_CloseEvtWriter(o->archive, o->ranks[r].ew)
+                            : OTF2_ERROR_INVALID;
+        o->ranks[r].ew = NULL;
+    }
+    if (ec == OTF2_SUCCESS)
+        ec = OTF2_Archive_CloseEvtFiles(o->archive);
+    if (ec == OTF2_SUCCESS) {
+        what = "cannot write the local definitions";
+        ec = OTF2_Archive_OpenDefFiles(o->archive);
+        for (uint32_t r = 0; r < d->nranks && ec == OTF2_SUCCESS; r++) {
+            OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(o->archive, r);
+            ec = dw ? OTF2_Archive_CloseDefWriter(o->archive, dw) : OTF2_ERROR_INVALID;
+        }
+        if (ec == OTF2_SUCCESS)
+            ec = OTF2_Archive_CloseDefFiles(o->archive);
+    }
+    if (ec == OTF2_SUCCESS) {
+        what = "cannot write the global definitions";
+        o->gdw = OTF2_Archive_GetGlobalDefWriter(o->archive);
+        ec = o->gdw ? write_global_defs(o, d) : OTF2_ERROR_INVALID;
+    }
+    OTF2_ErrorCode ec2 = OTF2_Archive_Close(o->archive);
+    if (ec == OTF2_SUCCESS && ec2 != OTF2_SUCCESS) {
+        what = "cannot close the archive";
+        ec = ec2;
+    }
+    otf2w_free(o);
+    if (ec != OTF2_SUCCESS)
+        return rt__otf2_fail(err, RT_E_IO, w->path, what, ec);
+    return 0;
+}
+
+static void remove_tree(const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d) {
+        unlink(path);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        size_t n = strlen(path) + strlen(e->d_name) + 2;
+        char *p = malloc(n);
+        if (p) {
+            snprintf(p, n, "%s/%s", path, e->d_name);
+            remove_tree(p);
+            free(p);
+        }
+    }
+    closedir(d);
+    rmdir(path);
+}
+
+int rt_trace_remove(const char *path, rt_err *err)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return rt_err_set(err, RT_E_NOTFOUND, "%s: %s", path, strerror(errno));
+    if (!S_ISDIR(st.st_mode)) {
+        if (unlink(path) != 0)
+            return rt_err_set(err, RT_E_IO, "%s: cannot remove: %s", path, strerror(errno));
+        return 0;
+    }
+    static const char *const parts[] = {RT__OTF2_ARCHIVE_NAME ".otf2", RT__OTF2_ARCHIVE_NAME ".def",
+                                        RT__OTF2_ARCHIVE_NAME};
+    size_t len = strlen(path) + 32;
+    char *p = malloc(len);
+    if (!p)
+        return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
+    snprintf(p, len, "%s/%s", path, parts[0]);
+    if (access(p, F_OK) != 0) {
+        free(p);
+        return rt_err_set(err, RT_E_INVAL, "%s: not an OTF2 archive written by retrace", path);
+    }
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+        snprintf(p, len, "%s/%s", path, parts[i]);
+        remove_tree(p);
+    }
+    free(p);
+    rmdir(path);
+    return 0;
+}
+
+static void w_abort(rt_writer *w)
+{
+    otf2w *o = w->impl;
+    OTF2_Archive_Close(o->archive);
+    if (o->made_dir)
+        remove_tree(w->path);
+    otf2w_free(o);
+}
+
+static const rt__writer_ops otf2_writer_ops = {
+    .write = w_write,
+    .close = w_close,
+    .abort = w_abort,
+};
+
+/* The archive directory must be new or empty: never mix two runs in one archive. */
+static int check_target(const char *path, int *made, rt_err *err)
+{
+    DIR *d = opendir(path);
+    if (!d) {
+        if (errno != ENOENT)
+            return rt_err_set(err, RT_E_IO, "%s: %s", path, strerror(errno));
+        if (mkdir(path, 0777) != 0)
+            return rt_err_set(err, RT_E_IO, "%s: cannot create directory: %s", path,
+                              strerror(errno));
+        *made = 1;
+        return 0;
+    }
+    struct dirent *e;
+    int empty = 1;
+    while (empty && (e = readdir(d)))
+        empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+    closedir(d);
+    if (!empty)
+        return rt_err_set(err, RT_E_INVAL, "%s: directory exists and is not empty", path);
+    return 0;
+}
+
+int rt__otf2_create(rt_writer *w, rt_err *err)
+{
+    rt__otf2_quiet();
+    otf2w *o = calloc(1, sizeof *o);
+    if (!o || !(o->ranks = calloc(w->defs.nranks, sizeof *o->ranks)) ||
+        !(o->attrs = OTF2_AttributeList_New())) {
+        if (o)
+            otf2w_free(o);
+        return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", w->path);
+    }
+    int rc = check_target(w->path, &o->made_dir, err);
+    if (rc) {
+        otf2w_free(o);
+        return rc;
+    }
+    /* Small event chunks: a writer holds one chunk per rank in memory. */
+    o->archive = OTF2_Archive_Open(w->path, RT__OTF2_ARCHIVE_NAME, OTF2_FILEMODE_WRITE,
+                                   OTF2_CHUNK_SIZE_MIN, OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT,
+                                   OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    OTF2_ErrorCode ec = o->archive ? OTF2_SUCCESS : OTF2_ERROR_INVALID;
+    if (ec == OTF2_SUCCESS)
+        ec = OTF2_Archive_SetFlushCallbacks(o->archive, &flush_callbacks, NULL);
+    if (ec == OTF2_SUCCESS)
+        ec = OTF2_Archive_SetSerialCollectiveCallbacks(o->archive);
+    if (ec == OTF2_SUCCESS)
+        ec = OTF2_Archive_SetCreator(o->archive, "retrace");
+    if (ec == OTF2_SUCCESS)
+        ec = OTF2_Archive_SetDescription(o->archive, "MPI trace written by retrace");
+    if (ec == OTF2_SUCCESS)
+        ec = OTF2_Archive_OpenEvtFiles(o->archive);
+    if (ec != OTF2_SUCCESS) {
+        if (o->archive)
+            OTF2_Archive_Close(o->archive);
+        if (o->made_dir)
+            remove_tree(w->path);
+        otf2w_free(o);
+        return rt__otf2_fail(err, RT_E_IO, w->path, "cannot create the OTF2 archive", ec);
+    }
+    w->impl = o;
+    w->ops = &otf2_writer_ops;
+    return 0;
+}

@@ -1,0 +1,44 @@
+/*
+ * Internal: what the OTF2 writer and reader share. Our events map onto Score-P's record
+ * conventions; where an OTF2 record has no slot for one of our fields, the writer attaches
+ * an attribute, and only when the reader could not derive the value otherwise. Both sides
+ * use the same derivation (rt__otf2_default_*), so the pair is lossless by construction.
+ */
+#ifndef RT__OTF2_H
+#define RT__OTF2_H
+
+#include <otf2/otf2.h>
+
+#include "rt__trace.h"
+
+/* Attribute definitions of a retrace archive (the ids are the OTF2 attribute refs). */
+enum {
+    RT__ATTR_CONTYPE = 0, /* uint8 rt_contype: on every message and RMA transfer */
+    RT__ATTR_CALL = 1,    /* uint32 rt_func, when not the innermost open region */
+    RT__ATTR_OP = 2,      /* uint8 op, when not derivable from the record and the call */
+    RT__ATTR_COUNT
+};
+extern const char *const rt__otf2_attr_names[RT__ATTR_COUNT];
+
+#define RT__OTF2_ARCHIVE_NAME "traces"
+#define RT__OTF2_PROP_NODE "retrace::node"
+#define RT__OTF2_PROP_MODULE "retrace::module"
+
+/* Regions are MPI functions: region ref = rt_func - 1 in our archives. */
+
+/* Our op <-> the OTF2 enum value a record carries. */
+OTF2_CollectiveOp rt__otf2_coll_op(unsigned op);
+OTF2_RmaAtomicType rt__otf2_atomic_type(unsigned op);
+OTF2_LockType rt__otf2_lock_type(unsigned op);
+
+/* What a reader makes of a record's OTF2 enum value (or 0 where the record has none) and
+ * the enclosing call, for the op field of an event of the given kind. */
+unsigned rt__otf2_default_op(unsigned kind, unsigned otf2_value, unsigned call);
+
+/* Silences OTF2's own error printing; the text of the last OTF2 error of this thread. */
+void rt__otf2_quiet(void);
+const char *rt__otf2_last_error(void);
+/* err line "<path>: <what>: <OTF2's description>". */
+int rt__otf2_fail(rt_err *err, int code, const char *path, const char *what, OTF2_ErrorCode ec);
+
+#endif /* RT__OTF2_H */

@@ -1,0 +1,58 @@
+/* Internal: what the generic reader and writer (trace.c) share with the format back ends. */
+#ifndef RT__TRACE_H
+#define RT__TRACE_H
+
+#include "rt_trace.h"
+
+typedef struct rt__reader_ops {
+    /* 1: an event; 0: the end (set r->truncated for a cut trace); < 0: error. */
+    int (*next)(rt_reader *r, rt_event *ev, rt_err *err);
+    /* Where the last event came from, e.g. "t.csv:12" or "t/traces.otf2: rank 3". */
+    void (*where)(const rt_reader *r, char *buf, size_t len);
+    void (*close)(rt_reader *r);
+} rt__reader_ops;
+
+struct rt_reader {
+    const rt__reader_ops *ops;
+    void *impl;
+    char *path;
+    rt_format format;
+    rt_defs defs;
+    char *truncated;     /* message when the trace was cut short */
+    uint64_t *last_time; /* per rank: for the time-order check */
+    uint64_t nevents;
+};
+
+typedef struct rt__writer_ops {
+    int (*write)(rt_writer *w, const rt_event *ev, rt_err *err);
+    int (*close)(rt_writer *w, rt_err *err); /* finish; must free impl also on failure */
+    void (*abort)(rt_writer *w);             /* free impl, remove output */
+} rt__writer_ops;
+
+struct rt_writer {
+    const rt__writer_ops *ops;
+    void *impl;
+    char *path;
+    rt_format format;
+    rt_defs defs;
+    uint64_t *last_time;
+};
+
+/* Back ends. open: fill r->ops, r->impl and r->defs. create: fill w->ops and w->impl. */
+int rt__csv_open(rt_reader *r, rt_err *err);
+int rt__otf2_open(rt_reader *r, rt_err *err);
+int rt__csv_create(rt_writer *w, rt_err *err);
+int rt__otf2_create(rt_writer *w, rt_err *err);
+
+/* Sets r->truncated to a copy of the formatted message. */
+void rt__reader_set_truncated(rt_reader *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Strict unsigned decimal parse of the whole string: 0 on success. */
+int rt__parse_u64(const char *s, uint64_t *out);
+int rt__parse_i64(const char *s, int64_t *out);
+
+/* Removes a communicator (used to replace the predefined ones by an archive's own). */
+void rt__defs_drop_comm(rt_defs *defs, uint32_t id);
+
+#endif /* RT__TRACE_H */

@@ -1,0 +1,41 @@
+/*
+ * Error codes and messages shared by every part of retrace. Functions return 0 on success
+ * and a negative RT_E_* code on failure; when they take an rt_err they also leave one line
+ * there that names the input and the problem. Only main() decides to exit.
+ */
+#ifndef RT_ERROR_H
+#define RT_ERROR_H
+
+#define RT_ERRORS(X)                                        \
+    X(NOMEM, "out of memory")                               \
+    X(IO, "input/output error")                             \
+    X(NOTFOUND, "no such file or directory")                \
+    X(FORMAT, "not a retrace trace or damaged")             \
+    X(INVAL, "invalid value")                               \
+    X(ORDER, "events out of time order")                    \
+    X(OTF2, "OTF2 library error")                           \
+    X(USAGE, "bad command line")
+
+typedef enum rt_errcode {
+    RT_OK = 0,
+#define X(id, text) RT_E_##id,
+    RT_ERRORS(X)
+#undef X
+    RT_E_COUNT
+} rt_errcode;
+
+/* Codes are returned negated: if (rc < 0) ... ; rt_strerror(rc). */
+const char *rt_strerror(int code);
+
+#define RT_ERR_LEN 1024
+
+typedef struct rt_err {
+    int code;
+    char msg[RT_ERR_LEN];
+} rt_err;
+
+/* Fills err (if not NULL) and returns -code; use as: return rt_err_set(err, RT_E_INVAL, ...). */
+int rt_err_set(rt_err *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif /* RT_ERROR_H */

@@ -1,0 +1,276 @@
+/*
+ * retrace event model: the contract between tracer, analyzer and replayer.
+ *
+ * A trace is a set of definitions (ranks with their node and module, communicators, groups,
+ * RMA windows) and, for every world rank, a time-ordered stream of events. Events are plain
+ * value structs of one fixed size so that a pass can stream millions of them without
+ * allocating. Which fields an event uses depends on its kind; see the table in RT_EVENT_KINDS.
+ */
+#ifndef RT_EVENT_H
+#define RT_EVENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- MPI functions ------------------------------------------------------------------- */
+
+typedef enum rt_func_class {
+    RT_CLASS_NONE = 0, /* not an MPI function (a user region) */
+    RT_CLASS_ENV,
+    RT_CLASS_P2P,
+    RT_CLASS_REQ,
+    RT_CLASS_COLL,
+    RT_CLASS_RMA,
+    RT_CLASS_COMM
+} rt_func_class;
+
+typedef enum rt_func {
+    RT_FN_NONE = 0,
+#define RT_FUNC(name, cls) RT_FN_##name,
+#include "rt_funcs.def"
+#undef RT_FUNC
+    RT_FN_COUNT
+} rt_func;
+
+/* "MPI_Send" for RT_FN_Send; "" for RT_FN_NONE; NULL when out of range. */
+const char *rt_func_name(unsigned fn);
+rt_func_class rt_func_class_of(unsigned fn);
+/* Accepts "MPI_Send", "Send" and "PMPI_Send" (case-sensitive); RT_FN_NONE if unknown. */
+rt_func rt_func_lookup(const char *name);
+
+/* ---- connection types ------------------------------------------------------------------ */
+
+#define RT_CONTYPES(X) \
+    X(NONE, "")        \
+    X(LOOP, "loop")    \
+    X(SHM, "shm")      \
+    X(NET, "net")      \
+    X(GW, "gw")
+
+typedef enum rt_contype {
+#define X(id, name) RT_CT_##id,
+    RT_CONTYPES(X)
+#undef X
+    RT_CT_COUNT
+} rt_contype;
+
+const char *rt_contype_name(unsigned ct);
+/* Accepts our names, "gateway" for gw, and psmpi's network plugin names (openib, velo,
+ * ucp, tcp, extoll, ...) for net. Returns -1 when the name is unknown. */
+int rt_contype_lookup(const char *name);
+
+/* ---- collective operations --------------------------------------------------------------- */
+
+/* X(id, name): the op field of COLL_END, NBC_COMPLETE and RMA_COLL_END events. */
+#define RT_COLL_OPS(X)                                         \
+    X(BARRIER, "barrier")                                      \
+    X(BCAST, "bcast")                                          \
+    X(GATHER, "gather")                                        \
+    X(GATHERV, "gatherv")                                      \
+    X(SCATTER, "scatter")                                      \
+    X(SCATTERV, "scatterv")                                    \
+    X(ALLGATHER, "allgather")                                  \
+    X(ALLGATHERV, "allgatherv")                                \
+    X(ALLTOALL, "alltoall")                                    \
+    X(ALLTOALLV, "alltoallv")                                  \
+    X(ALLTOALLW, "alltoallw")                                  \
+    X(ALLREDUCE, "allreduce")                                  \
+    X(REDUCE, "reduce")                                        \
+    X(REDUCE_SCATTER, "reduce_scatter")                        \
+    X(REDUCE_SCATTER_BLOCK, "reduce_scatter_block")            \
+    X(SCAN, "scan")                                            \
+    X(EXSCAN, "exscan")                                        \
+    X(NEIGHBOR_ALLGATHER, "neighbor_allgather")                \
+    X(NEIGHBOR_ALLGATHERV, "neighbor_allgatherv")              \
+    X(NEIGHBOR_ALLTOALL, "neighbor_alltoall")                  \
+    X(NEIGHBOR_ALLTOALLV, "neighbor_alltoallv")                \
+    X(NEIGHBOR_ALLTOALLW, "neighbor_alltoallw")                \
+    X(CREATE_HANDLE, "create_handle")                          \
+    X(DESTROY_HANDLE, "destroy_handle")                        \
+    X(ALLOCATE, "allocate")                                    \
+    X(DEALLOCATE, "deallocate")                                \
+    X(CREATE_HANDLE_AND_ALLOCATE, "create_handle_and_allocate") \
+    X(DESTROY_HANDLE_AND_DEALLOCATE, "destroy_handle_and_deallocate")
+
+typedef enum rt_coll_op {
+#define X(id, name) RT_COLL_##id,
+    RT_COLL_OPS(X)
+#undef X
+    RT_COLL_COUNT
+} rt_coll_op;
+
+/* ---- RMA sub-operations ------------------------------------------------------------------- */
+
+/* The op field of RMA_ATOMIC events. */
+#define RT_ATOMIC_OPS(X)                 \
+    X(ACCUMULATE, "accumulate")          \
+    X(GET_ACCUMULATE, "get_accumulate")  \
+    X(FETCH_AND_OP, "fetch_and_op")      \
+    X(COMPARE_AND_SWAP, "compare_and_swap")
+
+typedef enum rt_atomic_op {
+#define X(id, name) RT_ATOMIC_##id,
+    RT_ATOMIC_OPS(X)
+#undef X
+    RT_ATOMIC_COUNT
+} rt_atomic_op;
+
+/* The op field of RMA_GROUP_SYNC events (general active target synchronisation). */
+#define RT_PSCW_OPS(X)         \
+    X(POST, "post")            \
+    X(START, "start")          \
+    X(COMPLETE, "complete")    \
+    X(WAIT, "wait")
+
+typedef enum rt_pscw_op {
+#define X(id, name) RT_PSCW_##id,
+    RT_PSCW_OPS(X)
+#undef X
+    RT_PSCW_COUNT
+} rt_pscw_op;
+
+/* The op field of RMA_SYNC events (passive target). */
+#define RT_SYNC_OPS(X)               \
+    X(FLUSH, "flush")                \
+    X(FLUSH_LOCAL, "flush_local")    \
+    X(WIN_SYNC, "win_sync")
+
+typedef enum rt_sync_op {
+#define X(id, name) RT_SYNC_##id,
+    RT_SYNC_OPS(X)
+#undef X
+    RT_SYNC_COUNT
+} rt_sync_op;
+
+/* The op field of RMA_LOCK events. */
+#define RT_LOCK_TYPES(X)        \
+    X(EXCLUSIVE, "exclusive")   \
+    X(SHARED, "shared")
+
+typedef enum rt_lock_type {
+#define X(id, name) RT_LOCK_##id,
+    RT_LOCK_TYPES(X)
+#undef X
+    RT_LOCK_COUNT
+} rt_lock_type;
+
+/* ---- event kinds ---------------------------------------------------------------------------- */
+
+/*
+ * X(id, name, fields) where fields says which rt_event fields carry meaning (besides rank,
+ * time and call, which every event has):
+ *   c comm (communicator, or window for RMA kinds)   p peer   t tag   b bytes   r rbytes
+ *   k contype   q req   o op
+ * Peers are ranks in the communicator (the remote group of an inter-communicator); for
+ * RMA events the target's rank in the window's communicator. RMA_GROUP_SYNC keeps its group
+ * id in peer.
+ */
+#define RT_EVENT_KINDS(X)                                                                 \
+    X(ENTER, "enter", "")              /* call entered */                                \
+    X(LEAVE, "leave", "")              /* call left */                                   \
+    X(SEND, "send", "cptbk")           /* blocking send posted */                        \
+    X(ISEND, "isend", "cptbkq")        /* nonblocking or persistent send started */      \
+    X(ISEND_COMPLETE, "isend_complete", "q")                                             \
+    X(RECV, "recv", "cptbk")           /* blocking receive completed */                  \
+    X(IRECV_REQUEST, "irecv_request", "q") /* nonblocking receive posted */              \
+    X(IRECV, "irecv", "cptbkq")        /* nonblocking receive completed */               \
+    X(REQUEST_CANCELLED, "request_cancelled", "q")                                       \
+    X(COLL_BEGIN, "coll_begin", "")                                                      \
+    X(COLL_END, "coll_end", "cpbro")   /* p = root or RT_PEER_NONE */                    \
+    X(NBC_REQUEST, "nbc_request", "q") /* nonblocking collective started */              \
+    X(NBC_COMPLETE, "nbc_complete", "cpbroq")                                            \
+    X(WIN_CREATE, "win_create", "c")                                                     \
+    X(WIN_FREE, "win_free", "c")                                                         \
+    X(RMA_PUT, "put", "cpbkq")                                                           \
+    X(RMA_GET, "get", "cprkq")         /* r = bytes fetched from the target */           \
+    X(RMA_ATOMIC, "atomic", "cpbrkqo") /* b = bytes to target, r = bytes back */         \
+    X(RMA_OP_COMPLETE, "rma_complete", "cq")                                             \
+    X(RMA_COLL_BEGIN, "rma_coll_begin", "")                                              \
+    X(RMA_COLL_END, "rma_coll_end", "co") /* a fence: op barrier */                      \
+    X(RMA_GROUP_SYNC, "group_sync", "cpo")                                               \
+    X(RMA_LOCK, "lock", "cpqo")        /* p may be RT_PEER_ALL; q = lock id */           \
+    X(RMA_UNLOCK, "unlock", "cpq")                                                       \
+    X(RMA_SYNC, "sync", "cpo")         /* p may be RT_PEER_ALL */
+
+typedef enum rt_event_kind {
+#define X(id, name, fields) RT_EV_##id,
+    RT_EVENT_KINDS(X)
+#undef X
+    RT_EV_COUNT
+} rt_event_kind;
+
+/* Named special peers (never a bare -1). */
+#define RT_PEER_NONE (-1) /* no peer: a rootless collective */
+#define RT_PEER_ALL (-2)  /* every target of a window: lock_all, flush_all */
+#define RT_ID_NONE UINT32_MAX
+
+typedef struct rt_event {
+    uint64_t time;   /* nanoseconds since the trace's time origin */
+    uint64_t bytes;  /* bytes sent (message length for send and receive events) */
+    uint64_t rbytes; /* bytes received (collectives, get, atomics) */
+    uint64_t req;    /* request id, RMA matching id or lock id */
+    uint32_t rank;   /* world rank that recorded the event */
+    uint32_t comm;   /* communicator id, or window id for RMA kinds */
+    int32_t peer;    /* see RT_EVENT_KINDS */
+    int32_t tag;
+    uint16_t call;   /* rt_func in effect when the event happened */
+    uint8_t kind;    /* rt_event_kind */
+    uint8_t contype; /* rt_contype */
+    uint8_t op;      /* rt_coll_op, rt_atomic_op, rt_pscw_op, rt_sync_op or rt_lock_type */
+} rt_event;
+
+const char *rt_event_kind_name(unsigned kind);
+int rt_event_kind_lookup(const char *name); /* -1 if unknown */
+/* The field letters of RT_EVENT_KINDS for this kind ("" for out of range). */
+const char *rt_event_kind_fields(unsigned kind);
+/* Name of an op value for the given kind ("" when the kind has no op or it is out of range). */
+const char *rt_event_op_name(unsigned kind, unsigned op);
+/* Op value named name for the kind; -1 when unknown. */
+int rt_event_op_lookup(unsigned kind, const char *name);
+/* Only the fields the kind uses, the rest zero (peer and tag: 0; comm: 0). */
+void rt_event_normalize(rt_event *ev);
+/* 1 when the two events are equal in every field their kind uses. */
+int rt_event_equal(const rt_event *a, const rt_event *b);
+
+/* ---- definitions -------------------------------------------------------------------------- */
+
+#define RT_COMM_WORLD 0u
+#define RT_COMM_SELF 1u
+
+typedef enum rt_comm_flag {
+    RT_COMM_IS_SELF = 1 << 0, /* MPI_COMM_SELF-like: its one member is the recording rank */
+    RT_COMM_IS_INTER = 1 << 1 /* members split into group a (size) and group b (remote_size) */
+} rt_comm_flag;
+
+typedef struct rt_comm_def {
+    uint32_t id;
+    uint32_t parent;      /* RT_ID_NONE when none */
+    uint32_t flags;       /* rt_comm_flag */
+    uint32_t size;        /* members in (local) group a */
+    uint32_t remote_size; /* members in group b of an inter-communicator, else 0 */
+    uint32_t *members;    /* world ranks: group a then group b, in communicator rank order */
+    char *name;
+} rt_comm_def;
+
+typedef struct rt_group_def {
+    uint32_t id;
+    uint32_t size;
+    uint32_t *members; /* world ranks, in group rank order */
+} rt_group_def;
+
+typedef struct rt_win_def {
+    uint32_t id;
+    uint32_t comm;
+} rt_win_def;
+
+typedef struct rt_defs {
+    uint32_t nranks;
+    uint32_t *node;   /* per world rank */
+    uint32_t *module; /* per world rank */
+    uint32_t ncomms, ngroups, nwins;
+    rt_comm_def *comms; /* sorted by id */
+    rt_group_def *groups;
+    rt_win_def *wins;
+} rt_defs;
+
+#endif /* RT_EVENT_H */

@@ -1,0 +1,90 @@
+/*
+ * Reading and writing traces: OTF2 archives and retrace's CSV form, behind one streaming
+ * interface. A reader hands out each rank's events in time order (the interleaving between
+ * ranks depends on the format); memory does not grow with the number of events.
+ */
+#ifndef RT_TRACE_H
+#define RT_TRACE_H
+
+#include <stdio.h>
+
+#include "rt_error.h"
+#include "rt_event.h"
+
+typedef enum rt_format {
+    RT_FMT_AUTO = 0, /* reading: detect; writing: from the path (".csv" means CSV) */
+    RT_FMT_OTF2,
+    RT_FMT_CSV
+} rt_format;
+
+const char *rt_format_name(rt_format fmt);
+/* "otf2" or "csv"; RT_FMT_AUTO when the name is unknown. */
+rt_format rt_format_lookup(const char *name);
+
+/* ---- definitions ---------------------------------------------------------------------------- */
+
+/* nranks world ranks, all on node 0 of module 0, with the predefined communicators
+ * RT_COMM_WORLD (every rank) and RT_COMM_SELF. */
+int rt_defs_init(rt_defs *defs, uint32_t nranks, rt_err *err);
+void rt_defs_free(rt_defs *defs);
+int rt_defs_copy(rt_defs *dst, const rt_defs *src, rt_err *err);
+/* Members are copied. Ids must be new; members must be world ranks. */
+int rt_defs_add_comm(rt_defs *defs, uint32_t id, uint32_t parent, uint32_t flags,
+                     uint32_t size, uint32_t remote_size, const uint32_t *members,
+                     const char *name, rt_err *err);
+int rt_defs_add_group(rt_defs *defs, uint32_t id, uint32_t size, const uint32_t *members,
+                      rt_err *err);
+int rt_defs_add_win(rt_defs *defs, uint32_t id, uint32_t comm, rt_err *err);
+const rt_comm_def *rt_defs_comm(const rt_defs *defs, uint32_t id);
+const rt_group_def *rt_defs_group(const rt_defs *defs, uint32_t id);
+const rt_win_def *rt_defs_win(const rt_defs *defs, uint32_t id);
+/* Number of distinct node and module ids in use. */
+uint32_t rt_defs_count_nodes(const rt_defs *defs);
+uint32_t rt_defs_count_modules(const rt_defs *defs);
+
+/*
+ * World rank of peer as seen by world rank self on communicator comm (the remote group of
+ * an inter-communicator), or of a window's target when the event is an RMA kind. Returns
+ * -1 when it does not resolve (no such communicator, peer out of range, self not a member).
+ */
+int64_t rt_defs_peer_world(const rt_defs *defs, const rt_event *ev);
+
+/* Checks an event against the definitions: rank, communicator or window, peer, op and
+ * contype in range. On failure err says what is wrong (without naming the input). */
+int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err);
+
+/* ---- reading -------------------------------------------------------------------------------- */
+
+typedef struct rt_reader rt_reader;
+
+/* path: an OTF2 archive (its directory or its .otf2 anchor file) or a CSV trace. */
+int rt_reader_open(const char *path, rt_reader **out, rt_err *err);
+const rt_defs *rt_reader_defs(const rt_reader *r);
+rt_format rt_reader_format(const rt_reader *r);
+/* 1: *ev holds the next event; 0: no more events; < 0: error (err says where and what). */
+int rt_reader_next(rt_reader *r, rt_event *ev, rt_err *err);
+/* After the end: non-NULL when the trace was cut short (the text says where). */
+const char *rt_reader_truncated(const rt_reader *r);
+void rt_reader_close(rt_reader *r);
+
+/* ---- writing -------------------------------------------------------------------------------- */
+
+typedef struct rt_writer rt_writer;
+
+/* The definitions are copied. OTF2 writes an archive directory at path (which must not
+ * exist, or be an empty directory); CSV writes one file. */
+int rt_writer_open(const char *path, rt_format fmt, const rt_defs *defs, rt_writer **out,
+                   rt_err *err);
+/* Events of one rank must come in time order; ranks may interleave. */
+int rt_writer_write(rt_writer *w, const rt_event *ev, rt_err *err);
+/* Finishes the trace and frees the writer, also on failure. */
+int rt_writer_close(rt_writer *w, rt_err *err);
+/* Removes a trace retrace wrote: a CSV file, or an OTF2 archive directory holding a
+ * traces.otf2 anchor (its anchor, definitions and event files; the directory itself only
+ * if nothing else is left in it). Refuses anything else. */
+int rt_trace_remove(const char *path, rt_err *err);
+
+/* Frees the writer and removes what it wrote so far (after a failure elsewhere). */
+void rt_writer_abort(rt_writer *w);
+
+#endif /* RT_TRACE_H */

@@ -1,0 +1,257 @@
+/*
+ * The format-independent half of reading and writing: detection, and the checks every
+ * trace must pass whatever its form (events valid against the definitions, each rank's
+ * events in time order), so that no back end can hand a consumer a malformed stream.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "rt__trace.h"
+
+const char *rt_format_name(rt_format fmt)
+{
+    switch (fmt) {
+    case RT_FMT_OTF2:
+        return "otf2";
+    case RT_FMT_CSV:
+        return "csv";
+    default:
+        return "auto";
+    }
+}
+
+rt_format rt_format_lookup(const char *name)
+{
+    if (!strcmp(name, "otf2"))
+        return RT_FMT_OTF2;
+    if (!strcmp(name, "csv"))
+        return RT_FMT_CSV;
+    return RT_FMT_AUTO;
+}
+
+int rt__parse_u64(const char *s, uint64_t *out)
+{
+    if (*s < '0' || *s > '9')
+        return -1;
+    uint64_t v = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return -1;
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 0;
+}
+
+int rt__parse_i64(const char *s, int64_t *out)
+{
+    int neg = *s == '-';
+    uint64_t v;
+    if (rt__parse_u64(s + neg, &v) || v > (uint64_t)INT64_MAX + neg)
+        return -1;
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return 0;
+}
+
+void rt__reader_set_truncated(rt_reader *r, const char *fmt, ...)
+{
+    char buf[RT_ERR_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    free(r->truncated);
+    r->truncated = strdup(buf);
+}
+
+/* What a path holds: an OTF2 archive (a directory with a .otf2 anchor, or the anchor file),
+ * else a CSV trace (by name or by its first bytes). */
+static int detect(const char *path, rt_format *fmt, rt_err *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return rt_err_set(err, errno == ENOENT ? RT_E_NOTFOUND : RT_E_IO, "%s: %s", path,
+                          strerror(errno));
+    if (S_ISDIR(st.st_mode)) {
+        *fmt = RT_FMT_OTF2;
+        return 0;
+    }
+    size_t len = strlen(path);
+    if (len > 5 && !strcmp(path + len - 5, ".otf2")) {
+        *fmt = RT_FMT_OTF2;
+        return 0;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return rt_err_set(err, RT_E_IO, "%s: %s", path, strerror(errno));
+    char head[16] = {0};
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    fclose(f);
+    if ((len > 4 && !strcmp(path + len - 4, ".csv")) || !strncmp(head, "ranks,", 6) ||
+        (n > 0 && head[0] == '#')) {
+        *fmt = RT_FMT_CSV;
+        return 0;
+    }
+    if (!memcmp(head, "OTF2", 4)) {
+        *fmt = RT_FMT_OTF2;
+        return 0;
+    }
+    return rt_err_set(err, RT_E_FORMAT,
+                      "%s: not a trace (expected an OTF2 archive or a retrace CSV trace)", path);
+}
+
+int rt_reader_open(const char *path, rt_reader **out, rt_err *err)
+{
+    *out = NULL;
+    rt_reader *r = calloc(1, sizeof *r);
+    if (!r || !(r->path = strdup(path))) {
+        free(r);
+        return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
+    }
+    int rc = detect(path, &r->format, err);
+    if (!rc)
+        rc = r->format == RT_FMT_OTF2 ? rt__otf2_open(r, err) : rt__csv_open(r, err);
+    if (!rc) {
+        r->last_time = calloc(r->defs.nranks, sizeof *r->last_time);
+        if (!r->last_time)
+            rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
+    }
+    if (rc) {
+        rt_reader_close(r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
+const rt_defs *rt_reader_defs(const rt_reader *r)
+{
+    return &r->defs;
+}
+
+rt_format rt_reader_format(const rt_reader *r)
+{
+    return r->format;
+}
+
+int rt_reader_next(rt_reader *r, rt_event *ev, rt_err *err)
+{
+    int rc = r->ops->next(r, ev, err);
+    if (rc <= 0)
+        return rc;
+    char where[512];
+    rt_err e;
+    if (rt_event_check(&r->defs, ev, &e) < 0) {
+        r->ops->where(r, where, sizeof where);
+        return rt_err_set(err, e.code, "%s: %s", where, e.msg);
+    }
+    if (ev->time < r->last_time[ev->rank]) {
+        r->ops->where(r, where, sizeof where);
+        return rt_err_set(err, RT_E_ORDER,
+                          "%s: events out of time order: rank %u at %llu ns after %llu ns",
+                          where, (unsigned)ev->rank, (unsigned long long)ev->time,
+                          (unsigned long long)r->last_time[ev->rank]);
+    }
+    r->last_time[ev->rank] = ev->time;
+    rt_event_normalize(ev);
+    r->nevents++;
+    return 1;
+}
+
+const char *rt_reader_truncated(const rt_reader *r)
+{
+    return r->truncated;
+}
+
+void rt_reader_close(rt_reader *r)
+{
+    if (!r)
+        return;
+    if (r->ops)
+        r->ops->close(r);
+    rt_defs_free(&r->defs);
+    free(r->last_time);
+    free(r->truncated);
+    free(r->path);
+    free(r);
+}
+
+int rt_writer_open(const char *path, rt_format fmt, const rt_defs *defs, rt_writer **out,
+                   rt_err *err)
+{
+    *out = NULL;
+    if (fmt == RT_FMT_AUTO) {
+        size_t len = strlen(path);
+        fmt = len > 4 && !strcmp(path + len - 4, ".csv") ? RT_FMT_CSV : RT_FMT_OTF2;
+    }
+    rt_writer *w = calloc(1, sizeof *w);
+    if (!w || !(w->path = strdup(path))) {
+        free(w);
+        return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
+    }
+    w->format = fmt;
+    int rc = rt_defs_copy(&w->defs, defs, err);
+    if (!rc) {
+        w->last_time = calloc(defs->nranks, sizeof *w->last_time);
+        if (!w->last_time)
+            rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
+    }
+    if (!rc)
+        rc = fmt == RT_FMT_CSV ? rt__csv_create(w, err) : rt__otf2_create(w, err);
+    if (rc) {
+        rt_defs_free(&w->defs);
+        free(w->last_time);
+        free(w->path);
+        free(w);
+        return rc;
+    }
+    *out = w;
+    return 0;
+}
+
+int rt_writer_write(rt_writer *w, const rt_event *ev, rt_err *err)
+{
+    rt_err e;
+    if (rt_event_check(&w->defs, ev, &e) < 0)
+        return rt_err_set(err, e.code, "%s: %s", w->path, e.msg);
+    if (ev->time < w->last_time[ev->rank])
+        return rt_err_set(err, RT_E_ORDER,
+                          "%s: events out of time order: rank %u at %llu ns after %llu ns",
+                          w->path, (unsigned)ev->rank, (unsigned long long)ev->time,
+                          (unsigned long long)w->last_time[ev->rank]);
+    w->last_time[ev->rank] = ev->time;
+    rt_event e2 = *ev;
+    rt_event_normalize(&e2);
+    return w->ops->write(w, &e2, err);
+}
+
+static void writer_free(rt_writer *w)
+{
+    rt_defs_free(&w->defs);
+    free(w->last_time);
+    free(w->path);
+    free(w);
+}
+
+int rt_writer_close(rt_writer *w, rt_err *err)
+{
+    if (!w)
+        return 0;
+    int rc = w->ops->close(w, err);
+    writer_free(w);
+    return rc;
+}
+
+void rt_writer_abort(rt_writer *w)
+{
+    if (!w)
+        return;
+    w->ops->abort(w);
+    writer_free(w);
+}

@@ -1,0 +1,48 @@
+#!/bin/sh
+# One golden command-line test. tests/cli/NAME.cmd holds the arguments of one retrace call,
+# one per line ($DATA is tests/data, $EXAMPLES is examples/, $WORK a fresh scratch folder).
+# Its stdout, stderr and exit status must equal NAME.out, NAME.err and NAME.status (each
+# optional: absent means empty output, and status 0).
+# usage: run_case.sh RETRACE TESTS_DIR WORK_ROOT NAME
+set -eu
+retrace=$1 tests=$2 root=$3 name=$4
+WORK=$root/$name
+DATA=$tests/data
+EXAMPLES=$tests/../examples
+rm -rf "$WORK" && mkdir -p "$WORK"
+export WORK DATA EXAMPLES
+
+# Arguments, one per line, with $WORK, $DATA and $EXAMPLES expanded (and nothing else).
+set --
+while IFS= read -r line || [ -n "$line" ]; do
+    case "$line" in "#"*) continue ;; esac
+    line=$(printf '%s' "$line" | sed -e "s|\$WORK|$WORK|g" -e "s|\$DATA|$DATA|g" \
+        -e "s|\$EXAMPLES|$EXAMPLES|g")
+    set -- "$@" "$line"
+done < "$tests/cli/$name.cmd"
+
+status=0
+(cd "$WORK" && "$retrace" "$@") > "$WORK/stdout" 2> "$WORK/stderr" || status=$?
+
+# Paths in the output are made relative to the placeholders so goldens are portable.
+for f in stdout stderr; do
+    sed -e "s|$WORK|\$WORK|g" -e "s|$DATA|\$DATA|g" -e "s|$EXAMPLES|\$EXAMPLES|g" \
+        "$WORK/$f" > "$WORK/$f.norm"
+done
+
+ok=1
+check() { # FILE GOLDEN
+    if [ -f "$2" ]; then
+        diff -u "$2" "$1" || ok=0
+    elif [ -s "$1" ]; then
+        echo "unexpected output in $(basename "$1"):"; cat "$1"; ok=0
+    fi
+}
+check "$WORK/stdout.norm" "$tests/cli/$name.out"
+check "$WORK/stderr.norm" "$tests/cli/$name.err"
+want=0
+[ -f "$tests/cli/$name.status" ] && want=$(cat "$tests/cli/$name.status")
+if [ "$status" != "$want" ]; then
+    echo "exit status $status, expected $want"; ok=0
+fi
+[ $ok = 1 ] || { echo "FAIL: cli.$name"; exit 1; }
