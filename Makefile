@@ -28,7 +28,7 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 demo: build
-	./$(BUILD)/retrace demo
+	./$(BUILD)/retrace demo --out $(BUILD)/demo
 
 clean:
 	rm -rf $(BUILD)

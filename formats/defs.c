@@ -7,9 +7,9 @@
 int rt_defs_init(rt_defs *defs, uint32_t nranks, rt_err *err)
 {
     memset(defs, 0, sizeof *defs);
-    if (nranks == 0 || nranks > (uint32_t)INT32_MAX)
-        return rt_err_set(err, RT_E_INVAL, "number of ranks %u out of range (1 to %d)",
-                          (unsigned)nranks, INT32_MAX);
+    if (nranks == 0 || nranks > RT_MAX_RANKS)
+        return rt_err_set(err, RT_E_INVAL, "number of ranks %u out of range (1 to %u)",
+                          (unsigned)nranks, (unsigned)RT_MAX_RANKS);
     defs->nranks = nranks;
     defs->node = calloc(nranks, sizeof *defs->node);
     defs->module = calloc(nranks, sizeof *defs->module);
@@ -148,7 +148,8 @@ int rt_defs_add_group(rt_defs *defs, uint32_t id, uint32_t size, const uint32_t 
         free(g.members);
         return rt_err_set(err, RT_E_NOMEM, "out of memory for group %u", (unsigned)id);
     }
-    memcpy(g.members, members, (size_t)size * sizeof *g.members);
+    if (size)
+        memcpy(g.members, members, (size_t)size * sizeof *g.members);
     defs->groups[pos] = g;
     return 0;
 }
@@ -234,21 +235,38 @@ int rt_defs_copy(rt_defs *dst, const rt_defs *src, rt_err *err)
     return rc;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 static uint32_t count_distinct(const uint32_t *v, uint32_t n)
 {
-    /* Ids are usually dense and small: a bitmap up to the largest id, else sort a copy. */
-    uint32_t max = 0;
+    /* Ids are usually dense and small: a bitmap up to the largest id; for sparse ids
+     * (a bitmap larger than 8 bytes a rank) sort a copy instead. */
+    uint32_t max = 0, count = 0;
     for (uint32_t i = 0; i < n; i++)
         if (v[i] > max)
             max = v[i];
-    uint32_t count = 0;
-    unsigned char *seen = calloc((size_t)max + 1, 1);
-    if (!seen)
+    if ((uint64_t)max < 8 * (uint64_t)n + 64) {
+        unsigned char *seen = calloc((size_t)max + 1, 1);
+        if (seen) {
+            for (uint32_t i = 0; i < n; i++)
+                if (!seen[v[i]]++)
+                    count++;
+            free(seen);
+            return count;
+        }
+    }
+    uint32_t *s = malloc((size_t)n * sizeof *s);
+    if (!s)
         return 0;
+    memcpy(s, v, (size_t)n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_u32);
     for (uint32_t i = 0; i < n; i++)
-        if (!seen[v[i]]++)
-            count++;
-    free(seen);
+        count += i == 0 || s[i] != s[i - 1];
+    free(s);
     return count;
 }
 

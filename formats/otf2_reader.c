@@ -4,6 +4,8 @@
  * MPI records as far as the event model goes; records outside the model are skipped.
  */
 #include <dirent.h>
+#include <errno.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -41,10 +43,14 @@ typedef struct dwin {
 } dwin;
 
 /* A growable array of T (count n, capacity cap). */
-#define VEC(T) struct { T *v; size_t n, cap; }
-#define VEC_PUSH(vec, x)                                                                   \
-    ((vec).n < (vec).cap || vec_grow((void **)&(vec).v, &(vec).cap, sizeof *(vec).v) == 0 \
-         ? ((vec).v[(vec).n++] = (x), 0)                                                   \
+#define VEC(T)                                                                                     \
+    struct {                                                                                       \
+        T *v;                                                                                      \
+        size_t n, cap;                                                                             \
+    }
+#define VEC_PUSH(vec, x)                                                                           \
+    ((vec).n < (vec).cap || vec_grow((void **)&(vec).v, &(vec).cap, sizeof *(vec).v) == 0          \
+         ? ((vec).v[(vec).n++] = (x), 0)                                                           \
          : -1)
 
 static int vec_grow(void **v, size_t *cap, size_t size)
@@ -84,10 +90,16 @@ typedef struct otf2r {
     uint32_t cur;
     OTF2_EvtReader *er;
     uint64_t position; /* records of the current rank seen so far */
+    rt_event *cut_ev;  /* the events of a rank whose file was cut short */
+    size_t ncut, next_cut;
     uint32_t depth;
     uint16_t stack[CALL_STACK];
     rt_event ev;
     int have;
+    rt_event next; /* the lookahead event of the current rank */
+    int pending;
+    uint64_t next_pos, out_pos; /* record positions of the lookahead and the last event out */
+    uint32_t out_rank;
 } otf2r;
 
 /* ---- global definitions --------------------------------------------------------------------- */
@@ -149,9 +161,9 @@ static OTF2_CallbackCode def_tree(void *data, OTF2_SystemTreeNodeRef ref, OTF2_S
     return VEC_PUSH(o->tree, t) ? OTF2_CALLBACK_ERROR : OTF2_CALLBACK_SUCCESS;
 }
 
-static OTF2_CallbackCode def_locgroup(void *data, OTF2_LocationGroupRef ref,
-                                      OTF2_StringRef name, OTF2_LocationGroupType type,
-                                      OTF2_SystemTreeNodeRef tree, OTF2_LocationGroupRef creator)
+static OTF2_CallbackCode def_locgroup(void *data, OTF2_LocationGroupRef ref, OTF2_StringRef name,
+                                      OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef tree,
+                                      OTF2_LocationGroupRef creator)
 {
     otf2r *o = data;
     dlocgroup g = {ref, type, tree, -1, -1};
@@ -340,8 +352,8 @@ static int build_defs(rt_reader *r, otf2r *o, rt_err *err)
     for (size_t i = 0; i < n; i++) {
         const dlocgroup *g = &o->locgroups.v[i];
         if (o->rank_loc[i] == OTF2_UNDEFINED_LOCATION)
-            return rt_err_set(err, RT_E_FORMAT, "%s: damaged OTF2 archive: rank %zu has no location",
-                              p, i);
+            return rt_err_set(err, RT_E_FORMAT,
+                              "%s: damaged OTF2 archive: rank %zu has no location", p, i);
         int64_t node = g->node >= 0 ? g->node : tree_ordinal(o, g->tree, "node");
         int64_t module = g->module >= 0 ? g->module : tree_ordinal(o, g->tree, "module");
         r->defs.node[i] = node >= 0 ? (uint32_t)node : 0;
@@ -469,8 +481,8 @@ static int32_t peer_i32(uint32_t v, int32_t undefined)
     return v == OTF2_UNDEFINED_UINT32 ? undefined : (int32_t)v;
 }
 
-#define CB_ARGS OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *data, \
-                OTF2_AttributeList *a
+#define CB_ARGS                                                                                    \
+    OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *data, OTF2_AttributeList *a
 #define OK OTF2_CALLBACK_SUCCESS
 
 static OTF2_CallbackCode ev_enter(CB_ARGS, OTF2_RegionRef region)
@@ -499,8 +511,8 @@ static OTF2_CallbackCode ev_leave(CB_ARGS, OTF2_RegionRef region)
 }
 
 static OTF2_CallbackCode p2p(otf2r *o, unsigned kind, OTF2_TimeStamp t, uint64_t pos,
-                             OTF2_AttributeList *a, uint32_t peer, OTF2_CommRef comm,
-                             uint32_t tag, uint64_t len, uint64_t req)
+                             OTF2_AttributeList *a, uint32_t peer, OTF2_CommRef comm, uint32_t tag,
+                             uint64_t len, uint64_t req)
 {
     rt_event *ev = begin(o, kind, t, pos, a);
     ev->peer = peer_i32(peer, RT_PEER_NONE);
@@ -511,8 +523,7 @@ static OTF2_CallbackCode p2p(otf2r *o, unsigned kind, OTF2_TimeStamp t, uint64_t
     return OK;
 }
 
-static OTF2_CallbackCode ev_send(CB_ARGS, uint32_t peer, OTF2_CommRef c, uint32_t tag,
-                                 uint64_t len)
+static OTF2_CallbackCode ev_send(CB_ARGS, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t len)
 {
     return p2p(data, RT_EV_SEND, t, pos, a, peer, c, tag, len, 0);
 }
@@ -523,8 +534,7 @@ static OTF2_CallbackCode ev_isend(CB_ARGS, uint32_t peer, OTF2_CommRef c, uint32
     return p2p(data, RT_EV_ISEND, t, pos, a, peer, c, tag, len, req);
 }
 
-static OTF2_CallbackCode ev_recv(CB_ARGS, uint32_t peer, OTF2_CommRef c, uint32_t tag,
-                                 uint64_t len)
+static OTF2_CallbackCode ev_recv(CB_ARGS, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t len)
 {
     return p2p(data, RT_EV_RECV, t, pos, a, peer, c, tag, len, 0);
 }
@@ -582,8 +592,8 @@ static OTF2_CallbackCode coll_end(otf2r *o, unsigned kind, OTF2_TimeStamp t, uin
     return OK;
 }
 
-static OTF2_CallbackCode ev_coll_end(CB_ARGS, OTF2_CollectiveOp op, OTF2_CommRef c,
-                                     uint32_t root, uint64_t sent, uint64_t received)
+static OTF2_CallbackCode ev_coll_end(CB_ARGS, OTF2_CollectiveOp op, OTF2_CommRef c, uint32_t root,
+                                     uint64_t sent, uint64_t received)
 {
     return coll_end(data, RT_EV_COLL_END, t, pos, a, op, c, root, sent, received, 0);
 }
@@ -749,8 +759,37 @@ static OTF2_EvtReaderCallbacks *event_callbacks(void)
     return cb;
 }
 
-/* Opens the event reader of rank o->cur. */
-static int open_rank(rt_reader *r, otf2r *o, rt_err *err)
+/* Every complete OTF2 file ends with END_OF_CHUNK (2) and END_OF_FILE (1). OTF2 reads a
+ * file's last, short chunk into a buffer without bounding it by the file size, so a file
+ * cut short must be caught here, before OTF2 reads past its end. */
+static int file_complete(const char *path)
+{
+    unsigned char tail[2];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    int ok =
+        fseek(f, -2, SEEK_END) == 0 && fread(tail, 1, 2, f) == 2 && tail[0] == 2 && tail[1] == 1;
+    fclose(f);
+    return ok;
+}
+
+/* The path of a file next to the anchor: <archive>/<name>. */
+static char *archive_file(const otf2r *o, const char *name)
+{
+    size_t n = strlen(o->anchor);
+    const char *base = strrchr(o->anchor, '/');
+    size_t dir = base ? (size_t)(base - o->anchor) + 1 : 0;
+    size_t stem = n - dir - 5; /* without ".otf2" */
+    size_t len = dir + stem + strlen(name) + 2;
+    char *p = malloc(len);
+    if (p)
+        snprintf(p, len, "%.*s%.*s%s", (int)dir, o->anchor, (int)stem, o->anchor + dir, name);
+    return p;
+}
+
+/* An event reader for rank o->cur, with our callbacks. */
+static int attach_reader(rt_reader *r, otf2r *o, rt_err *err)
 {
     o->er = OTF2_Reader_GetEvtReader(o->reader, o->rank_loc[o->cur]);
     if (!o->er)
@@ -767,36 +806,217 @@ static int open_rank(rt_reader *r, otf2r *o, rt_err *err)
     return 0;
 }
 
+/* The events OTF2 gives for rank o->cur when reading the archive behind anchor (a
+ * temporary one, see read_cut_rank), until it stops. */
+static int read_rank_from(rt_reader *r, otf2r *o, const char *anchor, rt_event **out, size_t *n,
+                          rt_err *err)
+{
+    size_t cap = 0;
+    *out = NULL;
+    *n = 0;
+    OTF2_Reader *rd = OTF2_Reader_Open(anchor);
+    if (!rd)
+        return rt_err_set(err, RT_E_IO, "%s: cannot read a copy of rank %u's events", r->path,
+                          (unsigned)o->cur);
+    OTF2_Reader *keep = o->reader;
+    o->reader = rd;
+    uint64_t defs;
+    OTF2_GlobalDefReader *gdr = NULL;
+    OTF2_GlobalDefReaderCallbacks *gcb = OTF2_GlobalDefReaderCallbacks_New();
+    int ok = gcb && OTF2_Reader_SetSerialCollectiveCallbacks(rd) == OTF2_SUCCESS &&
+             (gdr = OTF2_Reader_GetGlobalDefReader(rd)) &&
+             OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, gcb, NULL) == OTF2_SUCCESS &&
+             OTF2_Reader_ReadAllGlobalDefinitions(rd, gdr, &defs) == OTF2_SUCCESS &&
+             OTF2_Reader_SelectLocation(rd, o->rank_loc[o->cur]) == OTF2_SUCCESS &&
+             OTF2_Reader_OpenEvtFiles(rd) == OTF2_SUCCESS;
+    OTF2_GlobalDefReaderCallbacks_Delete(gcb);
+    int rc = ok ? attach_reader(r, o, err)
+                : rt_err_set(err, RT_E_IO, "%s: cannot read a copy of rank %u's events", r->path,
+                             (unsigned)o->cur);
+    for (uint64_t got = 1; !rc && got;) {
+        o->have = 0;
+        got = 0;
+        if (OTF2_Reader_ReadLocalEvents(rd, o->er, 1, &got) != OTF2_SUCCESS)
+            break;
+        if (!o->have)
+            continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 256;
+            rt_event *p = realloc(*out, cap * sizeof *p);
+            if (!p) {
+                rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", r->path);
+                break;
+            }
+            *out = p;
+        }
+        (*out)[(*n)++] = o->ev;
+    }
+    o->er = NULL;
+    OTF2_Reader_Close(rd);
+    o->reader = keep;
+    return rc;
+}
+
+/* Copies from to to, then END_OF_FILE bytes up to a whole chunk. */
+static int copy_padded(const char *from, const char *to, uint64_t chunk)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    int ok = in && out;
+    char buf[65536];
+    uint64_t size = 0;
+    size_t got;
+    while (ok && (got = fread(buf, 1, sizeof buf, in)) > 0) {
+        ok = fwrite(buf, 1, got, out) == got;
+        size += got;
+    }
+    memset(buf, 1, sizeof buf); /* END_OF_FILE: OTF2 stops there cleanly */
+    for (uint64_t left = chunk - size % chunk; ok && left > 0;) {
+        size_t k = left < sizeof buf ? (size_t)left : sizeof buf;
+        ok = fwrite(buf, 1, k, out) == k;
+        left -= k;
+    }
+    if (in)
+        fclose(in);
+    if (out && fclose(out) != 0)
+        ok = 0;
+    return ok ? 0 : -1;
+}
+
+/*
+ * A rank whose event file was cut short. OTF2 reads the last, partial chunk without
+ * bounding it by the file's size, so the bytes past the cut would be whatever its buffer
+ * held. We read the rank from a copy padded with END_OF_FILE bytes, in a temporary archive
+ * that links to the original definitions: OTF2 then stops at the first padding byte where
+ * a record would begin. Only the last record read can run past the cut (completed from
+ * the padding), and nothing tells a whole last record from a cut one, so the last event
+ * read is dropped: never an invented event, at most one real one lost.
+ */
+static int read_cut_rank(rt_reader *r, otf2r *o, const char *evt, rt_err *err)
+{
+    uint64_t chunk = 0, def_chunk = 0;
+    if (OTF2_Reader_GetChunkSize(o->reader, &chunk, &def_chunk) != OTF2_SUCCESS || !chunk)
+        chunk = OTF2_CHUNK_SIZE_MIN;
+    const char *tmp = getenv("TMPDIR");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/retrace-cut-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir))
+        return rt_err_set(err, RT_E_IO, "%s: cannot make a temporary folder: %s", r->path,
+                          strerror(errno));
+    const char *base = strrchr(o->anchor, '/');
+    base = base ? base + 1 : o->anchor;
+    size_t stem = strlen(base) - 5;
+    char anchor[4300], defs[4300], sub[4300], copy[4400], *orig_defs = archive_file(o, ".def");
+    char *real_defs = orig_defs ? realpath(orig_defs, NULL) : NULL;
+    snprintf(anchor, sizeof anchor, "%s/%s", dir, base);
+    snprintf(defs, sizeof defs, "%s/%.*s.def", dir, (int)stem, base);
+    snprintf(sub, sizeof sub, "%s/%.*s", dir, (int)stem, base);
+    snprintf(copy, sizeof copy, "%s/%llu.evt", sub, (unsigned long long)o->rank_loc[o->cur]);
+    rt_event *ev = NULL;
+    size_t n = 0;
+    int rc = real_defs && copy_padded(o->anchor, anchor, 1) == 0 && symlink(real_defs, defs) == 0 &&
+                     mkdir(sub, 0700) == 0 && copy_padded(evt, copy, chunk) == 0
+                 ? 0
+                 : rt_err_set(err, RT_E_IO, "%s: cannot copy rank %u's events to %s", r->path,
+                              (unsigned)o->cur, dir);
+    if (!rc)
+        rc = read_rank_from(r, o, anchor, &ev, &n, err);
+    unlink(copy);
+    rmdir(sub);
+    unlink(defs);
+    unlink(anchor);
+    rmdir(dir);
+    free(orig_defs);
+    free(real_defs);
+    if (rc) {
+        free(ev);
+        return rc;
+    }
+    o->cut_ev = ev;
+    o->ncut = n ? n - 1 : 0;
+    o->next_cut = 0;
+    rt__reader_set_truncated(r,
+                             "%s: trace cut short: rank %u's events end early, after %zu "
+                             "complete events",
+                             r->path, (unsigned)o->cur, o->ncut);
+    return 0;
+}
+
+/* Prepares rank o->cur: a reader over its event file, or its events read already when
+ * the file was cut short. */
+static int open_rank(rt_reader *r, otf2r *o, rt_err *err)
+{
+    char name[48];
+    snprintf(name, sizeof name, "/%llu.evt", (unsigned long long)o->rank_loc[o->cur]);
+    char *evt = archive_file(o, name);
+    int rc = evt && !file_complete(evt) ? read_cut_rank(r, o, evt, err) : attach_reader(r, o, err);
+    free(evt);
+    return rc;
+}
+
 static int r_next(rt_reader *r, rt_event *ev, rt_err *err)
 {
     otf2r *o = r->impl;
     while (o->cur < r->defs.nranks) {
-        if (!o->er) {
+        if (!o->er && !o->cut_ev) {
             int rc = open_rank(r, o, err);
             if (rc)
                 return rc;
+            o->pending = 0;
         }
+        if (o->cut_ev) {
+            if (o->next_cut < o->ncut) {
+                *ev = o->cut_ev[o->next_cut++];
+                return 1;
+            }
+            free(o->cut_ev);
+            o->cut_ev = NULL;
+            o->cur++;
+            continue;
+        }
+        /* One event of lookahead: an event is handed out only once the record after it
+         * was read cleanly, so a rank whose file ends badly loses the one event that may
+         * have been read from past the end. */
         o->have = 0;
         uint64_t got = 0;
         rt__otf2_quiet();
         OTF2_ErrorCode ec = OTF2_Reader_ReadLocalEvents(o->reader, o->er, 1, &got);
         if (o->have) {
-            *ev = o->ev;
-            return 1;
+            int out = o->pending;
+            if (out) {
+                *ev = o->next;
+                o->out_pos = o->next_pos;
+                o->out_rank = o->cur;
+            }
+            o->next = o->ev;
+            o->next_pos = o->position;
+            o->pending = 1;
+            if (out)
+                return 1;
+            continue;
         }
-        if (ec != OTF2_SUCCESS || (got == 0 && o->ours && o->position < o->rank_nevents[o->cur])) {
+        if (ec == OTF2_SUCCESS && got)
+            continue; /* a record outside the event model */
+        int short_count = o->ours && o->position < o->rank_nevents[o->cur];
+        int clean = ec == OTF2_SUCCESS && !short_count;
+        if (!clean)
             rt__reader_set_truncated(
-                r, "%s: trace cut short: rank %u ends after %llu of %llu records%s%s", r->path,
-                (unsigned)o->cur, (unsigned long long)o->position,
+                r,
+                "%s: trace cut short: rank %u's events end early, after %llu of %llu "
+                "records%s%s",
+                r->path, (unsigned)o->cur, (unsigned long long)(o->position - o->pending),
                 (unsigned long long)o->rank_nevents[o->cur], ec != OTF2_SUCCESS ? ": " : "",
                 ec != OTF2_SUCCESS ? OTF2_Error_GetDescription(ec) : "");
-            got = 0;
+        OTF2_Reader_CloseEvtReader(o->reader, o->er);
+        o->er = NULL;
+        o->cur++;
+        if (o->pending && clean) {
+            o->pending = 0;
+            o->out_rank = o->cur - 1;
+            *ev = o->next;
+            o->out_pos = o->next_pos;
+            return 1;
         }
-        if (got == 0) {
-            OTF2_Reader_CloseEvtReader(o->reader, o->er);
-            o->er = NULL;
-            o->cur++;
-        }
+        o->pending = 0;
     }
     return 0;
 }
@@ -804,8 +1024,9 @@ static int r_next(rt_reader *r, rt_event *ev, rt_err *err)
 static void r_where(const rt_reader *r, char *buf, size_t len)
 {
     const otf2r *o = r->impl;
-    snprintf(buf, len, "%s: rank %u, record %llu", r->path, (unsigned)o->cur,
-             (unsigned long long)o->position);
+    snprintf(buf, len, "%s: rank %u, record %llu", r->path,
+             (unsigned)(o->cut_ev ? o->cur : o->out_rank),
+             (unsigned long long)(o->cut_ev ? o->next_cut : o->out_pos));
 }
 
 static void otf2r_free(otf2r *o)
@@ -827,6 +1048,7 @@ static void otf2r_free(otf2r *o)
     free(o->rank_loc);
     free(o->rank_nevents);
     free(o->group_id);
+    free(o->cut_ev);
     free(o->anchor);
     free(o);
 }
@@ -878,6 +1100,13 @@ static char *find_anchor(const char *path, rt_err *err)
 
 static int read_global_defs(rt_reader *r, otf2r *o, rt_err *err)
 {
+    char *defs = archive_file(o, ".def");
+    int complete = defs && file_complete(defs);
+    free(defs);
+    if (!complete)
+        return rt_err_set(err, RT_E_FORMAT,
+                          "%s: damaged OTF2 archive: definitions unreadable (file cut short)",
+                          r->path);
     OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(o->reader);
     if (!gdr)
         return rt__otf2_fail(err, RT_E_FORMAT, r->path,

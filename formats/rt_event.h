@@ -203,6 +203,9 @@ typedef enum rt_event_kind {
 #define RT_PEER_NONE (-1) /* no peer: a rootless collective */
 #define RT_PEER_ALL (-2)  /* every target of a window: lock_all, flush_all */
 #define RT_ID_NONE UINT32_MAX
+/* The most ranks a trace may have: well above the largest machines, and low enough that a
+ * damaged or hostile trace header cannot make a reader allocate tens of GiB. */
+#define RT_MAX_RANKS (1u << 24)
 
 typedef struct rt_event {
     uint64_t time;   /* nanoseconds since the trace's time origin */

@@ -2,7 +2,7 @@
 # One golden command-line test. tests/cli/NAME.cmd holds the arguments of one retrace call,
 # one per line ($DATA is tests/data, $EXAMPLES is examples/, $WORK a fresh scratch folder).
 # Its stdout, stderr and exit status must equal NAME.out, NAME.err and NAME.status (each
-# optional: absent means empty output, and status 0).
+# optional: absent means empty output, and status 0). BLESS=1 writes them from a run instead.
 # usage: run_case.sh RETRACE TESTS_DIR WORK_ROOT NAME
 set -eu
 retrace=$1 tests=$2 root=$3 name=$4
@@ -29,6 +29,14 @@ for f in stdout stderr; do
     sed -e "s|$WORK|\$WORK|g" -e "s|$DATA|\$DATA|g" -e "s|$EXAMPLES|\$EXAMPLES|g" \
         "$WORK/$f" > "$WORK/$f.norm"
 done
+
+if [ "${BLESS:-}" = 1 ]; then # write the goldens from this run (review them!)
+    g=$tests/cli/$name
+    if [ -s "$WORK/stdout.norm" ]; then cp "$WORK/stdout.norm" "$g.out"; else rm -f "$g.out"; fi
+    if [ -s "$WORK/stderr.norm" ]; then cp "$WORK/stderr.norm" "$g.err"; else rm -f "$g.err"; fi
+    if [ "$status" != 0 ]; then echo "$status" > "$g.status"; else rm -f "$g.status"; fi
+    exit 0
+fi
 
 ok=1
 check() { # FILE GOLDEN

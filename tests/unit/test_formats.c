@@ -1,1 +1,672 @@
-int main(void){return 0;}
+/* Unit tests of formats/: the event model, definitions, CSV and OTF2 readers and writers,
+ * and every kind of bad input. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rt_trace.h"
+
+#define ALL_KINDS RT_TEST_DATA "/all_kinds.csv"
+
+/* ---- helpers ------------------------------------------------------------------------------- */
+
+static char *tmp_path(const char *name)
+{
+    static char buf[8][1024];
+    static int next;
+    char *p = buf[next++ % 8];
+    mkdir(RT_TEST_TMP, 0777);
+    snprintf(p, sizeof buf[0], "%s/%s", RT_TEST_TMP, name);
+    return p;
+}
+
+static void remove_any(const char *path)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
+    assert_int_equal(system(cmd), 0);
+}
+
+static const char *write_file(const char *name, const char *text)
+{
+    char *p = tmp_path(name);
+    FILE *f = fopen(p, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return p;
+}
+
+typedef struct loaded {
+    rt_defs defs;
+    rt_event *ev;
+    size_t n;
+    char *truncated;
+} loaded;
+
+/* Reads a whole trace; events ordered by rank (stable), as readers may interleave ranks
+ * differently. Returns the reader's status (0, or the negative error). */
+static int load(const char *path, loaded *out, rt_err *err)
+{
+    memset(out, 0, sizeof *out);
+    rt_reader *r;
+    int rc = rt_reader_open(path, &r, err);
+    if (rc < 0)
+        return rc;
+    assert_int_equal(rt_defs_copy(&out->defs, rt_reader_defs(r), err), 0);
+    size_t cap = 0;
+    rt_event ev;
+    while ((rc = rt_reader_next(r, &ev, err)) > 0) {
+        if (out->n == cap) {
+            cap = cap ? cap * 2 : 64;
+            out->ev = realloc(out->ev, cap * sizeof *out->ev);
+            assert_non_null(out->ev);
+        }
+        out->ev[out->n++] = ev;
+    }
+    if (rt_reader_truncated(r))
+        out->truncated = strdup(rt_reader_truncated(r));
+    rt_reader_close(r);
+    for (size_t i = 1; i < out->n; i++)
+        for (size_t j = i; j > 0 && out->ev[j - 1].rank > out->ev[j].rank; j--) {
+            rt_event t = out->ev[j];
+            out->ev[j] = out->ev[j - 1];
+            out->ev[j - 1] = t;
+        }
+    return rc;
+}
+
+static void unload(loaded *l)
+{
+    rt_defs_free(&l->defs);
+    free(l->ev);
+    free(l->truncated);
+}
+
+static void convert(const char *in, const char *out, rt_format fmt)
+{
+    loaded l;
+    rt_err err;
+    assert_int_equal(load(in, &l, &err), 0);
+    rt_writer *w;
+    int rc = rt_writer_open(out, fmt, &l.defs, &w, &err);
+    if (rc)
+        fail_msg("%s", err.msg);
+    for (size_t i = 0; i < l.n; i++)
+        if (rt_writer_write(w, &l.ev[i], &err) < 0)
+            fail_msg("%s", err.msg);
+    if (rt_writer_close(w, &err) < 0)
+        fail_msg("%s", err.msg);
+    unload(&l);
+}
+
+static void assert_same_defs(const rt_defs *a, const rt_defs *b)
+{
+    assert_int_equal(a->nranks, b->nranks);
+    assert_memory_equal(a->node, b->node, a->nranks * sizeof *a->node);
+    assert_memory_equal(a->module, b->module, a->nranks * sizeof *a->module);
+    assert_int_equal(a->ncomms, b->ncomms);
+    for (uint32_t i = 0; i < a->ncomms; i++) {
+        const rt_comm_def *x = &a->comms[i], *y = &b->comms[i];
+        assert_int_equal(x->id, y->id);
+        assert_int_equal(x->parent, y->parent);
+        assert_int_equal(x->flags, y->flags);
+        assert_int_equal(x->size, y->size);
+        assert_int_equal(x->remote_size, y->remote_size);
+        assert_memory_equal(x->members, y->members,
+                            (x->size + x->remote_size) * sizeof *x->members);
+        assert_string_equal(x->name, y->name);
+    }
+    assert_int_equal(a->ngroups, b->ngroups);
+    for (uint32_t i = 0; i < a->ngroups; i++) {
+        assert_int_equal(a->groups[i].id, b->groups[i].id);
+        assert_int_equal(a->groups[i].size, b->groups[i].size);
+        assert_memory_equal(a->groups[i].members, b->groups[i].members,
+                            a->groups[i].size * sizeof *a->groups[i].members);
+    }
+    assert_int_equal(a->nwins, b->nwins);
+    for (uint32_t i = 0; i < a->nwins; i++) {
+        assert_int_equal(a->wins[i].id, b->wins[i].id);
+        assert_int_equal(a->wins[i].comm, b->wins[i].comm);
+    }
+}
+
+static void assert_same_events(const loaded *a, const loaded *b)
+{
+    assert_int_equal(a->n, b->n);
+    for (size_t i = 0; i < a->n; i++)
+        if (!rt_event_equal(&a->ev[i], &b->ev[i]))
+            fail_msg("event %zu differs: rank %u kind %s t=%llu vs rank %u kind %s t=%llu", i,
+                     a->ev[i].rank, rt_event_kind_name(a->ev[i].kind),
+                     (unsigned long long)a->ev[i].time, b->ev[i].rank,
+                     rt_event_kind_name(b->ev[i].kind), (unsigned long long)b->ev[i].time);
+}
+
+/* Expects an error whose code is code and whose message contains text. */
+static void expect_open_error(const char *path, int code, const char *text)
+{
+    loaded l;
+    rt_err err = {0};
+    int rc = load(path, &l, &err);
+    if (rc == 0)
+        fail_msg("%s: no error, expected '%s'", path, text);
+    if (rc != -code || !strstr(err.msg, text))
+        fail_msg("%s: got %d '%s', expected %d '%s'", path, rc, err.msg, -code, text);
+    unload(&l);
+}
+
+/* ---- the event model ----------------------------------------------------------------------- */
+
+static void test_func_names(void **state)
+{
+    assert_int_equal(rt_func_lookup("MPI_Send"), RT_FN_Send);
+    assert_int_equal(rt_func_lookup("PMPI_Isend"), RT_FN_Isend);
+    assert_int_equal(rt_func_lookup("Win_flush_local_all"), RT_FN_Win_flush_local_all);
+    assert_int_equal(rt_func_lookup("MPI_Sendx"), RT_FN_NONE);
+    assert_int_equal(rt_func_lookup(""), RT_FN_NONE);
+    assert_int_equal(rt_func_lookup("MPI_"), RT_FN_NONE);
+    assert_string_equal(rt_func_name(RT_FN_Ineighbor_alltoallw), "MPI_Ineighbor_alltoallw");
+    assert_null(rt_func_name(RT_FN_COUNT));
+    assert_int_equal(rt_func_class_of(RT_FN_Bsend), RT_CLASS_P2P);
+    assert_int_equal(rt_func_class_of(RT_FN_Testsome), RT_CLASS_REQ);
+    assert_int_equal(rt_func_class_of(RT_FN_Iexscan), RT_CLASS_COLL);
+    assert_int_equal(rt_func_class_of(RT_FN_Win_sync), RT_CLASS_RMA);
+    assert_int_equal(rt_func_class_of(RT_FN_Intercomm_merge), RT_CLASS_COMM);
+    for (unsigned fn = 1; fn < RT_FN_COUNT; fn++)
+        assert_int_equal(rt_func_lookup(rt_func_name(fn)), fn);
+}
+
+static void test_contype_names(void **state)
+{
+    assert_int_equal(rt_contype_lookup("loop"), RT_CT_LOOP);
+    assert_int_equal(rt_contype_lookup("shm"), RT_CT_SHM);
+    assert_int_equal(rt_contype_lookup("net"), RT_CT_NET);
+    assert_int_equal(rt_contype_lookup("gw"), RT_CT_GW);
+    assert_int_equal(rt_contype_lookup("gateway"), RT_CT_GW);
+    assert_int_equal(rt_contype_lookup("openib"), RT_CT_NET);
+    assert_int_equal(rt_contype_lookup("velo"), RT_CT_NET);
+    assert_int_equal(rt_contype_lookup("ucp"), RT_CT_NET);
+    assert_int_equal(rt_contype_lookup("extoll"), RT_CT_NET);
+    assert_int_equal(rt_contype_lookup("GW"), -1);
+    assert_int_equal(rt_contype_lookup(""), -1);
+    assert_string_equal(rt_contype_name(RT_CT_GW), "gw");
+    assert_string_equal(rt_contype_name(RT_CT_NONE), "");
+}
+
+static void test_kind_and_op_names(void **state)
+{
+    for (unsigned k = 0; k < RT_EV_COUNT; k++)
+        assert_int_equal(rt_event_kind_lookup(rt_event_kind_name(k)), k);
+    assert_int_equal(rt_event_kind_lookup("sendx"), -1);
+    assert_string_equal(rt_event_kind_fields(RT_EV_SEND), "cptbk");
+    assert_int_equal(rt_event_op_lookup(RT_EV_COLL_END, "reduce_scatter_block"),
+                     RT_COLL_REDUCE_SCATTER_BLOCK);
+    assert_int_equal(rt_event_op_lookup(RT_EV_RMA_ATOMIC, "compare_and_swap"),
+                     RT_ATOMIC_COMPARE_AND_SWAP);
+    assert_int_equal(rt_event_op_lookup(RT_EV_RMA_GROUP_SYNC, "wait"), RT_PSCW_WAIT);
+    assert_int_equal(rt_event_op_lookup(RT_EV_RMA_SYNC, "flush_local"), RT_SYNC_FLUSH_LOCAL);
+    assert_int_equal(rt_event_op_lookup(RT_EV_RMA_LOCK, "shared"), RT_LOCK_SHARED);
+    assert_int_equal(rt_event_op_lookup(RT_EV_SEND, "bcast"), -1);
+    assert_int_equal(rt_event_op_lookup(RT_EV_COLL_END, "broadcast"), -1);
+    for (unsigned op = 0; op < RT_COLL_COUNT; op++)
+        assert_int_equal(
+            rt_event_op_lookup(RT_EV_NBC_COMPLETE, rt_event_op_name(RT_EV_NBC_COMPLETE, op)), op);
+    assert_string_equal(rt_event_op_name(RT_EV_RMA_LOCK, RT_LOCK_COUNT), "");
+    assert_string_equal(rt_strerror(-RT_E_ORDER), "events out of time order");
+}
+
+static void test_event_equal_uses_only_kind_fields(void **state)
+{
+    rt_event a = {.time = 5, .rank = 1, .kind = RT_EV_ISEND_COMPLETE, .req = 9, .tag = 3};
+    rt_event b = a;
+    b.tag = 4; /* not a field of isend_complete */
+    b.bytes = 100;
+    assert_true(rt_event_equal(&a, &b));
+    b.req = 10;
+    assert_false(rt_event_equal(&a, &b));
+    rt_event_normalize(&a);
+    assert_int_equal(a.tag, 0);
+    assert_int_equal(a.req, 9);
+}
+
+/* ---- definitions ----------------------------------------------------------------------------- */
+
+static void test_defs(void **state)
+{
+    rt_defs d;
+    rt_err err;
+    assert_int_equal(rt_defs_init(&d, 4, &err), 0);
+    assert_int_equal(d.ncomms, 2);
+    assert_int_equal(rt_defs_comm(&d, RT_COMM_WORLD)->size, 4);
+    assert_true(rt_defs_comm(&d, RT_COMM_SELF)->flags & RT_COMM_IS_SELF);
+    uint32_t odd[] = {1, 3}, ab[] = {0, 1, 2, 3}, bad[] = {1, 4};
+    assert_int_equal(rt_defs_add_comm(&d, 9, 0, 0, 2, 0, odd, "odd", &err), 0);
+    assert_int_equal(rt_defs_add_comm(&d, 4, 0, 0, 2, 2, ab, "inter", &err), 0);
+    assert_int_equal(rt_defs_add_comm(&d, 9, 0, 0, 2, 0, odd, "again", &err), -RT_E_INVAL);
+    assert_string_equal(err.msg, "communicator 9 is defined twice");
+    assert_int_equal(rt_defs_add_comm(&d, 10, 0, 0, 2, 0, bad, "", &err), -RT_E_INVAL);
+    assert_string_equal(err.msg, "communicator 10: member 4 is not a world rank (0 to 3)");
+    assert_int_equal(rt_defs_add_win(&d, 0, 77, &err), -RT_E_INVAL);
+    assert_string_equal(err.msg, "window 0: communicator 77 is not defined");
+    assert_int_equal(rt_defs_add_win(&d, 0, 9, &err), 0);
+    assert_int_equal(rt_defs_add_group(&d, 3, 2, odd, &err), 0);
+    /* sorted by id whatever the order of definition */
+    assert_int_equal(d.comms[2].id, 4);
+    assert_int_equal(d.comms[3].id, 9);
+    assert_true(rt_defs_comm(&d, 4)->flags & RT_COMM_IS_INTER);
+    assert_int_equal(rt_defs_count_nodes(&d), 1);
+    d.node[3] = 7;
+    d.module[3] = 2;
+    assert_int_equal(rt_defs_count_nodes(&d), 2);
+    assert_int_equal(rt_defs_count_modules(&d), 2);
+
+    rt_event ev = {.kind = RT_EV_SEND, .rank = 3, .comm = 9, .peer = 0};
+    assert_int_equal(rt_defs_peer_world(&d, &ev), 1);
+    ev.peer = 2;
+    assert_int_equal(rt_defs_peer_world(&d, &ev), -1);
+    ev = (rt_event){.kind = RT_EV_SEND, .rank = 0, .comm = 4, .peer = 1}; /* remote group */
+    assert_int_equal(rt_defs_peer_world(&d, &ev), 3);
+    ev.rank = 2;
+    ev.peer = 0;
+    assert_int_equal(rt_defs_peer_world(&d, &ev), 0);
+    ev = (rt_event){.kind = RT_EV_SEND, .rank = 2, .comm = RT_COMM_SELF, .peer = 0};
+    assert_int_equal(rt_defs_peer_world(&d, &ev), 2);
+    ev = (rt_event){.kind = RT_EV_RMA_PUT, .rank = 1, .comm = 0, .peer = 1}; /* window 0 */
+    assert_int_equal(rt_defs_peer_world(&d, &ev), 3);
+
+    rt_defs c;
+    assert_int_equal(rt_defs_copy(&c, &d, &err), 0);
+    assert_same_defs(&d, &c);
+    rt_defs_free(&c);
+    rt_defs_free(&d);
+    assert_int_equal(rt_defs_init(&d, 0, &err), -RT_E_INVAL);
+}
+
+static void test_event_check(void **state)
+{
+    rt_defs d;
+    rt_err err;
+    assert_int_equal(rt_defs_init(&d, 4, &err), 0);
+    uint32_t odd[] = {1, 3};
+    assert_int_equal(rt_defs_add_comm(&d, 2, 0, 0, 2, 0, odd, "odd", &err), 0);
+    assert_int_equal(rt_defs_add_win(&d, 0, 0, &err), 0);
+    rt_event ok = {.kind = RT_EV_SEND, .rank = 1, .comm = 2, .peer = 1, .call = RT_FN_Send};
+    assert_int_equal(rt_event_check(&d, &ok, &err), 0);
+    struct {
+        rt_event ev;
+        const char *msg;
+    } bad[] = {
+        {{.kind = RT_EV_SEND, .rank = 4}, "send: rank 4 is not a world rank (0 to 3)"},
+        {{.kind = RT_EV_SEND, .rank = 0, .comm = 5}, "send: communicator 5 is not defined"},
+        {{.kind = RT_EV_SEND, .rank = 0, .comm = 2},
+         "send: rank 0 is not a member of communicator 2"},
+        {{.kind = RT_EV_SEND, .rank = 1, .comm = 2, .peer = 2},
+         "send: peer 2 is not a rank of communicator 2"},
+        {{.kind = RT_EV_SEND, .rank = 1, .comm = 2, .peer = RT_PEER_ALL},
+         "send: peer -2 is not a rank of communicator 2"},
+        {{.kind = RT_EV_COLL_END, .rank = 1, .op = RT_COLL_COUNT}, "coll_end: unknown op 28"},
+        {{.kind = RT_EV_ENTER, .rank = 1}, "enter: no MPI function named"},
+        {{.kind = RT_EV_SEND, .rank = 1, .contype = RT_CT_COUNT},
+         "send: unknown connection type 5"},
+        {{.kind = RT_EV_RMA_PUT, .rank = 1, .comm = 3}, "put: window 3 is not defined"},
+        {{.kind = RT_EV_RMA_GROUP_SYNC, .rank = 1, .peer = 0},
+         "group_sync: group 0 is not defined"},
+        {{.kind = RT_EV_COUNT}, "unknown event kind 25"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        assert_int_equal(rt_event_check(&d, &bad[i].ev, &err), -RT_E_INVAL);
+        assert_string_equal(err.msg, bad[i].msg);
+    }
+    rt_event lock_all = {.kind = RT_EV_RMA_LOCK, .rank = 3, .comm = 0, .peer = RT_PEER_ALL};
+    assert_int_equal(rt_event_check(&d, &lock_all, &err), 0);
+    rt_event rootless = {.kind = RT_EV_COLL_END, .rank = 3, .comm = 0, .peer = RT_PEER_NONE};
+    assert_int_equal(rt_event_check(&d, &rootless, &err), 0);
+    rt_defs_free(&d);
+}
+
+/* ---- round trips ----------------------------------------------------------------------------- */
+
+static void test_csv_read(void **state)
+{
+    loaded l;
+    rt_err err;
+    assert_int_equal(load(ALL_KINDS, &l, &err), 0);
+    assert_null(l.truncated);
+    assert_int_equal(l.defs.nranks, 4);
+    assert_int_equal(l.defs.node[3], 5);
+    assert_int_equal(l.defs.module[2], 1);
+    const rt_comm_def *inter = rt_defs_comm(&l.defs, 3);
+    assert_non_null(inter);
+    assert_string_equal(inter->name, "split, inter");
+    assert_int_equal(inter->remote_size, 2);
+    assert_int_equal(l.n, 64);
+    /* every kind appears */
+    unsigned seen[RT_EV_COUNT] = {0};
+    for (size_t i = 0; i < l.n; i++)
+        seen[l.ev[i].kind]++;
+    for (unsigned k = 0; k < RT_EV_COUNT; k++)
+        if (!seen[k])
+            fail_msg("all_kinds.csv has no %s event", rt_event_kind_name(k));
+    /* a few fields exactly */
+    const rt_event *isend = &l.ev[4];
+    assert_int_equal(isend->kind, RT_EV_ISEND);
+    assert_int_equal(isend->tag, 2147483647);
+    assert_int_equal(isend->bytes, 1099511627776ull);
+    assert_int_equal(isend->contype, RT_CT_GW);
+    assert_int_equal(rt_defs_peer_world(&l.defs, isend), 3);
+    assert_int_equal(l.ev[10].req, 9223372036854775808ull);
+    assert_int_equal(l.ev[l.n - 1].time, 9007199254740993ull);
+    unload(&l);
+}
+
+static void test_csv_roundtrip(void **state)
+{
+    const char *out = tmp_path("rt.csv");
+    unlink(out);
+    convert(ALL_KINDS, out, RT_FMT_CSV);
+    loaded a, b;
+    rt_err err;
+    assert_int_equal(load(ALL_KINDS, &a, &err), 0);
+    assert_int_equal(load(out, &b, &err), 0);
+    assert_same_defs(&a.defs, &b.defs);
+    assert_same_events(&a, &b);
+    unload(&a);
+    unload(&b);
+}
+
+/* CSV -> OTF2 -> CSV gives the same definitions and events, field by field. */
+static void test_otf2_roundtrip(void **state)
+{
+    const char *otf2 = tmp_path("rt-otf2"), *csv = tmp_path("rt-back.csv");
+    remove_any(otf2);
+    unlink(csv);
+    convert(ALL_KINDS, otf2, RT_FMT_OTF2);
+    convert(otf2, csv, RT_FMT_CSV);
+    loaded a, b, c;
+    rt_err err;
+    assert_int_equal(load(ALL_KINDS, &a, &err), 0);
+    assert_int_equal(load(otf2, &b, &err), 0);
+    assert_int_equal(load(csv, &c, &err), 0);
+    assert_null(b.truncated);
+    assert_same_defs(&a.defs, &b.defs);
+    assert_same_events(&a, &b);
+    assert_same_defs(&a.defs, &c.defs);
+    assert_same_events(&a, &c);
+    unload(&a);
+    unload(&b);
+    unload(&c);
+    /* the anchor file names the archive as well as its directory */
+    char anchor[1100];
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", otf2);
+    assert_int_equal(load(anchor, &b, &err), 0);
+    assert_int_equal(b.n, 64);
+    unload(&b);
+}
+
+/* OTF2 numbers definitions densely: sparse ids are renumbered in order, and every peer
+ * still resolves to the same world rank. */
+static void test_otf2_renumbers_sparse_ids(void **state)
+{
+    const char *in = write_file("sparse.csv", "ranks,3\n"
+                                              "comm,20,0,c,2 0\n"
+                                              "comm,7,,b,1 2\n"
+                                              "group,40,2 1\n"
+                                              "win,30,20\n"
+                                              "0,1,send,,20,0,1,8,,,,\n"
+                                              "1,1,send,,7,1,1,8,,,,\n"
+                                              "2,1,put,,30,1,,4,,,1,\n"
+                                              "2,2,group_sync,,30,40,,,,,,post\n");
+    const char *otf2 = tmp_path("sparse-otf2");
+    remove_any(otf2);
+    convert(in, otf2, RT_FMT_OTF2);
+    loaded a, b;
+    rt_err err;
+    assert_int_equal(load(in, &a, &err), 0);
+    assert_int_equal(load(otf2, &b, &err), 0);
+    assert_int_equal(b.defs.ncomms, 4);
+    assert_int_equal(b.defs.comms[2].id, 2); /* was 7 */
+    assert_int_equal(b.defs.comms[3].id, 3); /* was 20 */
+    assert_int_equal(b.defs.comms[3].parent, 0);
+    assert_int_equal(b.defs.comms[2].parent, RT_ID_NONE);
+    assert_int_equal(b.defs.wins[0].id, 0);
+    assert_int_equal(b.defs.wins[0].comm, 3);
+    assert_int_equal(b.defs.groups[0].id, 0);
+    assert_int_equal(b.n, a.n);
+    for (size_t i = 0; i < a.n; i++)
+        if (a.ev[i].kind != RT_EV_RMA_GROUP_SYNC)
+            assert_int_equal(rt_defs_peer_world(&a.defs, &a.ev[i]),
+                             rt_defs_peer_world(&b.defs, &b.ev[i]));
+    assert_int_equal(b.ev[3].peer, 0);
+    assert_int_equal(rt_defs_peer_world(&b.defs, &b.ev[0]), 2);
+    unload(&a);
+    unload(&b);
+}
+
+/* ---- bad input ---------------------------------------------------------------------------------
+ */
+
+static void test_missing_file(void **state)
+{
+    const char *p = tmp_path("nosuch.csv");
+    unlink(p);
+    char want[1100];
+    snprintf(want, sizeof want, "%s: No such file or directory", p);
+    expect_open_error(p, RT_E_NOTFOUND, want);
+}
+
+static void test_not_a_trace(void **state)
+{
+    expect_open_error(write_file("image.png", "\x89PNG\r\n\x1a\n binary"), RT_E_FORMAT,
+                      "image.png: not a trace");
+    const char *dir = tmp_path("emptydir");
+    remove_any(dir);
+    mkdir(dir, 0777);
+    expect_open_error(dir, RT_E_FORMAT, "emptydir: not a trace");
+}
+
+static void test_csv_bad_rows(void **state)
+{
+    static const struct {
+        const char *text, *msg;
+        int code;
+    } cases[] = {
+        {"ranks,2\n0,5,frobnicate,,,,,,,,,\n", "bad.csv:2: unknown event 'frobnicate'", RT_E_INVAL},
+        {"ranks,2\n0,5x,send,,0,1,0,8,,,,\n", "bad.csv:2: bad number '5x'", RT_E_INVAL},
+        {"ranks,2\n0,5,send,,0,1,0,-8,,,,\n", "bad.csv:2: negative byte count -8", RT_E_INVAL},
+        {"ranks,2\n# c\n0,5,send,,0,1,0,8,,,,\n0,4,send,,0,1,0,8,,,,\n",
+         "bad.csv:4: events out of time order: rank 0 at 4 ns after 5 ns", RT_E_ORDER},
+        {"ranks,2\n0,5,send,,0,2,0,8,,,,\n",
+         "bad.csv:2: send: peer 2 is not a rank of communicator 0", RT_E_INVAL},
+        {"0,5,send,,0,1,0,8,,,,\n", "bad.csv:1: first record must be 'ranks,N'", RT_E_FORMAT},
+        {"", "bad.csv: empty trace", RT_E_FORMAT},
+        {"ranks,2\n0,5,send,,0,1,0,8\n", "bad.csv:2: event has 8 fields, expected 12", RT_E_FORMAT},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *p = write_file("bad.csv", cases[i].text);
+        expect_open_error(p, cases[i].code, cases[i].msg);
+    }
+}
+
+static void test_csv_truncated(void **state)
+{
+    /* the run died while the last line was being written */
+    const char *p = write_file("cut.csv", "ranks,2\n"
+                                          "0,5,send,,0,1,0,8,,,,\n"
+                                          "1,6,recv,,0,0,0,8,,,,\n"
+                                          "1,7,send,,0,0,0,1");
+    loaded l;
+    rt_err err;
+    assert_int_equal(load(p, &l, &err), 0);
+    assert_int_equal(l.n, 2);
+    assert_non_null(l.truncated);
+    assert_non_null(strstr(l.truncated, "cut.csv:4: trace cut short"));
+    unload(&l);
+}
+
+static const char *fresh_archive(const char *name)
+{
+    const char *dir = tmp_path(name);
+    remove_any(dir);
+    convert(ALL_KINDS, dir, RT_FMT_OTF2);
+    return dir;
+}
+
+static void test_otf2_damaged(void **state)
+{
+    char f[1200];
+    const char *a = fresh_archive("dmg-anchor");
+    snprintf(f, sizeof f, "%s/traces.otf2", a);
+    write_file("dmg-anchor/traces.otf2", "this is no anchor\n");
+    expect_open_error(a, RT_E_FORMAT, "dmg-anchor: not a trace or damaged OTF2 archive");
+
+    const char *d = fresh_archive("dmg-defs");
+    snprintf(f, sizeof f, "%s/traces.def", d);
+    struct stat st;
+    assert_int_equal(stat(f, &st), 0);
+    assert_int_equal(truncate(f, st.st_size / 2), 0);
+    expect_open_error(d, RT_E_FORMAT, "dmg-defs: damaged OTF2 archive: definitions unreadable");
+
+    const char *e = fresh_archive("dmg-empty-defs");
+    snprintf(f, sizeof f, "%s/traces.def", e);
+    assert_int_equal(truncate(f, 0), 0);
+    expect_open_error(e, RT_E_FORMAT,
+                      "dmg-empty-defs: damaged OTF2 archive: definitions unreadable");
+}
+
+/* A killed run's event file ends early: read up to its last complete event, with a
+ * warning that names the rank. */
+static void test_otf2_truncated_events(void **state)
+{
+    const char *a = fresh_archive("cut-otf2");
+    char f[1200];
+    snprintf(f, sizeof f, "%s/traces/0.evt", a);
+    struct stat st;
+    assert_int_equal(stat(f, &st), 0);
+    assert_int_equal(truncate(f, st.st_size / 2), 0);
+    loaded full, cut;
+    rt_err err;
+    assert_int_equal(load(ALL_KINDS, &full, &err), 0);
+    assert_int_equal(load(a, &cut, &err), 0);
+    assert_non_null(cut.truncated);
+    assert_non_null(strstr(cut.truncated, "trace cut short: rank 0's events end early, after"));
+    size_t rank0 = 0, rank0_cut = 0;
+    while (rank0 < full.n && full.ev[rank0].rank == 0)
+        rank0++;
+    while (rank0_cut < cut.n && cut.ev[rank0_cut].rank == 0)
+        rank0_cut++;
+    assert_true(rank0_cut > 0 && rank0_cut < rank0);
+    /* what was read is exactly the start of rank 0, and all of the other ranks */
+    for (size_t i = 0; i < rank0_cut; i++)
+        assert_true(rt_event_equal(&full.ev[i], &cut.ev[i]));
+    assert_int_equal(cut.n - rank0_cut, full.n - rank0);
+    for (size_t i = rank0_cut; i < cut.n; i++)
+        assert_true(rt_event_equal(&full.ev[rank0 + i - rank0_cut], &cut.ev[i]));
+    unload(&cut);
+
+    /* Wherever the cut falls, what is read is a prefix of rank 0's events. */
+    const char *b = fresh_archive("cut-otf2-many");
+    snprintf(f, sizeof f, "%s/traces/0.evt", b);
+    FILE *in = fopen(f, "rb");
+    assert_non_null(in);
+    static unsigned char bytes[1 << 16];
+    size_t size = fread(bytes, 1, sizeof bytes, in);
+    fclose(in);
+    assert_true(size > 64 && size < sizeof bytes);
+    size_t last = 0;
+    for (size_t at = 40; at < size - 2; at++) {
+        FILE *o = fopen(f, "wb");
+        assert_non_null(o);
+        assert_int_equal(fwrite(bytes, 1, at, o), at);
+        fclose(o);
+        assert_int_equal(load(b, &cut, &err), 0);
+        assert_non_null(cut.truncated);
+        size_t k = 0;
+        while (k < cut.n && cut.ev[k].rank == 0)
+            k++;
+        for (size_t i = 0; i < k; i++)
+            if (!rt_event_equal(&full.ev[i], &cut.ev[i]))
+                fail_msg("cut at byte %zu: event %zu is not the original", at, i);
+        if (k > last)
+            last = k;
+        unload(&cut);
+    }
+    assert_true(last >= rank0 - 2);
+    unload(&full);
+}
+
+/* ---- writers -----------------------------------------------------------------------------------
+ */
+
+static void test_writer_checks(void **state)
+{
+    rt_defs d;
+    rt_err err;
+    assert_int_equal(rt_defs_init(&d, 2, &err), 0);
+    const char *dir = tmp_path("nonempty");
+    remove_any(dir);
+    mkdir(dir, 0777);
+    write_file("nonempty/keep.txt", "mine\n");
+    rt_writer *w;
+    assert_int_equal(rt_writer_open(dir, RT_FMT_OTF2, &d, &w, &err), -RT_E_INVAL);
+    assert_non_null(strstr(err.msg, "nonempty: directory exists and is not empty"));
+    assert_int_equal(rt_trace_remove(dir, &err), -RT_E_INVAL); /* not ours: left alone */
+    assert_int_equal(access(tmp_path("nonempty/keep.txt"), F_OK), 0);
+
+    const char *out = tmp_path("w-otf2");
+    remove_any(out);
+    assert_int_equal(rt_writer_open(out, RT_FMT_OTF2, &d, &w, &err), 0);
+    rt_event ev = {.kind = RT_EV_SEND, .rank = 1, .time = 10, .peer = 0, .bytes = 1};
+    assert_int_equal(rt_writer_write(w, &ev, &err), 0);
+    ev.time = 9;
+    assert_int_equal(rt_writer_write(w, &ev, &err), -RT_E_ORDER);
+    assert_non_null(strstr(err.msg, "events out of time order: rank 1 at 9 ns after 10 ns"));
+    ev.time = 11;
+    ev.peer = 2;
+    assert_int_equal(rt_writer_write(w, &ev, &err), -RT_E_INVAL);
+    assert_non_null(strstr(err.msg, "send: peer 2 is not a rank of communicator 0"));
+    rt_writer_abort(w); /* removes what it wrote */
+    assert_int_equal(access(out, F_OK), -1);
+
+    assert_int_equal(rt_writer_open(out, RT_FMT_OTF2, &d, &w, &err), 0);
+    assert_int_equal(rt_writer_close(w, &err), 0); /* an archive without events is fine */
+    loaded l;
+    assert_int_equal(load(out, &l, &err), 0);
+    assert_int_equal(l.n, 0);
+    assert_int_equal(l.defs.nranks, 2);
+    unload(&l);
+    assert_int_equal(rt_trace_remove(out, &err), 0);
+    assert_int_equal(access(out, F_OK), -1);
+    rt_defs_free(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_func_names),
+        cmocka_unit_test(test_contype_names),
+        cmocka_unit_test(test_kind_and_op_names),
+        cmocka_unit_test(test_event_equal_uses_only_kind_fields),
+        cmocka_unit_test(test_defs),
+        cmocka_unit_test(test_event_check),
+        cmocka_unit_test(test_csv_read),
+        cmocka_unit_test(test_csv_roundtrip),
+        cmocka_unit_test(test_otf2_roundtrip),
+        cmocka_unit_test(test_otf2_renumbers_sparse_ids),
+        cmocka_unit_test(test_missing_file),
+        cmocka_unit_test(test_not_a_trace),
+        cmocka_unit_test(test_csv_bad_rows),
+        cmocka_unit_test(test_csv_truncated),
+        cmocka_unit_test(test_otf2_damaged),
+        cmocka_unit_test(test_otf2_truncated_events),
+        cmocka_unit_test(test_writer_checks),
+    };
+    return cmocka_run_group_tests_name("formats", tests, NULL, NULL);
+}

@@ -1,0 +1,5 @@
+convert
+$EXAMPLES/halo.csv
+--to
+xml
+$WORK/out

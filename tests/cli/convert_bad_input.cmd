@@ -1,0 +1,3 @@
+convert
+$DATA/out_of_order.csv
+$WORK/out-otf2

@@ -1,0 +1,3 @@
+convert
+$EXAMPLES/halo.csv
+--to

@@ -1,0 +1,5 @@
+convert
+$DATA/truncated.csv
+--to
+csv
+$WORK/out.csv

@@ -1,0 +1,2 @@
+info
+$DATA/all_kinds.csv

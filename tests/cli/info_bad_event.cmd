@@ -1,0 +1,2 @@
+info
+$DATA/bad_event.csv

@@ -1,0 +1,2 @@
+info
+$DATA/damaged.otf2

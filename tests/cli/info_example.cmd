@@ -1,0 +1,2 @@
+info
+$EXAMPLES/halo.csv

@@ -1,0 +1,2 @@
+info
+$DATA/negative_bytes.csv

@@ -1,0 +1,2 @@
+info
+$DATA/not_a_trace.png

@@ -1,0 +1,2 @@
+info
+$DATA/out_of_order.csv

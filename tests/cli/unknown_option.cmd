@@ -1,0 +1,3 @@
+info
+--bogus
+$EXAMPLES/halo.csv

@@ -1,0 +1,793 @@
+/* Unit tests for histograms/: psmpi binning, the exact text report, configuration parsing. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_event.h"
+#include "rt_hist.h"
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+
+static void init_with(rt_hist *h, uint64_t min, uint64_t max, unsigned shift)
+{
+    rt_hist_config c;
+    rt_hist_config_default(&c);
+    c.min = min;
+    c.max = max;
+    c.shift = shift;
+    assert_int_equal(rt_hist_init(h, &c), 0);
+}
+
+/* The report as a string (caller frees). */
+static char *render(const rt_hist *h)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    assert_non_null(f);
+    assert_int_equal(rt_hist_write_text(h, f), 0);
+    assert_int_equal(fclose(f), 0);
+    return text;
+}
+
+static void assert_report(const rt_hist *h, const char *expected)
+{
+    char *text = render(h);
+    assert_string_equal(text, expected);
+    free(text);
+}
+
+/* Bin by the definition: the first limit >= len, or the last bin. */
+static unsigned reference_bin(const rt_hist *h, uint64_t len)
+{
+    unsigned i = 0;
+    while (i < h->nlimits && len > h->limit[i])
+        i++;
+    return i;
+}
+
+/* ---- limits and bins ---------------------------------------------------------------------- */
+
+static void test_default_limits(void **state)
+{
+    (void)state;
+    rt_hist_config c;
+    rt_hist h;
+    rt_hist_config_default(&c);
+    assert_int_equal(c.min, 64);
+    assert_int_equal(c.max, 67108864);
+    assert_int_equal(c.shift, 1);
+    assert_int_equal(c.contype, -1);
+    assert_int_equal(rt_hist_init(&h, &c), 0);
+    assert_int_equal(h.nlimits, 21);
+    assert_int_equal(rt_hist_nbins(&h), 22);
+    for (unsigned i = 0; i < 21; i++)
+        assert_int_equal(h.limit[i], UINT64_C(64) << i);
+    assert_int_equal(h.limit[20], 67108864);
+    for (unsigned i = 0; i < RT_HIST_MAX_BINS; i++)
+        assert_int_equal(h.count[i], 0);
+}
+
+static void test_small_limits(void **state)
+{
+    (void)state;
+    rt_hist h;
+    init_with(&h, 1, 16, 2);
+    assert_int_equal(h.nlimits, 3);
+    assert_int_equal(rt_hist_nbins(&h), 4);
+    assert_int_equal(h.limit[0], 1);
+    assert_int_equal(h.limit[1], 4);
+    assert_int_equal(h.limit[2], 16);
+
+    /* max between two limits: the last limit is the largest one <= max. */
+    init_with(&h, 64, 4095, 2);
+    assert_int_equal(h.nlimits, 3);
+    assert_int_equal(h.limit[2], 1024);
+    /* min = max: one limit, two bins. */
+    init_with(&h, 100, 100, 5);
+    assert_int_equal(h.nlimits, 1);
+    assert_int_equal(rt_hist_bin(&h, 100), 0);
+    assert_int_equal(rt_hist_bin(&h, 101), 1);
+}
+
+static void test_extreme_limits(void **state)
+{
+    (void)state;
+    rt_hist h;
+    /* The most limits the cap allows: 2^0 .. 2^62. */
+    init_with(&h, 1, RT_HIST_LIMIT_CAP, 1);
+    assert_int_equal(h.nlimits, 63);
+    assert_int_equal(h.limit[62], RT_HIST_LIMIT_CAP);
+    assert_int_equal(rt_hist_bin(&h, UINT64_MAX), 63);
+    assert_int_equal(rt_hist_bin(&h, RT_HIST_LIMIT_CAP), 62);
+    assert_int_equal(rt_hist_bin(&h, RT_HIST_LIMIT_CAP + 1), 63);
+    /* The largest shift: the second limit would overflow without the max >> shift test. */
+    init_with(&h, 3, RT_HIST_LIMIT_CAP, 63);
+    assert_int_equal(h.nlimits, 1);
+    init_with(&h, RT_HIST_LIMIT_CAP, RT_HIST_LIMIT_CAP, 1);
+    assert_int_equal(h.nlimits, 1);
+    assert_int_equal(rt_hist_bin(&h, 0), 0);
+    assert_int_equal(rt_hist_bin(&h, UINT64_MAX), 1);
+}
+
+static void test_bin_edges(void **state)
+{
+    (void)state;
+    rt_hist h;
+    init_with(&h, 64, 67108864, 1);
+    assert_int_equal(rt_hist_bin(&h, 0), 0);
+    assert_int_equal(rt_hist_bin(&h, 1), 0);
+    assert_int_equal(rt_hist_bin(&h, 64), 0);
+    assert_int_equal(rt_hist_bin(&h, 65), 1);
+    assert_int_equal(rt_hist_bin(&h, 128), 1);
+    assert_int_equal(rt_hist_bin(&h, 129), 2);
+    assert_int_equal(rt_hist_bin(&h, 67108864), 20);
+    assert_int_equal(rt_hist_bin(&h, 67108865), 21);
+    assert_int_equal(rt_hist_bin(&h, UINT64_MAX), 21);
+
+    init_with(&h, 1, 16, 2);
+    assert_int_equal(rt_hist_bin(&h, 0), 0);
+    assert_int_equal(rt_hist_bin(&h, 1), 0);
+    assert_int_equal(rt_hist_bin(&h, 2), 1);
+    assert_int_equal(rt_hist_bin(&h, 4), 1);
+    assert_int_equal(rt_hist_bin(&h, 5), 2);
+    assert_int_equal(rt_hist_bin(&h, 16), 2);
+    assert_int_equal(rt_hist_bin(&h, 17), 3);
+}
+
+/* The bit-length shortcut against the definition, for minimums that are and are not powers
+ * of two, every shift, at every limit and its neighbours and at every power of two. */
+static void test_bin_matches_reference(void **state)
+{
+    (void)state;
+    static const uint64_t mins[] = {1, 2, 3, 5, 7, 64, 100, 1000, 4097, UINT64_C(1) << 40,
+                                    (UINT64_C(1) << 61) + 1};
+    static const uint64_t maxs[] = {16, 4096, 67108864, 1000000007, RT_HIST_LIMIT_CAP};
+    rt_hist h;
+    unsigned checked = 0;
+    for (size_t a = 0; a < sizeof mins / sizeof *mins; a++) {
+        for (size_t b = 0; b < sizeof maxs / sizeof *maxs; b++) {
+            if (maxs[b] < mins[a])
+                continue;
+            for (unsigned s = 1; s <= RT_HIST_MAX_SHIFT; s++) {
+                init_with(&h, mins[a], maxs[b], s);
+                uint64_t probes[3 * 64 + 3 * 64 + 2];
+                size_t n = 0;
+                probes[n++] = 0;
+                probes[n++] = UINT64_MAX;
+                for (unsigned i = 0; i < h.nlimits; i++) {
+                    probes[n++] = h.limit[i] - 1;
+                    probes[n++] = h.limit[i];
+                    probes[n++] = h.limit[i] + 1;
+                }
+                for (unsigned bit = 0; bit < 64; bit++) {
+                    uint64_t p = UINT64_C(1) << bit;
+                    probes[n++] = p - 1;
+                    probes[n++] = p;
+                    probes[n++] = p + 1;
+                }
+                for (size_t i = 0; i < n; i++) {
+                    unsigned want = reference_bin(&h, probes[i]);
+                    if (rt_hist_bin(&h, probes[i]) != want)
+                        fail_msg("min %llu max %llu shift %u len %llu: bin %u, want %u",
+                                 (unsigned long long)mins[a], (unsigned long long)maxs[b], s,
+                                 (unsigned long long)probes[i], rt_hist_bin(&h, probes[i]),
+                                 want);
+                    checked++;
+                }
+            }
+        }
+    }
+    assert_true(checked > 10000);
+}
+
+static void test_count_and_filter(void **state)
+{
+    (void)state;
+    rt_hist h;
+    init_with(&h, 1, 16, 2);
+    rt_hist_count(&h, 0, RT_CT_SHM);
+    rt_hist_count(&h, 3, RT_CT_NET);
+    rt_hist_count(&h, 100, RT_CT_GW);
+    rt_hist_count(&h, 100, RT_CT_LOOP);
+    assert_int_equal(h.count[0], 1);
+    assert_int_equal(h.count[1], 1);
+    assert_int_equal(h.count[2], 0);
+    assert_int_equal(h.count[3], 2);
+
+    rt_hist_config c;
+    rt_hist_config_default(&c);
+    c.contype = RT_CT_GW;
+    strcpy(c.contype_name, "gateway");
+    assert_int_equal(rt_hist_init(&h, &c), 0);
+    rt_hist_count(&h, 10, RT_CT_GW);
+    rt_hist_count(&h, 10, RT_CT_NET);
+    rt_hist_count(&h, 10, RT_CT_SHM);
+    rt_hist_count(&h, 1000, RT_CT_GW);
+    rt_hist_count(&h, 1000, RT_CT_LOOP);
+    assert_int_equal(h.count[0], 1);
+    assert_int_equal(h.count[rt_hist_bin(&h, 1000)], 1);
+    uint64_t total = 0;
+    for (unsigned i = 0; i < rt_hist_nbins(&h); i++)
+        total += h.count[i];
+    assert_int_equal(total, 2);
+}
+
+static void test_init_rejects(void **state)
+{
+    (void)state;
+    rt_hist_config c;
+    rt_hist h;
+    rt_err err = {0};
+    memset(&h, 0x5a, sizeof h);
+
+    rt_hist_config_default(&c);
+    c.min = 0;
+    assert_int_equal(rt_hist_init(&h, &c), -RT_E_INVAL);
+    assert_int_equal(rt_hist_config_check(&c, &err), -RT_E_INVAL);
+    assert_string_equal(err.msg, "histogram minimum must be at least 1");
+    rt_hist_config_default(&c);
+    c.shift = 0;
+    assert_int_equal(rt_hist_init(&h, &c), -RT_E_INVAL);
+    c.shift = 64;
+    assert_int_equal(rt_hist_init(&h, &c), -RT_E_INVAL);
+    rt_hist_config_default(&c);
+    c.max = 63;
+    assert_int_equal(rt_hist_init(&h, &c), -RT_E_INVAL);
+    c.max = RT_HIST_LIMIT_CAP + 1;
+    assert_int_equal(rt_hist_init(&h, &c), -RT_E_INVAL);
+    rt_hist_config_default(&c);
+    c.contype = RT_CT_COUNT;
+    assert_int_equal(rt_hist_init(&h, &c), -RT_E_INVAL);
+    c.contype = RT_CT_NONE;
+    assert_int_equal(rt_hist_init(&h, &c), -RT_E_INVAL);
+    /* A failed init leaves h as it was. */
+    assert_int_equal(h.nlimits, 0x5a5a5a5au);
+}
+
+/* ---- text report -------------------------------------------------------------------------- */
+
+static void test_text_defaults(void **state)
+{
+    (void)state;
+    rt_hist h;
+    rt_hist_config c;
+    rt_hist_config_default(&c);
+    assert_int_equal(rt_hist_init(&h, &c), 0);
+    for (int i = 0; i < 353913; i++)
+        rt_hist_count(&h, (uint64_t)(i % 65), RT_CT_SHM);
+    rt_hist_count(&h, 65, RT_CT_NET);
+    rt_hist_count(&h, 4096, RT_CT_NET);
+    rt_hist_count(&h, 4096, RT_CT_GW);
+    rt_hist_count(&h, 67108864, RT_CT_GW);
+    rt_hist_count(&h, 67108865, RT_CT_GW);
+    h.count[21] += UINT64_C(10000000000); /* counts are 64-bit */
+    assert_report(&h, "      bin  freq\n"
+                      "       64  353913\n"
+                      "      128  1\n"
+                      "      256  0\n"
+                      "      512  0\n"
+                      "     1024  0\n"
+                      "     2048  0\n"
+                      "     4096  2\n"
+                      "     8192  0\n"
+                      "    16384  0\n"
+                      "    32768  0\n"
+                      "    65536  0\n"
+                      "   131072  0\n"
+                      "   262144  0\n"
+                      "   524288  0\n"
+                      "  1048576  0\n"
+                      "  2097152  0\n"
+                      "  4194304  0\n"
+                      "  8388608  0\n"
+                      " 16777216  0\n"
+                      " 33554432  0\n"
+                      " 67108864  1\n"
+                      ">67108864  10000000001\n");
+}
+
+static void test_text_small(void **state)
+{
+    (void)state;
+    rt_hist h;
+    init_with(&h, 1, 16, 2);
+    rt_hist_count(&h, 0, RT_CT_LOOP);
+    rt_hist_count(&h, 1, RT_CT_LOOP);
+    rt_hist_count(&h, 4, RT_CT_LOOP);
+    rt_hist_count(&h, 17, RT_CT_LOOP);
+    rt_hist_count(&h, 1 << 20, RT_CT_LOOP);
+    assert_report(&h, " bin  freq\n"
+                      "  1  2\n"
+                      "  4  1\n"
+                      " 16  0\n"
+                      ">16  2\n");
+    /* D narrower than "bin": psmpi's printf lets the header overflow; so do we. */
+    init_with(&h, 1, 1, 1);
+    assert_report(&h, " bin  freq\n"
+                      " 1  0\n"
+                      ">1  0\n");
+    /* A power of ten as the last limit: D counts its digits exactly. */
+    init_with(&h, 10, 1000, 63);
+    rt_hist_count(&h, 11, RT_CT_LOOP);
+    assert_report(&h, " bin  freq\n"
+                      " 10  0\n"
+                      ">10  1\n");
+    init_with(&h, 125, 1000, 3);
+    assert_report(&h, "  bin  freq\n"
+                      "  125  0\n"
+                      " 1000  0\n"
+                      ">1000  0\n");
+}
+
+static void test_text_contype(void **state)
+{
+    (void)state;
+    rt_hist_config c;
+    rt_hist h;
+    char warnings[256];
+    assert_int_equal(rt_hist_config_from_env(&c, "PSP_HISTOGRAM", "64", "4096", "2", "gw",
+                                             warnings, sizeof warnings),
+                     0);
+    assert_string_equal(warnings, "");
+    assert_int_equal(c.contype, RT_CT_GW);
+    assert_int_equal(rt_hist_init(&h, &c), 0);
+    for (int i = 0; i < 12694; i++)
+        rt_hist_count(&h, 8, RT_CT_GW);
+    for (int i = 0; i < 4; i++)
+        rt_hist_count(&h, 1000, RT_CT_GW);
+    for (int i = 0; i < 100; i++) {
+        rt_hist_count(&h, 8, RT_CT_SHM);
+        rt_hist_count(&h, 1000, RT_CT_NET);
+        rt_hist_count(&h, 5000, RT_CT_LOOP);
+    }
+    assert_report(&h, "  bin  freq (gw)\n"
+                      "   64  12694\n"
+                      "  256  0\n"
+                      " 1024  4\n"
+                      " 4096  0\n"
+                      ">4096  0\n");
+
+    /* The name as typed, whatever it maps to. */
+    assert_int_equal(rt_hist_config_from_env(&c, "RETRACE_HISTOGRAM", NULL, "64", NULL,
+                                             "gateway", warnings, sizeof warnings),
+                     0);
+    assert_string_equal(c.contype_name, "gateway");
+    assert_int_equal(rt_hist_init(&h, &c), 0);
+    rt_hist_count(&h, 1, RT_CT_GW);
+    assert_report(&h, " bin  freq (gateway)\n"
+                      " 64  1\n"
+                      ">64  0\n");
+    assert_int_equal(rt_hist_config_from_env(&c, NULL, NULL, "64", NULL, "openib", warnings,
+                                             sizeof warnings),
+                     0);
+    assert_int_equal(c.contype, RT_CT_NET);
+    assert_int_equal(rt_hist_init(&h, &c), 0);
+    assert_report(&h, " bin  freq (openib)\n"
+                      " 64  0\n"
+                      ">64  0\n");
+
+    /* A config built by hand without a name shows ours. */
+    rt_hist_config_default(&c);
+    c.max = 64;
+    c.contype = RT_CT_SHM;
+    assert_int_equal(rt_hist_init(&h, &c), 0);
+    assert_report(&h, " bin  freq (shm)\n"
+                      " 64  0\n"
+                      ">64  0\n");
+}
+
+static void test_text_errors(void **state)
+{
+    (void)state;
+    rt_hist h;
+    init_with(&h, 64, 67108864, 1);
+    char buf[16] = "";
+    FILE *f = fmemopen(buf, sizeof buf, "r"); /* writing to it fails */
+    assert_non_null(f);
+    assert_int_equal(rt_hist_write_text(&h, f), -RT_E_IO);
+    fclose(f);
+
+    rt_hist empty;
+    memset(&empty, 0, sizeof empty);
+    assert_int_equal(rt_hist_write_text(&empty, stdout), -RT_E_INVAL);
+}
+
+/* ---- environment configuration ------------------------------------------------------------ */
+
+static void assert_default_config(const rt_hist_config *c)
+{
+    assert_int_equal(c->min, 64);
+    assert_int_equal(c->max, 67108864);
+    assert_int_equal(c->shift, 1);
+    assert_int_equal(c->contype, -1);
+    assert_string_equal(c->contype_name, "");
+}
+
+static void test_env_unset(void **state)
+{
+    (void)state;
+    rt_hist_config c;
+    char warnings[64] = "junk";
+    assert_int_equal(rt_hist_config_from_env(&c, "PSP_HISTOGRAM", NULL, NULL, NULL, NULL,
+                                             warnings, sizeof warnings),
+                     0);
+    assert_string_equal(warnings, "");
+    assert_default_config(&c);
+    /* Empty means unset (VAR= in a job script), not a bad value. */
+    assert_int_equal(rt_hist_config_from_env(&c, "PSP_HISTOGRAM", "", "", "", "", warnings,
+                                             sizeof warnings),
+                     0);
+    assert_default_config(&c);
+    /* No buffer at all. */
+    assert_int_equal(rt_hist_config_from_env(&c, NULL, NULL, NULL, "0", NULL, NULL, 0), 1);
+}
+
+static void test_env_good(void **state)
+{
+    (void)state;
+    rt_hist_config c;
+    char warnings[64];
+    assert_int_equal(rt_hist_config_from_env(&c, "PSP_HISTOGRAM", "1", "16", "2", "shm",
+                                             warnings, sizeof warnings),
+                     0);
+    assert_int_equal(c.min, 1);
+    assert_int_equal(c.max, 16);
+    assert_int_equal(c.shift, 2);
+    assert_int_equal(c.contype, RT_CT_SHM);
+    assert_string_equal(c.contype_name, "shm");
+    /* The extremes that are still accepted. */
+    assert_int_equal(rt_hist_config_from_env(&c, "PSP_HISTOGRAM", "4611686018427387904",
+                                             "4611686018427387904", "63", NULL, warnings,
+                                             sizeof warnings),
+                     0);
+    assert_int_equal(c.min, RT_HIST_LIMIT_CAP);
+    assert_int_equal(c.max, RT_HIST_LIMIT_CAP);
+    assert_int_equal(c.shift, 63);
+    /* max = min is fine: one limit. */
+    assert_int_equal(rt_hist_config_from_env(&c, "PSP_HISTOGRAM", "4096", "4096", NULL, NULL,
+                                             warnings, sizeof warnings),
+                     0);
+}
+
+struct env_case {
+    const char *min, *max, *shift, *contype;
+    const char *warning;
+    uint64_t want_min, want_max;
+    unsigned want_shift;
+};
+
+static void test_env_bad_values(void **state)
+{
+    (void)state;
+    static const struct env_case cases[] = {
+        {"abc", NULL, NULL, NULL,
+         "PSP_HISTOGRAM_MIN=abc: not a number of bytes; using the default 64\n", 64, 67108864, 1},
+        {"64x", NULL, NULL, NULL,
+         "PSP_HISTOGRAM_MIN=64x: not a number of bytes; using the default 64\n", 64, 67108864, 1},
+        {" 64", NULL, NULL, NULL,
+         "PSP_HISTOGRAM_MIN= 64: not a number of bytes; using the default 64\n", 64, 67108864, 1},
+        {"4K", NULL, NULL, NULL,
+         "PSP_HISTOGRAM_MIN=4K: not a number of bytes; using the default 64\n", 64, 67108864, 1},
+        {"-5", NULL, NULL, NULL,
+         "PSP_HISTOGRAM_MIN=-5: must not be negative; using the default 64\n", 64, 67108864, 1},
+        {"0", NULL, NULL, NULL,
+         "PSP_HISTOGRAM_MIN=0: must be at least 1; using the default 64\n", 64, 67108864, 1},
+        {"4611686018427387905", NULL, NULL, NULL,
+         "PSP_HISTOGRAM_MIN=4611686018427387905: must be at most 4611686018427387904; "
+         "using the default 64\n", 64, 67108864, 1},
+        {NULL, "1e6", NULL, NULL,
+         "PSP_HISTOGRAM_MAX=1e6: not a number of bytes; using the default 67108864\n", 64,
+         67108864, 1},
+        {NULL, "-1", NULL, NULL,
+         "PSP_HISTOGRAM_MAX=-1: must not be negative; using the default 67108864\n", 64,
+         67108864, 1},
+        {NULL, "0", NULL, NULL,
+         "PSP_HISTOGRAM_MAX=0: must be at least 1; using the default 67108864\n", 64, 67108864,
+         1},
+        {NULL, "9223372036854775808", NULL, NULL,
+         "PSP_HISTOGRAM_MAX=9223372036854775808: must be at most 4611686018427387904; "
+         "using the default 67108864\n", 64, 67108864, 1},
+        {NULL, "99999999999999999999999", NULL, NULL,
+         "PSP_HISTOGRAM_MAX=99999999999999999999999: must be at most 4611686018427387904; "
+         "using the default 67108864\n", 64, 67108864, 1},
+        {NULL, "32", NULL, NULL,
+         "PSP_HISTOGRAM_MAX=32: less than the minimum 64; using the default 67108864\n", 64,
+         67108864, 1},
+        {"128", "100", NULL, NULL,
+         "PSP_HISTOGRAM_MAX=100: less than the minimum 128; using the default 67108864\n", 128,
+         67108864, 1},
+        {"1073741824", "1048576", NULL, NULL,
+         "PSP_HISTOGRAM_MAX=1048576: less than PSP_HISTOGRAM_MIN=1073741824, which is above "
+         "the default maximum; using the defaults MIN=64 and MAX=67108864\n", 64, 67108864, 1},
+        {"1073741824", NULL, NULL, NULL,
+         "PSP_HISTOGRAM_MIN=1073741824: more than the maximum 67108864; using the default 64\n",
+         64, 67108864, 1},
+        {NULL, NULL, "0", NULL,
+         "PSP_HISTOGRAM_SHIFT=0: must be at least 1; using the default 1\n", 64, 67108864, 1},
+        {NULL, NULL, "64", NULL,
+         "PSP_HISTOGRAM_SHIFT=64: must be at most 63; using the default 1\n", 64, 67108864, 1},
+        {NULL, NULL, "99999999999999999999999", NULL,
+         "PSP_HISTOGRAM_SHIFT=99999999999999999999999: must be at most 63; using the default "
+         "1\n", 64, 67108864, 1},
+        {NULL, NULL, "-2", NULL,
+         "PSP_HISTOGRAM_SHIFT=-2: must not be negative; using the default 1\n", 64, 67108864, 1},
+        {NULL, NULL, "two", NULL,
+         "PSP_HISTOGRAM_SHIFT=two: not a number; using the default 1\n", 64, 67108864, 1},
+        {NULL, NULL, "2 ", NULL,
+         "PSP_HISTOGRAM_SHIFT=2 : not a number; using the default 1\n", 64, 67108864, 1},
+        {NULL, NULL, NULL, "infiniband",
+         "PSP_HISTOGRAM_CONTYPE=infiniband: unknown connection type (expected loop, shm, net, "
+         "gw, gateway or a psmpi network such as openib); counting all messages\n", 64,
+         67108864, 1},
+        {NULL, NULL, NULL, "GW",
+         "PSP_HISTOGRAM_CONTYPE=GW: unknown connection type (expected loop, shm, net, gw, "
+         "gateway or a psmpi network such as openib); counting all messages\n", 64, 67108864,
+         1},
+        /* A bad value next to good ones: only the bad one falls back. */
+        {"1", "abc", "2", NULL,
+         "PSP_HISTOGRAM_MAX=abc: not a number of bytes; using the default 67108864\n", 1,
+         67108864, 2},
+        {"128", "4096", "0", NULL,
+         "PSP_HISTOGRAM_SHIFT=0: must be at least 1; using the default 1\n", 128, 4096, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const struct env_case *k = &cases[i];
+        rt_hist_config c;
+        rt_hist h;
+        char warnings[512];
+        int n = rt_hist_config_from_env(&c, "PSP_HISTOGRAM", k->min, k->max, k->shift,
+                                        k->contype, warnings, sizeof warnings);
+        if (n != 1 || strcmp(warnings, k->warning))
+            fail_msg("case %zu: %d warnings:\n%s", i, n, warnings);
+        assert_int_equal(c.min, k->want_min);
+        assert_int_equal(c.max, k->want_max);
+        assert_int_equal(c.shift, k->want_shift);
+        assert_int_equal(c.contype, -1);
+        assert_string_equal(c.contype_name, "");
+        assert_int_equal(rt_hist_init(&h, &c), 0);
+    }
+}
+
+static void test_env_several_warnings(void **state)
+{
+    (void)state;
+    rt_hist_config c;
+    char warnings[1024];
+    /* One line per bad variable, named with the caller's prefix. */
+    int n = rt_hist_config_from_env(&c, "RETRACE_HISTOGRAM", "0", "x", "0", "nope", warnings,
+                                    sizeof warnings);
+    assert_int_equal(n, 4);
+    assert_string_equal(
+        warnings,
+        "RETRACE_HISTOGRAM_MIN=0: must be at least 1; using the default 64\n"
+        "RETRACE_HISTOGRAM_MAX=x: not a number of bytes; using the default 67108864\n"
+        "RETRACE_HISTOGRAM_SHIFT=0: must be at least 1; using the default 1\n"
+        "RETRACE_HISTOGRAM_CONTYPE=nope: unknown connection type (expected loop, shm, net, gw, "
+        "gateway or a psmpi network such as openib); counting all messages\n");
+    assert_default_config(&c);
+    /* MIN bad and MAX below the default MIN: two bad values, two warnings. */
+    n = rt_hist_config_from_env(&c, "PSP_HISTOGRAM", "abc", "16", NULL, NULL, warnings,
+                                sizeof warnings);
+    assert_int_equal(n, 2);
+    assert_string_equal(warnings,
+                        "PSP_HISTOGRAM_MIN=abc: not a number of bytes; using the default 64\n"
+                        "PSP_HISTOGRAM_MAX=16: less than the minimum 64; using the default "
+                        "67108864\n");
+    assert_default_config(&c);
+}
+
+static void test_env_warning_buffer(void **state)
+{
+    (void)state;
+    rt_hist_config c;
+    /* A short buffer: the count stays right and the text stays terminated. */
+    char small[24];
+    memset(small, 'x', sizeof small);
+    int n = rt_hist_config_from_env(&c, "PSP_HISTOGRAM", "0", "0", "0", NULL, small,
+                                    sizeof small);
+    assert_int_equal(n, 3);
+    assert_int_equal(strlen(small), sizeof small - 1);
+    assert_memory_equal(small, "PSP_HISTOGRAM_MIN=0: mu", sizeof small);
+    char one[1] = {'x'};
+    assert_int_equal(rt_hist_config_from_env(&c, NULL, "0", NULL, NULL, NULL, one, 1), 1);
+    assert_int_equal(one[0], '\0');
+
+    /* A long or multi-line value is cut and kept on one line. */
+    char value[200];
+    memset(value, '7', sizeof value);
+    value[0] = 'z';
+    value[1] = '\n';
+    value[sizeof value - 1] = '\0';
+    char warnings[512];
+    assert_int_equal(rt_hist_config_from_env(&c, "PSP_HISTOGRAM", NULL, NULL, value, NULL,
+                                             warnings, sizeof warnings),
+                     1);
+    char want[512];
+    snprintf(want, sizeof want, "PSP_HISTOGRAM_SHIFT=z?%.62s...: not a number; using the "
+             "default 1\n", value + 2);
+    assert_string_equal(warnings, want);
+    assert_int_equal(strlen(want), strlen("PSP_HISTOGRAM_SHIFT=") + 64 + 3 +
+                     strlen(": not a number; using the default 1\n"));
+}
+
+/* ---- command-line configuration ----------------------------------------------------------- */
+
+static void test_parse_size(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        uint64_t want;
+    } good[] = {
+        {"0", 0},
+        {"64", 64},
+        {"4096", 4096},
+        {"4K", 4096},
+        {"4k", 4096},
+        {"4KiB", 4096},
+        {"4kib", 4096},
+        {"64M", 67108864},
+        {"64m", 67108864},
+        {"64MiB", 67108864},
+        {"1G", UINT64_C(1073741824)},
+        {"1GiB", UINT64_C(1073741824)},
+        {"2T", UINT64_C(2) << 40},
+        {"18446744073709551615", UINT64_MAX},
+        {"16777215T", UINT64_C(16777215) << 40},
+    };
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        uint64_t v = 12345;
+        rt_err err = {0};
+        if (rt_hist_parse_size("--max", good[i].text, &v, &err) != 0)
+            fail_msg("'%s': %s", good[i].text, err.msg);
+        assert_int_equal(v, good[i].want);
+    }
+
+    static const char *const bad[] = {"64X", "", "K", "-1", " 64", "64 ", "4KB", "4Kb",
+                                      "4Ki", "1.5M", "0x40", "64MiBs", "+64"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        uint64_t v = 12345;
+        rt_err err = {0};
+        char want[256];
+        assert_int_equal(rt_hist_parse_size("--max", bad[i], &v, &err), -RT_E_INVAL);
+        assert_int_equal(err.code, RT_E_INVAL);
+        snprintf(want, sizeof want,
+                 "--max: bad size '%s' (expected a number of bytes such as 4096, 4K, 64M)",
+                 bad[i]);
+        assert_string_equal(err.msg, want);
+        assert_int_equal(v, 12345);
+    }
+
+    uint64_t v = 7;
+    rt_err err = {0};
+    assert_int_equal(rt_hist_parse_size("--min", "18446744073709551616", &v, &err),
+                     -RT_E_INVAL);
+    assert_string_equal(err.msg, "--min: size '18446744073709551616' is too large");
+    assert_int_equal(rt_hist_parse_size("--min", "16777216T", &v, &err), -RT_E_INVAL);
+    assert_string_equal(err.msg, "--min: size '16777216T' is too large");
+    assert_int_equal(v, 7);
+    /* No rt_err: the code alone. */
+    assert_int_equal(rt_hist_parse_size("--min", "x", &v, NULL), -RT_E_INVAL);
+}
+
+static void test_config_from_args(void **state)
+{
+    (void)state;
+    rt_hist_config c;
+    rt_err err = {0};
+    assert_int_equal(rt_hist_config_from_args(&c, NULL, NULL, NULL, NULL, &err), 0);
+    assert_default_config(&c);
+    assert_int_equal(rt_hist_config_from_args(&c, "1K", "64M", "2", "gateway", &err), 0);
+    assert_int_equal(c.min, 1024);
+    assert_int_equal(c.max, 67108864);
+    assert_int_equal(c.shift, 2);
+    assert_int_equal(c.contype, RT_CT_GW);
+    assert_string_equal(c.contype_name, "gateway");
+
+    static const struct {
+        const char *min, *max, *shift, *contype, *msg;
+    } bad[] = {
+        {"64X", NULL, NULL, NULL,
+         "--min: bad size '64X' (expected a number of bytes such as 4096, 4K, 64M)"},
+        {NULL, "64X", NULL, NULL,
+         "--max: bad size '64X' (expected a number of bytes such as 4096, 4K, 64M)"},
+        {"0", NULL, NULL, NULL, "--min: must be at least 1 (got '0')"},
+        {NULL, "8388608T", NULL, NULL,
+         "--max: '8388608T' is too large (at most 4611686018427387904)"},
+        {"8388608T", "8388608T", NULL, NULL,
+         "--min: '8388608T' is too large (at most 4611686018427387904)"},
+        {"4K", "1K", NULL, NULL, "--max (1024) is less than --min (4096)"},
+        {NULL, "32", NULL, NULL, "--max (32) is less than the default minimum (64)"},
+        {"1G", NULL, NULL, NULL,
+         "--min (1073741824) is more than the default maximum (67108864)"},
+        {NULL, NULL, "0", NULL, "--shift: bad value '0' (expected an integer from 1 to 63)"},
+        {NULL, NULL, "64", NULL, "--shift: bad value '64' (expected an integer from 1 to 63)"},
+        {NULL, NULL, "1K", NULL, "--shift: bad value '1K' (expected an integer from 1 to 63)"},
+        {NULL, NULL, "-1", NULL, "--shift: bad value '-1' (expected an integer from 1 to 63)"},
+        {NULL, NULL, NULL, "fast",
+         "--contype: unknown connection type 'fast' (expected loop, shm, net, gw, gateway or "
+         "a psmpi network such as openib)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        rt_hist_config_default(&c);
+        c.min = 99; /* must survive a failure */
+        assert_int_equal(
+            rt_hist_config_from_args(&c, bad[i].min, bad[i].max, bad[i].shift, bad[i].contype,
+                                     &err),
+            -RT_E_INVAL);
+        assert_string_equal(err.msg, bad[i].msg);
+        assert_int_equal(c.min, 99);
+    }
+}
+
+/* ---- merge -------------------------------------------------------------------------------- */
+
+static void test_merge(void **state)
+{
+    (void)state;
+    rt_hist a, b, other;
+    init_with(&a, 1, 16, 2);
+    init_with(&b, 1, 16, 2);
+    rt_hist_count(&a, 0, RT_CT_SHM);
+    rt_hist_count(&a, 20, RT_CT_SHM);
+    rt_hist_count(&b, 0, RT_CT_SHM);
+    rt_hist_count(&b, 3, RT_CT_SHM);
+    b.count[3] += UINT64_C(1) << 40;
+    assert_int_equal(rt_hist_merge(&a, &b), 0);
+    assert_int_equal(a.count[0], 2);
+    assert_int_equal(a.count[1], 1);
+    assert_int_equal(a.count[2], 0);
+    assert_int_equal(a.count[3], (UINT64_C(1) << 40) + 1);
+    assert_int_equal(b.count[0], 1); /* src untouched */
+    assert_report(&a, " bin  freq\n"
+                      "  1  2\n"
+                      "  4  1\n"
+                      " 16  0\n"
+                      ">16  1099511627777\n");
+
+    /* Different limits or filter: refused, dst untouched. */
+    init_with(&other, 1, 64, 2);
+    rt_hist_count(&other, 0, RT_CT_SHM);
+    assert_int_equal(rt_hist_merge(&a, &other), -RT_E_INVAL);
+    init_with(&other, 2, 16, 2);
+    assert_int_equal(rt_hist_merge(&a, &other), -RT_E_INVAL);
+    rt_hist_config c = other.cfg;
+    c.min = 1;
+    c.contype = RT_CT_GW;
+    assert_int_equal(rt_hist_init(&other, &c), 0);
+    assert_int_equal(rt_hist_merge(&a, &other), -RT_E_INVAL);
+    assert_int_equal(a.count[0], 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_default_limits),
+        cmocka_unit_test(test_small_limits),
+        cmocka_unit_test(test_extreme_limits),
+        cmocka_unit_test(test_bin_edges),
+        cmocka_unit_test(test_bin_matches_reference),
+        cmocka_unit_test(test_count_and_filter),
+        cmocka_unit_test(test_init_rejects),
+        cmocka_unit_test(test_text_defaults),
+        cmocka_unit_test(test_text_small),
+        cmocka_unit_test(test_text_contype),
+        cmocka_unit_test(test_text_errors),
+        cmocka_unit_test(test_env_unset),
+        cmocka_unit_test(test_env_good),
+        cmocka_unit_test(test_env_bad_values),
+        cmocka_unit_test(test_env_several_warnings),
+        cmocka_unit_test(test_env_warning_buffer),
+        cmocka_unit_test(test_parse_size),
+        cmocka_unit_test(test_config_from_args),
+        cmocka_unit_test(test_merge),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
