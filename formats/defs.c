@@ -203,25 +203,8 @@ int rt_defs_copy(rt_defs *dst, const rt_defs *src, rt_err *err)
     memcpy(dst->module, src->module, (size_t)src->nranks * sizeof *dst->module);
     for (uint32_t i = 0; i < src->ncomms && !rc; i++) {
         const rt_comm_def *c = &src->comms[i];
-        if (c->id == RT_COMM_WORLD || c->id == RT_COMM_SELF) {
-            /* Replace the predefined ones: src may have renamed or reshaped them. */
-            rt_comm_def *d = (rt_comm_def *)rt_defs_comm(dst, c->id);
-            uint32_t *m = malloc(((size_t)c->size + c->remote_size) * sizeof *m);
-            char *name = strdup(c->name);
-            if (!m || !name) {
-                free(m);
-                free(name);
-                rc = rt_err_set(err, RT_E_NOMEM, "out of memory copying definitions");
-                break;
-            }
-            memcpy(m, c->members, ((size_t)c->size + c->remote_size) * sizeof *m);
-            free(d->members);
-            free(d->name);
-            *d = *c;
-            d->members = m;
-            d->name = name;
-            continue;
-        }
+        if (c->id == RT_COMM_WORLD || c->id == RT_COMM_SELF)
+            rt__defs_drop_comm(dst, c->id); /* src may have renamed or reshaped them */
         rc = rt_defs_add_comm(dst, c->id, c->parent, c->flags, c->size, c->remote_size,
                               c->members, c->name, err);
     }

@@ -978,7 +978,6 @@ static int r_next(rt_reader *r, rt_event *ev, rt_err *err)
          * have been read from past the end. */
         o->have = 0;
         uint64_t got = 0;
-        rt__otf2_quiet();
         OTF2_ErrorCode ec = OTF2_Reader_ReadLocalEvents(o->reader, o->er, 1, &got);
         if (o->have) {
             int out = o->pending;

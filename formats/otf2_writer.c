@@ -29,6 +29,7 @@ typedef struct otf2w {
     uint64_t tmax;
     OTF2_GlobalDefWriter *gdw; /* while closing */
     OTF2_StringRef nstrings;
+    OTF2_StringRef empty; /* the string "", written once */
     int made_dir;
 } otf2w;
 
@@ -324,7 +325,7 @@ static OTF2_ErrorCode write_group(otf2w *o, OTF2_GroupRef ref, const char *name,
         return OTF2_ERROR_MEM_ALLOC_FAILED;
     for (uint32_t i = 0; i < n; i++)
         m[i] = members ? members[i] : i;
-    OTF2_StringRef s = str(o, name, &ec);
+    OTF2_StringRef s = *name ? str(o, name, &ec) : o->empty;
     if (ec == OTF2_SUCCESS)
         ec = OTF2_GlobalDefWriter_WriteGroup(o->gdw, ref, s, type, OTF2_PARADIGM_MPI,
                                              OTF2_GROUP_FLAG_NONE, n, m);
@@ -382,7 +383,7 @@ static OTF2_ErrorCode write_global_defs(otf2w *o, const rt_defs *d)
 {
     OTF2_ErrorCode ec = OTF2_GlobalDefWriter_WriteClockProperties(
         o->gdw, 1000000000u, 0, o->tmax, OTF2_UNDEFINED_TIMESTAMP);
-    OTF2_StringRef empty = str(o, "", &ec);
+    OTF2_StringRef empty = o->empty = str(o, "", &ec);
     if (ec == OTF2_SUCCESS)
         ec = OTF2_GlobalDefWriter_WriteParadigm(o->gdw, OTF2_PARADIGM_MPI, str(o, "MPI", &ec),
                                                 OTF2_PARADIGM_CLASS_PROCESS);
