@@ -24,6 +24,7 @@ void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+extern const cli_command cli_cmd_record;
 extern const cli_command cli_cmd_convert;
 extern const cli_command cli_cmd_info;
 extern const cli_command cli_cmd_demo;

@@ -44,6 +44,11 @@ int cli_convert(const char *in, const char *outpath, rt_format fmt)
         rt_reader_close(r);
         return cli_error("%s", err.msg);
     }
+    if (rt_reader_truncated(r) && rt_writer_set_truncated(w, rt_reader_truncated(r), &err) < 0) {
+        rt_writer_abort(w);
+        rt_reader_close(r);
+        return cli_error("%s", err.msg);
+    }
     if (rt_writer_close(w, &err) < 0) {
         rt_reader_close(r);
         return cli_error("%s", err.msg);

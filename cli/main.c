@@ -6,6 +6,7 @@
 #include "cli.h"
 
 static const cli_command *const commands[] = {
+    &cli_cmd_record,
     &cli_cmd_info,
     &cli_cmd_convert,
     &cli_cmd_demo,

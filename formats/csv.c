@@ -51,6 +51,7 @@ typedef struct csv_reader {
     int has_pending;
     unsigned long pending_line;
     int done;    /* 1: at the end; -1: failed, and fail says why */
+    char *note;  /* a "# truncated: " comment: reported at the end */
     rt_err fail; /* replayed by later calls so a failed reader never resumes mid-file */
 } csv_reader;
 
@@ -111,6 +112,13 @@ static int read_record(csv_reader *cr, rt_err *e)
         n -= !cr->unterminated;
         if (n > 0 && cr->line[n - 1] == '\r') /* tolerate CRLF line ends */
             n--;
+        if (n > strlen(RT__TRUNCATED_COMMENT) &&
+            !strncmp(cr->line, RT__TRUNCATED_COMMENT, strlen(RT__TRUNCATED_COMMENT))) {
+            free(cr->note);
+            cr->note = strndup(cr->line + strlen(RT__TRUNCATED_COMMENT),
+                               n - strlen(RT__TRUNCATED_COMMENT));
+            continue;
+        }
         if (strspn(cr->line, " \t\r\v\f") >= n || cr->line[0] == '#') /* blank or comment */
             continue;
         /* libcsv would end the row at a CR; a NUL would cut a field short unseen. */
@@ -459,6 +467,8 @@ static int csv_next(rt_reader *r, rt_event *ev, rt_err *err)
             return 1;
         }
         cr->done = rc < 0 ? -1 : 1;
+        if (rc == 0 && cr->note && !r->truncated)
+            rt__reader_set_truncated(r, "%s", cr->note);
     }
     return cr->done < 0 ? rt_err_set(err, cr->fail.code, "%s", cr->fail.msg) : 0;
 }
@@ -477,6 +487,7 @@ static void csv_reader_close(rt_reader *r)
     if (cr->f)
         fclose(cr->f);
     csv_free(&cr->parser);
+    free(cr->note);
     free(cr->line);
     free(cr->text);
     free(cr->proc_seen);
@@ -652,6 +663,12 @@ static void writer_free(rt_writer *w)
 static int csv_writer_close(rt_writer *w, rt_err *err)
 {
     csv_writer *cw = w->impl;
+    if (w->truncated) { /* one line: newlines in the note would end the comment */
+        fputs(RT__TRUNCATED_COMMENT, cw->f);
+        for (const char *p = w->truncated; *p; p++)
+            fputc(*p == '\n' || *p == '\r' ? ' ' : *p, cw->f);
+        fputc('\n', cw->f);
+    }
     int bad = ferror(cw->f);
     errno = 0;
     if (fclose(cw->f) != 0 || bad) {

@@ -1196,6 +1196,12 @@ int rt__otf2_open(rt_reader *r, rt_err *err)
         }
         rc = read_global_defs(r, o, err);
     }
+    char *note = NULL;
+    if (!rc && OTF2_Reader_GetProperty(o->reader, RT__TRUNCATED_PROPERTY, &note) == OTF2_SUCCESS &&
+        note) {
+        rt__reader_set_truncated(r, "%s", note);
+        free(note);
+    }
     if (!rc)
         rc = build_defs(r, o, err);
     if (!rc)

@@ -481,6 +481,10 @@ static int w_close(rt_writer *w, rt_err *err)
         o->gdw = OTF2_Archive_GetGlobalDefWriter(o->archive);
         ec = o->gdw ? write_global_defs(o, d) : OTF2_ERROR_INVALID;
     }
+    if (ec == OTF2_SUCCESS && w->truncated) {
+        what = "cannot note that the trace was cut short";
+        ec = OTF2_Archive_SetProperty(o->archive, RT__TRUNCATED_PROPERTY, w->truncated, true);
+    }
     OTF2_ErrorCode ec2 = OTF2_Archive_Close(o->archive);
     if (ec == OTF2_SUCCESS && ec2 != OTF2_SUCCESS) {
         what = "cannot close the archive";
@@ -573,12 +577,8 @@ static int check_target(const char *path, int *made, rt_err *err)
         *made = 1;
         return 0;
     }
-    struct dirent *e;
-    int empty = 1;
-    while (empty && (e = readdir(d)))
-        empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
     closedir(d);
-    if (!empty)
+    if (!rt_path_is_free(path))
         return rt_err_set(err, RT_E_INVAL, "%s: directory exists and is not empty", path);
     return 0;
 }

@@ -36,11 +36,13 @@ struct rt_writer {
     rt_format format;
     rt_defs defs;
     uint64_t *last_time;
+    char *truncated; /* rt_writer_set_truncated: back ends store it at close */
 };
 
 /* Back ends. open: fill r->ops, r->impl and r->defs. create: fill w->ops and w->impl. */
 int rt__csv_open(rt_reader *r, rt_err *err);
 int rt__otf2_open(rt_reader *r, rt_err *err);
+int rt__raw_open(rt_reader *r, rt_err *err); /* reading only */
 int rt__csv_create(rt_writer *w, rt_err *err);
 int rt__otf2_create(rt_writer *w, rt_err *err);
 
@@ -54,5 +56,10 @@ int rt__parse_i64(const char *s, int64_t *out);
 
 /* Removes a communicator (used to replace the predefined ones by an archive's own). */
 void rt__defs_drop_comm(rt_defs *defs, uint32_t id);
+
+/* The name under which a trace cut short keeps its note: an OTF2 archive property, and in
+ * CSV a comment line "# truncated: NOTE". */
+#define RT__TRUNCATED_PROPERTY "RETRACE::TRUNCATED"
+#define RT__TRUNCATED_COMMENT "# truncated: "
 
 #endif /* RT__TRACE_H */

@@ -14,11 +14,12 @@
 typedef enum rt_format {
     RT_FMT_AUTO = 0, /* reading: detect; writing: from the path (".csv" means CSV) */
     RT_FMT_OTF2,
-    RT_FMT_CSV
+    RT_FMT_CSV,
+    RT_FMT_RAW /* the tracer's raw per-rank files (rt_raw.h): reading only */
 } rt_format;
 
 const char *rt_format_name(rt_format fmt);
-/* "otf2" or "csv"; RT_FMT_AUTO when the name is unknown. */
+/* "otf2" or "csv" (formats retrace writes); RT_FMT_AUTO when the name is unknown. */
 rt_format rt_format_lookup(const char *name);
 
 /* ---- definitions ---------------------------------------------------------------------------- */
@@ -57,7 +58,8 @@ int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err);
 
 typedef struct rt_reader rt_reader;
 
-/* path: an OTF2 archive (its directory or its .otf2 anchor file) or a CSV trace. */
+/* path: an OTF2 archive (its directory or its .otf2 anchor file), a CSV trace, or a raw trace
+ * (its directory, or any .rtr file in it). */
 int rt_reader_open(const char *path, rt_reader **out, rt_err *err);
 const rt_defs *rt_reader_defs(const rt_reader *r);
 rt_format rt_reader_format(const rt_reader *r);
@@ -72,7 +74,8 @@ void rt_reader_close(rt_reader *r);
 typedef struct rt_writer rt_writer;
 
 /* The definitions are copied. OTF2 writes an archive directory at path (which must not
- * exist, or be an empty directory); CSV writes one file. */
+ * exist, or be an empty directory); CSV writes one file. RT_FMT_RAW is refused: only the
+ * tracer writes raw traces. */
 int rt_writer_open(const char *path, rt_format fmt, const rt_defs *defs, rt_writer **out,
                    rt_err *err);
 /* Events of one rank must come in time order; ranks may interleave. */
@@ -83,6 +86,16 @@ int rt_writer_close(rt_writer *w, rt_err *err);
  * traces.otf2 anchor (its anchor, definitions and event files; the directory itself only
  * if nothing else is left in it). Refuses anything else. */
 int rt_trace_remove(const char *path, rt_err *err);
+
+/* Marks the trace being written as cut short (a recording that did not finish); note says
+ * where. Readers of the finished trace report it as truncated with that note. */
+int rt_writer_set_truncated(rt_writer *w, const char *note, rt_err *err);
+
+/* Removes the raw files the tracer wrote (r*.rtr) in dir, and dir if that empties it. */
+void rt_raw_remove(const char *dir);
+
+/* 1 when path does not exist or is an empty directory: where a new trace may go. */
+int rt_path_is_free(const char *path);
 
 /* Frees the writer and removes what it wrote so far (after a failure elsewhere). */
 void rt_writer_abort(rt_writer *w);

@@ -3,11 +3,13 @@
  * trace must pass whatever its form (events valid against the definitions, each rank's
  * events in time order), so that no back end can hand a consumer a malformed stream.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "rt__trace.h"
 
@@ -18,6 +20,8 @@ const char *rt_format_name(rt_format fmt)
         return "otf2";
     case RT_FMT_CSV:
         return "csv";
+    case RT_FMT_RAW:
+        return "raw";
     default:
         return "auto";
     }
@@ -70,19 +74,31 @@ void rt__reader_set_truncated(rt_reader *r, const char *fmt, ...)
     r->truncated = strdup(buf);
 }
 
-/* What a path holds: an OTF2 archive (a directory with a .otf2 anchor, or the anchor file),
- * else a CSV trace (by name or by its first bytes). */
+/* What a path holds: a raw trace (a directory with r0.defs.rtr, or one of its .rtr files),
+ * an OTF2 archive (a directory with a .otf2 anchor, or the anchor file), else a CSV trace (by
+ * name or by its first bytes). */
 static int detect(const char *path, rt_format *fmt, rt_err *err)
 {
     struct stat st;
     if (stat(path, &st) != 0)
         return rt_err_set(err, errno == ENOENT ? RT_E_NOTFOUND : RT_E_IO, "%s: %s", path,
                           strerror(errno));
+    size_t len = strlen(path);
     if (S_ISDIR(st.st_mode)) {
-        *fmt = RT_FMT_OTF2;
+        /* r0.defs.rtr marks a raw trace whatever else the directory holds; any other
+         * directory is taken for an OTF2 archive. */
+        char *defs = malloc(len + sizeof "/r0.defs.rtr");
+        if (!defs)
+            return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
+        snprintf(defs, len + sizeof "/r0.defs.rtr", "%s/r0.defs.rtr", path);
+        *fmt = access(defs, F_OK) == 0 ? RT_FMT_RAW : RT_FMT_OTF2;
+        free(defs);
         return 0;
     }
-    size_t len = strlen(path);
+    if (len > 4 && !strcmp(path + len - 4, ".rtr")) {
+        *fmt = RT_FMT_RAW;
+        return 0;
+    }
     if (len > 5 && !strcmp(path + len - 5, ".otf2")) {
         *fmt = RT_FMT_OTF2;
         return 0;
@@ -115,7 +131,9 @@ int rt_reader_open(const char *path, rt_reader **out, rt_err *err)
         return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
     }
     int rc = detect(path, &r->format, err);
-    if (!rc)
+    if (!rc && r->format == RT_FMT_RAW)
+        rc = rt__raw_open(r, err);
+    else if (!rc)
         rc = r->format == RT_FMT_OTF2 ? rt__otf2_open(r, err) : rt__csv_open(r, err);
     if (!rc) {
         r->last_time = calloc(r->defs.nranks, sizeof *r->last_time);
@@ -190,6 +208,8 @@ int rt_writer_open(const char *path, rt_format fmt, const rt_defs *defs, rt_writ
         size_t len = strlen(path);
         fmt = len > 4 && !strcmp(path + len - 4, ".csv") ? RT_FMT_CSV : RT_FMT_OTF2;
     }
+    if (fmt == RT_FMT_RAW)
+        return rt_err_set(err, RT_E_INVAL, "%s: cannot write raw traces", path);
     rt_writer *w = calloc(1, sizeof *w);
     if (!w || !(w->path = strdup(path))) {
         free(w);
@@ -231,8 +251,19 @@ int rt_writer_write(rt_writer *w, const rt_event *ev, rt_err *err)
     return w->ops->write(w, &e2, err);
 }
 
+int rt_writer_set_truncated(rt_writer *w, const char *note, rt_err *err)
+{
+    char *copy = strdup(note);
+    if (!copy)
+        return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", w->path);
+    free(w->truncated);
+    w->truncated = copy;
+    return 0;
+}
+
 static void writer_free(rt_writer *w)
 {
+    free(w->truncated);
     rt_defs_free(&w->defs);
     free(w->last_time);
     free(w->path);
@@ -254,4 +285,17 @@ void rt_writer_abort(rt_writer *w)
         return;
     w->ops->abort(w);
     writer_free(w);
+}
+
+int rt_path_is_free(const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return errno == ENOENT;
+    struct dirent *e;
+    int empty = 1;
+    while (empty && (e = readdir(d)))
+        empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+    closedir(d);
+    return empty;
 }

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rt_test.h"
 #include "rt_trace.h"
 
 #define ALL_KINDS RT_TEST_DATA "/all_kinds.csv"
@@ -45,36 +46,13 @@ static const char *write_file(const char *name, const char *text)
     return p;
 }
 
-typedef struct loaded {
-    rt_defs defs;
-    rt_event *ev;
-    size_t n;
-    char *truncated;
-} loaded;
+typedef rt_test_trace loaded;
 
 /* Reads a whole trace; events ordered by rank (stable), as readers may interleave ranks
  * differently. Returns the reader's status (0, or the negative error). */
 static int load(const char *path, loaded *out, rt_err *err)
 {
-    memset(out, 0, sizeof *out);
-    rt_reader *r;
-    int rc = rt_reader_open(path, &r, err);
-    if (rc < 0)
-        return rc;
-    assert_int_equal(rt_defs_copy(&out->defs, rt_reader_defs(r), err), 0);
-    size_t cap = 0;
-    rt_event ev;
-    while ((rc = rt_reader_next(r, &ev, err)) > 0) {
-        if (out->n == cap) {
-            cap = cap ? cap * 2 : 64;
-            out->ev = realloc(out->ev, cap * sizeof *out->ev);
-            assert_non_null(out->ev);
-        }
-        out->ev[out->n++] = ev;
-    }
-    if (rt_reader_truncated(r))
-        out->truncated = strdup(rt_reader_truncated(r));
-    rt_reader_close(r);
+    int rc = rt_test_load(path, out, err);
     for (size_t i = 1; i < out->n; i++)
         for (size_t j = i; j > 0 && out->ev[j - 1].rank > out->ev[j].rank; j--) {
             rt_event t = out->ev[j];
@@ -86,9 +64,7 @@ static int load(const char *path, loaded *out, rt_err *err)
 
 static void unload(loaded *l)
 {
-    rt_defs_free(&l->defs);
-    free(l->ev);
-    free(l->truncated);
+    rt_test_unload(l);
 }
 
 static void convert(const char *in, const char *out, rt_format fmt)

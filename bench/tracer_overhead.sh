@@ -1,0 +1,51 @@
+#!/bin/sh
+# Tracer overhead: the same 2-rank program (tracer_overhead.c: 0-byte ping-pong, 8-byte
+# allreduce loop) untraced, traced, and in histogram-only mode, interleaved ROUNDS times so
+# that machine noise hits every mode alike; reports medians, the added ns per MPI call and
+# the ratio, and the raw trace bytes per event of a traced run.
+# usage: bench/tracer_overhead.sh [BUILD_DIR] [ITERATIONS] [ROUNDS]
+set -eu
+build=$(cd "${1:-build}" && pwd)
+iters=${2:-200000}
+rounds=${3:-7}
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+lib=$build/tracer/libretrace.so
+[ -f "$lib" ] || { echo "tracer_overhead: $lib not found (build first)" >&2; exit 2; }
+mpicc -O2 -o "$work/ovh" "$here/tracer_overhead.c"
+
+run() { # MODE -> appends "pingpong allreduce" to $work/MODE
+    case $1 in
+    plain) mpiexec -n 2 "$work/ovh" "$iters" ;;
+    trace) rm -rf "$work/t" "$work/t.raw"
+           RETRACE_OUT=$work/t LD_PRELOAD=$lib mpiexec -n 2 "$work/ovh" "$iters" ;;
+    hist) RETRACE_TRACE=0 RETRACE_HISTOGRAM=1 LD_PRELOAD=$lib mpiexec -n 2 "$work/ovh" "$iters" ;;
+    esac | awk '/^pingpong/ {p=$2} /^allreduce/ {a=$2} END {print p, a}' >> "$work/$1"
+}
+i=0
+while [ $i -lt "$rounds" ]; do
+    for m in plain trace hist; do run $m; done
+    i=$((i + 1))
+done
+median() { # FILE COLUMN
+    sort -n -k"$2" "$1" | awk -v c="$2" '{v[NR]=$c} END {print v[int((NR+1)/2)]}'
+}
+echo "tracer overhead: 2 ranks, $iters iterations, median of $rounds interleaved rounds"
+printf '%-22s %10s %10s %10s %8s\n' pattern "untraced" "mode" "added" ratio
+for m in trace hist; do
+    for col in 1 2; do
+        name=$([ $col = 1 ] && echo "pingpong (0 B)" || echo "allreduce (8 B)")
+        b=$(median "$work/plain" $col)
+        t=$(median "$work/$m" $col)
+        awk -v n="$name" -v m="$m" -v b="$b" -v t="$t" 'BEGIN {
+            printf "%-22s %8.1f ns %8.1f ns %+7.1f ns %7.3fx  (%s)\n", n, b, t, t - b, t / b, m }'
+    done
+done
+# Bytes per event: raw files of one traced run against the events they hold.
+rm -rf "$work/t" "$work/t.raw"
+RETRACE_KEEP_RAW=1 RETRACE_OUT=$work/t LD_PRELOAD=$lib mpiexec -n 2 "$work/ovh" "$iters" >/dev/null
+bytes=$(cat "$work"/t.raw/r*.t*.rtr | wc -c)
+events=$("$build/retrace" info "$work/t" | awk '$1 == "events" {print $2}')
+awk -v b="$bytes" -v e="$events" 'BEGIN {
+    printf "trace size: %d raw bytes for %d events = %.2f bytes per event\n", b, e, b / e }'

@@ -1,0 +1,557 @@
+/*
+ * The raw reader's definitions pass: every rank's DEF records, ranks in order, each file in
+ * order, and one global id for each communicator, group and window however many ranks
+ * defined it under their own local ids. Which records of different ranks describe the same
+ * object is decided by keys (rt_raw.h says which), kept in hash tables: thousands of ranks
+ * and communicators cost time in proportion to what their files hold.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt__raw.h"
+
+#define DEFS_BUF (64u << 10)
+
+/* ---- hash maps ------------------------------------------------------------------------------ */
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    return x ^ (x >> 33);
+}
+
+/* 64-bit key (never 0) to 32-bit value; open addressing, linear probing. */
+typedef struct imap {
+    uint64_t *keys;
+    uint32_t *vals;
+    size_t cap, n; /* cap is 0 or a power of two */
+} imap;
+
+static uint32_t *imap_find(const imap *m, uint64_t key)
+{
+    if (!m->cap)
+        return NULL;
+    size_t mask = m->cap - 1;
+    for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
+        if (m->keys[i] == key)
+            return &m->vals[i];
+        if (!m->keys[i])
+            return NULL;
+    }
+}
+
+static void imap_insert(imap *m, uint64_t key, uint32_t val)
+{
+    size_t mask = m->cap - 1, i = mix64(key) & mask;
+    while (m->keys[i])
+        i = (i + 1) & mask;
+    m->keys[i] = key;
+    m->vals[i] = val;
+    m->n++;
+}
+
+/* Adds a key that is not in the map yet. */
+static int imap_put(imap *m, uint64_t key, uint32_t val)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        imap old = *m;
+        m->cap = old.cap ? old.cap * 2 : 64;
+        m->n = 0;
+        m->keys = calloc(m->cap, sizeof *m->keys);
+        m->vals = malloc(m->cap * sizeof *m->vals);
+        if (!m->keys || !m->vals) {
+            free(m->keys);
+            free(m->vals);
+            *m = old;
+            return -1;
+        }
+        for (size_t i = 0; i < old.cap; i++)
+            if (old.keys[i])
+                imap_insert(m, old.keys[i], old.vals[i]);
+        free(old.keys);
+        free(old.vals);
+    }
+    imap_insert(m, key, val);
+    return 0;
+}
+
+static void imap_free(imap *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+/* Keys of 32-bit words (member lists and the like) to 32-bit values. The keys live in one
+ * growing arena, so a map of thousands of communicators costs a few allocations. */
+typedef struct kslot {
+    uint64_t hash;
+    size_t off;   /* of the key in the arena */
+    uint32_t len; /* words; 0 marks an empty slot */
+    uint32_t val;
+} kslot;
+
+typedef struct kmap {
+    kslot *slots;
+    size_t cap, n;
+    uint32_t *arena;
+    size_t alen, acap;
+} kmap;
+
+static uint64_t hash_words(const uint32_t *k, uint32_t len)
+{
+    uint64_t h = len;
+    for (uint32_t i = 0; i < len; i++)
+        h = (h ^ k[i]) * 0x9e3779b97f4a7c15ULL;
+    return mix64(h);
+}
+
+static int kmap_grow(kmap *m)
+{
+    size_t cap = m->cap ? m->cap * 2 : 64;
+    kslot *s = calloc(cap, sizeof *s);
+    if (!s)
+        return -1;
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->slots[i].len)
+            continue;
+        size_t j = m->slots[i].hash & (cap - 1);
+        while (s[j].len)
+            j = (j + 1) & (cap - 1);
+        s[j] = m->slots[i];
+    }
+    free(m->slots);
+    m->slots = s;
+    m->cap = cap;
+    return 0;
+}
+
+/* The value of key (len >= 1 words) in *val; a new key gets the value *val holds.
+ * 1: added; 0: found; -1: out of memory. */
+static int kmap_get(kmap *m, const uint32_t *key, uint32_t len, uint32_t *val)
+{
+    if ((m->n + 1) * 2 > m->cap && kmap_grow(m))
+        return -1;
+    uint64_t h = hash_words(key, len);
+    size_t mask = m->cap - 1, i = h & mask;
+    for (; m->slots[i].len; i = (i + 1) & mask) {
+        const kslot *s = &m->slots[i];
+        if (s->hash == h && s->len == len && !memcmp(m->arena + s->off, key, len * sizeof *key)) {
+            *val = s->val;
+            return 0;
+        }
+    }
+    if (m->alen + len > m->acap) {
+        size_t cap = m->acap ? m->acap : 1024;
+        while (cap < m->alen + len)
+            cap *= 2;
+        uint32_t *a = realloc(m->arena, cap * sizeof *a);
+        if (!a)
+            return -1;
+        m->arena = a;
+        m->acap = cap;
+    }
+    memcpy(m->arena + m->alen, key, len * sizeof *key);
+    m->slots[i] = (kslot){.hash = h, .off = m->alen, .len = len, .val = *val};
+    m->alen += len;
+    m->n++;
+    return 1;
+}
+
+static void kmap_free(kmap *m)
+{
+    free(m->slots);
+    free(m->arena);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- ids ------------------------------------------------------------------------------------ */
+
+enum { K_COLL = 1, K_TRIPLE, K_PAIR, K_CREATE_GROUP, K_INTERCOMM, K_GROUP, K_WIN };
+enum { O_TRIPLE = 1, O_PAIR }; /* occurrence counters, keyed like local ids */
+
+struct rt__raw_ids {
+    imap local; /* (kind, rank, local id) -> global id */
+    /* while the definitions are read */
+    kmap keys;
+    imap occ;
+    uint32_t *key, *mem; /* scratch: a key being built, a definition's members */
+    size_t key_cap, mem_cap;
+    uint32_t ncomms, ngroups, nwins, ntriples, npairs; /* ids handed out so far */
+    rt__rfile f;
+};
+
+static const char *const local_what[] = {"", "communicator", "group", "window"};
+
+static uint64_t local_key(unsigned kind, uint32_t rank, uint32_t id)
+{
+    return (uint64_t)kind << 56 | (uint64_t)rank << 32 | id; /* ranks are below 2^24 */
+}
+
+rt__raw_ids *rt__raw_ids_new(void)
+{
+    rt__raw_ids *u = calloc(1, sizeof *u);
+    if (u) {
+        u->ncomms = RT_COMM_SELF + 1;
+        u->f.fd = -1;
+    }
+    return u;
+}
+
+void rt__raw_defs_done(rt__raw_ids *u)
+{
+    kmap_free(&u->keys);
+    imap_free(&u->occ);
+    free(u->key);
+    free(u->mem);
+    free(u->f.buf);
+    u->key = u->mem = NULL;
+    u->key_cap = u->mem_cap = 0;
+    u->f = (rt__rfile){.fd = -1};
+}
+
+void rt__raw_ids_free(rt__raw_ids *u)
+{
+    if (!u)
+        return;
+    rt__raw_defs_done(u);
+    imap_free(&u->local);
+    free(u);
+}
+
+int rt__raw_global(const rt__raw_ids *u, unsigned kind, uint32_t rank, uint32_t id, uint32_t *out)
+{
+    if (kind == RT__RAW_COMM && id <= RT_COMM_SELF) {
+        *out = id;
+        return 0;
+    }
+    const uint32_t *v = imap_find(&u->local, local_key(kind, rank, id));
+    if (!v)
+        return -1;
+    *out = *v;
+    return 0;
+}
+
+static int reserve(uint32_t **v, size_t *cap, uint64_t n)
+{
+    if (n <= *cap)
+        return 0;
+    uint32_t *p = realloc(*v, n * sizeof *p);
+    if (!p)
+        return -1;
+    *v = p;
+    *cap = n;
+    return 0;
+}
+
+/* Appends n words to the key being built in u->key, *len words long so far. */
+static int key_add(rt__raw_ids *u, uint32_t *len, const uint32_t *w, uint32_t n)
+{
+    if (reserve(&u->key, &u->key_cap, (uint64_t)*len + n))
+        return -1;
+    memcpy(u->key + *len, w, n * sizeof *w);
+    *len += n;
+    return 0;
+}
+
+/* The id of the key u->key[0, len): found, or *next (then incremented).
+ * 1: new; 0: known; -1: out of memory. */
+static int key_id(rt__raw_ids *u, uint32_t len, uint32_t *next, uint32_t *id)
+{
+    *id = *next;
+    int rc = kmap_get(&u->keys, u->key, len, id);
+    if (rc == 1)
+        (*next)++;
+    return rc;
+}
+
+/* How often this rank has seen the (triple or pair) id before; counts this time. */
+static int occurrence(rt__raw_ids *u, unsigned kind, uint32_t rank, uint32_t id, uint32_t *occ)
+{
+    uint64_t k = local_key(kind, rank, id);
+    uint32_t *v = imap_find(&u->occ, k);
+    if (v) {
+        *occ = (*v)++;
+        return 0;
+    }
+    *occ = 0;
+    return imap_put(&u->occ, k, 1);
+}
+
+static uint32_t lowest(const uint32_t *m, uint32_t n)
+{
+    uint32_t lo = UINT32_MAX;
+    for (uint32_t i = 0; i < n; i++)
+        if (m[i] < lo)
+            lo = m[i];
+    return lo;
+}
+
+/* Members of an existing communicator equal these, read from either side of an
+ * inter-communicator. */
+static int same_members(const rt_comm_def *c, uint32_t size, uint32_t remote, const uint32_t *m)
+{
+    if (c->size == size && c->remote_size == remote &&
+        !memcmp(c->members, m, ((size_t)size + remote) * sizeof *m))
+        return 1;
+    return remote && c->size == remote && c->remote_size == size &&
+           !memcmp(c->members, m + size, (size_t)remote * sizeof *m) &&
+           !memcmp(c->members + remote, m, (size_t)size * sizeof *m);
+}
+
+/* The key of a new communicator (members in u->mem) in u->key, by the rules of rt_raw.h. */
+static int comm_key(rt__raw_ids *u, uint32_t rank, const rt_raw_def_comm *d, uint32_t gparent,
+                    uint32_t *len)
+{
+    const uint32_t *m = u->mem;
+    uint32_t n = d->size + d->remote_size, id, occ;
+    *len = 0;
+    if (d->how == RT_FN_Comm_create_group) {
+        uint32_t head[4] = {K_TRIPLE, gparent, (uint32_t)d->tag, n};
+        if (key_add(u, len, head, 4) || key_add(u, len, m, n) ||
+            key_id(u, *len, &u->ntriples, &id) < 0 || occurrence(u, O_TRIPLE, rank, id, &occ))
+            return -1;
+        uint32_t k[3] = {K_CREATE_GROUP, id, occ};
+        *len = 0;
+        return key_add(u, len, k, 3);
+    }
+    if (d->how == RT_FN_Intercomm_create) {
+        /* The two sides see the groups swapped: the one with the lower lowest rank first. */
+        const uint32_t *a = m, *b = m + d->size;
+        uint32_t na = d->size, nb = d->remote_size;
+        if (lowest(b, nb) < lowest(a, na)) {
+            a = b, b = m;
+            na = nb, nb = d->size;
+        }
+        uint32_t head[3] = {K_PAIR, (uint32_t)d->tag, na};
+        if (key_add(u, len, head, 3) || key_add(u, len, a, na) || key_add(u, len, &nb, 1) ||
+            key_add(u, len, b, nb) || key_id(u, *len, &u->npairs, &id) < 0 ||
+            occurrence(u, O_PAIR, rank, id, &occ))
+            return -1;
+        uint32_t k[3] = {K_INTERCOMM, id, occ};
+        *len = 0;
+        return key_add(u, len, k, 3);
+    }
+    uint32_t k[4] = {K_COLL, gparent, d->seq, lowest(m, n)};
+    return key_add(u, len, k, 4);
+}
+
+/* ---- definition records -------------------------------------------------------------------- */
+
+/* Everything a definition handler needs to know about the record in hand. */
+typedef struct defctx {
+    rt__raw_ids *u;
+    rt_defs *defs;
+    uint32_t rank;
+    const char *path;
+    uint64_t off;
+    const unsigned char *payload;
+    uint32_t nbytes;
+} defctx;
+
+/* Copies n member world ranks from the payload at byte at into u->mem, checking them. */
+static int get_members(const defctx *c, size_t at, uint64_t n, const char *what, uint32_t id,
+                       rt_err *err)
+{
+    if (at + n * 4 > c->nbytes)
+        return rt__raw_fail_at(err, c->path, c->off,
+                               "%s %u: %llu members do not fit a payload of %u bytes", what,
+                               (unsigned)id, (unsigned long long)n, (unsigned)c->nbytes);
+    if (reserve(&c->u->mem, &c->u->mem_cap, n + 1))
+        return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", c->path);
+    memcpy(c->u->mem, c->payload + at, n * 4);
+    for (uint64_t i = 0; i < n; i++)
+        if (c->u->mem[i] >= c->defs->nranks)
+            return rt__raw_fail_at(
+                err, c->path, c->off, "%s %u: member %u is not a world rank (0 to %u)", what,
+                (unsigned)id, (unsigned)c->u->mem[i], (unsigned)c->defs->nranks - 1);
+    return 0;
+}
+
+/* Records local id -> global id, refusing a local id used twice. */
+static int map_local(const defctx *c, unsigned kind, uint32_t id, uint32_t gid, rt_err *err)
+{
+    uint64_t k = local_key(kind, c->rank, id);
+    if (imap_find(&c->u->local, k) || (kind == RT__RAW_COMM && id <= RT_COMM_SELF))
+        return rt__raw_fail_at(err, c->path, c->off, "%s %u is defined twice", local_what[kind],
+                               (unsigned)id);
+    if (imap_put(&c->u->local, k, gid))
+        return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", c->path);
+    return 0;
+}
+
+/* An error of rt_defs_add_* (already in err), with the place. */
+static int add_failed(const defctx *c, rt_err *err)
+{
+    char msg[RT_ERR_LEN];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    if (err->code == RT_E_NOMEM)
+        return rt_err_set(err, RT_E_NOMEM, "%s: %s", c->path, msg);
+    return rt__raw_fail_at(err, c->path, c->off, "%s", msg);
+}
+
+static int no_memory(const defctx *c, rt_err *err)
+{
+    return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", c->path);
+}
+
+static int def_comm(const defctx *c, rt_err *err)
+{
+    rt_raw_def_comm d;
+    if (c->nbytes < sizeof d)
+        return rt__raw_fail_at(err, c->path, c->off,
+                               "communicator definition of %u bytes is too short",
+                               (unsigned)c->nbytes);
+    memcpy(&d, c->payload, sizeof d);
+    const char *name = d.how ? rt_func_name(d.how) : NULL;
+    if (!name)
+        return rt__raw_fail_at(err, c->path, c->off,
+                               "communicator %u: unknown creating function %u", (unsigned)d.id,
+                               (unsigned)d.how);
+    if (d.size == 0)
+        return rt__raw_fail_at(err, c->path, c->off, "communicator %u has no members",
+                               (unsigned)d.id);
+    if (d.how == RT_FN_Intercomm_create && d.remote_size == 0)
+        return rt__raw_fail_at(err, c->path, c->off,
+                               "communicator %u: MPI_Intercomm_create without a remote group",
+                               (unsigned)d.id);
+    int rc = get_members(c, sizeof d, (uint64_t)d.size + d.remote_size, "communicator", d.id, err);
+    if (rc)
+        return rc;
+    uint32_t gparent;
+    if (rt__raw_global(c->u, RT__RAW_COMM, c->rank, d.parent, &gparent))
+        return rt__raw_fail_at(err, c->path, c->off,
+                               "communicator %u: parent communicator %u is not defined",
+                               (unsigned)d.id, (unsigned)d.parent);
+    int member = 0;
+    for (uint32_t i = 0; i < d.size && !member; i++)
+        member = c->u->mem[i] == c->rank;
+    if (!member)
+        return rt__raw_fail_at(err, c->path, c->off,
+                               "communicator %u: rank %u is not in its local group", (unsigned)d.id,
+                               (unsigned)c->rank);
+    uint32_t len, gid;
+    if (comm_key(c->u, c->rank, &d, gparent, &len) ||
+        (rc = key_id(c->u, len, &c->u->ncomms, &gid)) < 0)
+        return no_memory(c, err);
+    if (rc == 1) {
+        if (rt_defs_add_comm(c->defs, gid, gparent, d.remote_size ? RT_COMM_IS_INTER : 0, d.size,
+                             d.remote_size, c->u->mem, name, err))
+            return add_failed(c, err);
+    } else if (!same_members(rt_defs_comm(c->defs, gid), d.size, d.remote_size, c->u->mem)) {
+        return rt__raw_fail_at(
+            err, c->path, c->off,
+            "communicator %u (%s) has other members than the same communicator on a lower rank",
+            (unsigned)d.id, name);
+    }
+    return map_local(c, RT__RAW_COMM, d.id, gid, err);
+}
+
+static int def_group(const defctx *c, rt_err *err)
+{
+    rt_raw_def_group d;
+    if (c->nbytes < sizeof d)
+        return rt__raw_fail_at(err, c->path, c->off, "group definition of %u bytes is too short",
+                               (unsigned)c->nbytes);
+    memcpy(&d, c->payload, sizeof d);
+    int rc = get_members(c, sizeof d, d.size, "group", d.id, err);
+    if (rc)
+        return rc;
+    uint32_t head[2] = {K_GROUP, d.size}, len = 0, gid;
+    if (key_add(c->u, &len, head, 2) || key_add(c->u, &len, c->u->mem, d.size) ||
+        (rc = key_id(c->u, len, &c->u->ngroups, &gid)) < 0)
+        return no_memory(c, err);
+    if (rc == 1 && rt_defs_add_group(c->defs, gid, d.size, c->u->mem, err))
+        return add_failed(c, err);
+    return map_local(c, RT__RAW_GROUP, d.id, gid, err);
+}
+
+static int def_win(const defctx *c, rt_err *err)
+{
+    rt_raw_def_win d;
+    if (c->nbytes < sizeof d)
+        return rt__raw_fail_at(err, c->path, c->off, "window definition of %u bytes is too short",
+                               (unsigned)c->nbytes);
+    memcpy(&d, c->payload, sizeof d);
+    uint32_t gcomm;
+    if (rt__raw_global(c->u, RT__RAW_COMM, c->rank, d.comm, &gcomm))
+        return rt__raw_fail_at(err, c->path, c->off, "window %u: communicator %u is not defined",
+                               (unsigned)d.id, (unsigned)d.comm);
+    /* Each rank's MPI_COMM_SELF is a communicator of its own, though all share id 1: a
+     * window on it is the rank's own too. */
+    uint32_t k[4] = {K_WIN, gcomm, d.seq, gcomm == RT_COMM_SELF ? c->rank : 0}, len = 0, gid;
+    int rc;
+    if (key_add(c->u, &len, k, 4) || (rc = key_id(c->u, len, &c->u->nwins, &gid)) < 0)
+        return no_memory(c, err);
+    if (rc == 1 && rt_defs_add_win(c->defs, gid, gcomm, err))
+        return add_failed(c, err);
+    return map_local(c, RT__RAW_WIN, d.id, gid, err);
+}
+
+/* ---- the file ------------------------------------------------------------------------------- */
+
+/* One record at f->pos: 1 handled (f->pos moves past it); 0 the end of the data (*cut_at set
+ * when it ends in the middle of a record); < 0 error. */
+static int next_def(defctx *c, rt__rfile *f, uint64_t *cut_at, rt_err *err)
+{
+    int got = rt__rf_need(f, RT_RAW_SLOT);
+    if (got < 0)
+        return rt__raw_read_failed(err, c->path);
+    unsigned type = f->len > f->pos ? f->buf[f->pos] : RT_RAW_NONE;
+    c->off = f->base + f->pos;
+    if (type == RT_RAW_NONE || type == RT_RAW_CLOSE)
+        return 0;
+    if (type != RT_RAW_DEF)
+        return rt__raw_fail_at(err, c->path, c->off, "record type %u in a definitions file", type);
+    rt_raw_def def = {0};
+    size_t len = 0;
+    if (got) {
+        memcpy(&def, f->buf + f->pos, sizeof def);
+        /* the largest payload there can be: a communicator of every rank */
+        if (def.nbytes > sizeof(rt_raw_def_comm) + 4 * (uint64_t)c->defs->nranks)
+            return rt__raw_fail_at(err, c->path, c->off,
+                                   "a definition of %u bytes does not fit a trace of %u ranks",
+                                   (unsigned)def.nbytes, (unsigned)c->defs->nranks);
+        len = RT_RAW_SLOT + ((size_t)def.nbytes + RT_RAW_SLOT - 1) / RT_RAW_SLOT * RT_RAW_SLOT;
+        if ((got = rt__rf_need(f, len)) < 0)
+            return rt__raw_read_failed(err, c->path);
+    }
+    if (!got) {
+        *cut_at = c->off;
+        return 0;
+    }
+    c->payload = f->buf + f->pos + RT_RAW_SLOT;
+    c->nbytes = def.nbytes;
+    int rc;
+    if (def.what == RT_RAW_DEF_COMM)
+        rc = def_comm(c, err);
+    else if (def.what == RT_RAW_DEF_GROUP)
+        rc = def_group(c, err);
+    else if (def.what == RT_RAW_DEF_WIN)
+        rc = def_win(c, err);
+    else
+        rc =
+            rt__raw_fail_at(err, c->path, c->off, "unknown definition kind %u", (unsigned)def.what);
+    f->pos += len;
+    return rc ? rc : 1;
+}
+
+int rt__raw_read_defs(rt__raw_ids *u, rt_defs *defs, uint32_t rank, const char *path,
+                      uint64_t *cut_at, rt_err *err)
+{
+    *cut_at = UINT64_MAX;
+    if (rt__rf_open(&u->f, path, DEFS_BUF))
+        return rt__raw_read_failed(err, path);
+    defctx c = {.u = u, .defs = defs, .rank = rank, .path = path};
+    errno = 0;
+    int rc = rt__rf_need(&u->f, RT__RAW_HDR) > 0 ? 1 : rt__raw_read_failed(err, path);
+    u->f.pos = RT__RAW_HDR;
+    while (rc == 1)
+        rc = next_def(&c, &u->f, cut_at, err);
+    rt__rf_close(&u->f);
+    return rc;
+}

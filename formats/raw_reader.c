@@ -1,0 +1,862 @@
+/*
+ * Raw trace reader: the per-rank, per-thread files the tracer writes (rt_raw.h) read as one
+ * trace. Opening reads every rank's definitions and gives the rank-local communicator, group
+ * and window ids dense global ids; reading streams one rank after the other, merging the
+ * rank's thread files by time. Memory follows the number of ranks, threads and definitions
+ * and the largest single call, never the number of events.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rt__raw.h"
+
+#define EVENT_BUF (1u << 20) /* per thread file: large reads keep the reader near disk speed */
+#define HDR RT__RAW_HDR
+#define BIT(k) (1u << RT_EV_##k)
+
+_Static_assert(RT_EV_COUNT <= 32, "event kinds fit a 32-bit mask");
+
+/* The event kinds each record type may carry; the rest is a damaged file. */
+static const uint32_t type_kinds[RT_RAW_TYPE_COUNT] = {
+    [RT_RAW_P2P] = BIT(SEND) | BIT(ISEND) | BIT(RECV) | BIT(IRECV),
+    [RT_RAW_REQ] = BIT(ISEND_COMPLETE) | BIT(IRECV_REQUEST) | BIT(REQUEST_CANCELLED) |
+                   BIT(NBC_REQUEST) | BIT(RMA_OP_COMPLETE) | BIT(WIN_CREATE) | BIT(WIN_FREE),
+    [RT_RAW_COLL] = BIT(COLL_END) | BIT(RMA_COLL_END),
+    [RT_RAW_EVENT] = ((1u << RT_EV_COUNT) - 1) & ~(BIT(ENTER) | BIT(LEAVE)),
+};
+
+/* ---- files ---------------------------------------------------------------------------------- */
+
+int rt__rf_need(rt__rfile *f, size_t n)
+{
+    while (f->len - f->pos < n) {
+        if (f->eof)
+            return 0;
+        if (f->pos) {
+            memmove(f->buf, f->buf + f->pos, f->len - f->pos);
+            f->base += f->pos;
+            f->len -= f->pos;
+            f->pos = 0;
+        }
+        if (f->len == f->cap || n > f->cap) {
+            size_t cap = f->cap * 2 > n ? f->cap * 2 : n;
+            unsigned char *b = realloc(f->buf, cap);
+            if (!b) {
+                errno = ENOMEM;
+                return -1;
+            }
+            f->buf = b;
+            f->cap = cap;
+        }
+        ssize_t got = read(f->fd, f->buf + f->len, f->cap - f->len);
+        if (got < 0 && errno != EINTR)
+            return -1;
+        if (got == 0)
+            f->eof = 1;
+        if (got > 0)
+            f->len += (size_t)got;
+    }
+    return 1;
+}
+
+int rt__rf_open(rt__rfile *f, const char *path, size_t cap)
+{
+    f->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (f->fd < 0)
+        return -1;
+    posix_fadvise(f->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    f->len = f->pos = 0;
+    f->base = 0;
+    f->eof = 0;
+    if (f->cap < cap) {
+        free(f->buf);
+        f->cap = 0;
+        if (!(f->buf = malloc(cap))) {
+            close(f->fd);
+            f->fd = -1;
+            errno = ENOMEM;
+            return -1;
+        }
+        f->cap = cap;
+    }
+    return 0;
+}
+
+void rt__rf_close(rt__rfile *f)
+{
+    if (f->fd >= 0)
+        close(f->fd);
+    f->fd = -1;
+}
+
+int rt__raw_fail_at(rt_err *err, const char *path, uint64_t off, const char *fmt, ...)
+{
+    char msg[RT_ERR_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return rt_err_set(err, RT_E_FORMAT, "%s: offset %llu: %s", path, (unsigned long long)off, msg);
+}
+
+int rt__raw_read_failed(rt_err *err, const char *path)
+{
+    int e = errno ? errno : EIO;
+    return rt_err_set(err, e == ENOMEM ? RT_E_NOMEM : RT_E_IO, "%s: %s", path, strerror(e));
+}
+
+/* ---- the reader ----------------------------------------------------------------------------- */
+
+enum { P_NEXT, P_ENTER, P_AT0, P_AT1, P_LEAVE }; /* what a thread hands out next */
+
+typedef struct tfile {
+    uint32_t rank, thread;
+} tfile;
+
+/* One thread file of the rank being read. Its current call group (a CALL record and the
+ * records up to the next CALL) is held whole in the buffer at f.pos, end bytes long. */
+typedef struct tstream {
+    rt__rfile f;
+    uint32_t thread;
+    size_t end;
+    uint64_t t0, t1;
+    uint16_t fn;
+    int phase;
+    size_t at;        /* the group's next record to look at */
+    int last;         /* the current group is the thread's last */
+    uint64_t nevents; /* events of the groups taken so far */
+    uint32_t cache_local[RT__RAW_WIN + 1], cache_global[RT__RAW_WIN + 1]; /* last translated */
+    unsigned cached; /* bit kind: cache_*[kind] holds a translation */
+    int have;
+    rt_event ev; /* the thread's next event, when have */
+    uint64_t ev_off;
+} tstream;
+
+typedef struct raw_reader {
+    char *dir;
+    uint32_t nranks;
+    tfile *files; /* thread files, by rank and thread */
+    size_t nfiles;
+    size_t *first;         /* per rank: its first entry in files; nranks + 1 entries */
+    unsigned char *usable; /* per rank: has definitions, so its events can be read */
+    rt__raw_ids *ids;      /* local ids -> global ids */
+    unsigned char uses_comm[RT_EV_COUNT];
+    /* streaming */
+    uint32_t cur; /* the rank being read */
+    int opened;   /* its thread files are open */
+    tstream *ts;
+    size_t nts, ts_cap;
+    long last; /* the stream whose event went out last, to advance next time; -1 none */
+    uint32_t out_rank, out_thread;
+    uint64_t out_off;
+    unsigned more_cuts; /* truncations after the first, which r->truncated names */
+    int failed;
+    rt_err fail;
+} raw_reader;
+
+static void note_truncated(rt_reader *r, raw_reader *rr, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The first truncation is the one the message names; later ones are counted. */
+static void note_truncated(rt_reader *r, raw_reader *rr, const char *fmt, ...)
+{
+    if (r->truncated) {
+        rr->more_cuts++;
+        return;
+    }
+    char msg[RT_ERR_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    rt__reader_set_truncated(r, "%s", msg);
+}
+
+static void thread_path(const raw_reader *rr, uint32_t rank, uint32_t thread, char *buf, size_t len)
+{
+    if (thread == RT_RAW_THREAD_DEFS)
+        snprintf(buf, len, "%s/" RT_RAW_DEFS_NAME, rr->dir, (unsigned)rank);
+    else
+        snprintf(buf, len, "%s/" RT_RAW_THREAD_NAME, rr->dir, (unsigned)rank, (unsigned)thread);
+}
+
+static const char *const local_what[] = {"", "communicator", "group", "window"};
+
+/* ---- the directory and the headers --------------------------------------------------------- */
+
+/* A rank or thread number: decimal, no sign, no leading zero. */
+static int parse_num(const char **s, uint32_t *out)
+{
+    const char *p = *s;
+    if (*p < '0' || *p > '9' || (p[0] == '0' && p[1] >= '0' && p[1] <= '9'))
+        return -1;
+    uint64_t v = 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if ((v = v * 10 + (unsigned)(*p - '0')) > UINT32_MAX)
+            return -1;
+    *s = p;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* "rR.defs.rtr" (thread RT_RAW_THREAD_DEFS) or "rR.tT.rtr"; -1 for other names. */
+static int parse_name(const char *name, uint32_t *rank, uint32_t *thread)
+{
+    if (*name++ != 'r' || parse_num(&name, rank))
+        return -1;
+    if (!strcmp(name, ".defs.rtr")) {
+        *thread = RT_RAW_THREAD_DEFS;
+        return 0;
+    }
+    if (strncmp(name, ".t", 2))
+        return -1;
+    name += 2;
+    if (parse_num(&name, thread) || *thread == RT_RAW_THREAD_DEFS || strcmp(name, ".rtr"))
+        return -1;
+    return 0;
+}
+
+static int cmp_tfile(const void *a, const void *b)
+{
+    const tfile *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return x->thread < y->thread ? -1 : x->thread > y->thread;
+}
+
+/* Every raw file of the directory, defs files included (thread RT_RAW_THREAD_DEFS, which
+ * sorts after a rank's thread files), sorted. */
+static int list_dir(raw_reader *rr, rt_err *err)
+{
+    DIR *d = opendir(rr->dir);
+    if (!d)
+        return rt_err_set(err, errno == ENOENT ? RT_E_NOTFOUND : RT_E_IO, "%s: %s", rr->dir,
+                          strerror(errno));
+    size_t cap = 0;
+    struct dirent *e;
+    int rc = 0;
+    while (!rc && (e = readdir(d))) {
+        tfile t;
+        if (parse_name(e->d_name, &t.rank, &t.thread))
+            continue;
+        if (rr->nfiles == cap) {
+            cap = cap ? cap * 2 : 64;
+            tfile *p = realloc(rr->files, cap * sizeof *p);
+            if (!p) {
+                rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", rr->dir);
+                break;
+            }
+            rr->files = p;
+        }
+        rr->files[rr->nfiles++] = t;
+    }
+    closedir(d);
+    if (!rc)
+        qsort(rr->files, rr->nfiles, sizeof *rr->files, cmp_tfile);
+    return rc;
+}
+
+/*
+ * Checks the header h (n bytes of it read) of the file path against what its name says and
+ * the ranks the trace has (*nranks, 0 while unknown, then set). 1: fine; 0: no header yet (an
+ * empty or all-zero start: the writer died before it wrote one); < 0: error.
+ */
+static int check_header(const char *path, const unsigned char *p, size_t n, uint32_t rank,
+                        uint32_t thread, uint32_t *nranks, const char *nranks_from,
+                        rt_raw_header *h, rt_err *err)
+{
+    static const unsigned char zero[8];
+    size_t m = n < 8 ? n : 8;
+    if (!memcmp(p, zero, m))
+        return 0;
+    if (memcmp(p, RT_RAW_MAGIC, m))
+        return rt_err_set(err, RT_E_FORMAT, "%s: not a retrace raw file", path);
+    if (n < HDR)
+        return 0;
+    memcpy(h, p, HDR);
+    if (h->version == __builtin_bswap32(RT_RAW_VERSION))
+        return rt_err_set(err, RT_E_FORMAT,
+                          "%s: written on a machine of the other byte order (not supported)", path);
+    if (h->version != RT_RAW_VERSION)
+        return rt_err_set(err, RT_E_FORMAT, "%s: raw format version %u (this reader reads %u)",
+                          path, (unsigned)h->version, RT_RAW_VERSION);
+    if (h->rank != rank || h->thread != thread) {
+        char whose[48];
+        if (h->thread == RT_RAW_THREAD_DEFS)
+            snprintf(whose, sizeof whose, "the definitions");
+        else
+            snprintf(whose, sizeof whose, "thread %u", (unsigned)h->thread);
+        return rt_err_set(err, RT_E_FORMAT, "%s: the header is that of rank %u, %s", path,
+                          (unsigned)h->rank, whose);
+    }
+    if (h->nranks == 0 || h->nranks > RT_MAX_RANKS)
+        return rt_err_set(err, RT_E_FORMAT, "%s: number of ranks %u out of range (1 to %u)", path,
+                          (unsigned)h->nranks, RT_MAX_RANKS);
+    if (*nranks && h->nranks != *nranks)
+        return rt_err_set(err, RT_E_FORMAT, "%s: the header says %u ranks, %s says %u", path,
+                          (unsigned)h->nranks, nranks_from, (unsigned)*nranks);
+    if (rank >= h->nranks)
+        return rt_err_set(err, RT_E_FORMAT, "%s: rank %u, but the trace has %u ranks", path,
+                          (unsigned)rank, (unsigned)h->nranks);
+    *nranks = h->nranks;
+    return 1;
+}
+
+/* Reads the header of every defs file: the number of ranks, each rank's node and module. */
+static int read_headers(rt_reader *r, raw_reader *rr, rt_err *err)
+{
+    char path[4096], from[64] = "";
+    uint32_t nranks = 0;
+    for (size_t i = 0; i < rr->nfiles; i++) {
+        const tfile *t = &rr->files[i];
+        if (t->thread != RT_RAW_THREAD_DEFS)
+            continue;
+        thread_path(rr, t->rank, t->thread, path, sizeof path);
+        unsigned char buf[HDR];
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return rt__raw_read_failed(err, path);
+        ssize_t n = pread(fd, buf, sizeof buf, 0);
+        close(fd);
+        if (n < 0)
+            return rt__raw_read_failed(err, path);
+        rt_raw_header h;
+        int rc =
+            n == 0 ? 0
+                   : check_header(path, buf, (size_t)n, t->rank, t->thread, &nranks, from, &h, err);
+        if (rc < 0)
+            return rc;
+        if (rc == 0)
+            continue; /* an empty rank: counted as missing below */
+        if (!r->defs.nranks) {
+            snprintf(from, sizeof from, RT_RAW_DEFS_NAME, (unsigned)t->rank);
+            if ((rc = rt_defs_init(&r->defs, nranks, err)))
+                return rc;
+            if (!(rr->usable = calloc(nranks, 1)))
+                return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", rr->dir);
+        }
+        r->defs.node[t->rank] = h.node;
+        r->defs.module[t->rank] = h.module;
+        rr->usable[t->rank] = 1;
+    }
+    if (!r->defs.nranks)
+        return rt_err_set(err, RT_E_FORMAT,
+                          "%s: not a trace (no raw definitions file with a header)", rr->dir);
+    rr->nranks = nranks;
+    return 0;
+}
+
+/* Indexes the thread files by rank; notes the ranks that left nothing usable. */
+static int index_ranks(rt_reader *r, raw_reader *rr, rt_err *err)
+{
+    if (!(rr->first = calloc((size_t)rr->nranks + 1, sizeof *rr->first)))
+        return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", rr->dir);
+    size_t n = 0;
+    for (size_t i = 0; i < rr->nfiles; i++) {
+        if (rr->files[i].rank >= rr->nranks) {
+            char path[4096];
+            thread_path(rr, rr->files[i].rank, rr->files[i].thread, path, sizeof path);
+            return rt_err_set(err, RT_E_FORMAT, "%s: rank %u, but the trace has %u ranks", path,
+                              (unsigned)rr->files[i].rank, (unsigned)rr->nranks);
+        }
+        if (rr->files[i].thread != RT_RAW_THREAD_DEFS)
+            rr->files[n++] = rr->files[i];
+    }
+    rr->nfiles = n;
+    size_t k = 0;
+    for (uint32_t rank = 0; rank < rr->nranks; rank++) {
+        rr->first[rank] = k;
+        while (k < n && rr->files[k].rank == rank)
+            k++;
+        size_t threads = k - rr->first[rank];
+        if (!rr->usable[rank] && !threads)
+            note_truncated(r, rr, "%s: rank %u left no raw files", rr->dir, (unsigned)rank);
+        else if (!rr->usable[rank])
+            note_truncated(r, rr, "%s: rank %u left no definitions file (its events are left out)",
+                           rr->dir, (unsigned)rank);
+        else if (!threads)
+            note_truncated(r, rr, "%s: rank %u left no event files", rr->dir, (unsigned)rank);
+    }
+    rr->first[rr->nranks] = k;
+    return 0;
+}
+
+/* The definitions of every rank, ranks in order: new global ids by first appearance. */
+static int read_defs(rt_reader *r, raw_reader *rr, rt_err *err)
+{
+    if (!(rr->ids = rt__raw_ids_new()))
+        return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", rr->dir);
+    int rc = 0;
+    for (uint32_t rank = 0; rank < rr->nranks && !rc; rank++) {
+        if (!rr->usable[rank])
+            continue;
+        char path[4096];
+        uint64_t cut_at;
+        thread_path(rr, rank, RT_RAW_THREAD_DEFS, path, sizeof path);
+        rc = rt__raw_read_defs(rr->ids, &r->defs, rank, path, &cut_at, err);
+        if (!rc && cut_at != UINT64_MAX)
+            note_truncated(r, rr, "%s: definitions cut short at offset %llu", path,
+                           (unsigned long long)cut_at);
+    }
+    rt__raw_defs_done(rr->ids);
+    return rc;
+}
+
+/* ---- events ------------------------------------------------------------------------------- */
+
+static void stream_path(const raw_reader *rr, const tstream *ts, char *buf, size_t len)
+{
+    thread_path(rr, rr->cur, ts->thread, buf, len);
+}
+
+static void thread_cut(rt_reader *r, raw_reader *rr, tstream *ts)
+{
+    char path[4096];
+    stream_path(rr, ts, path, sizeof path);
+    note_truncated(r, rr,
+                   "%s: rank %u thread %u was cut short after %llu events (the run did not finish)",
+                   path, (unsigned)rr->cur, (unsigned)ts->thread, (unsigned long long)ts->nevents);
+}
+
+/* Checks one record of a call group (not a CALL); counts the events it stands for. */
+static int check_record(const raw_reader *rr, tstream *ts, const unsigned char *p, int *have_time,
+                        int long_call, uint64_t *nev, rt_err *err)
+{
+    char path[4096];
+    unsigned type = p[0];
+    uint64_t off = ts->f.base + (size_t)(p - ts->f.buf);
+    if (type == RT_RAW_TIME) {
+        if (!long_call || *have_time) {
+            stream_path(rr, ts, path, sizeof path);
+            return rt__raw_fail_at(err, path, off, "a TIME record where none belongs");
+        }
+        rt_raw_time t;
+        memcpy(&t, p, sizeof t);
+        ts->t1 = t.t1;
+        *have_time = 1;
+        return 0;
+    }
+    const char *bad = NULL;
+    unsigned value = 0;
+    if (p[2] >= RT_EV_COUNT || !(type_kinds[type] & (1u << p[2])))
+        bad = "event kind", value = p[2];
+    else if (p[1] > 1 || (type == RT_RAW_COLL && p[1] != 1)) /* COLL: always at t1 */
+        bad = "'at'", value = p[1];
+    if (bad) {
+        stream_path(rr, ts, path, sizeof path);
+        return rt__raw_fail_at(err, path, off, "record type %u with bad %s %u", type, bad, value);
+    }
+    *nev += type == RT_RAW_COLL ? 2 : 1;
+    return 0;
+}
+
+/*
+ * Takes the thread's next call group into the buffer: 1 a group; 0 the thread's end
+ * (truncation noted when there was no CLOSE record); < 0 an error. A group that the end of
+ * the data cuts off mid-record, or a long call whose TIME record never came, is left out.
+ */
+static int load_group(rt_reader *r, raw_reader *rr, tstream *ts, rt_err *err)
+{
+    char path[4096];
+    rt__rfile *f = &ts->f;
+    f->pos += ts->end;
+    ts->end = 0;
+    if (ts->last)
+        return 0;
+    int rc = rt__rf_need(f, RT_RAW_SLOT);
+    if (rc < 0)
+        goto io;
+    if (rc == 0 || f->buf[f->pos] == RT_RAW_NONE) {
+        thread_cut(r, rr, ts);
+        return 0;
+    }
+    unsigned type = f->buf[f->pos];
+    if (type == RT_RAW_CLOSE)
+        return 0;
+    if (type != RT_RAW_CALL) {
+        stream_path(rr, ts, path, sizeof path);
+        if (!rt_raw_slots(type) || type == RT_RAW_DEF)
+            return rt__raw_fail_at(err, path, f->base + f->pos, "unknown record type %u", type);
+        return rt__raw_fail_at(err, path, f->base + f->pos, "record type %u outside a call", type);
+    }
+    rt_raw_call call;
+    memcpy(&call, f->buf + f->pos, sizeof call);
+    ts->t0 = call.t0;
+    ts->t1 = call.t0 + call.dt;
+    ts->fn = call.fn;
+    int long_call = call.dt == RT_RAW_DT_LONG, have_time = 0;
+    uint64_t nev = 2;
+    size_t at = RT_RAW_SLOT;
+    for (;;) {
+        if ((rc = rt__rf_need(f, at + 1)) < 0)
+            goto io;
+        if (rc == 0 || f->buf[f->pos + at] == RT_RAW_NONE) {
+            ts->last = 1; /* the data ends after this group, without a CLOSE */
+            break;
+        }
+        type = f->buf[f->pos + at];
+        if (type == RT_RAW_CALL || type == RT_RAW_CLOSE)
+            break;
+        unsigned slots = rt_raw_slots(type);
+        if (!slots || type == RT_RAW_DEF) {
+            stream_path(rr, ts, path, sizeof path);
+            return rt__raw_fail_at(err, path, f->base + f->pos + at, "unknown record type %u",
+                                   type);
+        }
+        if ((rc = rt__rf_need(f, at + slots * RT_RAW_SLOT)) < 0)
+            goto io;
+        if (rc == 0) { /* cut in the middle of a record: the call is incomplete */
+            thread_cut(r, rr, ts);
+            return 0;
+        }
+        if ((rc = check_record(rr, ts, f->buf + f->pos + at, &have_time, long_call, &nev, err)))
+            return rc;
+        at += slots * RT_RAW_SLOT;
+    }
+    if (long_call && !have_time) {
+        if (ts->last) { /* nothing of the call goes out */
+            thread_cut(r, rr, ts);
+            return 0;
+        }
+        stream_path(rr, ts, path, sizeof path);
+        return rt__raw_fail_at(err, path, f->base + f->pos, "a long call without its TIME record");
+    }
+    ts->end = at;
+    ts->nevents += nev;
+    if (ts->last)
+        thread_cut(r, rr, ts);
+    return 1;
+io:
+    stream_path(rr, ts, path, sizeof path);
+    return rt__raw_read_failed(err, path);
+}
+
+/* Global id of a local id in an event record, through a one-entry cache per kind. */
+static int translate(const raw_reader *rr, tstream *ts, unsigned kind, uint32_t id, uint32_t *out,
+                     rt_err *err)
+{
+    if ((ts->cached >> kind & 1) && ts->cache_local[kind] == id) {
+        *out = ts->cache_global[kind];
+        return 0;
+    }
+    if (rt__raw_global(rr->ids, kind, rr->cur, id, out)) {
+        char path[4096];
+        stream_path(rr, ts, path, sizeof path);
+        return rt__raw_fail_at(err, path, ts->ev_off, "%s %u is not defined on rank %u",
+                               local_what[kind], (unsigned)id, (unsigned)rr->cur);
+    }
+    ts->cache_local[kind] = id;
+    ts->cache_global[kind] = *out;
+    ts->cached |= 1u << kind;
+    return 0;
+}
+
+/* The event of record p (checked by load_group) in ts->ev; a COLL record gives its BEGIN
+ * while the phase is P_AT0, its END while it is P_AT1. */
+static int decode(const raw_reader *rr, tstream *ts, const unsigned char *p, rt_err *err)
+{
+    rt_event *ev = &ts->ev;
+    memset(ev, 0, sizeof *ev);
+    ev->rank = rr->cur;
+    ev->call = ts->fn;
+    ev->time = p[1] ? ts->t1 : ts->t0;
+    uint32_t local = 0;
+    if (p[0] == RT_RAW_P2P) {
+        rt_raw_p2p x;
+        memcpy(&x, p, sizeof x);
+        ev->kind = x.kind;
+        ev->contype = x.contype;
+        local = x.comm;
+        ev->peer = x.peer;
+        ev->tag = x.tag;
+        ev->bytes = x.bytes;
+        ev->req = x.req;
+    } else if (p[0] == RT_RAW_REQ) {
+        rt_raw_req x;
+        memcpy(&x, p, sizeof x);
+        ev->kind = x.kind;
+        local = x.comm;
+        ev->req = x.req;
+    } else if (p[0] == RT_RAW_COLL) {
+        rt_raw_coll x;
+        memcpy(&x, p, sizeof x);
+        if (ts->phase == P_AT0) {
+            ev->kind = x.kind == RT_EV_COLL_END ? RT_EV_COLL_BEGIN : RT_EV_RMA_COLL_BEGIN;
+            ev->time = ts->t0;
+            return 0;
+        }
+        ev->kind = x.kind;
+        ev->op = x.op;
+        local = x.comm;
+        ev->peer = x.peer;
+        ev->bytes = x.bytes;
+        ev->rbytes = x.rbytes;
+    } else {
+        rt_raw_event x;
+        memcpy(&x, p, sizeof x);
+        ev->kind = x.kind;
+        ev->contype = x.contype;
+        ev->op = x.op;
+        local = x.comm;
+        ev->peer = x.peer;
+        ev->tag = x.tag;
+        ev->bytes = x.bytes;
+        ev->rbytes = x.rbytes;
+        ev->req = x.req;
+    }
+    int rc = 0;
+    if (rr->uses_comm[ev->kind])
+        rc = translate(rr, ts, ev->kind >= RT_EV_WIN_CREATE ? RT__RAW_WIN : RT__RAW_COMM, local,
+                       &ev->comm, err);
+    if (!rc && ev->kind == RT_EV_RMA_GROUP_SYNC) {
+        uint32_t g;
+        rc = translate(rr, ts, RT__RAW_GROUP, (uint32_t)ev->peer, &g, err);
+        ev->peer = (int32_t)g;
+    }
+    return rc;
+}
+
+static void call_event(const raw_reader *rr, tstream *ts, unsigned kind, uint64_t time)
+{
+    memset(&ts->ev, 0, sizeof ts->ev);
+    ts->ev.kind = (uint8_t)kind;
+    ts->ev.time = time;
+    ts->ev.rank = rr->cur;
+    ts->ev.call = ts->fn;
+    ts->ev_off = ts->f.base + ts->f.pos;
+}
+
+/* Moves the thread to its next event: ENTER, the records at t0 in file order, those at t1,
+ * LEAVE; then the next group. ts->have is 0 at the thread's end. */
+static int advance(rt_reader *r, raw_reader *rr, tstream *ts, rt_err *err)
+{
+    ts->have = 1;
+    for (;;) {
+        switch (ts->phase) {
+        case P_NEXT: {
+            int rc = load_group(r, rr, ts, err);
+            if (rc <= 0) {
+                ts->have = 0;
+                return rc;
+            }
+            ts->phase = P_ENTER;
+            break;
+        }
+        case P_ENTER:
+            call_event(rr, ts, RT_EV_ENTER, ts->t0);
+            ts->phase = P_AT0;
+            ts->at = RT_RAW_SLOT;
+            return 0;
+        case P_AT0:
+        case P_AT1: /* the records at t0, then those at t1; a COLL record in both: BEGIN, END */
+            while (ts->at < ts->end) {
+                const unsigned char *p = ts->f.buf + ts->f.pos + ts->at;
+                size_t off = ts->at;
+                ts->at += rt_raw_slots(p[0]) * RT_RAW_SLOT;
+                if (p[0] == RT_RAW_TIME || (p[0] != RT_RAW_COLL && p[1] != (ts->phase == P_AT1)))
+                    continue;
+                ts->ev_off = ts->f.base + ts->f.pos + off;
+                return decode(rr, ts, p, err);
+            }
+            ts->at = RT_RAW_SLOT;
+            ts->phase++;
+            break;
+        case P_LEAVE:
+            call_event(rr, ts, RT_EV_LEAVE, ts->t1);
+            ts->phase = P_NEXT;
+            return 0;
+        }
+    }
+}
+
+static void close_rank(raw_reader *rr)
+{
+    for (size_t i = 0; i < rr->nts; i++)
+        rt__rf_close(&rr->ts[i].f);
+    rr->nts = 0;
+    rr->opened = 0;
+    rr->last = -1;
+}
+
+/* Opens the thread files of rank rr->cur and reads each one's first event. */
+static int open_rank(rt_reader *r, raw_reader *rr, rt_err *err)
+{
+    rr->opened = 1;
+    rr->last = -1;
+    if (!rr->usable[rr->cur])
+        return 0;
+    size_t first = rr->first[rr->cur], n = rr->first[rr->cur + 1] - first;
+    if (n > rr->ts_cap) {
+        tstream *t = realloc(rr->ts, n * sizeof *t);
+        if (!t)
+            return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", rr->dir);
+        memset(t + rr->ts_cap, 0, (n - rr->ts_cap) * sizeof *t);
+        for (size_t i = rr->ts_cap; i < n; i++)
+            t[i].f.fd = -1;
+        rr->ts = t;
+        rr->ts_cap = n;
+    }
+    for (size_t i = 0; i < n; i++) {
+        tstream *ts = &rr->ts[i];
+        rt__rfile keep = ts->f; /* the buffer is kept from rank to rank */
+        memset(ts, 0, sizeof *ts);
+        ts->f = keep;
+        ts->thread = rr->files[first + i].thread;
+        char path[4096];
+        stream_path(rr, ts, path, sizeof path);
+        if (rt__rf_open(&ts->f, path, EVENT_BUF))
+            return rt__raw_read_failed(err, path);
+        rr->nts = i + 1;
+        int rc = rt__rf_need(&ts->f, HDR);
+        if (rc < 0)
+            return rt__raw_read_failed(err, path);
+        rt_raw_header h;
+        uint32_t nranks = rr->nranks;
+        char from[32];
+        snprintf(from, sizeof from, RT_RAW_DEFS_NAME, (unsigned)rr->cur);
+        rc = ts->f.len ? check_header(path, ts->f.buf, ts->f.len, rr->cur, ts->thread, &nranks,
+                                      from, &h, err)
+                       : 0;
+        if (rc < 0)
+            return rc;
+        if (rc == 0) {
+            thread_cut(r, rr, ts); /* died before it wrote its header */
+            continue;
+        }
+        ts->f.pos = HDR;
+        if ((rc = advance(r, rr, ts, err)))
+            return rc;
+    }
+    return 0;
+}
+
+/* The next event of the current rank: the earliest of its threads' next events (the lower
+ * thread on a tie). The thread that gave the last one moves on only now, so that where()
+ * still names that event's record. */
+static int raw_next(rt_reader *r, rt_event *ev, rt_err *err)
+{
+    raw_reader *rr = r->impl;
+    int rc = 0;
+    while (!rr->failed && rr->cur < rr->nranks) {
+        if (rr->last >= 0)
+            rc = advance(r, rr, &rr->ts[rr->last], &rr->fail);
+        else if (!rr->opened)
+            rc = open_rank(r, rr, &rr->fail);
+        rr->last = -1;
+        if (rc) {
+            rr->failed = 1;
+            break;
+        }
+        tstream *best = NULL;
+        for (size_t i = 0; i < rr->nts; i++)
+            if (rr->ts[i].have && (!best || rr->ts[i].ev.time < best->ev.time))
+                best = &rr->ts[i];
+        if (best) {
+            *ev = best->ev;
+            rr->last = best - rr->ts;
+            rr->out_rank = rr->cur;
+            rr->out_thread = best->thread;
+            rr->out_off = best->ev_off;
+            return 1;
+        }
+        close_rank(rr);
+        if (++rr->cur == rr->nranks && rr->more_cuts)
+            rt__reader_set_truncated(r, "%s (and %u more cut short)", r->truncated,
+                                     rr->more_cuts);
+    }
+    if (rr->failed)
+        return rt_err_set(err, rr->fail.code, "%s", rr->fail.msg);
+    return 0;
+}
+
+static void raw_where(const rt_reader *r, char *buf, size_t len)
+{
+    const raw_reader *rr = r->impl;
+    char path[4096];
+    thread_path(rr, rr->out_rank, rr->out_thread, path, sizeof path);
+    snprintf(buf, len, "%s: offset %llu", path, (unsigned long long)rr->out_off);
+}
+
+static void raw_close(rt_reader *r)
+{
+    raw_reader *rr = r->impl;
+    if (!rr)
+        return;
+    close_rank(rr);
+    for (size_t i = 0; i < rr->ts_cap; i++)
+        free(rr->ts[i].f.buf);
+    free(rr->ts);
+    rt__raw_ids_free(rr->ids);
+    free(rr->files);
+    free(rr->first);
+    free(rr->usable);
+    free(rr->dir);
+    free(rr);
+    r->impl = NULL;
+}
+
+static const rt__reader_ops raw_reader_ops = {
+    .next = raw_next,
+    .where = raw_where,
+    .close = raw_close,
+};
+
+/* The trace's directory: the path itself, or the directory of a .rtr file. */
+static char *trace_dir(const char *path)
+{
+    struct stat st;
+    int is_dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    const char *slash = strrchr(path, '/');
+    size_t n = strlen(path);
+    if (!is_dir)
+        n = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    return n ? strndup(path, n) : strdup(".");
+}
+
+int rt__raw_open(rt_reader *r, rt_err *err)
+{
+    raw_reader *rr = calloc(1, sizeof *rr);
+    if (!rr)
+        return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", r->path);
+    r->ops = &raw_reader_ops; /* from here on, closing the reader frees rr */
+    r->impl = rr;
+    rr->last = -1;
+    if (!(rr->dir = trace_dir(r->path)))
+        return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", r->path);
+    for (unsigned k = 0; k < RT_EV_COUNT; k++)
+        rr->uses_comm[k] = strchr(rt_event_kind_fields(k), 'c') != NULL;
+    int rc = list_dir(rr, err);
+    if (!rc)
+        rc = read_headers(r, rr, err);
+    if (!rc)
+        rc = index_ranks(r, rr, err);
+    if (!rc)
+        rc = read_defs(r, rr, err);
+    return rc;
+}
+
+void rt_raw_remove(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[4096 + 300];
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (e->d_name[0] == 'r' && n > 4 && !strcmp(e->d_name + n - 4, ".rtr") &&
+            (size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < sizeof path)
+            unlink(path);
+    }
+    closedir(d);
+    rmdir(dir); /* only when nothing else is left in it */
+}

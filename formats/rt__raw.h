@@ -1,0 +1,58 @@
+/* Internal: what the raw reader's two halves share. raw_reader.c finds the files and streams
+ * the events; raw_defs.c reads the definitions and gives rank-local ids global ones. */
+#ifndef RT__RAW_H
+#define RT__RAW_H
+
+#include "rt__trace.h"
+#include "rt_raw.h"
+
+#define RT__RAW_HDR ((size_t)sizeof(rt_raw_header))
+
+/* A file read in large blocks. buf[pos, len) is read and not yet consumed; what a caller
+ * still needs starts at pos, so a refill moves it to the front and reads behind it. */
+typedef struct rt__rfile {
+    int fd; /* -1 when closed */
+    unsigned char *buf;
+    size_t cap, len, pos;
+    uint64_t base; /* file offset of buf[0] */
+    int eof;
+} rt__rfile;
+
+/* Opens path with a buffer of at least cap bytes (kept from an earlier use if big enough).
+ * 0, or -1 with errno. */
+int rt__rf_open(rt__rfile *f, const char *path, size_t cap);
+/* Makes buf[pos, pos + n) file data (pointers into buf go stale). 1: done; 0: the file
+ * ends first; -1: read error (errno). */
+int rt__rf_need(rt__rfile *f, size_t n);
+void rt__rf_close(rt__rfile *f); /* keeps the buffer */
+
+/* An RT_E_FORMAT error at a record: "PATH: offset N: what". */
+int rt__raw_fail_at(rt_err *err, const char *path, uint64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* An I/O error (or out of memory) from errno, naming path. */
+int rt__raw_read_failed(rt_err *err, const char *path);
+
+/* Kinds of rank-local ids. */
+enum { RT__RAW_COMM = 1, RT__RAW_GROUP, RT__RAW_WIN };
+
+/* Rank-local ids and their global ids; while definitions are read, also what unifies them. */
+typedef struct rt__raw_ids rt__raw_ids;
+
+rt__raw_ids *rt__raw_ids_new(void);
+/*
+ * Reads the definitions file path of world rank (its header checked already) into defs and
+ * ids. Call it for the ranks in order: a new communicator, group or window gets the next
+ * global id. A file cut in the middle of a record is read up to that record, whose offset
+ * goes to *cut_at (else UINT64_MAX).
+ */
+int rt__raw_read_defs(rt__raw_ids *ids, rt_defs *defs, uint32_t rank, const char *path,
+                      uint64_t *cut_at, rt_err *err);
+/* After the last rank: frees what only reading the definitions needs. */
+void rt__raw_defs_done(rt__raw_ids *ids);
+/* Global id of a rank-local id of a kind: 0, or -1 when the rank never defined it.
+ * Communicators 0 and 1 are the same on every rank. */
+int rt__raw_global(const rt__raw_ids *ids, unsigned kind, uint32_t rank, uint32_t id,
+                   uint32_t *out);
+void rt__raw_ids_free(rt__raw_ids *ids);
+
+#endif /* RT__RAW_H */

@@ -1,0 +1,221 @@
+/*
+ * retrace raw traces: what the tracer writes while the application runs, and what the raw
+ * reader (formats/raw_reader.c) turns into events. This header is the contract between them.
+ *
+ * Why a raw form: the tracer must be cheap and must survive a run that dies. Each thread of
+ * each rank appends fixed-size binary records to a buffer and writes it to its own file when
+ * it is full or a second old (tracer/stream.c), so a run that dies loses at most that much,
+ * and no rank waits for another. The OTF2 archive is assembled from these files at
+ * MPI_Finalize, or afterwards by `retrace record` / `retrace convert`.
+ *
+ * A raw trace is a directory holding, for every world rank R:
+ *   rR.defs.rtr    header, then DEF records (communicators, groups, windows) in creation order
+ *   rR.tT.rtr      header, then event records of thread T (T = 0 is the thread that called
+ *                  MPI_Init, the others are numbered in the order they first called MPI)
+ * All integers are in the byte order of the machine that wrote them; a reader of the other
+ * byte order sees a byte-swapped version field and says so.
+ *
+ * Records are made of 16-byte slots; byte 0 of a record is its type, which fixes its length
+ * (DEF records carry their payload length). A zero byte where a record should start means
+ * "no more records". A thread file that
+ * ends without a CLOSE record belongs to a run that did not finish: the reader reports the
+ * trace as truncated and hands out every complete call recorded before the end.
+ *
+ * One CALL record stands for one MPI call: an ENTER event at t0 and a LEAVE event at t1.
+ * The records after it, up to the next CALL record, are the events inside that call; each
+ * says whether it happened at t0 (a send posted before the call works) or at t1 (a receive
+ * completed when the call returns). A COLL record of kind COLL_END or RMA_COLL_END also stands
+ * for its COLL_BEGIN / RMA_COLL_BEGIN at t0. The event's call field is the CALL's function.
+ * Communicator, group and window ids in records are rank-local ("local ids", never reused
+ * within a rank; 0 is MPI_COMM_WORLD and 1 is MPI_COMM_SELF); the reader unifies them.
+ */
+#ifndef RT_RAW_H
+#define RT_RAW_H
+
+#include <stdint.h>
+
+#define RT_RAW_MAGIC "RTRAW\x01\x02\x03" /* 8 bytes */
+#define RT_RAW_VERSION 1u
+#define RT_RAW_SLOT 16u
+#define RT_RAW_THREAD_DEFS UINT32_MAX /* the header's thread field in a defs file */
+
+/* File names: "r%u.defs.rtr" and "r%u.t%u.rtr". */
+#define RT_RAW_DEFS_NAME "r%u.defs.rtr"
+#define RT_RAW_THREAD_NAME "r%u.t%u.rtr"
+
+/* First 64 bytes of every raw file. */
+typedef struct rt_raw_header {
+    char magic[8];
+    uint32_t version;
+    uint32_t rank;   /* world rank */
+    uint32_t nranks; /* world size */
+    uint32_t thread; /* RT_RAW_THREAD_DEFS in the defs file */
+    uint32_t node;   /* this rank's node id */
+    uint32_t module; /* this rank's module id */
+    uint64_t origin; /* CLOCK_REALTIME in ns at time 0 of this rank (information only) */
+    uint8_t reserved[24];
+} rt_raw_header;
+
+typedef enum rt_raw_type {
+    RT_RAW_NONE = 0,  /* not a record: the end of the data */
+    RT_RAW_CALL = 1,  /* rt_raw_call, 1 slot */
+    RT_RAW_TIME = 2,  /* rt_raw_time, 1 slot: t1 of the CALL just before, when dt overflowed */
+    RT_RAW_P2P = 3,   /* rt_raw_p2p, 2 slots */
+    RT_RAW_REQ = 4,   /* rt_raw_req, 1 slot */
+    RT_RAW_COLL = 5,  /* rt_raw_coll, 2 slots */
+    RT_RAW_EVENT = 6, /* rt_raw_event, 3 slots: any event kind */
+    RT_RAW_DEF = 7,   /* rt_raw_def, 1 slot + payload rounded up to whole slots */
+    RT_RAW_CLOSE = 8, /* rt_raw_close, 1 slot: the thread's last record on a clean finish */
+    RT_RAW_TYPE_COUNT
+} rt_raw_type;
+
+/* Slots a record of a given type takes, 0 for DEF (variable) and invalid types. */
+static inline unsigned rt_raw_slots(unsigned type)
+{
+    static const unsigned char slots[RT_RAW_TYPE_COUNT] = {0, 1, 1, 2, 1, 2, 3, 0, 1};
+    return type < RT_RAW_TYPE_COUNT ? slots[type] : 0;
+}
+
+#define RT_RAW_DT_LONG UINT32_MAX /* rt_raw_call.dt: a TIME record follows */
+
+typedef struct rt_raw_call {
+    uint8_t type; /* RT_RAW_CALL */
+    uint8_t flags;
+    uint16_t fn;  /* rt_func */
+    uint32_t dt;  /* t1 - t0 in ns, or RT_RAW_DT_LONG */
+    uint64_t t0;  /* ns since this rank's time 0 */
+} rt_raw_call;
+
+typedef struct rt_raw_time {
+    uint8_t type; /* RT_RAW_TIME */
+    uint8_t pad[7];
+    uint64_t t1;
+} rt_raw_time;
+
+/* SEND, ISEND, RECV, IRECV. */
+typedef struct rt_raw_p2p {
+    uint8_t type; /* RT_RAW_P2P */
+    uint8_t at;   /* 0: at the call's t0, 1: at t1 */
+    uint8_t kind; /* rt_event_kind */
+    uint8_t contype;
+    uint32_t comm; /* local communicator id */
+    int32_t peer;  /* rank in comm (remote group of an inter-communicator) */
+    int32_t tag;
+    uint64_t bytes;
+    uint64_t req;
+} rt_raw_p2p;
+
+/* ISEND_COMPLETE, IRECV_REQUEST, REQUEST_CANCELLED, NBC_REQUEST, RMA_OP_COMPLETE, WIN_CREATE,
+ * WIN_FREE: a communicator or window and a request id. */
+typedef struct rt_raw_req {
+    uint8_t type; /* RT_RAW_REQ */
+    uint8_t at;
+    uint8_t kind;
+    uint8_t pad;
+    uint32_t comm; /* local communicator id, or local window id for RMA kinds */
+    uint64_t req;
+} rt_raw_req;
+
+/* COLL_END and RMA_COLL_END of blocking calls (each also stands for its BEGIN at t0). */
+typedef struct rt_raw_coll {
+    uint8_t type; /* RT_RAW_COLL */
+    uint8_t at;   /* always 1 */
+    uint8_t kind;
+    uint8_t op;
+    uint32_t comm; /* local communicator or window id */
+    int32_t peer;  /* root, or RT_PEER_NONE */
+    uint32_t pad;
+    uint64_t bytes;
+    uint64_t rbytes;
+} rt_raw_coll;
+
+/* Any event kind with all its fields (NBC_COMPLETE, RMA transfers, RMA synchronisation). */
+typedef struct rt_raw_event {
+    uint8_t type; /* RT_RAW_EVENT */
+    uint8_t at;
+    uint8_t kind;
+    uint8_t contype;
+    uint8_t op;
+    uint8_t pad[3];
+    uint32_t comm;
+    int32_t peer;
+    int32_t tag;
+    uint32_t pad2;
+    uint64_t bytes;
+    uint64_t rbytes;
+    uint64_t req;
+} rt_raw_event;
+
+typedef enum rt_raw_def_kind {
+    RT_RAW_DEF_COMM = 1,  /* rt_raw_def_comm + uint32_t members[size + remote_size] */
+    RT_RAW_DEF_GROUP = 2, /* rt_raw_def_group + uint32_t members[size] */
+    RT_RAW_DEF_WIN = 3    /* rt_raw_def_win */
+} rt_raw_def_kind;
+
+typedef struct rt_raw_def {
+    uint8_t type; /* RT_RAW_DEF */
+    uint8_t what; /* rt_raw_def_kind */
+    uint16_t pad;
+    uint32_t nbytes; /* payload bytes after this slot (then zero padding to a whole slot) */
+    uint64_t time;   /* ns since time 0, information only */
+} rt_raw_def;
+
+/*
+ * A communicator this rank got from an MPI call. How the reader tells which records of
+ * different ranks describe the same communicator (no messages needed at run time):
+ *  - created by a call that is collective over the parent (dup, idup, split, split_type,
+ *    create, cart_create, cart_sub, graph_create, dist_graph_create*, intercomm_merge):
+ *    same global parent, same seq, same lowest world rank among the members;
+ *  - Comm_create_group (collective over the group only): same global parent, tag and member
+ *    list, and the same occurrence count of that triple on each member;
+ *  - Intercomm_create: the same two groups (in either order) and tag, and the same occurrence
+ *    count of that pair on each member (seq is written but not needed).
+ * Windows: same global communicator and seq; on MPI_COMM_SELF also the same rank, since
+ * every rank's self window is its own.
+ */
+typedef struct rt_raw_def_comm {
+    uint32_t id;          /* local id (>= 2) */
+    uint32_t parent;      /* local id of the parent (local_comm for Intercomm_create) */
+    uint32_t how;         /* rt_func of the creating call */
+    uint32_t seq;         /* creating calls made on the parent before this one (collective
+                             over the parent only; else 0) */
+    uint32_t flags;       /* rt_comm_flag */
+    uint32_t size;        /* local group size */
+    uint32_t remote_size; /* remote group size of an inter-communicator, else 0 */
+    int32_t tag;          /* Intercomm_create and Comm_create_group, else 0 */
+    /* followed by world ranks: local group in rank order, then the remote group */
+} rt_raw_def_comm;
+
+/* A group used for PSCW synchronisation (Win_post, Win_start). Groups are local objects:
+ * the reader gives equal member lists one global id. */
+typedef struct rt_raw_def_group {
+    uint32_t id; /* local id */
+    uint32_t size;
+    /* followed by world ranks in group rank order */
+} rt_raw_def_group;
+
+/* A window: created collectively over comm; same global comm and seq means same window. */
+typedef struct rt_raw_def_win {
+    uint32_t id;   /* local window id */
+    uint32_t comm; /* local communicator id */
+    uint32_t seq;  /* creating calls made on comm before this one (shared with comms) */
+    uint32_t pad;
+} rt_raw_def_win;
+
+typedef struct rt_raw_close {
+    uint8_t type; /* RT_RAW_CLOSE */
+    uint8_t pad[7];
+    uint64_t time;
+} rt_raw_close;
+
+_Static_assert(sizeof(rt_raw_header) == 64, "raw header is 64 bytes");
+_Static_assert(sizeof(rt_raw_call) == 16, "CALL is one slot");
+_Static_assert(sizeof(rt_raw_time) == 16, "TIME is one slot");
+_Static_assert(sizeof(rt_raw_p2p) == 32, "P2P is two slots");
+_Static_assert(sizeof(rt_raw_req) == 16, "REQ is one slot");
+_Static_assert(sizeof(rt_raw_coll) == 32, "COLL is two slots");
+_Static_assert(sizeof(rt_raw_event) == 48, "EVENT is three slots");
+_Static_assert(sizeof(rt_raw_def) == 16, "DEF header is one slot");
+_Static_assert(sizeof(rt_raw_close) == 16, "CLOSE is one slot");
+
+#endif /* RT_RAW_H */

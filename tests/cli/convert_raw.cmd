@@ -1,0 +1,3 @@
+convert
+$DATA/raw_tiny
+$WORK/out.csv

@@ -1,0 +1,2 @@
+info
+$DATA/raw_tiny

@@ -1,0 +1,2 @@
+info
+$DATA/raw_cut/r0.t0.rtr

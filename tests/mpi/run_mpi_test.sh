@@ -1,0 +1,201 @@
+#!/bin/sh
+# One MPI integration test: runs a test program under mpiexec without the tracer and with it,
+# and checks the two runs and the trace against expectations written by hand.
+#
+# usage: run_mpi_test.sh [--untraced] --bin DIR --mpi DIR --work DIR
+#                        [--retrace RETRACE --tracer LIBRETRACE.so --dump TRACE_DUMP] CASE
+#
+#   --bin DIR      where the test programs are (mpi_p2p, mpi_coll, ...)
+#   --mpi DIR      tests/mpi (cases/ and expected/)
+#   --work DIR     scratch root: the case runs in DIR/CASE, rebuilt each time
+#   --untraced     only the plain run (no tracer needed): stdout = expected/PROG.out and
+#                  exit status = STATUS
+#
+# A case is tests/mpi/cases/CASE.case, shell assignments:
+#   PROG NP              program (BIN/mpi_PROG) and rank count
+#   NODES MODULES        emulated placement (RETRACE_EMULATE=nodes=NODES,modules=MODULES)
+#   STATUS               the program's exit status (default 0)
+#   LAUNCH               record (default): 'retrace record --out DIR --nodes N --modules M
+#                        RECORD_ARGS -- mpiexec -n NP PROG'; preload: by hand, with
+#                        RETRACE_OUT, RETRACE_EMULATE and LD_PRELOAD=TRACER
+#   RECORD_ARGS          more 'retrace record' options (--histogram, --no-trace)
+#   ENV                  environment settings for the traced run (VAR=value ...)
+#   HISTOGRAM=1          the traced stdout is the plain one followed by expected/CASE.hist
+#   NOTRACE=1            no trace may be written
+#   TRUNCATED=1          the trace must be reported cut short (trace_dump exit status 3);
+#                        otf2-print is then not asked to read it
+#   DUMP                 trace_dump options (the calls in $SKIP are always left out)
+#   CHECK                dump: trace_dump output = expected/EXPECT.dump
+#                        counts: each distinct line, counted ('sort | uniq -c') =
+#                                expected/EXPECT.counts
+#                        sends: the send and isend lines = expected/EXPECT.sends
+#                        none
+#   CALLS=1              also: how often each MPI function was entered = expected/EXPECT.calls
+#   EXPECT               base name of the expected files (default: CASE)
+#
+# The traced run must print what the plain run prints and exit with the same status, and
+# otf2-print must read the archive without a word on stderr. Each mpiexec run is limited to
+# RUN_TIMEOUT seconds (default 12), and so are otf2-print and trace_dump.
+set -u
+
+# docs/tracer.md does not say what these record (MPI_Init and MPI_Finalize frame the trace,
+# MPI_Abort never returns, the group calls are not listed): left out of every comparison.
+SKIP=MPI_Init,MPI_Init_thread,MPI_Finalize,MPI_Abort,MPI_Comm_group,MPI_Group_incl,MPI_Group_free
+
+untraced=0 bin='' mpi='' work='' retrace='' tracer='' dump=''
+while [ $# -gt 1 ]; do
+    case "$1" in
+    --untraced) untraced=1; shift ;;
+    --bin) bin=$2; shift 2 ;;
+    --mpi) mpi=$2; shift 2 ;;
+    --work) work=$2; shift 2 ;;
+    --retrace) retrace=$2; shift 2 ;;
+    --tracer) tracer=$2; shift 2 ;;
+    --dump) dump=$2; shift 2 ;;
+    *) echo "run_mpi_test.sh: unknown option $1" >&2; exit 2 ;;
+    esac
+done
+if [ $# != 1 ] || [ -z "$bin" ] || [ -z "$mpi" ] || [ -z "$work" ]; then
+    echo "usage: run_mpi_test.sh [--untraced] --bin DIR --mpi DIR --work DIR" \
+        "[--retrace R --tracer SO --dump D] CASE" >&2
+    exit 2
+fi
+case=$1
+[ -f "$mpi/cases/$case.case" ] ||
+    { echo "run_mpi_test.sh: no case $mpi/cases/$case.case" >&2; exit 2; }
+if [ $untraced = 0 ]; then
+    for f in "$retrace" "$tracer" "$dump"; do
+        if [ -z "$f" ] || [ ! -f "$f" ]; then
+            echo "run_mpi_test.sh: traced cases need --retrace, --tracer and --dump" \
+                "(missing: '$f')" >&2
+            exit 2
+        fi
+    done
+fi
+
+PROG='' NP='' NODES=1 MODULES=1 STATUS=0 LAUNCH=record RECORD_ARGS='' ENV='' HISTOGRAM=0
+NOTRACE=0 TRUNCATED=0 DUMP='' CHECK=none CALLS=0 EXPECT=$case
+# shellcheck source=/dev/null
+. "$mpi/cases/$case.case"
+exp=$mpi/expected
+w=$work/$case
+rm -rf "$w" && mkdir -p "$w" || exit 2
+program=$bin/mpi_$PROG
+timeout=${RUN_TIMEOUT:-12}
+
+failed=0
+fail() {
+    echo "FAIL: $*"
+    failed=1
+}
+# compare EXPECTED ACTUAL WHAT
+compare() {
+    if ! diff -u "$1" "$2" > "$2.diff" 2>&1; then
+        fail "$3 differs from $1:"
+        head -n 60 "$2.diff"
+    fi
+}
+# What mpiexec (hydra) prints on stdout when a rank dies: not the program's output.
+hydra_filter() {
+    sed -e '/^=/d' -e '/^$/d' -e '/^YOUR APPLICATION TERMINATED/d' \
+        -e '/^This typically refers to a problem/d' -e '/^Please see the FAQ page/d' \
+        "$1" > "$1.prog"
+}
+show() { # a file that explains a failure, if it has anything
+    [ -s "$1" ] && { echo "--- $1:"; head -n 30 "$1"; }
+    true
+}
+
+# 1. The plain run.
+(cd "$w" && exec timeout -k 5 "$timeout" mpiexec -n "$NP" "$program") > "$w/plain.out" \
+    2> "$w/plain.err"
+plain_status=$?
+[ "$plain_status" = "$STATUS" ] ||
+    { fail "plain run exited $plain_status, expected $STATUS"; show "$w/plain.err"; }
+hydra_filter "$w/plain.out"
+compare "$exp/$PROG.out" "$w/plain.out.prog" "the plain run's stdout"
+if [ $untraced = 1 ]; then
+    [ $failed = 0 ] && echo "ok: $PROG runs without the tracer"
+    exit $failed
+fi
+
+# 2. The traced run.
+trace=$w/trace
+emulate=nodes=$NODES,modules=$MODULES
+if [ "$LAUNCH" = preload ]; then
+    # shellcheck disable=SC2086 # ENV is a list of words
+    (cd "$w" && exec timeout -k 5 "$timeout" env $ENV RETRACE_OUT="$trace" \
+        RETRACE_EMULATE="$emulate" LD_PRELOAD="$tracer" mpiexec -n "$NP" "$program") \
+        > "$w/traced.out" 2> "$w/traced.err"
+else
+    out="--out $trace" # no archive to name when no trace is written
+    [ "$NOTRACE" = 1 ] && out=
+    # shellcheck disable=SC2086 # RECORD_ARGS, ENV and out are lists of words
+    (cd "$w" && exec env $ENV timeout -k 5 "$timeout" "$retrace" record --tracer "$tracer" \
+        $out --nodes "$NODES" --modules "$MODULES" $RECORD_ARGS \
+        -- mpiexec -n "$NP" "$program") \
+        > "$w/traced.out" 2> "$w/traced.err"
+fi
+traced_status=$?
+[ "$traced_status" = "$plain_status" ] ||
+    { fail "traced run exited $traced_status, the plain run $plain_status"; show "$w/traced.err"; }
+if [ "$HISTOGRAM" = 1 ]; then
+    cat "$w/plain.out.prog" "$exp/$case.hist" > "$w/traced.expected"
+else
+    cp "$w/plain.out.prog" "$w/traced.expected"
+fi
+hydra_filter "$w/traced.out"
+compare "$w/traced.expected" "$w/traced.out.prog" "the traced run's stdout"
+
+# 3. The trace.
+if [ "$NOTRACE" = 1 ]; then
+    for f in "$trace" "$w"/retrace-*; do # the archive named, or record's default name
+        [ ! -e "$f" ] || fail "a trace was written with trace writing off: $f"
+    done
+    [ $failed = 0 ] && echo "ok: $case"
+    exit $failed
+fi
+if [ ! -f "$trace/traces.otf2" ]; then
+    fail "no OTF2 archive at $trace"
+    show "$w/traced.err"
+    exit 1
+fi
+if [ "$TRUNCATED" != 1 ]; then
+    timeout -k 5 "$timeout" otf2-print "$trace/traces.otf2" > /dev/null 2> "$w/otf2-print.err" ||
+        fail "otf2-print exited $? (124: did not finish in ${timeout} s)"
+    [ -s "$w/otf2-print.err" ] && { fail "otf2-print complained:"; show "$w/otf2-print.err"; }
+fi
+
+# shellcheck disable=SC2086 # DUMP is a list of options
+timeout -k 5 "$timeout" "$dump" --skip "$SKIP" $DUMP "$trace" > "$w/dump.txt" 2> "$w/dump.err"
+dump_status=$?
+if [ "$TRUNCATED" = 1 ]; then
+    [ "$dump_status" = 3 ] || fail "trace_dump exited $dump_status, expected 3 (cut short)"
+    grep -q '^truncated: ' "$w/dump.err" || fail "the trace is not reported cut short"
+else
+    [ "$dump_status" = 0 ] || fail "trace_dump exited $dump_status"
+    [ -s "$w/dump.err" ] && { fail "trace_dump complained:"; show "$w/dump.err"; }
+fi
+
+case "$CHECK" in
+dump) compare "$exp/$EXPECT.dump" "$w/dump.txt" "the trace" ;;
+counts)
+    grep -v -E '^(ranks|proc) ' "$w/dump.txt" | LC_ALL=C sort | uniq -c | sed 's/^ *//' \
+        > "$w/counts.txt"
+    compare "$exp/$EXPECT.counts" "$w/counts.txt" "the trace's event counts" ;;
+sends)
+    awk '$2 == "send" || $2 == "isend"' "$w/dump.txt" > "$w/sends.txt"
+    compare "$exp/$EXPECT.sends" "$w/sends.txt" "the trace's sends" ;;
+none) ;;
+*) fail "unknown CHECK=$CHECK in the case" ;;
+esac
+if [ "$CALLS" = 1 ]; then
+    # shellcheck disable=SC2086
+    timeout -k 5 "$timeout" "$dump" --skip "$SKIP" --no-header "$trace" 2> /dev/null |
+        awk '$2 == "enter" { n[$3]++ } END { for (c in n) print c, n[c] }' | LC_ALL=C sort \
+        > "$w/calls.txt"
+    compare "$exp/$EXPECT.calls" "$w/calls.txt" "the calls entered"
+fi
+
+[ $failed = 0 ] && echo "ok: $case"
+exit $failed

@@ -1,0 +1,175 @@
+/* Building raw records inside a call, request completion, and the live histogram. */
+#include <string.h>
+
+#include "rt__tracer.h"
+
+void rt__rec_p2p(rt__call *c, int at, unsigned kind, const rt__comm *cm, int peer, int tag,
+                 uint64_t bytes, uint64_t req)
+{
+    if (!rt__g.tracing || !cm)
+        return;
+    rt_raw_p2p *r = rt__rec(c, sizeof *r);
+    r->type = RT_RAW_P2P;
+    r->at = (uint8_t)at;
+    r->kind = (uint8_t)kind;
+    r->contype = rt__contype(cm, peer);
+    r->comm = cm->id;
+    r->peer = peer;
+    r->tag = tag;
+    r->bytes = bytes;
+    r->req = req;
+}
+
+void rt__rec_req(rt__call *c, int at, unsigned kind, uint32_t comm, uint64_t req)
+{
+    if (!rt__g.tracing)
+        return;
+    rt_raw_req *r = rt__rec(c, sizeof *r);
+    r->type = RT_RAW_REQ;
+    r->at = (uint8_t)at;
+    r->kind = (uint8_t)kind;
+    r->pad = 0;
+    r->comm = comm;
+    r->req = req;
+}
+
+void rt__rec_coll(rt__call *c, unsigned kind, unsigned op, uint32_t comm, int32_t peer,
+                  uint64_t bytes, uint64_t rbytes)
+{
+    if (!rt__g.tracing)
+        return;
+    rt_raw_coll *r = rt__rec(c, sizeof *r);
+    r->type = RT_RAW_COLL;
+    r->at = 1;
+    r->kind = (uint8_t)kind;
+    r->op = (uint8_t)op;
+    r->comm = comm;
+    r->peer = peer;
+    r->pad = 0;
+    r->bytes = bytes;
+    r->rbytes = rbytes;
+}
+
+void rt__rec_event(rt__call *c, int at, const rt_event *ev)
+{
+    if (!rt__g.tracing)
+        return;
+    rt_raw_event *r = rt__rec(c, sizeof *r);
+    memset(r, 0, sizeof *r);
+    r->type = RT_RAW_EVENT;
+    r->at = (uint8_t)at;
+    r->kind = ev->kind;
+    r->contype = ev->contype;
+    r->op = ev->op;
+    r->comm = ev->comm;
+    r->peer = ev->peer;
+    r->tag = ev->tag;
+    r->bytes = ev->bytes;
+    r->rbytes = ev->rbytes;
+    r->req = ev->req;
+}
+
+uint64_t rt__status_bytes(const MPI_Status *st)
+{
+    MPI_Count n;
+    if (PMPI_Get_elements_x(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0)
+        return 0;
+    return (uint64_t)n;
+}
+
+void rt__hist_send(rt__call *c, const rt__comm *cm, int peer, uint64_t bytes)
+{
+    if (!rt__g.histogram || !cm || peer < 0)
+        return;
+    int ct = rt__g.need_contype ? rt__contype(cm, peer) : RT_CT_NONE;
+    rt_hist_count(&c->t->hist, bytes, ct);
+}
+
+/*
+ * The status the receive half of an Isendrecv is recorded from. MPICH 4.0.2 completes a
+ * two-sided Isendrecv with a schedule request whose status is not the receive's and may hold
+ * anything, so a status that disagrees with what was posted (a named source or tag, at most
+ * the buffer's size) is replaced: the posted source and tag, the buffer's size, not
+ * cancelled. Only a status can name a wildcard's match; an impossible source drops the IRECV.
+ */
+static const MPI_Status *isendrecv_status(const rt__req *q, const MPI_Status *st, MPI_Status *fixed)
+{
+    if ((q->peer == MPI_ANY_SOURCE || st->MPI_SOURCE == q->peer) &&
+        (q->tag == MPI_ANY_TAG || st->MPI_TAG == q->tag) && rt__status_bytes(st) <= q->bytes)
+        return st;
+    *fixed = *st;
+    int size = (int)(q->cm->inter ? q->cm->remote_size : q->cm->size);
+    if (q->peer != MPI_ANY_SOURCE)
+        fixed->MPI_SOURCE = q->peer;
+    else if (st->MPI_SOURCE < 0 || st->MPI_SOURCE >= size)
+        fixed->MPI_SOURCE = MPI_PROC_NULL;
+    if (q->tag != MPI_ANY_TAG)
+        fixed->MPI_TAG = q->tag;
+    PMPI_Status_set_elements_x(fixed, MPI_BYTE, (MPI_Count)q->bytes);
+    PMPI_Status_set_cancelled(fixed, 0);
+    return fixed;
+}
+
+void rt__complete(rt__call *c, const rt__req *qp, MPI_Request handle, const MPI_Status *st)
+{
+    if (!qp->kind)
+        return; /* not a request the tracer knows */
+    rt__req q = *qp;
+    if (q.persistent) {
+        if (!q.active)
+            return; /* an inactive persistent request completes at once, recording nothing */
+        rt__req_done(handle);
+    }
+    MPI_Status fixed;
+    if (q.send_id && st)
+        st = isendrecv_status(&q, st, &fixed);
+    int cancelled = 0;
+    if (st && (q.kind == RT__RQ_SEND || q.kind == RT__RQ_RECV))
+        PMPI_Test_cancelled(st, &cancelled);
+    /* The send half of an Isendrecv has no request of its own: it ends with the receive's. */
+    if (q.send_id)
+        rt__rec_req(c, 1, cancelled ? RT_EV_REQUEST_CANCELLED : RT_EV_ISEND_COMPLETE, q.comm,
+                    q.send_id);
+    if (cancelled) {
+        rt__rec_req(c, 1, RT_EV_REQUEST_CANCELLED, q.comm, q.id);
+        return;
+    }
+    switch (q.kind) {
+    case RT__RQ_SEND:
+        rt__rec_req(c, 1, RT_EV_ISEND_COMPLETE, q.comm, q.id);
+        break;
+    case RT__RQ_RECV: {
+        if (!st || st->MPI_SOURCE == MPI_PROC_NULL || !rt__g.tracing)
+            break;
+        rt_raw_p2p *r = rt__rec(c, sizeof *r);
+        r->type = RT_RAW_P2P;
+        r->at = 1;
+        r->kind = RT_EV_IRECV;
+        r->contype = rt__contype(q.cm, st->MPI_SOURCE);
+        r->comm = q.comm;
+        r->peer = st->MPI_SOURCE;
+        r->tag = st->MPI_TAG;
+        r->bytes = rt__status_bytes(st);
+        r->req = q.id;
+        break;
+    }
+    case RT__RQ_COLL: {
+        rt_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.kind = RT_EV_NBC_COMPLETE;
+        ev.comm = q.comm;
+        ev.peer = q.peer;
+        ev.bytes = q.bytes;
+        ev.rbytes = q.rbytes;
+        ev.op = q.op;
+        ev.req = q.id;
+        rt__rec_event(c, 1, &ev);
+        break;
+    }
+    case RT__RQ_RMA:
+        rt__rec_req(c, 1, RT_EV_RMA_OP_COMPLETE, q.comm, q.id);
+        break;
+    default:
+        break;
+    }
+}

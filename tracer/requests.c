@@ -1,0 +1,221 @@
+/*
+ * What the tracer remembers about each pending request, keyed by the MPI_Request handle.
+ * MPI reuses handles once a request completes, so an entry lives exactly from the call that
+ * creates the request to the call that completes or frees it.
+ *
+ * Open addressing with linear probing and backward-shift deletion, split into shards by
+ * hash. Under MPI_THREAD_MULTIPLE each shard has its own lock (a request may complete on
+ * another thread than the one that started it); otherwise no lock is taken at all.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt__tracer.h"
+
+#define NSHARDS 64u
+#define INITIAL_CAP 64u
+
+typedef struct slot {
+    uint64_t key; /* 0: empty */
+    rt__req val;
+} slot;
+
+typedef struct shard {
+    pthread_mutex_t lock;
+    slot *slots;
+    uint32_t cap, used;
+} shard;
+
+static shard shards[NSHARDS];
+static atomic_uint_fast64_t next_id;
+
+static uint64_t key_of(MPI_Request h)
+{
+    uint64_t k = 0;
+    memcpy(&k, &h, sizeof h < sizeof k ? sizeof h : sizeof k);
+    return k + 1; /* never 0, whatever the handle's bits */
+}
+
+static uint64_t mix(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= UINT64_C(0xff51afd7ed558ccd);
+    k ^= k >> 33;
+    return k;
+}
+
+void rt__requests_init(void)
+{
+    for (unsigned i = 0; i < NSHARDS; i++) {
+        pthread_mutex_init(&shards[i].lock, NULL);
+        shards[i].slots = NULL;
+        shards[i].cap = shards[i].used = 0;
+    }
+    atomic_store(&next_id, 1);
+}
+
+void rt__requests_free(void)
+{
+    for (unsigned i = 0; i < NSHARDS; i++) {
+        free(shards[i].slots);
+        shards[i].slots = NULL;
+        shards[i].cap = shards[i].used = 0;
+    }
+}
+
+uint64_t rt__req_next_id(void)
+{
+    if (rt__g.mt)
+        return atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed);
+    uint64_t id = atomic_load_explicit(&next_id, memory_order_relaxed);
+    atomic_store_explicit(&next_id, id + 1, memory_order_relaxed);
+    return id;
+}
+
+static shard *shard_of(uint64_t key, uint64_t *h)
+{
+    *h = mix(key);
+    shard *s = &shards[*h % NSHARDS];
+    if (rt__g.mt)
+        pthread_mutex_lock(&s->lock);
+    return s;
+}
+
+static void shard_done(shard *s)
+{
+    if (rt__g.mt)
+        pthread_mutex_unlock(&s->lock);
+}
+
+static slot *find(shard *s, uint64_t key, uint64_t h)
+{
+    if (!s->cap)
+        return NULL;
+    uint32_t mask = s->cap - 1;
+    for (uint32_t i = (uint32_t)(h >> 8) & mask;; i = (i + 1) & mask) {
+        if (s->slots[i].key == key)
+            return &s->slots[i];
+        if (!s->slots[i].key)
+            return NULL;
+    }
+}
+
+static int grow(shard *s)
+{
+    uint32_t cap = s->cap ? s->cap * 2 : INITIAL_CAP;
+    slot *n = calloc(cap, sizeof *n);
+    if (!n)
+        return -1;
+    for (uint32_t j = 0; j < s->cap; j++) {
+        if (!s->slots[j].key)
+            continue;
+        uint32_t i = (uint32_t)(mix(s->slots[j].key) >> 8) & (cap - 1);
+        while (n[i].key)
+            i = (i + 1) & (cap - 1);
+        n[i] = s->slots[j];
+    }
+    free(s->slots);
+    s->slots = n;
+    s->cap = cap;
+    return 0;
+}
+
+void rt__req_put(MPI_Request handle, const rt__req *info)
+{
+    if (handle == MPI_REQUEST_NULL)
+        return;
+    /* A handle may be pending more than once: MPICH hands out one shared handle for sends
+     * that completed at once. Such entries queue up in probe order (the first found is
+     * the oldest, and backward-shift deletion keeps that order), so each completion
+     * claims the oldest. */
+    uint64_t key = key_of(handle), h;
+    shard *s = shard_of(key, &h);
+    if ((s->used + 1) * 4 > s->cap * 3 && grow(s) < 0) {
+        shard_done(s);
+        rt__fail("rank %d: out of memory for the request table", rt__g.rank);
+        return;
+    }
+    uint32_t mask = s->cap - 1;
+    uint32_t i = (uint32_t)(h >> 8) & mask;
+    while (s->slots[i].key)
+        i = (i + 1) & mask;
+    slot *e = &s->slots[i];
+    e->key = key;
+    s->used++;
+    e->val = *info;
+    shard_done(s);
+}
+
+/* Backward-shift deletion keeps probe chains unbroken without tombstones. */
+static void erase(shard *s, slot *e)
+{
+    uint32_t mask = s->cap - 1;
+    uint32_t i = (uint32_t)(e - s->slots);
+    for (uint32_t j = (i + 1) & mask; s->slots[j].key; j = (j + 1) & mask) {
+        uint32_t home = (uint32_t)(mix(s->slots[j].key) >> 8) & mask;
+        /* slot j may move to i when i lies cyclically in [home, j) */
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            s->slots[i] = s->slots[j];
+            i = j;
+        }
+    }
+    s->slots[i].key = 0;
+    s->used--;
+}
+
+int rt__req_claim(MPI_Request handle, rt__req *out)
+{
+    uint64_t key = key_of(handle), h;
+    shard *s = shard_of(key, &h);
+    slot *e = find(s, key, h);
+    if (e) {
+        *out = e->val;
+        if (!e->val.persistent)
+            erase(s, e);
+    }
+    shard_done(s);
+    return e != NULL;
+}
+
+void rt__req_unclaim(MPI_Request handle, const rt__req *q)
+{
+    if (!q->persistent)
+        rt__req_put(handle, q);
+}
+
+void rt__req_done(MPI_Request handle)
+{
+    uint64_t key = key_of(handle), h;
+    shard *s = shard_of(key, &h);
+    slot *e = find(s, key, h);
+    if (e)
+        e->val.active = 0;
+    shard_done(s);
+}
+
+void rt__req_drop(MPI_Request handle)
+{
+    uint64_t key = key_of(handle), h;
+    shard *s = shard_of(key, &h);
+    slot *e = find(s, key, h);
+    if (e)
+        erase(s, e);
+    shard_done(s);
+}
+
+int rt__req_start(MPI_Request handle, rt__req *out)
+{
+    uint64_t key = key_of(handle), h;
+    shard *s = shard_of(key, &h);
+    slot *e = find(s, key, h);
+    if (!e || !e->val.persistent) {
+        shard_done(s);
+        return 0;
+    }
+    e->val.active = 1;
+    e->val.id = rt__req_next_id();
+    *out = e->val;
+    shard_done(s);
+    return 1;
+}

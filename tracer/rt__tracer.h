@@ -1,0 +1,320 @@
+/*
+ * Internals of the tracer, shared by its files. Nothing here is exported from the shared
+ * library: it is built with -fvisibility=hidden and only the MPI_* wrappers are visible.
+ *
+ * The call path: rt__begin (thread-local re-entry check, one relaxed atomic load of the
+ * phase, a clock read), the hooks of the wrapper table append fixed-size records to the
+ * thread's scratch area, rt__end copies the call's records into the thread's memory-mapped
+ * raw file. No formatting, no locks (except the request table's shard locks under
+ * MPI_THREAD_MULTIPLE), no system calls outside the occasional window remap.
+ */
+#ifndef RT__TRACER_H
+#define RT__TRACER_H
+
+#include <mpi.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "rt_event.h"
+#include "rt_hist.h"
+#include "rt_raw.h"
+
+#define RT__HIDDEN __attribute__((visibility("hidden")))
+#define RT__TLS __thread __attribute__((tls_model("initial-exec")))
+#define RT__LIKELY(x) __builtin_expect(!!(x), 1)
+#define RT__UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* ---- global state (state.c) ------------------------------------------------------------ */
+
+typedef struct rt__state {
+    atomic_int phase; /* 1 while recording: between MPI_Init and MPI_Finalize */
+    int tracing;      /* writing raw records */
+    int histogram;    /* counting sent messages into the live histogram */
+    int need_contype; /* histogram filter needs the connection type */
+    int mt;           /* MPI_THREAD_MULTIPLE: the request table locks its shards */
+    MPI_Comm tool;    /* PMPI duplicate of MPI_COMM_WORLD: all tool traffic */
+    int rank, nranks;
+    uint32_t node, module;
+    uint32_t *node_of, *module_of; /* per world rank */
+    uint64_t origin;               /* CLOCK_MONOTONIC ns at time 0 */
+    uint64_t origin_realtime;
+    rt_hist_config hist_cfg;
+    char out[4096];     /* archive directory */
+    char raw[4096 + 8]; /* raw directory: out + ".raw" */
+    atomic_uint nthreads;
+} rt__state;
+
+extern rt__state rt__g RT__HIDDEN;
+
+/* Turns tracing off for this rank after an internal failure; the first call warns. */
+void rt__fail(const char *fmt, ...) RT__HIDDEN __attribute__((format(printf, 1, 2)));
+void rt__warn(const char *fmt, ...) RT__HIDDEN __attribute__((format(printf, 1, 2)));
+
+void rt__init_after(int thread_level) RT__HIDDEN; /* after PMPI_Init[_thread] returned */
+void rt__finalize_before(void) RT__HIDDEN;        /* before PMPI_Finalize */
+void rt__abort_before(void) RT__HIDDEN;           /* before PMPI_Abort */
+
+static inline uint64_t rt__clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t rt__now(void)
+{
+    uint64_t t = rt__clock();
+    return t > rt__g.origin ? t - rt__g.origin : 0;
+}
+
+/* ---- per-thread state (stream.c) --------------------------------------------------------- */
+
+#define RT__SCRATCH_INLINE 4096 /* bytes of records one call keeps without allocating */
+
+typedef struct rt__thread {
+    int depth;                /* re-entry: 1 inside a wrapper */
+    uint32_t index;           /* thread number within the rank */
+    int fd;                   /* raw file, -1 when not writing */
+    uint8_t *map, *pos, *end; /* the record buffer and the write position in it */
+    uint64_t flushed;         /* time of the last write */
+    uint64_t nrecords;
+    uint8_t *scratch; /* this call's records */
+    size_t scratch_len, scratch_cap;
+    uint8_t scratch_inline[RT__SCRATCH_INLINE];
+    rt_hist hist;            /* live histogram counts of this thread */
+    struct rt__thread *next; /* registry, for MPI_Finalize */
+} rt__thread;
+
+extern RT__TLS rt__thread *rt__self RT__HIDDEN;
+
+rt__thread *rt__thread_create(void) RT__HIDDEN;
+/* Appends len bytes (whole slots) to the thread's raw file; 0, or -1 after a failure (which
+ * has turned tracing off). */
+int rt__stream_write(rt__thread *t, const void *data, size_t len) RT__HIDDEN;
+/* Finishes every thread's raw file with a CLOSE record (MPI_Finalize). */
+void rt__threads_close(uint64_t time) RT__HIDDEN;
+/* Writes out the buffered records of one thread (MPI_Abort). */
+void rt__stream_flush(rt__thread *t) RT__HIDDEN;
+/* Writes out the buffer at the start of a call when the last write is older than this. */
+#define RT__FLUSH_AGE UINT64_C(100000000) /* ns */
+void rt__stream_age_flush(rt__thread *t, uint64_t now) RT__HIDDEN;
+/* Sum of every thread's histogram counts into h. */
+void rt__threads_hist(rt_hist *h) RT__HIDDEN;
+/* Opens the raw file of a thread (tracing must be on). 0 or -1 (tracing turned off). */
+int rt__stream_open(rt__thread *t) RT__HIDDEN;
+void *rt__scratch_grow(rt__thread *t, size_t len) RT__HIDDEN;
+
+static inline rt__thread *rt__thread_get(void)
+{
+    rt__thread *t = rt__self;
+    return RT__LIKELY(t != NULL) ? t : rt__thread_create();
+}
+
+/* ---- identifiers (tables.c) ------------------------------------------------------------ */
+
+/* A communicator the application may use. World ranks of its members: group a (local), then
+ * group b (remote) of an inter-communicator; NULL members means "world rank = rank". */
+typedef struct rt__comm {
+    uint32_t id; /* local id */
+    uint32_t size, remote_size;
+    int inter;
+    uint32_t *members;
+    atomic_uint seq;             /* creating calls made on it so far */
+    int topo_indeg, topo_outdeg; /* -1 until asked */
+    MPI_Comm handle;
+} rt__comm;
+
+typedef struct rt__win {
+    uint32_t id;
+    rt__comm *comm;
+    uint32_t start_group, post_group; /* local group ids of the open PSCW epochs */
+    MPI_Win handle;
+} rt__win;
+
+void rt__tables_init(void) RT__HIDDEN;
+int rt__defs_open(void) RT__HIDDEN; /* the rank's raw defs file; -1 turns tracing off */
+void rt__defs_close(void) RT__HIDDEN;
+void rt__tables_free(void) RT__HIDDEN;
+rt__comm *rt__comm_get(MPI_Comm comm) RT__HIDDEN; /* NULL when unknown */
+/* Defines a communicator the application just got (writes the DEF record). */
+rt__comm *rt__comm_new(MPI_Comm comm, rt__comm *parent, unsigned how, uint32_t seq,
+                       int tag) RT__HIDDEN;
+/* The same for a duplicate: members copied from the parent (Comm_idup's result may not be
+ * queried before it completes). */
+rt__comm *rt__comm_new_like(MPI_Comm comm, rt__comm *parent, unsigned how, uint32_t seq) RT__HIDDEN;
+void rt__comm_forget(MPI_Comm comm) RT__HIDDEN;
+rt__win *rt__win_get(MPI_Win win) RT__HIDDEN;
+rt__win *rt__win_new(MPI_Win win, rt__comm *comm, uint32_t seq) RT__HIDDEN;
+void rt__win_forget(MPI_Win win) RT__HIDDEN;
+/* Local group id for an MPI group (defined once per distinct member list). */
+uint32_t rt__group_id(MPI_Group group) RT__HIDDEN;
+
+/* World rank of peer (a rank in comm, of the remote group for inter-communicators). */
+static inline uint32_t rt__world(const rt__comm *cm, int peer)
+{
+    if (!cm->members)
+        return (uint32_t)peer;
+    return cm->members[(cm->inter ? cm->size : 0) + (uint32_t)peer];
+}
+
+static inline uint8_t rt__contype_world(uint32_t w)
+{
+    if (w == (uint32_t)rt__g.rank)
+        return RT_CT_LOOP;
+    if (w >= (uint32_t)rt__g.nranks)
+        return RT_CT_NONE;
+    if (rt__g.node_of[w] == rt__g.node)
+        return RT_CT_SHM;
+    return rt__g.module_of[w] == rt__g.module ? RT_CT_NET : RT_CT_GW;
+}
+
+static inline uint8_t rt__contype(const rt__comm *cm, int peer)
+{
+    if (!cm || peer < 0)
+        return RT_CT_NONE;
+    return rt__contype_world(rt__world(cm, peer));
+}
+
+/* ---- requests (requests.c) ---------------------------------------------------------------- */
+
+typedef enum rt__req_kind {
+    RT__RQ_SEND = 1, /* ISEND: completion gives ISEND_COMPLETE */
+    RT__RQ_RECV,     /* IRECV_REQUEST: completion gives IRECV from the status */
+    RT__RQ_COLL,     /* NBC_REQUEST: completion gives NBC_COMPLETE */
+    RT__RQ_RMA,      /* R-form RMA: completion gives RMA_OP_COMPLETE */
+    RT__RQ_NONE      /* known but records nothing on completion (e.g. MPI_PROC_NULL) */
+} rt__req_kind;
+
+typedef struct rt__req {
+    uint64_t id;      /* request id of the current activation */
+    uint64_t send_id; /* Isendrecv: its send half's ISEND id, completed with it (0: none);
+                       * peer, tag and bytes then hold the receive half as posted */
+    uint64_t bytes, rbytes;
+    uint32_t comm; /* local communicator or window id */
+    int32_t peer, tag;
+    uint8_t kind; /* rt__req_kind */
+    uint8_t op;   /* collective op */
+    uint8_t persistent;
+    uint8_t active;    /* persistent: started and not yet completed */
+    uint8_t send_kind; /* persistent: rt_func of the *_init call */
+    uint8_t contype;
+    const rt__comm *cm; /* the communicator of a receive (never freed while tracing) */
+} rt__req;
+
+void rt__requests_init(void) RT__HIDDEN;
+void rt__requests_free(void) RT__HIDDEN;
+uint64_t rt__req_next_id(void) RT__HIDDEN;
+void rt__req_put(MPI_Request handle, const rt__req *info) RT__HIDDEN;
+/*
+ * Completion calls claim their requests before PMPI completes them: once MPI has completed
+ * a request its handle may be reused by another thread at once, so the record must already
+ * be out of the table. claim copies the record into *out (1 when found) and removes it
+ * unless it is persistent; unclaim puts back one that did not complete; done marks a
+ * completed persistent request inactive; drop forgets a request (MPI_Request_free).
+ */
+int rt__req_claim(MPI_Request handle, rt__req *out) RT__HIDDEN;
+void rt__req_unclaim(MPI_Request handle, const rt__req *q) RT__HIDDEN;
+void rt__req_done(MPI_Request handle) RT__HIDDEN;
+void rt__req_drop(MPI_Request handle) RT__HIDDEN;
+/* Updates a persistent request's record in place (Start). 1 when found. */
+int rt__req_start(MPI_Request handle, rt__req *out) RT__HIDDEN;
+
+/* ---- one intercepted call ---------------------------------------------------------------- */
+
+#define RT__INLINE_REQS 16
+
+typedef struct rt__call {
+    int on; /* this call is recorded */
+    int rc; /* what PMPI returned */
+    unsigned fn;
+    uint64_t t0;
+    rt__thread *t;
+    MPI_Status st;           /* stands in for MPI_STATUS_IGNORE */
+    MPI_Status *stv;         /* stands in for MPI_STATUSES_IGNORE (heap) */
+    MPI_Request *reqs;       /* copies of request handles before a completion call */
+    struct rt__req *claimed; /* their records, claimed from the table (kind 0: unknown) */
+    MPI_Request reqs_inline[RT__INLINE_REQS];
+    MPI_Status stv_inline[RT__INLINE_REQS];
+    struct rt__req claimed_inline[RT__INLINE_REQS];
+    void *heap; /* freed by rt__end */
+    void *heap2;
+    uint64_t aux; /* hook scratch */
+} rt__call;
+
+static inline int rt__begin(rt__call *c, unsigned fn)
+{
+    c->on = 0;
+    c->stv = NULL;
+    c->heap = c->heap2 = NULL;
+    if (!atomic_load_explicit(&rt__g.phase, memory_order_relaxed))
+        return 0;
+    rt__thread *t = rt__thread_get();
+    if (RT__UNLIKELY(!t || t->depth))
+        return 0;
+    t->depth = 1;
+    t->scratch_len = 0;
+    c->t = t;
+    c->fn = fn;
+    c->t0 = 0;
+    if (rt__g.tracing) {
+        c->t0 = rt__now();
+        if (RT__UNLIKELY(c->t0 - t->flushed > RT__FLUSH_AGE))
+            rt__stream_age_flush(t, c->t0);
+    }
+    c->on = 1;
+    return 1;
+}
+
+void rt__end_slow(rt__call *c) RT__HIDDEN;
+
+static inline void rt__end(rt__call *c)
+{
+    rt__end_slow(c);
+}
+
+/* Room for len bytes of records in this call's scratch area. */
+static inline void *rt__rec(rt__call *c, size_t len)
+{
+    rt__thread *t = c->t;
+    if (RT__UNLIKELY(t->scratch_len + len > t->scratch_cap))
+        return rt__scratch_grow(t, len);
+    void *p = t->scratch + t->scratch_len;
+    t->scratch_len += len;
+    return p;
+}
+
+/* Substitutes for the IGNORE statuses, so completion always tells source, tag and size. */
+#define RT__ST(s) (c->on && (s) == MPI_STATUS_IGNORE ? &c->st : (s))
+#define RT__STV(s) (c->stv ? c->stv : (s))
+
+/* ---- records (records.c) ----------------------------------------------------------------- */
+
+void rt__rec_p2p(rt__call *c, int at, unsigned kind, const rt__comm *cm, int peer, int tag,
+                 uint64_t bytes, uint64_t req) RT__HIDDEN;
+void rt__rec_req(rt__call *c, int at, unsigned kind, uint32_t comm, uint64_t req) RT__HIDDEN;
+void rt__rec_coll(rt__call *c, unsigned kind, unsigned op, uint32_t comm, int32_t peer,
+                  uint64_t bytes, uint64_t rbytes) RT__HIDDEN;
+void rt__rec_event(rt__call *c, int at, const rt_event *ev) RT__HIDDEN;
+void rt__write_def(unsigned what, const void *payload, size_t len) RT__HIDDEN;
+
+/* Records the completion of one claimed request (Wait/Test families). */
+void rt__complete(rt__call *c, const struct rt__req *q, MPI_Request handle,
+                  const MPI_Status *st) RT__HIDDEN;
+/* Live histogram: one message sent to peer of comm. */
+void rt__hist_send(rt__call *c, const rt__comm *cm, int peer, uint64_t bytes) RT__HIDDEN;
+
+/* count * size of datatype, 0 for MPI_DATATYPE_NULL or errors. */
+static inline uint64_t rt__bytes(MPI_Count count, MPI_Datatype type)
+{
+    int size;
+    if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS ||
+        size < 0)
+        return 0;
+    return (uint64_t)count * (uint64_t)size;
+}
+
+/* Byte count of a completed receive from its status. */
+uint64_t rt__status_bytes(const MPI_Status *st) RT__HIDDEN;
+
+#endif /* RT__TRACER_H */

@@ -1,0 +1,439 @@
+/*
+ * The tracer's life cycle: settings from the environment at MPI_Init, node and module ids,
+ * the output directory, and at MPI_Finalize the live histogram and the assembly of the
+ * OTF2 archive from the raw files. Every decision that must be the same on all ranks is
+ * taken by world rank 0 and broadcast on the tool communicator, so a rank with a different
+ * environment cannot make the tracer's own collectives mismatch.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rt__tracer.h"
+#include "rt_trace.h"
+
+rt__state rt__g;
+
+static atomic_int failed;
+
+void rt__warn(const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "retrace: warning: %s\n", buf);
+}
+
+void rt__fail(const char *fmt, ...)
+{
+    __atomic_store_n(&rt__g.tracing, 0, __ATOMIC_RELAXED);
+    if (atomic_exchange(&failed, 1))
+        return;
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    fprintf(stderr,
+            "retrace: warning: %s; tracing is off for this rank, the application "
+            "carries on\n",
+            buf);
+}
+
+/* ---- environment -------------------------------------------------------------------------- */
+
+static const char *env(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+/* 1/0 for yes/no words, else the default with a warning (from rank 0 only). */
+static int env_flag(const char *name, int deflt)
+{
+    const char *v = env(name);
+    if (!v)
+        return deflt;
+    if (!strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "on") || !strcasecmp(v, "true"))
+        return 1;
+    if (!strcmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "off") || !strcasecmp(v, "false"))
+        return 0;
+    if (rt__g.rank == 0)
+        rt__warn("%s=%s: expected 1 or 0; using %d", name, v, deflt);
+    return deflt;
+}
+
+static int parse_u32(const char *s, uint32_t *out)
+{
+    if (!s || *s < '0' || *s > '9')
+        return -1;
+    uint64_t v = 0;
+    for (; *s >= '0' && *s <= '9'; s++)
+        if ((v = v * 10 + (unsigned)(*s - '0')) > UINT32_MAX)
+            return -1;
+    if (*s)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* The first of the named variables that is set, parsed as an id; 0 when none is. */
+static int env_id(const char *a, const char *b, uint32_t *out)
+{
+    const char *names[2] = {a, b};
+    for (int i = 0; i < 2; i++) {
+        const char *v = env(names[i]);
+        if (!v)
+            continue;
+        if (parse_u32(v, out) == 0)
+            return 1;
+        rt__warn("rank %d: %s=%s is not a number; ignored", rt__g.rank, names[i], v);
+    }
+    return 0;
+}
+
+/* RETRACE_EMULATE=nodes=N,modules=M (either order; modules defaults to 1). */
+static int parse_emulate(const char *v, uint32_t *nodes, uint32_t *modules)
+{
+    char buf[128];
+    if (strlen(v) >= sizeof buf)
+        return -1;
+    strcpy(buf, v);
+    *nodes = 0;
+    *modules = 1;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq)
+            return -1;
+        *eq = 0;
+        uint32_t *dst = !strcmp(tok, "nodes") ? nodes : !strcmp(tok, "modules") ? modules : NULL;
+        if (!dst || parse_u32(eq + 1, dst) < 0 || *dst == 0)
+            return -1;
+    }
+    return *nodes ? 0 : -1;
+}
+
+/* Node and module of this process (DESIGN.md, "Connection types"). */
+static void locate(int emulate, uint32_t nodes, uint32_t modules)
+{
+    uint32_t r = (uint32_t)rt__g.rank, p = (uint32_t)rt__g.nranks;
+    if (emulate) {
+        uint32_t per_node = (p + nodes - 1) / nodes;
+        uint32_t per_module = (nodes + modules - 1) / modules;
+        rt__g.node = r / per_node;
+        rt__g.module = rt__g.node / per_module;
+        return;
+    }
+    /* Collective, so every rank takes part even when its own variables are set. */
+    MPI_Comm shared = MPI_COMM_NULL;
+    uint32_t node = r;
+    if (PMPI_Comm_split_type(rt__g.tool, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared) ==
+            MPI_SUCCESS &&
+        shared != MPI_COMM_NULL) {
+        /* The node's id: the world rank of its first process, known without messages. */
+        MPI_Group g, wg;
+        int zero = 0, first = MPI_UNDEFINED;
+        PMPI_Comm_group(shared, &g);
+        PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+        PMPI_Group_translate_ranks(g, 1, &zero, wg, &first);
+        PMPI_Group_free(&g);
+        PMPI_Group_free(&wg);
+        PMPI_Comm_free(&shared);
+        if (first != MPI_UNDEFINED && first >= 0)
+            node = (uint32_t)first;
+    }
+    uint32_t v;
+    rt__g.node = env_id("RETRACE_NODE_ID", "PSP_SMP_NODE_ID", &v) ? v : node;
+    if (env_id("RETRACE_MODULE_ID", "PSP_MSA_MODULE_ID", &v)) {
+        rt__g.module = v;
+        return;
+    }
+    rt__g.module = 0;
+    char value[64];
+    int flag = 0;
+    if (MPI_INFO_ENV != MPI_INFO_NULL &&
+        PMPI_Info_get(MPI_INFO_ENV, "msa_module_id", (int)sizeof value - 1, value, &flag) ==
+            MPI_SUCCESS &&
+        flag && parse_u32(value, &v) == 0)
+        rt__g.module = v;
+}
+
+/* ---- output directory (rank 0) -------------------------------------------------------------- */
+
+/* Chooses the archive and raw directories and creates the raw one. 0 or -1 (warned). */
+static int choose_output(void)
+{
+    const char *out = env("RETRACE_OUT");
+    char name[PATH_MAX];
+    if (out) {
+        if (strlen(out) >= sizeof name - 8) {
+            rt__warn("RETRACE_OUT is too long; not tracing");
+            return -1;
+        }
+        strcpy(name, out);
+        size_t n = strlen(name);
+        while (n > 1 && name[n - 1] == '/')
+            name[--n] = 0;
+        if (!rt_path_is_free(name)) {
+            rt__warn("RETRACE_OUT=%s: exists and is not an empty directory; not tracing "
+                     "(nothing is overwritten)",
+                     out);
+            return -1;
+        }
+    } else {
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        char base[64];
+        strftime(base, sizeof base, "retrace-%Y%m%d-%H%M%S", &tm);
+        strcpy(name, base);
+        for (int i = 2; i < 1000; i++) {
+            char raw[PATH_MAX + 8];
+            snprintf(raw, sizeof raw, "%s.raw", name);
+            if (rt_path_is_free(name) && rt_path_is_free(raw))
+                break;
+            snprintf(name, sizeof name, "%s-%d", base, i);
+        }
+    }
+    char cwd[PATH_MAX];
+    const char *dir = "";
+    if (name[0] != '/') {
+        if (!getcwd(cwd, sizeof cwd)) {
+            rt__warn("cannot tell the working directory; not tracing");
+            return -1;
+        }
+        dir = cwd;
+    }
+    size_t dl = strlen(dir), nl = strlen(name);
+    if (dl + nl + 8 >= sizeof rt__g.out) {
+        rt__warn("%s: path too long; not tracing", name);
+        return -1;
+    }
+    char *o = rt__g.out;
+    memcpy(o, dir, dl);
+    if (dl)
+        o[dl++] = '/';
+    memcpy(o + dl, name, nl + 1);
+    memcpy(rt__g.raw, o, dl + nl);
+    memcpy(rt__g.raw + dl + nl, ".raw", 5);
+    if (!rt_path_is_free(rt__g.raw)) {
+        rt__warn("%s: exists and is not empty (the raw files of an earlier run?); not tracing",
+                 rt__g.raw);
+        return -1;
+    }
+    if (mkdir(rt__g.raw, 0777) != 0 && errno != EEXIST) {
+        rt__warn("cannot create %s: %s; not tracing", rt__g.raw, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- MPI_Init ------------------------------------------------------------------------------- */
+
+/* What rank 0 decides for everybody. */
+typedef struct shared_settings {
+    int tracing, histogram;
+    rt_hist_config hist;
+    char out[4096];
+} shared_settings;
+
+static void read_histogram_settings(shared_settings *s)
+{
+    s->histogram = env_flag("RETRACE_HISTOGRAM", 0) | env_flag("PSP_HISTOGRAM", 0);
+    const char *names[4] = {"MIN", "MAX", "SHIFT", "CONTYPE"};
+    const char *vals[4];
+    int ours = 0;
+    char var[64];
+    for (int i = 0; i < 4; i++) {
+        snprintf(var, sizeof var, "RETRACE_HISTOGRAM_%s", names[i]);
+        ours |= env(var) != NULL;
+    }
+    const char *prefix = ours ? "RETRACE_HISTOGRAM" : "PSP_HISTOGRAM";
+    for (int i = 0; i < 4; i++) {
+        snprintf(var, sizeof var, "%s_%s", prefix, names[i]);
+        vals[i] = env(var);
+    }
+    char warnings[2048];
+    if (rt_hist_config_from_env(&s->hist, prefix, vals[0], vals[1], vals[2], vals[3], warnings,
+                                sizeof warnings) > 0 &&
+        s->histogram) {
+        for (char *line = warnings, *nl; *line; line = nl + 1) {
+            nl = strchr(line, '\n');
+            if (!nl)
+                break;
+            *nl = 0;
+            rt__warn("%s", line);
+        }
+    }
+}
+
+void rt__init_after(int thread_level)
+{
+    if (atomic_load(&rt__g.phase))
+        return;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rt__g.rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &rt__g.nranks);
+    if (PMPI_Comm_dup(MPI_COMM_WORLD, &rt__g.tool) != MPI_SUCCESS) {
+        if (rt__g.rank == 0)
+            rt__warn("cannot duplicate MPI_COMM_WORLD for the tracer; not tracing");
+        return;
+    }
+    rt__g.mt = thread_level == MPI_THREAD_MULTIPLE;
+
+    shared_settings s;
+    memset(&s, 0, sizeof s);
+    uint32_t nodes = 0, modules = 0;
+    const char *em = env("RETRACE_EMULATE");
+    int emulate = em && parse_emulate(em, &nodes, &modules) == 0;
+    if (em && !emulate && rt__g.rank == 0)
+        rt__warn("RETRACE_EMULATE=%s: expected nodes=N,modules=M with N, M >= 1; not "
+                 "emulating",
+                 em);
+    if (rt__g.rank == 0) {
+        s.tracing = env_flag("RETRACE_TRACE", 1);
+        read_histogram_settings(&s);
+        if (s.tracing && choose_output() < 0)
+            s.tracing = 0;
+        memcpy(s.out, rt__g.out, sizeof s.out);
+    }
+    PMPI_Bcast(&s, (int)sizeof s, MPI_BYTE, 0, rt__g.tool);
+    rt__g.tracing = s.tracing;
+    rt__g.histogram = s.histogram;
+    rt__g.hist_cfg = s.hist;
+    rt__g.need_contype = s.histogram && s.hist.contype >= 0;
+    memcpy(rt__g.out, s.out, sizeof rt__g.out);
+    size_t ol = strnlen(rt__g.out, sizeof rt__g.out - 8);
+    memcpy(rt__g.raw, rt__g.out, ol);
+    memcpy(rt__g.raw + ol, ".raw", 5);
+
+    locate(emulate, nodes, modules);
+    size_t n = (size_t)rt__g.nranks;
+    uint32_t *both = malloc(2 * n * sizeof *both);
+    uint32_t mine[2] = {rt__g.node, rt__g.module};
+    int ok = both != NULL;
+    int all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, rt__g.tool);
+    if (!all_ok) {
+        free(both);
+        if (rt__g.rank == 0)
+            rt__warn("out of memory for the node table; not tracing");
+        return;
+    }
+    PMPI_Allgather(mine, 2, MPI_UINT32_T, both, 2, MPI_UINT32_T, rt__g.tool);
+    rt__g.node_of = malloc(n * sizeof *rt__g.node_of);
+    rt__g.module_of = malloc(n * sizeof *rt__g.module_of);
+    if (!rt__g.node_of || !rt__g.module_of) {
+        rt__fail("rank %d: out of memory for the node table", rt__g.rank);
+        rt__g.histogram = 0; /* nothing to count with; rank 0 still reduces zeros */
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            rt__g.node_of[i] = both[2 * i];
+            rt__g.module_of[i] = both[2 * i + 1];
+        }
+    }
+    free(both);
+
+    rt__tables_init();
+    rt__requests_init();
+    PMPI_Barrier(rt__g.tool);
+    rt__g.origin = rt__clock();
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    rt__g.origin_realtime = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    if (rt__g.tracing)
+        rt__defs_open();
+    rt__thread_get(); /* thread 0: the one that initialised MPI */
+    atomic_store(&rt__g.phase, 1);
+}
+
+/* ---- MPI_Finalize --------------------------------------------------------------------------- */
+
+static void report_histogram(int counted)
+{
+    rt_hist mine;
+    rt_hist_init(&mine, &rt__g.hist_cfg);
+    if (counted)
+        rt__threads_hist(&mine);
+    rt_hist sum = mine;
+    PMPI_Reduce(mine.count, sum.count, (int)rt_hist_nbins(&mine), MPI_UINT64_T, MPI_SUM, 0,
+                rt__g.tool);
+    if (rt__g.rank == 0) {
+        rt_hist_write_text(&sum, stdout);
+        fflush(stdout);
+    }
+}
+
+/* Rank 0 turns the raw files of all ranks into the OTF2 archive. */
+static void assemble(void)
+{
+    rt_err err;
+    rt_reader *r = NULL;
+    rt_writer *w = NULL;
+    int rc = rt_reader_open(rt__g.raw, &r, &err);
+    if (rc == 0)
+        rc = rt_writer_open(rt__g.out, RT_FMT_OTF2, rt_reader_defs(r), &w, &err);
+    rt_event ev;
+    while (rc == 0 && (rc = rt_reader_next(r, &ev, &err)) > 0)
+        rc = rt_writer_write(w, &ev, &err) < 0 ? -1 : 0;
+    if (rc == 0 && rt_reader_truncated(r))
+        rc = rt_writer_set_truncated(w, rt_reader_truncated(r), &err);
+    if (rc == 0) {
+        rc = rt_writer_close(w, &err);
+        w = NULL;
+    }
+    if (rc < 0) {
+        if (w)
+            rt_writer_abort(w);
+        rt__warn("cannot write the OTF2 archive %s: %s; the raw trace stays in %s "
+                 "('retrace convert %s %s' retries)",
+                 rt__g.out, err.msg, rt__g.raw, rt__g.raw, rt__g.out);
+    } else {
+        if (rt_reader_truncated(r))
+            rt__warn("the trace is incomplete: %s", rt_reader_truncated(r));
+        if (!env_flag("RETRACE_KEEP_RAW", 0))
+            rt_raw_remove(rt__g.raw);
+    }
+    rt_reader_close(r);
+}
+
+void rt__finalize_before(void)
+{
+    if (!atomic_load(&rt__g.phase))
+        return;
+    atomic_store(&rt__g.phase, 0);
+    int traced = rt__g.tracing;
+    rt__threads_close(rt__now());
+    rt__defs_close();
+    int want_hist = 0;
+    if (rt__g.rank == 0)
+        want_hist = rt__g.histogram;
+    PMPI_Bcast(&want_hist, 1, MPI_INT, 0, rt__g.tool);
+    if (want_hist)
+        report_histogram(rt__g.histogram);
+    /* Rank 0 may read the raw files once every rank has closed its own. */
+    int any = 0;
+    PMPI_Reduce(&traced, &any, 1, MPI_INT, MPI_MAX, 0, rt__g.tool);
+    if (rt__g.rank == 0 && any)
+        assemble();
+    rt__requests_free();
+    rt__tables_free();
+    free(rt__g.node_of);
+    free(rt__g.module_of);
+    rt__g.node_of = rt__g.module_of = NULL;
+    PMPI_Comm_free(&rt__g.tool);
+}
+
+void rt__abort_before(void)
+{
+    /* This thread's records so far reach the file; MPI_Abort does not return. */
+    atomic_store(&rt__g.phase, 0);
+    rt__stream_flush(rt__self);
+}

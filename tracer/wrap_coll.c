@@ -1,0 +1,312 @@
+/*
+ * Collectives: the COLL rows of wrappers.def. Each records the op, the communicator, the
+ * root and the bytes this rank supplies and receives (docs/tracer.md has the table).
+ */
+#include "rt__tracer.h"
+
+#define RT__CLASS_COLL RT__WRAP
+#include "rt__wrap.h"
+
+#define RT__NO_ROOT (-4) /* a rootless op (MPI_ROOT and MPI_PROC_NULL are negative too) */
+
+/* This rank's role in a collective with a root. */
+typedef enum role { ROLE_ROOT, ROLE_OTHER, ROLE_IDLE } role;
+
+typedef struct coll_ctx {
+    const rt__comm *cm;
+    uint64_t p; /* communicator size, or remote group size of an inter-communicator */
+    int me;     /* rank in the (local) group */
+    role role;
+    int32_t peer;       /* root as recorded */
+    uint64_t nin, nout; /* rootless ops: peers data comes from and goes to (coll_setup_peers) */
+} coll_ctx;
+
+static int coll_setup(rt__call *c, MPI_Comm comm, int root, coll_ctx *x)
+{
+    if (c->rc != MPI_SUCCESS || !(x->cm = rt__comm_get(comm)))
+        return 0;
+    x->p = x->cm->inter ? x->cm->remote_size : x->cm->size;
+    PMPI_Comm_rank(comm, &x->me);
+    x->peer = RT_PEER_NONE;
+    x->role = ROLE_OTHER;
+    if (root == RT__NO_ROOT)
+        return 1;
+    if (x->cm->inter) {
+        /* MPI_ROOT: this rank is the root; MPI_PROC_NULL: its group's other ranks; else
+         * root is a rank of the remote group, the one data comes from or goes to. */
+        x->role = root == MPI_ROOT ? ROLE_ROOT : root == MPI_PROC_NULL ? ROLE_IDLE : ROLE_OTHER;
+        if (root >= 0)
+            x->peer = root;
+    } else {
+        x->role = root == x->me ? ROLE_ROOT : ROLE_OTHER;
+        x->peer = root;
+    }
+    return 1;
+}
+
+static void coll_done(rt__call *c, const coll_ctx *x, unsigned op, uint64_t bytes, uint64_t rbytes,
+                      const MPI_Request *request)
+{
+    if (!rt__g.tracing)
+        return;
+    if (!request) {
+        rt__rec_coll(c, RT_EV_COLL_END, op, x->cm->id, x->peer, bytes, rbytes);
+        return;
+    }
+    rt__req q = {.id = rt__req_next_id(),
+                 .comm = x->cm->id,
+                 .peer = x->peer,
+                 .bytes = bytes,
+                 .rbytes = rbytes,
+                 .kind = RT__RQ_COLL,
+                 .op = (uint8_t)op,
+                 .cm = x->cm};
+    rt__req_put(*request, &q);
+    rt__rec_req(c, 0, RT_EV_NBC_REQUEST, x->cm->id, q.id);
+}
+
+/*
+ * The count array of a v or w collective: int in the MPI-3 forms, MPI_Count in the
+ * large-count (_c) forms. RT__COUNTS picks the member by the array's type, so one hook
+ * serves both forms and a row passing any other type does not compile. The w forms' counts
+ * come with a datatype per peer (RT__COUNTS_W), so one hook serves v and w too.
+ */
+typedef struct coll_counts {
+    const int *i;
+    const MPI_Count *c;
+    const MPI_Datatype *types; /* w forms: per peer, in place of the hook's datatype */
+} coll_counts;
+
+#define RT__COUNTS_W(a, t)                                                                         \
+    _Generic((a), const int *: (coll_counts){.i = (const int *)(a), .types = (t)},    \
+             const MPI_Count *: (coll_counts){.c = (const MPI_Count *)(a), .types = (t)})
+#define RT__COUNTS(a) RT__COUNTS_W(a, NULL)
+#define RT__NO_COUNTS ((coll_counts){NULL, NULL, NULL})
+
+static int has_counts(coll_counts a)
+{
+    return a.i || a.c;
+}
+
+static MPI_Count count_at(coll_counts a, uint64_t k)
+{
+    return a.c ? a.c[k] : a.i[k];
+}
+
+/* Bytes of the first n blocks: their counts times type, or times their own datatypes. */
+static uint64_t sum_counts(coll_counts counts, uint64_t n, MPI_Datatype type)
+{
+    uint64_t total = 0;
+    if (!has_counts(counts))
+        return 0;
+    if (counts.types) {
+        for (uint64_t i = 0; i < n; i++)
+            total += rt__bytes(count_at(counts, i), counts.types[i]);
+        return total;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        MPI_Count k = count_at(counts, i);
+        total += k > 0 ? (uint64_t)k : 0;
+    }
+    return rt__bytes((MPI_Count)total, type);
+}
+
+/* In- and out-degree of a process topology: neighbour collectives move data per neighbour. */
+static void degrees(MPI_Comm comm, const rt__comm *cm, uint64_t *in, uint64_t *out)
+{
+    rt__comm *m = (rt__comm *)cm;
+    if (m->topo_indeg < 0) {
+        int kind = MPI_UNDEFINED, a = 0, b = 0, weighted;
+        PMPI_Topo_test(comm, &kind);
+        if (kind == MPI_CART) {
+            PMPI_Cartdim_get(comm, &a);
+            a = b = 2 * a;
+        } else if (kind == MPI_GRAPH) {
+            int me;
+            PMPI_Comm_rank(comm, &me);
+            PMPI_Graph_neighbors_count(comm, me, &a);
+            b = a;
+        } else if (kind == MPI_DIST_GRAPH) {
+            PMPI_Dist_graph_neighbors_count(comm, &a, &b, &weighted);
+        }
+        m->topo_outdeg = b;
+        m->topo_indeg = a;
+    }
+    *in = (uint64_t)m->topo_indeg;
+    *out = (uint64_t)m->topo_outdeg;
+}
+
+static int is_neighbor(unsigned op)
+{
+    return op >= RT_COLL_NEIGHBOR_ALLGATHER && op <= RT_COLL_NEIGHBOR_ALLTOALLW;
+}
+
+/* coll_setup of a rootless op, and how many peers it receives from (nin) and sends to (nout):
+ * every peer, or the process topology's neighbours. */
+static int coll_setup_peers(rt__call *c, unsigned op, MPI_Comm comm, coll_ctx *x)
+{
+    if (!coll_setup(c, comm, RT__NO_ROOT, x))
+        return 0;
+    x->nin = x->nout = x->p;
+    if (is_neighbor(op))
+        degrees(comm, x->cm, &x->nin, &x->nout);
+    return 1;
+}
+
+static void coll_barrier(rt__call *c, MPI_Comm comm, const MPI_Request *request)
+{
+    coll_ctx x;
+    if (coll_setup(c, comm, RT__NO_ROOT, &x))
+        coll_done(c, &x, RT_COLL_BARRIER, 0, 0, request);
+}
+
+static void coll_bcast(rt__call *c, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
+                       const MPI_Request *request)
+{
+    coll_ctx x;
+    if (!coll_setup(c, comm, root, &x))
+        return;
+    uint64_t n = x.role == ROLE_IDLE ? 0 : rt__bytes(count, type);
+    coll_done(c, &x, RT_COLL_BCAST, x.role == ROLE_ROOT ? n : 0, x.role == ROLE_OTHER ? n : 0,
+              request);
+}
+
+/* Gather and scatter: the root's side is p blocks, the others' one block. */
+static void coll_gather(rt__call *c, unsigned op, const void *sendbuf, const void *recvbuf,
+                        MPI_Count scount, MPI_Datatype stype, MPI_Count rcount, MPI_Datatype rtype,
+                        int root, MPI_Comm comm, const MPI_Request *request)
+{
+    coll_ctx x;
+    if (!coll_setup(c, comm, root, &x))
+        return;
+    uint64_t s = rt__bytes(scount, stype), r = rt__bytes(rcount, rtype), b = 0, rb = 0;
+    /* MPI_IN_PLACE is the root's send buffer in a gather, its receive buffer in a scatter */
+    int in_place = (op == RT_COLL_GATHER ? sendbuf : recvbuf) == MPI_IN_PLACE;
+    if (op == RT_COLL_GATHER) {
+        if (x.role == ROLE_ROOT) {
+            b = x.cm->inter ? 0 : in_place ? r : s;
+            rb = x.p * r;
+        } else if (x.role == ROLE_OTHER) {
+            b = s;
+        }
+    } else { /* scatter: for the root the receive buffer is the one that is ignored */
+        if (x.role == ROLE_ROOT) {
+            b = x.p * s;
+            rb = x.cm->inter ? 0 : in_place ? s : r;
+        } else if (x.role == ROLE_OTHER) {
+            rb = r;
+        }
+    }
+    coll_done(c, &x, op, b, rb, request);
+}
+
+/*
+ * Gatherv and scatterv mirror each other: the root's side is the blocks of the count array
+ * (vtype), the others' side one block (count, type); in place, the root's own block is its
+ * entry of the array. Gatherv receives the array's side, scatterv sends it.
+ */
+static void coll_rootv(rt__call *c, unsigned op, int in_place, MPI_Count count, MPI_Datatype type,
+                       coll_counts counts, MPI_Datatype vtype, int root, MPI_Comm comm,
+                       const MPI_Request *request)
+{
+    coll_ctx x;
+    if (!coll_setup(c, comm, root, &x))
+        return;
+    uint64_t all = 0, one = 0;
+    if (x.role == ROLE_ROOT) {
+        all = sum_counts(counts, x.p, vtype);
+        if (!x.cm->inter)
+            one = in_place ? rt__bytes(count_at(counts, (uint64_t)x.me), vtype)
+                           : rt__bytes(count, type);
+    } else if (x.role == ROLE_OTHER) {
+        one = rt__bytes(count, type);
+    }
+    if (op == RT_COLL_GATHERV)
+        coll_done(c, &x, op, one, all, request);
+    else
+        coll_done(c, &x, op, all, one, request);
+}
+
+/* Allgather, alltoall and their neighbourhood forms: a block per peer or neighbour. */
+static void coll_allgather(rt__call *c, unsigned op, const void *sendbuf, MPI_Count scount,
+                           MPI_Datatype stype, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm,
+                           const MPI_Request *request)
+{
+    coll_ctx x;
+    if (!coll_setup_peers(c, op, comm, &x))
+        return;
+    uint64_t s = rt__bytes(scount, stype), r = rt__bytes(rcount, rtype);
+    int in_place = sendbuf == MPI_IN_PLACE;
+    uint64_t b;
+    if (op == RT_COLL_ALLGATHER)
+        b = in_place ? r : s;
+    else if (op == RT_COLL_ALLTOALL)
+        b = x.p * (in_place ? r : s);
+    else
+        b = x.nout * s;
+    coll_done(c, &x, op, b, x.nin * r, request);
+}
+
+static void coll_allgatherv(rt__call *c, unsigned op, const void *sendbuf, MPI_Count scount,
+                            MPI_Datatype stype, coll_counts rcounts, MPI_Datatype rtype,
+                            MPI_Comm comm, const MPI_Request *request)
+{
+    coll_ctx x;
+    if (!coll_setup_peers(c, op, comm, &x))
+        return;
+    int neighbor = is_neighbor(op); /* else one block, gathered by all */
+    uint64_t b = sendbuf == MPI_IN_PLACE && !neighbor && !x.cm->inter
+                     ? rt__bytes(count_at(rcounts, (uint64_t)x.me), rtype)
+                     : (neighbor ? x.nout : 1) * rt__bytes(scount, stype);
+    coll_done(c, &x, op, b, sum_counts(rcounts, x.nin, rtype), request);
+}
+
+/* Alltoallv, alltoallw (datatypes in the counts, stype and rtype unused) and their
+ * neighbourhood forms. */
+static void coll_alltoallv(rt__call *c, unsigned op, const void *sendbuf, coll_counts scounts,
+                           MPI_Datatype stype, coll_counts rcounts, MPI_Datatype rtype,
+                           MPI_Comm comm, const MPI_Request *request)
+{
+    coll_ctx x;
+    if (!coll_setup_peers(c, op, comm, &x))
+        return;
+    uint64_t rb = sum_counts(rcounts, x.nin, rtype);
+    uint64_t b = sendbuf == MPI_IN_PLACE ? rb : sum_counts(scounts, x.nout, stype);
+    coll_done(c, &x, op, b, rb, request);
+}
+
+/* Reduce, allreduce, scan, exscan: n bytes in, n bytes out where a result arrives. */
+static void coll_reduce(rt__call *c, unsigned op, MPI_Count count, MPI_Datatype type, int root,
+                        MPI_Comm comm, const MPI_Request *request)
+{
+    coll_ctx x;
+    if (!coll_setup(c, comm, root, &x))
+        return;
+    uint64_t n = rt__bytes(count, type), b = n, rb = n;
+    if (op == RT_COLL_REDUCE) {
+        b = x.role == ROLE_IDLE || (x.cm->inter && x.role == ROLE_ROOT) ? 0 : n;
+        rb = x.role == ROLE_ROOT ? n : 0;
+    } else if (op == RT_COLL_EXSCAN && x.me == 0) {
+        rb = 0;
+    }
+    coll_done(c, &x, op, b, rb, request);
+}
+
+/* Reduce_scatter (counts per rank) and Reduce_scatter_block (RT__NO_COUNTS, one count). */
+static void coll_reduce_scatter(rt__call *c, coll_counts rcounts, MPI_Count rcount,
+                                MPI_Datatype type, MPI_Comm comm, const MPI_Request *request)
+{
+    coll_ctx x;
+    if (!coll_setup(c, comm, RT__NO_ROOT, &x))
+        return;
+    uint64_t local = x.cm->size;
+    if (has_counts(rcounts)) {
+        coll_done(c, &x, RT_COLL_REDUCE_SCATTER, sum_counts(rcounts, local, type),
+                  rt__bytes(count_at(rcounts, (uint64_t)x.me), type), request);
+    } else {
+        uint64_t r = rt__bytes(rcount, type);
+        coll_done(c, &x, RT_COLL_REDUCE_SCATTER_BLOCK, local * r, r, request);
+    }
+}
+
+#include "wrappers.def"

@@ -1,0 +1,291 @@
+/* Point-to-point and request completion: the P2P and REQ rows of wrappers.def. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RT__CLASS_P2P RT__WRAP
+#define RT__CLASS_REQ RT__WRAP
+#include "rt__wrap.h"
+
+/* ---- point-to-point ------------------------------------------------------------------------ */
+
+static void p2p_send(rt__call *c, MPI_Comm comm, int dest, int tag, MPI_Count count,
+                     MPI_Datatype type)
+{
+    if (dest == MPI_PROC_NULL)
+        return;
+    const rt__comm *cm = rt__comm_get(comm);
+    uint64_t bytes = rt__bytes(count, type);
+    rt__hist_send(c, cm, dest, bytes);
+    rt__rec_p2p(c, 0, RT_EV_SEND, cm, dest, tag, bytes, 0);
+}
+
+static void p2p_isend(rt__call *c, MPI_Comm comm, int dest, int tag, MPI_Count count,
+                      MPI_Datatype type, const MPI_Request *request)
+{
+    if (c->rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
+        return;
+    const rt__comm *cm = rt__comm_get(comm);
+    if (!cm)
+        return;
+    uint64_t bytes = rt__bytes(count, type);
+    rt__hist_send(c, cm, dest, bytes);
+    if (!rt__g.tracing)
+        return;
+    rt__req q = {.id = rt__req_next_id(),
+                 .comm = cm->id,
+                 .peer = dest,
+                 .tag = tag,
+                 .bytes = bytes,
+                 .kind = RT__RQ_SEND,
+                 .cm = cm};
+    rt__req_put(*request, &q);
+    rt__rec_p2p(c, 0, RT_EV_ISEND, cm, dest, tag, bytes, q.id);
+}
+
+static void p2p_recv(rt__call *c, const rt__comm *cm, const MPI_Status *st)
+{
+    if (c->rc != MPI_SUCCESS || !cm || st->MPI_SOURCE == MPI_PROC_NULL)
+        return;
+    rt__rec_p2p(c, 1, RT_EV_RECV, cm, st->MPI_SOURCE, st->MPI_TAG, rt__status_bytes(st), 0);
+}
+
+static void p2p_irecv(rt__call *c, const rt__comm *cm, int source, const MPI_Request *request)
+{
+    if (c->rc != MPI_SUCCESS || !cm || source == MPI_PROC_NULL || !rt__g.tracing)
+        return;
+    rt__req q = {.id = rt__req_next_id(), .comm = cm->id, .kind = RT__RQ_RECV, .cm = cm};
+    rt__req_put(*request, &q);
+    rt__rec_req(c, 0, RT_EV_IRECV_REQUEST, cm->id, q.id);
+}
+
+/*
+ * Isendrecv and Isendrecv_replace: an Isend and an Irecv under one request. The send half is
+ * an ISEND with a request id of its own (send_id); the request is the receive, whose
+ * completion records the send half's ISEND_COMPLETE and then the IRECV. The receive half is
+ * kept as posted (source, tag, buffer bytes) for a status that is not the receive's
+ * (records.c). With MPI_PROC_NULL as source only the send half is left, and the request
+ * completes it as an Isend's would.
+ */
+static void p2p_isendrecv(rt__call *c, MPI_Comm comm, int dest, int sendtag, uint64_t sbytes,
+                          int source, int recvtag, uint64_t rbytes, const MPI_Request *request)
+{
+    const rt__comm *cm;
+    if (c->rc != MPI_SUCCESS || !(cm = rt__comm_get(comm)))
+        return;
+    rt__req q = {.comm = cm->id,
+                 .peer = source,
+                 .tag = recvtag,
+                 .bytes = rbytes,
+                 .kind = RT__RQ_RECV,
+                 .cm = cm};
+    if (dest != MPI_PROC_NULL) {
+        rt__hist_send(c, cm, dest, sbytes);
+        q.send_id = rt__g.tracing ? rt__req_next_id() : 0;
+        rt__rec_p2p(c, 0, RT_EV_ISEND, cm, dest, sendtag, sbytes, q.send_id);
+    }
+    if (!rt__g.tracing || (source == MPI_PROC_NULL && !q.send_id))
+        return;
+    if (source == MPI_PROC_NULL) {
+        q.kind = RT__RQ_SEND;
+        q.id = q.send_id;
+        q.send_id = 0;
+    } else {
+        q.id = rt__req_next_id();
+        rt__rec_req(c, 0, RT_EV_IRECV_REQUEST, cm->id, q.id);
+    }
+    rt__req_put(*request, &q);
+}
+
+/*
+ * Matched probes hand out a message handle that Mrecv/Imrecv later receive without naming
+ * the communicator; remember it per handle. Few are ever pending at once.
+ */
+#define MAX_MESSAGES 256
+static struct {
+    MPI_Message handle;
+    const rt__comm *cm;
+} messages[MAX_MESSAGES];
+static pthread_mutex_t messages_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void p2p_matched(rt__call *c, MPI_Comm comm, const MPI_Message *message, int flag)
+{
+    if (c->rc != MPI_SUCCESS || !flag || *message == MPI_MESSAGE_NULL ||
+        *message == MPI_MESSAGE_NO_PROC)
+        return;
+    const rt__comm *cm = rt__comm_get(comm);
+    pthread_mutex_lock(&messages_lock);
+    int slot = -1;
+    for (int i = 0; i < MAX_MESSAGES && slot < 0; i++)
+        if (!messages[i].cm || messages[i].handle == *message)
+            slot = i;
+    if (slot >= 0) {
+        messages[slot].handle = *message;
+        messages[slot].cm = cm;
+    }
+    pthread_mutex_unlock(&messages_lock);
+}
+
+/* The communicator of a matched message, into c->aux (0 when unknown). */
+static void p2p_message(rt__call *c, MPI_Message message)
+{
+    c->aux = 0;
+    pthread_mutex_lock(&messages_lock);
+    for (int i = 0; i < MAX_MESSAGES; i++)
+        if (messages[i].cm && messages[i].handle == message) {
+            c->aux = (uint64_t)(uintptr_t)messages[i].cm;
+            messages[i].cm = NULL;
+            break;
+        }
+    pthread_mutex_unlock(&messages_lock);
+}
+
+static void p2p_init(rt__call *c, rt__req_kind kind, MPI_Comm comm, int peer, int tag,
+                     MPI_Count count, MPI_Datatype type, const MPI_Request *request)
+{
+    if (c->rc != MPI_SUCCESS)
+        return;
+    const rt__comm *cm = rt__comm_get(comm);
+    if (!cm)
+        return;
+    rt__req q = {.comm = cm->id,
+                 .peer = peer,
+                 .tag = tag,
+                 .bytes = rt__bytes(count, type),
+                 .kind = (uint8_t)(peer == MPI_PROC_NULL ? RT__RQ_NONE : kind),
+                 .persistent = 1,
+                 .cm = cm};
+    rt__req_put(*request, &q);
+}
+
+static void p2p_start(rt__call *c, int count, const MPI_Request *requests)
+{
+    for (int i = 0; i < count; i++) {
+        rt__req q;
+        if (requests[i] == MPI_REQUEST_NULL || !rt__req_start(requests[i], &q))
+            continue;
+        if (q.kind == RT__RQ_SEND) {
+            rt__hist_send(c, q.cm, q.peer, q.bytes);
+            rt__rec_p2p(c, 0, RT_EV_ISEND, q.cm, q.peer, q.tag, q.bytes, q.id);
+        } else if (q.kind == RT__RQ_RECV) {
+            rt__rec_req(c, 0, RT_EV_IRECV_REQUEST, q.comm, q.id);
+        }
+    }
+}
+
+/* ---- completion -------------------------------------------------------------------------- */
+
+/*
+ * Before the completion call: keep the handles (completion overwrites them), claim their
+ * records from the table (rt__req_claim says why), and stand in for ignored statuses.
+ */
+static void req_save(rt__call *c, int count, const MPI_Request *requests, MPI_Status *statuses)
+{
+    c->reqs = NULL;
+    if (count <= 0)
+        return;
+    size_t n = (size_t)count;
+    if (n <= RT__INLINE_REQS) {
+        c->reqs = c->reqs_inline;
+        c->claimed = c->claimed_inline;
+    } else {
+        c->heap = malloc(n * (sizeof *c->reqs + sizeof *c->claimed));
+        c->reqs = c->heap;
+        c->claimed = c->heap ? (rt__req *)(c->reqs + n) : NULL;
+    }
+    if (statuses == MPI_STATUSES_IGNORE)
+        c->stv = n <= RT__INLINE_REQS ? c->stv_inline : (c->heap2 = malloc(n * sizeof *c->stv));
+    if (!c->reqs || (statuses == MPI_STATUSES_IGNORE && !c->stv)) {
+        c->stv = NULL;
+        c->reqs = NULL; /* cannot follow this call; it still runs */
+        return;
+    }
+    memcpy(c->reqs, requests, n * sizeof *c->reqs);
+    for (size_t i = 0; i < n; i++)
+        if (c->reqs[i] == MPI_REQUEST_NULL || !rt__req_claim(c->reqs[i], &c->claimed[i]))
+            c->claimed[i].kind = 0;
+}
+
+/* Puts back the claimed records of requests that did not complete (done[i] == 0). */
+static void req_unclaim(rt__call *c, int count, const unsigned char *done)
+{
+    for (int i = 0; i < count; i++)
+        if ((!done || !done[i]) && c->claimed[i].kind)
+            rt__req_unclaim(c->reqs[i], &c->claimed[i]);
+}
+
+static int req_ok(const rt__call *c, const MPI_Status *st)
+{
+    return c->rc == MPI_SUCCESS || (c->rc == MPI_ERR_IN_STATUS && st->MPI_ERROR == MPI_SUCCESS);
+}
+
+/* Wait, Waitall, Test and Testall: all or none of the requests completed (flag). */
+static void req_done_flag(rt__call *c, int flag, int count, const MPI_Status *st, int single)
+{
+    if (!c->reqs)
+        return;
+    if (!flag || (c->rc != MPI_SUCCESS && c->rc != MPI_ERR_IN_STATUS)) {
+        req_unclaim(c, count, NULL);
+        return;
+    }
+    for (int i = 0; i < count; i++) {
+        const MPI_Status *s = single ? st : &st[i];
+        if (req_ok(c, s))
+            rt__complete(c, &c->claimed[i], c->reqs[i], s);
+        else if (c->claimed[i].kind)
+            rt__req_unclaim(c->reqs[i], &c->claimed[i]);
+    }
+}
+
+static void req_done_all(rt__call *c, int count, const MPI_Status *st, int single)
+{
+    req_done_flag(c, 1, count, st, single);
+}
+
+/* Waitany and Testany: the one at index completed, if any. */
+static void req_done_index(rt__call *c, int count, int index, const MPI_Status *st)
+{
+    if (!c->reqs)
+        return;
+    int ok = c->rc == MPI_SUCCESS && index != MPI_UNDEFINED && index >= 0 && index < count;
+    for (int i = 0; i < count; i++) {
+        if (ok && i == index)
+            rt__complete(c, &c->claimed[i], c->reqs[i], st);
+        else if (c->claimed[i].kind)
+            rt__req_unclaim(c->reqs[i], &c->claimed[i]);
+    }
+}
+
+/* Waitsome and Testsome: those listed in indices completed. */
+static void req_done_some(rt__call *c, int incount, int outcount, const int *indices,
+                          const MPI_Status *st)
+{
+    if (!c->reqs)
+        return;
+    unsigned char inline_done[RT__INLINE_REQS] = {0};
+    unsigned char *done = incount <= RT__INLINE_REQS ? inline_done : calloc((size_t)incount, 1);
+    if (!done) {
+        req_unclaim(c, incount, NULL);
+        return;
+    }
+    if (outcount != MPI_UNDEFINED && (c->rc == MPI_SUCCESS || c->rc == MPI_ERR_IN_STATUS)) {
+        for (int i = 0; i < outcount; i++) {
+            int k = indices[i];
+            if (k < 0 || k >= incount || !req_ok(c, &st[i]))
+                continue;
+            done[k] = 1;
+            rt__complete(c, &c->claimed[k], c->reqs[k], &st[i]);
+        }
+    }
+    req_unclaim(c, incount, done);
+    if (done != inline_done)
+        free(done);
+}
+
+static void req_free(rt__call *c, MPI_Request request)
+{
+    if (request != MPI_REQUEST_NULL)
+        rt__req_drop(request);
+}
+
+#include "wrappers.def"

@@ -1,0 +1,105 @@
+/* One-sided communication: the RMA rows of wrappers.def. */
+#include <string.h>
+
+#define RT__CLASS_RMA RT__WRAP
+#include "rt__wrap.h"
+
+static void rma_created(rt__call *c, MPI_Comm comm, const MPI_Win *win)
+{
+    rt__comm *cm = rt__comm_get(comm);
+    if (!cm)
+        return;
+    /* Window creation is collective over comm: it takes a place in comm's creation order
+     * whether or not it succeeds here, as it does on the other members. */
+    uint32_t seq = atomic_fetch_add(&cm->seq, 1);
+    if (c->rc != MPI_SUCCESS)
+        return;
+    rt__win *w = rt__win_new(*win, cm, seq);
+    if (w)
+        rt__rec_req(c, 1, RT_EV_WIN_CREATE, w->id, 0);
+}
+
+static void rma_free(rt__call *c, MPI_Win win)
+{
+    rt__win *w = rt__win_get(win);
+    if (!w)
+        return;
+    rt__rec_req(c, 0, RT_EV_WIN_FREE, w->id, 0);
+    rt__win_forget(win);
+}
+
+static void rma_op(rt__call *c, unsigned kind, unsigned op, MPI_Win win, int target, uint64_t bytes,
+                   uint64_t rbytes, const MPI_Request *request)
+{
+    rt__win *w;
+    if (c->rc != MPI_SUCCESS || target == MPI_PROC_NULL || !rt__g.tracing ||
+        !(w = rt__win_get(win)))
+        return;
+    rt_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = (uint8_t)kind;
+    ev.op = (uint8_t)op;
+    ev.comm = w->id;
+    ev.peer = target;
+    ev.contype = rt__contype(w->comm, target);
+    ev.bytes = bytes;
+    ev.rbytes = rbytes;
+    ev.req = rt__req_next_id();
+    rt__rec_event(c, 0, &ev);
+    if (request) {
+        rt__req q = {.id = ev.req, .comm = w->id, .kind = RT__RQ_RMA};
+        rt__req_put(*request, &q);
+    }
+}
+
+static void rma_fence(rt__call *c, MPI_Win win)
+{
+    rt__win *w;
+    if (c->rc == MPI_SUCCESS && (w = rt__win_get(win)))
+        rt__rec_coll(c, RT_EV_RMA_COLL_END, RT_COLL_BARRIER, w->id, RT_PEER_NONE, 0, 0);
+}
+
+/* General active target synchronisation: post and start name their group, complete and
+ * wait refer to the group of the epoch they end. */
+static void rma_pscw(rt__call *c, MPI_Win win, unsigned op, MPI_Group group)
+{
+    rt__win *w;
+    if (c->rc != MPI_SUCCESS || !rt__g.tracing || !(w = rt__win_get(win)))
+        return;
+    uint32_t gid;
+    if (op == RT_PSCW_POST)
+        gid = w->post_group = rt__group_id(group);
+    else if (op == RT_PSCW_START)
+        gid = w->start_group = rt__group_id(group);
+    else
+        gid = op == RT_PSCW_COMPLETE ? w->start_group : w->post_group;
+    if (gid == RT_ID_NONE)
+        return;
+    rt_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = RT_EV_RMA_GROUP_SYNC;
+    ev.op = (uint8_t)op;
+    ev.comm = w->id;
+    ev.peer = (int32_t)gid;
+    rt__rec_event(c, 1, &ev);
+}
+
+/* Lock, unlock (op: lock type) and flush/sync (op: rt_sync_op). A lock's id is derived from
+ * window and target: a rank holds at most one lock per target and window at a time. */
+static void rma_lock(rt__call *c, MPI_Win win, unsigned kind, int target, unsigned op)
+{
+    rt__win *w;
+    if (c->rc != MPI_SUCCESS || target == MPI_PROC_NULL || !rt__g.tracing ||
+        !(w = rt__win_get(win)))
+        return;
+    rt_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = (uint8_t)kind;
+    ev.op = (uint8_t)(kind == RT_EV_RMA_UNLOCK ? 0 : op);
+    ev.comm = w->id;
+    ev.peer = target;
+    ev.req = ((uint64_t)w->id << 32) | (uint32_t)(target - RT_PEER_ALL);
+    rt__rec_event(c, 1, &ev);
+}
+
+#include "wrappers.def"
