@@ -49,3 +49,10 @@ bytes=$(cat "$work"/t.raw/r*.t*.rtr | wc -c)
 events=$("$build/retrace" info "$work/t" | awk '$1 == "events" {print $2}')
 awk -v b="$bytes" -v e="$events" 'BEGIN {
     printf "trace size: %d raw bytes for %d events = %.2f bytes per event\n", b, e, b / e }'
+# Assembly (what rank 0 does at MPI_Finalize): raw files to OTF2, in events per second.
+t0=$(date +%s%N)
+"$build/retrace" convert "$work/t.raw" "$work/t2"
+t1=$(date +%s%N)
+awk -v e="$events" -v ns=$((t1 - t0)) 'BEGIN {
+    printf "assembly: %d events to OTF2 in %.3f s = %.1f million events per second\n",
+        e, ns / 1e9, e / (ns / 1e9) / 1e6 }'

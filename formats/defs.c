@@ -318,7 +318,6 @@ int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err)
     if (k >= RT_EV_COUNT)
         return rt_err_set(err, RT_E_INVAL, "unknown event kind %u", k);
     const char *kname = rt_event_kind_name(k);
-    const char *f = rt_event_kind_fields(k);
     if (ev->rank >= defs->nranks)
         return rt_err_set(err, RT_E_INVAL, "%s: rank %u is not a world rank (0 to %u)", kname,
                           (unsigned)ev->rank, (unsigned)defs->nranks - 1);
@@ -327,14 +326,14 @@ int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err)
                           (unsigned)ev->call);
     if ((k == RT_EV_ENTER || k == RT_EV_LEAVE) && ev->call == RT_FN_NONE)
         return rt_err_set(err, RT_E_INVAL, "%s: no MPI function named", kname);
-    if (strchr(f, 'k') && ev->contype >= RT_CT_COUNT)
+    if (rt_event_kind_uses(k, 'k') && ev->contype >= RT_CT_COUNT)
         return rt_err_set(err, RT_E_INVAL, "%s: unknown connection type %u", kname,
                           (unsigned)ev->contype);
-    if (strchr(f, 'o')) {
+    if (rt_event_kind_uses(k, 'o')) {
         if (!*rt_event_op_name(k, ev->op))
             return rt_err_set(err, RT_E_INVAL, "%s: unknown op %u", kname, (unsigned)ev->op);
     }
-    if (!strchr(f, 'c'))
+    if (!rt_event_kind_uses(k, 'c'))
         return 0;
     const rt_comm_def *c;
     if (is_rma_kind(k)) {
@@ -362,7 +361,7 @@ int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err)
             return rt_err_set(err, RT_E_INVAL, "%s: rank %u is not a member of communicator %u",
                               kname, (unsigned)ev->rank, (unsigned)c->id);
     }
-    if (!strchr(f, 'p'))
+    if (!rt_event_kind_uses(k, 'p'))
         return 0;
     if (k == RT_EV_RMA_GROUP_SYNC) {
         if (ev->peer < 0 || !rt_defs_group(defs, (uint32_t)ev->peer))

@@ -1,6 +1,7 @@
 /* Names and value semantics of the event model (rt_event.h). */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "rt_error.h"
@@ -8,10 +9,9 @@
 
 /* ---- errors ------------------------------------------------------------------------------- */
 
-static const char *const errtext[RT_E_COUNT] = {
-    [RT_OK] = "success",
+static const char *const errtext[RT_E_COUNT] = {[RT_OK] = "success",
 #define X(id, text) [RT_E_##id] = text,
-    RT_ERRORS(X)
+                                                RT_ERRORS(X)
 #undef X
 };
 
@@ -91,8 +91,8 @@ int rt_contype_lookup(const char *name)
 {
     /* psmpi's pscom plugin names for links between nodes of one module. */
     static const char *const net_aliases[] = {
-        "openib", "velo", "ucp", "tcp", "extoll", "psm", "mxm", "ofed", "gm", "elan",
-        "dapl", "portals", "p4s", "suspend",
+        "openib", "velo", "ucp",  "tcp",  "extoll",  "psm", "mxm",
+        "ofed",   "gm",   "elan", "dapl", "portals", "p4s", "suspend",
     };
     if (!*name)
         return -1;
@@ -209,9 +209,60 @@ int rt_event_op_lookup(unsigned kind, const char *name)
     return -1;
 }
 
+/* The field letters as bit masks, built once: every event of every pass asks. */
+static uint8_t field_mask[RT_EV_COUNT];
+static atomic_int masks_ready;
+
+static int field_index(char field);
+
+static void build_masks(void)
+{
+    for (unsigned k = 0; k < RT_EV_COUNT; k++) {
+        uint8_t m = 0;
+        for (const char *f = kind_fields[k]; *f; f++)
+            m |= (uint8_t)(1u << field_index(*f));
+        field_mask[k] = m; /* the same value whichever thread writes it */
+    }
+    atomic_store_explicit(&masks_ready, 1, memory_order_release);
+}
+
+static int field_index(char field)
+{
+    switch (field) {
+    case 'c':
+        return 0;
+    case 'p':
+        return 1;
+    case 't':
+        return 2;
+    case 'b':
+        return 3;
+    case 'r':
+        return 4;
+    case 'k':
+        return 5;
+    case 'q':
+        return 6;
+    case 'o':
+        return 7;
+    default:
+        return -1;
+    }
+}
+
+int rt_event_kind_uses(unsigned kind, char field)
+{
+    int i = field_index(field);
+    if (kind >= RT_EV_COUNT || i < 0)
+        return 0;
+    if (!atomic_load_explicit(&masks_ready, memory_order_acquire))
+        build_masks();
+    return (field_mask[kind] >> i) & 1u;
+}
+
 static int uses(unsigned kind, char field)
 {
-    return kind < RT_EV_COUNT && strchr(kind_fields[kind], field) != NULL;
+    return rt_event_kind_uses(kind, field);
 }
 
 void rt_event_normalize(rt_event *ev)

@@ -230,6 +230,8 @@ const char *rt_event_kind_fields(unsigned kind);
 const char *rt_event_op_name(unsigned kind, unsigned op);
 /* Op value named name for the kind; -1 when unknown. */
 int rt_event_op_lookup(unsigned kind, const char *name);
+/* 1 when events of this kind use the field with that letter (RT_EVENT_KINDS). */
+int rt_event_kind_uses(unsigned kind, char field);
 /* Only the fields the kind uses, the rest zero (peer and tag: 0; comm: 0). */
 void rt_event_normalize(rt_event *ev);
 /* 1 when the two events are equal in every field their kind uses. */

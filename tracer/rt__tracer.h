@@ -32,6 +32,7 @@ typedef struct rt__state {
     int tracing;      /* writing raw records */
     int histogram;    /* counting sent messages into the live histogram */
     int need_contype; /* histogram filter needs the connection type */
+    uint8_t hist_fn[RT_FN_COUNT]; /* histogram-only mode: the calls that still need a hook */
     int mt;           /* MPI_THREAD_MULTIPLE: the request table locks its shards */
     MPI_Comm tool;    /* PMPI duplicate of MPI_COMM_WORLD: all tool traffic */
     int rank, nranks;
@@ -249,6 +250,8 @@ static inline int rt__begin(rt__call *c, unsigned fn)
     c->heap = c->heap2 = NULL;
     if (!atomic_load_explicit(&rt__g.phase, memory_order_relaxed))
         return 0;
+    if (!rt__g.tracing && !rt__g.hist_fn[fn])
+        return 0; /* histogram-only mode: nothing to count or keep track of in this call */
     rt__thread *t = rt__thread_get();
     if (RT__UNLIKELY(!t || t->depth))
         return 0;

@@ -182,6 +182,11 @@ static int choose_output(void)
         size_t n = strlen(name);
         while (n > 1 && name[n - 1] == '/')
             name[--n] = 0;
+        struct stat st;
+        if (stat(name, &st) != 0 && errno != ENOENT) {
+            rt__warn("RETRACE_OUT=%s: %s; not tracing", out, strerror(errno));
+            return -1;
+        }
         if (!rt_path_is_free(name)) {
             rt__warn("RETRACE_OUT=%s: exists and is not an empty directory; not tracing "
                      "(nothing is overwritten)",
@@ -234,6 +239,34 @@ static int choose_output(void)
         return -1;
     }
     return 0;
+}
+
+/*
+ * The calls histogram-only mode still intercepts: those that send (counted once each), and
+ * those that keep the state counting needs: communicators for the connection-type filter,
+ * persistent sends for their starts. Every other call goes straight to PMPI.
+ */
+static void choose_histogram_calls(void)
+{
+    static const char *const senders[] = {
+        "Send",      "Bsend",      "Ssend",      "Rsend",         "Isend",
+        "Ibsend",    "Issend",     "Irsend",     "Sendrecv",      "Sendrecv_replace",
+        "Send_init", "Bsend_init", "Ssend_init", "Rsend_init",    "Start",
+        "Startall",  "Isendrecv",  "Request_free", "Isendrecv_replace"};
+    memset(rt__g.hist_fn, 0, sizeof rt__g.hist_fn);
+    if (!rt__g.histogram)
+        return;
+    for (unsigned fn = 1; fn < RT_FN_COUNT; fn++) {
+        char base[64];
+        snprintf(base, sizeof base, "%s", rt_func_name(fn) + 4); /* without "MPI_" */
+        size_t n = strlen(base);
+        if (n > 2 && !strcmp(base + n - 2, "_c"))
+            base[n - 2] = 0; /* a large-count form counts like its base */
+        int hook = rt_func_class_of(fn) == RT_CLASS_COMM;
+        for (size_t i = 0; !hook && i < sizeof senders / sizeof *senders; i++)
+            hook = !strcmp(base, senders[i]);
+        rt__g.hist_fn[fn] = (uint8_t)hook;
+    }
 }
 
 /* ---- MPI_Init ------------------------------------------------------------------------------- */
@@ -309,6 +342,7 @@ void rt__init_after(int thread_level)
     rt__g.histogram = s.histogram;
     rt__g.hist_cfg = s.hist;
     rt__g.need_contype = s.histogram && s.hist.contype >= 0;
+    choose_histogram_calls();
     memcpy(rt__g.out, s.out, sizeof rt__g.out);
     size_t ol = strnlen(rt__g.out, sizeof rt__g.out - 8);
     memcpy(rt__g.raw, rt__g.out, ol);

@@ -15,18 +15,28 @@ typedef enum role { ROLE_ROOT, ROLE_OTHER, ROLE_IDLE } role;
 typedef struct coll_ctx {
     const rt__comm *cm;
     uint64_t p; /* communicator size, or remote group size of an inter-communicator */
-    int me;     /* rank in the (local) group */
+    MPI_Comm comm;
+    int me; /* rank in the (local) group, -1 until coll_me asks */
     role role;
     int32_t peer;       /* root as recorded */
     uint64_t nin, nout; /* rootless ops: peers data comes from and goes to (coll_setup_peers) */
 } coll_ctx;
+
+/* This rank's rank, asked only by the ops that need it. */
+static int coll_me(coll_ctx *x)
+{
+    if (x->me < 0)
+        PMPI_Comm_rank(x->comm, &x->me);
+    return x->me;
+}
 
 static int coll_setup(rt__call *c, MPI_Comm comm, int root, coll_ctx *x)
 {
     if (c->rc != MPI_SUCCESS || !(x->cm = rt__comm_get(comm)))
         return 0;
     x->p = x->cm->inter ? x->cm->remote_size : x->cm->size;
-    PMPI_Comm_rank(comm, &x->me);
+    x->comm = comm;
+    x->me = -1;
     x->peer = RT_PEER_NONE;
     x->role = ROLE_OTHER;
     if (root == RT__NO_ROOT)
@@ -38,7 +48,7 @@ static int coll_setup(rt__call *c, MPI_Comm comm, int root, coll_ctx *x)
         if (root >= 0)
             x->peer = root;
     } else {
-        x->role = root == x->me ? ROLE_ROOT : ROLE_OTHER;
+        x->role = root == coll_me(x) ? ROLE_ROOT : ROLE_OTHER;
         x->peer = root;
     }
     return 1;
@@ -216,7 +226,7 @@ static void coll_rootv(rt__call *c, unsigned op, int in_place, MPI_Count count, 
     if (x.role == ROLE_ROOT) {
         all = sum_counts(counts, x.p, vtype);
         if (!x.cm->inter)
-            one = in_place ? rt__bytes(count_at(counts, (uint64_t)x.me), vtype)
+            one = in_place ? rt__bytes(count_at(counts, (uint64_t)coll_me(&x)), vtype)
                            : rt__bytes(count, type);
     } else if (x.role == ROLE_OTHER) {
         one = rt__bytes(count, type);
@@ -256,7 +266,7 @@ static void coll_allgatherv(rt__call *c, unsigned op, const void *sendbuf, MPI_C
         return;
     int neighbor = is_neighbor(op); /* else one block, gathered by all */
     uint64_t b = sendbuf == MPI_IN_PLACE && !neighbor && !x.cm->inter
-                     ? rt__bytes(count_at(rcounts, (uint64_t)x.me), rtype)
+                     ? rt__bytes(count_at(rcounts, (uint64_t)coll_me(&x)), rtype)
                      : (neighbor ? x.nout : 1) * rt__bytes(scount, stype);
     coll_done(c, &x, op, b, sum_counts(rcounts, x.nin, rtype), request);
 }
@@ -286,7 +296,7 @@ static void coll_reduce(rt__call *c, unsigned op, MPI_Count count, MPI_Datatype 
     if (op == RT_COLL_REDUCE) {
         b = x.role == ROLE_IDLE || (x.cm->inter && x.role == ROLE_ROOT) ? 0 : n;
         rb = x.role == ROLE_ROOT ? n : 0;
-    } else if (op == RT_COLL_EXSCAN && x.me == 0) {
+    } else if (op == RT_COLL_EXSCAN && coll_me(&x) == 0) {
         rb = 0;
     }
     coll_done(c, &x, op, b, rb, request);
@@ -302,7 +312,7 @@ static void coll_reduce_scatter(rt__call *c, coll_counts rcounts, MPI_Count rcou
     uint64_t local = x.cm->size;
     if (has_counts(rcounts)) {
         coll_done(c, &x, RT_COLL_REDUCE_SCATTER, sum_counts(rcounts, local, type),
-                  rt__bytes(count_at(rcounts, (uint64_t)x.me), type), request);
+                  rt__bytes(count_at(rcounts, (uint64_t)coll_me(&x)), type), request);
     } else {
         uint64_t r = rt__bytes(rcount, type);
         coll_done(c, &x, RT_COLL_REDUCE_SCATTER_BLOCK, local * r, r, request);

@@ -17,7 +17,9 @@
 #   STATUS               the program's exit status (default 0)
 #   LAUNCH               record (default): 'retrace record --out DIR --nodes N --modules M
 #                        RECORD_ARGS -- mpiexec -n NP PROG'; preload: by hand, with
-#                        RETRACE_OUT, RETRACE_EMULATE and LD_PRELOAD=TRACER
+#                        RETRACE_OUT, RETRACE_EMULATE and LD_PRELOAD=TRACER; linked: the same
+#                        without LD_PRELOAD, running BIN/mpi_PROG_linked (linked with the
+#                        tracer before the MPI library)
 #   RECORD_ARGS          more 'retrace record' options (--histogram, --no-trace)
 #   ENV                  environment settings for the traced run (VAR=value ...)
 #   HISTOGRAM=1          the traced stdout is the plain one followed by expected/CASE.hist
@@ -122,10 +124,15 @@ fi
 # 2. The traced run.
 trace=$w/trace
 emulate=nodes=$NODES,modules=$MODULES
-if [ "$LAUNCH" = preload ]; then
-    # shellcheck disable=SC2086 # ENV is a list of words
+if [ "$LAUNCH" = preload ] || [ "$LAUNCH" = linked ]; then
+    preload="LD_PRELOAD=$tracer"
+    if [ "$LAUNCH" = linked ]; then # the program itself links the tracer before MPI
+        preload=
+        program=${program}_linked
+    fi
+    # shellcheck disable=SC2086 # ENV and preload are lists of words
     (cd "$w" && exec timeout -k 5 "$timeout" env $ENV RETRACE_OUT="$trace" \
-        RETRACE_EMULATE="$emulate" LD_PRELOAD="$tracer" mpiexec -n "$NP" "$program") \
+        RETRACE_EMULATE="$emulate" $preload mpiexec -n "$NP" "$program") \
         > "$w/traced.out" 2> "$w/traced.err"
 else
     out="--out $trace" # no archive to name when no trace is written
