@@ -23,6 +23,7 @@
 #   RECORD_ARGS          more 'retrace record' options (--histogram, --no-trace)
 #   ENV                  environment settings for the traced run (VAR=value ...)
 #   HISTOGRAM=1          the traced stdout is the plain one followed by expected/CASE.hist
+#   (expected/CASE.err)  when it exists, the traced run's stderr must equal it
 #   NOTRACE=1            no trace may be written
 #   TRUNCATED=1          the trace must be reported cut short (trace_dump exit status 3);
 #                        otf2-print is then not asked to read it
@@ -153,6 +154,9 @@ else
 fi
 hydra_filter "$w/traced.out"
 compare "$w/traced.expected" "$w/traced.out.prog" "the traced run's stdout"
+if [ -f "$exp/$case.err" ]; then # the tracer's warnings, exactly
+    compare "$exp/$case.err" "$w/traced.err" "the traced run's stderr"
+fi
 
 # 3. The trace.
 if [ "$NOTRACE" = 1 ]; then
