@@ -1,0 +1,5 @@
+record
+--nodes
+0
+--
+true

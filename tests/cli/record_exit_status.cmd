@@ -1,0 +1,7 @@
+record
+--out
+$WORK/t
+--
+sh
+-c
+exit 5

@@ -1,0 +1,5 @@
+record
+--modules
+2
+--
+true

@@ -1,0 +1,3 @@
+record
+--out
+$WORK/t

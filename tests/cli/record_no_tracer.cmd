@@ -1,0 +1,5 @@
+record
+--tracer
+$DATA/no_such.so
+--
+true

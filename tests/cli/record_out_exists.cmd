@@ -1,0 +1,5 @@
+record
+--out
+$DATA
+--
+true
