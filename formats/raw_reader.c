@@ -833,7 +833,7 @@ int rt__raw_open(rt_reader *r, rt_err *err)
     if (!(rr->dir = trace_dir(r->path)))
         return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", r->path);
     for (unsigned k = 0; k < RT_EV_COUNT; k++)
-        rr->uses_comm[k] = strchr(rt_event_kind_fields(k), 'c') != NULL;
+        rr->uses_comm[k] = rt_event_kind_uses(k, 'c');
     int rc = list_dir(rr, err);
     if (!rc)
         rc = read_headers(r, rr, err);

@@ -138,21 +138,11 @@ void rt__complete(rt__call *c, const rt__req *qp, MPI_Request handle, const MPI_
     case RT__RQ_SEND:
         rt__rec_req(c, 1, RT_EV_ISEND_COMPLETE, q.comm, q.id);
         break;
-    case RT__RQ_RECV: {
-        if (!st || st->MPI_SOURCE == MPI_PROC_NULL || !rt__g.tracing)
-            break;
-        rt_raw_p2p *r = rt__rec(c, sizeof *r);
-        r->type = RT_RAW_P2P;
-        r->at = 1;
-        r->kind = RT_EV_IRECV;
-        r->contype = rt__contype(q.cm, st->MPI_SOURCE);
-        r->comm = q.comm;
-        r->peer = st->MPI_SOURCE;
-        r->tag = st->MPI_TAG;
-        r->bytes = rt__status_bytes(st);
-        r->req = q.id;
+    case RT__RQ_RECV:
+        if (st && st->MPI_SOURCE != MPI_PROC_NULL)
+            rt__rec_p2p(c, 1, RT_EV_IRECV, q.cm, st->MPI_SOURCE, st->MPI_TAG, rt__status_bytes(st),
+                        q.id);
         break;
-    }
     case RT__RQ_COLL: {
         rt_event ev;
         memset(&ev, 0, sizeof ev);

@@ -31,10 +31,11 @@ typedef struct rt__state {
     atomic_int phase; /* 1 while recording: between MPI_Init and MPI_Finalize */
     int tracing;      /* writing raw records */
     int histogram;    /* counting sent messages into the live histogram */
+    int hist_report;  /* rank 0 asked for the histogram: every rank joins its reduction */
     int need_contype; /* histogram filter needs the connection type */
     uint8_t hist_fn[RT_FN_COUNT]; /* histogram-only mode: the calls that still need a hook */
-    int mt;           /* MPI_THREAD_MULTIPLE: the request table locks its shards */
-    MPI_Comm tool;    /* PMPI duplicate of MPI_COMM_WORLD: all tool traffic */
+    int mt;                       /* MPI_THREAD_MULTIPLE: the request table locks its shards */
+    MPI_Comm tool;                /* PMPI duplicate of MPI_COMM_WORLD: all tool traffic */
     int rank, nranks;
     uint32_t node, module;
     uint32_t *node_of, *module_of; /* per world rank */
@@ -77,10 +78,9 @@ typedef struct rt__thread {
     int depth;                /* re-entry: 1 inside a wrapper */
     uint32_t index;           /* thread number within the rank */
     int fd;                   /* raw file, -1 when not writing */
-    uint8_t *map, *pos, *end; /* the record buffer and the write position in it */
+    uint8_t *buf, *pos, *end; /* the record buffer and the write position in it */
     uint64_t flushed;         /* time of the last write */
-    uint64_t nrecords;
-    uint8_t *scratch; /* this call's records */
+    uint8_t *scratch;         /* this call's records */
     size_t scratch_len, scratch_cap;
     uint8_t scratch_inline[RT__SCRATCH_INLINE];
     rt_hist hist;            /* live histogram counts of this thread */
@@ -104,6 +104,8 @@ void rt__stream_age_flush(rt__thread *t, uint64_t now) RT__HIDDEN;
 void rt__threads_hist(rt_hist *h) RT__HIDDEN;
 /* Opens the raw file of a thread (tracing must be on). 0 or -1 (tracing turned off). */
 int rt__stream_open(rt__thread *t) RT__HIDDEN;
+/* The header every raw file of this rank starts with. */
+void rt__raw_header(rt_raw_header *h, uint32_t thread) RT__HIDDEN;
 void *rt__scratch_grow(rt__thread *t, size_t len) RT__HIDDEN;
 
 static inline rt__thread *rt__thread_get(void)
@@ -123,14 +125,12 @@ typedef struct rt__comm {
     uint32_t *members;
     atomic_uint seq;             /* creating calls made on it so far */
     int topo_indeg, topo_outdeg; /* -1 until asked */
-    MPI_Comm handle;
 } rt__comm;
 
 typedef struct rt__win {
     uint32_t id;
     rt__comm *comm;
     uint32_t start_group, post_group; /* local group ids of the open PSCW epochs */
-    MPI_Win handle;
 } rt__win;
 
 void rt__tables_init(void) RT__HIDDEN;
@@ -197,9 +197,7 @@ typedef struct rt__req {
     uint8_t kind; /* rt__req_kind */
     uint8_t op;   /* collective op */
     uint8_t persistent;
-    uint8_t active;    /* persistent: started and not yet completed */
-    uint8_t send_kind; /* persistent: rt_func of the *_init call */
-    uint8_t contype;
+    uint8_t active;     /* persistent: started and not yet completed */
     const rt__comm *cm; /* the communicator of a receive (never freed while tracing) */
 } rt__req;
 
@@ -269,12 +267,8 @@ static inline int rt__begin(rt__call *c, unsigned fn)
     return 1;
 }
 
-void rt__end_slow(rt__call *c) RT__HIDDEN;
-
-static inline void rt__end(rt__call *c)
-{
-    rt__end_slow(c);
-}
+/* Writes the call's records (CALL first) to the thread's buffer and leaves the wrapper. */
+void rt__end(rt__call *c) RT__HIDDEN;
 
 /* Room for len bytes of records in this call's scratch area. */
 static inline void *rt__rec(rt__call *c, size_t len)
@@ -299,7 +293,6 @@ void rt__rec_req(rt__call *c, int at, unsigned kind, uint32_t comm, uint64_t req
 void rt__rec_coll(rt__call *c, unsigned kind, unsigned op, uint32_t comm, int32_t peer,
                   uint64_t bytes, uint64_t rbytes) RT__HIDDEN;
 void rt__rec_event(rt__call *c, int at, const rt_event *ev) RT__HIDDEN;
-void rt__write_def(unsigned what, const void *payload, size_t len) RT__HIDDEN;
 
 /* Records the completion of one claimed request (Wait/Test families). */
 void rt__complete(rt__call *c, const struct rt__req *q, MPI_Request handle,

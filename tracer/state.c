@@ -248,11 +248,25 @@ static int choose_output(void)
  */
 static void choose_histogram_calls(void)
 {
-    static const char *const senders[] = {
-        "Send",      "Bsend",      "Ssend",      "Rsend",         "Isend",
-        "Ibsend",    "Issend",     "Irsend",     "Sendrecv",      "Sendrecv_replace",
-        "Send_init", "Bsend_init", "Ssend_init", "Rsend_init",    "Start",
-        "Startall",  "Isendrecv",  "Request_free", "Isendrecv_replace"};
+    static const char *const senders[] = {"Send",
+                                          "Bsend",
+                                          "Ssend",
+                                          "Rsend",
+                                          "Isend",
+                                          "Ibsend",
+                                          "Issend",
+                                          "Irsend",
+                                          "Sendrecv",
+                                          "Sendrecv_replace",
+                                          "Send_init",
+                                          "Bsend_init",
+                                          "Ssend_init",
+                                          "Rsend_init",
+                                          "Start",
+                                          "Startall",
+                                          "Isendrecv",
+                                          "Request_free",
+                                          "Isendrecv_replace"};
     memset(rt__g.hist_fn, 0, sizeof rt__g.hist_fn);
     if (!rt__g.histogram)
         return;
@@ -340,6 +354,7 @@ void rt__init_after(int thread_level)
     PMPI_Bcast(&s, (int)sizeof s, MPI_BYTE, 0, rt__g.tool);
     rt__g.tracing = s.tracing;
     rt__g.histogram = s.histogram;
+    rt__g.hist_report = s.histogram;
     rt__g.hist_cfg = s.hist;
     rt__g.need_contype = s.histogram && s.hist.contype >= 0;
     choose_histogram_calls();
@@ -446,11 +461,7 @@ void rt__finalize_before(void)
     int traced = rt__g.tracing;
     rt__threads_close(rt__now());
     rt__defs_close();
-    int want_hist = 0;
-    if (rt__g.rank == 0)
-        want_hist = rt__g.histogram;
-    PMPI_Bcast(&want_hist, 1, MPI_INT, 0, rt__g.tool);
-    if (want_hist)
+    if (rt__g.hist_report)
         report_histogram(rt__g.histogram);
     /* Rank 0 may read the raw files once every rank has closed its own. */
     int any = 0;

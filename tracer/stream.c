@@ -51,22 +51,35 @@ rt__thread *rt__thread_create(void)
 /* Writes the buffer out. 0, or -1 after a failure (tracing is then off for the rank). */
 static int flush(rt__thread *t)
 {
-    size_t len = (size_t)(t->pos - t->map), done = 0;
+    size_t len = (size_t)(t->pos - t->buf), done = 0;
     while (done < len) {
-        ssize_t n = write(t->fd, t->map + done, len - done);
+        ssize_t n = write(t->fd, t->buf + done, len - done);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
             rt__fail("rank %d: cannot write %s/" RT_RAW_THREAD_NAME ": %s", rt__g.rank, rt__g.raw,
                      (unsigned)rt__g.rank, (unsigned)t->index,
                      n < 0 ? strerror(errno) : "short write");
-            t->pos = t->map;
+            t->pos = t->buf;
             return -1;
         }
         done += (size_t)n;
     }
-    t->pos = t->map;
+    t->pos = t->buf;
     return 0;
+}
+
+void rt__raw_header(rt_raw_header *h, uint32_t thread)
+{
+    memset(h, 0, sizeof *h);
+    memcpy(h->magic, RT_RAW_MAGIC, sizeof h->magic);
+    h->version = RT_RAW_VERSION;
+    h->rank = (uint32_t)rt__g.rank;
+    h->nranks = (uint32_t)rt__g.nranks;
+    h->thread = thread;
+    h->node = rt__g.node;
+    h->module = rt__g.module;
+    h->origin = rt__g.origin_realtime;
 }
 
 int rt__stream_open(rt__thread *t)
@@ -74,8 +87,8 @@ int rt__stream_open(rt__thread *t)
     char path[sizeof rt__g.raw + 64];
     snprintf(path, sizeof path, "%s/" RT_RAW_THREAD_NAME, rt__g.raw, (unsigned)rt__g.rank,
              (unsigned)t->index);
-    t->map = malloc(BUFFER);
-    if (!t->map) {
+    t->buf = malloc(BUFFER);
+    if (!t->buf) {
         rt__fail("rank %d: out of memory for the trace buffer", rt__g.rank);
         return -1;
     }
@@ -84,20 +97,10 @@ int rt__stream_open(rt__thread *t)
         rt__fail("rank %d: cannot create %s: %s", rt__g.rank, path, strerror(errno));
         return -1;
     }
-    t->pos = t->map;
-    t->end = t->map + BUFFER;
-    rt_raw_header h;
-    memset(&h, 0, sizeof h);
-    memcpy(h.magic, RT_RAW_MAGIC, sizeof h.magic);
-    h.version = RT_RAW_VERSION;
-    h.rank = (uint32_t)rt__g.rank;
-    h.nranks = (uint32_t)rt__g.nranks;
-    h.thread = t->index;
-    h.node = rt__g.node;
-    h.module = rt__g.module;
-    h.origin = rt__g.origin_realtime;
-    memcpy(t->pos, &h, sizeof h);
-    t->pos += sizeof h;
+    t->pos = t->buf;
+    t->end = t->buf + BUFFER;
+    rt__raw_header((rt_raw_header *)t->pos, t->index);
+    t->pos += sizeof(rt_raw_header);
     return flush(t); /* the header at once: a rank that dies early still has its file */
 }
 
@@ -120,14 +123,14 @@ int rt__stream_write(rt__thread *t, const void *data, size_t len)
 
 void rt__stream_flush(rt__thread *t)
 {
-    if (t && t->fd >= 0 && t->map)
+    if (t && t->fd >= 0 && t->buf)
         flush(t);
 }
 
 void rt__stream_age_flush(rt__thread *t, uint64_t now)
 {
     t->flushed = now;
-    if (t->fd >= 0 && t->map && t->pos != t->map)
+    if (t->fd >= 0 && t->buf && t->pos != t->buf)
         flush(t);
 }
 
@@ -143,8 +146,8 @@ static void stream_close(rt__thread *t, uint64_t time)
         flush(t);
     close(t->fd);
     t->fd = -1;
-    free(t->map);
-    t->map = t->pos = t->end = NULL;
+    free(t->buf);
+    t->buf = t->pos = t->end = NULL;
 }
 
 void rt__threads_close(uint64_t time)
@@ -184,7 +187,7 @@ void *rt__scratch_grow(rt__thread *t, size_t len)
     return p;
 }
 
-void rt__end_slow(rt__call *c)
+void rt__end(rt__call *c)
 {
     rt__thread *t = c->t;
     if (rt__g.tracing && t->fd >= 0) {
@@ -219,7 +222,9 @@ void rt__end_slow(rt__call *c)
         t->scratch = t->scratch_inline;
         t->scratch_cap = sizeof t->scratch_inline;
     }
-    free(c->heap);
-    free(c->heap2);
+    if (RT__UNLIKELY(c->heap || c->heap2)) { /* only completion calls over many requests */
+        free(c->heap);
+        free(c->heap2);
+    }
     t->depth = 0;
 }

@@ -135,13 +135,6 @@ static void write_def_locked(unsigned what, const void *payload, size_t len)
         free(buf);
 }
 
-void rt__write_def(unsigned what, const void *payload, size_t len)
-{
-    pthread_mutex_lock(&defs_lock);
-    write_def_locked(what, payload, len);
-    pthread_mutex_unlock(&defs_lock);
-}
-
 int rt__defs_open(void)
 {
     char path[sizeof rt__g.raw + 64];
@@ -152,15 +145,7 @@ int rt__defs_open(void)
         return -1;
     }
     rt_raw_header h;
-    memset(&h, 0, sizeof h);
-    memcpy(h.magic, RT_RAW_MAGIC, sizeof h.magic);
-    h.version = RT_RAW_VERSION;
-    h.rank = (uint32_t)rt__g.rank;
-    h.nranks = (uint32_t)rt__g.nranks;
-    h.thread = RT_RAW_THREAD_DEFS;
-    h.node = rt__g.node;
-    h.module = rt__g.module;
-    h.origin = rt__g.origin_realtime;
+    rt__raw_header(&h, RT_RAW_THREAD_DEFS);
     if (write(defs_fd, &h, sizeof h) != (ssize_t)sizeof h) {
         rt__fail("rank %d: cannot write %s: %s", rt__g.rank, path, strerror(errno));
         return -1;
@@ -181,13 +166,11 @@ void rt__tables_init(void)
     world.size = (uint32_t)rt__g.nranks;
     world.members = NULL;
     world.topo_indeg = world.topo_outdeg = -1;
-    world.handle = MPI_COMM_WORLD;
     self.id = RT_COMM_SELF;
     self.size = 1;
     self_member = (uint32_t)rt__g.rank;
     self.members = &self_member;
     self.topo_indeg = self.topo_outdeg = -1;
-    self.handle = MPI_COMM_SELF;
     MPI_Comm w = MPI_COMM_WORLD, s = MPI_COMM_SELF;
     slot_set(comm_slots, COMM_SLOTS, handle_key(&w, sizeof w), &world);
     slot_set(comm_slots, COMM_SLOTS, handle_key(&s, sizeof s), &self);
@@ -256,7 +239,6 @@ static rt__comm *comm_register(MPI_Comm comm, const rt__comm *parent, unsigned h
     cm->remote_size = rsize;
     cm->inter = inter != 0;
     cm->topo_indeg = cm->topo_outdeg = -1;
-    cm->handle = comm;
     int identity = !inter && size == (uint32_t)rt__g.nranks;
     for (size_t i = 0; identity && i < n; i++)
         identity = members[i] == i;
@@ -375,7 +357,6 @@ rt__win *rt__win_new(MPI_Win win, rt__comm *comm, uint32_t seq)
         return NULL;
     }
     w->comm = comm;
-    w->handle = win;
     w->start_group = w->post_group = RT_ID_NONE;
     pthread_mutex_lock(&defs_lock);
     w->id = next_win_id++;

@@ -28,19 +28,30 @@ static void rma_free(rt__call *c, MPI_Win win)
     rt__win_forget(win);
 }
 
-static void rma_op(rt__call *c, unsigned kind, unsigned op, MPI_Win win, int target, uint64_t bytes,
-                   uint64_t rbytes, const MPI_Request *request)
+/* The window of a successful call with a real target, its event started (kind, op, window,
+ * peer); NULL when there is nothing to record. */
+static rt__win *rma_event(const rt__call *c, MPI_Win win, int target, unsigned kind, unsigned op,
+                          rt_event *ev)
 {
     rt__win *w;
     if (c->rc != MPI_SUCCESS || target == MPI_PROC_NULL || !rt__g.tracing ||
         !(w = rt__win_get(win)))
-        return;
+        return NULL;
+    memset(ev, 0, sizeof *ev);
+    ev->kind = (uint8_t)kind;
+    ev->op = (uint8_t)op;
+    ev->comm = w->id;
+    ev->peer = target;
+    return w;
+}
+
+static void rma_op(rt__call *c, unsigned kind, unsigned op, MPI_Win win, int target, uint64_t bytes,
+                   uint64_t rbytes, const MPI_Request *request)
+{
     rt_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = (uint8_t)kind;
-    ev.op = (uint8_t)op;
-    ev.comm = w->id;
-    ev.peer = target;
+    rt__win *w = rma_event(c, win, target, kind, op, &ev);
+    if (!w)
+        return;
     ev.contype = rt__contype(w->comm, target);
     ev.bytes = bytes;
     ev.rbytes = rbytes;
@@ -63,8 +74,9 @@ static void rma_fence(rt__call *c, MPI_Win win)
  * wait refer to the group of the epoch they end. */
 static void rma_pscw(rt__call *c, MPI_Win win, unsigned op, MPI_Group group)
 {
-    rt__win *w;
-    if (c->rc != MPI_SUCCESS || !rt__g.tracing || !(w = rt__win_get(win)))
+    rt_event ev;
+    rt__win *w = rma_event(c, win, 0, RT_EV_RMA_GROUP_SYNC, op, &ev);
+    if (!w)
         return;
     uint32_t gid;
     if (op == RT_PSCW_POST)
@@ -75,11 +87,6 @@ static void rma_pscw(rt__call *c, MPI_Win win, unsigned op, MPI_Group group)
         gid = op == RT_PSCW_COMPLETE ? w->start_group : w->post_group;
     if (gid == RT_ID_NONE)
         return;
-    rt_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = RT_EV_RMA_GROUP_SYNC;
-    ev.op = (uint8_t)op;
-    ev.comm = w->id;
     ev.peer = (int32_t)gid;
     rt__rec_event(c, 1, &ev);
 }
@@ -88,16 +95,10 @@ static void rma_pscw(rt__call *c, MPI_Win win, unsigned op, MPI_Group group)
  * window and target: a rank holds at most one lock per target and window at a time. */
 static void rma_lock(rt__call *c, MPI_Win win, unsigned kind, int target, unsigned op)
 {
-    rt__win *w;
-    if (c->rc != MPI_SUCCESS || target == MPI_PROC_NULL || !rt__g.tracing ||
-        !(w = rt__win_get(win)))
-        return;
     rt_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = (uint8_t)kind;
-    ev.op = (uint8_t)(kind == RT_EV_RMA_UNLOCK ? 0 : op);
-    ev.comm = w->id;
-    ev.peer = target;
+    rt__win *w = rma_event(c, win, target, kind, kind == RT_EV_RMA_UNLOCK ? 0 : op, &ev);
+    if (!w)
+        return;
     ev.req = ((uint64_t)w->id << 32) | (uint32_t)(target - RT_PEER_ALL);
     rt__rec_event(c, 1, &ev);
 }
