@@ -41,6 +41,7 @@ void rt_defs_free(rt_defs *defs)
 {
     for (uint32_t i = 0; i < defs->ncomms; i++) {
         free(defs->comms[i].members);
+        free(defs->comms[i].by_world);
         free(defs->comms[i].name);
     }
     for (uint32_t i = 0; i < defs->ngroups; i++)
@@ -55,6 +56,12 @@ void rt_defs_free(rt_defs *defs)
 
 /* Position of id in a sorted array of structs whose first member is the uint32_t id; sets
  * *found. Works for the three definition arrays, which all start with id. */
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
 static uint32_t find_slot(const void *base, uint32_t n, size_t size, uint32_t id, int *found)
 {
     uint32_t lo = 0, hi = n;
@@ -119,14 +126,19 @@ int rt_defs_add_comm(rt_defs *defs, uint32_t id, uint32_t parent, uint32_t flags
     rt_comm_def c = {.id = id, .parent = parent, .flags = flags, .size = size,
                      .remote_size = remote_size};
     c.members = malloc(n * sizeof *c.members);
+    c.by_world = malloc(n * sizeof *c.by_world);
     c.name = strdup(name ? name : "");
-    if (!c.members || !c.name || insert_slot((void **)&defs->comms, &defs->ncomms,
+    if (!c.members || !c.by_world || !c.name || insert_slot((void **)&defs->comms, &defs->ncomms,
                                              sizeof *defs->comms, pos)) {
         free(c.members);
+        free(c.by_world);
         free(c.name);
         return rt_err_set(err, RT_E_NOMEM, "out of memory for communicator %u", (unsigned)id);
     }
     memcpy(c.members, members, n * sizeof *c.members);
+    for (uint64_t i = 0; i < n; i++)
+        c.by_world[i] = (uint64_t)members[i] << 32 | i;
+    qsort(c.by_world, n, sizeof *c.by_world, cmp_u64);
     defs->comms[pos] = c;
     return 0;
 }
@@ -269,26 +281,38 @@ static int is_rma_kind(unsigned kind)
 }
 
 /* The group an event's peer indexes, as a slice of members; -1 if self is not a member. */
+int64_t rt_comm_position(const rt_comm_def *c, uint32_t w)
+{
+    uint64_t n = (uint64_t)c->size + c->remote_size, lo = 0, hi = n;
+    uint64_t key = (uint64_t)w << 32;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (c->by_world[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < n && c->by_world[lo] >> 32 == w)
+        return (int64_t)(c->by_world[lo] & UINT32_MAX);
+    return -1;
+}
+
 static int peer_group(const rt_comm_def *c, uint32_t self, const uint32_t **g, uint32_t *n)
 {
+    int64_t pos = rt_comm_position(c, self);
+    if (pos < 0)
+        return -1;
     if (!(c->flags & RT_COMM_IS_INTER)) {
         *g = c->members;
         *n = c->size;
-        return 0;
+    } else if (pos < c->size) {
+        *g = c->members + c->size;
+        *n = c->remote_size;
+    } else {
+        *g = c->members;
+        *n = c->size;
     }
-    for (uint32_t i = 0; i < c->size; i++)
-        if (c->members[i] == self) {
-            *g = c->members + c->size;
-            *n = c->remote_size;
-            return 0;
-        }
-    for (uint32_t i = 0; i < c->remote_size; i++)
-        if (c->members[c->size + i] == self) {
-            *g = c->members;
-            *n = c->size;
-            return 0;
-        }
-    return -1;
+    return 0;
 }
 
 int64_t rt_defs_peer_world(const rt_defs *defs, const rt_event *ev)
@@ -315,6 +339,7 @@ int64_t rt_defs_peer_world(const rt_defs *defs, const rt_event *ev)
 int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err)
 {
     unsigned k = ev->kind;
+    unsigned m = rt_event_kind_mask(k);
     if (k >= RT_EV_COUNT)
         return rt_err_set(err, RT_E_INVAL, "unknown event kind %u", k);
     const char *kname = rt_event_kind_name(k);
@@ -326,14 +351,14 @@ int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err)
                           (unsigned)ev->call);
     if ((k == RT_EV_ENTER || k == RT_EV_LEAVE) && ev->call == RT_FN_NONE)
         return rt_err_set(err, RT_E_INVAL, "%s: no MPI function named", kname);
-    if (rt_event_kind_uses(k, 'k') && ev->contype >= RT_CT_COUNT)
+    if ((m & RT_FIELD_CONTYPE) && ev->contype >= RT_CT_COUNT)
         return rt_err_set(err, RT_E_INVAL, "%s: unknown connection type %u", kname,
                           (unsigned)ev->contype);
-    if (rt_event_kind_uses(k, 'o')) {
+    if ((m & RT_FIELD_OP)) {
         if (!*rt_event_op_name(k, ev->op))
             return rt_err_set(err, RT_E_INVAL, "%s: unknown op %u", kname, (unsigned)ev->op);
     }
-    if (!rt_event_kind_uses(k, 'c'))
+    if (!(m & RT_FIELD_COMM))
         return 0;
     const rt_comm_def *c;
     if (is_rma_kind(k)) {
@@ -354,14 +379,8 @@ int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err)
         if (peer_group(c, ev->rank, &g, &n))
             return rt_err_set(err, RT_E_INVAL, "%s: rank %u is not a member of communicator %u",
                               kname, (unsigned)ev->rank, (unsigned)c->id);
-        int found = c->flags & RT_COMM_IS_INTER;
-        for (uint32_t i = 0; !found && i < c->size; i++)
-            found = c->members[i] == ev->rank;
-        if (!found)
-            return rt_err_set(err, RT_E_INVAL, "%s: rank %u is not a member of communicator %u",
-                              kname, (unsigned)ev->rank, (unsigned)c->id);
     }
-    if (!rt_event_kind_uses(k, 'p'))
+    if (!(m & RT_FIELD_PEER))
         return 0;
     if (k == RT_EV_RMA_GROUP_SYNC) {
         if (ev->peer < 0 || !rt_defs_group(defs, (uint32_t)ev->peer))
@@ -386,6 +405,7 @@ void rt__defs_drop_comm(rt_defs *defs, uint32_t id)
     if (!found)
         return;
     free(defs->comms[pos].members);
+    free(defs->comms[pos].by_world);
     free(defs->comms[pos].name);
     memmove(&defs->comms[pos], &defs->comms[pos + 1],
             (size_t)(defs->ncomms - pos - 1) * sizeof *defs->comms);

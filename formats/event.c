@@ -260,29 +260,33 @@ int rt_event_kind_uses(unsigned kind, char field)
     return (field_mask[kind] >> i) & 1u;
 }
 
-static int uses(unsigned kind, char field)
+unsigned rt_event_kind_mask(unsigned kind)
 {
-    return rt_event_kind_uses(kind, field);
+    if (kind >= RT_EV_COUNT)
+        return 0;
+    if (!atomic_load_explicit(&masks_ready, memory_order_acquire))
+        build_masks();
+    return field_mask[kind];
 }
 
 void rt_event_normalize(rt_event *ev)
 {
-    unsigned k = ev->kind;
-    if (!uses(k, 'c'))
+    unsigned m = rt_event_kind_mask(ev->kind);
+    if (!(m & RT_FIELD_COMM))
         ev->comm = 0;
-    if (!uses(k, 'p'))
+    if (!(m & RT_FIELD_PEER))
         ev->peer = 0;
-    if (!uses(k, 't'))
+    if (!(m & RT_FIELD_TAG))
         ev->tag = 0;
-    if (!uses(k, 'b'))
+    if (!(m & RT_FIELD_BYTES))
         ev->bytes = 0;
-    if (!uses(k, 'r'))
+    if (!(m & RT_FIELD_RBYTES))
         ev->rbytes = 0;
-    if (!uses(k, 'k'))
+    if (!(m & RT_FIELD_CONTYPE))
         ev->contype = RT_CT_NONE;
-    if (!uses(k, 'q'))
+    if (!(m & RT_FIELD_REQ))
         ev->req = 0;
-    if (!uses(k, 'o'))
+    if (!(m & RT_FIELD_OP))
         ev->op = 0;
 }
 

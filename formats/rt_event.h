@@ -232,6 +232,18 @@ const char *rt_event_op_name(unsigned kind, unsigned op);
 int rt_event_op_lookup(unsigned kind, const char *name);
 /* 1 when events of this kind use the field with that letter (RT_EVENT_KINDS). */
 int rt_event_kind_uses(unsigned kind, char field);
+/* The same for all fields at once: RT_FIELD_* bits (0 for out of range). */
+enum {
+    RT_FIELD_COMM = 1 << 0,   /* c */
+    RT_FIELD_PEER = 1 << 1,   /* p */
+    RT_FIELD_TAG = 1 << 2,    /* t */
+    RT_FIELD_BYTES = 1 << 3,  /* b */
+    RT_FIELD_RBYTES = 1 << 4, /* r */
+    RT_FIELD_CONTYPE = 1 << 5, /* k */
+    RT_FIELD_REQ = 1 << 6,    /* q */
+    RT_FIELD_OP = 1 << 7      /* o */
+};
+unsigned rt_event_kind_mask(unsigned kind);
 /* Only the fields the kind uses, the rest zero (peer and tag: 0; comm: 0). */
 void rt_event_normalize(rt_event *ev);
 /* 1 when the two events are equal in every field their kind uses. */
@@ -254,6 +266,7 @@ typedef struct rt_comm_def {
     uint32_t size;        /* members in (local) group a */
     uint32_t remote_size; /* members in group b of an inter-communicator, else 0 */
     uint32_t *members;    /* world ranks: group a then group b, in communicator rank order */
+    uint64_t *by_world;   /* index: (world rank << 32 | position in members), sorted */
     char *name;
 } rt_comm_def;
 

@@ -50,6 +50,10 @@ uint32_t rt_defs_count_modules(const rt_defs *defs);
  */
 int64_t rt_defs_peer_world(const rt_defs *defs, const rt_event *ev);
 
+/* Position of world rank w in c->members (group a, then group b of an inter-communicator),
+ * or -1 when w is not a member. O(log size). */
+int64_t rt_comm_position(const rt_comm_def *c, uint32_t w);
+
 /* Checks an event against the definitions: rank, communicator or window, peer, op and
  * contype in range. On failure err says what is wrong (without naming the input). */
 int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err);
