@@ -1,0 +1,86 @@
+/*
+ * The network and cost model: LogGP-flavoured alpha-beta per connection type, read from the
+ * text model file that docs/model.md describes. `retrace pipeline` and the built-in replay
+ * simulator both use it. Times are integer picoseconds so that sums are exact and runs
+ * deterministic; bandwidths are whole bytes per second.
+ */
+#ifndef RT_NET_H
+#define RT_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rt_error.h"
+#include "rt_event.h"
+
+/* One connection type's parameters ([loop], [shm], [net], [gw] in the file). */
+typedef struct rt_net_link {
+    uint64_t latency_ps;  /* L: first byte from sender to receiver */
+    uint64_t overhead_ps; /* o: CPU time to inject or take out one message (each side) */
+    uint64_t gap_ps;      /* g: minimum time between two injections by one rank */
+    uint64_t bandwidth;   /* B: bytes per second, > 0 */
+    uint64_t eager;       /* messages of up to this many bytes are eager, larger rendezvous */
+} rt_net_link;
+
+/* link[RT_CT_NONE] is always a copy of link[RT_CT_NET]: an unknown connection type costs
+ * what a network message costs. The functions below map RT_CT_NONE (and any out-of-range
+ * type) to RT_CT_NET themselves. */
+typedef struct rt_net_model {
+    rt_net_link link[RT_CT_COUNT];
+    uint32_t gateways;         /* gateway nodes between modules (simulator: contention) */
+    uint64_t gw_mtu;           /* gateway forwarding chunk, bytes, > 0 */
+    uint64_t reduce_bandwidth; /* bytes per second combined by a reduction, > 0 */
+    int contention;            /* rank injection/ejection contention in the simulator */
+    char source[256];          /* "built-in defaults" or the file path */
+} rt_net_model;
+
+/* The built-in defaults (docs/model.md): a modern cluster with a 100 Gbit/s network. */
+void rt_net_model_default(rt_net_model *m);
+
+/* The defaults, then every key the file sets. On failure m is unchanged and err holds one
+ * line "FILE:LINE: problem"; returns -RT_E_INVAL (content), -RT_E_NOTFOUND or -RT_E_IO. */
+int rt_net_model_load(rt_net_model *m, const char *path, rt_err *err);
+
+/* Every key, in the file format, exact: loading the output gives an equal model (source
+ * aside). Returns 0 or -RT_E_IO. */
+int rt_net_model_write(const rt_net_model *m, FILE *out);
+
+/* Wire time of one message of n bytes over connection type ct, from the start of injection to
+ * the last byte at the receiver, excluding overheads: L + n/B rounded up to whole ps. For
+ * RT_CT_GW: two hops through a gateway that forwards chunks of mtu bytes (0 means
+ * m->gw_mtu) store-and-forward; with k = ceil(n/mtu) chunks (k = 1 when n = 0), h = L +
+ * mtu/B the hop time of a full chunk and h' = L + last/B that of the last chunk,
+ *     wire = 2 h'         when k = 1,
+ *     wire = k h + h'     when k > 1        (= (k+1) h when n is a multiple of mtu).
+ * Results that do not fit saturate at UINT64_MAX. */
+uint64_t rt_net_wire_ps(const rt_net_model *m, unsigned ct, uint64_t n, uint64_t mtu);
+
+/* End-to-end time of one message: o (send) + wire + o (receive). */
+uint64_t rt_net_msg_ps(const rt_net_model *m, unsigned ct, uint64_t n);
+
+/* Time to combine n bytes in a reduction: n / reduce_bandwidth in ps, rounded up. */
+uint64_t rt_net_reduce_ps(const rt_net_model *m, uint64_t n);
+
+/* Best gateway chunk size for a message of n bytes: minimises rt_net_wire_ps(RT_CT_GW) over
+ * the powers of two from 1 KiB to the first power of two >= n (ties go to the larger chunk);
+ * writes that time to *time_ps when time_ps is not NULL. */
+uint64_t rt_net_best_gw_mtu(const rt_net_model *m, uint64_t n, uint64_t *time_ps);
+
+/* Parsers, also for command lines; each returns 0 or -RT_E_INVAL with a one-line message
+ * "bad value 'TEXT' ..." in err. Blanks around the value and between number and unit are
+ * allowed; numbers are decimal ("1.5", ".5"), no sign, no exponent.
+ *   time:      ps, ns, us (or µs), ms, s; a unit is required; the result must be whole ps.
+ *   bandwidth: B/s, KB/s, MB/s, GB/s (10^3 steps), KiB/s, MiB/s, GiB/s (2^10 steps), Mbit/s,
+ *              Gbit/s; a unit is required; the result must be whole bytes/s and > 0.
+ *   size:      bytes with no unit or B, or K, M, G, KiB, MiB, GiB (2^10 steps); whole bytes. */
+int rt_net_parse_time(const char *text, uint64_t *ps, rt_err *err);
+int rt_net_parse_bandwidth(const char *text, uint64_t *bytes_per_s, rt_err *err);
+int rt_net_parse_size(const char *text, uint64_t *bytes, rt_err *err);
+
+/* A time for people: "1.5 us", "250 ns", "2.000 ms". Four significant digits, unit chosen by
+ * magnitude (ps, ns, us, ms, s); exact values drop trailing zeros ("2 ms"), rounded ones keep
+ * all four digits ("2.000 ms" is 2 ms give or take half a microsecond). */
+void rt_net_format_time(uint64_t ps, char *buf, size_t len);
+
+#endif /* RT_NET_H */

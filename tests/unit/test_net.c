@@ -1,0 +1,638 @@
+/* Unit tests for the network model (replayer/rt_net.h): defaults, the model file, units,
+ * exact picosecond arithmetic, the gateway pipeline and every error message. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "rt_net.h"
+
+#define KiB 1024ULL
+#define MiB (1024ULL * 1024ULL)
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+
+/* Models are equal when every parameter is; the source only says where they came from. */
+static void assert_model_equal(const rt_net_model *a, const rt_net_model *b)
+{
+    for (unsigned ct = 0; ct < RT_CT_COUNT; ct++) {
+        assert_int_equal(a->link[ct].latency_ps, b->link[ct].latency_ps);
+        assert_int_equal(a->link[ct].overhead_ps, b->link[ct].overhead_ps);
+        assert_int_equal(a->link[ct].gap_ps, b->link[ct].gap_ps);
+        assert_int_equal(a->link[ct].bandwidth, b->link[ct].bandwidth);
+        assert_int_equal(a->link[ct].eager, b->link[ct].eager);
+    }
+    assert_int_equal(a->gateways, b->gateways);
+    assert_int_equal(a->gw_mtu, b->gw_mtu);
+    assert_int_equal(a->reduce_bandwidth, b->reduce_bandwidth);
+    assert_int_equal(a->contention, b->contention);
+}
+
+static const char *tmp_path(const char *name)
+{
+    static char path[4096];
+    if (mkdir(RT_TEST_TMP, 0777) < 0 && errno != EEXIST)
+        fail_msg("cannot create %s", RT_TEST_TMP);
+    snprintf(path, sizeof path, "%s/%s", RT_TEST_TMP, name);
+    return path;
+}
+
+static const char *write_file(const char *name, const char *text)
+{
+    const char *path = tmp_path(name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+    return path;
+}
+
+/* Loads text as model.conf (in the temporary directory) and checks the load fails with code
+ * and message "model.conf:LINE: problem" (the path is cut to its base name), leaving the
+ * model unchanged. */
+static void assert_load_error(const char *text, int code, const char *expected)
+{
+    const char *path = write_file("model.conf", text);
+    rt_net_model m, before;
+    memset(&m, 0x5a, sizeof m);
+    before = m;
+    rt_err err = {0};
+    assert_int_equal(rt_net_model_load(&m, path, &err), -code);
+    assert_memory_equal(&m, &before, sizeof m);
+    size_t dir = strlen(RT_TEST_TMP) + 1;
+    assert_true(strncmp(err.msg, path, dir) == 0);
+    assert_string_equal(err.msg + dir, expected);
+    assert_null(strchr(err.msg, '\n'));
+}
+
+static void load_text(rt_net_model *m, const char *text)
+{
+    rt_err err = {0};
+    int rc = rt_net_model_load(m, write_file("ok.conf", text), &err);
+    if (rc < 0)
+        fail_msg("%s", err.msg);
+}
+
+static uint64_t time_of(const char *text)
+{
+    uint64_t v = 0;
+    rt_err err = {0};
+    if (rt_net_parse_time(text, &v, &err) < 0)
+        fail_msg("%s", err.msg);
+    return v;
+}
+
+static uint64_t bw_of(const char *text)
+{
+    uint64_t v = 0;
+    rt_err err = {0};
+    if (rt_net_parse_bandwidth(text, &v, &err) < 0)
+        fail_msg("%s", err.msg);
+    return v;
+}
+
+static uint64_t size_of(const char *text)
+{
+    uint64_t v = 0;
+    rt_err err = {0};
+    if (rt_net_parse_size(text, &v, &err) < 0)
+        fail_msg("%s", err.msg);
+    return v;
+}
+
+typedef int (*parser)(const char *, uint64_t *, rt_err *);
+
+static void assert_parse_error(parser p, const char *text, const char *expected)
+{
+    uint64_t v = 12345;
+    rt_err err = {0};
+    assert_int_equal(p(text, &v, &err), -RT_E_INVAL);
+    assert_int_equal(v, 12345);
+    assert_string_equal(err.msg, expected);
+}
+
+/* A model whose gw links are easy to reckon with: L = 1 us, B = 1 GB/s (1000 ps a byte). */
+static void simple_gw(rt_net_model *m)
+{
+    rt_net_model_default(m);
+    m->link[RT_CT_GW].latency_ps = 1000000;
+    m->link[RT_CT_GW].bandwidth = 1000000000;
+}
+
+/* ---- defaults ----------------------------------------------------------------------------- */
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    rt_net_model m;
+    rt_net_model_default(&m);
+    static const struct {
+        unsigned ct;
+        uint64_t latency, bandwidth;
+    } want[] = {
+        {RT_CT_LOOP, 50000, 20000000000},   {RT_CT_SHM, 300000, 10000000000},
+        {RT_CT_NET, 1500000, 12500000000},  {RT_CT_GW, 3000000, 10000000000},
+        {RT_CT_NONE, 1500000, 12500000000}, /* none is net */
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        const rt_net_link *l = &m.link[want[i].ct];
+        assert_int_equal(l->latency_ps, want[i].latency);
+        assert_int_equal(l->bandwidth, want[i].bandwidth);
+        assert_int_equal(l->overhead_ps, 100000);
+        assert_int_equal(l->gap_ps, 0);
+        assert_int_equal(l->eager, 65536);
+    }
+    assert_int_equal(m.gateways, 1);
+    assert_int_equal(m.gw_mtu, 32768);
+    assert_int_equal(m.reduce_bandwidth, 5000000000);
+    assert_int_equal(m.contention, 0);
+    assert_string_equal(m.source, "built-in defaults");
+}
+
+static void test_example_is_defaults(void **state)
+{
+    (void)state;
+    rt_net_model def, m;
+    rt_net_model_default(&def);
+    rt_err err = {0};
+    int rc = rt_net_model_load(&m, RT_EXAMPLES "/model.conf", &err);
+    if (rc < 0)
+        fail_msg("%s", err.msg);
+    assert_model_equal(&m, &def);
+    assert_string_equal(m.source, RT_EXAMPLES "/model.conf");
+}
+
+static void test_partial_file(void **state)
+{
+    (void)state;
+    rt_net_model def, m;
+    rt_net_model_default(&def);
+    load_text(&m, "[shm] # only this\nlatency = 200ns\n");
+    assert_int_equal(m.link[RT_CT_SHM].latency_ps, 200000);
+    def.link[RT_CT_SHM].latency_ps = 200000;
+    assert_model_equal(&m, &def);
+
+    /* An empty file, comments only, [global], CRLF ends and a net change that none follows. */
+    rt_net_model_default(&def);
+    load_text(&m, "");
+    assert_model_equal(&m, &def);
+    load_text(&m, "\xef\xbb\xbf# a comment\r\n\r\n   # indented comment\r\n[global]\r\n"
+                  "gateways = 4   # four of them\r\ncontention=on\r\n[ net ]\r\n"
+                  "\tbandwidth\t=\t100 Gbit/s\r\n");
+    def.gateways = 4;
+    def.contention = 1;
+    assert_model_equal(&m, &def); /* 100 Gbit/s is the default */
+    load_text(&m, "[net]\nlatency = 2us\n");
+    assert_int_equal(m.link[RT_CT_NET].latency_ps, 2000000);
+    assert_int_equal(m.link[RT_CT_NONE].latency_ps, 2000000);
+    assert_int_equal(rt_net_wire_ps(&m, RT_CT_NONE, 0, 0), 2000000);
+    assert_int_equal(rt_net_wire_ps(&m, 99, 0, 0), 2000000);
+}
+
+/* ---- writing ------------------------------------------------------------------------------ */
+
+static char *written(const rt_net_model *m)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    assert_non_null(f);
+    assert_int_equal(rt_net_model_write(m, f), 0);
+    assert_int_equal(fclose(f), 0);
+    return text;
+}
+
+static void test_write_defaults(void **state)
+{
+    (void)state;
+    rt_net_model m;
+    rt_net_model_default(&m);
+    char *text = written(&m);
+    assert_string_equal(text, "# retrace network model (docs/model.md), from built-in defaults\n"
+                              "gateways = 1\n"
+                              "gw_mtu = 32KiB\n"
+                              "reduce_bandwidth = 5GB/s\n"
+                              "contention = off\n"
+                              "\n[loop]\nlatency = 50ns\nbandwidth = 20GB/s\noverhead = 100ns\n"
+                              "gap = 0ns\neager = 64KiB\n"
+                              "\n[shm]\nlatency = 300ns\nbandwidth = 10GB/s\noverhead = 100ns\n"
+                              "gap = 0ns\neager = 64KiB\n"
+                              "\n[net]\nlatency = 1.5us\nbandwidth = 12.5GB/s\noverhead = 100ns\n"
+                              "gap = 0ns\neager = 64KiB\n"
+                              "\n[gw]\nlatency = 3us\nbandwidth = 10GB/s\noverhead = 100ns\n"
+                              "gap = 0ns\neager = 64KiB\n");
+    free(text);
+}
+
+static void round_trip(const rt_net_model *m)
+{
+    char *text = written(m);
+    rt_net_model back;
+    load_text(&back, text);
+    assert_model_equal(&back, m);
+    free(text);
+}
+
+static void test_write_round_trip(void **state)
+{
+    (void)state;
+    rt_net_model m;
+    rt_net_model_default(&m);
+    round_trip(&m);
+
+    /* Awkward values: every one must come back to the bit. */
+    static const uint64_t times[] = {
+        0, 1, 999, 1000, 1001, 1234567, 999999999999, 1000000000001, UINT64_MAX};
+    static const uint64_t bws[] = {1, 3, 999, 1000, 1234567891, 12500000001, UINT64_MAX};
+    static const uint64_t sizes[] = {
+        0, 1, 1000, 1023, 1024, 1536, 3 * MiB, 1ULL << 30, (1ULL << 40) + 1024, UINT64_MAX};
+    for (unsigned i = 0; i < 9; i++) {
+        for (unsigned ct = RT_CT_LOOP; ct < RT_CT_COUNT; ct++) {
+            rt_net_link *l = &m.link[ct];
+            l->latency_ps = times[(i + ct) % 9];
+            l->overhead_ps = times[(i + 2 * ct) % 9];
+            l->gap_ps = times[(i + 3 * ct) % 9];
+            l->bandwidth = bws[(i + ct) % 7];
+            l->eager = sizes[(i + ct) % 10];
+        }
+        m.link[RT_CT_NONE] = m.link[RT_CT_NET];
+        m.gateways = i == 8 ? UINT32_MAX : i + 1;
+        m.gw_mtu = sizes[i % 9 + 1];
+        m.reduce_bandwidth = bws[i % 7];
+        m.contention = i & 1;
+        round_trip(&m);
+    }
+}
+
+/* ---- units -------------------------------------------------------------------------------- */
+
+static void test_time_units(void **state)
+{
+    (void)state;
+    assert_int_equal(time_of("7ps"), 7);
+    assert_int_equal(time_of("250ns"), 250000);
+    assert_int_equal(time_of("1.5us"), 1500000);
+    assert_int_equal(time_of("1.5 \xc2\xb5s"), 1500000);
+    assert_int_equal(time_of("2.000 ms"), 2000000000);
+    assert_int_equal(time_of("3s"), 3000000000000);
+    assert_int_equal(time_of(" .5ns "), 500);
+    assert_int_equal(time_of("0.001ns"), 1);
+    assert_int_equal(time_of("0ns"), 0);
+    assert_int_equal(time_of("1.000000000000000000000000000000us"), 1000000);
+    assert_int_equal(time_of("18446744073709551615ps"), UINT64_MAX);
+    assert_int_equal(time_of("18446744.073709551615s"), UINT64_MAX);
+}
+
+static void test_bandwidth_units(void **state)
+{
+    (void)state;
+    assert_int_equal(bw_of("5B/s"), 5);
+    assert_int_equal(bw_of("2KB/s"), 2000);
+    assert_int_equal(bw_of("2MB/s"), 2000000);
+    assert_int_equal(bw_of("12.5GB/s"), 12500000000);
+    assert_int_equal(bw_of("2KiB/s"), 2048);
+    assert_int_equal(bw_of("2MiB/s"), 2 * MiB);
+    assert_int_equal(bw_of("1.5GiB/s"), 1610612736);
+    assert_int_equal(bw_of("100Mbit/s"), 12500000);
+    assert_int_equal(bw_of("100 Gbit/s"), 12500000000);
+    assert_int_equal(bw_of("0.001Mbit/s"), 125);
+}
+
+static void test_size_units(void **state)
+{
+    (void)state;
+    assert_int_equal(size_of("65536"), 65536);
+    assert_int_equal(size_of("0"), 0);
+    assert_int_equal(size_of("100B"), 100);
+    assert_int_equal(size_of("64K"), 65536);
+    assert_int_equal(size_of("1.5K"), 1536);
+    assert_int_equal(size_of("2M"), 2 * MiB);
+    assert_int_equal(size_of("1G"), 1ULL << 30);
+    assert_int_equal(size_of("64KiB"), 65536);
+    assert_int_equal(size_of("2 MiB"), 2 * MiB);
+    assert_int_equal(size_of("0.5GiB"), 1ULL << 29);
+}
+
+static void test_parse_errors(void **state)
+{
+    (void)state;
+    assert_parse_error(rt_net_parse_time, "300",
+                       "bad value '300': needs a unit (ps, ns, us, ms or s)");
+    assert_parse_error(rt_net_parse_time, "fast",
+                       "bad value 'fast' (expected a number and a unit such as 1.5us)");
+    assert_parse_error(rt_net_parse_time, "",
+                       "bad value '' (expected a number and a unit such as 1.5us)");
+    assert_parse_error(rt_net_parse_time, "-1ns",
+                       "bad value '-1ns' (expected a number and a unit such as 1.5us)");
+    assert_parse_error(rt_net_parse_time, "1e3ns",
+                       "bad value '1e3ns' (expected a number and a unit such as 1.5us)");
+    assert_parse_error(rt_net_parse_time, "1.2.3ns",
+                       "bad value '1.2.3ns' (expected a number and a unit such as 1.5us)");
+    assert_parse_error(rt_net_parse_time, "1 NS",
+                       "bad value '1 NS' (expected a number and a unit such as 1.5us)");
+    assert_parse_error(rt_net_parse_time, "1.0005ns",
+                       "bad value '1.0005ns': not a whole number of picoseconds");
+    assert_parse_error(rt_net_parse_time, "18446744073709551616ps",
+                       "bad value '18446744073709551616ps': too large");
+    assert_parse_error(rt_net_parse_time, "10000000000000000000000000s",
+                       "bad value '10000000000000000000000000s': too large");
+    assert_parse_error(rt_net_parse_time, "1.0000000000000000000000000000000000000000000001s",
+                       "bad value '1.0000000000000000000000000000000000000000000001s': too many "
+                       "digits");
+    assert_parse_error(rt_net_parse_time, "0.0000000000000000000000000000000000000000000001s",
+                       "bad value '0.0000000000000000000000000000000000000000000001s': too many "
+                       "digits");
+    assert_parse_error(rt_net_parse_bandwidth, "10 GB",
+                       "bad value '10 GB' (expected a number and a unit such as 10GB/s)");
+    assert_parse_error(rt_net_parse_bandwidth, "10",
+                       "bad value '10': needs a unit (B/s, KB/s, MB/s, GB/s, KiB/s, MiB/s, "
+                       "GiB/s, Mbit/s or Gbit/s)");
+    assert_parse_error(rt_net_parse_bandwidth, "0GB/s",
+                       "bad value '0GB/s': must be greater than zero");
+    assert_parse_error(rt_net_parse_bandwidth, "1.5B/s",
+                       "bad value '1.5B/s': not a whole number of bytes per second");
+    assert_parse_error(rt_net_parse_bandwidth, "1bit/s",
+                       "bad value '1bit/s' (expected a number and a unit such as 10GB/s)");
+    assert_parse_error(rt_net_parse_size, "1.3K", "bad value '1.3K': not a whole number of bytes");
+    assert_parse_error(rt_net_parse_size, "64KB",
+                       "bad value '64KB' (expected a number of bytes such as 65536, 64K or 64KiB)");
+    assert_parse_error(rt_net_parse_size, "lots",
+                       "bad value 'lots' (expected a number of bytes such as 65536, 64K or 64KiB)");
+    /* Long values are cut in messages. */
+    char longv[200];
+    memset(longv, '9', sizeof longv - 1);
+    longv[sizeof longv - 1] = '\0';
+    uint64_t v;
+    rt_err err = {0};
+    assert_int_equal(rt_net_parse_time(longv, &v, &err), -RT_E_INVAL);
+    assert_true(strlen(err.msg) < 120);
+    assert_non_null(strstr(err.msg, "...': too large"));
+}
+
+static void test_format_time(void **state)
+{
+    (void)state;
+    static const struct {
+        uint64_t ps;
+        const char *text;
+    } cases[] = {
+        {0, "0 ps"},
+        {7, "7 ps"},
+        {999, "999 ps"},
+        {1000, "1 ns"},
+        {250000, "250 ns"},
+        {1500000, "1.5 us"},
+        {1234567, "1.235 us"},
+        {2000000000, "2 ms"},
+        {2000400000, "2.000 ms"},
+        {999960, "1.000 us"},
+        {999949, "999.9 ns"},
+        {12345678, "12.35 us"},
+        {3000000000000, "3 s"},
+        {12345678000000000, "12350 s"},
+        {UINT64_MAX, "18450000 s"},
+    };
+    char buf[32];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        rt_net_format_time(cases[i].ps, buf, sizeof buf);
+        assert_string_equal(buf, cases[i].text);
+    }
+    /* Exact outputs read back. */
+    assert_int_equal(time_of("1.5 us"), 1500000);
+    rt_net_format_time(1500000, buf, 4);
+    assert_string_equal(buf, "1.5");
+}
+
+/* ---- costs -------------------------------------------------------------------------------- */
+
+static void test_exact_arithmetic(void **state)
+{
+    (void)state;
+    rt_net_model m;
+    rt_net_model_default(&m);
+    m.link[RT_CT_NET].latency_ps = 0;
+    m.link[RT_CT_NET].bandwidth = 1000000000;
+    assert_int_equal(rt_net_wire_ps(&m, RT_CT_NET, MiB, 0), 1048576000);
+    m.link[RT_CT_NET].bandwidth = 3; /* 1/3 s a byte: rounded up */
+    assert_int_equal(rt_net_wire_ps(&m, RT_CT_NET, 1, 0), 333333333334);
+    assert_int_equal(rt_net_wire_ps(&m, RT_CT_NET, 3, 0), 1000000000000);
+    m.link[RT_CT_NET].bandwidth = 1; /* 2^64 bytes at 1 B/s does not fit */
+    assert_int_equal(rt_net_wire_ps(&m, RT_CT_NET, UINT64_MAX, 0), UINT64_MAX);
+
+    /* Defaults: net 1 MiB = 1.5 us + 1048576 / 12.5e9 s = 1500000 + 83886080 ps. */
+    rt_net_model_default(&m);
+    assert_int_equal(rt_net_wire_ps(&m, RT_CT_NET, MiB, 0), 85386080);
+    assert_int_equal(rt_net_msg_ps(&m, RT_CT_NET, MiB), 85586080);
+    assert_int_equal(rt_net_msg_ps(&m, RT_CT_NONE, MiB), 85586080);
+    assert_int_equal(rt_net_msg_ps(&m, RT_CT_LOOP, 0), 250000);
+    assert_int_equal(rt_net_wire_ps(&m, RT_CT_SHM, 1, 0), 300100);
+    /* 1 byte over 20 GB/s is 50 ps exactly, 3 bytes 150 ps, 1 byte over 12.5 GB/s 80 ps. */
+    assert_int_equal(rt_net_wire_ps(&m, RT_CT_LOOP, 3, 0), 50150);
+    assert_int_equal(rt_net_wire_ps(&m, RT_CT_NET, 1, 0), 1500080);
+    /* Reductions at 5 GB/s: 200 ps a byte. */
+    assert_int_equal(rt_net_reduce_ps(&m, 0), 0);
+    assert_int_equal(rt_net_reduce_ps(&m, MiB), 209715200);
+    m.reduce_bandwidth = 3;
+    assert_int_equal(rt_net_reduce_ps(&m, 2), 666666666667);
+}
+
+/* The definition, chunk by chunk (docs/model.md): D_i = max(A_i, D_{i-1}) + h_i. */
+static uint64_t gw_reference(const rt_net_model *m, uint64_t n, uint64_t mtu)
+{
+    const rt_net_link *l = &m->link[RT_CT_GW];
+    uint64_t a = 0, d = 0, left = n;
+    do {
+        uint64_t c = left < mtu ? left : mtu;
+        uint64_t h =
+            l->latency_ps +
+            (uint64_t)(((unsigned __int128)c * 1000000000000ULL + l->bandwidth - 1) / l->bandwidth);
+        a += h;
+        d = (a > d ? a : d) + h;
+        left -= c;
+    } while (left);
+    return d;
+}
+
+static void test_gw_pipeline(void **state)
+{
+    (void)state;
+    rt_net_model m;
+    simple_gw(&m);
+    /* n < mtu: one chunk, two hops of 1 us + 100 ns. */
+    assert_int_equal(rt_net_wire_ps(&m, RT_CT_GW, 100, 1024), 2 * 1100000);
+    /* n = 4 mtu: h = 1 us + 1.024 us; chunk i reaches the receiver at (i + 1) h. */
+    assert_int_equal(rt_net_wire_ps(&m, RT_CT_GW, 4096, 1024), 5 * 2024000);
+    /* n = 2500: chunks 1024, 1024, 452; the last one leaves the gateway at 3 h (when the
+     * second has arrived) and takes 1 us + 452 ns. */
+    assert_int_equal(rt_net_wire_ps(&m, RT_CT_GW, 2500, 1024), 3 * 2024000 + 1452000);
+    /* n = mtu + 1: the one-byte chunk waits for the first to clear the second hop. */
+    assert_int_equal(rt_net_wire_ps(&m, RT_CT_GW, 1025, 1024), 2 * 2024000 + 1001000);
+    /* Zero bytes still cross two hops; mtu 0 means gw_mtu (32 KiB: 64 KiB is two chunks). */
+    assert_int_equal(rt_net_wire_ps(&m, RT_CT_GW, 0, 0), 2000000);
+    assert_int_equal(rt_net_wire_ps(&m, RT_CT_GW, 64 * KiB, 0), 3 * (1000000 + 32768000ULL));
+    assert_int_equal(rt_net_msg_ps(&m, RT_CT_GW, 100), 2 * 1100000 + 200000);
+    /* Huge messages saturate instead of wrapping. */
+    assert_int_equal(rt_net_wire_ps(&m, RT_CT_GW, UINT64_MAX, 1), UINT64_MAX);
+
+    /* The closed form against the definition, with rounding (B = 3 B/s, L = 7 ps). */
+    m.link[RT_CT_GW].latency_ps = 7;
+    m.link[RT_CT_GW].bandwidth = 3;
+    for (uint64_t mtu = 1; mtu <= 9; mtu++)
+        for (uint64_t n = 0; n <= 40; n++)
+            assert_int_equal(rt_net_wire_ps(&m, RT_CT_GW, n, mtu), gw_reference(&m, n, mtu));
+    rt_net_model_default(&m);
+    for (uint64_t n = 0; n <= 300000; n += 4099)
+        assert_int_equal(rt_net_wire_ps(&m, RT_CT_GW, n, 0), gw_reference(&m, n, m.gw_mtu));
+}
+
+static void test_best_gw_mtu(void **state)
+{
+    (void)state;
+    rt_net_model m;
+    simple_gw(&m);
+    /* 1 MiB, L = 1 us, 1000 ps a byte: T(c) = (n/c + 1)(1 us + c ns):
+     * 16 KiB: 65 * 17384000 = 1129960000; 32 KiB: 33 * 33768000 = 1114344000;
+     * 64 KiB: 17 * 66536000 = 1131112000. */
+    uint64_t t = 0;
+    assert_int_equal(rt_net_best_gw_mtu(&m, MiB, &t), 32 * KiB);
+    assert_int_equal(t, 1114344000);
+    assert_int_equal(rt_net_wire_ps(&m, RT_CT_GW, MiB, 16 * KiB), 1129960000);
+    assert_int_equal(rt_net_wire_ps(&m, RT_CT_GW, MiB, 64 * KiB), 1131112000);
+    /* A tie goes to the larger chunk: with L = 1.024 us, 2 KiB in 1 KiB chunks takes
+     * 3 * 2048 ns and in one 2 KiB chunk 2 * 3072 ns. */
+    m.link[RT_CT_GW].latency_ps = 1024000;
+    assert_int_equal(rt_net_best_gw_mtu(&m, 2048, &t), 2048);
+    assert_int_equal(t, 6144000);
+    assert_int_equal(rt_net_wire_ps(&m, RT_CT_GW, 2048, 1024), 6144000);
+    /* Small messages: only 1 KiB is a candidate; time may be NULL. */
+    assert_int_equal(rt_net_best_gw_mtu(&m, 10, NULL), 1024);
+    assert_int_equal(rt_net_best_gw_mtu(&m, 0, &t), 1024);
+    assert_int_equal(t, 2 * 1024000);
+    /* The largest messages stop at 2^63 rather than overflowing. */
+    assert_true(rt_net_best_gw_mtu(&m, UINT64_MAX, &t) >= 1024);
+}
+
+/* ---- model file errors -------------------------------------------------------------------- */
+
+static void test_file_errors(void **state)
+{
+    (void)state;
+    assert_load_error("[net]\nlatency = 1us\n[infiniband]\n", RT_E_INVAL,
+                      "model.conf:3: unknown section [infiniband] (expected [global], [loop], "
+                      "[shm], [net] or [gw])");
+    assert_load_error("[net\n", RT_E_INVAL,
+                      "model.conf:1: bad section header '[net' (expected [name])");
+    assert_load_error("\n\n[shm]\nlatncy = 1us\n", RT_E_INVAL,
+                      "model.conf:4: [shm] unknown key 'latncy' (expected latency, bandwidth, "
+                      "overhead, gap or eager)");
+    assert_load_error("gw_mtu = 1K\nspeed = 1\n", RT_E_INVAL,
+                      "model.conf:2: unknown key 'speed' (expected gateways, gw_mtu, "
+                      "reduce_bandwidth or contention)");
+    assert_load_error("latency = 1us\n", RT_E_INVAL,
+                      "model.conf:1: latency is a per-connection-type key (put it in a [loop], "
+                      "[shm], [net] or [gw] section)");
+    assert_load_error("[gw]\ngw_mtu = 16K\n", RT_E_INVAL,
+                      "model.conf:2: [gw] gw_mtu is a global key (put it before the first "
+                      "section or in [global])");
+    assert_load_error("# a model\n\n\n\n\n[net]\nbandwidth = 10 GB\n", RT_E_INVAL,
+                      "model.conf:7: [net] bandwidth: bad value '10 GB' (expected a number "
+                      "and a unit such as 10GB/s)");
+    assert_load_error("[loop]\nlatency = 50\n", RT_E_INVAL,
+                      "model.conf:2: [loop] latency: bad value '50': needs a unit (ps, ns, us, "
+                      "ms or s)");
+    assert_load_error("[gw]\noverhead = 0.1234ns\n", RT_E_INVAL,
+                      "model.conf:2: [gw] overhead: bad value '0.1234ns': not a whole number "
+                      "of picoseconds");
+    assert_load_error("[shm]\neager = 1.5\n", RT_E_INVAL,
+                      "model.conf:2: [shm] eager: bad value '1.5': not a whole number of bytes");
+    assert_load_error("[net]\ngap = 1us#no blank before the hash\n", RT_E_INVAL,
+                      "model.conf:2: [net] gap: bad value '1us#no blank before the hash' "
+                      "(expected a number and a unit such as 1.5us)");
+    assert_load_error("[net]\nlatency =   # nothing\n", RT_E_INVAL,
+                      "model.conf:2: [net] latency: missing value");
+    assert_load_error("gateways = 0\n", RT_E_INVAL,
+                      "model.conf:1: gateways: bad value '0' (expected a whole number from 1 "
+                      "to 4294967295)");
+    assert_load_error("gateways = 4294967296\n", RT_E_INVAL,
+                      "model.conf:1: gateways: bad value '4294967296' (expected a whole number "
+                      "from 1 to 4294967295)");
+    assert_load_error("gw_mtu = 0\n", RT_E_INVAL,
+                      "model.conf:1: gw_mtu: bad value '0': must be greater than zero");
+    assert_load_error("reduce_bandwidth = 0B/s\n", RT_E_INVAL,
+                      "model.conf:1: reduce_bandwidth: bad value '0B/s': must be greater than "
+                      "zero");
+    assert_load_error("contention = yes\n", RT_E_INVAL,
+                      "model.conf:1: contention: bad value 'yes' (expected on or off)");
+    assert_load_error("[net]\nlatency = 1us\n[shm]\n[net]\nlatency = 2us\n", RT_E_INVAL,
+                      "model.conf:5: [net] latency: duplicate key (first set on line 2)");
+    assert_load_error("gateways = 2\n[global]\ngateways = 3\n", RT_E_INVAL,
+                      "model.conf:3: gateways: duplicate key (first set on line 1)");
+    assert_load_error("[net]\nlatency 1us\n", RT_E_INVAL,
+                      "model.conf:2: missing '=' in 'latency 1us' (expected key = value)");
+    assert_load_error("= 1us\n", RT_E_INVAL, "model.conf:1: missing key before '='");
+
+    /* Lines: 4095 bytes are fine, 4096 are not (the terminator does not count). */
+    static char text[3 * 4200];
+    memset(text, 'x', 4095);
+    text[0] = '#';
+    strcpy(text + 4095, "\r\n[net]\n");
+    size_t at = strlen(text);
+    memset(text + at, ' ', 4095);
+    text[at + 4095] = '\0';
+    rt_net_model m;
+    load_text(&m, text);
+    strcat(text, " \nlatency = 1us\n");
+    assert_load_error(text, RT_E_INVAL, "model.conf:3: line longer than 4095 bytes");
+
+    /* A NUL byte is not text. */
+    const char *path = tmp_path("model.conf");
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fwrite("[net]\nlatency = 1\0us\n", 1, 21, f);
+    assert_int_equal(fclose(f), 0);
+    rt_err err = {0};
+    assert_int_equal(rt_net_model_load(&m, path, &err), -RT_E_INVAL);
+    assert_string_equal(err.msg + strlen(RT_TEST_TMP) + 1,
+                        "model.conf:2: line contains a NUL byte");
+}
+
+static void test_file_not_found(void **state)
+{
+    (void)state;
+    rt_net_model m, before;
+    rt_net_model_default(&m);
+    before = m;
+    rt_err err = {0};
+    assert_int_equal(rt_net_model_load(&m, "/nonexistent/model.conf", &err), -RT_E_NOTFOUND);
+    assert_string_equal(err.msg, "/nonexistent/model.conf: cannot open model file: No such file or "
+                                 "directory");
+    assert_memory_equal(&m, &before, sizeof m);
+    /* A directory opens but does not read. */
+    assert_int_equal(rt_net_model_load(&m, tmp_path(""), &err), -RT_E_IO);
+    assert_non_null(strstr(err.msg, ":1: read error: Is a directory"));
+    assert_memory_equal(&m, &before, sizeof m);
+    /* No rt_err at all is fine too. */
+    assert_int_equal(rt_net_model_load(&m, "/nonexistent/model.conf", NULL), -RT_E_NOTFOUND);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),         cmocka_unit_test(test_example_is_defaults),
+        cmocka_unit_test(test_partial_file),     cmocka_unit_test(test_write_defaults),
+        cmocka_unit_test(test_write_round_trip), cmocka_unit_test(test_time_units),
+        cmocka_unit_test(test_bandwidth_units),  cmocka_unit_test(test_size_units),
+        cmocka_unit_test(test_parse_errors),     cmocka_unit_test(test_format_time),
+        cmocka_unit_test(test_exact_arithmetic), cmocka_unit_test(test_gw_pipeline),
+        cmocka_unit_test(test_best_gw_mtu),      cmocka_unit_test(test_file_errors),
+        cmocka_unit_test(test_file_not_found),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
