@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "rt_an.h"
 #include "rt_trace.h"
 
 /* Exit statuses: 0 success, 1 the subcommand ran but found a problem it reports (none yet),
@@ -28,6 +29,44 @@ extern const cli_command cli_cmd_record;
 extern const cli_command cli_cmd_convert;
 extern const cli_command cli_cmd_info;
 extern const cli_command cli_cmd_demo;
+extern const cli_command cli_cmd_hist;
+extern const cli_command cli_cmd_gateways;
+extern const cli_command cli_cmd_pipeline;
+extern const cli_command cli_cmd_profile;
+
+/* Scanning the arguments of a subcommand (cli/args.c): for (a.i = 1; a.i < argc; a.i++). */
+typedef struct cli_args {
+    const cli_command *cmd;
+    int argc, i, bad;
+    char **argv;
+} cli_args;
+/* 1 when argv[i] is the flag. */
+int cli_args_flag(cli_args *a, const char *name);
+/* 1 when argv[i] is "name VALUE" (i moves on) or "name=VALUE"; -1 after a usage error
+ * (value missing; a->bad set); 0 when it is another argument. */
+int cli_args_value(cli_args *a, const char *name, const char **value);
+/* The same for an option whose value is optional: *value is the next argument only when it
+ * does not start with '-' and holds an '='; else NULL. */
+int cli_args_optional(cli_args *a, const char *name, const char **value);
+/* Usage error for an unknown option or an unexpected argument; returns CLI_BAD. */
+int cli_args_unknown(cli_args *a);
+
+/* --csv FILE and --plot FILE of the analysis commands (cli/output.c). */
+typedef struct cli_out {
+    const char *csv, *plot;
+} cli_out;
+/* Like cli_args_value for --csv and --plot (a plot path must end in .svg or .png). */
+int cli_out_option(cli_args *a, cli_out *o);
+/* The tables as aligned text, a blank line between them. */
+int cli_out_text(const rt_tables *ts, FILE *out);
+/* The CSV files and the plot, when asked for. */
+int cli_out_files(const cli_out *o, const rt_tables *ts, const rt_table *plot,
+                  rt_plot_kind kind, const char *title, const char *xlabel, const char *ylabel);
+/* --level and --coll (cli/cmd_hist.c): a choice of algorithms implies the wire level. */
+int cli_level_finish(const cli_command *cmd, rt_an_level *l, const char *level,
+                     const char *coll_spec);
+/* The warning for a trace cut short (nothing when note is NULL). */
+void cli_out_truncated(const char *note);
 
 /* Converts in to out (the convert subcommand); reports errors itself. */
 int cli_convert(const char *in, const char *out, rt_format fmt);

@@ -495,10 +495,21 @@ static void csv_reader_close(rt_reader *r)
     r->impl = NULL;
 }
 
+static double csv_progress(const rt_reader *r)
+{
+    const csv_reader *cr = r->impl;
+    struct stat st;
+    long pos = ftell(cr->f);
+    if (pos < 0 || fstat(fileno(cr->f), &st) < 0 || st.st_size <= 0)
+        return -1.0;
+    return (double)pos / (double)st.st_size;
+}
+
 static const rt__reader_ops csv_reader_ops = {
     .next = csv_next,
     .where = csv_where,
     .close = csv_reader_close,
+    .progress = csv_progress,
 };
 
 int rt__csv_open(rt_reader *r, rt_err *err)

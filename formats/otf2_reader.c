@@ -1068,10 +1068,25 @@ static void r_close(rt_reader *r)
     r->impl = NULL;
 }
 
+/* Ranks are read one after the other: whole ranks done, plus the current one's share. */
+static double r_progress(const rt_reader *r)
+{
+    const otf2r *o = r->impl;
+    uint32_t n = r->defs.nranks;
+    if (!o || !n)
+        return -1.0;
+    double part = 0;
+    if (o->cur < n && o->rank_nevents && o->rank_nevents[o->cur])
+        part = (double)o->position / (double)o->rank_nevents[o->cur];
+    double f = ((double)o->cur + (part < 1 ? part : 1)) / n;
+    return f < 1 ? f : 1;
+}
+
 static const rt__reader_ops otf2_reader_ops = {
     .next = r_next,
     .where = r_where,
     .close = r_close,
+    .progress = r_progress,
 };
 
 /* The anchor file: the path itself, or the one .otf2 file in the directory (traces.otf2

@@ -9,6 +9,8 @@ typedef struct rt__reader_ops {
     int (*next)(rt_reader *r, rt_event *ev, rt_err *err);
     /* Where the last event came from, e.g. "t.csv:12" or "t/traces.otf2: rank 3". */
     void (*where)(const rt_reader *r, char *buf, size_t len);
+    /* Fraction of the trace read so far (0 to 1), or -1 when unknown; may be NULL. */
+    double (*progress)(const rt_reader *r);
     void (*close)(rt_reader *r);
 } rt__reader_ops;
 

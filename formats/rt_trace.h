@@ -71,6 +71,8 @@ rt_format rt_reader_format(const rt_reader *r);
 int rt_reader_next(rt_reader *r, rt_event *ev, rt_err *err);
 /* After the end: non-NULL when the trace was cut short (the text says where). */
 const char *rt_reader_truncated(const rt_reader *r);
+/* Fraction of the trace read so far, 0 to 1, or -1 when the format cannot tell. */
+double rt_reader_progress(const rt_reader *r);
 void rt_reader_close(rt_reader *r);
 
 /* ---- writing -------------------------------------------------------------------------------- */

@@ -299,3 +299,8 @@ int rt_path_is_free(const char *path)
     closedir(d);
     return empty;
 }
+
+double rt_reader_progress(const rt_reader *r)
+{
+    return r->ops && r->ops->progress ? r->ops->progress(r) : -1.0;
+}

@@ -3,6 +3,7 @@
 # one per line ($DATA is tests/data, $EXAMPLES is examples/, $WORK a fresh scratch folder).
 # Its stdout, stderr and exit status must equal NAME.out, NAME.err and NAME.status (each
 # optional: absent means empty output, and status 0). BLESS=1 writes them from a run instead.
+# NAME.cat (optional) lists files the command writes, appended to stdout for the comparison.
 # usage: run_case.sh RETRACE TESTS_DIR WORK_ROOT NAME
 set -eu
 retrace=$1 tests=$2 root=$3 name=$4
@@ -23,6 +24,16 @@ done < "$tests/cli/$name.cmd"
 
 status=0
 (cd "$WORK" && "$retrace" "$@") > "$WORK/stdout" 2> "$WORK/stderr" || status=$?
+
+# NAME.cat lists files the command wrote ($WORK/...), one per line: each is appended to
+# stdout under a "== FILE" line, so that the golden covers them too.
+if [ -f "$tests/cli/$name.cat" ]; then
+    while IFS= read -r f || [ -n "$f" ]; do
+        f=$(printf '%s' "$f" | sed -e "s|\$WORK|$WORK|g")
+        printf '== %s\n' "$f" >> "$WORK/stdout"
+        cat "$f" >> "$WORK/stdout" 2>&1 || echo "(missing)" >> "$WORK/stdout"
+    done < "$tests/cli/$name.cat"
+fi
 
 # Paths in the output are made relative to the placeholders so goldens are portable.
 for f in stdout stderr; do

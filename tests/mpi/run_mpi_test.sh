@@ -35,6 +35,9 @@
 #                        none
 #   CALLS=1              also: how often each MPI function was entered = expected/EXPECT.calls
 #   EXPECT               base name of the expected files (default: CASE)
+#   LIVE_HIST=1          retrace hist TRACE HIST_ARGS must print exactly what the tracer's
+#                        live histogram printed (the traced stdout after the plain one)
+#   ANALYZE="A B"        for each name: retrace $ARGS_A TRACE prints expected/EXPECT.A
 #
 # The traced run must print what the plain run prints and exit with the same status, and
 # otf2-print must read the archive without a word on stderr. Each mpiexec run is limited to
@@ -77,7 +80,8 @@ if [ $untraced = 0 ]; then
 fi
 
 PROG='' NP='' NODES=1 MODULES=1 STATUS=0 LAUNCH=record RECORD_ARGS='' ENV='' HISTOGRAM=0
-NOTRACE=0 TRUNCATED=0 DUMP='' CHECK=none CALLS=0 EXPECT=$case
+NOTRACE=0 TRUNCATED=0 DUMP='' CHECK=none CALLS=0 EXPECT=$case LIVE_HIST=0 HIST_ARGS=''
+ANALYZE=''
 # shellcheck source=/dev/null
 . "$mpi/cases/$case.case"
 exp=$mpi/expected
@@ -207,6 +211,24 @@ if [ "$CALLS" = 1 ]; then
         > "$w/calls.txt"
     compare "$exp/$EXPECT.calls" "$w/calls.txt" "the calls entered"
 fi
+
+# 4. The analyzer on the trace.
+if [ "$LIVE_HIST" = 1 ]; then
+    # What the tracer printed at MPI_Finalize, byte for byte: the traced stdout after the
+    # plain run's lines.
+    tail -n +"$(($(wc -l < "$w/plain.out.prog") + 1))" "$w/traced.out.prog" > "$w/live.hist"
+    # shellcheck disable=SC2086 # HIST_ARGS is a list of options
+    timeout -k 5 "$timeout" "$retrace" hist "$trace" $HIST_ARGS > "$w/hist.out" 2> "$w/hist.err" ||
+        { fail "retrace hist exited $?"; show "$w/hist.err"; }
+    compare "$w/live.hist" "$w/hist.out" "retrace hist $HIST_ARGS against the live histogram"
+fi
+for a in $ANALYZE; do # each NAME runs 'retrace $ARGS_NAME TRACE': stdout = expected/EXPECT.NAME
+    eval "args=\$ARGS_$a"
+    # shellcheck disable=SC2086,SC2154 # args is a list of words, set by eval
+    timeout -k 5 "$timeout" "$retrace" $args "$trace" > "$w/an.$a.out" 2> "$w/an.$a.err" ||
+        { fail "retrace $args exited $?"; show "$w/an.$a.err"; }
+    compare "$exp/$EXPECT.$a" "$w/an.$a.out" "retrace $args"
+done
 
 [ $failed = 0 ] && echo "ok: $case"
 exit $failed

@@ -1,0 +1,386 @@
+/*
+ * The messages a trace's events stand for, at call level (what the application passed) or
+ * wire level (what an MPI library sends: collectives expanded by the schedules of
+ * replayer/, the same ones the replayer runs). hist and gateways both count these.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_an.h"
+
+typedef struct comm_cache {
+    uint32_t *module, *node; /* per communicator rank */
+    /* For flows to every other member, counted in bulk: per rank, the members on its node
+     * and in its module (itself included); per module of the communicator, its members and
+     * the world rank of the first. */
+    uint32_t *same_node, *same_module;
+    uint32_t nmods, *mod_id, *mod_count, *mod_rep;
+} comm_cache;
+
+struct rt_an_msgs {
+    const rt_defs *defs;
+    rt_an_notes notes;
+    comm_cache *cc; /* per entry of defs->comms */
+};
+
+void rt_an_level_default(rt_an_level *l)
+{
+    memset(l, 0, sizeof *l);
+    l->level = RT_AN_CALL;
+    for (unsigned op = 0; op < RT_COLL_COUNT; op++)
+        l->alg[op] = RT_ALG_MPICH;
+}
+
+unsigned rt_an_contype(const rt_defs *defs, uint32_t a, uint32_t b)
+{
+    if (a == b)
+        return RT_CT_LOOP;
+    if (defs->module[a] != defs->module[b])
+        return RT_CT_GW;
+    return defs->node[a] == defs->node[b] ? RT_CT_SHM : RT_CT_NET;
+}
+
+int rt_an_msgs_new(const rt_defs *defs, rt_an_msgs **out, rt_err *err)
+{
+    rt_an_msgs *ms = calloc(1, sizeof *ms);
+    if (ms)
+        ms->cc = calloc(defs->ncomms ? defs->ncomms : 1, sizeof *ms->cc);
+    if (!ms || !ms->cc) {
+        free(ms);
+        return rt_err_set(err, RT_E_NOMEM, "out of memory");
+    }
+    ms->defs = defs;
+    *out = ms;
+    return 0;
+}
+
+void rt_an_msgs_free(rt_an_msgs *ms)
+{
+    if (!ms)
+        return;
+    for (uint32_t i = 0; i < ms->defs->ncomms; i++) {
+        comm_cache *cc = &ms->cc[i];
+        free(cc->module);
+        free(cc->node);
+        free(cc->same_node);
+        free(cc->same_module);
+        free(cc->mod_id);
+        free(cc->mod_count);
+        free(cc->mod_rep);
+    }
+    free(ms->cc);
+    free(ms);
+}
+
+const rt_an_notes *rt_an_msgs_notes(const rt_an_msgs *ms)
+{
+    return &ms->notes;
+}
+
+void rt_an_notes_print(const rt_an_notes *n, const char *level, FILE *out)
+{
+    if (n->approx)
+        fprintf(out,
+                "retrace: note: %llu collective calls of variable size (v/w forms) were expanded at %s "
+                "level with equal blocks per peer: a trace holds each rank's totals, not its "
+                "per-peer counts\n",
+                (unsigned long long)n->approx, level);
+    if (n->unexpanded)
+        fprintf(out,
+                "retrace: note: %llu neighbourhood or inter-communicator collective calls are not "
+                "counted: the trace does not hold their peers\n",
+                (unsigned long long)n->unexpanded);
+}
+
+/* (module, node) of a rank as one sortable key, with its communicator rank. */
+typedef struct place {
+    uint64_t key;
+    uint32_t module, rank;
+} place;
+
+static int cmp_place(const void *a, const void *b)
+{
+    const place *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* Module and node of every rank of c, in communicator rank order, and the counts for bulk
+ * flows (built on first use). */
+static int comm_places(rt_an_msgs *ms, const rt_comm_def *c, comm_cache **out)
+{
+    comm_cache *cc = &ms->cc[c - ms->defs->comms];
+    if (cc->module) {
+        *out = cc;
+        return 0;
+    }
+    uint32_t p = c->size;
+    place *pl = malloc(p * sizeof *pl);
+    cc->module = malloc(p * sizeof *cc->module);
+    cc->node = malloc(p * sizeof *cc->node);
+    cc->same_node = malloc(p * sizeof *cc->same_node);
+    cc->same_module = malloc(p * sizeof *cc->same_module);
+    cc->mod_id = malloc(p * sizeof *cc->mod_id);
+    cc->mod_count = calloc(p, sizeof *cc->mod_count);
+    cc->mod_rep = malloc(p * sizeof *cc->mod_rep);
+    if (!pl || !cc->module || !cc->node || !cc->same_node || !cc->same_module || !cc->mod_id ||
+        !cc->mod_count || !cc->mod_rep) {
+        free(pl);
+        free(cc->module); /* the rest is freed with the cache */
+        cc->module = NULL;
+        return -RT_E_NOMEM;
+    }
+    for (uint32_t i = 0; i < p; i++) {
+        uint32_t w = c->members[i];
+        cc->module[i] = ms->defs->module[w];
+        cc->node[i] = ms->defs->node[w];
+        pl[i] = (place){.key = (uint64_t)cc->module[i] << 32 | cc->node[i],
+                        .module = cc->module[i], .rank = i};
+    }
+    qsort(pl, p, sizeof *pl, cmp_place);
+    cc->nmods = 0;
+    for (uint32_t i = 0, j; i < p; i = j) { /* runs of one node */
+        for (j = i; j < p && pl[j].key == pl[i].key; j++)
+            continue;
+        for (uint32_t k = i; k < j; k++)
+            cc->same_node[pl[k].rank] = j - i;
+    }
+    for (uint32_t i = 0, j; i < p; i = j) { /* runs of one module */
+        for (j = i; j < p && pl[j].module == pl[i].module; j++)
+            continue;
+        for (uint32_t k = i; k < j; k++)
+            cc->same_module[pl[k].rank] = j - i;
+        cc->mod_id[cc->nmods] = pl[i].module;
+        cc->mod_count[cc->nmods] = j - i;
+        cc->mod_rep[cc->nmods++] = c->members[pl[i].rank];
+    }
+    free(pl);
+    *out = cc;
+    return 0;
+}
+
+typedef struct emitter {
+    rt_an_msgs *ms;
+    const rt_comm_def *c;
+    const comm_cache *cc;
+    rt_an_msg m; /* the fields every message of this call shares */
+    rt_an_msg_fn fn;
+    void *ctx;
+} emitter;
+
+static int send_to(emitter *e, uint32_t peer, uint64_t bytes)
+{
+    e->m.dst = e->c->members[peer];
+    e->m.bytes = bytes;
+    e->m.count = 1;
+    e->m.contype = (uint8_t)rt_an_contype(e->ms->defs, e->m.src, e->m.dst);
+    return e->fn(e->ctx, &e->m);
+}
+
+/* Piece i of n bytes cut into p pieces as evenly as possible (the first n % p get one more). */
+static uint64_t piece(uint64_t n, uint32_t p, uint32_t i)
+{
+    return n / p + (i < n % p);
+}
+
+/* bytes from rank me to every other member, as a few bulk messages: one per connection
+ * type inside the module and one per other module. */
+static int everyone(emitter *e, uint32_t me, uint64_t bytes)
+{
+    const comm_cache *cc = e->cc;
+    uint32_t my_mod = cc->module[me];
+    uint64_t shm = cc->same_node[me] - 1u, net = cc->same_module[me] - cc->same_node[me];
+    int rc = 0;
+    e->m.bytes = bytes;
+    for (uint32_t i = 0; !rc && i < cc->nmods; i++) {
+        e->m.dst = cc->mod_rep[i];
+        if (cc->mod_id[i] != my_mod) {
+            e->m.count = cc->mod_count[i];
+            e->m.contype = RT_CT_GW;
+            rc = e->fn(e->ctx, &e->m);
+            continue;
+        }
+        if (shm) {
+            e->m.count = shm;
+            e->m.contype = RT_CT_SHM;
+            rc = e->fn(e->ctx, &e->m);
+        }
+        if (!rc && net) {
+            e->m.count = net;
+            e->m.contype = RT_CT_NET;
+            rc = e->fn(e->ctx, &e->m);
+        }
+    }
+    return rc;
+}
+
+/* A block of n / p bytes to every other member: in bulk when the blocks are equal. */
+static int blocks(emitter *e, uint32_t me, uint32_t p, uint64_t n)
+{
+    if (n % p == 0)
+        return everyone(e, me, n / p);
+    int rc = 0;
+    for (uint32_t i = 0; !rc && i < p; i++)
+        if (i != me)
+            rc = send_to(e, i, piece(n, p, i));
+    return rc;
+}
+
+static int on_step(void *ctx, const rt_coll_step *s)
+{
+    emitter *e = ctx;
+    return s->kind == RT_STEP_SEND ? send_to(e, (uint32_t)s->peer, s->bytes) : 0;
+}
+
+/* Call level: the data each rank's call hands to each other member (see docs/analyzer.md). */
+static int logical_flows(emitter *e, const rt_event *ev, uint32_t me, uint32_t p)
+{
+    int rc = 0;
+    int rooted = ev->peer >= 0;
+    uint32_t root = rooted ? (uint32_t)ev->peer : 0;
+    switch (ev->op) {
+    case RT_COLL_BCAST:
+        if (me == root)
+            rc = everyone(e, me, ev->bytes);
+        break;
+    case RT_COLL_SCATTERV:
+        e->ms->notes.approx += me == root && p > 1;
+        /* fall through */
+    case RT_COLL_SCATTER:
+        if (me == root)
+            rc = blocks(e, me, p, ev->bytes);
+        break;
+    case RT_COLL_GATHER:
+    case RT_COLL_GATHERV:
+    case RT_COLL_REDUCE:
+        if (rooted && me != root)
+            rc = send_to(e, root, ev->bytes);
+        break;
+    case RT_COLL_ALLGATHER:
+    case RT_COLL_ALLGATHERV:
+    case RT_COLL_ALLREDUCE:
+        rc = everyone(e, me, ev->bytes);
+        break;
+    case RT_COLL_ALLTOALLV:
+    case RT_COLL_ALLTOALLW:
+    case RT_COLL_REDUCE_SCATTER:
+        e->ms->notes.approx += p > 1;
+        /* fall through */
+    case RT_COLL_ALLTOALL:
+    case RT_COLL_REDUCE_SCATTER_BLOCK:
+        rc = blocks(e, me, p, ev->bytes);
+        break;
+    case RT_COLL_SCAN:
+    case RT_COLL_EXSCAN:
+        for (uint32_t i = me + 1; !rc && i < p; i++)
+            rc = send_to(e, i, ev->bytes);
+        break;
+    default: /* barrier: no data */
+        break;
+    }
+    return rc;
+}
+
+static int is_neighbor(unsigned op)
+{
+    return op >= RT_COLL_NEIGHBOR_ALLGATHER && op <= RT_COLL_NEIGHBOR_ALLTOALLW;
+}
+
+static int collective(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev,
+                      rt_an_msg_fn fn, void *ctx)
+{
+    if (ev->op > RT_COLL_NEIGHBOR_ALLTOALLW)
+        return 0; /* handle and allocation pseudo-operations move no data */
+    emitter e = {.ms = ms, .fn = fn, .ctx = ctx,
+                 .m = {.src = ev->rank, .comm = ev->comm, .call = ev->call,
+                       .origin = RT_AN_COLL, .op = ev->op}};
+    if (l->coll == RT_AN_COLL_PAYLOAD && l->level == RT_AN_CALL) {
+        if (!ev->bytes)
+            return 0;
+        e.m.dst = ev->rank;
+        e.m.bytes = ev->bytes;
+        e.m.count = 1;
+        e.m.contype = RT_CT_NONE;
+        return fn(ctx, &e.m);
+    }
+    const rt_comm_def *c = rt_defs_comm(ms->defs, ev->comm);
+    if (!c || (c->flags & RT_COMM_IS_INTER) || is_neighbor(ev->op)) {
+        ms->notes.unexpanded++;
+        return 0;
+    }
+    int64_t me = rt_comm_position(c, ev->rank);
+    if (me < 0)
+        return 0; /* the reader checked membership; nothing to count */
+    comm_cache *cc;
+    if (comm_places(ms, c, &cc))
+        return -RT_E_NOMEM;
+    e.c = c;
+    e.cc = cc;
+    if (l->level == RT_AN_CALL)
+        return logical_flows(&e, ev, (uint32_t)me, c->size);
+    rt_coll_call call = {.op = ev->op, .size = c->size, .me = (uint32_t)me, .root = ev->peer,
+                         .bytes = ev->bytes, .rbytes = ev->rbytes, .module = cc->module,
+                         .node = cc->node};
+    int approx = 0;
+    rt_err err;
+    int rc = rt_coll_schedule(l->alg[ev->op], &call, on_step, &e, &approx, &err);
+    if (rc == -RT_E_INVAL) { /* an algorithm that does not fit this call: MPICH's choice */
+        rc = rt_coll_schedule(RT_ALG_MPICH, &call, on_step, &e, &approx, &err);
+        if (rc == -RT_E_INVAL) {
+            ms->notes.unexpanded++;
+            return 0;
+        }
+    }
+    ms->notes.approx += approx != 0;
+    return rc;
+}
+
+static int rma(rt_an_msgs *ms, const rt_event *ev, rt_an_msg_fn fn, void *ctx)
+{
+    int64_t target = rt_defs_peer_world(ms->defs, ev);
+    const rt_win_def *w = rt_defs_win(ms->defs, ev->comm);
+    if (target < 0 || !w)
+        return 0;
+    rt_an_msg m = {.src = ev->rank, .dst = (uint32_t)target, .count = 1, .comm = w->comm,
+                   .call = ev->call, .contype = ev->contype, .origin = RT_AN_RMA,
+                   .op = ev->kind};
+    int rc = 0;
+    if (ev->kind != RT_EV_RMA_GET) { /* data to the target */
+        m.bytes = ev->bytes;
+        rc = fn(ctx, &m);
+    }
+    if (!rc && (ev->kind == RT_EV_RMA_GET || ev->rbytes)) { /* data back from the target */
+        m.src = (uint32_t)target;
+        m.dst = ev->rank;
+        m.bytes = ev->rbytes;
+        rc = fn(ctx, &m);
+    }
+    return rc;
+}
+
+int rt_an_msgs_of(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_an_msg_fn fn,
+                  void *ctx)
+{
+    switch (ev->kind) {
+    case RT_EV_SEND:
+    case RT_EV_ISEND: {
+        int64_t dst = rt_defs_peer_world(ms->defs, ev);
+        if (dst < 0)
+            return 0;
+        rt_an_msg m = {.src = ev->rank, .dst = (uint32_t)dst, .bytes = ev->bytes, .count = 1,
+                       .comm = ev->comm, .call = ev->call, .contype = ev->contype,
+                       .origin = RT_AN_P2P};
+        return fn(ctx, &m);
+    }
+    case RT_EV_COLL_END:
+    case RT_EV_NBC_COMPLETE:
+        return l->coll ? collective(ms, l, ev, fn, ctx) : 0;
+    case RT_EV_RMA_PUT:
+    case RT_EV_RMA_GET:
+    case RT_EV_RMA_ATOMIC:
+        return l->rma ? rma(ms, ev, fn, ctx) : 0;
+    default:
+        return 0;
+    }
+}

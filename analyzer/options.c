@@ -1,0 +1,145 @@
+/* Algorithm choices ("allreduce=ring,bcast=msa") and the progress bar. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rt_an.h"
+
+static int coll_op_lookup(const char *name, size_t len)
+{
+    static const char *const names[] = {
+#define X(id, name) name,
+        RT_COLL_OPS(X)
+#undef X
+    };
+    for (unsigned i = 0; i < RT_COLL_COUNT; i++)
+        if (strlen(names[i]) == len && !strncmp(names[i], name, len))
+            return (int)i;
+    return -1;
+}
+
+static const char *coll_op_name(unsigned op)
+{
+    static const char *const names[] = {
+#define X(id, name) name,
+        RT_COLL_OPS(X)
+#undef X
+    };
+    return op < RT_COLL_COUNT ? names[op] : "";
+}
+
+int rt_an_parse_algs(const char *spec, uint8_t alg[RT_COLL_COUNT], rt_err *err)
+{
+    uint8_t out[RT_COLL_COUNT];
+    memcpy(out, alg, sizeof out);
+    const char *p = spec;
+    if (!*p)
+        return rt_err_set(err, RT_E_INVAL, "--coll: empty choice (expected OP=ALG[,OP=ALG...])");
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        const char *eq = memchr(p, '=', len);
+        if (!eq || eq == p || eq + 1 == p + len)
+            return rt_err_set(err, RT_E_INVAL, "--coll: '%.*s' is not OP=ALG", (int)len, p);
+        char name[64];
+        size_t alen = (size_t)(p + len - eq - 1);
+        snprintf(name, sizeof name, "%.*s", (int)(alen < sizeof name ? alen : sizeof name - 1),
+                 eq + 1);
+        int a = rt_coll_alg_lookup(name);
+        if (a < 0)
+            return rt_err_set(err, RT_E_INVAL, "--coll: unknown algorithm '%.*s'", (int)alen,
+                              eq + 1);
+        size_t olen = (size_t)(eq - p);
+        if (olen == 3 && !strncmp(p, "all", 3)) {
+            int any = 0;
+            for (unsigned op = 0; op < RT_COLL_COUNT; op++)
+                if (rt_coll_alg_valid(op, (unsigned)a)) {
+                    out[op] = (uint8_t)a;
+                    any = 1;
+                }
+            if (!any)
+                return rt_err_set(err, RT_E_INVAL, "--coll: no collective has algorithm '%s'",
+                                  name);
+        } else {
+            int op = coll_op_lookup(p, olen);
+            if (op < 0)
+                return rt_err_set(err, RT_E_INVAL, "--coll: unknown collective '%.*s'",
+                                  (int)olen, p);
+            if (!rt_coll_alg_valid((unsigned)op, (unsigned)a)) {
+                char list[512];
+                rt_coll_alg_list((unsigned)op, list, sizeof list);
+                return rt_err_set(err, RT_E_INVAL, "--coll: %s has no algorithm '%s' (it has: %s)",
+                                  coll_op_name((unsigned)op), name, list);
+            }
+            out[op] = (uint8_t)a;
+        }
+        p += len;
+        if (*p == ',' && !*++p)
+            return rt_err_set(err, RT_E_INVAL, "--coll: '%s' ends with a comma", spec);
+    }
+    memcpy(alg, out, sizeof out);
+    return 0;
+}
+
+void rt_an_algs_name(const uint8_t alg[RT_COLL_COUNT], char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (unsigned op = 0; op < RT_COLL_COUNT && n < len; op++)
+        if (alg[op] != RT_ALG_MPICH)
+            n += (size_t)snprintf(buf + n, len - n, "%s%s=%s", n ? "," : "", coll_op_name(op),
+                                  rt_coll_alg_name(alg[op]));
+    if (!buf[0])
+        snprintf(buf, len, "mpich");
+}
+
+/* ---- progress ------------------------------------------------------------------------------ */
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+#define PROGRESS_EVERY 262144u /* events between clock reads */
+
+void rt_an_progress_begin(rt_an_progress *p, const rt_reader *r)
+{
+    memset(p, 0, sizeof *p);
+    p->r = r;
+    p->tty = isatty(2);
+    p->start = now();
+    p->next_check = PROGRESS_EVERY;
+}
+
+void rt_an_progress_update(rt_an_progress *p)
+{
+    p->next_check = p->events + PROGRESS_EVERY;
+    if (!p->tty)
+        return;
+    double t = now() - p->start;
+    if (t < 1.0)
+        return; /* small traces: no bar */
+    double f = rt_reader_progress(p->r);
+    char bar[41];
+    int fill = f < 0 ? 0 : (int)(f * 40);
+    for (int i = 0; i < 40; i++)
+        bar[i] = i < fill ? '#' : '.';
+    bar[40] = 0;
+    if (f >= 0)
+        fprintf(stderr, "\r[%s] %3d%%  %llu events  %.1f M events/s", bar, (int)(f * 100),
+                (unsigned long long)p->events, (double)p->events / t * 1e-6);
+    else
+        fprintf(stderr, "\r%llu events  %.1f M events/s", (unsigned long long)p->events,
+                (double)p->events / t * 1e-6);
+    p->shown = 1;
+}
+
+void rt_an_progress_end(rt_an_progress *p)
+{
+    if (p->shown)
+        fprintf(stderr, "\r%*s\r", 79, "");
+    p->shown = 0;
+}

@@ -1,0 +1,507 @@
+/*
+ * retrace profile: time in MPI per function and rank (like mpiP), the rank x rank message
+ * matrix of point-to-point sends, the busiest communicators and load imbalance.
+ * Times are those of the outermost MPI calls (ENTER to LEAVE); computation is the time
+ * between leaving one call and entering the next.
+ */
+#define _GNU_SOURCE /* asprintf */
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_an.h"
+
+#define MATRIX_MAX_RANKS 32u  /* full matrices in the text output up to this many ranks */
+#define PLOT_MAX_RANKS 1024u  /* heat map up to this many ranks */
+#define TOP_PAIRS 100u
+#define TOP_COMMS 10u
+
+typedef struct fstat {
+    uint16_t fn;
+    uint64_t calls, time, min, max;
+} fstat;
+
+typedef struct rank_state {
+    uint64_t first, last, enter, last_leave, mpi, compute, sent_msgs, sent_bytes;
+    unsigned depth;
+    int seen, left_once;
+    uint16_t fn;
+    uint32_t comm; /* communicator index touched by the current call, or UINT32_MAX */
+    fstat *f;
+    unsigned nf;
+} rank_state;
+
+typedef struct pair {
+    uint64_t key; /* src << 32 | dst, UINT64_MAX when empty */
+    uint64_t msgs, bytes;
+} pair;
+
+typedef struct comm_stat {
+    uint64_t p2p_msgs, p2p_bytes, colls, coll_bytes, time;
+} comm_stat;
+
+typedef struct prof {
+    const rt_defs *defs;
+    uint32_t nranks;
+    rt_an_profile_result *res;
+    rank_state *rk;
+    pair *pairs;
+    size_t npairs, cap;
+    comm_stat *comm;
+} prof;
+
+static int setup(void *ctx, const rt_defs *defs, rt_err *err)
+{
+    prof *p = ctx;
+    p->defs = defs;
+    p->nranks = defs->nranks;
+    p->rk = calloc(defs->nranks, sizeof *p->rk);
+    p->comm = calloc(defs->ncomms ? defs->ncomms : 1, sizeof *p->comm);
+    p->cap = 1024;
+    p->pairs = malloc(p->cap * sizeof *p->pairs);
+    if (!p->rk || !p->comm || !p->pairs)
+        return rt_err_set(err, RT_E_NOMEM, "out of memory for %u ranks", (unsigned)defs->nranks);
+    for (size_t i = 0; i < p->cap; i++)
+        p->pairs[i].key = UINT64_MAX;
+    for (uint32_t r = 0; r < defs->nranks; r++)
+        p->rk[r].comm = UINT32_MAX;
+    return 0;
+}
+
+static size_t slot(const pair *t, size_t cap, uint64_t key)
+{
+    size_t i = (size_t)((key * UINT64_C(0x9E3779B97F4A7C15)) >> 20) & (cap - 1);
+    while (t[i].key != UINT64_MAX && t[i].key != key)
+        i = (i + 1) & (cap - 1);
+    return i;
+}
+
+static int count_pair(prof *p, uint32_t src, uint32_t dst, uint64_t bytes)
+{
+    if (2 * (p->npairs + 1) > p->cap) {
+        size_t cap = 2 * p->cap;
+        pair *t = malloc(cap * sizeof *t);
+        if (!t)
+            return -RT_E_NOMEM;
+        for (size_t i = 0; i < cap; i++)
+            t[i].key = UINT64_MAX;
+        for (size_t i = 0; i < p->cap; i++)
+            if (p->pairs[i].key != UINT64_MAX)
+                t[slot(t, cap, p->pairs[i].key)] = p->pairs[i];
+        free(p->pairs);
+        p->pairs = t;
+        p->cap = cap;
+    }
+    uint64_t key = (uint64_t)src << 32 | dst;
+    pair *e = &p->pairs[slot(p->pairs, p->cap, key)];
+    if (e->key == UINT64_MAX) {
+        e->key = key;
+        e->msgs = e->bytes = 0;
+        p->npairs++;
+    }
+    e->msgs++;
+    e->bytes += bytes;
+    return 0;
+}
+
+static int add_time(rank_state *s, uint16_t fn, uint64_t t)
+{
+    for (unsigned i = 0; i < s->nf; i++)
+        if (s->f[i].fn == fn) {
+            fstat *f = &s->f[i];
+            f->calls++;
+            f->time += t;
+            f->min = t < f->min ? t : f->min;
+            f->max = t > f->max ? t : f->max;
+            return 0;
+        }
+    fstat *f = realloc(s->f, (s->nf + 1) * sizeof *f);
+    if (!f)
+        return -RT_E_NOMEM;
+    s->f = f;
+    s->f[s->nf++] = (fstat){.fn = fn, .calls = 1, .time = t, .min = t, .max = t};
+    return 0;
+}
+
+static int on_event(void *ctx, const rt_event *ev)
+{
+    prof *p = ctx;
+    rank_state *s = &p->rk[ev->rank];
+    if (!s->seen) {
+        s->first = ev->time;
+        s->seen = 1;
+    }
+    s->last = ev->time;
+    const rt_comm_def *c;
+    switch (ev->kind) {
+    case RT_EV_ENTER:
+        if (s->depth++ == 0) {
+            s->enter = ev->time;
+            s->fn = ev->call;
+            s->comm = UINT32_MAX;
+            if (s->left_once)
+                s->compute += ev->time - s->last_leave;
+        }
+        return 0;
+    case RT_EV_LEAVE:
+        if (s->depth == 0 || --s->depth)
+            return 0;
+        s->mpi += ev->time - s->enter;
+        s->last_leave = ev->time;
+        s->left_once = 1;
+        if (s->comm != UINT32_MAX)
+            p->comm[s->comm].time += ev->time - s->enter;
+        return add_time(s, s->fn, ev->time - s->enter);
+    case RT_EV_SEND:
+    case RT_EV_ISEND: {
+        int64_t dst = rt_defs_peer_world(p->defs, ev);
+        s->sent_msgs++;
+        s->sent_bytes += ev->bytes;
+        if ((c = rt_defs_comm(p->defs, ev->comm))) {
+            s->comm = (uint32_t)(c - p->defs->comms);
+            p->comm[s->comm].p2p_msgs++;
+            p->comm[s->comm].p2p_bytes += ev->bytes;
+        }
+        return dst < 0 ? 0 : count_pair(p, ev->rank, (uint32_t)dst, ev->bytes);
+    }
+    case RT_EV_RECV:
+    case RT_EV_IRECV:
+        if ((c = rt_defs_comm(p->defs, ev->comm)))
+            s->comm = (uint32_t)(c - p->defs->comms);
+        return 0;
+    case RT_EV_COLL_END:
+    case RT_EV_NBC_COMPLETE:
+        if ((c = rt_defs_comm(p->defs, ev->comm))) {
+            s->comm = (uint32_t)(c - p->defs->comms);
+            p->comm[s->comm].colls++;
+            p->comm[s->comm].coll_bytes += ev->bytes;
+        }
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+/* ---- tables ---------------------------------------------------------------------------------- */
+
+/* Nanoseconds as microseconds with three decimals: exact. */
+static int cell_us(rt_table *t, uint64_t ns)
+{
+    return rt_table_cell(t, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+}
+
+static int cell_pct(rt_table *t, uint64_t part, uint64_t whole)
+{
+    return whole ? rt_table_cell(t, "%.2f", 100.0 * (double)part / (double)whole)
+                 : rt_table_cell(t, "-");
+}
+
+static int ranks_table(prof *p, rt_tables *ts)
+{
+    static const char *const cols[] = {"rank", "app (us)", "MPI (us)", "MPI %", "compute (us)",
+                                       "messages sent", "bytes sent"};
+    rt_table *t = rt_table_new("ranks", "Time per rank", 7, cols, "r");
+    int rc = rt_tables_add(ts, t);
+    for (uint32_t r = 0; !rc && r < p->defs->nranks; r++) {
+        rank_state *s = &p->rk[r];
+        uint64_t app = s->last - s->first;
+        (void)((rc = rt_table_row(t)) || (rc = rt_table_cell_u64(t, r)) || (rc = cell_us(t, app)) ||
+               (rc = cell_us(t, s->mpi)) || (rc = cell_pct(t, s->mpi, app)) ||
+               (rc = cell_us(t, s->compute)) || (rc = rt_table_cell_u64(t, s->sent_msgs)) ||
+               (rc = rt_table_cell_u64(t, s->sent_bytes)));
+    }
+    return rc;
+}
+
+typedef struct fagg {
+    uint16_t fn;
+    uint64_t calls, time, min, max;
+} fagg;
+
+static int cmp_fagg(const void *a, const void *b)
+{
+    const fagg *x = a, *y = b;
+    if (x->time != y->time)
+        return x->time < y->time ? 1 : -1;
+    return (x->fn > y->fn) - (x->fn < y->fn);
+}
+
+static int functions_tables(prof *p, rt_tables *ts)
+{
+    fagg *agg = calloc(RT_FN_COUNT, sizeof *agg);
+    if (!agg)
+        return -RT_E_NOMEM;
+    uint64_t mpi = 0, app = 0;
+    for (uint32_t r = 0; r < p->defs->nranks; r++) {
+        rank_state *s = &p->rk[r];
+        mpi += s->mpi;
+        app += s->last - s->first;
+        for (unsigned i = 0; i < s->nf; i++) {
+            fagg *a = &agg[s->f[i].fn];
+            a->fn = s->f[i].fn;
+            a->min = a->calls && a->min < s->f[i].min ? a->min : s->f[i].min;
+            a->max = a->max > s->f[i].max ? a->max : s->f[i].max;
+            a->calls += s->f[i].calls;
+            a->time += s->f[i].time;
+        }
+    }
+    qsort(agg, RT_FN_COUNT, sizeof *agg, cmp_fagg);
+    static const char *const cols[] = {"function", "calls", "time (us)", "mean (us)", "min (us)",
+                                       "max (us)", "% of MPI", "% of app"};
+    rt_table *t = rt_table_new("functions", "Time in MPI per function (all ranks)", 8, cols,
+                               "lrrrrrrr");
+    int rc = rt_tables_add(ts, t);
+    for (unsigned i = 0; !rc && i < RT_FN_COUNT && agg[i].calls; i++) {
+        fagg *a = &agg[i];
+        (void)((rc = rt_table_row(t)) || (rc = rt_table_cell(t, "%s", rt_func_name(a->fn))) ||
+               (rc = rt_table_cell_u64(t, a->calls)) || (rc = cell_us(t, a->time)) ||
+               (rc = cell_us(t, a->time / a->calls)) || (rc = cell_us(t, a->min)) ||
+               (rc = cell_us(t, a->max)) || (rc = cell_pct(t, a->time, mpi)) ||
+               (rc = cell_pct(t, a->time, app)));
+    }
+    static const char *const cols2[] = {"function", "rank", "calls", "time (us)", "mean (us)",
+                                        "min (us)", "max (us)"};
+    t = rc ? NULL : rt_table_new("function_rank", "Time in MPI per function and rank", 7, cols2,
+                                 "lrrrrrr");
+    if (!rc)
+        rc = rt_tables_add(ts, t);
+    for (unsigned i = 0; !rc && i < RT_FN_COUNT && agg[i].calls; i++)
+        for (uint32_t r = 0; !rc && r < p->defs->nranks; r++) {
+            rank_state *s = &p->rk[r];
+            for (unsigned j = 0; !rc && j < s->nf; j++) {
+                fstat *f = &s->f[j];
+                if (f->fn != agg[i].fn)
+                    continue;
+                (void)((rc = rt_table_row(t)) || (rc = rt_table_cell(t, "%s", rt_func_name(f->fn))) ||
+                       (rc = rt_table_cell_u64(t, r)) || (rc = rt_table_cell_u64(t, f->calls)) ||
+                       (rc = cell_us(t, f->time)) || (rc = cell_us(t, f->time / f->calls)) ||
+                       (rc = cell_us(t, f->min)) || (rc = cell_us(t, f->max)));
+            }
+        }
+    free(agg);
+    return rc;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const pair *x = a, *y = b;
+    if (x->bytes != y->bytes)
+        return x->bytes < y->bytes ? 1 : -1;
+    return (x->key > y->key) - (x->key < y->key);
+}
+
+static int square(prof *p, const char *name, const char *title, int bytes, rt_table **out)
+{
+    uint32_t n = p->defs->nranks;
+    const char **cols = calloc(n + 1, sizeof *cols);
+    char **names = calloc(n, sizeof *names);
+    uint64_t *v = calloc((size_t)n * n, sizeof *v);
+    rt_table *t = NULL;
+    int rc = -RT_E_NOMEM;
+    if (!cols || !names || !v)
+        goto out;
+    cols[0] = "from \\ to";
+    for (uint32_t i = 0; i < n; i++) {
+        if (asprintf(&names[i], "rank %u", (unsigned)i) < 0) {
+            names[i] = NULL;
+            goto out;
+        }
+        cols[i + 1] = names[i];
+    }
+    for (size_t i = 0; i < p->cap; i++)
+        if (p->pairs[i].key != UINT64_MAX)
+            v[(p->pairs[i].key >> 32) * n + (p->pairs[i].key & UINT32_MAX)] =
+                bytes ? p->pairs[i].bytes : p->pairs[i].msgs;
+    if (!(t = rt_table_new(name, title, n + 1, cols, "l")))
+        goto out;
+    for (uint32_t r = 0; r < n; r++) {
+        if ((rc = rt_table_row(t)) || (rc = rt_table_cell(t, "%s", names[r])))
+            goto out;
+        for (uint32_t c = 0; c < n; c++)
+            if ((rc = rt_table_cell_u64(t, v[(size_t)r * n + c])))
+                goto out;
+    }
+    rc = 0;
+out:
+    for (uint32_t i = 0; names && i < n; i++)
+        free(names[i]);
+    free(names);
+    free(cols);
+    free(v);
+    if (rc)
+        rt_table_free(t);
+    else
+        *out = t;
+    return rc;
+}
+
+static int matrix_tables(prof *p, rt_an_profile_result *res)
+{
+    rt_tables *ts = &res->tables;
+    uint32_t n = p->defs->nranks;
+    int rc;
+    rt_table *t;
+    if (n <= PLOT_MAX_RANKS && (rc = square(p, "plot", NULL, 1, &res->plot)))
+        return rc;
+    if (n <= MATRIX_MAX_RANKS) {
+        if ((rc = square(p, "matrix_messages",
+                         "Point-to-point messages from rank (rows) to rank (columns)", 0, &t)) ||
+            (rc = rt_tables_add(ts, t)) ||
+            (rc = square(p, "matrix_bytes", "Point-to-point bytes from rank (rows) to rank (columns)",
+                         1, &t)))
+            return rc;
+        return rt_tables_add(ts, t);
+    }
+    pair *list = malloc((p->npairs ? p->npairs : 1) * sizeof *list);
+    if (!list)
+        return -RT_E_NOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < p->cap; i++)
+        if (p->pairs[i].key != UINT64_MAX)
+            list[k++] = p->pairs[i];
+    qsort(list, k, sizeof *list, cmp_pair);
+    char title[128];
+    snprintf(title, sizeof title, "Busiest rank pairs (point-to-point, %zu of %zu pairs)",
+             k < TOP_PAIRS ? k : (size_t)TOP_PAIRS, k);
+    static const char *const cols[] = {"from", "to", "messages", "bytes"};
+    t = rt_table_new("pairs", title, 4, cols, "r");
+    rc = rt_tables_add(ts, t);
+    for (size_t i = 0; !rc && i < k && i < TOP_PAIRS; i++)
+        (void)((rc = rt_table_row(t)) || (rc = rt_table_cell_u64(t, list[i].key >> 32)) ||
+               (rc = rt_table_cell_u64(t, list[i].key & UINT32_MAX)) ||
+               (rc = rt_table_cell_u64(t, list[i].msgs)) || (rc = rt_table_cell_u64(t, list[i].bytes)));
+    free(list);
+    return rc;
+}
+
+static const comm_stat *sort_base;
+static int cmp_comm(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    uint64_t bx = sort_base[x].p2p_bytes + sort_base[x].coll_bytes;
+    uint64_t by = sort_base[y].p2p_bytes + sort_base[y].coll_bytes;
+    if (bx != by)
+        return bx < by ? 1 : -1;
+    if (sort_base[x].time != sort_base[y].time)
+        return sort_base[x].time < sort_base[y].time ? 1 : -1;
+    return (x > y) - (x < y);
+}
+
+static int comms_table(prof *p, rt_tables *ts)
+{
+    uint32_t n = p->defs->ncomms, k = 0;
+    uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
+    if (!idx)
+        return -RT_E_NOMEM;
+    for (uint32_t i = 0; i < n; i++)
+        if (p->comm[i].p2p_msgs || p->comm[i].colls || p->comm[i].time)
+            idx[k++] = i;
+    sort_base = p->comm;
+    qsort(idx, k, sizeof *idx, cmp_comm);
+    static const char *const cols[] = {"communicator", "name", "size", "p2p messages",
+                                       "p2p bytes", "collective calls", "collective bytes",
+                                       "time in calls (us)"};
+    rt_table *t = rt_table_new("comms", "Busiest communicators (by bytes sent)", 8, cols,
+                               "llrrrrrr");
+    int rc = rt_tables_add(ts, t);
+    for (uint32_t i = 0; !rc && i < k && i < TOP_COMMS; i++) {
+        const rt_comm_def *c = &p->defs->comms[idx[i]];
+        const comm_stat *s = &p->comm[idx[i]];
+        (void)((rc = rt_table_row(t)) || (rc = rt_table_cell(t, "%u", (unsigned)c->id)) ||
+               (rc = rt_table_cell(t, "%s", c->name[0] ? c->name : "-")) ||
+               (rc = rt_table_cell(t, "%u", (unsigned)(c->size + c->remote_size))) ||
+               (rc = rt_table_cell_u64(t, s->p2p_msgs)) || (rc = rt_table_cell_u64(t, s->p2p_bytes)) ||
+               (rc = rt_table_cell_u64(t, s->colls)) || (rc = rt_table_cell_u64(t, s->coll_bytes)) ||
+               (rc = cell_us(t, s->time)));
+    }
+    free(idx);
+    return rc;
+}
+
+/* One imbalance row: min, mean, max, the rank with the max, and (max - mean) / max. */
+static int imbalance_row(rt_table *t, const char *what, const rank_state *rk, uint32_t n,
+                         size_t off, int is_time)
+{
+    uint64_t min = UINT64_MAX, max = 0, sum = 0;
+    uint32_t at = 0;
+    for (uint32_t r = 0; r < n; r++) {
+        uint64_t v = *(const uint64_t *)((const char *)&rk[r] + off);
+        sum += v;
+        min = v < min ? v : min;
+        if (v > max) {
+            max = v;
+            at = r;
+        }
+    }
+    double mean = n ? (double)sum / n : 0;
+    int rc;
+    if ((rc = rt_table_row(t)) || (rc = rt_table_cell(t, "%s", what)))
+        return rc;
+    if (is_time) {
+        if ((rc = cell_us(t, min)) || (rc = rt_table_cell(t, "%.3f", mean / 1000)) ||
+            (rc = cell_us(t, max)))
+            return rc;
+    } else if ((rc = rt_table_cell_u64(t, min)) || (rc = rt_table_cell(t, "%.1f", mean)) ||
+               (rc = rt_table_cell_u64(t, max))) {
+        return rc;
+    }
+    if ((rc = rt_table_cell_u64(t, at)))
+        return rc;
+    return max ? rt_table_cell(t, "%.1f", 100.0 * ((double)max - mean) / (double)max)
+               : rt_table_cell(t, "-");
+}
+
+static int imbalance_table(prof *p, rt_tables *ts)
+{
+    static const char *const cols[] = {"per rank", "min", "mean", "max", "max at rank",
+                                       "imbalance %"};
+    rt_table *t = rt_table_new("imbalance",
+                               "Load imbalance: (max - mean) / max over ranks (times in us)", 6,
+                               cols, "lrrrrr");
+    int rc = rt_tables_add(ts, t);
+    uint32_t n = p->defs->nranks;
+    if (!rc)
+        rc = imbalance_row(t, "computation", p->rk, n, offsetof(rank_state, compute), 1);
+    if (!rc)
+        rc = imbalance_row(t, "time in MPI", p->rk, n, offsetof(rank_state, mpi), 1);
+    if (!rc)
+        rc = imbalance_row(t, "messages sent", p->rk, n, offsetof(rank_state, sent_msgs), 0);
+    if (!rc)
+        rc = imbalance_row(t, "bytes sent", p->rk, n, offsetof(rank_state, sent_bytes), 0);
+    return rc;
+}
+
+static int finish(void *ctx, rt_err *err)
+{
+    prof *p = ctx;
+    rt_an_profile_result *res = p->res;
+    int rc;
+    if ((rc = ranks_table(p, &res->tables)) || (rc = functions_tables(p, &res->tables)) ||
+        (rc = matrix_tables(p, res)) || (rc = comms_table(p, &res->tables)))
+        return rc;
+    return imbalance_table(p, &res->tables);
+}
+
+int rt_an_profile(const char *path, rt_an_profile_result *res, rt_err *err)
+{
+    memset(res, 0, sizeof *res);
+    prof p = {0};
+    p.res = res;
+    rt_an_pass pass = {.setup = setup, .event = on_event, .finish = finish, .ctx = &p};
+    int rc = rt_an_run(path, &pass, &res->truncated, err);
+    for (uint32_t r = 0; p.rk && r < p.nranks; r++)
+        free(p.rk[r].f);
+    free(p.rk);
+    free(p.pairs);
+    free(p.comm);
+    return rc;
+}
+
+void rt_an_profile_result_free(rt_an_profile_result *res)
+{
+    rt_tables_free(&res->tables);
+    rt_table_free(res->plot);
+    free(res->truncated);
+    memset(res, 0, sizeof *res);
+}

@@ -1,0 +1,253 @@
+/*
+ * analyzer/: streaming passes over a trace (hist, gateways, pipeline, profile) and their
+ * output as aligned text, CSV tables (libcsv) and gnuplot plots.
+ *
+ * Every pass reads the trace once through rt_reader. hist and gateways keep state that
+ * depends on the number of ranks, modules, communicators and functions, never on the number
+ * of events. Results are tables (rt_table) that the command line prints, writes as CSV or
+ * plots.
+ */
+#ifndef RT_AN_H
+#define RT_AN_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rt_coll.h"
+#include "rt_error.h"
+#include "rt_event.h"
+#include "rt_hist.h"
+#include "rt_trace.h"
+
+/* ---- tables ------------------------------------------------------------------------------- */
+
+typedef struct rt_table rt_table;
+
+/* name: a short identifier (CSV file suffix, e.g. "matrix"); title: the heading printed
+ * above the text form (may be NULL); columns: header names; align: one 'l' or 'r' per column. */
+rt_table *rt_table_new(const char *name, const char *title, unsigned ncols,
+                       const char *const *columns, const char *align);
+void rt_table_free(rt_table *t);
+/* Starts a row; its cells follow one by one, left to right. 0 or -RT_E_NOMEM. */
+int rt_table_row(rt_table *t);
+int rt_table_cell(rt_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int rt_table_cell_u64(rt_table *t, uint64_t v);
+unsigned rt_table_nrows(const rt_table *t);
+unsigned rt_table_ncols(const rt_table *t);
+const char *rt_table_name(const rt_table *t);
+const char *rt_table_get(const rt_table *t, unsigned row, unsigned col);
+const char *rt_table_column(const rt_table *t, unsigned col);
+/* Aligned text: the title, the header, the rows; columns two spaces apart. */
+int rt_table_write_text(const rt_table *t, FILE *out);
+/* RFC 4180 CSV through libcsv: the header, then the rows. */
+int rt_table_write_csv(const rt_table *t, FILE *out);
+
+/* A list of tables a pass produces, in print order. */
+typedef struct rt_tables {
+    rt_table **t;
+    unsigned n;
+} rt_tables;
+
+int rt_tables_add(rt_tables *ts, rt_table *t); /* takes t (frees it on failure) */
+void rt_tables_free(rt_tables *ts);
+/* Writes the tables as CSV: the first to path, the others to path with "-NAME" put before
+ * its extension (gw.csv, gw-matrix.csv, ...). Reports the path in err on failure. */
+int rt_tables_write_csv(const rt_tables *ts, const char *path, rt_err *err);
+/* The CSV path of table i (for messages and tests). */
+void rt_tables_csv_path(const rt_tables *ts, unsigned i, const char *path, char *buf,
+                        size_t len);
+
+/* ---- plots (gnuplot) ------------------------------------------------------------------------ */
+
+typedef enum rt_plot_kind {
+    RT_PLOT_BARS,    /* column 0: labels, column 1: values (log2 bins of a histogram) */
+    RT_PLOT_HEATMAP, /* column 0: row labels, columns 1..: values (a square matrix) */
+    RT_PLOT_LINES    /* column 0: x (log2 scale), columns 1..: one line each */
+} rt_plot_kind;
+
+/* Draws table t with gnuplot into path (.svg or .png decides the terminal). The gnuplot
+ * program is $RETRACE_GNUPLOT, else "gnuplot". xlabel/ylabel may be NULL. */
+int rt_plot(const rt_table *t, rt_plot_kind kind, const char *title, const char *xlabel,
+            const char *ylabel, const char *path, rt_err *err);
+/* 0 when path ends in .svg or .png (any case), else -RT_E_INVAL with the reason. */
+int rt_plot_check_path(const char *path, rt_err *err);
+
+/* ---- the messages of a trace ------------------------------------------------------------------ */
+
+typedef enum rt_an_origin { RT_AN_P2P, RT_AN_COLL, RT_AN_RMA } rt_an_origin;
+
+/* One message: a point-to-point send, a collective's transfer (logical at call level, an
+ * algorithm's point-to-point message at wire level) or an RMA transfer. */
+typedef struct rt_an_msg {
+    uint32_t src, dst; /* world ranks (for count > 1: one of the destinations, in the module
+                        * and with the connection type of all of them) */
+    uint64_t bytes;    /* per message */
+    uint64_t count;    /* identical messages this one stands for (1 but for collective flows) */
+    uint32_t comm;    /* communicator (for RMA: the window's communicator) */
+    uint16_t call;    /* rt_func */
+    uint8_t contype;  /* rt_contype */
+    uint8_t origin;   /* rt_an_origin */
+    uint8_t op;       /* collective op for RT_AN_COLL */
+} rt_an_msg;
+
+typedef enum rt_an_level_kind { RT_AN_CALL = 0, RT_AN_WIRE = 1 } rt_an_level_kind;
+
+/* How collectives count. At wire level any mode but NONE expands them into the chosen
+ * algorithm's messages. At call level PAYLOAD counts one message per rank and call of the
+ * bytes the rank supplies (no destination: dst = src, contype none); FLOWS counts the data
+ * each rank's call hands to each other member (docs/analyzer.md). */
+typedef enum rt_an_coll_mode { RT_AN_COLL_NONE = 0, RT_AN_COLL_PAYLOAD, RT_AN_COLL_FLOWS } rt_an_coll_mode;
+
+/* Which messages a pass sees. */
+typedef struct rt_an_level {
+    int level;                  /* rt_an_level_kind */
+    int coll;                   /* rt_an_coll_mode */
+    int rma;                    /* RMA transfers: 1 include */
+    uint8_t alg[RT_COLL_COUNT]; /* wire level: the algorithm per collective op */
+} rt_an_level;
+
+/* Call level, point-to-point only, MPICH's selection for wire level. */
+void rt_an_level_default(rt_an_level *l);
+/*
+ * Parses an algorithm choice "OP=ALG[,OP=ALG...]" into alg (which keeps its other entries).
+ * OP is a collective op name ("allreduce") or "all" (every op the algorithm exists for).
+ * Returns 0 or -RT_E_INVAL with the reason in err.
+ */
+int rt_an_parse_algs(const char *spec, uint8_t alg[RT_COLL_COUNT], rt_err *err);
+/* "bcast=msa,reduce=msa" for the entries that differ from mpich ("mpich" when none). */
+void rt_an_algs_name(const uint8_t alg[RT_COLL_COUNT], char *buf, size_t len);
+
+/* Messages out of events, one event at a time. */
+typedef struct rt_an_msgs rt_an_msgs;
+typedef int (*rt_an_msg_fn)(void *ctx, const rt_an_msg *m);
+
+int rt_an_msgs_new(const rt_defs *defs, rt_an_msgs **out, rt_err *err);
+void rt_an_msgs_free(rt_an_msgs *ms);
+/* Calls fn for every message ev stands for at level l; returns fn's non-zero value, 0, or
+ * -RT_E_NOMEM. Collectives that cannot be expanded are counted in the notes below. */
+int rt_an_msgs_of(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_an_msg_fn fn,
+                  void *ctx);
+/* Counters for the notes a pass prints after its tables (each 0 when nothing to say). */
+typedef struct rt_an_notes {
+    uint64_t approx;      /* collectives whose per-peer sizes were assumed equal */
+    uint64_t unexpanded;  /* neighbourhood or inter-communicator collectives left out */
+} rt_an_notes;
+const rt_an_notes *rt_an_msgs_notes(const rt_an_msgs *ms);
+/* Prints the notes as lines "note: ..." to out. */
+void rt_an_notes_print(const rt_an_notes *n, const char *level, FILE *out);
+
+/* Connection type between two world ranks from the definitions' nodes and modules. */
+unsigned rt_an_contype(const rt_defs *defs, uint32_t a, uint32_t b);
+
+/* ---- progress --------------------------------------------------------------------------------- */
+
+/* A progress bar on stderr, shown only when stderr is a terminal and the pass has run for
+ * more than a second. Call rt_an_progress_tick every event (cheap), rt_an_progress_end at
+ * the end. */
+typedef struct rt_an_progress {
+    const rt_reader *r;
+    uint64_t events, next_check;
+    double start;
+    int shown, tty;
+} rt_an_progress;
+
+void rt_an_progress_begin(rt_an_progress *p, const rt_reader *r);
+void rt_an_progress_update(rt_an_progress *p);
+static inline void rt_an_progress_tick(rt_an_progress *p)
+{
+    if (++p->events >= p->next_check)
+        rt_an_progress_update(p);
+}
+void rt_an_progress_end(rt_an_progress *p);
+
+#endif /* RT_AN_H */
+
+/* ---- passes ------------------------------------------------------------------------------------ */
+
+/* One streaming pass: opens path, calls setup once with the definitions, then fn for every
+ * event (progress bar included). *truncated gets a copy of the reader's note when the trace
+ * was cut short (the caller frees it), else NULL. Errors name the trace. */
+typedef struct rt_an_pass {
+    int (*setup)(void *ctx, const rt_defs *defs, rt_err *err);
+    int (*event)(void *ctx, const rt_event *ev);
+    /* After the last event, while the definitions are still valid (may be NULL). */
+    int (*finish)(void *ctx, rt_err *err);
+    void *ctx;
+} rt_an_pass;
+int rt_an_run(const char *path, const rt_an_pass *pass, char **truncated, rt_err *err);
+/* "4K", "64M", "100" (exact binary multiples get a suffix), for labels. */
+void rt_an_size_label(uint64_t v, char *buf, size_t len);
+
+/* ---- hist ---------------------------------------------------------------------------------------- */
+
+typedef struct rt_an_hist_opts {
+    rt_hist_config cfg;
+    rt_an_level level;
+    int per_rank, by_call;
+} rt_an_hist_opts;
+
+typedef struct rt_an_hist_result {
+    rt_hist total;
+    rt_an_notes notes;
+    rt_tables tables; /* "histogram" (bin, freq[, per rank or per call columns]) */
+    rt_table *plot;   /* bins with size labels and counts, for rt_plot RT_PLOT_BARS */
+    char *truncated;
+} rt_an_hist_result;
+
+int rt_an_hist(const char *path, const rt_an_hist_opts *o, rt_an_hist_result *res, rt_err *err);
+void rt_an_hist_result_free(rt_an_hist_result *res);
+
+/* ---- gateways ------------------------------------------------------------------------------------ */
+
+#define RT_AN_MAX_CHOICES 16
+
+typedef struct rt_an_gw_opts {
+    rt_an_level level;                          /* the tables' level and algorithms */
+    unsigned nchoices;                          /* alternatives to compare (0: none) */
+    uint8_t choice[RT_AN_MAX_CHOICES][RT_COLL_COUNT];
+    const char *label[RT_AN_MAX_CHOICES]; /* how each choice is shown (NULL: its algorithms) */
+} rt_an_gw_opts;
+
+typedef struct rt_an_gw_result {
+    uint64_t messages, bytes, gw_messages, gw_bytes;
+    rt_an_notes notes;
+    rt_tables tables; /* summary, matrix_bytes, matrix_messages, calls, ops, comms[, compare] */
+    rt_table *plot;   /* the module x module bytes matrix, for RT_PLOT_HEATMAP */
+    char *truncated;
+} rt_an_gw_result;
+
+int rt_an_gateways(const char *path, const rt_an_gw_opts *o, rt_an_gw_result *res, rt_err *err);
+void rt_an_gw_result_free(rt_an_gw_result *res);
+
+/* ---- profile ------------------------------------------------------------------------------------- */
+
+typedef struct rt_an_profile_result {
+    rt_tables tables; /* ranks, functions, function_rank, matrix_* or pairs, comms, imbalance */
+    rt_table *plot;   /* rank x rank bytes (up to 1024 ranks), for RT_PLOT_HEATMAP; or NULL */
+    char *truncated;
+} rt_an_profile_result;
+
+int rt_an_profile(const char *path, rt_an_profile_result *res, rt_err *err);
+void rt_an_profile_result_free(rt_an_profile_result *res);
+
+/* ---- pipeline ------------------------------------------------------------------------------------ */
+
+#include "rt_net.h"
+
+typedef struct rt_an_pipe_opts {
+    rt_net_model model;
+    uint64_t min_bytes; /* messages at least this large are candidates */
+    unsigned top;       /* chains listed (0: all) */
+} rt_an_pipe_opts;
+
+typedef struct rt_an_pipe_result {
+    uint64_t chains, gaining;
+    uint64_t saving_ps; /* sum over the chains that gain */
+    rt_tables tables;   /* summary, chains, gateway */
+    rt_table *plot;     /* saving vs block size of the best chains, for RT_PLOT_LINES */
+    char *truncated;
+} rt_an_pipe_result;
+
+int rt_an_pipeline(const char *path, const rt_an_pipe_opts *o, rt_an_pipe_result *res,
+                   rt_err *err);
+void rt_an_pipe_result_free(rt_an_pipe_result *res);

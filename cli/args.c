@@ -1,0 +1,59 @@
+/*
+ * Argument scanning for the analysis commands: options anywhere on the line, "--opt VALUE"
+ * or "--opt=VALUE", and --coll whose value is optional (taken only when it looks like
+ * OP=ALG), which getopt cannot express.
+ */
+#include <string.h>
+
+#include "cli.h"
+
+int cli_args_flag(cli_args *a, const char *name)
+{
+    if (strcmp(a->argv[a->i], name))
+        return 0;
+    return 1;
+}
+
+int cli_args_value(cli_args *a, const char *name, const char **value)
+{
+    const char *arg = a->argv[a->i];
+    size_t n = strlen(name);
+    if (strncmp(arg, name, n))
+        return 0;
+    if (arg[n] == '=') {
+        *value = arg + n + 1;
+        return 1;
+    }
+    if (arg[n])
+        return 0;
+    if (a->i + 1 >= a->argc) {
+        a->bad = 1;
+        cli_usage_error(a->cmd, "%s: %s needs a value", a->cmd->name, name);
+        return -1;
+    }
+    *value = a->argv[++a->i];
+    return 1;
+}
+
+int cli_args_optional(cli_args *a, const char *name, const char **value)
+{
+    const char *arg = a->argv[a->i];
+    size_t n = strlen(name);
+    if (strncmp(arg, name, n) || (arg[n] && arg[n] != '='))
+        return 0;
+    *value = NULL;
+    if (arg[n] == '=')
+        *value = arg + n + 1;
+    else if (a->i + 1 < a->argc && a->argv[a->i + 1][0] != '-' && strchr(a->argv[a->i + 1], '='))
+        *value = a->argv[++a->i];
+    return 1;
+}
+
+int cli_args_unknown(cli_args *a)
+{
+    const char *arg = a->argv[a->i];
+    a->bad = 1;
+    if (arg[0] == '-' && arg[1])
+        return cli_usage_error(a->cmd, "%s: unknown option '%s'", a->cmd->name, arg);
+    return cli_usage_error(a->cmd, "%s: unexpected argument '%s'", a->cmd->name, arg);
+}

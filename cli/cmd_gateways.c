@@ -1,0 +1,99 @@
+/* retrace gateways TRACE: traffic across module boundaries. */
+#include <string.h>
+
+#include "cli.h"
+
+static void gateways_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: retrace gateways TRACE [--level call|wire] [--coll OP=ALG,... ...]\n"
+            "                        [--csv FILE] [--plot FILE.svg|.png]\n"
+            "\n"
+            "Messages and bytes that cross module boundaries (through a gateway): in total,\n"
+            "module by module, per MPI function, per collective operation and per\n"
+            "communicator. Point-to-point, collective and RMA traffic all count.\n"
+            "  --level call     what the application passed (default): a collective counts\n"
+            "                   the data each rank hands to each other member\n"
+            "  --level wire     what the MPI library sends: collectives are expanded into the\n"
+            "                   point-to-point messages of an algorithm (MPICH 4.0's choice)\n"
+            "  --coll OP=ALG,...  an algorithm choice (OP may be 'all', e.g. all=msa);\n"
+            "                   implies --level wire. The tables stay those of MPICH's own\n"
+            "                   choice; a last table compares it with each choice given (up\n"
+            "                   to 16) and says how many crossings each saves.\n"
+            "                   'retrace hist --algorithms' lists the algorithms.\n"
+            "  --csv FILE       every table as CSV: FILE, FILE-matrix_bytes.csv, ...\n"
+            "  --plot FILE      a module x module heat map of the bytes (gnuplot)\n");
+}
+
+static int gateways_run(int argc, char **argv)
+{
+    const cli_command *cmd = &cli_cmd_gateways;
+    cli_args a = {.cmd = cmd, .argc = argc, .argv = argv};
+    const char *path = NULL, *level = NULL;
+    cli_out out = {0};
+    rt_an_gw_opts o;
+    memset(&o, 0, sizeof o);
+    rt_an_level_default(&o.level);
+    const char *specs[RT_AN_MAX_CHOICES];
+    unsigned nspecs = 0;
+    for (a.i = 1; a.i < argc; a.i++) {
+        const char *v;
+        int k;
+        if (cli_args_flag(&a, "--help") || cli_args_flag(&a, "-h")) {
+            gateways_usage(stdout);
+            return CLI_OK;
+        } else if ((k = cli_args_value(&a, "--level", &level)) || (k = cli_out_option(&a, &out))) {
+            if (k < 0)
+                return CLI_BAD;
+        } else if ((k = cli_args_value(&a, "--coll", &v))) {
+            if (k < 0)
+                return CLI_BAD;
+            if (nspecs == RT_AN_MAX_CHOICES)
+                return cli_usage_error(cmd, "gateways: at most %d --coll choices",
+                                       RT_AN_MAX_CHOICES);
+            specs[nspecs++] = v;
+        } else if (argv[a.i][0] != '-' && !path) {
+            path = argv[a.i];
+        } else {
+            return cli_args_unknown(&a);
+        }
+    }
+    if (!path)
+        return cli_usage_error(cmd, "gateways: no trace given");
+    int rc = cli_level_finish(cmd, &o.level, level, nspecs ? specs[0] : NULL);
+    if (rc)
+        return rc;
+    for (unsigned i = 0; i < nspecs; i++) {
+        rt_an_level l;
+        rt_an_level_default(&l);
+        if ((rc = cli_level_finish(cmd, &l, "wire", specs[i])))
+            return rc;
+        memcpy(o.choice[i], l.alg, sizeof l.alg);
+        o.label[i] = specs[i];
+    }
+    o.nchoices = nspecs;
+    if (nspecs) /* the comparison starts from MPICH's own choice */
+        for (unsigned op = 0; op < RT_COLL_COUNT; op++)
+            o.level.alg[op] = RT_ALG_MPICH;
+    o.level.coll = RT_AN_COLL_FLOWS;
+    o.level.rma = 1;
+    rt_an_gw_result res;
+    rt_err err;
+    if (rt_an_gateways(path, &o, &res, &err)) {
+        rt_an_gw_result_free(&res);
+        return cli_error("%s", err.msg);
+    }
+    rc = cli_out_text(&res.tables, stdout);
+    if (!rc)
+        rc = cli_out_files(&out, &res.tables, res.plot, RT_PLOT_HEATMAP,
+                           "Bytes from module (rows) to module (columns)", "to module",
+                           "from module");
+    fflush(stdout);
+    rt_an_notes_print(&res.notes, o.level.level == RT_AN_WIRE ? "wire" : "call", stderr);
+    cli_out_truncated(res.truncated);
+    rt_an_gw_result_free(&res);
+    return rc;
+}
+
+const cli_command cli_cmd_gateways = {"gateways", "traffic that crosses module boundaries",
+                                      gateways_run, gateways_usage};

@@ -1,0 +1,158 @@
+/* retrace hist TRACE: psmpi-style message-size histograms. */
+#include <string.h>
+
+#include "cli.h"
+
+static void hist_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: retrace hist TRACE [--min SIZE] [--max SIZE] [--shift N] [--contype TYPE]\n"
+            "                    [--level call|wire] [--coll [OP=ALG,...]] [--rma]\n"
+            "                    [--per-rank | --by-call] [--csv FILE] [--plot FILE.svg|.png]\n"
+            "\n"
+            "Counts every message a rank sends, once, in bins of size like ParaStation MPI's\n"
+            "PSP_HISTOGRAM, and prints psmpi's report. On a trace of the same run, the default\n"
+            "output is byte for byte what the tracer's live histogram printed.\n"
+            "  --min SIZE, --max SIZE  first and largest bin limits (default 64 and 64M);\n"
+            "                   sizes take K, M, G suffixes (binary): 64, 4K, 64M\n"
+            "  --shift N        each limit is the previous one times 2^N (default 1)\n"
+            "  --contype TYPE   count only messages of that connection type: loop, shm, net,\n"
+            "                   gw (or gateway), all; psmpi's openib, velo, ucp, tcp, extoll\n"
+            "                   mean net\n"
+            "  --level call     what the application passed (default): point-to-point sends;\n"
+            "                   with --coll also one entry per rank and collective call of\n"
+            "                   the bytes the rank supplies\n"
+            "  --level wire     what the MPI library sends, as psmpi counts it: collectives\n"
+            "                   are expanded into the point-to-point messages of an algorithm\n"
+            "  --coll [OP=ALG,...]  call level: count collective payloads; wire level: the\n"
+            "                   algorithm per collective (default mpich, MPICH 4.0's own\n"
+            "                   choice; OP may be 'all'). See 'retrace hist --algorithms'.\n"
+            "  --rma            also count RMA transfers (put, get, accumulate, atomics)\n"
+            "  --per-rank       one column per sending rank\n"
+            "  --by-call        one column per MPI function that sent\n"
+            "  --csv FILE       the table as CSV (bin, freq, ...)\n"
+            "  --plot FILE      a bar chart of the bins (gnuplot; .svg or .png)\n"
+            "  --algorithms     list the collective algorithms per operation and exit\n");
+}
+
+static void list_algorithms(FILE *out)
+{
+    static const char *const ops[] = {
+#define X(id, name) name,
+        RT_COLL_OPS(X)
+#undef X
+    };
+    fprintf(out, "Collective algorithms (mpich = MPICH 4.0's selection, the default):\n");
+    for (unsigned op = 0; op <= RT_COLL_EXSCAN; op++) {
+        char list[512];
+        rt_coll_alg_list(op, list, sizeof list);
+        fprintf(out, "  %-22s %s\n", ops[op], list);
+    }
+}
+
+/* --coll and --level, shared by hist and gateways. */
+int cli_level_finish(const cli_command *cmd, rt_an_level *l, const char *level,
+                     const char *coll_spec)
+{
+    if (level && !strcmp(level, "wire"))
+        l->level = RT_AN_WIRE;
+    else if (level && strcmp(level, "call"))
+        return cli_usage_error(cmd, "%s: --level: '%s' is not call or wire", cmd->name, level);
+    if (coll_spec) {
+        if (l->level == RT_AN_CALL && level)
+            return cli_usage_error(cmd, "%s: --coll %s chooses algorithms, which only --level "
+                                   "wire uses", cmd->name, coll_spec);
+        l->level = RT_AN_WIRE;
+        rt_err err;
+        if (rt_an_parse_algs(coll_spec, l->alg, &err))
+            return cli_usage_error(cmd, "%s: %s", cmd->name, err.msg);
+    }
+    return CLI_OK;
+}
+
+static int hist_run(int argc, char **argv)
+{
+    const cli_command *cmd = &cli_cmd_hist;
+    cli_args a = {.cmd = cmd, .argc = argc, .argv = argv};
+    const char *path = NULL, *min = NULL, *max = NULL, *shift = NULL, *contype = NULL;
+    const char *level = NULL, *coll_spec = NULL;
+    int coll = 0;
+    cli_out out = {0};
+    rt_an_hist_opts o;
+    memset(&o, 0, sizeof o);
+    rt_an_level_default(&o.level);
+    for (a.i = 1; a.i < argc; a.i++) {
+        const char *v;
+        int k;
+        if (cli_args_flag(&a, "--help") || cli_args_flag(&a, "-h")) {
+            hist_usage(stdout);
+            return CLI_OK;
+        } else if (cli_args_flag(&a, "--algorithms")) {
+            list_algorithms(stdout);
+            return CLI_OK;
+        } else if ((k = cli_args_value(&a, "--min", &min)) || (k = cli_args_value(&a, "--max", &max)) ||
+                   (k = cli_args_value(&a, "--shift", &shift)) ||
+                   (k = cli_args_value(&a, "--contype", &contype)) ||
+                   (k = cli_args_value(&a, "--level", &level)) || (k = cli_out_option(&a, &out))) {
+            if (k < 0)
+                return CLI_BAD;
+        } else if (cli_args_optional(&a, "--coll", &v)) {
+            coll = 1;
+            if (v)
+                coll_spec = v;
+        } else if (cli_args_flag(&a, "--rma")) {
+            o.level.rma = 1;
+        } else if (cli_args_flag(&a, "--per-rank")) {
+            o.per_rank = 1;
+        } else if (cli_args_flag(&a, "--by-call")) {
+            o.by_call = 1;
+        } else if (argv[a.i][0] != '-' && !path) {
+            path = argv[a.i];
+        } else {
+            return cli_args_unknown(&a);
+        }
+    }
+    if (!path)
+        return cli_usage_error(cmd, "hist: no trace given");
+    if (o.per_rank && o.by_call)
+        return cli_usage_error(cmd, "hist: --per-rank and --by-call do not go together");
+    rt_err err;
+    if (contype && !strcmp(contype, "all"))
+        contype = NULL;
+    if (rt_hist_config_from_args(&o.cfg, min, max, shift, contype, &err))
+        return cli_usage_error(cmd, "hist: %s", err.msg);
+    int rc = cli_level_finish(cmd, &o.level, level, coll_spec);
+    if (rc)
+        return rc;
+    /* psmpi counts the messages inside collectives: the wire level always expands them. */
+    if (o.level.level == RT_AN_WIRE)
+        o.level.coll = RT_AN_COLL_FLOWS;
+    else if (coll)
+        o.level.coll = RT_AN_COLL_PAYLOAD;
+
+    rt_an_hist_result res;
+    if (rt_an_hist(path, &o, &res, &err)) {
+        rt_an_hist_result_free(&res);
+        return cli_error("%s", err.msg);
+    }
+    if (!o.per_rank && !o.by_call)
+        rc = rt_hist_write_text(&res.total, stdout) ? cli_error("cannot write the output") : 0;
+    else
+        rc = cli_out_text(&res.tables, stdout);
+    if (!rc) {
+        char title[256];
+        snprintf(title, sizeof title, "Messages by size (%s level%s%s)",
+                 o.level.level == RT_AN_WIRE ? "wire" : "call", o.cfg.contype_name[0] ? ", " : "",
+                 o.cfg.contype_name);
+        rc = cli_out_files(&out, &res.tables, res.plot, RT_PLOT_BARS, title,
+                           "message size (bytes, upper bin limit)", "messages");
+    }
+    fflush(stdout);
+    rt_an_notes_print(&res.notes, o.level.level == RT_AN_WIRE ? "wire" : "call", stderr);
+    cli_out_truncated(res.truncated);
+    rt_an_hist_result_free(&res);
+    return rc;
+}
+
+const cli_command cli_cmd_hist = {"hist", "message-size histograms like psmpi's PSP_HISTOGRAM",
+                                  hist_run, hist_usage};

@@ -1,0 +1,164 @@
+/*
+ * Internals of rt_coll shared by its files (not installed).
+ *
+ * Every algorithm is written for a group of ranks whose root (for rooted algorithms) is
+ * index 0: callers rotate the group. Algorithms return nothing; the first non-zero result of
+ * the emit callback is kept in the schedule and mutes the rest, so loops only check
+ * rt__stopped() where a schedule can be long.
+ */
+#ifndef RT__COLL_H
+#define RT__COLL_H
+
+#include <stdint.h>
+
+#include "rt_coll.h"
+
+typedef struct rt__sched {
+    rt_coll_emit_fn emit;
+    void *ctx;
+    uint32_t round;
+    int used;  /* the current round has steps */
+    int rc;    /* non-zero: emit said stop */
+    int skip0; /* leave out 0-byte messages: every rank knows every size */
+    int approx;
+} rt__sched;
+
+/* Group index i (relative to the group's root) is base index (i + off) mod n, which is
+ * communicator rank rank[base], or the base index itself when rank is NULL. */
+typedef struct rt__grp {
+    uint32_t n, me, off;
+    const uint32_t *rank;
+} rt__grp;
+
+static inline int32_t rt__at(const rt__grp *g, uint32_t i)
+{
+    uint64_t b = ((uint64_t)i + g->off) % g->n;
+    return (int32_t)(g->rank ? g->rank[b] : b);
+}
+
+/* The same group with its index root as index 0. */
+static inline rt__grp rt__rotate(rt__grp g, uint32_t root)
+{
+    g.off = (uint32_t)(((uint64_t)g.off + root) % g.n);
+    g.me = (uint32_t)(((uint64_t)g.me + g.n - root) % g.n);
+    return g;
+}
+
+static inline uint32_t rt__pof2(uint32_t p) /* largest power of two <= p (p >= 1) */
+{
+    uint32_t k = 1;
+    while (k <= p / 2)
+        k <<= 1;
+    return k;
+}
+
+static inline int rt__stopped(const rt__sched *s)
+{
+    return s->rc != 0;
+}
+
+/* ---- steps (coll.c) ------------------------------------------------------------------- */
+
+void rt__emit(rt__sched *s, rt_coll_step_kind kind, int32_t peer, uint64_t bytes);
+/* Starts a new round unless the current one is still empty. */
+void rt__next(rt__sched *s);
+
+static inline void rt__send(rt__sched *s, int32_t peer, uint64_t bytes)
+{
+    if (bytes || !s->skip0)
+        rt__emit(s, RT_STEP_SEND, peer, bytes);
+}
+
+static inline void rt__recv(rt__sched *s, int32_t peer, uint64_t bytes)
+{
+    if (bytes || !s->skip0)
+        rt__emit(s, RT_STEP_RECV, peer, bytes);
+}
+
+static inline void rt__reduce(rt__sched *s, uint64_t bytes)
+{
+    if (bytes)
+        rt__emit(s, RT_STEP_REDUCE, RT_PEER_NONE, bytes);
+}
+
+/* ---- pieces ----------------------------------------------------------------------------- */
+
+/* n bytes cut into parts pieces (the first n % parts one byte larger); piece i is
+ * base piece (i + rot) mod parts. */
+typedef struct rt__blocks {
+    uint64_t n;
+    uint32_t parts, rot;
+} rt__blocks;
+
+static inline rt__blocks rt__blocks_of(uint64_t n, uint32_t parts, uint32_t rot)
+{
+    rt__blocks b = {n, parts, rot};
+    return b;
+}
+
+/* Bytes of pieces i .. i+len-1 (indices mod parts, len <= parts). */
+uint64_t rt__span(const rt__blocks *b, uint32_t i, uint32_t len);
+
+static inline uint64_t rt__piece(const rt__blocks *b, uint32_t i)
+{
+    return rt__span(b, i, 1);
+}
+
+/* ---- trees and linear (coll_tree.c); root = group index 0 --------------------------- */
+
+void rt__bcast_linear(rt__sched *s, const rt__grp *g, uint64_t n);
+void rt__bcast_binomial(rt__sched *s, const rt__grp *g, uint64_t n);
+void rt__reduce_linear(rt__sched *s, const rt__grp *g, uint64_t n);
+void rt__reduce_binomial(rt__sched *s, const rt__grp *g, uint64_t n);
+/* Pieces are indexed by group index (blocks b covers g->n parts). */
+void rt__gather_linear(rt__sched *s, const rt__grp *g, const rt__blocks *b);
+void rt__gather_binomial(rt__sched *s, const rt__grp *g, const rt__blocks *b);
+void rt__scatter_linear(rt__sched *s, const rt__grp *g, const rt__blocks *b);
+void rt__scatter_binomial(rt__sched *s, const rt__grp *g, const rt__blocks *b);
+void rt__barrier_dissemination(rt__sched *s, const rt__grp *g);
+void rt__barrier_binomial(rt__sched *s, const rt__grp *g);
+
+/* ---- recursive doubling and halving (coll_rd.c); rootless unless said ------------------ */
+
+void rt__allreduce_rd(rt__sched *s, const rt__grp *g, uint64_t n);
+void rt__allreduce_rabenseifner(rt__sched *s, const rt__grp *g, uint64_t n);
+/* Rooted at group index root (the fold uses unrotated indices, as MPICH does). */
+void rt__reduce_rabenseifner(rt__sched *s, const rt__grp *g, uint32_t root, uint64_t n);
+/* Every member holds piece (group index) of b; afterwards all hold all. */
+void rt__allgather_rd(rt__sched *s, const rt__grp *g, const rt__blocks *b);
+void rt__reduce_scatter_rh(rt__sched *s, const rt__grp *g, const rt__blocks *b);
+void rt__scan_rd(rt__sched *s, const rt__grp *g, uint64_t n, int exclusive);
+
+/* ---- rings, Bruck, pairwise, chains (coll_ring.c) ------------------------------------- */
+
+void rt__allgather_ring(rt__sched *s, const rt__grp *g, const rt__blocks *b);
+void rt__allgather_bruck(rt__sched *s, const rt__grp *g, const rt__blocks *b);
+void rt__reduce_scatter_ring(rt__sched *s, const rt__grp *g, const rt__blocks *b);
+void rt__reduce_scatter_pairwise(rt__sched *s, const rt__grp *g, const rt__blocks *b);
+void rt__allreduce_ring(rt__sched *s, const rt__grp *g, uint64_t n);
+void rt__scan_linear(rt__sched *s, const rt__grp *g, uint64_t n, int exclusive);
+
+/* ---- all-to-all (coll_alltoall.c) ------------------------------------------------------- */
+
+/* This rank sends piece (dst - me) mod p of sent to dst and receives piece (me - src) mod p
+ * of recvd from src: equal blocks when sent and recvd are p * block. */
+void rt__alltoall_direct(rt__sched *s, const rt__grp *g, uint64_t sent, uint64_t recvd);
+void rt__alltoall_pairwise(rt__sched *s, const rt__grp *g, uint64_t sent, uint64_t recvd);
+void rt__alltoall_bruck(rt__sched *s, const rt__grp *g, uint64_t sent, uint64_t recvd);
+
+/* ---- MSA-aware hierarchies (coll_msa.c) ---------------------------------------------- */
+
+/* levels: 1 (msa: module) or 2 (msa2: module, node). Builds the groups first, so that it
+ * fails (-RT_E_NOMEM) before emitting anything; else 0. */
+int rt__msa(rt__sched *s, const rt_coll_call *c, uint64_t n, int levels);
+
+/* ---- per-op expansion (coll_ops.c) ------------------------------------------------------ */
+
+/* Checks bytes and rbytes for the op, then emits; alg is resolved and valid for the op. */
+int rt__expand(rt__sched *s, unsigned alg, const rt_coll_call *c, rt_err *err);
+/* The size MPICH selects on: bcast n, allgather total, alltoall block, ... */
+uint64_t rt__op_size(const rt_coll_call *c);
+/* 1 for ops with a root. */
+int rt__rooted(unsigned op);
+
+#endif /* RT__COLL_H */

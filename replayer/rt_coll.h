@@ -1,0 +1,205 @@
+/*
+ * rt_coll: one MPI collective call, as seen by ONE rank, expanded into the point-to-point
+ * steps that rank performs under a chosen algorithm.
+ *
+ * The analyzer streams one rank's collective event at a time through it to count wire
+ * messages (size histograms, gateway crossings); the simulator executes the same schedules.
+ * Schedules are therefore globally consistent: over all ranks of a call, every SEND
+ * (src -> dst, bytes) has exactly one RECV on dst with the same bytes, sends and receives of
+ * one pair come in the same order (MPI non-overtaking), and the schedule cannot deadlock when
+ * every rank executes its rounds in order: post every SEND and RECV of the round, wait for
+ * all of them (a send may wait for its receive: rendezvous), do the round's REDUCE steps,
+ * go on to the next round.
+ *
+ * Input sizes are the recorded ones (docs/tracer.md, "Collectives"): bytes = data this rank
+ * supplies, rbytes = data it receives. From them each op derives the sizes every rank must
+ * agree on: bcast n = bytes at the root, else rbytes; reduce, allreduce, scan, exscan n =
+ * bytes; gather block = bytes; scatter block = rbytes; allgather block = bytes (= rbytes/p);
+ * alltoall block = bytes/p; reduce_scatter total = bytes (the sum of all recvcounts);
+ * reduce_scatter_block block = rbytes. Where a block of n bytes is cut into k pieces, piece i
+ * has n/k bytes plus one for i < n%k, so the pieces sum to n and every rank cuts alike.
+ *
+ * Zero-byte messages: where every rank computes the same sizes (all ops but gatherv,
+ * scatterv, alltoallv and alltoallw), a message or reduction whose size is 0 is left out on
+ * both sides, as MPICH does (so a 0-byte bcast has no steps at all). Barrier messages are 0
+ * bytes by nature and are kept.
+ *
+ * REDUCE steps: one after each received contribution that is combined, bytes = the bytes
+ * combined. MPICH's recursive-doubling scan combines a lower partner's value twice (into
+ * the running partial and into the result), so it has two there.
+ *
+ * v-variants (gatherv, scatterv, allgatherv, alltoallv, alltoallw, reduce_scatter with
+ * unequal recvcounts): one rank's event does not know the other ranks' counts.
+ *  - What a rank knows is used as is: a gatherv leaf sends exactly `bytes`, a scatterv leaf
+ *    receives exactly `rbytes`, an alltoallv rank sends `bytes` and receives `rbytes` in all.
+ *  - Where other ranks' blocks are needed, blocks are assumed equal: a known total is cut
+ *    into p pieces (above); a rank that knows only its own block assumes everyone's is the
+ *    same; alltoallv/w cut the per-pair sizes by ring distance (piece (dst - src) mod p of
+ *    the rank's total, piece 0 being the data a rank keeps), so both sides agree when all
+ *    ranks' totals are equal. *approx is then set to 1.
+ *  - allgatherv and reduce_scatter cut a total that every rank knows (sum of the counts),
+ *    so their schedules stay consistent whatever the real counts; gatherv, scatterv and
+ *    alltoallv/w keep the same shape (which pairs, how many messages, 0-byte ones included)
+ *    whatever the counts, so a simulator only ever sees sizes that differ, never a missing
+ *    partner.
+ *
+ * Reductions are assumed commutative (MPI's built-in ops); element counts are not recorded,
+ * so MPICH's "count < pof2" rules use count = n / e with e the largest of 8, 4, 2, 1 that
+ * divides n.
+ */
+#ifndef RT_COLL_H
+#define RT_COLL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rt_error.h"
+#include "rt_event.h"
+
+/* X(id, name): algorithms. "mpich" = MPICH 4.0's default selection, resolved per call.
+ *
+ * Message patterns (p ranks, relative rank = (rank - root) mod p, pof2 = largest power of
+ * two <= p; non-powers of two fold the first 2*(p - pof2) ranks in pairs as MPICH does):
+ *   linear          root sends to / receives from every rank in one round (reductions:
+ *                   p-1 REDUCEs after it); scan/exscan: a chain rank-1 -> rank -> rank+1.
+ *   binomial        binomial tree on relative ranks, one message per round as MPICH's
+ *                   blocking sends (bcast, reduce, gather, scatter); barrier: 0-byte fan-in
+ *                   to rank 0 then fan-out.
+ *   scatter_ring    bcast: binomial scatter of p pieces, then ring allgather.
+ *   scatter_rdb     bcast: binomial scatter, then recursive-doubling allgather.
+ *   reduce_bcast    allreduce: binomial reduce to 0, binomial bcast from 0.
+ *   recursive_doubling  partner rank ^ mask (allreduce, allgather, scan, exscan).
+ *   ring            to rank+1, from rank-1 (allgather; reduce-scatter; allreduce = both).
+ *   rabenseifner    recursive-halving reduce-scatter (distance 1 first) then recursive-
+ *                   doubling allgather (allreduce) or binomial gather to the root (reduce).
+ *   bruck           distances 1, 2, 4, ... (allgather: to rank - d; alltoall: to rank + d).
+ *   gather_bcast    allgather: binomial gather to 0, binomial bcast of the whole.
+ *   direct          alltoall: isend/irecv to every peer, 32 peers per round (MPICH's
+ *                   scattered algorithm, MPIR_CVAR_ALLTOALL_THROTTLE = 32).
+ *   pairwise        p-1 exchange rounds: alltoall partner rank ^ i when p is a power of
+ *                   two, else to rank + i from rank - i; reduce_scatter always the latter.
+ *   recursive_halving  reduce_scatter: halves exchanged with partners pof2/2, ..., 1.
+ *   dissemination   barrier: round k sends to rank + 2^k, receives from rank - 2^k.
+ *   msa, msa2       MSA-aware hierarchies, see rt_coll_schedule below.
+ */
+#define RT_COLL_ALGS(X)                       \
+    X(MPICH, "mpich")                         \
+    X(LINEAR, "linear")                       \
+    X(BINOMIAL, "binomial")                   \
+    X(SCATTER_RING, "scatter_ring")           \
+    X(SCATTER_RDB, "scatter_rdb")             \
+    X(REDUCE_BCAST, "reduce_bcast")           \
+    X(RDB, "recursive_doubling")              \
+    X(RING, "ring")                           \
+    X(RABENSEIFNER, "rabenseifner")           \
+    X(BRUCK, "bruck")                         \
+    X(GATHER_BCAST, "gather_bcast")           \
+    X(DIRECT, "direct")                       \
+    X(PAIRWISE, "pairwise")                   \
+    X(RECURSIVE_HALVING, "recursive_halving") \
+    X(DISSEMINATION, "dissemination")         \
+    X(MSA, "msa")                             \
+    X(MSA2, "msa2")
+
+typedef enum rt_coll_alg {
+#define X(id, name) RT_ALG_##id,
+    RT_COLL_ALGS(X)
+#undef X
+    RT_ALG_COUNT
+} rt_coll_alg;
+
+/* "binomial" for RT_ALG_BINOMIAL; NULL when out of range. */
+const char *rt_coll_alg_name(unsigned alg);
+/* The algorithm named name (any case), also the aliases "rdb" and "rd" (recursive_doubling)
+ * and "rh" (recursive_halving); -1 when unknown. */
+int rt_coll_alg_lookup(const char *name);
+/* 1 when the algorithm exists for the op (mpich exists for every op that has a schedule). */
+int rt_coll_alg_valid(unsigned op, unsigned alg);
+/* Writes into buf the names of the algorithms valid for op, ", " separated, "mpich" first
+ * ("" for ops without a schedule); always NUL-terminated when len > 0, cut short if needed. */
+void rt_coll_alg_list(unsigned op, char *buf, size_t len);
+
+typedef struct rt_coll_call {
+    unsigned op;            /* rt_coll_op */
+    uint32_t size;          /* p, communicator size (intra-communicators only) */
+    uint32_t me;            /* this rank's rank in the communicator */
+    int32_t root;           /* root's rank; ignored for rootless ops (RT_PEER_NONE there) */
+    uint64_t bytes, rbytes; /* as recorded (docs/tracer.md table) */
+    const uint32_t *module; /* per communicator rank: module id; NULL = all in one module */
+    const uint32_t *node;   /* per communicator rank: node id; NULL = all on one node */
+} rt_coll_call;
+
+typedef enum rt_coll_step_kind { RT_STEP_SEND, RT_STEP_RECV, RT_STEP_REDUCE } rt_coll_step_kind;
+
+typedef struct rt_coll_step {
+    uint32_t round; /* steps of one round are posted together */
+    uint8_t kind;   /* rt_coll_step_kind */
+    int32_t peer;   /* communicator rank; RT_PEER_NONE for REDUCE */
+    uint64_t bytes; /* message length, or bytes combined by a REDUCE */
+} rt_coll_step;
+
+typedef int (*rt_coll_emit_fn)(void *ctx, const rt_coll_step *step); /* non-zero stops */
+
+/*
+ * The algorithm MPICH 4.0 would pick for this call (never RT_ALG_MPICH): the flat
+ * intra-communicator choice of MPICH 4.0.2's built-in selection table (coll_selection.json,
+ * "auto"), with n the op's size as above:
+ *   barrier dissemination; gather, scatter binomial; gatherv, scatterv linear;
+ *   scan, exscan recursive_doubling; alltoallv, alltoallw direct;
+ *   bcast: p < 8 or n <= 12288 binomial; else p a power of two and n <= 524288
+ *     scatter_rdb; else scatter_ring;
+ *   reduce: n <= 2048 or count < pof2 binomial; else rabenseifner;
+ *   allreduce: n <= 8 or count < pof2 recursive_doubling; else rabenseifner;
+ *   allgather, allgatherv (total = rbytes): p a power of two: total < 524288
+ *     recursive_doubling, else ring; otherwise total < 81920 bruck, else ring;
+ *   alltoall (block = bytes/p): p < 8: block <= 32768 direct, else pairwise; p >= 8:
+ *     block <= 256 bruck, <= 32768 direct, else pairwise;
+ *   reduce_scatter, reduce_scatter_block (total = bytes): total < 524288
+ *     recursive_halving, else pairwise.
+ * Not modelled: MPICH's node-aware (SMP) variants used when a communicator spans several
+ * nodes, and in-place alltoall (pairwise sendrecv_replace). RT_ALG_COUNT for ops without a
+ * schedule.
+ */
+rt_coll_alg rt_coll_select_mpich(const rt_coll_call *c);
+
+/*
+ * Emits rank c->me's steps in order, rounds non-decreasing (a rank may skip round numbers).
+ * alg may be RT_ALG_MPICH. *approx (may be NULL) is set to 1 when per-peer sizes had to be
+ * guessed (v-variants, above), else 0.
+ * Returns 0, the non-zero value of emit, -RT_E_INVAL (err says why: algorithm not valid for
+ * the op, op without a schedule such as neighbourhood collectives, size 0 or above
+ * RT_MAX_RANKS, me or root out of range, bytes and rbytes inconsistent for the op) or
+ * -RT_E_NOMEM (msa, msa2).
+ *
+ * MSA-aware algorithms (msa: modules; msa2: modules, then nodes within a module, like
+ * psmpi's PSP_MSA_AWARE_COLLOPS=2). Ranks are grouped by module; a group's leader is its
+ * lowest rank, except that the root leads its own group in rooted ops. At each level:
+ *   bcast      binomial among the leaders from the root's leader, then the same one level
+ *              down inside each group from its leader (binomial at the last level);
+ *   reduce     the reverse: inside each group to its leader, then binomial among leaders;
+ *   allreduce  reduce inside each group to its leader (one level down), recursive-doubling
+ *              allreduce among the leaders, bcast inside each group;
+ *   barrier    0-byte fan-in inside each group, dissemination among leaders, fan-out;
+ *   scan, exscan  groups are the maximal runs of consecutive ranks with the same id (a
+ *              prefix needs groups contiguous in rank order; with block placement these are
+ *              the modules): the scan inside each run (one level down; recursive doubling
+ *              at the last level), a recursive-doubling exscan of the run totals among the
+ *              runs' last ranks, and a bcast of that offset from each run's last rank
+ *              (runs after the first), which every member folds into its own result.
+ * A level whose ranks all share one id is skipped, so with module (or node) NULL or all
+ * equal msa is exactly the flat binomial, recursive_doubling or dissemination algorithm.
+ */
+int rt_coll_schedule(unsigned alg, const rt_coll_call *c, rt_coll_emit_fn emit, void *ctx,
+                     int *approx, rt_err *err);
+
+/* This rank's totals over a whole schedule: a convenience for counting passes and tests. */
+typedef struct rt_coll_totals {
+    uint64_t sends, recvs, reduces;
+    uint64_t send_bytes, recv_bytes, reduce_bytes;
+    uint32_t rounds; /* distinct rounds with at least one step */
+} rt_coll_totals;
+
+int rt_coll_totals_of(unsigned alg, const rt_coll_call *c, rt_coll_totals *t, int *approx,
+                      rt_err *err);
+
+#endif /* RT_COLL_H */

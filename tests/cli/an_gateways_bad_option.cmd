@@ -1,0 +1,3 @@
+gateways
+$DATA/an_small.csv
+--per-rank

@@ -1,0 +1,2 @@
+gateways
+$DATA/an_small.csv

@@ -1,0 +1,8 @@
+gateways
+$DATA/an_small.csv
+--coll
+all=msa
+--coll
+all=linear
+--coll
+bcast=binomial

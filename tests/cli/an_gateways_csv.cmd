@@ -1,0 +1,4 @@
+gateways
+$DATA/an_small.csv
+--csv
+$WORK/g.csv

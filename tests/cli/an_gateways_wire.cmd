@@ -1,0 +1,4 @@
+gateways
+$DATA/an_small.csv
+--level
+wire

@@ -1,0 +1,5 @@
+hist
+$DATA/an_small.csv
+--by-call
+--coll
+--rma

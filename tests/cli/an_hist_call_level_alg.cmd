@@ -1,0 +1,6 @@
+hist
+$DATA/an_small.csv
+--level
+call
+--coll
+bcast=linear

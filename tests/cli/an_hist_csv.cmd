@@ -1,0 +1,5 @@
+hist
+$DATA/an_small.csv
+--per-rank
+--csv
+$WORK/h.csv

@@ -1,0 +1,2 @@
+hist
+$DATA/an_small.csv

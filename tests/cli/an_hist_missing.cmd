@@ -1,0 +1,2 @@
+hist
+$DATA/no_such_trace.csv

@@ -1,0 +1,3 @@
+hist
+$DATA/an_small.csv
+--min

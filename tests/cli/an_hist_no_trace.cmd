@@ -1,0 +1,3 @@
+hist
+--level
+wire

@@ -1,0 +1,9 @@
+hist
+$DATA/an_small.csv
+--per-rank
+--min
+1K
+--max
+1M
+--shift
+2

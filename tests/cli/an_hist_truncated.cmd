@@ -1,0 +1,2 @@
+hist
+$DATA/truncated.csv

@@ -1,0 +1,4 @@
+pipeline
+$DATA/an_small.csv
+--model
+$DATA/bad_model.conf

@@ -1,0 +1,2 @@
+pipeline
+$DATA/an_small.csv

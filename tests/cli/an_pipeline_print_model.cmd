@@ -1,0 +1,4 @@
+pipeline
+--print-model
+--model
+$DATA/slow_gw.conf

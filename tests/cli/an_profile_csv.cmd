@@ -1,0 +1,4 @@
+profile
+$DATA/an_small.csv
+--csv
+$WORK/p.csv

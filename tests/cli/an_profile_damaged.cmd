@@ -1,0 +1,2 @@
+profile
+$DATA/damaged.otf2

@@ -1,0 +1,2 @@
+profile
+$DATA/an_small.csv
