@@ -17,7 +17,9 @@ static void demo_usage(FILE *out)
             "\n"
             "Runs retrace on a bundled example: a 4-rank halo exchange with an allreduce,\n"
             "on 2 nodes in 2 modules. It summarises the trace, converts it to an OTF2\n"
-            "archive and back to CSV, and summarises the archive.\n"
+            "archive and back to CSV, summarises the archive, prints the psmpi message-size\n"
+            "histogram and the traffic through the gateways (with what MSA-aware collectives\n"
+            "would save), and draws both with gnuplot (DIR/hist.svg, DIR/gateways.svg).\n"
             "  --out DIR        where the demo writes (default: retrace-demo); the demo\n"
             "                   replaces only its own earlier results there\n"
             "  --example TRACE  run on another trace (default: %s)\n",
@@ -105,6 +107,68 @@ static int compare_traces(const char *a, const char *b)
     return rc;
 }
 
+/* Step 4: the analyzer on the example: psmpi histogram, gateway traffic, two plots. */
+static int demo_analyses(const char *dir, const char *example)
+{
+    char hist_svg[4096], gw_svg[4096];
+    snprintf(hist_svg, sizeof hist_svg, "%s/hist.svg", dir);
+    snprintf(gw_svg, sizeof gw_svg, "%s/gateways.svg", dir);
+    rt_err err;
+    rt_an_hist_opts ho;
+    memset(&ho, 0, sizeof ho);
+    rt_hist_config_default(&ho.cfg);
+    rt_an_level_default(&ho.level);
+    ho.level.level = RT_AN_WIRE;
+    ho.level.coll = RT_AN_COLL_FLOWS;
+    rt_an_hist_result hr;
+    printf("\n== 4. Message sizes as psmpi counts them (retrace hist %s --level wire):\n"
+           "      point-to-point messages and the allreduce's messages under MPICH's algorithm\n\n",
+           example);
+    int rc = rt_an_hist(example, &ho, &hr, &err);
+    if (!rc)
+        rc = rt_hist_write_text(&hr.total, stdout);
+    if (!rc && rt_plot(hr.plot, RT_PLOT_BARS, "Messages by size (wire level)",
+                       "message size (bytes, upper bin limit)", "messages", hist_svg, &err))
+        rc = -1;
+    rt_an_hist_result_free(&hr);
+    if (rc)
+        return cli_error("%s", err.msg);
+
+    rt_an_gw_opts go;
+    memset(&go, 0, sizeof go);
+    rt_an_level_default(&go.level);
+    go.level.level = RT_AN_WIRE;
+    go.level.coll = RT_AN_COLL_FLOWS;
+    go.level.rma = 1;
+    go.nchoices = 1;
+    for (unsigned op = 0; op < RT_COLL_COUNT; op++)
+        go.choice[0][op] = rt_coll_alg_valid(op, RT_ALG_MSA) ? RT_ALG_MSA : RT_ALG_MPICH;
+    go.label[0] = "all=msa";
+    rt_an_gw_result gr;
+    printf("\n== 5. Traffic through the gateways between the modules (retrace gateways %s\n"
+           "      --coll all=msa): the summary, the module x module bytes, and what MSA-aware\n"
+           "      collectives would save\n\n", example);
+    if (rt_an_gateways(example, &go, &gr, &err)) {
+        rt_an_gw_result_free(&gr);
+        return cli_error("%s", err.msg);
+    }
+    for (unsigned i = 0; i < gr.tables.n; i++) {
+        const char *name = rt_table_name(gr.tables.t[i]);
+        if (strcmp(name, "summary") && strcmp(name, "matrix_bytes") && strcmp(name, "compare"))
+            continue;
+        rt_table_write_text(gr.tables.t[i], stdout);
+        fputc('\n', stdout);
+    }
+    rc = rt_plot(gr.plot, RT_PLOT_HEATMAP, "Bytes from module (rows) to module (columns)",
+                 "to module", "from module", gw_svg, &err);
+    rt_an_gw_result_free(&gr);
+    if (rc)
+        return cli_error("%s", err.msg);
+    printf("Plots (gnuplot): %s (the histogram), %s (the module matrix)\n", hist_svg, gw_svg);
+    printf("More analyses: retrace hist, gateways, pipeline, profile (retrace COMMAND --help)\n");
+    return CLI_OK;
+}
+
 static int demo_run(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -157,7 +221,7 @@ static int demo_run(int argc, char **argv)
     if ((rc = compare_traces(example, csv)))
         return rc;
     printf("Read the archive with any OTF2 tool, e.g.: otf2-print %s/traces.otf2\n", otf2);
-    return CLI_OK;
+    return demo_analyses(dir, example);
 }
 
 const cli_command cli_cmd_demo = {"demo", "run retrace on a bundled example", demo_run,
