@@ -227,8 +227,8 @@ static int build(pipe_pass *p, chain *ch, size_t n, rt_an_pipe_result *res)
     rt_tables *ts = &res->tables;
     char line[256];
     int rc;
-    static const char *const scols[] = {"", "value"};
-    rt_table *t = rt_table_new("summary", "Software pipelining estimate", 2, scols, "lr");
+    static const char *const scols[] = {"what", "value"};
+    rt_table *t = rt_table_new("summary", "Software pipelining estimate", 2, scols, "ll");
     if ((rc = rt_tables_add(ts, t)))
         return rc;
     char minb[32];
