@@ -1,0 +1,9 @@
+hist
+$DATA/an_small.csv
+--level
+wire
+--coll
+all=linear
+--contype
+shm
+--rma
