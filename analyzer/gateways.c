@@ -102,17 +102,15 @@ static int on_alt_msg(void *ctx, const rt_an_msg *m)
 static int on_event(void *ctx, const rt_event *ev)
 {
     gw_pass *g = ctx;
-    int rc = rt_an_msgs_of(g->ms, &g->o->level, ev, on_msg, g);
+    int rc = rt_an_msgs_of(g->ms, &g->o->level, ev, on_msg, g, &g->res->notes);
     if (rc || !g->o->nchoices || (ev->kind != RT_EV_COLL_END && ev->kind != RT_EV_NBC_COMPLETE))
         return rc;
     rt_an_level l = g->o->level;
-    rt_an_notes keep = *rt_an_msgs_notes(g->ms); /* the notes are about the tables' level */
     for (unsigned i = 0; !rc && i < g->o->nchoices; i++) {
         memcpy(l.alg, g->o->choice[i], sizeof l.alg);
         g->cur_alt = i + 1;
-        rc = rt_an_msgs_of(g->ms, &l, ev, on_alt_msg, g);
+        rc = rt_an_msgs_of(g->ms, &l, ev, on_alt_msg, g, NULL); /* notes: the tables' level */
     }
-    *(rt_an_notes *)rt_an_msgs_notes(g->ms) = keep;
     return rc;
 }
 
@@ -198,7 +196,7 @@ out:
 static int build_tables(gw_pass *g, const char *level)
 {
     rt_an_gw_result *res = g->res;
-    rt_tables *ts = &res->tables;
+    rt_tables *ts = &res->report.tables;
     char title[160];
     int rc;
     snprintf(title, sizeof title, "Gateway crossings (%s level): %u ranks in %u modules", level,
@@ -215,7 +213,7 @@ static int build_tables(gw_pass *g, const char *level)
                      g->mat_msgs, &mm)) ||
         (rc = rt_tables_add(ts, mm)))
         return rc;
-    if ((rc = matrix(g, "plot", NULL, g->mat_bytes, &res->plot)))
+    if ((rc = matrix(g, "plot", NULL, g->mat_bytes, &res->report.plot)))
         return rc;
 
     t = count_table("calls", "By MPI function", "function", NULL);
@@ -299,9 +297,7 @@ int rt_an_gateways(const char *path, const rt_an_gw_opts *o, rt_an_gw_result *re
     g->o = o;
     g->res = res;
     rt_an_pass pass = {.setup = setup, .event = on_event, .finish = finish, .ctx = g};
-    int rc = rt_an_run(path, &pass, &res->truncated, err);
-    if (g->ms)
-        res->notes = *rt_an_msgs_notes(g->ms);
+    int rc = rt_an_run(path, &pass, &res->report.truncated, err);
     rt_an_msgs_free(g->ms);
     free(g->mods);
     free(g->mod_index);
@@ -310,12 +306,4 @@ int rt_an_gateways(const char *path, const rt_an_gw_opts *o, rt_an_gw_result *re
     free(g->comm);
     free(g);
     return rc;
-}
-
-void rt_an_gw_result_free(rt_an_gw_result *res)
-{
-    rt_tables_free(&res->tables);
-    rt_table_free(res->plot);
-    free(res->truncated);
-    memset(res, 0, sizeof *res);
 }

@@ -52,7 +52,7 @@ static int on_msg(void *ctx, const rt_an_msg *m)
 static int on_event(void *ctx, const rt_event *ev)
 {
     hist_pass *h = ctx;
-    return rt_an_msgs_of(h->ms, &h->o->level, ev, on_msg, h);
+    return rt_an_msgs_of(h->ms, &h->o->level, ev, on_msg, h, &h->res->notes);
 }
 
 /* The bin's label as psmpi prints it: its limit, or ">limit" for the last one. */
@@ -115,8 +115,8 @@ static int build_tables(hist_pass *h)
         rt_table_free(plot);
         goto out;
     }
-    h->res->plot = plot;
-    if ((rc = rt_tables_add(&h->res->tables, tab)))
+    h->res->report.plot = plot;
+    if ((rc = rt_tables_add(&h->res->report.tables, tab)))
         goto out;
     for (unsigned b = 0; b < h->nbins; b++) {
         char label[40];
@@ -153,21 +153,11 @@ int rt_an_hist(const char *path, const rt_an_hist_opts *o, rt_an_hist_result *re
         return rt_err_set(err, RT_E_INVAL, "bad histogram settings");
     hist_pass h = {.o = o, .res = res};
     rt_an_pass pass = {.setup = setup, .event = on_event, .ctx = &h};
-    rc = rt_an_run(path, &pass, &res->truncated, err);
-    if (h.ms)
-        res->notes = *rt_an_msgs_notes(h.ms);
+    rc = rt_an_run(path, &pass, &res->report.truncated, err);
     if (!rc && (rc = build_tables(&h)))
         rt_err_set(err, -rc, "%s: %s", path, rt_strerror(rc));
     rt_an_msgs_free(h.ms);
     free(h.per_rank);
     free(h.per_call);
     return rc;
-}
-
-void rt_an_hist_result_free(rt_an_hist_result *res)
-{
-    rt_tables_free(&res->tables);
-    rt_table_free(res->plot);
-    free(res->truncated);
-    memset(res, 0, sizeof *res);
 }

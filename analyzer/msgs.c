@@ -18,8 +18,8 @@ typedef struct comm_cache {
 } comm_cache;
 
 struct rt_an_msgs {
-    const rt_defs *defs;
-    rt_an_notes notes;
+    const rt_defs *defs; /* the reader's: gone once the pass ends */
+    uint32_t ncomms;
     comm_cache *cc; /* per entry of defs->comms */
 };
 
@@ -50,6 +50,7 @@ int rt_an_msgs_new(const rt_defs *defs, rt_an_msgs **out, rt_err *err)
         return rt_err_set(err, RT_E_NOMEM, "out of memory");
     }
     ms->defs = defs;
+    ms->ncomms = defs->ncomms;
     *out = ms;
     return 0;
 }
@@ -58,7 +59,7 @@ void rt_an_msgs_free(rt_an_msgs *ms)
 {
     if (!ms)
         return;
-    for (uint32_t i = 0; i < ms->defs->ncomms; i++) {
+    for (uint32_t i = 0; i < ms->ncomms; i++) {
         comm_cache *cc = &ms->cc[i];
         free(cc->module);
         free(cc->node);
@@ -70,11 +71,6 @@ void rt_an_msgs_free(rt_an_msgs *ms)
     }
     free(ms->cc);
     free(ms);
-}
-
-const rt_an_notes *rt_an_msgs_notes(const rt_an_msgs *ms)
-{
-    return &ms->notes;
 }
 
 void rt_an_notes_print(const rt_an_notes *n, const char *level, FILE *out)
@@ -127,8 +123,12 @@ static int comm_places(rt_an_msgs *ms, const rt_comm_def *c, comm_cache **out)
     if (!pl || !cc->module || !cc->node || !cc->same_node || !cc->same_module || !cc->mod_id ||
         !cc->mod_count || !cc->mod_rep) {
         free(pl);
-        free(cc->module); /* the rest is freed with the cache */
-        cc->module = NULL;
+        uint32_t **all[] = {&cc->module, &cc->node, &cc->same_node, &cc->same_module,
+                            &cc->mod_id, &cc->mod_count, &cc->mod_rep};
+        for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
+            free(*all[i]);
+            *all[i] = NULL;
+        }
         return -RT_E_NOMEM;
     }
     for (uint32_t i = 0; i < p; i++) {
@@ -164,6 +164,7 @@ typedef struct emitter {
     rt_an_msgs *ms;
     const rt_comm_def *c;
     const comm_cache *cc;
+    rt_an_notes *notes;
     rt_an_msg m; /* the fields every message of this call shares */
     rt_an_msg_fn fn;
     void *ctx;
@@ -245,7 +246,7 @@ static int logical_flows(emitter *e, const rt_event *ev, uint32_t me, uint32_t p
             rc = everyone(e, me, ev->bytes);
         break;
     case RT_COLL_SCATTERV:
-        e->ms->notes.approx += me == root && p > 1;
+        e->notes->approx += me == root && p > 1;
         /* fall through */
     case RT_COLL_SCATTER:
         if (me == root)
@@ -265,7 +266,7 @@ static int logical_flows(emitter *e, const rt_event *ev, uint32_t me, uint32_t p
     case RT_COLL_ALLTOALLV:
     case RT_COLL_ALLTOALLW:
     case RT_COLL_REDUCE_SCATTER:
-        e->ms->notes.approx += p > 1;
+        e->notes->approx += p > 1;
         /* fall through */
     case RT_COLL_ALLTOALL:
     case RT_COLL_REDUCE_SCATTER_BLOCK:
@@ -288,11 +289,11 @@ static int is_neighbor(unsigned op)
 }
 
 static int collective(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev,
-                      rt_an_msg_fn fn, void *ctx)
+                      rt_an_msg_fn fn, void *ctx, rt_an_notes *notes)
 {
     if (ev->op > RT_COLL_NEIGHBOR_ALLTOALLW)
         return 0; /* handle and allocation pseudo-operations move no data */
-    emitter e = {.ms = ms, .fn = fn, .ctx = ctx,
+    emitter e = {.ms = ms, .fn = fn, .ctx = ctx, .notes = notes,
                  .m = {.src = ev->rank, .comm = ev->comm, .call = ev->call,
                        .origin = RT_AN_COLL, .op = ev->op}};
     if (l->coll == RT_AN_COLL_PAYLOAD && l->level == RT_AN_CALL) {
@@ -306,7 +307,7 @@ static int collective(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev,
     }
     const rt_comm_def *c = rt_defs_comm(ms->defs, ev->comm);
     if (!c || (c->flags & RT_COMM_IS_INTER) || is_neighbor(ev->op)) {
-        ms->notes.unexpanded++;
+        notes->unexpanded++;
         return 0;
     }
     int64_t me = rt_comm_position(c, ev->rank);
@@ -328,11 +329,11 @@ static int collective(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev,
     if (rc == -RT_E_INVAL) { /* an algorithm that does not fit this call: MPICH's choice */
         rc = rt_coll_schedule(RT_ALG_MPICH, &call, on_step, &e, &approx, &err);
         if (rc == -RT_E_INVAL) {
-            ms->notes.unexpanded++;
+            notes->unexpanded++;
             return 0;
         }
     }
-    ms->notes.approx += approx != 0;
+    notes->approx += approx != 0;
     return rc;
 }
 
@@ -360,8 +361,9 @@ static int rma(rt_an_msgs *ms, const rt_event *ev, rt_an_msg_fn fn, void *ctx)
 }
 
 int rt_an_msgs_of(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_an_msg_fn fn,
-                  void *ctx)
+                  void *ctx, rt_an_notes *notes)
 {
+    rt_an_notes scratch = {0}; /* notes nobody asked for */
     switch (ev->kind) {
     case RT_EV_SEND:
     case RT_EV_ISEND: {
@@ -375,7 +377,7 @@ int rt_an_msgs_of(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_a
     }
     case RT_EV_COLL_END:
     case RT_EV_NBC_COMPLETE:
-        return l->coll ? collective(ms, l, ev, fn, ctx) : 0;
+        return l->coll ? collective(ms, l, ev, fn, ctx, notes ? notes : &scratch) : 0;
     case RT_EV_RMA_PUT:
     case RT_EV_RMA_GET:
     case RT_EV_RMA_ATOMIC:

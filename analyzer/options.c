@@ -7,27 +7,20 @@
 
 #include "rt_an.h"
 
+/* Collective op names are those of the event model (COLL_END's op field). */
 static int coll_op_lookup(const char *name, size_t len)
 {
-    static const char *const names[] = {
-#define X(id, name) name,
-        RT_COLL_OPS(X)
-#undef X
-    };
-    for (unsigned i = 0; i < RT_COLL_COUNT; i++)
-        if (strlen(names[i]) == len && !strncmp(names[i], name, len))
-            return (int)i;
-    return -1;
+    char buf[64];
+    if (len >= sizeof buf)
+        return -1;
+    memcpy(buf, name, len);
+    buf[len] = 0;
+    return rt_event_op_lookup(RT_EV_COLL_END, buf);
 }
 
 static const char *coll_op_name(unsigned op)
 {
-    static const char *const names[] = {
-#define X(id, name) name,
-        RT_COLL_OPS(X)
-#undef X
-    };
-    return op < RT_COLL_COUNT ? names[op] : "";
+    return rt_event_op_name(RT_EV_COLL_END, op);
 }
 
 int rt_an_parse_algs(const char *spec, uint8_t alg[RT_COLL_COUNT], rt_err *err)

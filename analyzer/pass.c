@@ -48,3 +48,11 @@ void rt_an_size_label(uint64_t v, char *buf, size_t len)
     else
         snprintf(buf, len, "%" PRIu64 "%c", v, units[u]);
 }
+
+void rt_an_report_free(rt_an_report *r)
+{
+    rt_tables_free(&r->tables);
+    rt_table_free(r->plot);
+    free(r->truncated);
+    memset(r, 0, sizeof *r);
+}

@@ -224,7 +224,7 @@ static int cell_us(rt_table *t, uint64_t ps)
 static int build(pipe_pass *p, chain *ch, size_t n, rt_an_pipe_result *res)
 {
     const rt_net_model *m = &p->o->model;
-    rt_tables *ts = &res->tables;
+    rt_tables *ts = &res->report.tables;
     char line[256];
     int rc;
     static const char *const scols[] = {"what", "value"};
@@ -317,17 +317,17 @@ static int build(pipe_pass *p, chain *ch, size_t n, rt_an_pipe_result *res)
         pcols[i + 1] = names[i];
         maxbytes = ch[i].bytes > maxbytes ? ch[i].bytes : maxbytes;
     }
-    if (!(res->plot = rt_table_new("plot", NULL, nc + 1, pcols, "r")))
+    if (!(res->report.plot = rt_table_new("plot", NULL, nc + 1, pcols, "r")))
         return -RT_E_NOMEM;
     for (uint64_t bs = MIN_BLOCK; bs < maxbytes; bs *= 2) {
-        if ((rc = rt_table_row(res->plot)) || (rc = rt_table_cell_u64(res->plot, bs)))
+        if ((rc = rt_table_row(res->report.plot)) || (rc = rt_table_cell_u64(res->report.plot, bs)))
             return rc;
         for (unsigned i = 0; i < nc; i++) {
             if (bs >= ch[i].bytes) {
-                rc = rt_table_cell(res->plot, "%s", "");
+                rc = rt_table_cell(res->report.plot, "%s", "");
             } else {
                 int64_t d = (int64_t)ch[i].t0 - (int64_t)pipelined(m, &ch[i], bs);
-                rc = rt_table_cell(res->plot, "%.3f", (double)d / 1e6);
+                rc = rt_table_cell(res->report.plot, "%.3f", (double)d / 1e6);
             }
             if (rc)
                 return rc;
@@ -342,7 +342,7 @@ int rt_an_pipeline(const char *path, const rt_an_pipe_opts *o, rt_an_pipe_result
     memset(res, 0, sizeof *res);
     pipe_pass p = {.o = o};
     rt_an_pass pass = {.setup = setup, .event = on_event, .ctx = &p};
-    int rc = rt_an_run(path, &pass, &res->truncated, err);
+    int rc = rt_an_run(path, &pass, &res->report.truncated, err);
     chain *ch = NULL;
     size_t n = 0;
     if (!rc) {
@@ -393,12 +393,4 @@ int rt_an_pipeline(const char *path, const rt_an_pipe_opts *o, rt_an_pipe_result
     free(p.recvs.v);
     free(ch);
     return rc;
-}
-
-void rt_an_pipe_result_free(rt_an_pipe_result *res)
-{
-    rt_tables_free(&res->tables);
-    rt_table_free(res->plot);
-    free(res->truncated);
-    memset(res, 0, sizeof *res);
 }

@@ -338,11 +338,11 @@ out:
 
 static int matrix_tables(prof *p, rt_an_profile_result *res)
 {
-    rt_tables *ts = &res->tables;
+    rt_tables *ts = &res->report.tables;
     uint32_t n = p->defs->nranks;
     int rc;
     rt_table *t;
-    if (n <= PLOT_MAX_RANKS && (rc = square(p, "plot", NULL, 1, &res->plot)))
+    if (n <= PLOT_MAX_RANKS && (rc = square(p, "plot", NULL, 1, &res->report.plot)))
         return rc;
     if (n <= MATRIX_MAX_RANKS) {
         if ((rc = square(p, "matrix_messages",
@@ -375,9 +375,9 @@ static int matrix_tables(prof *p, rt_an_profile_result *res)
     return rc;
 }
 
-static const comm_stat *sort_base;
-static int cmp_comm(const void *a, const void *b)
+static int cmp_comm(const void *a, const void *b, void *base)
 {
+    const comm_stat *sort_base = base;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     uint64_t bx = sort_base[x].p2p_bytes + sort_base[x].coll_bytes;
     uint64_t by = sort_base[y].p2p_bytes + sort_base[y].coll_bytes;
@@ -397,8 +397,7 @@ static int comms_table(prof *p, rt_tables *ts)
     for (uint32_t i = 0; i < n; i++)
         if (p->comm[i].p2p_msgs || p->comm[i].colls || p->comm[i].time)
             idx[k++] = i;
-    sort_base = p->comm;
-    qsort(idx, k, sizeof *idx, cmp_comm);
+    qsort_r(idx, k, sizeof *idx, cmp_comm, p->comm);
     static const char *const cols[] = {"communicator", "name", "size", "p2p messages",
                                        "p2p bytes", "collective calls", "collective bytes",
                                        "time in calls (us)"};
@@ -477,10 +476,10 @@ static int finish(void *ctx, rt_err *err)
     prof *p = ctx;
     rt_an_profile_result *res = p->res;
     int rc;
-    if ((rc = ranks_table(p, &res->tables)) || (rc = functions_tables(p, &res->tables)) ||
-        (rc = matrix_tables(p, res)) || (rc = comms_table(p, &res->tables)))
+    if ((rc = ranks_table(p, &res->report.tables)) || (rc = functions_tables(p, &res->report.tables)) ||
+        (rc = matrix_tables(p, res)) || (rc = comms_table(p, &res->report.tables)))
         return rc;
-    return imbalance_table(p, &res->tables);
+    return imbalance_table(p, &res->report.tables);
 }
 
 int rt_an_profile(const char *path, rt_an_profile_result *res, rt_err *err)
@@ -489,19 +488,11 @@ int rt_an_profile(const char *path, rt_an_profile_result *res, rt_err *err)
     prof p = {0};
     p.res = res;
     rt_an_pass pass = {.setup = setup, .event = on_event, .finish = finish, .ctx = &p};
-    int rc = rt_an_run(path, &pass, &res->truncated, err);
+    int rc = rt_an_run(path, &pass, &res->report.truncated, err);
     for (uint32_t r = 0; p.rk && r < p.nranks; r++)
         free(p.rk[r].f);
     free(p.rk);
     free(p.pairs);
     free(p.comm);
     return rc;
-}
-
-void rt_an_profile_result_free(rt_an_profile_result *res)
-{
-    rt_tables_free(&res->tables);
-    rt_table_free(res->plot);
-    free(res->truncated);
-    memset(res, 0, sizeof *res);
 }

@@ -123,16 +123,16 @@ typedef int (*rt_an_msg_fn)(void *ctx, const rt_an_msg *m);
 
 int rt_an_msgs_new(const rt_defs *defs, rt_an_msgs **out, rt_err *err);
 void rt_an_msgs_free(rt_an_msgs *ms);
-/* Calls fn for every message ev stands for at level l; returns fn's non-zero value, 0, or
- * -RT_E_NOMEM. Collectives that cannot be expanded are counted in the notes below. */
-int rt_an_msgs_of(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_an_msg_fn fn,
-                  void *ctx);
 /* Counters for the notes a pass prints after its tables (each 0 when nothing to say). */
 typedef struct rt_an_notes {
     uint64_t approx;      /* collectives whose per-peer sizes were assumed equal */
     uint64_t unexpanded;  /* neighbourhood or inter-communicator collectives left out */
 } rt_an_notes;
-const rt_an_notes *rt_an_msgs_notes(const rt_an_msgs *ms);
+/* Calls fn for every message ev stands for at level l; returns fn's non-zero value, 0, or
+ * -RT_E_NOMEM. Collectives that cannot be expanded, or only with guessed sizes, are counted
+ * in notes (NULL: not counted). */
+int rt_an_msgs_of(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_an_msg_fn fn,
+                  void *ctx, rt_an_notes *notes);
 /* Prints the notes as lines "note: ..." to out. */
 void rt_an_notes_print(const rt_an_notes *n, const char *level, FILE *out);
 
@@ -178,6 +178,16 @@ int rt_an_run(const char *path, const rt_an_pass *pass, char **truncated, rt_err
 /* "4K", "64M", "100" (exact binary multiples get a suffix), for labels. */
 void rt_an_size_label(uint64_t v, char *buf, size_t len);
 
+/* What every analysis hands back: its tables, the table its plot draws (NULL: no plot),
+ * and the reader's note when the trace was cut short. Free with rt_an_report_free, also
+ * after a failure. */
+typedef struct rt_an_report {
+    rt_tables tables;
+    rt_table *plot;
+    char *truncated;
+} rt_an_report;
+void rt_an_report_free(rt_an_report *r);
+
 /* ---- hist ---------------------------------------------------------------------------------------- */
 
 typedef struct rt_an_hist_opts {
@@ -189,13 +199,12 @@ typedef struct rt_an_hist_opts {
 typedef struct rt_an_hist_result {
     rt_hist total;
     rt_an_notes notes;
-    rt_tables tables; /* "histogram" (bin, freq[, per rank or per call columns]) */
-    rt_table *plot;   /* bins with size labels and counts, for rt_plot RT_PLOT_BARS */
-    char *truncated;
+    /* tables: "histogram" (bin, freq[, per rank or per call columns]); plot: the bins with
+     * size labels, for RT_PLOT_BARS */
+    rt_an_report report;
 } rt_an_hist_result;
 
 int rt_an_hist(const char *path, const rt_an_hist_opts *o, rt_an_hist_result *res, rt_err *err);
-void rt_an_hist_result_free(rt_an_hist_result *res);
 
 /* ---- gateways ------------------------------------------------------------------------------------ */
 
@@ -211,24 +220,22 @@ typedef struct rt_an_gw_opts {
 typedef struct rt_an_gw_result {
     uint64_t messages, bytes, gw_messages, gw_bytes;
     rt_an_notes notes;
-    rt_tables tables; /* summary, matrix_bytes, matrix_messages, calls, ops, comms[, compare] */
-    rt_table *plot;   /* the module x module bytes matrix, for RT_PLOT_HEATMAP */
-    char *truncated;
+    /* tables: summary, matrix_bytes, matrix_messages, calls, ops, comms[, compare]; plot: the
+     * module x module bytes, for RT_PLOT_HEATMAP */
+    rt_an_report report;
 } rt_an_gw_result;
 
 int rt_an_gateways(const char *path, const rt_an_gw_opts *o, rt_an_gw_result *res, rt_err *err);
-void rt_an_gw_result_free(rt_an_gw_result *res);
 
 /* ---- profile ------------------------------------------------------------------------------------- */
 
 typedef struct rt_an_profile_result {
-    rt_tables tables; /* ranks, functions, function_rank, matrix_* or pairs, comms, imbalance */
-    rt_table *plot;   /* rank x rank bytes (up to 1024 ranks), for RT_PLOT_HEATMAP; or NULL */
-    char *truncated;
+    /* tables: ranks, functions, function_rank, matrix_* or pairs, comms, imbalance; plot: rank
+     * x rank bytes (up to 1024 ranks), for RT_PLOT_HEATMAP */
+    rt_an_report report;
 } rt_an_profile_result;
 
 int rt_an_profile(const char *path, rt_an_profile_result *res, rt_err *err);
-void rt_an_profile_result_free(rt_an_profile_result *res);
 
 /* ---- pipeline ------------------------------------------------------------------------------------ */
 
@@ -243,11 +250,10 @@ typedef struct rt_an_pipe_opts {
 typedef struct rt_an_pipe_result {
     uint64_t chains, gaining;
     uint64_t saving_ps; /* sum over the chains that gain */
-    rt_tables tables;   /* summary, chains, gateway */
-    rt_table *plot;     /* saving vs block size of the best chains, for RT_PLOT_LINES */
-    char *truncated;
+    /* tables: summary, chains, gateway; plot: saving against block size of the best chains,
+     * for RT_PLOT_LINES (NULL when no chain gains) */
+    rt_an_report report;
 } rt_an_pipe_result;
 
 int rt_an_pipeline(const char *path, const rt_an_pipe_opts *o, rt_an_pipe_result *res,
                    rt_err *err);
-void rt_an_pipe_result_free(rt_an_pipe_result *res);

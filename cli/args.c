@@ -57,3 +57,23 @@ int cli_args_unknown(cli_args *a)
         return cli_usage_error(a->cmd, "%s: unknown option '%s'", a->cmd->name, arg);
     return cli_usage_error(a->cmd, "%s: unexpected argument '%s'", a->cmd->name, arg);
 }
+
+/* --coll and --level, shared by hist and gateways. */
+int cli_level_finish(const cli_command *cmd, rt_an_level *l, const char *level,
+                     const char *coll_spec)
+{
+    if (level && !strcmp(level, "wire"))
+        l->level = RT_AN_WIRE;
+    else if (level && strcmp(level, "call"))
+        return cli_usage_error(cmd, "%s: --level: '%s' is not call or wire", cmd->name, level);
+    if (coll_spec) {
+        if (l->level == RT_AN_CALL && level)
+            return cli_usage_error(cmd, "%s: --coll %s chooses algorithms, which only --level "
+                                   "wire uses", cmd->name, coll_spec);
+        l->level = RT_AN_WIRE;
+        rt_err err;
+        if (rt_an_parse_algs(coll_spec, l->alg, &err))
+            return cli_usage_error(cmd, "%s: %s", cmd->name, err.msg);
+    }
+    return CLI_OK;
+}

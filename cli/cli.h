@@ -57,12 +57,15 @@ typedef struct cli_out {
 } cli_out;
 /* Like cli_args_value for --csv and --plot (a plot path must end in .svg or .png). */
 int cli_out_option(cli_args *a, cli_out *o);
-/* The tables as aligned text, a blank line between them. */
-int cli_out_text(const rt_tables *ts, FILE *out);
-/* The CSV files and the plot, when asked for. */
-int cli_out_files(const cli_out *o, const rt_tables *ts, const rt_table *plot,
-                  rt_plot_kind kind, const char *title, const char *xlabel, const char *ylabel);
-/* --level and --coll (cli/cmd_hist.c): a choice of algorithms implies the wire level. */
+/* How a command draws its report's plot; none is the error when the report has none. */
+typedef struct cli_plot {
+    rt_plot_kind kind;
+    const char *title, *xlabel, *ylabel, *none;
+} cli_plot;
+/* The report's tables as text on stdout, a blank line between them (unless text is 0), then
+ * the CSV files and the plot when asked for. */
+int cli_out_report(const cli_out *o, const rt_an_report *r, int text, const cli_plot *p);
+/* --level and --coll (cli/args.c): a choice of algorithms implies the wire level. */
 int cli_level_finish(const cli_command *cmd, rt_an_level *l, const char *level,
                      const char *coll_spec);
 /* The warning for a trace cut short (nothing when note is NULL). */

@@ -127,10 +127,10 @@ static int demo_analyses(const char *dir, const char *example)
     int rc = rt_an_hist(example, &ho, &hr, &err);
     if (!rc)
         rc = rt_hist_write_text(&hr.total, stdout);
-    if (!rc && rt_plot(hr.plot, RT_PLOT_BARS, "Messages by size (wire level)",
+    if (!rc && rt_plot(hr.report.plot, RT_PLOT_BARS, "Messages by size (wire level)",
                        "message size (bytes, upper bin limit)", "messages", hist_svg, &err))
         rc = -1;
-    rt_an_hist_result_free(&hr);
+    rt_an_report_free(&hr.report);
     if (rc)
         return cli_error("%s", err.msg);
 
@@ -149,19 +149,19 @@ static int demo_analyses(const char *dir, const char *example)
            "      --coll all=msa): the summary, the module x module bytes, and what MSA-aware\n"
            "      collectives would save\n\n", example);
     if (rt_an_gateways(example, &go, &gr, &err)) {
-        rt_an_gw_result_free(&gr);
+        rt_an_report_free(&gr.report);
         return cli_error("%s", err.msg);
     }
-    for (unsigned i = 0; i < gr.tables.n; i++) {
-        const char *name = rt_table_name(gr.tables.t[i]);
+    for (unsigned i = 0; i < gr.report.tables.n; i++) {
+        const char *name = rt_table_name(gr.report.tables.t[i]);
         if (strcmp(name, "summary") && strcmp(name, "matrix_bytes") && strcmp(name, "compare"))
             continue;
-        rt_table_write_text(gr.tables.t[i], stdout);
+        rt_table_write_text(gr.report.tables.t[i], stdout);
         fputc('\n', stdout);
     }
-    rc = rt_plot(gr.plot, RT_PLOT_HEATMAP, "Bytes from module (rows) to module (columns)",
+    rc = rt_plot(gr.report.plot, RT_PLOT_HEATMAP, "Bytes from module (rows) to module (columns)",
                  "to module", "from module", gw_svg, &err);
-    rt_an_gw_result_free(&gr);
+    rt_an_report_free(&gr.report);
     if (rc)
         return cli_error("%s", err.msg);
     printf("Plots (gnuplot): %s (the histogram), %s (the module matrix)\n", hist_svg, gw_svg);

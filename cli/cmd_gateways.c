@@ -80,18 +80,16 @@ static int gateways_run(int argc, char **argv)
     rt_an_gw_result res;
     rt_err err;
     if (rt_an_gateways(path, &o, &res, &err)) {
-        rt_an_gw_result_free(&res);
+        rt_an_report_free(&res.report);
         return cli_error("%s", err.msg);
     }
-    rc = cli_out_text(&res.tables, stdout);
-    if (!rc)
-        rc = cli_out_files(&out, &res.tables, res.plot, RT_PLOT_HEATMAP,
-                           "Bytes from module (rows) to module (columns)", "to module",
-                           "from module");
+    static const cli_plot plot = {RT_PLOT_HEATMAP, "Bytes from module (rows) to module (columns)",
+                                  "to module", "from module", "no plot"};
+    rc = cli_out_report(&out, &res.report, 1, &plot);
     fflush(stdout);
     rt_an_notes_print(&res.notes, o.level.level == RT_AN_WIRE ? "wire" : "call", stderr);
-    cli_out_truncated(res.truncated);
-    rt_an_gw_result_free(&res);
+    cli_out_truncated(res.report.truncated);
+    rt_an_report_free(&res.report);
     return rc;
 }
 

@@ -37,37 +37,12 @@ static void hist_usage(FILE *out)
 
 static void list_algorithms(FILE *out)
 {
-    static const char *const ops[] = {
-#define X(id, name) name,
-        RT_COLL_OPS(X)
-#undef X
-    };
     fprintf(out, "Collective algorithms (mpich = MPICH 4.0's selection, the default):\n");
     for (unsigned op = 0; op <= RT_COLL_EXSCAN; op++) {
         char list[512];
         rt_coll_alg_list(op, list, sizeof list);
-        fprintf(out, "  %-22s %s\n", ops[op], list);
+        fprintf(out, "  %-22s %s\n", rt_event_op_name(RT_EV_COLL_END, op), list);
     }
-}
-
-/* --coll and --level, shared by hist and gateways. */
-int cli_level_finish(const cli_command *cmd, rt_an_level *l, const char *level,
-                     const char *coll_spec)
-{
-    if (level && !strcmp(level, "wire"))
-        l->level = RT_AN_WIRE;
-    else if (level && strcmp(level, "call"))
-        return cli_usage_error(cmd, "%s: --level: '%s' is not call or wire", cmd->name, level);
-    if (coll_spec) {
-        if (l->level == RT_AN_CALL && level)
-            return cli_usage_error(cmd, "%s: --coll %s chooses algorithms, which only --level "
-                                   "wire uses", cmd->name, coll_spec);
-        l->level = RT_AN_WIRE;
-        rt_err err;
-        if (rt_an_parse_algs(coll_spec, l->alg, &err))
-            return cli_usage_error(cmd, "%s: %s", cmd->name, err.msg);
-    }
-    return CLI_OK;
 }
 
 static int hist_run(int argc, char **argv)
@@ -132,25 +107,25 @@ static int hist_run(int argc, char **argv)
 
     rt_an_hist_result res;
     if (rt_an_hist(path, &o, &res, &err)) {
-        rt_an_hist_result_free(&res);
+        rt_an_report_free(&res.report);
         return cli_error("%s", err.msg);
     }
-    if (!o.per_rank && !o.by_call)
-        rc = rt_hist_write_text(&res.total, stdout) ? cli_error("cannot write the output") : 0;
-    else
-        rc = cli_out_text(&res.tables, stdout);
-    if (!rc) {
-        char title[256];
-        snprintf(title, sizeof title, "Messages by size (%s level%s%s)",
-                 o.level.level == RT_AN_WIRE ? "wire" : "call", o.cfg.contype_name[0] ? ", " : "",
-                 o.cfg.contype_name);
-        rc = cli_out_files(&out, &res.tables, res.plot, RT_PLOT_BARS, title,
-                           "message size (bytes, upper bin limit)", "messages");
-    }
+    /* psmpi's report, unless columns were asked for: then the table. */
+    int psmpi = !o.per_rank && !o.by_call;
+    if (psmpi && rt_hist_write_text(&res.total, stdout))
+        rc = cli_error("cannot write the output");
+    char title[256];
+    snprintf(title, sizeof title, "Messages by size (%s level%s%s)",
+             o.level.level == RT_AN_WIRE ? "wire" : "call", o.cfg.contype_name[0] ? ", " : "",
+             o.cfg.contype_name);
+    cli_plot plot = {RT_PLOT_BARS, title, "message size (bytes, upper bin limit)", "messages",
+                     "no plot"};
+    if (!rc)
+        rc = cli_out_report(&out, &res.report, !psmpi, &plot);
     fflush(stdout);
     rt_an_notes_print(&res.notes, o.level.level == RT_AN_WIRE ? "wire" : "call", stderr);
-    cli_out_truncated(res.truncated);
-    rt_an_hist_result_free(&res);
+    cli_out_truncated(res.report.truncated);
+    rt_an_report_free(&res.report);
     return rc;
 }
 

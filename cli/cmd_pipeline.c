@@ -75,19 +75,16 @@ static int pipeline_run(int argc, char **argv)
         o.min_bytes = 2; /* a message must split into two blocks at least */
     rt_an_pipe_result res;
     if (rt_an_pipeline(path, &o, &res, &err)) {
-        rt_an_pipe_result_free(&res);
+        rt_an_report_free(&res.report);
         return cli_error("%s", err.msg);
     }
-    int rc = cli_out_text(&res.tables, stdout);
-    if (!rc && out.plot && !res.plot)
-        rc = cli_error("%s: no chain gains from pipelining: nothing to plot", out.plot);
-    if (!rc)
-        rc = cli_out_files(&out, &res.tables, res.plot, RT_PLOT_LINES,
-                           "Saving from pipelining against block size", "block size",
-                           "saving (us)");
+    static const cli_plot plot = {RT_PLOT_LINES, "Saving from pipelining against block size",
+                                  "block size", "saving (us)",
+                                  "no chain gains from pipelining: nothing to plot"};
+    int rc = cli_out_report(&out, &res.report, 1, &plot);
     fflush(stdout);
-    cli_out_truncated(res.truncated);
-    rt_an_pipe_result_free(&res);
+    cli_out_truncated(res.report.truncated);
+    rt_an_report_free(&res.report);
     return rc;
 }
 

@@ -42,19 +42,17 @@ static int profile_run(int argc, char **argv)
     rt_an_profile_result res;
     rt_err err;
     if (rt_an_profile(path, &res, &err)) {
-        rt_an_profile_result_free(&res);
+        rt_an_report_free(&res.report);
         return cli_error("%s", err.msg);
     }
-    int rc = cli_out_text(&res.tables, stdout);
-    if (!rc && out.plot && !res.plot)
-        rc = cli_error("%s: the rank x rank plot is drawn up to 1024 ranks", out.plot);
-    if (!rc)
-        rc = cli_out_files(&out, &res.tables, res.plot, RT_PLOT_HEATMAP,
-                           "Point-to-point bytes from rank (rows) to rank (columns)", "to rank",
-                           "from rank");
+    static const cli_plot plot = {RT_PLOT_HEATMAP,
+                                  "Point-to-point bytes from rank (rows) to rank (columns)",
+                                  "to rank", "from rank",
+                                  "the rank x rank plot is drawn up to 1024 ranks"};
+    int rc = cli_out_report(&out, &res.report, 1, &plot);
     fflush(stdout);
-    cli_out_truncated(res.truncated);
-    rt_an_profile_result_free(&res);
+    cli_out_truncated(res.report.truncated);
+    rt_an_report_free(&res.report);
     return rc;
 }
 

@@ -20,24 +20,20 @@ int cli_out_option(cli_args *a, cli_out *o)
     return k;
 }
 
-int cli_out_text(const rt_tables *ts, FILE *out)
+int cli_out_report(const cli_out *o, const rt_an_report *r, int text, const cli_plot *p)
 {
-    for (unsigned i = 0; i < ts->n; i++) {
+    for (unsigned i = 0; text && i < r->tables.n; i++) {
         if (i)
-            fputc('\n', out);
-        if (rt_table_write_text(ts->t[i], out))
+            fputc('\n', stdout);
+        if (rt_table_write_text(r->tables.t[i], stdout))
             return cli_error("cannot write the output");
     }
-    return CLI_OK;
-}
-
-int cli_out_files(const cli_out *o, const rt_tables *ts, const rt_table *plot,
-                  rt_plot_kind kind, const char *title, const char *xlabel, const char *ylabel)
-{
     rt_err err;
-    if (o->csv && rt_tables_write_csv(ts, o->csv, &err))
+    if (o->csv && rt_tables_write_csv(&r->tables, o->csv, &err))
         return cli_error("%s", err.msg);
-    if (o->plot && plot && rt_plot(plot, kind, title, xlabel, ylabel, o->plot, &err))
+    if (o->plot && !r->plot)
+        return cli_error("%s: %s", o->plot, p->none);
+    if (o->plot && rt_plot(r->plot, p->kind, p->title, p->xlabel, p->ylabel, o->plot, &err))
         return cli_error("%s", err.msg);
     return CLI_OK;
 }

@@ -67,12 +67,13 @@ static OTF2_ErrorCode put_attrs(otf2w *o, const otf2w_rank *r, const rt_event *e
 {
     OTF2_ErrorCode ec = OTF2_SUCCESS;
     OTF2_AttributeList_RemoveAllAttributes(o->attrs);
-    if (rt_event_kind_uses(ev->kind, 'k'))
+    unsigned fields = rt_event_kind_mask(ev->kind);
+    if (fields & RT_FIELD_CONTYPE)
         ec = OTF2_AttributeList_AddUint8(o->attrs, RT__ATTR_CONTYPE, ev->contype);
     unsigned call = innermost_call(r);
     if (ec == OTF2_SUCCESS && ev->call != call)
         ec = OTF2_AttributeList_AddUint32(o->attrs, RT__ATTR_CALL, ev->call);
-    if (ec == OTF2_SUCCESS && rt_event_kind_uses(ev->kind, 'o') &&
+    if (ec == OTF2_SUCCESS && (fields & RT_FIELD_OP) &&
         rt__otf2_default_op(ev->kind, otf2_value, ev->call) != ev->op)
         ec = OTF2_AttributeList_AddUint8(o->attrs, RT__ATTR_OP, ev->op);
     return ec;
