@@ -5,6 +5,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -196,6 +197,11 @@ int rt_plot(const rt_table *t, rt_plot_kind kind, const char *title, const char 
         unlink(log);
         return rt_err_set(err, RT_E_IO, "%s: fork: %s", path, strerror(errno));
     }
+    /* gnuplot may die before it has read the script (it could not start, say): a write to
+     * its pipe then fails with EPIPE instead of killing us with SIGPIPE. */
+    struct sigaction ign = {.sa_handler = SIG_IGN}, old;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGPIPE, &ign, &old);
     FILE *f = fdopen(pfd[1], "w");
     if (f) {
         script_head(f, path, title, xlabel, ylabel, kind == RT_PLOT_LINES);
@@ -206,10 +212,11 @@ int rt_plot(const rt_table *t, rt_plot_kind kind, const char *title, const char 
         else
             script_lines(f, t);
         fputs("set output\n", f);
-        fclose(f); /* gnuplot may have died: SIGPIPE is the caller's to ignore */
+        fclose(f);
     } else {
         close(pfd[1]);
     }
+    sigaction(SIGPIPE, &old, NULL);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         continue;
