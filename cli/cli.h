@@ -33,6 +33,7 @@ extern const cli_command cli_cmd_hist;
 extern const cli_command cli_cmd_gateways;
 extern const cli_command cli_cmd_pipeline;
 extern const cli_command cli_cmd_profile;
+extern const cli_command cli_cmd_replay;
 
 /* Scanning the arguments of a subcommand (cli/args.c): for (a.i = 1; a.i < argc; a.i++). */
 typedef struct cli_args {

@@ -13,6 +13,7 @@ static const cli_command *const commands[] = {
     &cli_cmd_gateways,
     &cli_cmd_pipeline,
     &cli_cmd_profile,
+    &cli_cmd_replay,
     &cli_cmd_demo,
 };
 #define NCOMMANDS (sizeof commands / sizeof *commands)

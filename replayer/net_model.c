@@ -46,8 +46,9 @@ void rt_net_model_default(rt_net_model *m)
 enum { K_LATENCY, K_BANDWIDTH, K_OVERHEAD, K_GAP, K_EAGER, K_NLINK };
 static const char *const link_key[K_NLINK] = {"latency", "bandwidth", "overhead", "gap", "eager"};
 
-enum { G_GATEWAYS, G_GW_MTU, G_REDUCE_BANDWIDTH, G_CONTENTION, G_N };
-static const char *const global_key[G_N] = {"gateways", "gw_mtu", "reduce_bandwidth", "contention"};
+enum { G_GATEWAYS, G_GW_MTU, G_REDUCE_BANDWIDTH, G_CONTENTION, G_INJECTION, G_N };
+static const char *const global_key[G_N] = {"gateways", "gw_mtu", "reduce_bandwidth", "contention",
+                                            "injection"};
 
 #define SECTION_GLOBAL RT_CT_NONE /* section index 0 is [global]; others are contypes */
 
@@ -126,6 +127,12 @@ static int set_global(loader *ld, int k, const char *v)
             return line_err(ld, "contention: bad value '%s' (expected on or off)",
                             clip(v, shown, sizeof shown));
         ld->m.contention = !strcmp(v, "on");
+        break;
+    case G_INJECTION:
+        if (strcmp(v, "message") && strcmp(v, "bytes"))
+            return line_err(ld, "injection: bad value '%s' (expected message or bytes)",
+                            clip(v, shown, sizeof shown));
+        ld->m.injection = !strcmp(v, "bytes") ? RT_NET_INJECT_BYTES : RT_NET_INJECT_MESSAGE;
         break;
     }
     return rc < 0 ? line_err(ld, "%s: %s", global_key[k], e.msg) : 0;
@@ -212,8 +219,8 @@ static int key_line(loader *ld, char *s)
                             what);
         if (global)
             return line_err(ld,
-                            "unknown key '%s' (expected gateways, gw_mtu, reduce_bandwidth "
-                            "or contention)",
+                            "unknown key '%s' (expected gateways, gw_mtu, reduce_bandwidth, "
+                            "contention or injection)",
                             what);
         if (find_key(global_key, G_N, key) >= 0)
             return line_err(ld,

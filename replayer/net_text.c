@@ -280,8 +280,11 @@ int rt_net_model_write(const rt_net_model *m, FILE *out)
         fputc(*s == '\n' || *s == '\r' ? '?' : *s, out);
     exact_size(m->gw_mtu, a, sizeof a);
     exact_bandwidth(m->reduce_bandwidth, b, sizeof b);
-    fprintf(out, "\ngateways = %u\ngw_mtu = %s\nreduce_bandwidth = %s\ncontention = %s\n",
-            (unsigned)m->gateways, a, b, m->contention ? "on" : "off");
+    fprintf(out,
+            "\ngateways = %u\ngw_mtu = %s\nreduce_bandwidth = %s\ncontention = %s\n"
+            "injection = %s\n",
+            (unsigned)m->gateways, a, b, m->contention ? "on" : "off",
+            m->injection == RT_NET_INJECT_BYTES ? "bytes" : "message");
     for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++) {
         const rt_net_link *l = &m->link[ct];
         fprintf(out, "\n[%s]\n", rt_contype_name(ct));

@@ -14,6 +14,12 @@
 #include "rt_error.h"
 #include "rt_event.h"
 
+/* How long one message keeps its sender from injecting the next (the simulator's one-port
+ * rule). MESSAGE: o + wire, until the last byte is at the receiver, the alpha-beta model of the
+ * collective cost formulas (a rank sends one message at a time). BYTES: o + n/B (at least
+ * the gap g): LogGP, where latency overlaps the next injection. */
+enum { RT_NET_INJECT_MESSAGE = 0, RT_NET_INJECT_BYTES = 1 };
+
 /* One connection type's parameters ([loop], [shm], [net], [gw] in the file). */
 typedef struct rt_net_link {
     uint64_t latency_ps;  /* L: first byte from sender to receiver */
@@ -31,7 +37,8 @@ typedef struct rt_net_model {
     uint32_t gateways;         /* gateway nodes between modules (simulator: contention) */
     uint64_t gw_mtu;           /* gateway forwarding chunk, bytes, > 0 */
     uint64_t reduce_bandwidth; /* bytes per second combined by a reduction, > 0 */
-    int contention;            /* rank injection/ejection contention in the simulator */
+    int contention;            /* rank ejection and gateway contention in the simulator */
+    int injection;             /* RT_NET_INJECT_*: how long a send occupies its rank */
     char source[256];          /* "built-in defaults" or the file path */
 } rt_net_model;
 

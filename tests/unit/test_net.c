@@ -33,6 +33,7 @@ static void assert_model_equal(const rt_net_model *a, const rt_net_model *b)
     assert_int_equal(a->gw_mtu, b->gw_mtu);
     assert_int_equal(a->reduce_bandwidth, b->reduce_bandwidth);
     assert_int_equal(a->contention, b->contention);
+    assert_int_equal(a->injection, b->injection);
 }
 
 static const char *tmp_path(const char *name)
@@ -220,6 +221,7 @@ static void test_write_defaults(void **state)
                               "gw_mtu = 32KiB\n"
                               "reduce_bandwidth = 5GB/s\n"
                               "contention = off\n"
+                              "injection = message\n"
                               "\n[loop]\nlatency = 50ns\nbandwidth = 20GB/s\noverhead = 100ns\n"
                               "gap = 0ns\neager = 64KiB\n"
                               "\n[shm]\nlatency = 300ns\nbandwidth = 10GB/s\noverhead = 100ns\n"
@@ -267,6 +269,7 @@ static void test_write_round_trip(void **state)
         m.gw_mtu = sizes[i % 9 + 1];
         m.reduce_bandwidth = bws[i % 7];
         m.contention = i & 1;
+        m.injection = (i >> 1) & 1;
         round_trip(&m);
     }
 }
@@ -534,7 +537,9 @@ static void test_file_errors(void **state)
                       "overhead, gap or eager)");
     assert_load_error("gw_mtu = 1K\nspeed = 1\n", RT_E_INVAL,
                       "model.conf:2: unknown key 'speed' (expected gateways, gw_mtu, "
-                      "reduce_bandwidth or contention)");
+                      "reduce_bandwidth, contention or injection)");
+    assert_load_error("injection = fast\n", RT_E_INVAL,
+                      "model.conf:1: injection: bad value 'fast' (expected message or bytes)");
     assert_load_error("latency = 1us\n", RT_E_INVAL,
                       "model.conf:1: latency is a per-connection-type key (put it in a [loop], "
                       "[shm], [net] or [gw] section)");

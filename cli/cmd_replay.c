@@ -1,0 +1,415 @@
+/* retrace replay TRACE: re-execute a trace on the built-in MPI engine, and compare choices. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "rt_sim.h"
+
+static void replay_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: retrace replay TRACE [--model FILE] [--coll OP=ALG,...] [--map SPEC]\n"
+            "                      [--nodes N] [--modules M] [--ranks-per-node K]\n"
+            "                      [--eager BYTES] [--contention on|off] [--free-wildcards]\n"
+            "                      [--compare ALT ...] [--csv FILE] [--plot FILE.svg|.png]\n"
+            "\n"
+            "Replays the trace on a simulated machine (docs/replay.md) and prints the\n"
+            "predicted run time, the time per rank and the critical rank (the last to end).\n"
+            "  --model FILE       network model (docs/model.md); default: built-in\n"
+            "  --coll OP=ALG,...  collective algorithms (OP may be 'all'); default: mpich,\n"
+            "                     MPICH 4.0's own choice. 'retrace hist --algorithms' lists them\n"
+            "  --map SPEC         placement of ranks: recorded (default), block, cyclic,\n"
+            "                     random:SEED, file:FILE (lines 'RANK NODE'), auto (from the\n"
+            "                     traced traffic: fewest gateway bytes, then inter-node bytes)\n"
+            "  --nodes N, --modules M, --ranks-per-node K\n"
+            "                     another machine shape (missing values follow from the\n"
+            "                     others and the trace); implies --map block unless given\n"
+            "  --eager BYTES      eager/rendezvous threshold for every connection type\n"
+            "                     (e.g. 0 or 64K); default: the model's\n"
+            "  --contention on|off  queue messages at receivers and gateways\n"
+            "  --free-wildcards   match MPI_ANY_SOURCE/MPI_ANY_TAG receives freely instead of\n"
+            "                     as recorded\n"
+            "  --compare ALT      also replay an alternative and print one table with a row\n"
+            "                     per configuration (repeat for more, up to 16). ALT is\n"
+            "                     KEY:VALUE[+KEY:VALUE...] with KEY one of coll, map, model,\n"
+            "                     eager, contention, nodes, modules, ranks-per-node, e.g.\n"
+            "                     coll:all=msa  map:auto  eager:0  map:cyclic+nodes:8\n"
+            "  --csv FILE         the tables as CSV (FILE, FILE-ranks.csv)\n"
+            "  --plot FILE        a bar chart of the predicted times (with --compare)\n"
+            "Exit status 1 when a replay ends in a deadlock or a collective mismatch (the\n"
+            "report says which ranks wait for what).\n");
+}
+
+#define MAX_ALTS 16
+
+/* One configuration: what the command line or an ALT says (NULL/0 = not given). */
+typedef struct replay_conf {
+    const char *label;
+    const char *model, *coll, *map, *eager, *contention;
+    uint32_t nodes, modules, rpn;
+    int free_wild;
+} replay_conf;
+
+static int parse_count(const char *what, const char *v, uint32_t *out)
+{
+    char *end;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (!*v || *end || v[0] == '-' || n == 0 || n > RT_MAX_RANKS)
+        return cli_error("%s: bad value '%s' (expected a whole number from 1 to %u)", what, v,
+                         (unsigned)RT_MAX_RANKS);
+    *out = (uint32_t)n;
+    return 0;
+}
+
+/* ALT: KEY:VALUE[+KEY:VALUE...] on top of the base configuration. */
+static int parse_alt(char *text, const char *label, replay_conf *c)
+{
+    c->label = label;
+    for (char *item = text, *next; item; item = next) {
+        next = strchr(item, '+');
+        if (next)
+            *next++ = '\0';
+        char *v = strchr(item, ':');
+        if (!v || v == item || !v[1])
+            return cli_error("--compare '%s': bad item '%s' (expected KEY:VALUE)", label, item);
+        *v++ = '\0';
+        if (!strcmp(item, "coll"))
+            c->coll = v;
+        else if (!strcmp(item, "map"))
+            c->map = v;
+        else if (!strcmp(item, "model"))
+            c->model = v;
+        else if (!strcmp(item, "eager"))
+            c->eager = v;
+        else if (!strcmp(item, "contention"))
+            c->contention = v;
+        else if (!strcmp(item, "nodes") || !strcmp(item, "modules") ||
+                 !strcmp(item, "ranks-per-node")) {
+            uint32_t *dst = item[0] == 'n' ? &c->nodes : item[0] == 'm' ? &c->modules : &c->rpn;
+            char what[64];
+            snprintf(what, sizeof what, "--compare '%s': %s", label, item);
+            if (parse_count(what, v, dst))
+                return CLI_BAD;
+        } else
+            return cli_error("--compare '%s': unknown key '%s' (expected coll, map, model, "
+                             "eager, contention, nodes, modules or ranks-per-node)",
+                             label, item);
+    }
+    return 0;
+}
+
+/* Everything a replay needs from a configuration; placement arrays are owned. */
+typedef struct replay_setup {
+    rt_sim_config cfg;
+    uint32_t *node, *module;
+    rt_map_shape shape;
+    char map_name[RT_MAP_PATH_MAX + 16];
+} replay_setup;
+
+static int setup(const replay_conf *c, const rt_sim_trace *t, replay_setup *su)
+{
+    const rt_defs *defs = rt_sim_trace_defs(t);
+    rt_err err;
+    memset(su, 0, sizeof *su);
+    rt_sim_config_default(&su->cfg);
+    if (c->model && rt_net_model_load(&su->cfg.model, c->model, &err) < 0)
+        return cli_error("%s", err.msg);
+    if (c->coll && rt_an_parse_algs(c->coll, su->cfg.alg, &err) < 0)
+        return cli_error("--coll %s: %s", c->coll, err.msg);
+    if (c->eager) {
+        uint64_t e;
+        if (rt_net_parse_size(c->eager, &e, &err) < 0)
+            return cli_error("--eager: %s", err.msg);
+        for (unsigned ct = 0; ct < RT_CT_COUNT; ct++)
+            su->cfg.model.link[ct].eager = e;
+    }
+    if (c->contention) {
+        if (strcmp(c->contention, "on") && strcmp(c->contention, "off"))
+            return cli_error("--contention: bad value '%s' (expected on or off)", c->contention);
+        su->cfg.model.contention = !strcmp(c->contention, "on");
+    }
+    su->cfg.free_wildcards = c->free_wild;
+    rt_map_shape rec, given = {c->nodes, c->modules, c->rpn};
+    rt_map_shape_recorded(defs, &rec);
+    if (rt_map_shape_complete(&given, &rec, defs->nranks, &su->shape, &err) < 0)
+        return cli_error("%s", err.msg);
+    int reshaped = memcmp(&su->shape, &rec, sizeof rec) != 0;
+    rt_map_spec spec = {.kind = reshaped ? RT_MAP_BLOCK : RT_MAP_RECORDED};
+    if (c->map && rt_map_parse(c->map, &spec, &err) < 0)
+        return cli_error("%s", err.msg);
+    rt_map_format(&spec, su->map_name, sizeof su->map_name);
+    if (spec.kind == RT_MAP_RECORDED && !reshaped)
+        return 0; /* the engine uses the trace's own placement */
+    rt_map_edge *edges = NULL;
+    size_t nedges = 0;
+    if (spec.kind == RT_MAP_AUTO && rt_sim_trace_traffic(t, &edges, &nedges, &err) < 0)
+        return cli_error("%s", err.msg);
+    su->node = malloc((defs->nranks ? defs->nranks : 1) * sizeof *su->node);
+    su->module = malloc((defs->nranks ? defs->nranks : 1) * sizeof *su->module);
+    if (!su->node || !su->module) {
+        free(edges);
+        return cli_error("out of memory");
+    }
+    int rc = rt_map_place(&spec, &su->shape, defs, edges, nedges, su->node, su->module, &err);
+    free(edges);
+    if (rc < 0)
+        return cli_error("%s", err.msg);
+    su->cfg.node = su->node;
+    su->cfg.module = su->module;
+    return 0;
+}
+
+static void setup_free(replay_setup *su)
+{
+    free(su->node);
+    free(su->module);
+}
+
+static void fmt_time(uint64_t ps, char *buf, size_t len) { rt_net_format_time(ps, buf, len); }
+
+static void print_notes(const char *label, const char *notes)
+{
+    for (const char *p = notes; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        int n = nl ? (int)(nl - p) : (int)strlen(p);
+        fprintf(stderr, "retrace: note%s%s: %.*s\n", label ? " for " : "", label ? label : "", n,
+                p);
+        p += n + (nl != NULL);
+    }
+}
+
+/* The per-rank table: every rank up to 64, else the 16 that end last. */
+static rt_table *rank_table(const rt_sim_result *res, int all)
+{
+    static const char *const cols[] = {"rank", "end_us", "mpi_us", "compute_us", "mpi_pct"};
+    rt_table *tb = rt_table_new("ranks", "per rank (times in microseconds)", 5, cols, "rrrrr");
+    if (!tb)
+        return NULL;
+    uint32_t n = res->nranks, *order = malloc((n ? n : 1) * sizeof *order);
+    if (!order) {
+        rt_table_free(tb);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        order[i] = i;
+    uint32_t shown = n;
+    if (!all && n > 64) { /* the 16 latest, latest first (selection: n is large, 16 small) */
+        shown = 16;
+        for (uint32_t i = 0; i < shown; i++)
+            for (uint32_t j = i + 1; j < n; j++)
+                if (res->ranks[order[j]].end_ps > res->ranks[order[i]].end_ps) {
+                    uint32_t x = order[i];
+                    order[i] = order[j];
+                    order[j] = x;
+                }
+    }
+    for (uint32_t k = 0; k < shown; k++) {
+        const rt_sim_rank *r = &res->ranks[order[k]];
+        uint64_t total = r->mpi_ps + r->compute_ps;
+        if (rt_table_row(tb) || rt_table_cell_u64(tb, order[k]) ||
+            rt_table_cell(tb, "%.3f", r->end_ps / 1e6) ||
+            rt_table_cell(tb, "%.3f", r->mpi_ps / 1e6) ||
+            rt_table_cell(tb, "%.3f", r->compute_ps / 1e6) ||
+            rt_table_cell(tb, "%.1f", total ? 100.0 * (double)r->mpi_ps / (double)total : 0.0)) {
+            rt_table_free(tb);
+            free(order);
+            return NULL;
+        }
+    }
+    free(order);
+    return tb;
+}
+
+static void print_summary(const rt_sim_trace *t, const replay_setup *su, const rt_sim_result *r,
+                          const char *coll)
+{
+    char a[32], b[32];
+    const rt_defs *defs = rt_sim_trace_defs(t);
+    printf("ranks               %u (%llu events)\n", (unsigned)defs->nranks,
+           (unsigned long long)rt_sim_trace_events(t));
+    printf("machine             %u nodes, %u modules, up to %u ranks per node; map %s\n",
+           (unsigned)su->shape.nodes, (unsigned)su->shape.modules,
+           (unsigned)su->shape.ranks_per_node, su->map_name);
+    printf("model               %s\n", su->cfg.model.source);
+    printf("collectives         %s\n", coll);
+    fmt_time(rt_sim_trace_span_ps(t), a, sizeof a);
+    printf("recorded run time   %s\n", a);
+    fmt_time(r->time_ps, a, sizeof a);
+    printf("predicted run time  %s%s\n", a, r->completed ? "" : " (did not complete)");
+    fmt_time(r->ranks ? r->ranks[r->critical_rank].mpi_ps : 0, b, sizeof b);
+    printf("critical rank       %u (%s in MPI)\n", (unsigned)r->critical_rank, b);
+    fmt_time(defs->nranks ? r->mpi_ps / defs->nranks : 0, a, sizeof a);
+    printf("time in MPI         %s per rank on average\n", a);
+    printf("messages            %llu (%llu bytes)\n", (unsigned long long)r->messages,
+           (unsigned long long)r->bytes);
+    printf("gateway crossings   %llu (%llu bytes)\n", (unsigned long long)r->gw_messages,
+           (unsigned long long)r->gw_bytes);
+}
+
+static int compare_row(rt_table *tb, const char *label, const rt_sim_result *r, uint32_t nranks,
+                       uint64_t base_ps)
+{
+    if (rt_table_row(tb) || rt_table_cell(tb, "%s", label))
+        return -1;
+    if (!r->completed)
+        return rt_table_cell(tb, "deadlock") || rt_table_cell(tb, "-") ||
+               rt_table_cell_u64(tb, r->messages) || rt_table_cell_u64(tb, r->bytes) ||
+               rt_table_cell_u64(tb, r->gw_messages) || rt_table_cell(tb, "-");
+    return rt_table_cell(tb, "%.3f", r->time_ps / 1e6) ||
+           rt_table_cell(tb, "%.3f", nranks ? (double)r->mpi_ps / nranks / 1e6 : 0.0) ||
+           rt_table_cell_u64(tb, r->messages) || rt_table_cell_u64(tb, r->bytes) ||
+           rt_table_cell_u64(tb, r->gw_messages) ||
+           rt_table_cell(tb, "%.2fx", r->time_ps ? (double)base_ps / (double)r->time_ps : 0.0);
+}
+
+static int report_failure(const char *label, const rt_sim_result *r)
+{
+    if (r->completed && !r->report)
+        return 0;
+    const char *head = r->completed ? "replay warning" : "replay did not complete";
+    if (label)
+        printf("%s (%s):\n%s", head, label, r->report ? r->report : "");
+    else
+        printf("%s:\n%s", head, r->report ? r->report : "");
+    return !r->completed;
+}
+
+static int replay_run(int argc, char **argv)
+{
+    const cli_command *cmd = &cli_cmd_replay;
+    cli_args a = {.cmd = cmd, .argc = argc, .argv = argv};
+    const char *path = NULL;
+    replay_conf base = {0};
+    const char *alts[MAX_ALTS];
+    unsigned nalts = 0;
+    cli_out out = {0};
+    for (a.i = 1; a.i < argc; a.i++) {
+        const char *v;
+        int k;
+        if (cli_args_flag(&a, "--help") || cli_args_flag(&a, "-h")) {
+            replay_usage(stdout);
+            return CLI_OK;
+        } else if (cli_args_flag(&a, "--free-wildcards")) {
+            base.free_wild = 1;
+        } else if ((k = cli_args_value(&a, "--model", &base.model)) ||
+                   (k = cli_args_value(&a, "--coll", &base.coll)) ||
+                   (k = cli_args_value(&a, "--map", &base.map)) ||
+                   (k = cli_args_value(&a, "--eager", &base.eager)) ||
+                   (k = cli_args_value(&a, "--contention", &base.contention)) ||
+                   (k = cli_out_option(&a, &out))) {
+            if (k < 0)
+                return CLI_BAD;
+        } else if ((k = cli_args_value(&a, "--nodes", &v))) {
+            if (k < 0 || parse_count("--nodes", v, &base.nodes))
+                return CLI_BAD;
+        } else if ((k = cli_args_value(&a, "--modules", &v))) {
+            if (k < 0 || parse_count("--modules", v, &base.modules))
+                return CLI_BAD;
+        } else if ((k = cli_args_value(&a, "--ranks-per-node", &v))) {
+            if (k < 0 || parse_count("--ranks-per-node", v, &base.rpn))
+                return CLI_BAD;
+        } else if ((k = cli_args_value(&a, "--compare", &v))) {
+            if (k < 0)
+                return CLI_BAD;
+            if (nalts == MAX_ALTS)
+                return cli_usage_error(cmd, "replay: at most %d --compare alternatives",
+                                       MAX_ALTS);
+            alts[nalts++] = v;
+        } else if (argv[a.i][0] != '-' && !path) {
+            path = argv[a.i];
+        } else {
+            return cli_args_unknown(&a);
+        }
+    }
+    if (!path)
+        return cli_usage_error(cmd, "replay: no trace given");
+    if (out.plot && !nalts)
+        return cli_usage_error(cmd, "replay: --plot draws the --compare table; give --compare");
+    /* check every alternative before the (possibly long) load */
+    replay_conf confs[MAX_ALTS + 1];
+    char *texts[MAX_ALTS] = {0};
+    confs[0] = base;
+    confs[0].label = base.model || base.coll || base.map || base.eager || base.contention ||
+                             base.nodes || base.modules || base.rpn || base.free_wild
+                         ? "baseline"
+                         : "recorded";
+    int rc = CLI_OK;
+    for (unsigned i = 0; i < nalts && rc == CLI_OK; i++) {
+        confs[i + 1] = base;
+        if (!(texts[i] = strdup(alts[i])))
+            rc = cli_error("out of memory");
+        else if (parse_alt(texts[i], alts[i], &confs[i + 1]))
+            rc = CLI_BAD;
+    }
+    rt_reader *rd = NULL;
+    rt_sim_trace *t = NULL;
+    rt_err err;
+    if (rc == CLI_OK && rt_reader_open(path, &rd, &err) < 0)
+        rc = cli_error("%s", err.msg);
+    if (rc == CLI_OK && rt_sim_trace_load(rd, &t, &err) < 0)
+        rc = cli_error("%s: %s", path, err.msg);
+    if (rc == CLI_OK)
+        cli_out_truncated(rt_reader_truncated(rd));
+    if (rd)
+        rt_reader_close(rd);
+    if (rc == CLI_OK)
+        print_notes(NULL, rt_sim_trace_notes(t));
+    rt_an_report rep;
+    memset(&rep, 0, sizeof rep);
+    rt_table *cmp = NULL;
+    if (rc == CLI_OK && nalts) {
+        static const char *const cols[] = {"configuration", "predicted_us", "mpi_us_per_rank",
+                                           "messages", "bytes", "gw_crossings", "speedup"};
+        cmp = rt_table_new("compare", "what if (times in microseconds)", 7, cols, "lrrrrrr");
+        if (!cmp || rt_tables_add(&rep.tables, cmp) < 0)
+            rc = cli_error("out of memory");
+        rep.plot = cmp;
+    }
+    uint64_t base_ps = 0;
+    int failed = 0;
+    for (unsigned i = 0; i <= (nalts ? nalts : 0) && rc == CLI_OK; i++) {
+        replay_setup su;
+        if (setup(&confs[i], t, &su)) {
+            setup_free(&su);
+            rc = CLI_BAD;
+            break;
+        }
+        rt_sim_result res;
+        if (rt_sim_run(t, &su.cfg, &res, &err) < 0) {
+            rc = cli_error("replay%s%s: %s", nalts ? " " : "", nalts ? confs[i].label : "",
+                           err.msg);
+        } else {
+            char coll[256];
+            rt_an_algs_name(su.cfg.alg, coll, sizeof coll);
+            if (i == 0)
+                base_ps = res.time_ps;
+            if (!nalts) {
+                print_summary(t, &su, &res, coll);
+                rt_table *rt = rank_table(&res, 0);
+                if (!rt || rt_tables_add(&rep.tables, rt) < 0)
+                    rc = cli_error("out of memory");
+            } else if (compare_row(cmp, confs[i].label, &res, res.nranks, base_ps)) {
+                rc = cli_error("out of memory");
+            }
+            failed |= report_failure(nalts ? confs[i].label : NULL, &res);
+            print_notes(nalts ? confs[i].label : NULL, res.notes);
+        }
+        rt_sim_result_free(&res);
+        setup_free(&su);
+    }
+    if (rc == CLI_OK) {
+        if (!nalts)
+            printf("\n");
+        static const cli_plot plot = {RT_PLOT_BARS, "Predicted run time (us)", "configuration",
+                                      "microseconds", "no plot"};
+        rc = cli_out_report(&out, &rep, 1, &plot);
+    }
+    rt_an_report_free(&rep);
+    for (unsigned i = 0; i < nalts; i++)
+        free(texts[i]);
+    rt_sim_trace_free(t);
+    return rc != CLI_OK ? rc : failed ? CLI_FAIL : CLI_OK;
+}
+
+const cli_command cli_cmd_replay = {"replay", "predict the run on a simulated machine",
+                                    replay_run, replay_usage};

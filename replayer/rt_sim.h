@@ -1,0 +1,90 @@
+/*
+ * rt_sim: the built-in MPI engine. A trace is loaded once into memory (rt_sim_trace) and
+ * replayed any number of times (rt_sim_run) on a simulated machine: a network model
+ * (rt_net.h), a collective algorithm per op (rt_coll.h) and a placement of ranks on nodes
+ * and modules (rt_map.h). The engine is a deterministic discrete-event simulation in
+ * integer picoseconds; docs/replay.md says what it models and how.
+ */
+#ifndef RT_SIM_H
+#define RT_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rt_coll.h"
+#include "rt_error.h"
+#include "rt_event.h"
+#include "rt_map.h"
+#include "rt_net.h"
+#include "rt_trace.h"
+
+/* ---- the trace, in memory ------------------------------------------------------------------ */
+
+typedef struct rt_sim_trace rt_sim_trace;
+
+/* Reads every event of r (which stays open and owned by the caller) and prepares it for
+ * replay: peers resolved to world ranks, request ids linked to their completions. Events
+ * that cannot be replayed (a receive that never completed, a nonblocking collective never
+ * completed) are left out and counted in the notes. On failure err names what is wrong
+ * ("rank 3, event 17: ..."), without the trace's path. */
+int rt_sim_trace_load(rt_reader *r, rt_sim_trace **out, rt_err *err);
+void rt_sim_trace_free(rt_sim_trace *t);
+const rt_defs *rt_sim_trace_defs(const rt_sim_trace *t);
+uint64_t rt_sim_trace_events(const rt_sim_trace *t);
+/* Recorded run time: last event minus first event over all ranks, in ps. */
+uint64_t rt_sim_trace_span_ps(const rt_sim_trace *t);
+/* Lines (each ending in '\n') about what loading left out or had to guess; "" if nothing. */
+const char *rt_sim_trace_notes(const rt_sim_trace *t);
+/* Point-to-point and RMA bytes between world ranks as traced (each pair once, a < b),
+ * for --map auto. *edges is malloc'ed; free() it. */
+int rt_sim_trace_traffic(const rt_sim_trace *t, rt_map_edge **edges, size_t *nedges,
+                         rt_err *err);
+
+/* ---- one replay -------------------------------------------------------------------------- */
+
+typedef struct rt_sim_config {
+    rt_net_model model;
+    uint8_t alg[RT_COLL_COUNT]; /* rt_coll_alg per rt_coll_op; RT_ALG_MPICH by default */
+    const uint32_t *node;       /* per world rank; NULL: as recorded */
+    const uint32_t *module;     /* per world rank; NULL: as recorded */
+    int free_wildcards;         /* match wildcard receives freely instead of as recorded */
+    const char *out_trace;      /* write the simulated run as OTF2 there; NULL: do not */
+} rt_sim_config;
+
+/* The built-in model, mpich for every op, the recorded placement, wildcards as recorded. */
+void rt_sim_config_default(rt_sim_config *c);
+
+typedef struct rt_sim_rank {
+    uint64_t end_ps;     /* when the rank left its last call */
+    uint64_t mpi_ps;     /* time inside MPI calls */
+    uint64_t compute_ps; /* recorded computation between calls */
+} rt_sim_rank;
+
+typedef struct rt_sim_result {
+    int completed;          /* 1: every rank replayed its trace; 0: see report */
+    uint64_t time_ps;       /* predicted run time: the last rank's end */
+    uint32_t critical_rank; /* the rank that ends last (lowest such rank) */
+    uint64_t mpi_ps;        /* time in MPI summed over ranks */
+    uint64_t messages;      /* wire messages: point-to-point, collective steps, RMA data */
+    uint64_t bytes;
+    uint64_t gw_messages; /* of which crossed a gateway */
+    uint64_t gw_bytes;
+    uint64_t events;       /* trace events replayed */
+    uint64_t sim_events;   /* engine events processed (heap pops) */
+    uint32_t nranks;
+    rt_sim_rank *ranks;    /* nranks entries */
+    char *report;          /* deadlock, mismatch and unmatched-message lines; NULL if none */
+    char *notes;           /* approximations made during the run; NULL if none */
+} rt_sim_result;
+
+/*
+ * Replays t under c. Returns 0 when the replay ran (also when it ended in a deadlock or a
+ * collective mismatch: then res->completed is 0 and res->report says which ranks waited for
+ * what), or a negative code when it could not (bad configuration, out of memory, the output
+ * trace could not be written), with err saying why. res must be freed either way.
+ */
+int rt_sim_run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res,
+               rt_err *err);
+void rt_sim_result_free(rt_sim_result *res);
+
+#endif /* RT_SIM_H */

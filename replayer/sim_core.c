@@ -1,0 +1,538 @@
+/*
+ * The engine's core: the heap, requests, and each rank walking its recorded events.
+ * rt__sim.h describes the design; this file holds the loop and the per-event rules.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt__sim.h"
+
+/* ---- heap: (time, seq) ordered, array backed -------------------------------------------------- */
+
+static int heap_less(const sim_heap_ent *a, const sim_heap_ent *b)
+{
+    return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+}
+
+int sim_heap_push(sim *s, uint64_t time, uint8_t kind, uint32_t idx)
+{
+    if (s->nheap == s->heap_cap) {
+        size_t cap = s->heap_cap ? s->heap_cap * 2 : 1024;
+        sim_heap_ent *h = realloc(s->heap, cap * sizeof *h);
+        if (!h)
+            return sim_fail(s, RT_E_NOMEM, "out of memory (engine queue)");
+        s->heap = h;
+        s->heap_cap = cap;
+    }
+    sim_heap_ent e = {time, s->seq++, idx, kind};
+    size_t i = s->nheap++;
+    while (i) {
+        size_t p = (i - 1) / 2;
+        if (!heap_less(&e, &s->heap[p]))
+            break;
+        s->heap[i] = s->heap[p];
+        i = p;
+    }
+    s->heap[i] = e;
+    return 0;
+}
+
+static sim_heap_ent heap_pop(sim *s)
+{
+    sim_heap_ent top = s->heap[0];
+    sim_heap_ent last = s->heap[--s->nheap];
+    size_t i = 0, n = s->nheap;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && heap_less(&s->heap[c + 1], &s->heap[c]))
+            c++;
+        if (!heap_less(&s->heap[c], &last))
+            break;
+        s->heap[i] = s->heap[c];
+        i = c;
+    }
+    if (n)
+        s->heap[i] = last;
+    return top;
+}
+
+/* ---- errors, reports ---------------------------------------------------------------------------- */
+
+int sim_fail(sim *s, int code, const char *fmt, ...)
+{
+    if (!s->rc) {
+        va_list ap;
+        va_start(ap, fmt);
+        if (s->err) {
+            s->err->code = code;
+            vsnprintf(s->err->msg, sizeof s->err->msg, fmt, ap);
+        }
+        va_end(ap);
+        s->rc = -code;
+    }
+    return -code;
+}
+
+void sim_buf_printf(sim_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if (b->len + (size_t)n + 1 > b->cap) {
+        size_t cap = (b->cap ? b->cap * 2 : 1024) + (size_t)n + 1;
+        char *p = realloc(b->s, cap);
+        if (!p)
+            return;
+        b->s = p;
+        b->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+    b->lines++;
+}
+
+/* ---- requests ----------------------------------------------------------------------------------- */
+
+uint32_t sim_req_new(sim *s, uint8_t what)
+{
+    uint32_t r;
+    if (s->req_free != SIM_NONE) {
+        r = s->req_free;
+        s->req_free = s->reqs[r].next_free;
+    } else {
+        if (s->nreqs == s->reqs_cap) {
+            uint32_t cap = s->reqs_cap ? s->reqs_cap * 2 : 1024;
+            sim_req *p = realloc(s->reqs, (size_t)cap * sizeof *p);
+            if (!p) {
+                sim_fail(s, RT_E_NOMEM, "out of memory (requests)");
+                return SIM_NONE;
+            }
+            s->reqs = p;
+            s->reqs_cap = cap;
+        }
+        r = s->nreqs++;
+    }
+    s->reqs[r] = (sim_req){SIM_NEVER, SIM_NONE, SIM_W_NONE, what, SIM_NONE};
+    return r;
+}
+
+void sim_req_free(sim *s, uint32_t r)
+{
+    s->reqs[r].next_free = s->req_free;
+    s->reqs[r].wkind = SIM_W_NONE;
+    s->req_free = r;
+}
+
+void sim_rank_wake(sim *s, uint32_t rank, uint64_t t)
+{
+    sim_rank *rk = &s->ranks[rank];
+    if (rk->state != SIM_RANK_BLOCKED)
+        return;
+    if (t < s->now)
+        t = s->now;
+    rk->state = SIM_RANK_READY;
+    sim_heap_push(s, t, SIM_H_RANK, rank);
+}
+
+void sim_req_done(sim *s, uint32_t r, uint64_t t)
+{
+    sim_req *q = &s->reqs[r];
+    q->done = t;
+    switch (q->wkind) {
+    case SIM_W_RANK: {
+        sim_rank *rk = &s->ranks[q->waiter];
+        uint32_t rank = q->waiter;
+        sim_req_free(s, r);
+        if (t > rk->wait_until)
+            rk->wait_until = t;
+        if (--rk->waiting == 0)
+            sim_rank_wake(s, rank, rk->wait_until);
+        break;
+    }
+    case SIM_W_COLL: {
+        uint32_t c = q->waiter;
+        sim_req_free(s, r);
+        sim_coll *co = &s->colls[c];
+        if (t > co->round_end)
+            co->round_end = t;
+        co->pending--;
+        sim_coll_notify(s, c);
+        break;
+    }
+    case SIM_W_DROP:
+        sim_req_free(s, r);
+        break;
+    default:
+        break;
+    }
+}
+
+void sim_rank_wait(sim *s, uint32_t rank, uint32_t r)
+{
+    if (r == SIM_NONE)
+        return;
+    sim_rank *rk = &s->ranks[rank];
+    sim_req *q = &s->reqs[r];
+    if (q->done != SIM_NEVER) {
+        if (q->done > rk->wait_until)
+            rk->wait_until = q->done;
+        sim_req_free(s, r);
+        return;
+    }
+    q->wkind = SIM_W_RANK;
+    q->waiter = rank;
+    rk->waiting++;
+}
+
+/* A request nobody will wait for: freed as soon as its time is known. */
+static void req_drop(sim *s, uint32_t r)
+{
+    if (r == SIM_NONE)
+        return;
+    if (s->reqs[r].done != SIM_NEVER)
+        sim_req_free(s, r);
+    else
+        s->reqs[r].wkind = SIM_W_DROP;
+}
+
+/* ---- ranks ---------------------------------------------------------------------------------- */
+
+void sim_slot_set(sim *s, uint32_t rank, uint64_t slot, uint32_t r)
+{
+    if (slot == SIM_NONE)
+        req_drop(s, r);
+    else
+        s->slots[s->ranks[rank].slot_base + slot] = r;
+}
+
+static void slot_wait(sim *s, uint32_t rank, uint64_t slot)
+{
+    uint32_t *p = &s->slots[s->ranks[rank].slot_base + slot];
+    sim_rank_wait(s, rank, *p);
+    *p = SIM_NONE;
+}
+
+static uint32_t coll_of_event(sim *s, uint32_t rank, const rt_event *ev, uint64_t t)
+{
+    const rt_comm_def *c = rt_defs_comm(s->defs, ev->comm);
+    if (c->flags & RT_COMM_IS_INTER) {
+        sim_buf_printf(&s->notes, "inter-communicator collectives take no time (rank %u, %s "
+                       "on communicator %u)\n", (unsigned)rank, rt_event_op_name(ev->kind, ev->op),
+                       (unsigned)ev->comm);
+        return SIM_NONE;
+    }
+    return sim_coll_start(s, rank, SIM_CTX_COLL, ev->comm, c, ev->op, ev->peer, ev->bytes,
+                          ev->rbytes, t);
+}
+
+/* One operation event of a call (anything but ENTER and LEAVE). */
+static void rank_op(sim *s, uint32_t rank, const rt_event *ev)
+{
+    sim_rank *rk = &s->ranks[rank];
+    uint64_t t = rk->clock;
+    uint32_t r;
+    switch (ev->kind) {
+    case RT_EV_SEND:
+        r = sim_post_send(s, SIM_CTX_P2P, ev->comm, (uint32_t)ev->tag, rank, (uint32_t)ev->peer,
+                          ev->bytes, t, SIM_R_SEND);
+        sim_rank_wait(s, rank, r);
+        break;
+    case RT_EV_ISEND:
+        r = sim_post_send(s, SIM_CTX_P2P, ev->comm, (uint32_t)ev->tag, rank, (uint32_t)ev->peer,
+                          ev->bytes, t, SIM_R_SEND);
+        sim_slot_set(s, rank, ev->req, r);
+        break;
+    case RT_EV_RECV:
+        r = sim_post_recv(s, SIM_CTX_P2P, ev->comm, (uint32_t)ev->tag, rank, (uint32_t)ev->peer,
+                          ev->bytes, t, ev->op, SIM_R_RECV);
+        sim_rank_wait(s, rank, r);
+        break;
+    case RT_EV_IRECV_REQUEST:
+        r = sim_post_recv(s, SIM_CTX_P2P, ev->comm, (uint32_t)ev->tag, rank, (uint32_t)ev->peer,
+                          ev->bytes, t, ev->op, SIM_R_RECV);
+        sim_slot_set(s, rank, ev->req, r);
+        break;
+    case RT_EV_ISEND_COMPLETE:
+    case RT_EV_IRECV:
+    case RT_EV_NBC_COMPLETE:
+    case RT_EV_RMA_OP_COMPLETE:
+        slot_wait(s, rank, ev->req);
+        break;
+    case RT_EV_COLL_END:
+        sim_rank_wait(s, rank, coll_of_event(s, rank, ev, t));
+        break;
+    case RT_EV_NBC_REQUEST:
+        sim_slot_set(s, rank, ev->req, coll_of_event(s, rank, ev, t));
+        break;
+    case RT_EV_WIN_CREATE:
+    case RT_EV_WIN_FREE:
+    case RT_EV_RMA_PUT:
+    case RT_EV_RMA_GET:
+    case RT_EV_RMA_ATOMIC:
+    case RT_EV_RMA_COLL_END:
+    case RT_EV_RMA_GROUP_SYNC:
+    case RT_EV_RMA_LOCK:
+    case RT_EV_RMA_UNLOCK:
+    case RT_EV_RMA_SYNC:
+        sim_rma_event(s, rank, ev);
+        break;
+    default: /* COLL_BEGIN, RMA_COLL_BEGIN, skipped events: nothing to do */
+        break;
+    }
+}
+
+static void call_enter(sim_rank *rk, const rt_event *ev)
+{
+    if (ev->time > rk->last_rec) {
+        uint64_t d = (ev->time - rk->last_rec) * 1000;
+        rk->clock += d;
+        rk->compute_ps += d;
+    }
+    rk->last_rec = ev->time;
+    rk->call = ev->call;
+    rk->call_start = rk->clock;
+    rk->wait_until = rk->clock;
+    rk->waiting = 0;
+}
+
+static void call_leave(sim_rank *rk, const rt_event *ev)
+{
+    if (rk->wait_until > rk->clock)
+        rk->clock = rk->wait_until;
+    rk->mpi_ps += rk->clock - rk->call_start;
+    rk->last_rec = ev->time;
+    rk->in_call = 0;
+}
+
+/* Runs rank from its clock until it blocks, finishes, or passes the next engine event. */
+static void rank_run(sim *s, uint32_t rank)
+{
+    sim_rank *rk = &s->ranks[rank];
+    const sim_rank_events *re = &s->t->ranks[rank];
+    s->now = rk->clock;
+    if (rk->in_call == 2 && !rk->waiting) { /* woken inside an implicit call */
+        call_leave(rk, &re->ev[rk->pc - 1]);
+        s->res->events++;
+    }
+    while (rk->pc < re->n) {
+        if (s->stop || s->rc)
+            return;
+        const rt_event *ev = &re->ev[rk->pc];
+        if (ev->kind == RT_EV_ENTER) {
+            call_enter(rk, ev);
+            rk->in_call = 1;
+            rk->pc++;
+            s->res->events++;
+            if (s->nheap && rk->clock > s->heap[0].time) {
+                sim_heap_push(s, rk->clock, SIM_H_RANK, rank);
+                return;
+            }
+            s->now = rk->clock;
+        } else if (ev->kind == RT_EV_LEAVE) {
+            if (rk->waiting) {
+                rk->state = SIM_RANK_BLOCKED;
+                return;
+            }
+            call_leave(rk, ev);
+            rk->pc++;
+            s->res->events++;
+        } else {
+            int implicit = !rk->in_call;
+            if (implicit) { /* an operation outside any recorded call: a call of its own */
+                call_enter(rk, ev);
+                rk->in_call = 2;
+                if (s->nheap && rk->clock > s->heap[0].time) {
+                    rk->in_call = 3; /* entered, operation not yet done */
+                    sim_heap_push(s, rk->clock, SIM_H_RANK, rank);
+                    return;
+                }
+                s->now = rk->clock;
+            } else if (rk->in_call == 3) {
+                rk->in_call = 2;
+                implicit = 1;
+            }
+            if (ev->kind != SIM_EV_SKIP)
+                rank_op(s, rank, ev);
+            rk->pc++;
+            if (implicit) {
+                if (rk->waiting) {
+                    rk->state = SIM_RANK_BLOCKED;
+                    return;
+                }
+                call_leave(rk, ev);
+            }
+            s->res->events++;
+        }
+    }
+    rk->state = SIM_RANK_DONE;
+    rt_sim_rank *out = &s->res->ranks[rank];
+    out->end_ps = rk->clock;
+    out->mpi_ps = rk->mpi_ps;
+    out->compute_ps = rk->compute_ps;
+}
+
+/* ---- the run -------------------------------------------------------------------------------- */
+
+void rt_sim_config_default(rt_sim_config *c)
+{
+    memset(c, 0, sizeof *c);
+    rt_net_model_default(&c->model);
+    for (unsigned i = 0; i < RT_COLL_COUNT; i++)
+        c->alg[i] = RT_ALG_MPICH;
+}
+
+static char *buf_take(sim_buf *b)
+{
+    char *p = b->s;
+    b->s = NULL;
+    b->len = b->cap = 0;
+    return p;
+}
+
+static void report_blocked(sim *s)
+{
+    uint32_t blocked = 0, shown = 0;
+    for (uint32_t r = 0; r < s->nranks; r++) {
+        sim_rank *rk = &s->ranks[r];
+        if (rk->state == SIM_RANK_DONE)
+            continue;
+        blocked++;
+        if (shown++ < 16) {
+            char tb[32];
+            rt_net_format_time(rk->clock, tb, sizeof tb);
+            sim_buf_printf(&s->report, "rank %u blocked in %s at %s (event %u of %u)\n",
+                           (unsigned)r, rk->in_call ? rt_func_name(rk->call) : "its trace",
+                           tb, (unsigned)rk->pc, (unsigned)s->t->ranks[r].n);
+        }
+    }
+    if (blocked > shown)
+        sim_buf_printf(&s->report, "... and %u more blocked ranks\n", (unsigned)(blocked - shown));
+}
+
+static void sim_free(sim *s)
+{
+    free(s->ranks);
+    free(s->slots);
+    free(s->heap);
+    free(s->reqs);
+    free(s->pends);
+    sim_coll_free_all(s);
+    sim_map_free(&s->chans);
+    sim_map_free(&s->collseq);
+    sim_map_free(&s->collchk);
+    sim_map_free(&s->rma_done);
+    sim_map_free(&s->locks);
+    for (size_t i = 0; i < s->members.cap; i++)
+        if (s->members.slots[i].k1 != SIM_MAP_EMPTY)
+            free((void *)(uintptr_t)s->members.slots[i].v);
+    sim_map_free(&s->members);
+    free(s->gw_free);
+    free(s->lockv);
+    free(s->report.s);
+    free(s->notes.s);
+}
+
+int rt_sim_run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res, rt_err *err)
+{
+    memset(res, 0, sizeof *res);
+    sim s_, *s = &s_;
+    memset(s, 0, sizeof *s);
+    s->t = t;
+    s->defs = &t->defs;
+    s->cfg = c;
+    s->err = err;
+    s->res = res;
+    s->nranks = t->defs.nranks;
+    s->node = c->node ? c->node : t->defs.node;
+    s->module = c->module ? c->module : t->defs.module;
+    s->req_free = s->pend_free = s->coll_free = SIM_NONE;
+    res->nranks = s->nranks;
+    res->ranks = calloc(s->nranks ? s->nranks : 1, sizeof *res->ranks);
+    s->ranks = calloc(s->nranks ? s->nranks : 1, sizeof *s->ranks);
+    uint32_t gws = c->model.gateways ? c->model.gateways : 1;
+    s->gw_free = calloc(gws, sizeof *s->gw_free);
+    uint64_t nslots = 0;
+    for (uint32_t r = 0; r < s->nranks; r++)
+        nslots += t->ranks[r].nslots;
+    s->slots = malloc((nslots ? nslots : 1) * sizeof *s->slots);
+    if (!res->ranks || !s->ranks || !s->slots || !s->gw_free) {
+        sim_free(s);
+        return rt_err_set(err, RT_E_NOMEM, "out of memory (%u ranks)", (unsigned)s->nranks);
+    }
+    memset(s->slots, 0xff, (nslots ? nslots : 1) * sizeof *s->slots);
+    nslots = 0;
+    for (uint32_t r = 0; r < s->nranks; r++) {
+        sim_rank *rk = &s->ranks[r];
+        const sim_rank_events *re = &t->ranks[r];
+        rk->slot_base = (uint32_t)nslots;
+        nslots += re->nslots;
+        if (!re->n) {
+            rk->state = SIM_RANK_DONE;
+            continue;
+        }
+        /* every rank starts when it recorded its first event, relative to the earliest */
+        rk->last_rec = re->ev[0].time;
+        rk->clock = (re->ev[0].time - t->t_first) * 1000;
+        sim_heap_push(s, rk->clock, SIM_H_RANK, r);
+    }
+    while (s->nheap && !s->stop && !s->rc) {
+        sim_heap_ent e = heap_pop(s);
+        res->sim_events++;
+        s->now = e.time;
+        if (e.kind == SIM_H_RANK) {
+            sim_rank *rk = &s->ranks[e.idx];
+            if (e.time > rk->clock)
+                rk->clock = e.time;
+            rank_run(s, e.idx);
+        } else {
+            sim_coll_advance(s, e.idx);
+        }
+    }
+    if (s->rc) {
+        int rc = s->rc;
+        sim_free(s);
+        return rc;
+    }
+    res->completed = !s->stop;
+    for (uint32_t r = 0; r < s->nranks; r++) {
+        sim_rank *rk = &s->ranks[r];
+        if (rk->state != SIM_RANK_DONE) {
+            res->completed = 0;
+            res->ranks[r].end_ps = rk->clock;
+            res->ranks[r].mpi_ps = rk->mpi_ps;
+            res->ranks[r].compute_ps = rk->compute_ps;
+        }
+        res->mpi_ps += res->ranks[r].mpi_ps;
+        if (res->ranks[r].end_ps > res->time_ps) {
+            res->time_ps = res->ranks[r].end_ps;
+            res->critical_rank = r;
+        }
+    }
+    if (!res->completed && !s->stop) {
+        sim_buf_printf(&s->report, "deadlock: no rank can go on\n");
+        report_blocked(s);
+    } else if (s->stop) {
+        report_blocked(s);
+    }
+    sim_report_channels(s, !res->completed);
+    res->report = buf_take(&s->report);
+    res->notes = buf_take(&s->notes);
+    sim_free(s);
+    return 0;
+}
+
+void rt_sim_result_free(rt_sim_result *res)
+{
+    free(res->ranks);
+    free(res->report);
+    free(res->notes);
+    memset(res, 0, sizeof *res);
+}
