@@ -398,6 +398,8 @@ static int rec_event(csv_reader *cr, rt_event *ev, rt_err *e)
         if (!*s) {
             if (i == F_CONTYPE)
                 continue; /* RT_CT_NONE: the connection was not recorded */
+            if (i == F_OP && rt_event_op_lookup((unsigned)k, "") == 0)
+                continue; /* a receive posted without wildcards */
             if (i == F_PEER && (k == RT_EV_COLL_END || k == RT_EV_NBC_COMPLETE)) {
                 ev->peer = RT_PEER_NONE; /* a rootless collective */
                 continue;

@@ -354,10 +354,8 @@ int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err)
     if ((m & RT_FIELD_CONTYPE) && ev->contype >= RT_CT_COUNT)
         return rt_err_set(err, RT_E_INVAL, "%s: unknown connection type %u", kname,
                           (unsigned)ev->contype);
-    if ((m & RT_FIELD_OP)) {
-        if (!*rt_event_op_name(k, ev->op))
-            return rt_err_set(err, RT_E_INVAL, "%s: unknown op %u", kname, (unsigned)ev->op);
-    }
+    if ((m & RT_FIELD_OP) && !rt_event_op_valid(k, ev->op))
+        return rt_err_set(err, RT_E_INVAL, "%s: unknown op %u", kname, (unsigned)ev->op);
     if (!(m & RT_FIELD_COMM))
         return 0;
     const rt_comm_def *c;

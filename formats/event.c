@@ -147,6 +147,29 @@ static const char *const lock_names[RT_LOCK_COUNT] = {
 #undef X
 };
 
+/* Receive wildcards: the name of each bit, and of each set (op_name returns one string). */
+static const struct {
+    unsigned bit;
+    const char *name;
+} recv_bits[] = {
+#define X(id, bit, name) {RT_RECV_##id, name},
+    RT_RECV_FLAGS(X)
+#undef X
+};
+#define NRECV_BITS (sizeof recv_bits / sizeof *recv_bits)
+_Static_assert(RT_RECV_ALL == 3, "a new receive flag needs its sets named in recv_set_names");
+static const char *const recv_set_names[RT_RECV_ALL + 1] = {
+    [0] = "",
+    [RT_RECV_ANY_SOURCE] = "any_source",
+    [RT_RECV_ANY_TAG] = "any_tag",
+    [RT_RECV_ANY_SOURCE | RT_RECV_ANY_TAG] = "any_source|any_tag",
+};
+
+static int is_recv_kind(unsigned kind)
+{
+    return kind == RT_EV_RECV || kind == RT_EV_IRECV;
+}
+
 const char *rt_event_kind_name(unsigned kind)
 {
     return kind < RT_EV_COUNT ? kind_names[kind] : "";
@@ -194,19 +217,51 @@ static const char *const *op_table(unsigned kind, unsigned *count)
 
 const char *rt_event_op_name(unsigned kind, unsigned op)
 {
+    if (is_recv_kind(kind))
+        return op <= RT_RECV_ALL ? recv_set_names[op] : "";
     unsigned n;
     const char *const *t = op_table(kind, &n);
     return t && op < n ? t[op] : "";
 }
 
+/* "any_tag|any_source" and the like: each bit named at most once; "" is the empty set. */
+static int recv_lookup(const char *name)
+{
+    unsigned set = 0;
+    while (*name) {
+        size_t len = strcspn(name, "|");
+        unsigned bit = 0;
+        for (size_t i = 0; i < NRECV_BITS && !bit; i++)
+            if (strlen(recv_bits[i].name) == len && !strncmp(name, recv_bits[i].name, len))
+                bit = recv_bits[i].bit;
+        if (!bit || (set & bit))
+            return -1;
+        set |= bit;
+        name += len;
+        if (*name && !*++name) /* a trailing '|' */
+            return -1;
+    }
+    return (int)set;
+}
+
 int rt_event_op_lookup(unsigned kind, const char *name)
 {
+    if (is_recv_kind(kind))
+        return recv_lookup(name);
     unsigned n;
     const char *const *t = op_table(kind, &n);
     for (unsigned i = 0; t && i < n; i++)
         if (!strcmp(name, t[i]))
             return (int)i;
     return -1;
+}
+
+int rt_event_op_valid(unsigned kind, unsigned op)
+{
+    if (is_recv_kind(kind))
+        return (op & ~(unsigned)RT_RECV_ALL) == 0;
+    unsigned n;
+    return op_table(kind, &n) ? op < n : op == 0;
 }
 
 /* The field letters as bit masks, built once: every event of every pass asks. */

@@ -530,6 +530,8 @@ static OTF2_CallbackCode p2p(otf2r *o, unsigned kind, OTF2_TimeStamp t, uint64_t
     ev->tag = (int32_t)tag;
     ev->bytes = len;
     ev->req = req;
+    if (kind == RT_EV_RECV || kind == RT_EV_IRECV)
+        set_op(o, ev, 0, a); /* the wildcards posted: 0 unless the attribute says otherwise */
     return OK;
 }
 

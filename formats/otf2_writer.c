@@ -390,7 +390,8 @@ static OTF2_ErrorCode write_global_defs(otf2w *o, const rt_defs *d)
     static const char *const attr_desc[RT__ATTR_COUNT] = {
         [RT__ATTR_CONTYPE] = "connection type: 1 loop, 2 shm, 3 net, 4 gw",
         [RT__ATTR_CALL] = "retrace MPI function id of the call in effect",
-        [RT__ATTR_OP] = "retrace op of the event",
+        [RT__ATTR_OP] = "retrace op of the event; on a receive the wildcards it was posted with: "
+                         "1 MPI_ANY_SOURCE, 2 MPI_ANY_TAG, 3 both",
     };
     static const OTF2_Type attr_type[RT__ATTR_COUNT] = {
         [RT__ATTR_CONTYPE] = OTF2_TYPE_UINT8,

@@ -15,7 +15,8 @@
 enum {
     RT__ATTR_CONTYPE = 0, /* uint8 rt_contype: on every message and RMA transfer */
     RT__ATTR_CALL = 1,    /* uint32 rt_func, when not the innermost open region */
-    RT__ATTR_OP = 2,      /* uint8 op, when not derivable from the record and the call */
+    RT__ATTR_OP = 2,      /* uint8 op, when not derivable from the record and the call (on
+                           * MpiRecv and MpiIrecv: the rt_recv_flag bits, absent when 0) */
     RT__ATTR_COUNT
 };
 extern const char *const rt__otf2_attr_names[RT__ATTR_COUNT];

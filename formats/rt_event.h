@@ -59,6 +59,28 @@ const char *rt_contype_name(unsigned ct);
  * ucp, tcp, extoll, ...) for net. Returns -1 when the name is unknown. */
 int rt_contype_lookup(const char *name);
 
+/* ---- receive wildcards ------------------------------------------------------------------ */
+
+/*
+ * The op field of RECV and IRECV events is a bit set: the wildcards the receive was posted
+ * with, 0 for a named source and tag. X(id, bit, name). A receive of a message matched by a
+ * probe (Mrecv, Imrecv) has 0: the probe chose the message. The name of a set joins the
+ * names of its bits with "|" in table order ("any_source|any_tag"); the empty set is "".
+ */
+#define RT_RECV_FLAGS(X)           \
+    X(ANY_SOURCE, 1, "any_source") \
+    X(ANY_TAG, 2, "any_tag")
+
+typedef enum rt_recv_flag {
+#define X(id, bit, name) RT_RECV_##id = bit,
+    RT_RECV_FLAGS(X)
+#undef X
+    RT_RECV_ALL = 0 /* every bit */
+#define X(id, bit, name) | bit
+    RT_RECV_FLAGS(X)
+#undef X
+} rt_recv_flag;
+
 /* ---- collective operations --------------------------------------------------------------- */
 
 /* X(id, name): the op field of COLL_END, NBC_COMPLETE and RMA_COLL_END events. */
@@ -171,9 +193,9 @@ typedef enum rt_lock_type {
     X(SEND, "send", "cptbk")           /* blocking send posted */                        \
     X(ISEND, "isend", "cptbkq")        /* nonblocking or persistent send started */      \
     X(ISEND_COMPLETE, "isend_complete", "q")                                             \
-    X(RECV, "recv", "cptbk")           /* blocking receive completed */                  \
+    X(RECV, "recv", "cptbko")          /* blocking receive completed */                  \
     X(IRECV_REQUEST, "irecv_request", "q") /* nonblocking receive posted */              \
-    X(IRECV, "irecv", "cptbkq")        /* nonblocking receive completed */               \
+    X(IRECV, "irecv", "cptbkqo")       /* nonblocking receive completed */               \
     X(REQUEST_CANCELLED, "request_cancelled", "q")                                       \
     X(COLL_BEGIN, "coll_begin", "")                                                      \
     X(COLL_END, "coll_end", "cpbro")   /* p = root or RT_PEER_NONE */                    \
@@ -219,17 +241,22 @@ typedef struct rt_event {
     uint16_t call;   /* rt_func in effect when the event happened */
     uint8_t kind;    /* rt_event_kind */
     uint8_t contype; /* rt_contype */
-    uint8_t op;      /* rt_coll_op, rt_atomic_op, rt_pscw_op, rt_sync_op or rt_lock_type */
+    uint8_t op;      /* rt_coll_op, rt_atomic_op, rt_pscw_op, rt_sync_op, rt_lock_type, or
+                      * rt_recv_flag bits (see the kind) */
 } rt_event;
 
 const char *rt_event_kind_name(unsigned kind);
 int rt_event_kind_lookup(const char *name); /* -1 if unknown */
 /* The field letters of RT_EVENT_KINDS for this kind ("" for out of range). */
 const char *rt_event_kind_fields(unsigned kind);
-/* Name of an op value for the given kind ("" when the kind has no op or it is out of range). */
+/* Name of an op value for the given kind ("" when the kind has no op or it is out of range;
+ * for RECV and IRECV the name of the flag set, "" for none and for unknown bits). */
 const char *rt_event_op_name(unsigned kind, unsigned op);
-/* Op value named name for the kind; -1 when unknown. */
+/* Op value named name for the kind; -1 when unknown. RECV and IRECV take "" (0) and their
+ * flag names joined by "|", each at most once, in any order. */
 int rt_event_op_lookup(unsigned kind, const char *name);
+/* 1 when op is a value of the kind's op field; a kind without one takes only 0. */
+int rt_event_op_valid(unsigned kind, unsigned op);
 /* 1 when events of this kind use the field with that letter (RT_EVENT_KINDS). */
 int rt_event_kind_uses(unsigned kind, char field);
 /* The same for all fields at once: RT_FIELD_* bits (0 for out of range). */

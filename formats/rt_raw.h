@@ -92,7 +92,8 @@ typedef struct rt_raw_time {
     uint64_t t1;
 } rt_raw_time;
 
-/* SEND, ISEND, RECV, IRECV. */
+/* SEND, ISEND, RECV, IRECV. There is no op byte: a RECV or IRECV whose receive was posted
+ * with a wildcard (op != 0, rt_recv_flag) is written as an EVENT record instead. */
 typedef struct rt_raw_p2p {
     uint8_t type; /* RT_RAW_P2P */
     uint8_t at;   /* 0: at the call's t0, 1: at t1 */
@@ -129,7 +130,8 @@ typedef struct rt_raw_coll {
     uint64_t rbytes;
 } rt_raw_coll;
 
-/* Any event kind with all its fields (NBC_COMPLETE, RMA transfers, RMA synchronisation). */
+/* Any event kind with all its fields (NBC_COMPLETE, RMA transfers, RMA synchronisation, and
+ * receives posted with a wildcard). */
 typedef struct rt_raw_event {
     uint8_t type; /* RT_RAW_EVENT */
     uint8_t at;

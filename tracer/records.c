@@ -20,6 +20,31 @@ void rt__rec_p2p(rt__call *c, int at, unsigned kind, const rt__comm *cm, int pee
     r->req = req;
 }
 
+/* A completed receive (RECV or IRECV, at t1). The P2P record has no op byte, so a receive
+ * posted with a wildcard goes as an EVENT record (rt_raw.h): one slot more, only for those. */
+void rt__rec_recv(rt__call *c, unsigned kind, const rt__comm *cm, int peer, int tag, uint64_t bytes,
+                  uint64_t req, unsigned flags)
+{
+    if (RT__LIKELY(!flags)) {
+        rt__rec_p2p(c, 1, kind, cm, peer, tag, bytes, req);
+        return;
+    }
+    if (!rt__g.tracing || !cm)
+        return;
+    rt_raw_event *r = rt__rec(c, sizeof *r);
+    memset(r, 0, sizeof *r);
+    r->type = RT_RAW_EVENT;
+    r->at = 1;
+    r->kind = (uint8_t)kind;
+    r->contype = rt__contype(cm, peer);
+    r->op = (uint8_t)flags;
+    r->comm = cm->id;
+    r->peer = peer;
+    r->tag = tag;
+    r->bytes = bytes;
+    r->req = req;
+}
+
 void rt__rec_req(rt__call *c, int at, unsigned kind, uint32_t comm, uint64_t req)
 {
     if (!rt__g.tracing)
@@ -140,8 +165,8 @@ void rt__complete(rt__call *c, const rt__req *qp, MPI_Request handle, const MPI_
         break;
     case RT__RQ_RECV:
         if (st && st->MPI_SOURCE != MPI_PROC_NULL)
-            rt__rec_p2p(c, 1, RT_EV_IRECV, q.cm, st->MPI_SOURCE, st->MPI_TAG, rt__status_bytes(st),
-                        q.id);
+            rt__rec_recv(c, RT_EV_IRECV, q.cm, st->MPI_SOURCE, st->MPI_TAG, rt__status_bytes(st),
+                         q.id, q.op);
         break;
     case RT__RQ_COLL: {
         rt_event ev;

@@ -195,7 +195,7 @@ typedef struct rt__req {
     uint32_t comm; /* local communicator or window id */
     int32_t peer, tag;
     uint8_t kind; /* rt__req_kind */
-    uint8_t op;   /* collective op */
+    uint8_t op;   /* collective op; a receive's wildcards (rt_recv_flag bits) */
     uint8_t persistent;
     uint8_t active;     /* persistent: started and not yet completed */
     const rt__comm *cm; /* the communicator of a receive (never freed while tracing) */
@@ -289,6 +289,8 @@ static inline void *rt__rec(rt__call *c, size_t len)
 
 void rt__rec_p2p(rt__call *c, int at, unsigned kind, const rt__comm *cm, int peer, int tag,
                  uint64_t bytes, uint64_t req) RT__HIDDEN;
+void rt__rec_recv(rt__call *c, unsigned kind, const rt__comm *cm, int peer, int tag, uint64_t bytes,
+                  uint64_t req, unsigned flags) RT__HIDDEN;
 void rt__rec_req(rt__call *c, int at, unsigned kind, uint32_t comm, uint64_t req) RT__HIDDEN;
 void rt__rec_coll(rt__call *c, unsigned kind, unsigned op, uint32_t comm, int32_t peer,
                   uint64_t bytes, uint64_t rbytes) RT__HIDDEN;
@@ -308,6 +310,13 @@ static inline uint64_t rt__bytes(MPI_Count count, MPI_Datatype type)
         size < 0)
         return 0;
     return (uint64_t)count * (uint64_t)size;
+}
+
+/* The wildcards a receive was posted with: the op field of its RECV or IRECV event. */
+static inline unsigned rt__recv_flags(int source, int tag)
+{
+    return (source == MPI_ANY_SOURCE ? RT_RECV_ANY_SOURCE : 0u) |
+           (tag == MPI_ANY_TAG ? RT_RECV_ANY_TAG : 0u);
 }
 
 /* Byte count of a completed receive from its status. */

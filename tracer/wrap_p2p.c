@@ -43,18 +43,25 @@ static void p2p_isend(rt__call *c, MPI_Comm comm, int dest, int tag, MPI_Count c
     rt__rec_p2p(c, 0, RT_EV_ISEND, cm, dest, tag, bytes, q.id);
 }
 
-static void p2p_recv(rt__call *c, const rt__comm *cm, const MPI_Status *st)
+/* flags: the wildcards posted (rt__recv_flags; 0 for Mrecv, whose probe chose the message). */
+static void p2p_recv(rt__call *c, const rt__comm *cm, unsigned flags, const MPI_Status *st)
 {
     if (c->rc != MPI_SUCCESS || !cm || st->MPI_SOURCE == MPI_PROC_NULL)
         return;
-    rt__rec_p2p(c, 1, RT_EV_RECV, cm, st->MPI_SOURCE, st->MPI_TAG, rt__status_bytes(st), 0);
+    rt__rec_recv(c, RT_EV_RECV, cm, st->MPI_SOURCE, st->MPI_TAG, rt__status_bytes(st), 0, flags);
 }
 
-static void p2p_irecv(rt__call *c, const rt__comm *cm, int source, const MPI_Request *request)
+/* The wildcards posted (flags) wait in the request for the IRECV of its completion. */
+static void p2p_irecv(rt__call *c, const rt__comm *cm, int source, unsigned flags,
+                      const MPI_Request *request)
 {
     if (c->rc != MPI_SUCCESS || !cm || source == MPI_PROC_NULL || !rt__g.tracing)
         return;
-    rt__req q = {.id = rt__req_next_id(), .comm = cm->id, .kind = RT__RQ_RECV, .cm = cm};
+    rt__req q = {.id = rt__req_next_id(),
+                 .comm = cm->id,
+                 .kind = RT__RQ_RECV,
+                 .op = (uint8_t)flags,
+                 .cm = cm};
     rt__req_put(*request, &q);
     rt__rec_req(c, 0, RT_EV_IRECV_REQUEST, cm->id, q.id);
 }
@@ -78,6 +85,7 @@ static void p2p_isendrecv(rt__call *c, MPI_Comm comm, int dest, int sendtag, uin
                  .tag = recvtag,
                  .bytes = rbytes,
                  .kind = RT__RQ_RECV,
+                 .op = (uint8_t)rt__recv_flags(source, recvtag),
                  .cm = cm};
     if (dest != MPI_PROC_NULL) {
         rt__hist_send(c, cm, dest, sbytes);
@@ -88,6 +96,7 @@ static void p2p_isendrecv(rt__call *c, MPI_Comm comm, int dest, int sendtag, uin
         return;
     if (source == MPI_PROC_NULL) {
         q.kind = RT__RQ_SEND;
+        q.op = 0;
         q.id = q.send_id;
         q.send_id = 0;
     } else {
@@ -153,6 +162,7 @@ static void p2p_init(rt__call *c, rt__req_kind kind, MPI_Comm comm, int peer, in
                  .tag = tag,
                  .bytes = rt__bytes(count, type),
                  .kind = (uint8_t)(peer == MPI_PROC_NULL ? RT__RQ_NONE : kind),
+                 .op = (uint8_t)(kind == RT__RQ_RECV ? rt__recv_flags(peer, tag) : 0),
                  .persistent = 1,
                  .cm = cm};
     rt__req_put(*request, &q);

@@ -32,6 +32,9 @@
 #                        counts: each distinct line, counted ('sort | uniq -c') =
 #                                expected/EXPECT.counts
 #                        sends: the send and isend lines = expected/EXPECT.sends
+#                        wildcards: each recv and irecv line as RANK KIND CALL and its
+#                                op (the wildcards posted, '-' for none) =
+#                                expected/EXPECT.wildcards
 #                        none
 #   CALLS=1              also: how often each MPI function was entered = expected/EXPECT.calls
 #   EXPECT               base name of the expected files (default: CASE)
@@ -201,6 +204,13 @@ counts)
 sends)
     awk '$2 == "send" || $2 == "isend"' "$w/dump.txt" > "$w/sends.txt"
     compare "$exp/$EXPECT.sends" "$w/sends.txt" "the trace's sends" ;;
+wildcards)
+    awk '$2 == "recv" || $2 == "irecv" {
+        op = "-"
+        for (i = 4; i <= NF; i++) if ($i ~ /^op=/) op = substr($i, 4)
+        print $1, $2, $3, op
+    }' "$w/dump.txt" > "$w/wildcards.txt"
+    compare "$exp/$EXPECT.wildcards" "$w/wildcards.txt" "the receives' wildcards" ;;
 none) ;;
 *) fail "unknown CHECK=$CHECK in the case" ;;
 esac

@@ -7,17 +7,18 @@
  *   RANK KIND CALL [comm=C|win=C] [peer=W|root=W|group=G] [tag=T] [bytes=B] [rbytes=R]
  *                  [ct=CONTYPE] [op=OP] [req=N]
  *
- * with only the fields the event kind uses (rt_event_kind_fields). CALL is the MPI name, or
- * "-" for an event outside any call. Communicators are shown by their members, not their ids
- * (ids depend on the order in which a trace's writer met them): "world", "self", else the
- * members as world ranks in communicator rank order ("6,4,2,0"), and for an
- * inter-communicator the recording rank's own group, '|', then the remote group. Windows (the
- * comm of RMA kinds) are shown as their communicator. Peers are world ranks; a collective's
- * root is "root=", RT_PEER_NONE prints "none", RT_PEER_ALL "all", and a group_sync shows its
- * group's world members. Request ids are left out, or with --req renumbered per rank in the
- * order they first appear (1, 2, ...), which is stable when the events are. Lock and
- * unlock events never show their lock id (docs/tracer.md does not say whether a new lock
- * of the same target gets a new id).
+ * with only the fields the event kind uses (rt_event_kind_fields), except that a receive shows
+ * op= only when it was posted with a wildcard ("any_source", "any_tag", "any_source|any_tag").
+ * CALL is the MPI name, or "-" for an event outside any call. Communicators are shown by their
+ * members, not their ids (ids depend on the order in which a trace's writer met them):
+ * "world", "self", else the members as world ranks in communicator rank order ("6,4,2,0"),
+ * and for an inter-communicator the recording rank's own group, '|', then the remote group.
+ * Windows (the comm of RMA kinds) are shown as their communicator. Peers are world ranks; a
+ * collective's root is "root=", RT_PEER_NONE prints "none", RT_PEER_ALL "all", and a
+ * group_sync shows its group's world members. Request ids are left out, or with --req
+ * renumbered per rank in the order they first appear (1, 2, ...), which is stable when the
+ * events are. Lock and unlock events never show their lock id (docs/tracer.md does not say
+ * whether a new lock of the same target gets a new id).
  *
  * Ranks are printed in order, each rank's events in trace order, after a header that gives
  * the rank count and each rank's node and module.
@@ -202,7 +203,9 @@ static int print_event(rank_out *o, const rt_defs *defs, const rt_event *ev, con
         fprintf(f, " rbytes=%" PRIu64, ev->rbytes);
     if (strchr(fields, 'k'))
         fprintf(f, " ct=%s", ev->contype ? rt_contype_name(ev->contype) : "unknown");
-    if (strchr(fields, 'o'))
+    /* A receive's op is its set of wildcards: shown only when it has one. */
+    int recv = ev->kind == RT_EV_RECV || ev->kind == RT_EV_IRECV;
+    if (strchr(fields, 'o') && (!recv || ev->op))
         fprintf(f, " op=%s", rt_event_op_name(ev->kind, ev->op));
     /* Lock ids name a lock, not a request: a tracer may give every lock of a window on a
      * target the same id, so they are left out. */

@@ -199,6 +199,58 @@ static void test_kind_and_op_names(void **state)
     assert_string_equal(rt_strerror(-RT_E_ORDER), "events out of time order");
 }
 
+/* The op of RECV and IRECV is a set of wildcard bits, named by joining the bits' names. */
+static void test_recv_flag_names(void **state)
+{
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } bits[] = {
+#define X(id, bit, name) {RT_RECV_##id, name},
+        RT_RECV_FLAGS(X)
+#undef X
+    };
+    const unsigned nbits = sizeof bits / sizeof *bits;
+    assert_string_equal(rt_event_kind_fields(RT_EV_RECV), "cptbko");
+    assert_string_equal(rt_event_kind_fields(RT_EV_IRECV), "cptbkqo");
+    assert_int_equal(RT_RECV_ANY_SOURCE, 1);
+    assert_int_equal(RT_RECV_ANY_TAG, 2);
+    assert_int_equal(RT_RECV_ALL, 3);
+    static const unsigned kinds[] = {RT_EV_RECV, RT_EV_IRECV};
+    for (unsigned k = 0; k < 2; k++) {
+        for (unsigned set = 0; set <= RT_RECV_ALL; set++) {
+            char want[64] = "";
+            for (unsigned i = 0; i < nbits; i++)
+                if (set & bits[i].bit) {
+                    if (*want)
+                        strcat(want, "|");
+                    strcat(want, bits[i].name);
+                }
+            assert_string_equal(rt_event_op_name(kinds[k], set), want);
+            assert_int_equal(rt_event_op_lookup(kinds[k], want), set);
+            assert_true(rt_event_op_valid(kinds[k], set));
+        }
+        assert_int_equal(rt_event_op_lookup(kinds[k], "any_tag|any_source"), RT_RECV_ALL);
+        assert_int_equal(rt_event_op_lookup(kinds[k], "any_source|any_source"), -1);
+        assert_int_equal(rt_event_op_lookup(kinds[k], "any_source|"), -1);
+        assert_int_equal(rt_event_op_lookup(kinds[k], "|any_tag"), -1);
+        assert_int_equal(rt_event_op_lookup(kinds[k], "any"), -1);
+        assert_int_equal(rt_event_op_lookup(kinds[k], "barrier"), -1);
+        assert_string_equal(rt_event_op_name(kinds[k], RT_RECV_ALL + 1), "");
+        assert_false(rt_event_op_valid(kinds[k], RT_RECV_ALL + 1));
+        assert_false(rt_event_op_valid(kinds[k], 0x80));
+    }
+    /* the other kinds keep their tables; "" is no op of theirs */
+    assert_int_equal(rt_event_op_lookup(RT_EV_COLL_END, ""), -1);
+    assert_int_equal(rt_event_op_lookup(RT_EV_SEND, ""), -1);
+    assert_int_equal(rt_event_op_lookup(RT_EV_SEND, "any_source"), -1);
+    assert_string_equal(rt_event_op_name(RT_EV_IRECV_REQUEST, RT_RECV_ANY_SOURCE), "");
+    assert_true(rt_event_op_valid(RT_EV_RMA_LOCK, RT_LOCK_SHARED));
+    assert_false(rt_event_op_valid(RT_EV_RMA_LOCK, RT_LOCK_COUNT));
+    assert_true(rt_event_op_valid(RT_EV_SEND, 0));
+    assert_false(rt_event_op_valid(RT_EV_SEND, 1));
+}
+
 static void test_event_equal_uses_only_kind_fields(void **state)
 {
     rt_event a = {.time = 5, .rank = 1, .kind = RT_EV_ISEND_COMPLETE, .req = 9, .tag = 3};
@@ -211,6 +263,15 @@ static void test_event_equal_uses_only_kind_fields(void **state)
     rt_event_normalize(&a);
     assert_int_equal(a.tag, 0);
     assert_int_equal(a.req, 9);
+    /* a receive's wildcards are part of it; a send has no op to compare */
+    rt_event r = {.kind = RT_EV_RECV, .rank = 1, .peer = 0, .op = RT_RECV_ANY_TAG};
+    rt_event s = r;
+    s.op = 0;
+    assert_false(rt_event_equal(&r, &s));
+    r.kind = s.kind = RT_EV_SEND;
+    assert_true(rt_event_equal(&r, &s));
+    rt_event_normalize(&r);
+    assert_int_equal(r.op, 0);
 }
 
 /* ---- definitions ----------------------------------------------------------------------------- */
@@ -289,6 +350,8 @@ static void test_event_check(void **state)
         {{.kind = RT_EV_SEND, .rank = 1, .comm = 2, .peer = RT_PEER_ALL},
          "send: peer -2 is not a rank of communicator 2"},
         {{.kind = RT_EV_COLL_END, .rank = 1, .op = RT_COLL_COUNT}, "coll_end: unknown op 28"},
+        {{.kind = RT_EV_RECV, .rank = 1, .comm = 2, .op = RT_RECV_ALL + 1}, "recv: unknown op 4"},
+        {{.kind = RT_EV_IRECV, .rank = 1, .comm = 2, .op = 0x80}, "irecv: unknown op 128"},
         {{.kind = RT_EV_ENTER, .rank = 1}, "enter: no MPI function named"},
         {{.kind = RT_EV_SEND, .rank = 1, .contype = RT_CT_COUNT},
          "send: unknown connection type 5"},
@@ -305,6 +368,8 @@ static void test_event_check(void **state)
     assert_int_equal(rt_event_check(&d, &lock_all, &err), 0);
     rt_event rootless = {.kind = RT_EV_COLL_END, .rank = 3, .comm = 0, .peer = RT_PEER_NONE};
     assert_int_equal(rt_event_check(&d, &rootless, &err), 0);
+    rt_event wild = {.kind = RT_EV_IRECV, .rank = 1, .comm = 2, .peer = 1, .op = RT_RECV_ALL};
+    assert_int_equal(rt_event_check(&d, &wild, &err), 0);
     rt_defs_free(&d);
 }
 
@@ -387,6 +452,63 @@ static void test_otf2_roundtrip(void **state)
     unload(&b);
 }
 
+/*
+ * A receive's wildcards through every form: each set on RECV and IRECV, read from CSV,
+ * written to CSV and to OTF2 (the retrace::op attribute, left out for the empty set) and
+ * read back. The CSV form names the set in the OP column, empty for none.
+ */
+static void test_recv_flags_roundtrip(void **state)
+{
+    const char *in = write_file("wild.csv", "ranks,2\n"
+                                            "0,10,recv,MPI_Recv,0,1,5,8,,shm,,\n"
+                                            "0,20,recv,MPI_Recv,0,1,5,8,,shm,,any_source\n"
+                                            "0,30,recv,MPI_Recv,0,1,5,8,,shm,,any_tag\n"
+                                            "0,40,recv,MPI_Recv,0,1,5,8,,shm,,any_tag|any_source\n"
+                                            "1,10,irecv,MPI_Wait,0,0,6,4,,shm,1,\n"
+                                            "1,20,irecv,MPI_Wait,0,0,6,4,,shm,2,any_source\n"
+                                            "1,30,irecv,MPI_Wait,0,0,6,4,,shm,3,any_tag\n"
+                                            "1,40,irecv,MPI_Test,0,0,6,4,,shm,4,"
+                                            "any_source|any_tag\n");
+    static const unsigned want[8] = {0, RT_RECV_ANY_SOURCE, RT_RECV_ANY_TAG, RT_RECV_ALL,
+                                     0, RT_RECV_ANY_SOURCE, RT_RECV_ANY_TAG, RT_RECV_ALL};
+    const char *csv = tmp_path("wild-back.csv"), *otf2 = tmp_path("wild-otf2"),
+               *csv2 = tmp_path("wild-otf2.csv");
+    unlink(csv);
+    unlink(csv2);
+    remove_any(otf2);
+    convert(in, csv, RT_FMT_CSV);
+    convert(in, otf2, RT_FMT_OTF2);
+    convert(otf2, csv2, RT_FMT_CSV);
+    const char *paths[] = {in, csv, otf2, csv2};
+    loaded l[4];
+    rt_err err;
+    for (int i = 0; i < 4; i++) {
+        if (load(paths[i], &l[i], &err))
+            fail_msg("%s", err.msg);
+        assert_int_equal(l[i].n, 8);
+        for (size_t j = 0; j < 8; j++) {
+            assert_int_equal(l[i].ev[j].kind, j < 4 ? RT_EV_RECV : RT_EV_IRECV);
+            if (l[i].ev[j].op != want[j])
+                fail_msg("%s: event %zu has op %u, expected %u", paths[i], j, l[i].ev[j].op,
+                         want[j]);
+        }
+        if (i)
+            assert_same_events(&l[0], &l[i]);
+    }
+    for (int i = 0; i < 4; i++)
+        unload(&l[i]);
+    /* the names as written, the empty set as an empty column */
+    FILE *f = fopen(csv, "rb");
+    assert_non_null(f);
+    char text[4096];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    assert_non_null(strstr(text, "\n0,10,recv,MPI_Recv,0,1,5,8,,shm,,\n"));
+    assert_non_null(strstr(text, "\n0,40,recv,MPI_Recv,0,1,5,8,,shm,,any_source|any_tag\n"));
+    assert_non_null(strstr(text, "\n1,30,irecv,MPI_Wait,0,0,6,4,,shm,3,any_tag\n"));
+}
+
 /* OTF2 numbers definitions densely: sparse ids are renumbered in order, and every peer
  * still resolves to the same world rank. */
 static void test_otf2_renumbers_sparse_ids(void **state)
@@ -464,6 +586,14 @@ static void test_csv_bad_rows(void **state)
         {"0,5,send,,0,1,0,8,,,,\n", "bad.csv:1: first record must be 'ranks,N'", RT_E_FORMAT},
         {"", "bad.csv: empty trace", RT_E_FORMAT},
         {"ranks,2\n0,5,send,,0,1,0,8\n", "bad.csv:2: event has 8 fields, expected 12", RT_E_FORMAT},
+        {"ranks,2\n0,5,recv,,0,1,0,8,,,,any\n", "bad.csv:2: unknown op 'any' for event recv",
+         RT_E_INVAL},
+        {"ranks,2\n0,5,irecv,,0,1,0,8,,,1,any_tag|any_tag\n",
+         "bad.csv:2: unknown op 'any_tag|any_tag' for event irecv", RT_E_INVAL},
+        {"ranks,2\n0,5,send,,0,1,0,8,,,,any_source\n",
+         "bad.csv:2: field OP is not used by event send", RT_E_FORMAT},
+        {"ranks,2\n0,5,coll_end,,0,,,0,0,,,\n", "bad.csv:2: field OP is required by event coll_end",
+         RT_E_FORMAT},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const char *p = write_file("bad.csv", cases[i].text);
@@ -629,12 +759,14 @@ int main(void)
         cmocka_unit_test(test_func_names),
         cmocka_unit_test(test_contype_names),
         cmocka_unit_test(test_kind_and_op_names),
+        cmocka_unit_test(test_recv_flag_names),
         cmocka_unit_test(test_event_equal_uses_only_kind_fields),
         cmocka_unit_test(test_defs),
         cmocka_unit_test(test_event_check),
         cmocka_unit_test(test_csv_read),
         cmocka_unit_test(test_csv_roundtrip),
         cmocka_unit_test(test_otf2_roundtrip),
+        cmocka_unit_test(test_recv_flags_roundtrip),
         cmocka_unit_test(test_otf2_renumbers_sparse_ids),
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_not_a_trace),

@@ -124,6 +124,24 @@ static void event(rbuf *b, int at, unsigned kind, unsigned op, uint32_t comm, in
     put(b, &r, sizeof r);
 }
 
+/* A receive posted with wildcards, as the tracer writes it: an EVENT record at t1 (the P2P
+ * record has no op byte). */
+static void wild_recv(rbuf *b, unsigned kind, unsigned flags, uint32_t comm, int32_t peer,
+                      int32_t tag, uint64_t bytes, uint64_t id)
+{
+    rt_raw_event r = {.type = RT_RAW_EVENT,
+                      .at = 1,
+                      .kind = (uint8_t)kind,
+                      .contype = RT_CT_LOOP,
+                      .op = (uint8_t)flags,
+                      .comm = comm,
+                      .peer = peer,
+                      .tag = tag,
+                      .bytes = bytes,
+                      .req = id};
+    put(b, &r, sizeof r);
+}
+
 static void close_rec(rbuf *b, uint64_t time)
 {
     rt_raw_close c = {.type = RT_RAW_CLOSE, .time = time};
@@ -935,6 +953,81 @@ static void test_bad_records(void **state)
                  "r0.t0.rtr: offset 80: events out of time order: rank 0 at 5 ns after 11 ns");
 }
 
+/* The wildcards of receives: none on P2P records, the op of EVENT records; and through the
+ * CSV and OTF2 writers unchanged. An op that is no set of wildcards is an error. */
+static void test_wildcard_receives(void **state)
+{
+    rbuf d = defs_file(0, 1), t = thread_file(0, 1, 0);
+    call(&t, RT_FN_Recv, 10, 5);
+    p2p(&t, 1, RT_EV_RECV, 0, 0, 3, 8, 0);
+    call(&t, RT_FN_Recv, 20, 5);
+    wild_recv(&t, RT_EV_RECV, RT_RECV_ANY_SOURCE, 0, 0, 4, 16, 0);
+    call(&t, RT_FN_Sendrecv, 30, 5);
+    p2p(&t, 0, RT_EV_SEND, 0, 0, 5, 4, 0);
+    wild_recv(&t, RT_EV_RECV, RT_RECV_ANY_TAG, 0, 0, 5, 4, 0);
+    call(&t, RT_FN_Irecv, 40, 5);
+    req(&t, 0, RT_EV_IRECV_REQUEST, 0, 7);
+    call(&t, RT_FN_Irecv, 50, 5);
+    req(&t, 0, RT_EV_IRECV_REQUEST, 0, 8);
+    call(&t, RT_FN_Waitall, 60, 5);
+    p2p(&t, 1, RT_EV_IRECV, 0, 0, 6, 2, 7);
+    wild_recv(&t, RT_EV_IRECV, RT_RECV_ALL, 0, 0, 9, 1, 8);
+    close_rec(&t, 100);
+    const char *dir = one_rank("wild", &d, &t);
+    loaded raw;
+    load_ok(dir, &raw);
+    assert_null(raw.truncated);
+    static const struct {
+        size_t index;
+        unsigned kind, op;
+        int32_t tag;
+        uint64_t bytes, req, time;
+    } checks[] = {
+        {1, RT_EV_RECV, 0, 3, 8, 0, 15},
+        {4, RT_EV_RECV, RT_RECV_ANY_SOURCE, 4, 16, 0, 25},
+        {8, RT_EV_RECV, RT_RECV_ANY_TAG, 5, 4, 0, 35},
+        {17, RT_EV_IRECV, 0, 6, 2, 7, 65},
+        {18, RT_EV_IRECV, RT_RECV_ALL, 9, 1, 8, 65},
+    };
+    for (size_t i = 0; i < sizeof checks / sizeof *checks; i++) {
+        const rt_event *e = nth_of_rank(&raw, 0, checks[i].index);
+        assert_int_equal(e->kind, checks[i].kind);
+        assert_int_equal(e->op, checks[i].op);
+        assert_int_equal(e->tag, checks[i].tag);
+        assert_int_equal(e->bytes, checks[i].bytes);
+        assert_int_equal(e->req, checks[i].req);
+        assert_int_equal(e->time, checks[i].time);
+        assert_int_equal(e->peer, 0);
+        assert_int_equal(e->contype, i == 0 || i == 3 ? RT_CT_SHM : RT_CT_LOOP);
+    }
+    const char *out[2] = {RT_TEST_TMP "/wild.csv", RT_TEST_TMP "/wild-otf2"};
+    rt_format fmt[2] = {RT_FMT_CSV, RT_FMT_OTF2};
+    for (int k = 0; k < 2; k++) {
+        rt_err err;
+        rt_trace_remove(out[k], &err);
+        rt_writer *w;
+        if (rt_writer_open(out[k], fmt[k], &raw.defs, &w, &err) < 0)
+            fail_msg("%s", err.msg);
+        for (size_t i = 0; i < raw.n; i++)
+            if (rt_writer_write(w, &raw.ev[i], &err) < 0)
+                fail_msg("%s", err.msg);
+        assert_int_equal(rt_writer_close(w, &err), 0);
+        loaded back;
+        load_ok(out[k], &back);
+        assert_int_equal(back.n, raw.n);
+        for (size_t i = 0; i < raw.n; i++)
+            assert_true(rt_event_equal(&raw.ev[i], &back.ev[i]));
+        rt_test_unload(&back);
+    }
+    rt_test_unload(&raw);
+
+    d = defs_file(0, 1), t = thread_file(0, 1, 0);
+    call(&t, RT_FN_Recv, 10, 5);
+    wild_recv(&t, RT_EV_RECV, RT_RECV_ALL + 1, 0, 0, 3, 8, 0);
+    close_rec(&t, 100);
+    expect_error(one_rank("wild-bad", &d, &t), RT_E_INVAL, "recv: unknown op 4");
+}
+
 static void test_bad_defs(void **state)
 {
     static const uint32_t two[] = {0, 1}, far[] = {0, 5};
@@ -1130,6 +1223,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_cut_thread),
         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_bad_records),
+        cmocka_unit_test(test_wildcard_receives),
         cmocka_unit_test(test_bad_defs),
         cmocka_unit_test(test_api),
         cmocka_unit_test(test_tiny_data),
