@@ -1,6 +1,7 @@
 /* retrace replay TRACE: re-execute a trace on the built-in MPI engine, and compare choices. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "rt_sim.h"
@@ -36,6 +37,7 @@ static void replay_usage(FILE *out)
             "                     coll:all=msa  map:auto  eager:0  map:cyclic+nodes:8\n"
             "  --csv FILE         the tables as CSV (FILE, FILE-ranks.csv)\n"
             "  --plot FILE        a bar chart of the predicted times (with --compare)\n"
+            "  --timing           how long loading and each replay took, on stderr\n"
             "Exit status 1 when a replay ends in a deadlock or a collective mismatch (the\n"
             "report says which ranks wait for what).\n");
 }
@@ -165,6 +167,13 @@ static void setup_free(replay_setup *su)
     free(su->module);
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static void fmt_time(uint64_t ps, char *buf, size_t len) { rt_net_format_time(ps, buf, len); }
 
 static void print_notes(const char *label, const char *notes)
@@ -282,6 +291,7 @@ static int replay_run(int argc, char **argv)
     replay_conf base = {0};
     const char *alts[MAX_ALTS];
     unsigned nalts = 0;
+    int timing = 0;
     cli_out out = {0};
     for (a.i = 1; a.i < argc; a.i++) {
         const char *v;
@@ -291,6 +301,8 @@ static int replay_run(int argc, char **argv)
             return CLI_OK;
         } else if (cli_args_flag(&a, "--free-wildcards")) {
             base.free_wild = 1;
+        } else if (cli_args_flag(&a, "--timing")) {
+            timing = 1;
         } else if ((k = cli_args_value(&a, "--model", &base.model)) ||
                    (k = cli_args_value(&a, "--coll", &base.coll)) ||
                    (k = cli_args_value(&a, "--map", &base.map)) ||
@@ -344,6 +356,7 @@ static int replay_run(int argc, char **argv)
     rt_reader *rd = NULL;
     rt_sim_trace *t = NULL;
     rt_err err;
+    double t0 = now_s();
     if (rc == CLI_OK && rt_reader_open(path, &rd, &err) < 0)
         rc = cli_error("%s", err.msg);
     if (rc == CLI_OK && rt_sim_trace_load(rd, &t, &err) < 0)
@@ -352,6 +365,9 @@ static int replay_run(int argc, char **argv)
         cli_out_truncated(rt_reader_truncated(rd));
     if (rd)
         rt_reader_close(rd);
+    if (rc == CLI_OK && timing)
+        fprintf(stderr, "retrace: timing: loaded %llu events in %.3f s\n",
+                (unsigned long long)rt_sim_trace_events(t), now_s() - t0);
     if (rc == CLI_OK)
         print_notes(NULL, rt_sim_trace_notes(t));
     rt_an_report rep;
@@ -375,10 +391,18 @@ static int replay_run(int argc, char **argv)
             break;
         }
         rt_sim_result res;
+        double t1 = now_s();
         if (rt_sim_run(t, &su.cfg, &res, &err) < 0) {
             rc = cli_error("replay%s%s: %s", nalts ? " " : "", nalts ? confs[i].label : "",
                            err.msg);
         } else {
+            double dt = now_s() - t1;
+            if (timing)
+                fprintf(stderr,
+                        "retrace: timing: replay %s: %.3f s, %.2f M events/s, %llu engine "
+                        "events, %llu messages\n",
+                        confs[i].label, dt, dt > 0 ? res.events / dt / 1e6 : 0.0,
+                        (unsigned long long)res.sim_events, (unsigned long long)res.messages);
             char coll[256];
             rt_an_algs_name(su.cfg.alg, coll, sizeof coll);
             if (i == 0)

@@ -22,12 +22,6 @@
 #define SIM_NONE UINT32_MAX
 #define SIM_EV_SKIP 0xffu /* a loaded event left out of the replay */
 
-/* Receive flags (posted with a wildcard), in the op field of RECV and IRECV events. */
-#ifndef RT_RECV_ANY_SOURCE
-#define RT_RECV_ANY_SOURCE 1
-#define RT_RECV_ANY_TAG 2
-#endif
-
 /* ---- the loaded trace ----------------------------------------------------------------------- */
 
 typedef struct sim_rank_events {
@@ -133,6 +127,7 @@ enum { SIM_H_RANK, SIM_H_COLL };
 
 typedef struct sim_heap_ent {
     uint64_t time, seq;
+    const void *hint; /* memory the entry will touch first (prefetched) */
     uint32_t idx;
     uint8_t kind;
 } sim_heap_ent;

@@ -25,7 +25,9 @@ int sim_heap_push(sim *s, uint64_t time, uint8_t kind, uint32_t idx)
         s->heap = h;
         s->heap_cap = cap;
     }
-    sim_heap_ent e = {time, s->seq++, idx, kind};
+    const void *hint = kind == SIM_H_RANK ? (const void *)&s->t->ranks[idx].ev[s->ranks[idx].pc]
+                                          : (const void *)&s->colls[idx];
+    sim_heap_ent e = {time, s->seq++, hint, idx, kind};
     size_t i = s->nheap++;
     while (i) {
         size_t p = (i - 1) / 2;
@@ -485,6 +487,8 @@ int rt_sim_run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res
     }
     while (s->nheap && !s->stop && !s->rc) {
         sim_heap_ent e = heap_pop(s);
+        if (s->nheap) /* the next one to run: its next event, while this one runs */
+            __builtin_prefetch(s->heap[0].hint);
         res->sim_events++;
         s->now = e.time;
         if (e.kind == SIM_H_RANK) {
