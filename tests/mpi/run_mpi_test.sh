@@ -41,6 +41,9 @@
 #   LIVE_HIST=1          retrace hist TRACE HIST_ARGS must print exactly what the tracer's
 #                        live histogram printed (the traced stdout after the plain one)
 #   ANALYZE="A B"        for each name: retrace $ARGS_A TRACE prints expected/EXPECT.A
+#   REPLAY_ARGS          options for the replay below
+# Every complete trace (not TRUNCATED) must also replay to completion: retrace replay
+# REPLAY_ARGS TRACE exits 0 and prints a prediction.
 #
 # The traced run must print what the plain run prints and exit with the same status, and
 # otf2-print must read the archive without a word on stderr. Each mpiexec run is limited to
@@ -84,7 +87,7 @@ fi
 
 PROG='' NP='' NODES=1 MODULES=1 STATUS=0 LAUNCH=record RECORD_ARGS='' ENV='' HISTOGRAM=0
 NOTRACE=0 TRUNCATED=0 DUMP='' CHECK=none CALLS=0 EXPECT=$case LIVE_HIST=0 HIST_ARGS=''
-ANALYZE=''
+ANALYZE='' REPLAY_ARGS=''
 # shellcheck source=/dev/null
 . "$mpi/cases/$case.case"
 exp=$mpi/expected
@@ -232,6 +235,16 @@ if [ "$LIVE_HIST" = 1 ]; then
         { fail "retrace hist exited $?"; show "$w/hist.err"; }
     compare "$w/live.hist" "$w/hist.out" "retrace hist $HIST_ARGS against the live histogram"
 fi
+# A complete trace must replay to completion on the built-in engine: exit 0, a prediction.
+if [ "$TRUNCATED" != 1 ]; then
+    # shellcheck disable=SC2086 # REPLAY_ARGS is a list of words
+    timeout -k 5 "$timeout" "$retrace" replay $REPLAY_ARGS "$trace" > "$w/replay.out" \
+        2> "$w/replay.err" ||
+        { fail "retrace replay exited $?"; show "$w/replay.out"; show "$w/replay.err"; }
+    grep -q '^predicted run time  ' "$w/replay.out" ||
+        fail "retrace replay printed no prediction"
+fi
+
 for a in $ANALYZE; do # each NAME runs 'retrace $ARGS_NAME TRACE': stdout = expected/EXPECT.NAME
     eval "args=\$ARGS_$a"
     # shellcheck disable=SC2086,SC2154 # args is a list of words, set by eval
