@@ -12,7 +12,8 @@ static void replay_usage(FILE *out)
             "usage: retrace replay TRACE [--model FILE] [--coll OP=ALG,...] [--map SPEC]\n"
             "                      [--nodes N] [--modules M] [--ranks-per-node K]\n"
             "                      [--eager BYTES] [--contention on|off] [--free-wildcards]\n"
-            "                      [--compare ALT ...] [--csv FILE] [--plot FILE.svg|.png]\n"
+            "                      [--compare ALT ...] [--out-trace DIR] [--csv FILE]\n"
+            "                      [--plot FILE.svg|.png] [--timing]\n"
             "\n"
             "Replays the trace on a simulated machine (docs/replay.md) and prints the\n"
             "predicted run time, the time per rank and the critical rank (the last to end).\n"
@@ -35,6 +36,8 @@ static void replay_usage(FILE *out)
             "                     KEY:VALUE[+KEY:VALUE...] with KEY one of coll, map, model,\n"
             "                     eager, contention, nodes, modules, ranks-per-node, e.g.\n"
             "                     coll:all=msa  map:auto  eager:0  map:cyclic+nodes:8\n"
+            "  --out-trace DIR    write the simulated run as an OTF2 archive (its collectives\n"
+            "                     as the wire messages of their algorithms)\n"
             "  --csv FILE         the tables as CSV (FILE, FILE-ranks.csv)\n"
             "  --plot FILE        a bar chart of the predicted times (with --compare)\n"
             "  --timing           how long loading and each replay took, on stderr\n"
@@ -292,6 +295,7 @@ static int replay_run(int argc, char **argv)
     const char *alts[MAX_ALTS];
     unsigned nalts = 0;
     int timing = 0;
+    const char *out_trace = NULL;
     cli_out out = {0};
     for (a.i = 1; a.i < argc; a.i++) {
         const char *v;
@@ -308,6 +312,7 @@ static int replay_run(int argc, char **argv)
                    (k = cli_args_value(&a, "--map", &base.map)) ||
                    (k = cli_args_value(&a, "--eager", &base.eager)) ||
                    (k = cli_args_value(&a, "--contention", &base.contention)) ||
+                   (k = cli_args_value(&a, "--out-trace", &out_trace)) ||
                    (k = cli_out_option(&a, &out))) {
             if (k < 0)
                 return CLI_BAD;
@@ -337,6 +342,10 @@ static int replay_run(int argc, char **argv)
         return cli_usage_error(cmd, "replay: no trace given");
     if (out.plot && !nalts)
         return cli_usage_error(cmd, "replay: --plot draws the --compare table; give --compare");
+    if (out_trace && nalts)
+        return cli_usage_error(cmd, "replay: --out-trace writes one replay; not with --compare");
+    if (out_trace && !rt_path_is_free(out_trace))
+        return cli_error("--out-trace %s: exists and is not an empty directory", out_trace);
     /* check every alternative before the (possibly long) load */
     replay_conf confs[MAX_ALTS + 1];
     char *texts[MAX_ALTS] = {0};
@@ -391,6 +400,7 @@ static int replay_run(int argc, char **argv)
             break;
         }
         rt_sim_result res;
+        su.cfg.out_trace = out_trace;
         double t1 = now_s();
         if (rt_sim_run(t, &su.cfg, &res, &err) < 0) {
             rc = cli_error("replay%s%s: %s", nalts ? " " : "", nalts ? confs[i].label : "",
@@ -409,6 +419,8 @@ static int replay_run(int argc, char **argv)
                 base_ps = res.time_ps;
             if (!nalts) {
                 print_summary(t, &su, &res, coll);
+                if (out_trace && res.completed)
+                    printf("simulated trace     %s\n", out_trace);
                 rt_table *rt = rank_table(&res, 0);
                 if (!rt || rt_tables_add(&rep.tables, rt) < 0)
                     rc = cli_error("out of memory");

@@ -84,6 +84,7 @@ typedef struct sim_pend {
     uint64_t order;   /* global posting order (free wildcard matching) */
     uint32_t next;
     uint32_t req;
+    uint32_t req2; /* rendezvous under way: the receive's request (req: the send's) */
     uint32_t rank; /* the rank that posted it (world) */
     uint32_t peer; /* the other side as posted (world rank) */
     uint32_t tag;
@@ -103,6 +104,8 @@ typedef struct sim_coll {
     uint32_t req;  /* done when the whole schedule is */
     uint32_t next_free;
     const uint32_t *members; /* communicator rank -> world rank */
+    uint32_t first;          /* first step of the round in progress (output trace) */
+    uint16_t call;           /* the MPI function (output trace) */
     uint8_t op;
 } sim_coll;
 
@@ -123,7 +126,7 @@ typedef struct sim_rank {
     uint8_t state, in_call;
 } sim_rank;
 
-enum { SIM_H_RANK, SIM_H_COLL };
+enum { SIM_H_RANK, SIM_H_COLL, SIM_H_RNDV };
 
 typedef struct sim_heap_ent {
     uint64_t time, seq;
@@ -172,6 +175,7 @@ typedef struct sim {
     uint32_t nlocks, locks_cap;
     uint32_t unscheduled[RT_COLL_COUNT], approx[RT_COLL_COUNT]; /* notes given once */
 
+    sim_rank_events *out; /* --out-trace: the simulated events per rank */
     rt_sim_result *res;
     sim_buf report, notes;
     int stop; /* a mismatch ended the replay */
@@ -206,6 +210,8 @@ uint32_t sim_post_recv(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_
 uint64_t sim_rma_transfer(sim *s, uint32_t origin, uint32_t target, uint64_t to_target,
                           uint64_t from_target, uint64_t t);
 void sim_report_channels(sim *s, int deadlocked);
+/* A rendezvous whose sender has the receiver's reply (heap event at that time). */
+void sim_rndv_data(sim *s, uint32_t p);
 uint32_t sim_pend_take(sim *s);
 void sim_pend_give(sim *s, uint32_t p);
 
@@ -222,6 +228,15 @@ void sim_coll_free_all(sim *s);
 
 /* sim_rma.c */
 int sim_rma_event(sim *s, uint32_t rank, const rt_event *ev);
+
+/* sim_out.c */
+int sim_out_init(sim *s);
+void sim_out_free(sim *s);
+/* Keeps ev (a copy, at t_ps) for the output trace; nothing when there is none. */
+void sim_out_event(sim *s, uint32_t rank, const rt_event *ev, uint64_t t_ps);
+/* The communicator rank of world rank world for an event on ev->comm (or its window). */
+int32_t sim_out_peer(const sim *s, const rt_event *ev, uint32_t world);
+int sim_out_write(sim *s);
 
 /* sim_load.c */
 void sim_trace_note(rt_sim_trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -94,6 +94,19 @@ static const uint32_t *per_comm_rank(sim *s, const rt_comm_def *c, int modules)
     return a;
 }
 
+/* The output trace's wire message of a collective step (communicator collectives only). */
+static void out_step(sim *s, const sim_coll *co, const rt_coll_step *st, uint64_t t)
+{
+    if (!s->out || (uint8_t)(co->key >> 32) != SIM_CTX_COLL)
+        return;
+    uint32_t peer = co->members[st->peer];
+    rt_event ev = {.kind = st->kind == RT_STEP_SEND ? RT_EV_SEND : RT_EV_RECV,
+                   .call = co->call, .comm = (uint32_t)co->key, .peer = st->peer,
+                   .tag = (int32_t)(co->tag & 0x7fffffff), .bytes = st->bytes,
+                   .contype = (uint8_t)sim_contype(s, co->rank, peer)};
+    sim_out_event(s, co->rank, &ev, t);
+}
+
 /* Posts the operations of the round that starts at co->cur, at time t. */
 static void post_round(sim *s, uint32_t c, uint64_t t)
 {
@@ -101,6 +114,7 @@ static void post_round(sim *s, uint32_t c, uint64_t t)
     uint32_t round = co->steps[co->cur].round, j = co->cur;
     co->round_end = t;
     co->pending = 0;
+    co->first = j;
     uint64_t reduce = 0;
     for (; j < co->nsteps && co->steps[j].round == round; j++) {
         const rt_coll_step st = co->steps[j];
@@ -109,15 +123,16 @@ static void post_round(sim *s, uint32_t c, uint64_t t)
             continue;
         }
         uint32_t peer = co->members[st.peer], r;
-        if (st.kind == RT_STEP_SEND)
+        if (st.kind == RT_STEP_SEND) {
+            out_step(s, co, &st, t);
             r = sim_post_send(s, (uint8_t)(co->key >> 32), (uint32_t)co->key, co->tag,
                               co->rank, peer, st.bytes, t, SIM_R_COLL);
-        else
+        } else {
             r = sim_post_recv(s, (uint8_t)(co->key >> 32), (uint32_t)co->key, co->tag,
                               co->rank, peer, st.bytes, t, 0, SIM_R_COLL);
+        }
         if (r == SIM_NONE)
             return;
-        co = &s->colls[c]; /* posting may not move colls, but stay safe */
         sim_req *q = &s->reqs[r];
         if (q->done != SIM_NEVER) {
             if (q->done > co->round_end)
@@ -130,7 +145,7 @@ static void post_round(sim *s, uint32_t c, uint64_t t)
         }
     }
     co->cur = j;
-    /* reductions of the round are charged now: they run once its data is in */
+    /* the round's reductions run once its data is in (sim_coll_notify) */
     co->reduce_ps = rt_net_reduce_ps(&s->cfg->model, reduce);
     if (!co->pending)
         sim_coll_notify(s, c);
@@ -142,6 +157,10 @@ void sim_coll_notify(sim *s, uint32_t c)
     sim_coll *co = &s->colls[c];
     if (co->pending)
         return;
+    if (s->out)
+        for (uint32_t j = co->first; j < co->cur; j++)
+            if (co->steps[j].kind == RT_STEP_RECV)
+                out_step(s, co, &co->steps[j], co->round_end);
     uint64_t end = co->round_end + co->reduce_ps;
     co->reduce_ps = 0;
     if (co->cur < co->nsteps) {
@@ -227,6 +246,7 @@ uint32_t sim_coll_start(sim *s, uint32_t rank, uint8_t ctx, uint32_t id, const r
     co->rank = rank;
     co->req = req;
     co->op = (uint8_t)op;
+    co->call = s->ranks[rank].call;
     co->members = c->members;
     rt_err e;
     int approx = 0, rc = RT_OK;

@@ -26,7 +26,8 @@ int sim_heap_push(sim *s, uint64_t time, uint8_t kind, uint32_t idx)
         s->heap_cap = cap;
     }
     const void *hint = kind == SIM_H_RANK ? (const void *)&s->t->ranks[idx].ev[s->ranks[idx].pc]
-                                          : (const void *)&s->colls[idx];
+                      : kind == SIM_H_COLL ? (const void *)&s->colls[idx]
+                                           : (const void *)&s->pends[idx];
     sim_heap_ent e = {time, s->seq++, hint, idx, kind};
     size_t i = s->nheap++;
     while (i) {
@@ -235,10 +236,40 @@ static uint32_t coll_of_event(sim *s, uint32_t rank, const rt_event *ev, uint64_
                           ev->rbytes, t);
 }
 
+/* The output trace's copy of an operation event: communicator ranks, simulated contype. */
+static void out_op(sim *s, uint32_t rank, const rt_event *ev)
+{
+    unsigned k = ev->kind;
+    if (k == RT_EV_COLL_BEGIN || k == RT_EV_COLL_END || k == RT_EV_NBC_REQUEST ||
+        k == RT_EV_NBC_COMPLETE || k == SIM_EV_SKIP)
+        return; /* collectives appear as their wire messages (sim_coll.c) */
+    rt_event o = *ev;
+    int world_peer = k == RT_EV_SEND || k == RT_EV_ISEND || k == RT_EV_RECV ||
+                     k == RT_EV_IRECV_REQUEST || k == RT_EV_RMA_PUT || k == RT_EV_RMA_GET ||
+                     k == RT_EV_RMA_ATOMIC ||
+                     ((k == RT_EV_RMA_LOCK || k == RT_EV_RMA_UNLOCK || k == RT_EV_RMA_SYNC) &&
+                      ev->peer != RT_PEER_ALL);
+    if (world_peer) {
+        o.contype = (uint8_t)sim_contype(s, rank, (uint32_t)ev->peer);
+        o.peer = sim_out_peer(s, ev, (uint32_t)ev->peer);
+    }
+    if (k == RT_EV_IRECV) {
+        const rt_comm_def *c = rt_defs_comm(s->defs, ev->comm);
+        int64_t w = c ? rt_defs_peer_world(s->defs, ev) : -1;
+        if (w >= 0)
+            o.contype = (uint8_t)sim_contype(s, rank, (uint32_t)w);
+    }
+    if (rt_event_kind_mask(k) & RT_FIELD_REQ)
+        o.req = ev->req == SIM_NONE ? UINT64_MAX - 1 : ev->req + 1;
+    sim_out_event(s, rank, &o, s->ranks[rank].clock);
+}
+
 /* One operation event of a call (anything but ENTER and LEAVE). */
 static void rank_op(sim *s, uint32_t rank, const rt_event *ev)
 {
     sim_rank *rk = &s->ranks[rank];
+    if (s->out)
+        out_op(s, rank, ev);
     uint64_t t = rk->clock;
     uint32_t r;
     switch (ev->kind) {
@@ -331,6 +362,7 @@ static void rank_run(sim *s, uint32_t rank)
         if (ev->kind == RT_EV_ENTER) {
             call_enter(rk, ev);
             rk->in_call = 1;
+            sim_out_event(s, rank, ev, rk->clock);
             rk->pc++;
             s->res->events++;
             if (s->nheap && rk->clock > s->heap[0].time) {
@@ -344,6 +376,7 @@ static void rank_run(sim *s, uint32_t rank)
                 return;
             }
             call_leave(rk, ev);
+            sim_out_event(s, rank, ev, rk->clock);
             rk->pc++;
             s->res->events++;
         } else {
@@ -399,7 +432,7 @@ static char *buf_take(sim_buf *b)
     return p;
 }
 
-static void report_blocked(sim *s)
+static void report_blocked(sim *s, const char *verb)
 {
     uint32_t blocked = 0, shown = 0;
     for (uint32_t r = 0; r < s->nranks; r++) {
@@ -410,13 +443,13 @@ static void report_blocked(sim *s)
         if (shown++ < 16) {
             char tb[32];
             rt_net_format_time(rk->clock, tb, sizeof tb);
-            sim_buf_printf(&s->report, "rank %u blocked in %s at %s (event %u of %u)\n",
-                           (unsigned)r, rk->in_call ? rt_func_name(rk->call) : "its trace",
+            sim_buf_printf(&s->report, "rank %u %s in %s at %s (event %u of %u)\n",
+                           (unsigned)r, verb, rk->in_call ? rt_func_name(rk->call) : "its trace",
                            tb, (unsigned)rk->pc, (unsigned)s->t->ranks[r].n);
         }
     }
     if (blocked > shown)
-        sim_buf_printf(&s->report, "... and %u more blocked ranks\n", (unsigned)(blocked - shown));
+        sim_buf_printf(&s->report, "... and %u more ranks %s\n", (unsigned)(blocked - shown), verb);
 }
 
 static void sim_free(sim *s)
@@ -427,6 +460,7 @@ static void sim_free(sim *s)
     free(s->reqs);
     free(s->pends);
     sim_coll_free_all(s);
+    sim_out_free(s);
     sim_map_free(&s->chans);
     sim_map_free(&s->collseq);
     sim_map_free(&s->collchk);
@@ -485,6 +519,7 @@ int rt_sim_run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res
         rk->clock = (re->ev[0].time - t->t_first) * 1000;
         sim_heap_push(s, rk->clock, SIM_H_RANK, r);
     }
+    sim_out_init(s);
     while (s->nheap && !s->stop && !s->rc) {
         sim_heap_ent e = heap_pop(s);
         if (s->nheap) /* the next one to run: its next event, while this one runs */
@@ -497,7 +532,10 @@ int rt_sim_run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res
                 rk->clock = e.time;
             rank_run(s, e.idx);
         } else {
-            sim_coll_advance(s, e.idx);
+            if (e.kind == SIM_H_COLL)
+                sim_coll_advance(s, e.idx);
+            else
+                sim_rndv_data(s, e.idx);
         }
     }
     if (s->rc) {
@@ -522,11 +560,22 @@ int rt_sim_run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res
     }
     if (!res->completed && !s->stop) {
         sim_buf_printf(&s->report, "deadlock: no rank can go on\n");
-        report_blocked(s);
+        report_blocked(s, "blocked");
     } else if (s->stop) {
-        report_blocked(s);
+        report_blocked(s, "stopped");
     }
     sim_report_channels(s, !res->completed);
+    if (s->out) {
+        if (res->completed && !s->stop)
+            sim_out_write(s);
+        else
+            sim_buf_printf(&s->report, "no output trace written: the replay did not complete\n");
+        if (s->rc) {
+            int rc = s->rc;
+            sim_free(s);
+            return rc;
+        }
+    }
     res->report = buf_take(&s->report);
     res->notes = buf_take(&s->notes);
     sim_free(s);

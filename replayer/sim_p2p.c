@@ -14,10 +14,11 @@
  * Timing (docs/replay.md). A rank injects one message at a time (its port). Eager: the
  * message starts when the port is free, occupies it (model injection rule), arrives at
  * start + o + wire; the send is done when the port frees, the receive at max(arrival,
- * posted) + o. Rendezvous: a request (latency L) reaches the receiver; once the receive is
- * posted, a reply (L) clears the sender, which then injects the data; both sides are done
- * when the data is in (the receiver o later). Everything is computed when the two sides
- * match, so messages cost no engine events.
+ * posted) + o. Rendezvous: a request reaches the receiver o + L after the send is posted;
+ * once the receive is posted too, a reply (L) clears the sender, whose port then injects the
+ * data (an engine event at that time, so ports are taken in time order); both sides are
+ * done when the data is in (the receiver o later). Eager timing is computed when the send
+ * is posted and the receive's when the two sides match: eager messages cost no engine events.
  */
 #include <stdlib.h>
 
@@ -111,12 +112,28 @@ static void match(sim *s, const sim_pend *snd, const sim_pend *rcv)
         sim_req_done(s, rcv->req, at + l->overhead_ps);
         return;
     }
+    /* The receiver answers the request once both are there; the data goes out when the
+     * answer is back at the sender: an engine event then, so that the sender's port is
+     * taken in time order (booking it now would delay sends it starts before that). */
     uint64_t tm = snd->arrival > rcv->time ? snd->arrival : rcv->time;
+    uint32_t p = sim_pend_take(s);
+    if (p == SIM_NONE)
+        return;
+    s->pends[p] = *snd;
+    s->pends[p].req2 = rcv->req;
+    s->pends[p].peer = rcv->rank;
+    sim_heap_push(s, tm + l->latency_ps, SIM_H_RNDV, p);
+}
+
+void sim_rndv_data(sim *s, uint32_t p)
+{
+    sim_pend e = s->pends[p];
+    sim_pend_give(s, p);
+    const rt_net_link *l = &s->cfg->model.link[e.ct];
     uint64_t freed;
-    uint64_t arrival = inject(s, snd->rank, rcv->rank, snd->ct, snd->bytes, tm + l->latency_ps,
-                              &freed);
-    sim_req_done(s, snd->req, arrival > freed ? arrival : freed);
-    sim_req_done(s, rcv->req, arrival + l->overhead_ps);
+    uint64_t arrival = inject(s, e.rank, e.peer, e.ct, e.bytes, s->now, &freed);
+    sim_req_done(s, e.req, arrival > freed ? arrival : freed);
+    sim_req_done(s, e.req2, arrival + l->overhead_ps);
 }
 
 static uint64_t chan_k1(uint8_t ctx, uint32_t dst, uint32_t src)
