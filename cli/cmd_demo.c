@@ -19,7 +19,9 @@ static void demo_usage(FILE *out)
             "on 2 nodes in 2 modules. It summarises the trace, converts it to an OTF2\n"
             "archive and back to CSV, summarises the archive, prints the psmpi message-size\n"
             "histogram and the traffic through the gateways (with what MSA-aware collectives\n"
-            "would save), and draws both with gnuplot (DIR/hist.svg, DIR/gateways.svg).\n"
+            "would save), draws both with gnuplot (DIR/hist.svg, DIR/gateways.svg), and ends\n"
+            "with a what-if table: the run replayed on the built-in MPI engine under other\n"
+            "collective algorithms, placements, protocols and machine shapes (DIR/whatif.svg).\n"
             "  --out DIR        where the demo writes (default: retrace-demo); the demo\n"
             "                   replaces only its own earlier results there\n"
             "  --example TRACE  run on another trace (default: %s)\n",
@@ -165,8 +167,26 @@ static int demo_analyses(const char *dir, const char *example)
     if (rc)
         return cli_error("%s", err.msg);
     printf("Plots (gnuplot): %s (the histogram), %s (the module matrix)\n", hist_svg, gw_svg);
-    printf("More analyses: retrace hist, gateways, pipeline, profile (retrace COMMAND --help)\n");
     return CLI_OK;
+}
+
+/* Step 6: the replayer's what-if table for the example. */
+static int demo_whatif(const char *dir, const char *example)
+{
+    char svg[4096];
+    snprintf(svg, sizeof svg, "%s/whatif.svg", dir);
+    char *argv[] = {"replay", (char *)example, "--compare", "coll:all=msa", "--compare",
+                    "map:cyclic", "--compare", "eager:0", "--compare", "contention:on",
+                    "--compare", "nodes:4+map:cyclic", "--plot", svg, NULL};
+    printf("\n== 6. What if (retrace replay %s --compare ...): the run replayed on the\n"
+           "      built-in MPI engine with MSA-aware collectives, another placement, no eager\n"
+           "      messages, network contention, and four nodes instead of two\n\n",
+           example);
+    fflush(stdout);
+    int rc = cli_cmd_replay.run((int)(sizeof argv / sizeof *argv) - 1, argv);
+    if (rc == CLI_OK)
+        printf("\nPlot (gnuplot): %s (the predicted times)\n", svg);
+    return rc;
 }
 
 static int demo_run(int argc, char **argv)
@@ -221,7 +241,12 @@ static int demo_run(int argc, char **argv)
     if ((rc = compare_traces(example, csv)))
         return rc;
     printf("Read the archive with any OTF2 tool, e.g.: otf2-print %s/traces.otf2\n", otf2);
-    return demo_analyses(dir, example);
+    if ((rc = demo_analyses(dir, example)))
+        return rc;
+    if ((rc = demo_whatif(dir, example)))
+        return rc;
+    printf("More: retrace hist, gateways, pipeline, profile, replay (retrace COMMAND --help)\n");
+    return CLI_OK;
 }
 
 const cli_command cli_cmd_demo = {"demo", "run retrace on a bundled example", demo_run,

@@ -239,9 +239,11 @@ static void print_summary(const rt_sim_trace *t, const replay_setup *su, const r
     const rt_defs *defs = rt_sim_trace_defs(t);
     printf("ranks               %u (%llu events)\n", (unsigned)defs->nranks,
            (unsigned long long)rt_sim_trace_events(t));
-    printf("machine             %u nodes, %u modules, up to %u ranks per node; map %s\n",
-           (unsigned)su->shape.nodes, (unsigned)su->shape.modules,
-           (unsigned)su->shape.ranks_per_node, su->map_name);
+    printf("machine             %u node%s, %u module%s, up to %u rank%s per node; map %s\n",
+           (unsigned)su->shape.nodes, su->shape.nodes == 1 ? "" : "s",
+           (unsigned)su->shape.modules, su->shape.modules == 1 ? "" : "s",
+           (unsigned)su->shape.ranks_per_node, su->shape.ranks_per_node == 1 ? "" : "s",
+           su->map_name);
     printf("model               %s\n", su->cfg.model.source);
     printf("collectives         %s\n", coll);
     fmt_time(rt_sim_trace_span_ps(t), a, sizeof a);
@@ -440,6 +442,7 @@ static int replay_run(int argc, char **argv)
                                       "microseconds", "no plot"};
         rc = cli_out_report(&out, &rep, 1, &plot);
     }
+    rep.plot = NULL; /* the compare table, owned by rep.tables */
     rt_an_report_free(&rep);
     for (unsigned i = 0; i < nalts; i++)
         free(texts[i]);

@@ -1,0 +1,4 @@
+replay
+$DATA/an_small.csv
+--model
+$DATA/bad_model.conf

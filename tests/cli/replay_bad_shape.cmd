@@ -1,0 +1,6 @@
+replay
+$DATA/an_small.csv
+--nodes
+1
+--ranks-per-node
+2

@@ -1,0 +1,2 @@
+replay
+--help

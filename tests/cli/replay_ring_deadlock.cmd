@@ -1,0 +1,4 @@
+replay
+$DATA/send_ring.csv
+--eager
+0
