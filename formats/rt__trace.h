@@ -45,8 +45,10 @@ struct rt_writer {
 int rt__csv_open(rt_reader *r, rt_err *err);
 int rt__otf2_open(rt_reader *r, rt_err *err);
 int rt__raw_open(rt_reader *r, rt_err *err); /* reading only */
+int rt__ti_open(rt_reader *r, rt_err *err);
 int rt__csv_create(rt_writer *w, rt_err *err);
 int rt__otf2_create(rt_writer *w, rt_err *err);
+int rt__ti_create(rt_writer *w, rt_err *err);
 
 /* Sets r->truncated to a copy of the formatted message. */
 void rt__reader_set_truncated(rt_reader *r, const char *fmt, ...)

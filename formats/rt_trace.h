@@ -15,11 +15,12 @@ typedef enum rt_format {
     RT_FMT_AUTO = 0, /* reading: detect; writing: from the path (".csv" means CSV) */
     RT_FMT_OTF2,
     RT_FMT_CSV,
-    RT_FMT_RAW /* the tracer's raw per-rank files (rt_raw.h): reading only */
+    RT_FMT_RAW, /* the tracer's raw per-rank files (rt_raw.h): reading only */
+    RT_FMT_TI   /* SimGrid's time-independent traces: an index and per-rank action files */
 } rt_format;
 
 const char *rt_format_name(rt_format fmt);
-/* "otf2" or "csv" (formats retrace writes); RT_FMT_AUTO when the name is unknown. */
+/* "otf2", "csv" or "ti" (formats retrace writes); RT_FMT_AUTO when the name is unknown. */
 rt_format rt_format_lookup(const char *name);
 
 /* ---- definitions ---------------------------------------------------------------------------- */
@@ -62,8 +63,8 @@ int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err);
 
 typedef struct rt_reader rt_reader;
 
-/* path: an OTF2 archive (its directory or its .otf2 anchor file), a CSV trace, or a raw trace
- * (its directory, or any .rtr file in it). */
+/* path: an OTF2 archive (its directory or its .otf2 anchor file), a CSV trace, a raw trace
+ * (its directory, or any .rtr file in it), or the index file of a SimGrid TI trace. */
 int rt_reader_open(const char *path, rt_reader **out, rt_err *err);
 const rt_defs *rt_reader_defs(const rt_reader *r);
 rt_format rt_reader_format(const rt_reader *r);
@@ -80,8 +81,9 @@ void rt_reader_close(rt_reader *r);
 typedef struct rt_writer rt_writer;
 
 /* The definitions are copied. OTF2 writes an archive directory at path (which must not
- * exist, or be an empty directory); CSV writes one file. RT_FMT_RAW is refused: only the
- * tracer writes raw traces. */
+ * exist, or be an empty directory); CSV writes one file; TI writes the index file at path and
+ * one action file per rank in the directory path_files (neither may exist). RT_FMT_RAW is
+ * refused: only the tracer writes raw traces. */
 int rt_writer_open(const char *path, rt_format fmt, const rt_defs *defs, rt_writer **out,
                    rt_err *err);
 /* Events of one rank must come in time order; ranks may interleave. */

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rt__ti.h"
 #include "rt__trace.h"
 
 const char *rt_format_name(rt_format fmt)
@@ -22,6 +23,8 @@ const char *rt_format_name(rt_format fmt)
         return "csv";
     case RT_FMT_RAW:
         return "raw";
+    case RT_FMT_TI:
+        return "ti";
     default:
         return "auto";
     }
@@ -33,6 +36,8 @@ rt_format rt_format_lookup(const char *name)
         return RT_FMT_OTF2;
     if (!strcmp(name, "csv"))
         return RT_FMT_CSV;
+    if (!strcmp(name, "ti"))
+        return RT_FMT_TI;
     return RT_FMT_AUTO;
 }
 
@@ -75,8 +80,8 @@ void rt__reader_set_truncated(rt_reader *r, const char *fmt, ...)
 }
 
 /* What a path holds: a raw trace (a directory with r0.defs.rtr, or one of its .rtr files),
- * an OTF2 archive (a directory with a .otf2 anchor, or the anchor file), else a CSV trace (by
- * name or by its first bytes). */
+ * an OTF2 archive (a directory with a .otf2 anchor, or the anchor file), a CSV trace (by name
+ * or by its first bytes), else a SimGrid TI index (its first line names a file of actions). */
 static int detect(const char *path, rt_format *fmt, rt_err *err)
 {
     struct stat st;
@@ -118,8 +123,13 @@ static int detect(const char *path, rt_format *fmt, rt_err *err)
         *fmt = RT_FMT_OTF2;
         return 0;
     }
+    if (rt__ti_detect(path)) {
+        *fmt = RT_FMT_TI;
+        return 0;
+    }
     return rt_err_set(err, RT_E_FORMAT,
-                      "%s: not a trace (expected an OTF2 archive or a retrace CSV trace)", path);
+                      "%s: not a trace (expected an OTF2 archive, a retrace CSV trace or a "
+                      "SimGrid TI index)", path);
 }
 
 int rt_reader_open(const char *path, rt_reader **out, rt_err *err)
@@ -133,6 +143,8 @@ int rt_reader_open(const char *path, rt_reader **out, rt_err *err)
     int rc = detect(path, &r->format, err);
     if (!rc && r->format == RT_FMT_RAW)
         rc = rt__raw_open(r, err);
+    else if (!rc && r->format == RT_FMT_TI)
+        rc = rt__ti_open(r, err);
     else if (!rc)
         rc = r->format == RT_FMT_OTF2 ? rt__otf2_open(r, err) : rt__csv_open(r, err);
     if (!rc) {
@@ -223,7 +235,9 @@ int rt_writer_open(const char *path, rt_format fmt, const rt_defs *defs, rt_writ
             rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
     }
     if (!rc)
-        rc = fmt == RT_FMT_CSV ? rt__csv_create(w, err) : rt__otf2_create(w, err);
+        rc = fmt == RT_FMT_CSV  ? rt__csv_create(w, err)
+             : fmt == RT_FMT_TI ? rt__ti_create(w, err)
+                                : rt__otf2_create(w, err);
     if (rc) {
         rt_defs_free(&w->defs);
         free(w->last_time);

@@ -1,0 +1,2 @@
+info
+$DATA/ti/bad/bad.ti

@@ -1,0 +1,5 @@
+convert
+$DATA/ti/small.csv
+--to
+ti
+$WORK/small.ti

@@ -1,0 +1,5 @@
+convert
+$DATA/ti/subcomm.csv
+--to
+ti
+$WORK/out.ti

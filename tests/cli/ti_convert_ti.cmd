@@ -1,0 +1,6 @@
+# SimGrid's own recording written again by retrace: sizes in bytes, test completions as wait
+convert
+$DATA/ti/smpi/app.ti
+--to
+ti
+$WORK/app.ti

@@ -1,0 +1,2 @@
+info
+$DATA/ti/smpi/app.ti
