@@ -127,6 +127,7 @@ static void sendrecv(void)
         MT_CHECK(st.MPI_SOURCE == MPI_PROC_NULL);
         MPI_Sendrecv(s, 1, MPI_INT, 1, 23, r, 1, MPI_INT, MPI_PROC_NULL, 23, W, MPI_STATUS_IGNORE);
     } else {
+        s[0] = 24; /* sent to MPI_PROC_NULL, but never read uninitialised */
         MPI_Isend(s, 1, MPI_INT, MPI_PROC_NULL, 6, W, &q[0]);
         MPI_Irecv(r, 1, MPI_INT, MPI_PROC_NULL, 6, W, &q[1]);
         MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
