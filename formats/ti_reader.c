@@ -180,7 +180,7 @@ static int arg_double(const ti_reader *t, size_t i, const char *what, double *ou
  * fraction cut off. */
 static int arg_count(const ti_reader *t, size_t i, const char *what, uint64_t *out, rt_err *err)
 {
-    double v;
+    double v = 0;
     if (t->tok[i][0] == '-' && strcmp(t->tok[i], "-0"))
         return bad(t, err, "negative %s '%.40s'%s", what, t->tok[i],
                    !strcmp(what, "size") ? " (a receive of the sender's size, which retrace "
@@ -211,7 +211,7 @@ static int arg_type(const ti_reader *t, const ti_rank *k, size_t i, uint32_t *si
 static int arg_rank(const ti_reader *t, const rt_reader *r, size_t i, const char *what,
                     int32_t *out, rt_err *err)
 {
-    int64_t v;
+    int64_t v = 0;
     if (rt__parse_i64(t->tok[i], &v))
         return bad(t, err, "bad %s '%.40s' (expected a rank)", what, t->tok[i]);
     if (v < 0 || v >= r->defs.nranks)
@@ -224,7 +224,7 @@ static int arg_rank(const ti_reader *t, const rt_reader *r, size_t i, const char
 
 static int arg_tag(const ti_reader *t, size_t i, int32_t *out, rt_err *err)
 {
-    int64_t v;
+    int64_t v = 0;
     if (rt__parse_i64(t->tok[i], &v))
         return bad(t, err, "bad tag '%.40s' (expected an integer)", t->tok[i]);
     if (v < 0 || v > INT32_MAX)
@@ -431,7 +431,7 @@ static int a_location(ti_ctx *c, rt_err *err)
 static int a_compute(ti_ctx *c, rt_err *err)
 {
     CTX;
-    double flops;
+    double flops = 0;
     int rc = arity(t, 1, 1, "compute FLOPS", err);
     if (rc || (rc = arg_double(t, 2, "flop count", &flops, err)))
         return rc;
@@ -442,7 +442,7 @@ static int a_compute(ti_ctx *c, rt_err *err)
 static int a_sleep(ti_ctx *c, rt_err *err)
 {
     CTX;
-    double s;
+    double s = 0;
     int rc = arity(t, 1, 1, "sleep SECONDS", err);
     if (rc || (rc = arg_double(t, 2, "duration", &s, err)))
         return rc;
@@ -455,7 +455,7 @@ static int a_p2p(ti_ctx *c, rt_err *err)
 {
     CTX;
     const char *name = t->tok[1];
-    int32_t peer, tag;
+    int32_t peer = 0, tag = 0;
     uint64_t count, bytes;
     uint32_t size = 0;
     int rc = arity(t, 3, 4, "PARTNER TAG SIZE [DATATYPE]", err);
@@ -501,7 +501,7 @@ static int a_p2p(ti_ctx *c, rt_err *err)
 static int a_wait(ti_ctx *c, rt_err *err)
 {
     CTX;
-    int32_t src, dst, tag;
+    int32_t src = 0, dst = 0, tag = 0;
     int rc = arity(t, 3, 3, "SRC DST TAG", err);
     if (rc || (rc = arg_rank(t, c->r, 2, "source", &src, err)) ||
         (rc = arg_rank(t, c->r, 3, "destination", &dst, err)) || (rc = arg_tag(t, 4, &tag, err)))
@@ -620,7 +620,7 @@ static int a_reduce(ti_ctx *c, rt_err *err)
     const char *name = t->tok[1];
     int rooted = !strcmp(name, "reduce");
     uint64_t n, bytes;
-    double flops;
+    double flops = 0;
     int32_t root = RT_PEER_NONE;
     uint32_t size = 0;
     int rc = rooted ? arity(t, 2, 4, "COUNT FLOPS [ROOT [DATATYPE]]", err)
@@ -757,7 +757,7 @@ static int a_reducescatter(ti_ctx *c, rt_err *err)
     CTX;
     uint32_t p = c->p;
     uint64_t sum, mine = 0, s, r;
-    double flops;
+    double flops = 0;
     uint32_t size = 0;
     int rc = arity(t, 1 + p, 2 + p, "RECVCOUNTS[p] FLOPS [DATATYPE]", err);
     if (rc || (rc = arg_counts(t, 2, p, "receive count", &sum, me, &mine, err)) ||
