@@ -177,8 +177,6 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void fmt_time(uint64_t ps, char *buf, size_t len) { rt_net_format_time(ps, buf, len); }
-
 static void print_notes(const char *label, const char *notes)
 {
     for (const char *p = notes; p && *p;) {
@@ -246,13 +244,13 @@ static void print_summary(const rt_sim_trace *t, const replay_setup *su, const r
            su->map_name);
     printf("model               %s\n", su->cfg.model.source);
     printf("collectives         %s\n", coll);
-    fmt_time(rt_sim_trace_span_ps(t), a, sizeof a);
+    rt_net_format_time(rt_sim_trace_span_ps(t), a, sizeof a);
     printf("recorded run time   %s\n", a);
-    fmt_time(r->time_ps, a, sizeof a);
+    rt_net_format_time(r->time_ps, a, sizeof a);
     printf("predicted run time  %s%s\n", a, r->completed ? "" : " (did not complete)");
-    fmt_time(r->ranks ? r->ranks[r->critical_rank].mpi_ps : 0, b, sizeof b);
+    rt_net_format_time(r->ranks ? r->ranks[r->critical_rank].mpi_ps : 0, b, sizeof b);
     printf("critical rank       %u (%s in MPI)\n", (unsigned)r->critical_rank, b);
-    fmt_time(defs->nranks ? r->mpi_ps / defs->nranks : 0, a, sizeof a);
+    rt_net_format_time(defs->nranks ? r->mpi_ps / defs->nranks : 0, a, sizeof a);
     printf("time in MPI         %s per rank on average\n", a);
     printf("messages            %llu (%llu bytes)\n", (unsigned long long)r->messages,
            (unsigned long long)r->bytes);

@@ -368,6 +368,11 @@ uint64_t rt_net_reduce_ps(const rt_net_model *m, uint64_t n)
     return sat(xfer(n, m->reduce_bandwidth));
 }
 
+uint64_t rt_net_xfer_ps(uint64_t n, uint64_t bandwidth)
+{
+    return sat(xfer(n, bandwidth));
+}
+
 uint64_t rt_net_best_gw_mtu(const rt_net_model *m, uint64_t n, uint64_t *time_ps)
 {
     uint64_t best = 0, best_t = UINT64_MAX;

@@ -22,6 +22,17 @@
 #define SIM_NONE UINT32_MAX
 #define SIM_EV_SKIP 0xffu /* a loaded event left out of the replay */
 
+/* 1 for the events whose peer the loader turns into a world rank: point-to-point messages,
+ * RMA transfers, and lock, unlock and sync of one target. */
+static inline int sim_world_peer(const rt_event *ev)
+{
+    unsigned k = ev->kind;
+    return k == RT_EV_SEND || k == RT_EV_ISEND || k == RT_EV_RECV || k == RT_EV_IRECV_REQUEST ||
+           k == RT_EV_RMA_PUT || k == RT_EV_RMA_GET || k == RT_EV_RMA_ATOMIC ||
+           ((k == RT_EV_RMA_LOCK || k == RT_EV_RMA_UNLOCK || k == RT_EV_RMA_SYNC) &&
+            ev->peer != RT_PEER_ALL);
+}
+
 /* ---- the loaded trace ----------------------------------------------------------------------- */
 
 typedef struct sim_rank_events {
@@ -62,13 +73,11 @@ void sim_map_del(sim_map *m, uint64_t k1, uint64_t k2);
 
 /* Who is told when a request's completion time becomes known. */
 enum { SIM_W_NONE, SIM_W_RANK, SIM_W_COLL, SIM_W_DROP };
-/* What a request is, for reports. */
-enum { SIM_R_SEND, SIM_R_RECV, SIM_R_COLL, SIM_R_LOCK, SIM_R_CTRL };
 
 typedef struct sim_req {
     uint64_t done; /* SIM_NEVER until known */
     uint32_t waiter;
-    uint8_t wkind, what;
+    uint8_t wkind;
     uint32_t next_free;
 } sim_req;
 
@@ -81,7 +90,6 @@ typedef struct sim_pend {
     uint64_t time;    /* posted */
     uint64_t arrival; /* send: eager data, or rendezvous request, at the receiver */
     uint64_t bytes;
-    uint64_t order;   /* global posting order (free wildcard matching) */
     uint32_t next;
     uint32_t req;
     uint32_t req2; /* rendezvous under way: the receive's request (req: the send's) */
@@ -159,7 +167,6 @@ typedef struct sim {
     uint32_t nreqs, reqs_cap, req_free;
     sim_pend *pends;
     uint32_t npends, pends_cap, pend_free;
-    uint64_t post_order;
     sim_coll *colls;
     uint32_t ncolls, colls_cap, coll_free;
 
@@ -185,7 +192,7 @@ typedef struct sim {
 
 /* sim_core.c */
 int sim_heap_push(sim *s, uint64_t time, uint8_t kind, uint32_t idx);
-uint32_t sim_req_new(sim *s, uint8_t what);
+uint32_t sim_req_new(sim *s);
 void sim_req_free(sim *s, uint32_t r);
 /* Sets a request's completion time and tells its waiter. */
 void sim_req_done(sim *s, uint32_t r, uint64_t t);
@@ -202,9 +209,9 @@ unsigned sim_contype(const sim *s, uint32_t a, uint32_t b);
 /* Posts a send or a receive at time t in channel (ctx, comm key, tag) between world ranks
  * src and dst; the returned request is done when the operation is. SIM_NONE: no memory. */
 uint32_t sim_post_send(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t src,
-                       uint32_t dst, uint64_t bytes, uint64_t t, uint8_t what);
+                       uint32_t dst, uint64_t bytes, uint64_t t);
 uint32_t sim_post_recv(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t dst,
-                       uint32_t src, uint64_t bytes, uint64_t t, uint8_t flags, uint8_t what);
+                       uint32_t src, uint64_t bytes, uint64_t t, uint8_t flags);
 /* One-sided transfer from origin to target posted at t: when the data is at the target
  * (put, accumulate) or back at the origin (get, fetching atomics). */
 uint64_t sim_rma_transfer(sim *s, uint32_t origin, uint32_t target, uint64_t to_target,
@@ -232,7 +239,7 @@ int sim_rma_event(sim *s, uint32_t rank, const rt_event *ev);
 /* sim_out.c */
 int sim_out_init(sim *s);
 void sim_out_free(sim *s);
-/* Keeps ev (a copy, at t_ps) for the output trace; nothing when there is none. */
+/* Keeps ev (a copy, at t_ps) for the output trace; only when there is one (s->out). */
 void sim_out_event(sim *s, uint32_t rank, const rt_event *ev, uint64_t t_ps);
 /* The communicator rank of world rank world for an event on ev->comm (or its window). */
 int32_t sim_out_peer(const sim *s, const rt_event *ev, uint32_t world);

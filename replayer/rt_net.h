@@ -66,6 +66,9 @@ uint64_t rt_net_wire_ps(const rt_net_model *m, unsigned ct, uint64_t n, uint64_t
 /* End-to-end time of one message: o (send) + wire + o (receive). */
 uint64_t rt_net_msg_ps(const rt_net_model *m, unsigned ct, uint64_t n);
 
+/* n bytes at bandwidth bytes per second: n / bandwidth in ps, rounded up (saturating). */
+uint64_t rt_net_xfer_ps(uint64_t n, uint64_t bandwidth);
+
 /* Time to combine n bytes in a reduction: n / reduce_bandwidth in ps, rounded up. */
 uint64_t rt_net_reduce_ps(const rt_net_model *m, uint64_t n);
 

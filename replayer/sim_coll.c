@@ -126,10 +126,10 @@ static void post_round(sim *s, uint32_t c, uint64_t t)
         if (st.kind == RT_STEP_SEND) {
             out_step(s, co, &st, t);
             r = sim_post_send(s, (uint8_t)(co->key >> 32), (uint32_t)co->key, co->tag,
-                              co->rank, peer, st.bytes, t, SIM_R_COLL);
+                              co->rank, peer, st.bytes, t);
         } else {
             r = sim_post_recv(s, (uint8_t)(co->key >> 32), (uint32_t)co->key, co->tag,
-                              co->rank, peer, st.bytes, t, 0, SIM_R_COLL);
+                              co->rank, peer, st.bytes, t, 0);
         }
         if (r == SIM_NONE)
             return;
@@ -236,7 +236,7 @@ uint32_t sim_coll_start(sim *s, uint32_t rank, uint8_t ctx, uint32_t id, const r
             return SIM_NONE;
         }
     }
-    uint32_t req = sim_req_new(s, SIM_R_COLL);
+    uint32_t req = sim_req_new(s);
     uint32_t co_i = req == SIM_NONE ? SIM_NONE : coll_new(s);
     if (co_i == SIM_NONE)
         return SIM_NONE;

@@ -104,7 +104,7 @@ void sim_buf_printf(sim_buf *b, const char *fmt, ...)
 
 /* ---- requests ----------------------------------------------------------------------------------- */
 
-uint32_t sim_req_new(sim *s, uint8_t what)
+uint32_t sim_req_new(sim *s)
 {
     uint32_t r;
     if (s->req_free != SIM_NONE) {
@@ -123,7 +123,7 @@ uint32_t sim_req_new(sim *s, uint8_t what)
         }
         r = s->nreqs++;
     }
-    s->reqs[r] = (sim_req){SIM_NEVER, SIM_NONE, SIM_W_NONE, what, SIM_NONE};
+    s->reqs[r] = (sim_req){SIM_NEVER, SIM_NONE, SIM_W_NONE, SIM_NONE};
     return r;
 }
 
@@ -244,12 +244,7 @@ static void out_op(sim *s, uint32_t rank, const rt_event *ev)
         k == RT_EV_NBC_COMPLETE || k == SIM_EV_SKIP)
         return; /* collectives appear as their wire messages (sim_coll.c) */
     rt_event o = *ev;
-    int world_peer = k == RT_EV_SEND || k == RT_EV_ISEND || k == RT_EV_RECV ||
-                     k == RT_EV_IRECV_REQUEST || k == RT_EV_RMA_PUT || k == RT_EV_RMA_GET ||
-                     k == RT_EV_RMA_ATOMIC ||
-                     ((k == RT_EV_RMA_LOCK || k == RT_EV_RMA_UNLOCK || k == RT_EV_RMA_SYNC) &&
-                      ev->peer != RT_PEER_ALL);
-    if (world_peer) {
+    if (sim_world_peer(ev)) {
         o.contype = (uint8_t)sim_contype(s, rank, (uint32_t)ev->peer);
         o.peer = sim_out_peer(s, ev, (uint32_t)ev->peer);
     }
@@ -275,22 +270,22 @@ static void rank_op(sim *s, uint32_t rank, const rt_event *ev)
     switch (ev->kind) {
     case RT_EV_SEND:
         r = sim_post_send(s, SIM_CTX_P2P, ev->comm, (uint32_t)ev->tag, rank, (uint32_t)ev->peer,
-                          ev->bytes, t, SIM_R_SEND);
+                          ev->bytes, t);
         sim_rank_wait(s, rank, r);
         break;
     case RT_EV_ISEND:
         r = sim_post_send(s, SIM_CTX_P2P, ev->comm, (uint32_t)ev->tag, rank, (uint32_t)ev->peer,
-                          ev->bytes, t, SIM_R_SEND);
+                          ev->bytes, t);
         sim_slot_set(s, rank, ev->req, r);
         break;
     case RT_EV_RECV:
         r = sim_post_recv(s, SIM_CTX_P2P, ev->comm, (uint32_t)ev->tag, rank, (uint32_t)ev->peer,
-                          ev->bytes, t, ev->op, SIM_R_RECV);
+                          ev->bytes, t, ev->op);
         sim_rank_wait(s, rank, r);
         break;
     case RT_EV_IRECV_REQUEST:
         r = sim_post_recv(s, SIM_CTX_P2P, ev->comm, (uint32_t)ev->tag, rank, (uint32_t)ev->peer,
-                          ev->bytes, t, ev->op, SIM_R_RECV);
+                          ev->bytes, t, ev->op);
         sim_slot_set(s, rank, ev->req, r);
         break;
     case RT_EV_ISEND_COMPLETE:
@@ -362,7 +357,8 @@ static void rank_run(sim *s, uint32_t rank)
         if (ev->kind == RT_EV_ENTER) {
             call_enter(rk, ev);
             rk->in_call = 1;
-            sim_out_event(s, rank, ev, rk->clock);
+            if (s->out)
+                sim_out_event(s, rank, ev, rk->clock);
             rk->pc++;
             s->res->events++;
             if (s->nheap && rk->clock > s->heap[0].time) {
@@ -376,7 +372,8 @@ static void rank_run(sim *s, uint32_t rank)
                 return;
             }
             call_leave(rk, ev);
-            sim_out_event(s, rank, ev, rk->clock);
+            if (s->out)
+                sim_out_event(s, rank, ev, rk->clock);
             rk->pc++;
             s->res->events++;
         } else {

@@ -150,12 +150,7 @@ static int assign_slots(sim_rank_events *re, const rt_defs *defs, sim_map *ids,
             free_slots[nfree++] = slot;
             *v &= ~(0x7fffffffULL << 32);
         }
-        int world_peer = k == RT_EV_SEND || k == RT_EV_ISEND || k == RT_EV_RECV ||
-                         k == RT_EV_IRECV_REQUEST || k == RT_EV_RMA_PUT ||
-                         k == RT_EV_RMA_GET || k == RT_EV_RMA_ATOMIC ||
-                         ((k == RT_EV_RMA_LOCK || k == RT_EV_RMA_UNLOCK ||
-                           k == RT_EV_RMA_SYNC) && ev->peer != RT_PEER_ALL);
-        if (world_peer) {
+        if (sim_world_peer(ev)) {
             rt_event probe = *ev;
             if (k == RT_EV_IRECV_REQUEST)
                 probe.kind = RT_EV_IRECV;

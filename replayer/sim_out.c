@@ -39,7 +39,7 @@ void sim_out_free(sim *s)
 
 void sim_out_event(sim *s, uint32_t rank, const rt_event *ev, uint64_t t_ps)
 {
-    if (!s->out || s->rc)
+    if (s->rc)
         return;
     sim_rank_events *o = &s->out[rank];
     if (o->n == o->cap) {

@@ -35,13 +35,6 @@ unsigned sim_contype(const sim *s, uint32_t a, uint32_t b)
     return s->node[a] == s->node[b] ? RT_CT_SHM : RT_CT_NET;
 }
 
-static uint64_t xfer_ps(uint64_t n, uint64_t bw)
-{
-    unsigned __int128 t = (unsigned __int128)n * 1000000000000ULL;
-    t = (t + bw - 1) / bw;
-    return t > UINT64_MAX / 4 ? UINT64_MAX / 4 : (uint64_t)t;
-}
-
 /* Injects n bytes from src to dst no earlier than t: returns the arrival time and sets
  * *freed to when src's port is free again. */
 static uint64_t inject(sim *s, uint32_t src, uint32_t dst, unsigned ct, uint64_t n, uint64_t t,
@@ -52,8 +45,9 @@ static uint64_t inject(sim *s, uint32_t src, uint32_t dst, unsigned ct, uint64_t
     sim_rank *rs = &s->ranks[src];
     uint64_t start = t > rs->port_free ? t : rs->port_free;
     uint64_t wire = rt_net_wire_ps(m, ct, n, 0);
-    uint64_t busy = m->injection == RT_NET_INJECT_BYTES ? l->overhead_ps + xfer_ps(n, l->bandwidth)
-                                                        : l->overhead_ps + wire;
+    uint64_t busy = l->overhead_ps + (m->injection == RT_NET_INJECT_BYTES
+                                          ? rt_net_xfer_ps(n, l->bandwidth)
+                                          : wire);
     if (busy < l->gap_ps)
         busy = l->gap_ps;
     rs->port_free = start + busy;
@@ -62,7 +56,7 @@ static uint64_t inject(sim *s, uint32_t src, uint32_t dst, unsigned ct, uint64_t
     if (m->contention) {
         /* the receiver takes in one message at a time at its link's bandwidth */
         sim_rank *rd = &s->ranks[dst];
-        uint64_t in = xfer_ps(n, l->bandwidth);
+        uint64_t in = rt_net_xfer_ps(n, l->bandwidth);
         if (arrival - in < rd->eject_free)
             arrival = rd->eject_free + in;
         rd->eject_free = arrival;
@@ -238,9 +232,9 @@ static void post(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t p, i
 }
 
 uint32_t sim_post_send(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t src,
-                       uint32_t dst, uint64_t bytes, uint64_t t, uint8_t what)
+                       uint32_t dst, uint64_t bytes, uint64_t t)
 {
-    uint32_t r = sim_req_new(s, what);
+    uint32_t r = sim_req_new(s);
     uint32_t p = r == SIM_NONE ? SIM_NONE : sim_pend_take(s);
     if (p == SIM_NONE)
         return SIM_NONE;
@@ -254,7 +248,7 @@ uint32_t sim_post_send(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_
         res->gw_bytes += bytes;
     }
     sim_pend *e = &s->pends[p];
-    *e = (sim_pend){.time = t, .bytes = bytes, .order = s->post_order++, .req = r, .rank = src,
+    *e = (sim_pend){.time = t, .bytes = bytes, .req = r, .rank = src,
                     .peer = dst, .tag = tag, .send = 1, .eager = bytes <= l->eager,
                     .ct = (uint8_t)ct};
     if (e->eager) {
@@ -269,13 +263,13 @@ uint32_t sim_post_send(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_
 }
 
 uint32_t sim_post_recv(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t dst,
-                       uint32_t src, uint64_t bytes, uint64_t t, uint8_t flags, uint8_t what)
+                       uint32_t src, uint64_t bytes, uint64_t t, uint8_t flags)
 {
-    uint32_t r = sim_req_new(s, what);
+    uint32_t r = sim_req_new(s);
     uint32_t p = r == SIM_NONE ? SIM_NONE : sim_pend_take(s);
     if (p == SIM_NONE)
         return SIM_NONE;
-    s->pends[p] = (sim_pend){.time = t, .bytes = bytes, .order = s->post_order++, .req = r,
+    s->pends[p] = (sim_pend){.time = t, .bytes = bytes, .req = r,
                              .rank = dst, .peer = src, .tag = tag, .send = 0,
                              .flags = s->cfg->free_wildcards ? flags : 0};
     post(s, ctx, comm, tag, p, 0);
@@ -346,9 +340,7 @@ void sim_report_channels(sim *s, int deadlocked)
             if (shown >= 16)
                 continue;
             shown++;
-            const char *where = ctx == SIM_CTX_P2P || ctx == CTX_FREE ? "communicator"
-                                : ctx == SIM_CTX_COLL                ? "communicator"
-                                                                     : "window";
+            const char *where = ctx <= SIM_CTX_COLL || ctx == CTX_FREE ? "communicator" : "window";
             if (e->send)
                 sim_buf_printf(&s->report,
                                "unmatched: rank %u sent a %s to rank %u (%s %u, tag %u, %llu "

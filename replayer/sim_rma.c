@@ -66,7 +66,7 @@ static void transfer(sim *s, uint32_t rank, const rt_event *ev, uint64_t t)
     if (done > *b)
         *b = done;
     if (ev->req != SIM_NONE) {
-        uint32_t r = sim_req_new(s, SIM_R_SEND);
+        uint32_t r = sim_req_new(s);
         if (r == SIM_NONE)
             return;
         sim_req_done(s, r, done);
@@ -105,13 +105,13 @@ static void group_sync(sim *s, uint32_t rank, const rt_event *ev, uint64_t t)
     for (uint32_t i = 0; i < g->size && !s->rc; i++) {
         uint32_t m = g->members[i], r;
         if (ev->op == RT_PSCW_POST || ev->op == RT_PSCW_COMPLETE) {
-            r = sim_post_send(s, ctx, ev->comm, 0, rank, m, 0, t, SIM_R_CTRL);
+            r = sim_post_send(s, ctx, ev->comm, 0, rank, m, 0, t);
             if (ev->op == RT_PSCW_POST)
                 sim_slot_set(s, rank, SIM_NONE, r);
             else
                 sim_rank_wait(s, rank, r);
         } else {
-            r = sim_post_recv(s, ctx, ev->comm, 0, rank, m, 0, t, 0, SIM_R_CTRL);
+            r = sim_post_recv(s, ctx, ev->comm, 0, rank, m, 0, t, 0);
             sim_rank_wait(s, rank, r);
         }
     }
@@ -162,7 +162,7 @@ static void lock(sim *s, uint32_t rank, const rt_event *ev, uint64_t t)
 {
     uint32_t target = (uint32_t)ev->peer;
     sim_lock *l = lock_of(s, ev->comm, target);
-    uint32_t req = l ? sim_req_new(s, SIM_R_LOCK) : SIM_NONE;
+    uint32_t req = l ? sim_req_new(s) : SIM_NONE;
     if (req == SIM_NONE)
         return;
     const rt_net_link *k = &s->cfg->model.link[sim_contype(s, rank, target)];
@@ -214,7 +214,6 @@ static void unlock(sim *s, uint32_t rank, const rt_event *ev, uint64_t t)
         sim_pend e = *w;
         sim_pend_give(s, p);
         grant(s, l, e.flags, e.req, e.time, kw->latency_ps);
-        l = lock_of(s, ev->comm, target); /* grant may have grown nothing, but be safe */
     }
 }
 
