@@ -1,4 +1,4 @@
-/* Helpers shared by the unit tests of formats/ (test_formats.c, test_raw.c); include it
+/* Helpers shared by the unit tests (whole traces, scratch files); include it
  * after cmocka.h. */
 #ifndef RT_TEST_H
 #define RT_TEST_H
@@ -51,4 +51,39 @@ static inline void rt_test_unload(rt_test_trace *t)
     free(t->truncated);
 }
 
+
+#ifdef RT_TEST_TMP
+#include <errno.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+/* A path in the test's own scratch folder RT_TEST_TMP (made on first use); the last eight
+ * paths returned stay valid. */
+static inline char *rt_test_tmp_path(const char *name)
+{
+    static char buf[8][4096];
+    static unsigned next;
+    char *p = buf[next++ % 8];
+    if (mkdir(RT_TEST_TMP, 0777) < 0 && errno != EEXIST)
+        fail_msg("cannot create %s", RT_TEST_TMP);
+    snprintf(p, sizeof buf[0], "%s/%s", RT_TEST_TMP, name);
+    return p;
+}
+
+static inline void rt_test_write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Writes text to the scratch file name; returns its path. */
+static inline const char *rt_test_write_file(const char *name, const char *text)
+{
+    char *p = rt_test_tmp_path(name);
+    rt_test_write_text(p, text);
+    return p;
+}
+#endif
 #endif /* RT_TEST_H */

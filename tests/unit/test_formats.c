@@ -19,31 +19,11 @@
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 
-static char *tmp_path(const char *name)
-{
-    static char buf[8][1024];
-    static int next;
-    char *p = buf[next++ % 8];
-    mkdir(RT_TEST_TMP, 0777);
-    snprintf(p, sizeof buf[0], "%s/%s", RT_TEST_TMP, name);
-    return p;
-}
-
 static void remove_any(const char *path)
 {
     char cmd[2048];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
     assert_int_equal(system(cmd), 0);
-}
-
-static const char *write_file(const char *name, const char *text)
-{
-    char *p = tmp_path(name);
-    FILE *f = fopen(p, "wb");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    return p;
 }
 
 typedef rt_test_trace loaded;
@@ -410,7 +390,7 @@ static void test_csv_read(void **state)
 
 static void test_csv_roundtrip(void **state)
 {
-    const char *out = tmp_path("rt.csv");
+    const char *out = rt_test_tmp_path("rt.csv");
     unlink(out);
     convert(ALL_KINDS, out, RT_FMT_CSV);
     loaded a, b;
@@ -426,7 +406,7 @@ static void test_csv_roundtrip(void **state)
 /* CSV -> OTF2 -> CSV gives the same definitions and events, field by field. */
 static void test_otf2_roundtrip(void **state)
 {
-    const char *otf2 = tmp_path("rt-otf2"), *csv = tmp_path("rt-back.csv");
+    const char *otf2 = rt_test_tmp_path("rt-otf2"), *csv = rt_test_tmp_path("rt-back.csv");
     remove_any(otf2);
     unlink(csv);
     convert(ALL_KINDS, otf2, RT_FMT_OTF2);
@@ -459,7 +439,7 @@ static void test_otf2_roundtrip(void **state)
  */
 static void test_recv_flags_roundtrip(void **state)
 {
-    const char *in = write_file("wild.csv", "ranks,2\n"
+    const char *in = rt_test_write_file("wild.csv", "ranks,2\n"
                                             "0,10,recv,MPI_Recv,0,1,5,8,,shm,,\n"
                                             "0,20,recv,MPI_Recv,0,1,5,8,,shm,,any_source\n"
                                             "0,30,recv,MPI_Recv,0,1,5,8,,shm,,any_tag\n"
@@ -471,8 +451,8 @@ static void test_recv_flags_roundtrip(void **state)
                                             "any_source|any_tag\n");
     static const unsigned want[8] = {0, RT_RECV_ANY_SOURCE, RT_RECV_ANY_TAG, RT_RECV_ALL,
                                      0, RT_RECV_ANY_SOURCE, RT_RECV_ANY_TAG, RT_RECV_ALL};
-    const char *csv = tmp_path("wild-back.csv"), *otf2 = tmp_path("wild-otf2"),
-               *csv2 = tmp_path("wild-otf2.csv");
+    const char *csv = rt_test_tmp_path("wild-back.csv"), *otf2 = rt_test_tmp_path("wild-otf2"),
+               *csv2 = rt_test_tmp_path("wild-otf2.csv");
     unlink(csv);
     unlink(csv2);
     remove_any(otf2);
@@ -513,7 +493,7 @@ static void test_recv_flags_roundtrip(void **state)
  * still resolves to the same world rank. */
 static void test_otf2_renumbers_sparse_ids(void **state)
 {
-    const char *in = write_file("sparse.csv", "ranks,3\n"
+    const char *in = rt_test_write_file("sparse.csv", "ranks,3\n"
                                               "comm,20,0,c,2 0\n"
                                               "comm,7,,b,1 2\n"
                                               "group,40,2 1\n"
@@ -522,7 +502,7 @@ static void test_otf2_renumbers_sparse_ids(void **state)
                                               "1,1,send,,7,1,1,8,,,,\n"
                                               "2,1,put,,30,1,,4,,,1,\n"
                                               "2,2,group_sync,,30,40,,,,,,post\n");
-    const char *otf2 = tmp_path("sparse-otf2");
+    const char *otf2 = rt_test_tmp_path("sparse-otf2");
     remove_any(otf2);
     convert(in, otf2, RT_FMT_OTF2);
     loaded a, b;
@@ -553,7 +533,7 @@ static void test_otf2_renumbers_sparse_ids(void **state)
 
 static void test_missing_file(void **state)
 {
-    const char *p = tmp_path("nosuch.csv");
+    const char *p = rt_test_tmp_path("nosuch.csv");
     unlink(p);
     char want[1100];
     snprintf(want, sizeof want, "%s: No such file or directory", p);
@@ -562,9 +542,9 @@ static void test_missing_file(void **state)
 
 static void test_not_a_trace(void **state)
 {
-    expect_open_error(write_file("image.png", "\x89PNG\r\n\x1a\n binary"), RT_E_FORMAT,
+    expect_open_error(rt_test_write_file("image.png", "\x89PNG\r\n\x1a\n binary"), RT_E_FORMAT,
                       "image.png: not a trace");
-    const char *dir = tmp_path("emptydir");
+    const char *dir = rt_test_tmp_path("emptydir");
     remove_any(dir);
     mkdir(dir, 0777);
     expect_open_error(dir, RT_E_FORMAT, "emptydir: not a trace");
@@ -596,7 +576,7 @@ static void test_csv_bad_rows(void **state)
          RT_E_FORMAT},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        const char *p = write_file("bad.csv", cases[i].text);
+        const char *p = rt_test_write_file("bad.csv", cases[i].text);
         expect_open_error(p, cases[i].code, cases[i].msg);
     }
 }
@@ -604,7 +584,7 @@ static void test_csv_bad_rows(void **state)
 static void test_csv_truncated(void **state)
 {
     /* the run died while the last line was being written */
-    const char *p = write_file("cut.csv", "ranks,2\n"
+    const char *p = rt_test_write_file("cut.csv", "ranks,2\n"
                                           "0,5,send,,0,1,0,8,,,,\n"
                                           "1,6,recv,,0,0,0,8,,,,\n"
                                           "1,7,send,,0,0,0,1");
@@ -619,7 +599,7 @@ static void test_csv_truncated(void **state)
 
 static const char *fresh_archive(const char *name)
 {
-    const char *dir = tmp_path(name);
+    const char *dir = rt_test_tmp_path(name);
     remove_any(dir);
     convert(ALL_KINDS, dir, RT_FMT_OTF2);
     return dir;
@@ -630,7 +610,7 @@ static void test_otf2_damaged(void **state)
     char f[1200];
     const char *a = fresh_archive("dmg-anchor");
     snprintf(f, sizeof f, "%s/traces.otf2", a);
-    write_file("dmg-anchor/traces.otf2", "this is no anchor\n");
+    rt_test_write_file("dmg-anchor/traces.otf2", "this is no anchor\n");
     expect_open_error(a, RT_E_FORMAT, "dmg-anchor: not a trace or damaged OTF2 archive");
 
     const char *d = fresh_archive("dmg-defs");
@@ -716,17 +696,17 @@ static void test_writer_checks(void **state)
     rt_defs d;
     rt_err err;
     assert_int_equal(rt_defs_init(&d, 2, &err), 0);
-    const char *dir = tmp_path("nonempty");
+    const char *dir = rt_test_tmp_path("nonempty");
     remove_any(dir);
     mkdir(dir, 0777);
-    write_file("nonempty/keep.txt", "mine\n");
+    rt_test_write_file("nonempty/keep.txt", "mine\n");
     rt_writer *w;
     assert_int_equal(rt_writer_open(dir, RT_FMT_OTF2, &d, &w, &err), -RT_E_INVAL);
     assert_non_null(strstr(err.msg, "nonempty: directory exists and is not empty"));
     assert_int_equal(rt_trace_remove(dir, &err), -RT_E_INVAL); /* not ours: left alone */
-    assert_int_equal(access(tmp_path("nonempty/keep.txt"), F_OK), 0);
+    assert_int_equal(access(rt_test_tmp_path("nonempty/keep.txt"), F_OK), 0);
 
-    const char *out = tmp_path("w-otf2");
+    const char *out = rt_test_tmp_path("w-otf2");
     remove_any(out);
     assert_int_equal(rt_writer_open(out, RT_FMT_OTF2, &d, &w, &err), 0);
     rt_event ev = {.kind = RT_EV_SEND, .rank = 1, .time = 10, .peer = 0, .bytes = 1};

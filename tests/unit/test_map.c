@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "rt_map.h"
+#include "rt_test.h"
 #include "rt_trace.h"
 
 #define N_OF(a) (sizeof(a) / sizeof *(a))
@@ -79,25 +80,6 @@ static void assert_place_error(const rt_map_spec *spec, rt_map_shape shape, cons
     }
     free(node);
     free(module);
-}
-
-static const char *tmp_path(const char *name)
-{
-    static char path[4096];
-    if (mkdir(RT_TEST_TMP, 0777) < 0 && errno != EEXIST)
-        fail_msg("cannot create %s", RT_TEST_TMP);
-    snprintf(path, sizeof path, "%s/%s", RT_TEST_TMP, name);
-    return path;
-}
-
-static const char *write_file(const char *name, const char *text)
-{
-    const char *path = tmp_path(name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    assert_int_equal(fclose(f), 0);
-    return path;
 }
 
 static void cost(const rt_map_edge *e, size_t ne, const uint32_t *node, const uint32_t *module,
@@ -388,7 +370,7 @@ static void test_recorded(void **state)
 static void test_file(void **state)
 {
     (void)state;
-    const char *path = write_file("good.txt", "# rank node\n"
+    const char *path = rt_test_write_file("good.txt", "# rank node\n"
                                               "\n"
                                               "3 0\n"
                                               "  0\t2   # rank 0 alone with rank 5\r\n"
@@ -431,7 +413,7 @@ static void test_file_errors(void **state)
     };
     rt_defs d = defs_of(8, NULL, NULL);
     for (size_t i = 0; i < N_OF(cases); i++) {
-        const char *path = write_file("map.txt", cases[i][0]);
+        const char *path = rt_test_write_file("map.txt", cases[i][0]);
         rt_map_spec spec;
         char text[4200], want[4400];
         snprintf(text, sizeof text, "file:%s", path);

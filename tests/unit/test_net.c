@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "rt_net.h"
+#include "rt_test.h"
 
 #define KiB 1024ULL
 #define MiB (1024ULL * 1024ULL)
@@ -36,31 +37,12 @@ static void assert_model_equal(const rt_net_model *a, const rt_net_model *b)
     assert_int_equal(a->injection, b->injection);
 }
 
-static const char *tmp_path(const char *name)
-{
-    static char path[4096];
-    if (mkdir(RT_TEST_TMP, 0777) < 0 && errno != EEXIST)
-        fail_msg("cannot create %s", RT_TEST_TMP);
-    snprintf(path, sizeof path, "%s/%s", RT_TEST_TMP, name);
-    return path;
-}
-
-static const char *write_file(const char *name, const char *text)
-{
-    const char *path = tmp_path(name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    assert_int_equal(fclose(f), 0);
-    return path;
-}
-
 /* Loads text as model.conf (in the temporary directory) and checks the load fails with code
  * and message "model.conf:LINE: problem" (the path is cut to its base name), leaving the
  * model unchanged. */
 static void assert_load_error(const char *text, int code, const char *expected)
 {
-    const char *path = write_file("model.conf", text);
+    const char *path = rt_test_write_file("model.conf", text);
     rt_net_model m, before;
     memset(&m, 0x5a, sizeof m);
     before = m;
@@ -76,7 +58,7 @@ static void assert_load_error(const char *text, int code, const char *expected)
 static void load_text(rt_net_model *m, const char *text)
 {
     rt_err err = {0};
-    int rc = rt_net_model_load(m, write_file("ok.conf", text), &err);
+    int rc = rt_net_model_load(m, rt_test_write_file("ok.conf", text), &err);
     if (rc < 0)
         fail_msg("%s", err.msg);
 }
@@ -597,7 +579,7 @@ static void test_file_errors(void **state)
     assert_load_error(text, RT_E_INVAL, "model.conf:3: line longer than 4095 bytes");
 
     /* A NUL byte is not text. */
-    const char *path = tmp_path("model.conf");
+    const char *path = rt_test_tmp_path("model.conf");
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fwrite("[net]\nlatency = 1\0us\n", 1, 21, f);
@@ -620,7 +602,7 @@ static void test_file_not_found(void **state)
                                  "directory");
     assert_memory_equal(&m, &before, sizeof m);
     /* A directory opens but does not read. */
-    assert_int_equal(rt_net_model_load(&m, tmp_path(""), &err), -RT_E_IO);
+    assert_int_equal(rt_net_model_load(&m, rt_test_tmp_path(""), &err), -RT_E_IO);
     assert_non_null(strstr(err.msg, ":1: read error: Is a directory"));
     assert_memory_equal(&m, &before, sizeof m);
     /* No rt_err at all is fine too. */

@@ -235,7 +235,7 @@ static void test_port_bytes(void **state)
     rt_sim_config c;
     rt_sim_config_default(&c);
     rt_err err = {0};
-    if (rt_net_model_load(&c.model, RT_TEST_DATA "/loggp.conf", &err) < 0)
+    if (rt_net_model_load(&c.model, RT_TEST_DATA "/sim/loggp.conf", &err) < 0)
         fail_msg("%s", err.msg);
     assert_int_equal(c.model.injection, RT_NET_INJECT_BYTES);
     rt_sim_trace *tr = st_load(two_isends(&t));

@@ -20,29 +20,11 @@
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 
-static char *tmp_path(const char *name)
-{
-    static char buf[8][1024];
-    static int next;
-    char *p = buf[next++ % 8];
-    mkdir(RT_TEST_TMP, 0777);
-    snprintf(p, sizeof buf[0], "%s/%s", RT_TEST_TMP, name);
-    return p;
-}
-
 static void remove_any(const char *path)
 {
     char cmd[2048];
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s_files'", path, path);
     assert_int_equal(system(cmd), 0);
-}
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
 }
 
 static char *read_text(const char *path)
@@ -64,7 +46,7 @@ static int exists(const char *path)
 /* A TI trace NAME (index) with one file NAME_rI.txt per text, texts ending at NULL. */
 static const char *ti_trace(const char *name, ...)
 {
-    char *index = tmp_path(name);
+    char *index = rt_test_tmp_path(name);
     FILE *f = fopen(index, "wb");
     assert_non_null(f);
     va_list ap;
@@ -73,7 +55,7 @@ static const char *ti_trace(const char *name, ...)
     for (int i = 0; (text = va_arg(ap, const char *)); i++) {
         char file[1100];
         snprintf(file, sizeof file, "%s_r%d.txt", index, i);
-        write_text(file, text);
+        rt_test_write_text(file, text);
         fprintf(f, "%s_r%d.txt\n", name, i); /* relative: next to the index */
     }
     va_end(ap);
@@ -408,9 +390,9 @@ static void test_comm_actions(void **state)
 static void test_shared_file(void **state)
 {
     (void)state;
-    char *index = tmp_path("shared.ti"), *actions = tmp_path("shared.txt");
-    write_text(index, "shared.txt\n");
-    write_text(actions, "0 init\n2 init\n0 isend 2 1 4\n2 recv 0 1 4\n2 compute 5\n"
+    char *index = rt_test_tmp_path("shared.ti"), *actions = rt_test_tmp_path("shared.txt");
+    rt_test_write_text(index, "shared.txt\n");
+    rt_test_write_text(actions, "0 init\n2 init\n0 isend 2 1 4\n2 recv 0 1 4\n2 compute 5\n"
                         "2 finalize\n");
     rt_test_trace l;
     load_ok(index, &l);
@@ -583,11 +565,11 @@ static void test_detection(void **state)
     assert_int_equal(rt_reader_format(r), RT_FMT_CSV);
     rt_reader_close(r);
     /* A list naming a CSV trace, and one naming nothing that exists. */
-    char *list = tmp_path("csvlist");
-    write_text(list, ROUNDTRIP "\n");
+    char *list = rt_test_tmp_path("csvlist");
+    rt_test_write_text(list, ROUNDTRIP "\n");
     assert_int_equal(rt_reader_open(list, &r, &err), -RT_E_FORMAT);
     assert_non_null(strstr(err.msg, "not a trace"));
-    write_text(list, "no such file\n");
+    rt_test_write_text(list, "no such file\n");
     assert_int_equal(rt_reader_open(list, &r, &err), -RT_E_FORMAT);
     assert_string_equal(rt_format_name(RT_FMT_TI), "ti");
     assert_int_equal(rt_format_lookup("ti"), RT_FMT_TI);
@@ -641,7 +623,7 @@ static void test_round_trip(void **state)
     rt_test_trace in, back;
     rt_err err;
     assert_int_equal(rt_test_load(ROUNDTRIP, &in, &err), 0);
-    char *out = tmp_path("rt.ti");
+    char *out = rt_test_tmp_path("rt.ti");
     remove_any(out);
     int rc;
     write_all(&in, out, &err, &rc);
@@ -653,7 +635,7 @@ static void test_round_trip(void **state)
     assert_same_events(&in, &back);
     rt_test_unload(&back);
     /* And the events a TI trace gives write the same TI text again. */
-    char *again = tmp_path("rt2.ti");
+    char *again = rt_test_tmp_path("rt2.ti");
     remove_any(again);
     load_ok(out, &back);
     write_all(&back, again, &err, &rc);
@@ -716,7 +698,7 @@ static void test_refusals(void **state)
     assert_int_equal(rt_defs_init(&d, 2, &err), 0);
     uint32_t members[2] = {1, 0};
     assert_int_equal(rt_defs_add_comm(&d, 5, RT_COMM_WORLD, 0, 2, 0, members, "rev", &err), 0);
-    char *out = tmp_path("refused.ti");
+    char *out = rt_test_tmp_path("refused.ti");
     remove_any(out);
     rt_event evs[4] = {ev_at(0, 0, RT_EV_ENTER, RT_FN_Send), ev_at(0, 5, RT_EV_SEND, RT_FN_Send)};
     evs[1].comm = 5;
@@ -795,7 +777,7 @@ static void test_refusals(void **state)
     assert_nothing_left(out);
 
     /* Existing output is never overwritten. */
-    write_text(out, "x\n");
+    rt_test_write_text(out, "x\n");
     assert_int_equal(write_events(out, &d, evs, 0, &err), -RT_E_INVAL);
     snprintf(msg, sizeof msg, "%s: already exists (remove it or choose another name)", out);
     assert_string_equal(err.msg, msg);
@@ -855,7 +837,7 @@ static void test_v_collectives(void **state)
         }
         evs[n++] = ev_at(0, t + 1, RT_EV_LEAVE, c[i].fn);
     }
-    char *out = tmp_path("v.ti");
+    char *out = rt_test_tmp_path("v.ti");
     remove_any(out);
     int rc = write_events(out, &d, evs, n, &err);
     if (rc)
@@ -899,7 +881,7 @@ static void test_interleaved_and_truncated(void **state)
     rt_defs d;
     rt_err err;
     assert_int_equal(rt_defs_init(&d, 2, &err), 0);
-    char *out = tmp_path("big.ti");
+    char *out = rt_test_tmp_path("big.ti");
     remove_any(out);
     rt_writer *w;
     assert_int_equal(rt_writer_open(out, RT_FMT_TI, &d, &w, &err), 0);
