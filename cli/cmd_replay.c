@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "replay.h"
 #include "rt_sim.h"
 
 static void replay_usage(FILE *out)
@@ -13,10 +14,16 @@ static void replay_usage(FILE *out)
             "                      [--nodes N] [--modules M] [--ranks-per-node K]\n"
             "                      [--eager BYTES] [--contention on|off] [--free-wildcards]\n"
             "                      [--compare ALT ...] [--out-trace DIR] [--csv FILE]\n"
-            "                      [--plot FILE.svg|.png] [--timing]\n"
+            "                      [--plot FILE.svg|.png] [--timing] [--engine sim|mpi]\n"
+            "       mpiexec -n P retrace replay --engine mpi TRACE [--coll ...] [--map ...]\n"
+            "                      [--model FILE] [--compare ALT ...] [--repeat N]\n"
+            "                      [--compute-scale F] [--free-wildcards] [--csv F] [--plot F]\n"
             "\n"
             "Replays the trace on a simulated machine (docs/replay.md) and prints the\n"
             "predicted run time, the time per rank and the critical rank (the last to end).\n"
+            "With --engine mpi, under mpiexec with as many processes as the trace has ranks,\n"
+            "each process re-issues its rank's calls on the real MPI library and the run\n"
+            "is measured, next to the built-in engine's prediction for the same machine.\n"
             "  --model FILE       network model (docs/model.md); default: built-in\n"
             "  --coll OP=ALG,...  collective algorithms (OP may be 'all'); default: mpich,\n"
             "                     MPICH 4.0's own choice. 'retrace hist --algorithms' lists them\n"
@@ -41,21 +48,16 @@ static void replay_usage(FILE *out)
             "  --csv FILE         the tables as CSV (FILE, FILE-ranks.csv)\n"
             "  --plot FILE        a bar chart of the predicted times (with --compare)\n"
             "  --timing           how long loading and each replay took, on stderr\n"
+            "  --engine sim|mpi   sim: the built-in engine (default); mpi: real MPI (above)\n"
+            "  --repeat N         mpi: replay each configuration N times, report the median\n"
+            "  --compute-scale F  mpi: spend F times each recorded computation gap (1)\n"
             "Exit status 1 when a replay ends in a deadlock or a collective mismatch (the\n"
             "report says which ranks wait for what).\n");
 }
 
-#define MAX_ALTS 16
+#define MAX_ALTS REPLAY_MAX_ALTS
 
-/* One configuration: what the command line or an ALT says (NULL/0 = not given). */
-typedef struct replay_conf {
-    const char *label;
-    const char *model, *coll, *map, *eager, *contention;
-    uint32_t nodes, modules, rpn;
-    int free_wild;
-} replay_conf;
-
-static int parse_count(const char *what, const char *v, uint32_t *out)
+int replay_parse_count(const char *what, const char *v, uint32_t *out)
 {
     char *end;
     unsigned long long n = strtoull(v, &end, 10);
@@ -67,7 +69,7 @@ static int parse_count(const char *what, const char *v, uint32_t *out)
 }
 
 /* ALT: KEY:VALUE[+KEY:VALUE...] on top of the base configuration. */
-static int parse_alt(char *text, const char *label, replay_conf *c)
+int replay_parse_alt(char *text, const char *label, replay_conf *c)
 {
     c->label = label;
     for (char *item = text, *next; item; item = next) {
@@ -93,7 +95,7 @@ static int parse_alt(char *text, const char *label, replay_conf *c)
             uint32_t *dst = item[0] == 'n' ? &c->nodes : item[0] == 'm' ? &c->modules : &c->rpn;
             char what[64];
             snprintf(what, sizeof what, "--compare '%s': %s", label, item);
-            if (parse_count(what, v, dst))
+            if (replay_parse_count(what, v, dst))
                 return CLI_BAD;
         } else
             return cli_error("--compare '%s': unknown key '%s' (expected coll, map, model, "
@@ -297,6 +299,13 @@ static int replay_run(int argc, char **argv)
     int timing = 0;
     const char *out_trace = NULL;
     cli_out out = {0};
+    for (int i = 1; i < argc; i++) { /* the real-MPI engine is another command line */
+        const char *e = !strcmp(argv[i], "--engine") && i + 1 < argc ? argv[i + 1]
+                        : !strncmp(argv[i], "--engine=", 9)       ? argv[i] + 9
+                                                                   : NULL;
+        if (e && !strcmp(e, "mpi"))
+            return replay_mpi_run(argc, argv);
+    }
     for (a.i = 1; a.i < argc; a.i++) {
         const char *v;
         int k;
@@ -316,14 +325,19 @@ static int replay_run(int argc, char **argv)
                    (k = cli_out_option(&a, &out))) {
             if (k < 0)
                 return CLI_BAD;
+        } else if ((k = cli_args_value(&a, "--engine", &v))) {
+            if (k < 0)
+                return CLI_BAD;
+            if (strcmp(v, "sim"))
+                return cli_usage_error(cmd, "--engine: bad value '%s' (expected sim or mpi)", v);
         } else if ((k = cli_args_value(&a, "--nodes", &v))) {
-            if (k < 0 || parse_count("--nodes", v, &base.nodes))
+            if (k < 0 || replay_parse_count("--nodes", v, &base.nodes))
                 return CLI_BAD;
         } else if ((k = cli_args_value(&a, "--modules", &v))) {
-            if (k < 0 || parse_count("--modules", v, &base.modules))
+            if (k < 0 || replay_parse_count("--modules", v, &base.modules))
                 return CLI_BAD;
         } else if ((k = cli_args_value(&a, "--ranks-per-node", &v))) {
-            if (k < 0 || parse_count("--ranks-per-node", v, &base.rpn))
+            if (k < 0 || replay_parse_count("--ranks-per-node", v, &base.rpn))
                 return CLI_BAD;
         } else if ((k = cli_args_value(&a, "--compare", &v))) {
             if (k < 0)
@@ -359,7 +373,7 @@ static int replay_run(int argc, char **argv)
         confs[i + 1] = base;
         if (!(texts[i] = strdup(alts[i])))
             rc = cli_error("out of memory");
-        else if (parse_alt(texts[i], alts[i], &confs[i + 1]))
+        else if (replay_parse_alt(texts[i], alts[i], &confs[i + 1]))
             rc = CLI_BAD;
     }
     rt_reader *rd = NULL;

@@ -41,9 +41,11 @@
 #   LIVE_HIST=1          retrace hist TRACE HIST_ARGS must print exactly what the tracer's
 #                        live histogram printed (the traced stdout after the plain one)
 #   ANALYZE="A B"        for each name: retrace $ARGS_A TRACE prints expected/EXPECT.A
-#   REPLAY_ARGS          options for the replay below
+#   REPLAY_ARGS          options for the replays below
+#   MPI_REPLAY=0         no replay on the real MPI library (below)
 # Every complete trace (not TRUNCATED) must also replay to completion: retrace replay
-# REPLAY_ARGS TRACE exits 0 and prints a prediction.
+# REPLAY_ARGS TRACE exits 0 and prints a prediction; and, unless MPI_REPLAY=0, under
+# mpiexec -n NP with --engine mpi, sending the messages and bytes the trace holds.
 #
 # The traced run must print what the plain run prints and exit with the same status, and
 # otf2-print must read the archive without a word on stderr. Each mpiexec run is limited to
@@ -87,7 +89,7 @@ fi
 
 PROG='' NP='' NODES=1 MODULES=1 STATUS=0 LAUNCH=record RECORD_ARGS='' ENV='' HISTOGRAM=0
 NOTRACE=0 TRUNCATED=0 DUMP='' CHECK=none CALLS=0 EXPECT=$case LIVE_HIST=0 HIST_ARGS=''
-ANALYZE='' REPLAY_ARGS=''
+ANALYZE='' REPLAY_ARGS='' MPI_REPLAY=1
 # shellcheck source=/dev/null
 . "$mpi/cases/$case.case"
 exp=$mpi/expected
@@ -243,6 +245,20 @@ if [ "$TRUNCATED" != 1 ]; then
         { fail "retrace replay exited $?"; show "$w/replay.out"; show "$w/replay.err"; }
     grep -q '^predicted run time  ' "$w/replay.out" ||
         fail "retrace replay printed no prediction"
+fi
+# ... and on the real MPI library (retrace replay --engine mpi, one process per rank): it must
+# complete and send exactly the messages and bytes the trace holds, as trace_dump counts them.
+if [ "$TRUNCATED" != 1 ] && [ "$MPI_REPLAY" = 1 ]; then
+    # shellcheck disable=SC2086 # REPLAY_ARGS is a list of words
+    (cd "$w" && exec timeout -k 5 "$timeout" mpiexec -n "$NP" "$retrace" replay --engine mpi \
+        $REPLAY_ARGS "$trace") > "$w/mpi_replay.out" 2> "$w/mpi_replay.err" ||
+        { fail "retrace replay --engine mpi exited $?"; show "$w/mpi_replay.out"
+          show "$w/mpi_replay.err"; }
+    want=$(awk '$2 == "send" || $2 == "isend" {
+            n++; for (i = 4; i <= NF; i++) if ($i ~ /^bytes=/) b += substr($i, 7)
+        } END { printf "%d (%d bytes); the trace has %d (%d bytes)", n, b, n, b }' "$w/dump.txt")
+    got=$(sed -n 's/^messages  *//p' "$w/mpi_replay.out")
+    [ "$got" = "$want" ] || fail "the replay on MPI sent '$got', expected '$want'"
 fi
 
 for a in $ANALYZE; do # each NAME runs 'retrace $ARGS_NAME TRACE': stdout = expected/EXPECT.NAME

@@ -1,0 +1,586 @@
+/*
+ * retrace replay --engine mpi: the trace re-executed on the real MPI library, under
+ * mpiexec, one process per trace rank; each configuration measured, next to the built-in
+ * engine's prediction for the same machine (the nodes and modules the processes run on).
+ *
+ * Rank 0 of MPI_COMM_WORLD does what only needs doing once (the built-in replay, the
+ * placement of trace ranks on processes) and prints; every error is agreed on so that all
+ * processes leave with the same status, except an MPI failure in the middle of a replay,
+ * where the others may be blocked in a call: that one ends the job with MPI_Abort.
+ */
+#include <fcntl.h>
+#include <mpi.h>
+#include <unistd.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "replay.h"
+#include "rt_mpirun.h"
+#include "rt_sim.h"
+
+static int world_rank;
+
+/* Errors are the same on every process: rank 0 says them. */
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...)
+{
+    if (world_rank == 0) {
+        char msg[1024];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        cli_error("%s", msg);
+    }
+    return CLI_BAD;
+}
+
+typedef struct mpi_opts {
+    const char *path;
+    replay_conf base;
+    const char *alts[REPLAY_MAX_ALTS];
+    unsigned nalts;
+    unsigned repeat;
+    double compute_scale;
+    int timing;
+    cli_out out;
+} mpi_opts;
+
+static int refuse(const char *what, const char *why)
+{
+    return fail("%s: not with --engine mpi (%s)", what, why);
+}
+
+static int parse(int argc, char **argv, mpi_opts *o)
+{
+    cli_args a = {.cmd = &cli_cmd_replay, .argc = argc, .argv = argv};
+    o->repeat = 1;
+    o->compute_scale = 1.0;
+    for (a.i = 1; a.i < argc; a.i++) {
+        const char *v;
+        int k;
+        if (cli_args_flag(&a, "--help") || cli_args_flag(&a, "-h")) {
+            if (world_rank == 0)
+                cli_cmd_replay.usage(stdout);
+            return -1;
+        } else if (cli_args_flag(&a, "--free-wildcards")) {
+            o->base.free_wild = 1;
+        } else if (cli_args_flag(&a, "--timing")) {
+            o->timing = 1;
+        } else if ((k = cli_args_value(&a, "--engine", &v)) ||
+                   (k = cli_args_value(&a, "--model", &o->base.model)) ||
+                   (k = cli_args_value(&a, "--coll", &o->base.coll)) ||
+                   (k = cli_args_value(&a, "--map", &o->base.map)) ||
+                   (k = cli_out_option(&a, &o->out))) {
+            if (k < 0)
+                return CLI_BAD;
+        } else if ((k = cli_args_value(&a, "--repeat", &v))) {
+            char *end;
+            unsigned long n = k < 0 ? 0 : strtoul(v, &end, 10);
+            if (k < 0 || !*v || *end || v[0] == '-' || n < 1 || n > 1000)
+                return k < 0 ? CLI_BAD
+                             : fail("--repeat: bad value '%s' (expected 1 to 1000)", v);
+            o->repeat = (unsigned)n;
+        } else if ((k = cli_args_value(&a, "--compute-scale", &v))) {
+            char *end;
+            double f = k < 0 ? 0 : strtod(v, &end);
+            if (k < 0 || !*v || *end || !(f >= 0) || f > 1e6)
+                return k < 0 ? CLI_BAD
+                             : fail("--compute-scale: bad value '%s' (expected a number from 0 "
+                                    "to 1000000)",
+                                    v);
+            o->compute_scale = f;
+        } else if ((k = cli_args_value(&a, "--compare", &v))) {
+            if (k < 0)
+                return CLI_BAD;
+            if (o->nalts == REPLAY_MAX_ALTS)
+                return fail("replay: at most %d --compare alternatives", REPLAY_MAX_ALTS);
+            o->alts[o->nalts++] = v;
+        } else if (!strcmp(argv[a.i], "--eager") || !strncmp(argv[a.i], "--eager=", 8)) {
+            return refuse("--eager", "the MPI library has its own eager threshold");
+        } else if (!strcmp(argv[a.i], "--contention") ||
+                   !strncmp(argv[a.i], "--contention=", 13)) {
+            return refuse("--contention", "the machine has its own");
+        } else if (!strncmp(argv[a.i], "--nodes", 7) || !strncmp(argv[a.i], "--modules", 9) ||
+                   !strncmp(argv[a.i], "--ranks-per-node", 16)) {
+            return refuse(argv[a.i], "the machine is the one mpiexec runs the processes on");
+        } else if (!strncmp(argv[a.i], "--out-trace", 11)) {
+            return refuse("--out-trace", "record the replay with the tracer instead");
+        } else if (argv[a.i][0] != '-' && !o->path) {
+            o->path = argv[a.i];
+        } else {
+            return world_rank == 0 ? cli_args_unknown(&a) : CLI_BAD;
+        }
+    }
+    if (!o->path)
+        return fail("replay: no trace given");
+    if (o->out.plot && !o->nalts)
+        return fail("replay: --plot draws the --compare table; give --compare");
+    return 0;
+}
+
+/* ---- the placement of trace ranks on processes (rank 0) ----------------------------------- */
+
+typedef struct placement {
+    uint32_t *play;           /* per process: the trace rank it plays */
+    uint32_t *node, *module;  /* per trace rank: where it runs (dense node index, module) */
+    char map_name[RT_MAP_PATH_MAX + 16];
+} placement;
+
+/* The processes' machine: dense node indexes in order of first appearance. */
+typedef struct machine {
+    uint32_t n, nodes, modules, most; /* processes, nodes, modules, most processes on a node */
+    uint32_t *node, *module;          /* per process */
+} machine;
+
+static int place(const replay_conf *c, const rt_sim_trace *t, const machine *mc, placement *pl,
+                 rt_err *err)
+{
+    rt_map_spec spec = {.kind = RT_MAP_RECORDED};
+    if (c->map && rt_map_parse(c->map, &spec, err) < 0)
+        return -1;
+    rt_map_format(&spec, pl->map_name, sizeof pl->map_name);
+    uint32_t n = mc->n;
+    for (uint32_t p = 0; p < n; p++)
+        pl->play[p] = p;
+    if (spec.kind != RT_MAP_RECORDED) {
+        const rt_defs *defs = rt_sim_trace_defs(t);
+        rt_map_shape shape = {mc->nodes, mc->modules, mc->most};
+        rt_map_edge *edges = NULL;
+        size_t nedges = 0;
+        uint32_t *tn = malloc(n * sizeof *tn), *tm = malloc(n * sizeof *tm);
+        uint32_t *next = calloc(mc->nodes, sizeof *next);
+        int rc = tn && tm && next ? 0 : rt_err_set(err, RT_E_NOMEM, "out of memory");
+        if (rc == 0 && spec.kind == RT_MAP_AUTO)
+            rc = rt_sim_trace_traffic(t, &edges, &nedges, err);
+        if (rc == 0)
+            rc = rt_map_place(&spec, &shape, defs, edges, nedges, tn, tm, err);
+        /* trace ranks placed on node k go to node k's processes, both in rank order */
+        for (uint32_t r = 0; rc == 0 && r < n; r++) {
+            uint32_t k = tn[r], seen = 0, p = 0;
+            for (; p < n; p++)
+                if (mc->node[p] == k && seen++ == next[k])
+                    break;
+            if (k >= mc->nodes || p == n)
+                rc = rt_err_set(err, RT_E_INVAL,
+                                "--map %s: node %u gets more ranks than it has processes",
+                                pl->map_name, (unsigned)k);
+            else {
+                next[k]++;
+                pl->play[p] = r;
+            }
+        }
+        free(edges);
+        free(tn);
+        free(tm);
+        free(next);
+        if (rc)
+            return rc;
+    }
+    for (uint32_t p = 0; p < n; p++) {
+        pl->node[pl->play[p]] = mc->node[p];
+        pl->module[pl->play[p]] = mc->module[p];
+    }
+    return 0;
+}
+
+static int make_machine(machine *mc, int size, rt_err *err)
+{
+    mc->n = (uint32_t)size;
+    mc->node = malloc(mc->n * sizeof *mc->node);
+    mc->module = malloc(mc->n * sizeof *mc->module);
+    uint32_t *ids = malloc(mc->n * sizeof *ids), *count = calloc(mc->n, sizeof *count);
+    int rc = mc->node && mc->module && ids && count ? 0
+                                                    : rt_err_set(err, RT_E_NOMEM, "out of memory");
+    if (rc == 0)
+        rc = rt_mpirun_locate(MPI_COMM_WORLD, mc->node, mc->module, err);
+    mc->nodes = mc->modules = mc->most = 0;
+    for (uint32_t p = 0; rc == 0 && p < mc->n; p++) { /* dense node indexes */
+        uint32_t k = 0;
+        while (k < mc->nodes && ids[k] != mc->node[p])
+            k++;
+        if (k == mc->nodes)
+            ids[mc->nodes++] = mc->node[p];
+        mc->node[p] = k;
+        if (++count[k] > mc->most)
+            mc->most = count[k];
+    }
+    for (uint32_t p = 0; rc == 0 && p < mc->n; p++) {
+        uint32_t q = 0;
+        while (q < p && mc->module[q] != mc->module[p])
+            q++;
+        mc->modules += q == p;
+    }
+    free(ids);
+    free(count);
+    return rc;
+}
+
+/* ---- output (rank 0) ---------------------------------------------------------------------- */
+
+typedef struct outcome {
+    const char *label;
+    char coll[256];
+    rt_mpirun_result run;  /* the median run */
+    rt_sim_result sim;
+    int sim_ok;
+} outcome;
+
+static double pct(double measured, double predicted)
+{
+    return measured > 0 ? 100.0 * (predicted - measured) / measured : 0.0;
+}
+
+static void print_summary(const mpi_opts *o, const machine *mc, const placement *pl,
+                          const rt_mpirun *m, const rt_sim_trace *t, const outcome *oc,
+                          const char *model)
+{
+    char a[32];
+    uint64_t rm, rb;
+    rt_mpirun_recorded(m, &rm, &rb);
+    const rt_mpirun_result *r = &oc->run;
+    printf("ranks               %u (%llu events)\n", (unsigned)mc->n,
+           (unsigned long long)rt_sim_trace_events(t));
+    printf("machine             %u process%s on %u node%s, %u module%s; map %s\n",
+           (unsigned)mc->n, mc->n == 1 ? "" : "es", (unsigned)mc->nodes,
+           mc->nodes == 1 ? "" : "s", (unsigned)mc->modules, mc->modules == 1 ? "" : "s",
+           pl->map_name);
+    printf("collectives         %s\n", oc->coll);
+    rt_net_format_time(rt_sim_trace_span_ps(t), a, sizeof a);
+    printf("recorded run time   %s\n", a);
+    rt_net_format_time((uint64_t)(r->time_s * 1e12 + 0.5), a, sizeof a);
+    printf("measured run time   %s", a);
+    if (o->repeat > 1)
+        printf(" (median of %u runs)", o->repeat);
+    printf("\n");
+    if (oc->sim_ok) {
+        rt_net_format_time(oc->sim.time_ps, a, sizeof a);
+        printf("predicted run time  %s (built-in engine, model %s; %+.1f %%)\n", a, model,
+               pct(r->time_s, oc->sim.time_ps / 1e12));
+    }
+    rt_net_format_time((uint64_t)(r->mpi_s / (mc->n ? mc->n : 1) * 1e12 + 0.5), a, sizeof a);
+    printf("time in MPI         %s per rank on average\n", a);
+    printf("messages            %llu (%llu bytes); the trace has %llu (%llu bytes)\n",
+           (unsigned long long)r->messages, (unsigned long long)r->bytes,
+           (unsigned long long)rm, (unsigned long long)rb);
+    printf("collective calls    %llu by MPICH's choice, %llu with MPICH's algorithm forced, "
+           "%llu as retrace's schedule, %llu left out\n",
+           (unsigned long long)r->colls.mpich, (unsigned long long)r->colls.forced,
+           (unsigned long long)r->colls.schedule, (unsigned long long)r->colls.skipped);
+    printf("one-sided transfers %llu\n", (unsigned long long)r->rma_ops);
+}
+
+static rt_table *rank_table(const outcome *oc)
+{
+    static const char *const cols[] = {"rank", "end_us", "mpi_us", "predicted_end_us"};
+    rt_table *tb = rt_table_new("ranks", "per rank, measured (times in microseconds)", 4, cols,
+                                "rrrr");
+    for (uint32_t i = 0; tb && i < oc->run.nranks && i < 64; i++)
+        if (rt_table_row(tb) || rt_table_cell_u64(tb, i) ||
+            rt_table_cell(tb, "%.3f", oc->run.end_s[i] * 1e6) ||
+            rt_table_cell(tb, "%.3f", oc->run.rank_mpi_s[i] * 1e6) ||
+            (oc->sim_ok ? rt_table_cell(tb, "%.3f", oc->sim.ranks[i].end_ps / 1e6)
+                        : rt_table_cell(tb, "-"))) {
+            rt_table_free(tb);
+            return NULL;
+        }
+    return tb;
+}
+
+static int compare_row(rt_table *tb, const outcome *oc, double base)
+{
+    const rt_mpirun_result *r = &oc->run;
+    return rt_table_row(tb) || rt_table_cell(tb, "%s", oc->label) ||
+           rt_table_cell(tb, "%.3f", r->time_s * 1e6) ||
+           (oc->sim_ok ? rt_table_cell(tb, "%.3f", oc->sim.time_ps / 1e6) ||
+                             rt_table_cell(tb, "%+.1f", pct(r->time_s, oc->sim.time_ps / 1e12))
+                       : rt_table_cell(tb, "-") || rt_table_cell(tb, "-")) ||
+           rt_table_cell(tb, "%.3f", r->nranks ? r->mpi_s / r->nranks * 1e6 : 0.0) ||
+           rt_table_cell_u64(tb, r->messages) || rt_table_cell_u64(tb, r->bytes) ||
+           rt_table_cell(tb, "%.2fx", r->time_s > 0 ? base / r->time_s : 0.0);
+}
+
+static void print_notes(const char *label, const char *notes)
+{
+    for (const char *p = notes; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        int n = nl ? (int)(nl - p) : (int)strlen(p);
+        fprintf(stderr, "retrace: note%s%s: %.*s\n", label ? " for " : "", label ? label : "",
+                n, p);
+        p += n + (nl != NULL);
+    }
+}
+
+/* ---- the command ------------------------------------------------------------------------ */
+
+static int by_time(const void *a, const void *b)
+{
+    const rt_mpirun_result *x = a, *y = b;
+    return x->time_s < y->time_s ? -1 : x->time_s > y->time_s;
+}
+
+/* Rank 0's status to everyone; rank 0 has reported a failure itself. */
+static int shared_status(int rc)
+{
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return rc;
+}
+
+/* The configurations: the base and one per --compare, checked on every process alike. */
+static int make_confs(mpi_opts *o, replay_conf *confs, char **texts,
+                      uint8_t (*alg)[RT_COLL_COUNT])
+{
+    confs[0] = o->base;
+    confs[0].label = o->base.coll || o->base.map || o->base.model || o->base.free_wild
+                         ? "baseline"
+                         : "recorded";
+    for (unsigned i = 0; i < o->nalts; i++) {
+        confs[i + 1] = o->base;
+        if (!(texts[i] = strdup(o->alts[i])))
+            return fail("out of memory");
+        if (replay_parse_alt(texts[i], o->alts[i], &confs[i + 1]))
+            return CLI_BAD; /* said on every process: the same words */
+        const replay_conf *c = &confs[i + 1];
+        if (c->eager || c->contention || c->nodes || c->modules || c->rpn)
+            return fail("--compare '%s': only coll, map and model can change with --engine "
+                        "mpi (the machine and its MPI library are what they are)",
+                        o->alts[i]);
+    }
+    for (unsigned i = 0; i <= o->nalts; i++) {
+        rt_err err;
+        for (unsigned op = 0; op < RT_COLL_COUNT; op++)
+            alg[i][op] = RT_ALG_MPICH;
+        if (confs[i].coll && rt_an_parse_algs(confs[i].coll, alg[i], &err) < 0)
+            return fail("--coll %s: %s", confs[i].coll, err.msg);
+        rt_net_model model;
+        rt_net_model_default(&model);
+        if (confs[i].model && rt_net_model_load(&model, confs[i].model, &err) < 0)
+            return fail("%s", err.msg);
+    }
+    return 0;
+}
+
+/* One configuration, replayed o->repeat times; the median run into oc->run (every
+ * process), the built-in engine's prediction into oc->sim (rank 0). */
+static int run_conf(const mpi_opts *o, const replay_conf *c, const uint8_t *alg, rt_mpirun *m,
+                    const rt_sim_trace *t, const machine *mc, placement *pl, outcome *oc)
+{
+    rt_err err;
+    int rc = 0;
+    if (world_rank == 0 && place(c, t, mc, pl, &err) < 0)
+        rc = cli_error("%s", err.msg);
+    if (shared_status(rc))
+        return CLI_BAD;
+    MPI_Bcast(pl->play, (int)mc->n, MPI_UINT32_T, 0, MPI_COMM_WORLD);
+    MPI_Bcast(pl->node, (int)mc->n, MPI_UINT32_T, 0, MPI_COMM_WORLD);
+    MPI_Bcast(pl->module, (int)mc->n, MPI_UINT32_T, 0, MPI_COMM_WORLD);
+    rt_mpirun_config cfg;
+    rt_mpirun_config_default(&cfg);
+    memcpy(cfg.alg, alg, sizeof cfg.alg);
+    cfg.play = pl->play;
+    cfg.node = pl->node;
+    cfg.module = pl->module;
+    cfg.free_wildcards = c->free_wild;
+    cfg.compute_scale = o->compute_scale;
+    rt_mpirun_result *runs = calloc(o->repeat, sizeof *runs);
+    rc = runs ? 0 : 1;
+    MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (rc) {
+        free(runs);
+        return fail("out of memory");
+    }
+    for (unsigned k = 0; k < o->repeat; k++) {
+        double t0 = MPI_Wtime();
+        rc = rt_mpirun_run(m, &cfg, &runs[k], &err);
+        if (rc == RT_MPIRUN_STUCK) {
+            fprintf(stderr, "retrace: replay %s: %s\n", c->label, err.msg);
+            fflush(stderr);
+            MPI_Abort(MPI_COMM_WORLD, CLI_FAIL);
+        }
+        if (rc < 0) {
+            for (unsigned j = 0; j < k; j++)
+                rt_mpirun_result_free(&runs[j]);
+            free(runs);
+            return fail("replay %s: %s", c->label, err.msg);
+        }
+        if (o->timing && world_rank == 0)
+            fprintf(stderr, "retrace: timing: replay %s on MPI, run %u: %.3f s (measured %.6f s)\n",
+                    c->label, k + 1, MPI_Wtime() - t0, runs[k].time_s);
+    }
+    qsort(runs, o->repeat, sizeof *runs, by_time);
+    oc->run = runs[o->repeat / 2];
+    for (unsigned k = 0; k < o->repeat; k++)
+        if (k != o->repeat / 2)
+            rt_mpirun_result_free(&runs[k]);
+    free(runs);
+    rt_an_algs_name(alg, oc->coll, sizeof oc->coll);
+    oc->label = c->label;
+    if (world_rank != 0)
+        return 0;
+    rt_sim_config sc;
+    rt_sim_config_default(&sc);
+    if (c->model)
+        rt_net_model_load(&sc.model, c->model, &err); /* checked in make_confs */
+    memcpy(sc.alg, alg, sizeof sc.alg);
+    sc.node = pl->node;
+    sc.module = pl->module;
+    sc.free_wildcards = c->free_wild;
+    if (rt_sim_run(t, &sc, &oc->sim, &err) < 0)
+        cli_warning("built-in replay %s: %s", c->label, err.msg);
+    else
+        oc->sim_ok = oc->sim.completed;
+    return 0;
+}
+
+static int report(const mpi_opts *o, const machine *mc, const placement *pl, rt_mpirun *m,
+                  const rt_sim_trace *t, outcome *oc, unsigned n, const replay_conf *confs)
+{
+    rt_an_report rep;
+    memset(&rep, 0, sizeof rep);
+    int rc = CLI_OK;
+    if (!o->nalts) {
+        rt_sim_config sc;
+        rt_sim_config_default(&sc);
+        rt_err err;
+        if (confs[0].model)
+            rt_net_model_load(&sc.model, confs[0].model, &err);
+        print_summary(o, mc, pl, m, t, &oc[0], sc.model.source);
+        printf("\n");
+        rt_table *tb = rank_table(&oc[0]);
+        if (!tb || rt_tables_add(&rep.tables, tb) < 0)
+            rc = cli_error("out of memory");
+    } else {
+        static const char *const cols[] = {"configuration", "measured_us", "predicted_us",
+                                           "error_pct", "mpi_us_per_rank", "messages", "bytes",
+                                           "speedup"};
+        rt_table *cmp = rt_table_new("compare", "measured on MPI, and predicted (times in "
+                                                "microseconds)", 8, cols, "lrrrrrrr");
+        if (!cmp || rt_tables_add(&rep.tables, cmp) < 0)
+            rc = cli_error("out of memory");
+        rep.plot = cmp;
+        for (unsigned i = 0; i < n && rc == CLI_OK; i++)
+            if (compare_row(cmp, &oc[i], oc[0].run.time_s))
+                rc = cli_error("out of memory");
+    }
+    for (unsigned i = 0; i < n; i++)
+        print_notes(o->nalts ? oc[i].label : NULL, oc[i].run.notes);
+    if (rc == CLI_OK) {
+        static const cli_plot plot = {RT_PLOT_BARS, "Measured run time on MPI (us)",
+                                      "configuration", "microseconds", "no plot"};
+        rc = cli_out_report(&o->out, &rep, 1, &plot);
+    }
+    rep.plot = NULL;
+    rt_an_report_free(&rep);
+    return rc;
+}
+
+/* Checks that are alike on every process print their complaint once: from rank 0. */
+static int quiet_begin(void)
+{
+    if (world_rank == 0)
+        return -1;
+    fflush(stderr);
+    int saved = dup(2), null = open("/dev/null", O_WRONLY);
+    if (saved >= 0 && null >= 0)
+        dup2(null, 2);
+    if (null >= 0)
+        close(null);
+    return saved;
+}
+
+static void quiet_end(int saved)
+{
+    if (saved < 0)
+        return;
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+}
+
+static int run(int argc, char **argv, int size)
+{
+    mpi_opts o;
+    memset(&o, 0, sizeof o);
+    int quiet = quiet_begin();
+    int rc = parse(argc, argv, &o);
+    quiet_end(quiet);
+    if (rc)
+        return rc < 0 ? CLI_OK : rc;
+    replay_conf confs[REPLAY_MAX_ALTS + 1];
+    char *texts[REPLAY_MAX_ALTS] = {0};
+    uint8_t alg[REPLAY_MAX_ALTS + 1][RT_COLL_COUNT];
+    rt_sim_trace *t = NULL;
+    rt_mpirun *m = NULL;
+    machine mc = {0};
+    placement pl = {0};
+    outcome oc[REPLAY_MAX_ALTS + 1];
+    unsigned done = 0;
+    memset(oc, 0, sizeof oc);
+    rt_err err;
+    quiet = quiet_begin();
+    rc = make_confs(&o, confs, texts, alg);
+    quiet_end(quiet);
+    int loaded = rc; /* make_confs: alike everywhere */
+    if (rc == 0 && world_rank == 0) { /* the built-in engine's copy, for the predictions */
+        rt_reader *rd = NULL;
+        if (rt_reader_open(o.path, &rd, &err) < 0)
+            rc = cli_error("%s", err.msg);
+        else if (rt_sim_trace_load(rd, &t, &err) < 0)
+            rc = cli_error("%s: %s", o.path, err.msg);
+        if (rd)
+            rt_reader_close(rd);
+    }
+    if (loaded == 0)
+        rc = shared_status(rc);
+    if (rc == 0 && rt_mpirun_open(MPI_COMM_WORLD, o.path, &m, &err) < 0)
+        rc = fail("%s", err.msg);
+    if (rc == 0 && make_machine(&mc, size, &err) < 0)
+        rc = fail("%s", err.msg);
+    if (rc == 0) {
+        pl.play = malloc(mc.n * sizeof *pl.play);
+        pl.node = malloc(mc.n * sizeof *pl.node);
+        pl.module = malloc(mc.n * sizeof *pl.module);
+        int bad = !pl.play || !pl.node || !pl.module;
+        MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (bad)
+            rc = fail("out of memory");
+    }
+    for (; rc == 0 && done <= o.nalts; done++)
+        rc = run_conf(&o, &confs[done], alg[done], m, t, &mc, &pl, &oc[done]);
+    if (rc == 0 && world_rank == 0)
+        rc = report(&o, &mc, &pl, m, t, oc, done, confs);
+    for (unsigned i = 0; i < done; i++) {
+        rt_mpirun_result_free(&oc[i].run);
+        if (world_rank == 0 && (oc[i].sim_ok || oc[i].sim.ranks))
+            rt_sim_result_free(&oc[i].sim);
+    }
+    for (unsigned i = 0; i < o.nalts; i++)
+        free(texts[i]);
+    free(pl.play);
+    free(pl.node);
+    free(pl.module);
+    free(mc.node);
+    free(mc.module);
+    rt_mpirun_close(m);
+    rt_sim_trace_free(t);
+    /* rank 0's report may fail (an unwritable --csv): everyone exits alike */
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return rc;
+}
+
+int replay_mpi_run(int argc, char **argv)
+{
+    int inited = 0, size;
+    MPI_Initialized(&inited);
+    if (!inited)
+        MPI_Init(NULL, NULL);
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (world_rank != 0) /* one copy of the report */
+        (void)!freopen("/dev/null", "w", stdout);
+    int rc = run(argc, argv, size);
+    MPI_Finalize();
+    return rc;
+}

@@ -1,0 +1,25 @@
+/* retrace replay: what its two engines (cmd_replay.c, cmd_replay_mpi.c) share. */
+#ifndef RT_CLI_REPLAY_H
+#define RT_CLI_REPLAY_H
+
+#include <stdint.h>
+
+#define REPLAY_MAX_ALTS 16
+
+/* One configuration: what the command line or an ALT says (NULL/0 = not given). */
+typedef struct replay_conf {
+    const char *label;
+    const char *model, *coll, *map, *eager, *contention;
+    uint32_t nodes, modules, rpn;
+    int free_wild;
+} replay_conf;
+
+/* A whole number from 1 to RT_MAX_RANKS; reports a bad value itself (CLI_BAD). */
+int replay_parse_count(const char *what, const char *v, uint32_t *out);
+/* ALT: KEY:VALUE[+KEY:VALUE...] on top of the base configuration in *c; text is cut up. */
+int replay_parse_alt(char *text, const char *label, replay_conf *c);
+
+/* retrace replay --engine mpi (cmd_replay_mpi.c). */
+int replay_mpi_run(int argc, char **argv);
+
+#endif /* RT_CLI_REPLAY_H */

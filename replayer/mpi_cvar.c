@@ -1,0 +1,235 @@
+/*
+ * Forcing MPICH's collective algorithms at run time. MPICH reads MPIR_CVAR_<OP>_INTRA_
+ * ALGORITHM at every blocking collective call, so writing it through the MPI tool interface
+ * (MPI_T_cvar_write) switches algorithms between two replays of one job. Two more variables
+ * make the choice stick: MPIR_CVAR_DEVICE_COLLECTIVES=none keeps the ch4 device from
+ * overriding the MPIR-level algorithm, and MPIR_CVAR_COLLECTIVE_FALLBACK=error makes MPICH
+ * refuse, with an error instead of silently running its own choice, an algorithm that does
+ * not apply to a call (e.g. recursive doubling allgather on 3 ranks); the replay then runs
+ * retrace's schedule of that algorithm for the call.
+ *
+ * MPICH 4.0 exposes these variables as plain integers without an MPI_T enumeration: the
+ * value of a choice is its position in the list the variable's description gives
+ * ("auto - ...binomial - ...nb - ..."), which is also the order of MPICH's generated enum.
+ * tests/mpi/cvar_check.sh checks this against the values MPICH itself reads from the
+ * environment.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt__mpirun.h"
+
+/* Our algorithm -> MPICH's name for it, per op; ops and algorithms left out have none. */
+typedef struct alg_name {
+    uint8_t op, alg;
+    const char *mpich;
+} alg_name;
+
+static const alg_name names[] = {
+    {RT_COLL_BARRIER, RT_ALG_DISSEMINATION, "dissemination"},
+    {RT_COLL_BCAST, RT_ALG_BINOMIAL, "binomial"},
+    {RT_COLL_BCAST, RT_ALG_SCATTER_RDB, "scatter_recursive_doubling_allgather"},
+    {RT_COLL_BCAST, RT_ALG_SCATTER_RING, "scatter_ring_allgather"},
+    {RT_COLL_GATHER, RT_ALG_BINOMIAL, "binomial"},
+    {RT_COLL_GATHERV, RT_ALG_LINEAR, "linear"},
+    {RT_COLL_SCATTER, RT_ALG_BINOMIAL, "binomial"},
+    {RT_COLL_SCATTERV, RT_ALG_LINEAR, "linear"},
+    {RT_COLL_ALLGATHER, RT_ALG_RDB, "recursive_doubling"},
+    {RT_COLL_ALLGATHER, RT_ALG_RING, "ring"},
+    {RT_COLL_ALLGATHER, RT_ALG_BRUCK, "brucks"},
+    {RT_COLL_ALLGATHERV, RT_ALG_RDB, "recursive_doubling"},
+    {RT_COLL_ALLGATHERV, RT_ALG_RING, "ring"},
+    {RT_COLL_ALLGATHERV, RT_ALG_BRUCK, "brucks"},
+    {RT_COLL_ALLTOALL, RT_ALG_BRUCK, "brucks"},
+    {RT_COLL_ALLTOALL, RT_ALG_PAIRWISE, "pairwise"},
+    {RT_COLL_ALLTOALL, RT_ALG_DIRECT, "scattered"},
+    {RT_COLL_ALLTOALLV, RT_ALG_DIRECT, "scattered"},
+    {RT_COLL_ALLTOALLW, RT_ALG_DIRECT, "scattered"},
+    {RT_COLL_ALLREDUCE, RT_ALG_RDB, "recursive_doubling"},
+    {RT_COLL_ALLREDUCE, RT_ALG_RABENSEIFNER, "reduce_scatter_allgather"},
+    {RT_COLL_ALLREDUCE, RT_ALG_RING, "ring"},
+    {RT_COLL_REDUCE, RT_ALG_BINOMIAL, "binomial"},
+    {RT_COLL_REDUCE, RT_ALG_RABENSEIFNER, "reduce_scatter_gather"},
+    {RT_COLL_REDUCE_SCATTER, RT_ALG_RECURSIVE_HALVING, "recursive_halving"},
+    {RT_COLL_REDUCE_SCATTER, RT_ALG_PAIRWISE, "pairwise"},
+    {RT_COLL_REDUCE_SCATTER_BLOCK, RT_ALG_RECURSIVE_HALVING, "recursive_halving"},
+    {RT_COLL_REDUCE_SCATTER_BLOCK, RT_ALG_PAIRWISE, "pairwise"},
+    {RT_COLL_SCAN, RT_ALG_RDB, "recursive_doubling"},
+    {RT_COLL_EXSCAN, RT_ALG_RDB, "recursive_doubling"},
+};
+
+/* "MPIR_CVAR_REDUCE_SCATTER_BLOCK_INTRA_ALGORITHM" for the op. */
+static void cvar_name(unsigned op, char *buf, size_t len)
+{
+    static const char *const upper[RT_COLL_COUNT] = {
+#define X(id, name) #id,
+        RT_COLL_OPS(X)
+#undef X
+    };
+    snprintf(buf, len, "MPIR_CVAR_%s_INTRA_ALGORITHM", op < RT_COLL_COUNT ? upper[op] : "");
+}
+
+/* The index of the control variable called name, or -1. */
+static int cvar_find(const char *name, char *desc, int desc_len)
+{
+    int n;
+    if (MPI_T_cvar_get_num(&n) != MPI_SUCCESS)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        char nm[256];
+        int nl = sizeof nm, dl = desc_len, verb, bind, scope;
+        MPI_Datatype dt;
+        MPI_T_enum et;
+        if (MPI_T_cvar_get_info(i, nm, &nl, &verb, &dt, &et, desc, &dl, &bind, &scope) !=
+            MPI_SUCCESS)
+            continue;
+        if (!strcmp(nm, name))
+            return dt == MPI_INT ? i : -1;
+    }
+    return -1;
+}
+
+static int is_word(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* The position of choice in a description "... auto - text name2   - text ...": entries
+ * end in blanks and "- "; the choice's value is the number of entries before it. */
+static int choice_value(const char *desc, const char *choice)
+{
+    size_t len = strlen(choice);
+    const char *best = NULL;
+    for (const char *p = strstr(desc, choice); p; p = strstr(p + 1, choice)) {
+        const char *q = p + len;
+        if (*q != ' ')
+            continue;
+        while (*q == ' ')
+            q++;
+        if (q[0] != '-' || q[1] != ' ')
+            continue;
+        if (p == desc || !is_word(p[-1])) { /* a clean start beats a glued one */
+            best = p;
+            break;
+        }
+        if (!best)
+            best = p;
+    }
+    if (!best)
+        return -1;
+    int value = 0;
+    for (const char *p = desc; p < best; p++)
+        if (p[0] == ' ' && p[1] == '-' && p[2] == ' ')
+            value++;
+    return value;
+}
+
+static int value_of(unsigned op, const char *mpich, int *index)
+{
+    char name[96], desc[4096];
+    cvar_name(op, name, sizeof name);
+    desc[0] = '\0';
+    *index = cvar_find(name, desc, (int)sizeof desc);
+    if (*index < 0 || choice_value(desc, "auto") != 0)
+        return -1;
+    return choice_value(desc, mpich);
+}
+
+int rt_mpirun_mpich_alg(unsigned op, unsigned alg, char *buf, size_t len)
+{
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].op == op && names[i].alg == alg) {
+            int index;
+            if (value_of(op, names[i].mpich, &index) < 0)
+                return -1;
+            snprintf(buf, len, "%s", names[i].mpich);
+            return 0;
+        }
+    return -1;
+}
+
+/* ---- setting and restoring ------------------------------------------------------------- */
+
+typedef struct saved {
+    MPI_T_cvar_handle h;
+    int old;
+} saved;
+
+struct mr_cvars {
+    saved s[RT_COLL_COUNT + 2];
+    unsigned n;
+    uint8_t forced[RT_COLL_COUNT];
+};
+
+static int write_cvar(mr_cvars *cv, int index, int value)
+{
+    MPI_T_cvar_handle h;
+    int count, old;
+    if (MPI_T_cvar_handle_alloc(index, NULL, &h, &count) != MPI_SUCCESS)
+        return -1;
+    if (count != 1 || MPI_T_cvar_read(h, &old) != MPI_SUCCESS ||
+        MPI_T_cvar_write(h, &value) != MPI_SUCCESS) {
+        MPI_T_cvar_handle_free(&h);
+        return -1;
+    }
+    cv->s[cv->n++] = (saved){h, old};
+    return 0;
+}
+
+static int write_named(mr_cvars *cv, const char *name, const char *choice)
+{
+    char desc[4096];
+    desc[0] = '\0';
+    int index = cvar_find(name, desc, (int)sizeof desc);
+    int value = index < 0 ? -1 : choice_value(desc, choice);
+    return value < 0 ? -1 : write_cvar(cv, index, value);
+}
+
+int mr_cvars_set(mr_cvars **out, const uint8_t *alg, rt_err *err)
+{
+    mr_cvars *cv = calloc(1, sizeof *cv);
+    if (!cv)
+        return rt_err_set(err, RT_E_NOMEM, "out of memory");
+    int any = 0;
+    for (unsigned op = 0; op < RT_COLL_COUNT; op++) {
+        if (alg[op] == RT_ALG_MPICH)
+            continue;
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+            if (names[i].op != op || names[i].alg != alg[op])
+                continue;
+            int index, value = value_of(op, names[i].mpich, &index);
+            if (value >= 0 && write_cvar(cv, index, value) == 0) {
+                cv->forced[op] = 1;
+                any = 1;
+            }
+        }
+    }
+    /* without these two, a forced algorithm could be overridden or silently replaced */
+    if (any && (write_named(cv, "MPIR_CVAR_DEVICE_COLLECTIVES", "none") < 0 ||
+                write_named(cv, "MPIR_CVAR_COLLECTIVE_FALLBACK", "error") < 0)) {
+        mr_cvars_restore(cv);
+        return rt_err_set(err, RT_E_INVAL,
+                          "this MPI library does not let MPIR_CVAR_DEVICE_COLLECTIVES and "
+                          "MPIR_CVAR_COLLECTIVE_FALLBACK be set at run time");
+    }
+    *out = cv;
+    return 0;
+}
+
+int mr_cvars_forced(const mr_cvars *cv, unsigned op)
+{
+    return cv && op < RT_COLL_COUNT && cv->forced[op];
+}
+
+void mr_cvars_restore(mr_cvars *cv)
+{
+    if (!cv)
+        return;
+    while (cv->n) {
+        saved *s = &cv->s[--cv->n];
+        MPI_T_cvar_write(s->h, &s->old);
+        MPI_T_cvar_handle_free(&s->h);
+    }
+    free(cv);
+}

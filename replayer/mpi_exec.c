@@ -1,0 +1,294 @@
+/*
+ * rt_mpirun_run: one replay of the loaded trace on real MPI (see mpi_run.c for the rules
+ * of the event loop), and the result gathered from all processes.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt__mpirun.h"
+
+
+/* Spends s seconds of CPU time, as the recorded computation did. */
+static void busy(double s)
+{
+    if (s <= 0)
+        return;
+    double end = MPI_Wtime() + s;
+    while (MPI_Wtime() < end)
+        ;
+}
+
+typedef struct pending {
+    MPI_Request *q;
+    size_t n, cap;
+} pending;
+
+static MPI_Request *pend_add(pending *p)
+{
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 16;
+        MPI_Request *q = realloc(p->q, cap * sizeof *q);
+        if (!q)
+            return NULL;
+        p->q = q;
+        p->cap = cap;
+    }
+    p->q[p->n] = MPI_REQUEST_NULL;
+    return &p->q[p->n++];
+}
+
+static MPI_Comm p2p_comm(mr_run *r, const rt_event *ev)
+{
+    int ci = mr_comm_index(r, ev->comm);
+    return ci < 0 ? MPI_COMM_NULL : r->comms[ci];
+}
+
+static int p2p(mr_run *r, const rt_event *ev, MPI_Request *q)
+{
+    MPI_Comm comm = p2p_comm(r, ev);
+    if (comm == MPI_COMM_NULL)
+        return MPI_ERR_COMM;
+    if (ev->bytes > INT_MAX)
+        return MPI_ERR_COUNT;
+    if (ev->kind == RT_EV_SEND || ev->kind == RT_EV_ISEND) {
+        r->messages++;
+        r->bytes += ev->bytes;
+        return MPI_Isend(r->sbuf, (int)ev->bytes, MPI_BYTE, ev->peer, ev->tag, comm, q);
+    }
+    int src = ev->peer, tag = ev->tag, count = (int)ev->bytes;
+    if (r->cfg->free_wildcards && ev->op) {
+        if (ev->op & RT_RECV_ANY_SOURCE)
+            src = MPI_ANY_SOURCE;
+        if (ev->op & RT_RECV_ANY_TAG)
+            tag = MPI_ANY_TAG;
+        /* another message than the recorded one may match: room for the largest */
+        count = r->buf_bytes > INT_MAX ? INT_MAX : (int)r->buf_bytes;
+    }
+    return MPI_Irecv(r->rbuf, count, MPI_BYTE, src, tag, comm, q);
+}
+
+/* Issues one event of the open call; requests the call waits for go to p. */
+static int issue(mr_run *r, const rt_event *ev, pending *p)
+{
+    MPI_Request *q;
+    switch (ev->kind) {
+    case RT_EV_SEND:
+    case RT_EV_RECV:
+        if (!(q = pend_add(p)))
+            return MPI_ERR_NO_MEM;
+        return p2p(r, ev, q);
+    case RT_EV_ISEND:
+    case RT_EV_IRECV_REQUEST:
+        return p2p(r, ev, &r->reqs[ev->req]);
+    case RT_EV_ISEND_COMPLETE:
+    case RT_EV_IRECV:
+    case RT_EV_NBC_COMPLETE:
+    case RT_EV_RMA_OP_COMPLETE:
+        if (!(q = pend_add(p)))
+            return MPI_ERR_NO_MEM;
+        *q = r->reqs[ev->req];
+        r->reqs[ev->req] = MPI_REQUEST_NULL; /* the slot may be posted again */
+        return MPI_SUCCESS;
+    case RT_EV_COLL_END:
+        return mr_coll(r, ev, NULL);
+    case RT_EV_NBC_REQUEST:
+        return mr_coll(r, ev, &r->reqs[ev->req]);
+    case RT_EV_WIN_CREATE:
+    case RT_EV_WIN_FREE:
+    case RT_EV_RMA_PUT:
+    case RT_EV_RMA_GET:
+    case RT_EV_RMA_ATOMIC:
+    case RT_EV_RMA_COLL_END:
+    case RT_EV_RMA_GROUP_SYNC:
+    case RT_EV_RMA_LOCK:
+    case RT_EV_RMA_UNLOCK:
+    case RT_EV_RMA_SYNC:
+        return mr_rma(r, ev);
+    default: /* COLL_BEGIN, RMA_COLL_BEGIN, REQUEST_CANCELLED, skipped events */
+        return MPI_SUCCESS;
+    }
+}
+
+typedef struct clocks {
+    double start, end, mpi, compute;
+} clocks;
+
+/* The event loop. Returns an MPI error code; *at is the failing event's index. */
+static int replay(mr_run *r, clocks *ck, uint64_t *at)
+{
+    const mr_events *e = &r->m->own;
+    pending p = {0};
+    int in_call = 0, have_prev = 0, rc = MPI_SUCCESS;
+    uint64_t prev = 0; /* when the previous call ended, in the trace (ns) */
+    double entered = 0;
+    ck->end = ck->start;
+    for (uint64_t i = 0; i < e->n && rc == MPI_SUCCESS; i++) {
+        const rt_event *ev = &e->ev[i];
+        *at = i;
+        int open = ev->kind == RT_EV_ENTER || (!in_call && ev->kind != RT_EV_LEAVE);
+        if (open) {
+            if (have_prev && ev->time > prev) {
+                double s = (double)(ev->time - prev) * 1e-9 * r->cfg->compute_scale;
+                busy(s);
+                ck->compute += s;
+            }
+            entered = MPI_Wtime();
+            p.n = 0;
+        }
+        if (ev->kind != RT_EV_ENTER && ev->kind != RT_EV_LEAVE)
+            rc = issue(r, ev, &p);
+        if (ev->kind == RT_EV_ENTER) {
+            in_call = 1;
+            continue;
+        }
+        if (ev->kind == RT_EV_LEAVE || !in_call) {
+            if (rc == MPI_SUCCESS && p.n)
+                rc = MPI_Waitall((int)p.n, p.q, MPI_STATUSES_IGNORE);
+            double now = MPI_Wtime();
+            ck->mpi += now - entered;
+            ck->end = now;
+            prev = ev->time;
+            have_prev = 1;
+            in_call = 0;
+        }
+    }
+    free(p.q);
+    return rc;
+}
+
+/* ---- notes and result ---------------------------------------------------------------------- */
+
+static void note(char **notes, const char *fmt, ...)
+{
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    size_t old = *notes ? strlen(*notes) : 0, add = strlen(line);
+    char *p = realloc(*notes, old + add + 2);
+    if (!p)
+        return;
+    memcpy(p + old, line, add);
+    p[old + add] = '\n';
+    p[old + add + 1] = '\0';
+    *notes = p;
+}
+
+enum { U_MSG, U_BYTES, U_RMA, U_MPICH, U_FORCED, U_SCHED, U_SKIP, U_REQS, U_NEIGH, U_INTER,
+       U_FALLBACK, U_COUNT };
+
+static int gather_result(mr_run *r, const clocks *ck, rt_mpirun_result *res)
+{
+    rt_mpirun *m = r->m;
+    uint64_t u[U_COUNT] = {r->messages, r->bytes, r->rma_ops, r->colls.mpich, r->colls.forced,
+                           r->colls.schedule, r->colls.skipped, m->own.skipped_requests,
+                           r->neighbor_colls, r->inter_skipped, r->fallbacks};
+    uint64_t sum[U_COUNT];
+    double d[2] = {ck->mpi, ck->compute}, dsum[2], span = ck->end - ck->start, most;
+    MPI_Allreduce(u, sum, U_COUNT, MPI_UINT64_T, MPI_SUM, r->world);
+    MPI_Allreduce(d, dsum, 2, MPI_DOUBLE, MPI_SUM, r->world);
+    MPI_Allreduce(&span, &most, 1, MPI_DOUBLE, MPI_MAX, r->world);
+    memset(res, 0, sizeof *res);
+    res->time_s = most;
+    res->mpi_s = dsum[0];
+    res->compute_s = dsum[1];
+    res->messages = sum[U_MSG];
+    res->bytes = sum[U_BYTES];
+    res->rma_ops = sum[U_RMA];
+    res->colls = (rt_mpirun_colls){sum[U_MPICH], sum[U_FORCED], sum[U_SCHED], sum[U_SKIP]};
+    res->nranks = m->defs.nranks;
+    double mine[3] = {(double)r->me, span, ck->mpi}, *all = NULL;
+    int ok = 1;
+    if (m->rank == 0) {
+        all = malloc((size_t)m->size * 3 * sizeof *all);
+        res->end_s = calloc(m->defs.nranks ? m->defs.nranks : 1, sizeof *res->end_s);
+        res->rank_mpi_s = calloc(m->defs.nranks ? m->defs.nranks : 1, sizeof *res->rank_mpi_s);
+        ok = all && res->end_s && res->rank_mpi_s;
+    }
+    MPI_Gather(mine, 3, MPI_DOUBLE, ok ? all : mine, 3, MPI_DOUBLE, 0, r->world);
+    if (m->rank == 0 && ok)
+        for (int i = 0; i < m->size; i++) {
+            uint32_t t = (uint32_t)all[3 * i];
+            if (t < m->defs.nranks) {
+                res->end_s[t] = all[3 * i + 1];
+                res->rank_mpi_s[t] = all[3 * i + 2];
+            }
+        }
+    free(all);
+    if (m->rank == 0) {
+        if (sum[U_REQS])
+            note(&res->notes, "%llu nonblocking receives or collectives never completed in "
+                              "the trace, or were cancelled: not replayed",
+                 (unsigned long long)sum[U_REQS]);
+        if (sum[U_NEIGH])
+            note(&res->notes, "%llu neighbourhood collective calls not replayed: the trace "
+                              "does not record process topologies",
+                 (unsigned long long)sum[U_NEIGH]);
+        if (sum[U_INTER])
+            note(&res->notes, "%llu collective calls on inter-communicators not replayed",
+                 (unsigned long long)sum[U_INTER]);
+        if (sum[U_SKIP] > sum[U_NEIGH] + sum[U_INTER])
+            note(&res->notes, "%llu v-collective calls not replayed: some member's record of "
+                              "the call is missing from the trace",
+                 (unsigned long long)(sum[U_SKIP] - sum[U_NEIGH] - sum[U_INTER]));
+        if (sum[U_FALLBACK])
+            note(&res->notes, "MPICH refused the chosen algorithm for %llu calls (it does not "
+                              "apply to them); they ran retrace's schedule of it",
+                 (unsigned long long)sum[U_FALLBACK]);
+    }
+    return ok ? 0 : -1;
+}
+
+int rt_mpirun_run(rt_mpirun *m, const rt_mpirun_config *c, rt_mpirun_result *res, rt_err *err)
+{
+    memset(res, 0, sizeof *res);
+    mr_run r = {.m = m, .cfg = c, .world = MPI_COMM_NULL};
+    r.me = c->play ? c->play[m->rank] : (uint32_t)m->rank;
+    int rc = r.me < m->defs.nranks ? 0
+                                   : rt_err_set(err, RT_E_INVAL, "no trace rank %u to play",
+                                                (unsigned)r.me);
+    if (rc == 0)
+        rc = mr_load_rank(m, r.me, err);
+    /* the load may fail on one process only: agree before any collective setup */
+    if ((rc = mr_agree(m->comm, rc, err, 0)))
+        return rc;
+    if (mr_setup_local(&r) != 0)
+        rc = rt_err_set(err, RT_E_NOMEM, "out of memory for the replay of trace rank %u",
+                        (unsigned)r.me);
+    if ((rc = mr_agree(m->comm, rc, err, 0))) {
+        mr_teardown(&r);
+        return rc;
+    }
+    if (mr_setup_comms(&r) != MPI_SUCCESS)
+        rc = rt_err_set(err, RT_E_INVAL, "cannot create the replay.s communicators");
+    if (rc == 0 && mr_cvars_set(&r.cvars, c->alg, err) < 0)
+        rc = err->code;
+    if ((rc = mr_agree(m->comm, rc, err, 0))) {
+        mr_teardown(&r);
+        return rc;
+    }
+    clocks ck = {0};
+    uint64_t at = 0;
+    MPI_Barrier(r.world);
+    ck.start = MPI_Wtime();
+    int mrc = replay(&r, &ck, &at);
+    if (mrc != MPI_SUCCESS) {
+        char text[MPI_MAX_ERROR_STRING];
+        int len = 0;
+        MPI_Error_string(mrc, text, &len);
+        const rt_event *ev = &m->own.ev[at];
+        rt_err_set(err, RT_E_INVAL, "process %d (trace rank %u), event %llu (%s at %llu ns): "
+                                    "%s", m->rank, (unsigned)r.me,
+                   (unsigned long long)at, rt_event_kind_name(ev->kind),
+                   (unsigned long long)ev->time, text);
+        return RT_MPIRUN_STUCK; /* no teardown: others may wait in a collective */
+    }
+    rc = gather_result(&r, &ck, res) ? rt_err_set(err, RT_E_NOMEM, "out of memory") : 0;
+    mr_teardown(&r);
+    return rc;
+}

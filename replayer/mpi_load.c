@@ -1,0 +1,453 @@
+/*
+ * Reading a trace for the real-MPI replay. Each process keeps only the events of the rank it
+ * plays, but MPI wants from every process of a v-collective the counts of all the others,
+ * and a window big enough for every transfer into it: one pass over all events (the
+ * prepass) collects those facts, the per-rank load then prepares one rank's events.
+ *
+ * A collective's sequence number on its communicator is its position among the rank's
+ * collectives on that communicator in the order they were started (COLL_BEGIN, or
+ * NBC_REQUEST for a nonblocking one): MPI requires every member to start them in the same
+ * order, so the k-th call of one member is the k-th call of every other.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt__mpirun.h"
+
+/* ---- a small open-addressing map (rank, id) -> value -------------------------------------- */
+
+typedef struct mr_slot {
+    uint64_t id, val;
+    uint32_t rank, used;
+} mr_slot;
+
+typedef struct mr_map {
+    mr_slot *s;
+    uint64_t cap, n; /* cap a power of two */
+} mr_map;
+
+static uint64_t mr_hash(uint32_t rank, uint64_t id)
+{
+    uint64_t h = (id ^ ((uint64_t)rank << 32 | rank)) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29);
+}
+
+static mr_slot *map_find(mr_map *m, uint32_t rank, uint64_t id, int add)
+{
+    if (add && (m->n + 1) * 2 > m->cap) {
+        uint64_t cap = m->cap ? m->cap * 2 : 1024;
+        mr_slot *s = calloc(cap, sizeof *s);
+        if (!s)
+            return NULL;
+        for (uint64_t i = 0; i < m->cap; i++)
+            if (m->s[i].used) {
+                uint64_t j = mr_hash(m->s[i].rank, m->s[i].id) & (cap - 1);
+                while (s[j].used)
+                    j = (j + 1) & (cap - 1);
+                s[j] = m->s[i];
+            }
+        free(m->s);
+        m->s = s;
+        m->cap = cap;
+    }
+    if (!m->cap)
+        return NULL;
+    for (uint64_t j = mr_hash(rank, id) & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
+        mr_slot *e = &m->s[j];
+        if (!e->used) {
+            if (!add)
+                return NULL;
+            *e = (mr_slot){.id = id, .rank = rank, .used = 1};
+            m->n++;
+            return e;
+        }
+        if (e->id == id && e->rank == rank)
+            return e;
+    }
+}
+
+/* ---- the prepass -------------------------------------------------------------------------- */
+
+int mr_is_vcoll(unsigned op)
+{
+    return op == RT_COLL_GATHERV || op == RT_COLL_SCATTERV || op == RT_COLL_ALLGATHERV ||
+           op == RT_COLL_ALLTOALLV || op == RT_COLL_ALLTOALLW || op == RT_COLL_REDUCE_SCATTER;
+}
+
+typedef struct coll_rec {
+    uint64_t start; /* the rank's start counter */
+    uint64_t bytes, rbytes;
+    uint32_t comm, rank;
+    uint8_t op, known; /* known: the completion was seen */
+} coll_rec;
+
+static int by_comm_rank_start(const void *a, const void *b)
+{
+    const coll_rec *x = a, *y = b;
+    if (x->comm != y->comm)
+        return x->comm < y->comm ? -1 : 1;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int by_comm_seq_pos(const void *a, const void *b)
+{
+    const mr_vpart *x = a, *y = b;
+    if (x->comm != y->comm)
+        return x->comm < y->comm ? -1 : 1;
+    if (x->seq != y->seq)
+        return x->seq < y->seq ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static int grow(void **p, uint64_t *cap, uint64_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    uint64_t c = *cap ? *cap : 256;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, c * size);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+static int win_index(const rt_defs *d, uint32_t id)
+{
+    const rt_win_def *w = rt_defs_win(d, id);
+    return w ? (int)(w - d->wins) : -1;
+}
+
+/* Turns the collected calls into the v-collective parts, sorted for mr_vparts_find. */
+static int build_vparts(rt_mpirun *m, coll_rec *cr, uint64_t n, rt_err *err)
+{
+    qsort(cr, n, sizeof *cr, by_comm_rank_start);
+    uint64_t nv = 0;
+    for (uint64_t i = 0; i < n; i++)
+        nv += cr[i].known && mr_is_vcoll(cr[i].op);
+    m->vparts = malloc((nv ? nv : 1) * sizeof *m->vparts);
+    if (!m->vparts)
+        return rt_err_set(err, RT_E_NOMEM, "out of memory for the v-collective counts");
+    uint32_t seq = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        if (i && (cr[i].comm != cr[i - 1].comm || cr[i].rank != cr[i - 1].rank))
+            seq = 0;
+        if (cr[i].known && mr_is_vcoll(cr[i].op)) {
+            const rt_comm_def *c = rt_defs_comm(&m->defs, cr[i].comm);
+            int64_t pos = c ? rt_comm_position(c, cr[i].rank) : -1;
+            if (pos >= 0)
+                m->vparts[m->nvparts++] = (mr_vpart){cr[i].comm, seq, (uint32_t)pos,
+                                                     cr[i].bytes, cr[i].rbytes};
+        }
+        seq++;
+    }
+    qsort(m->vparts, m->nvparts, sizeof *m->vparts, by_comm_seq_pos);
+    return 0;
+}
+
+int mr_prepass(rt_mpirun *m, rt_err *err)
+{
+    rt_reader *rd = NULL;
+    if (rt_reader_open(m->path, &rd, err) < 0)
+        return err->code;
+    int rc = rt_defs_copy(&m->defs, rt_reader_defs(rd), err);
+    uint32_t nr = m->defs.nranks;
+    uint64_t *counter = NULL, *begin = NULL; /* per rank: starts so far, the open blocking one */
+    coll_rec *cr = NULL;
+    uint64_t ncr = 0, capcr = 0;
+    mr_map reqs = {0};
+    if (rc == 0) {
+        counter = calloc(nr ? nr : 1, sizeof *counter);
+        begin = malloc((nr ? nr : 1) * sizeof *begin);
+        m->win_bytes = calloc(m->defs.nwins ? m->defs.nwins : 1, sizeof *m->win_bytes);
+        if (!counter || !begin || !m->win_bytes)
+            rc = rt_err_set(err, RT_E_NOMEM, "out of memory reading %s", m->path);
+        for (uint32_t r = 0; rc == 0 && r < nr; r++)
+            begin[r] = UINT64_MAX;
+    }
+    rt_event ev;
+    int k;
+    while (rc == 0 && (k = rt_reader_next(rd, &ev, err)) > 0) {
+        if (ev.rank >= nr)
+            continue;
+        if (ev.bytes > INT_MAX || ev.rbytes > INT_MAX) {
+            rc = rt_err_set(err, RT_E_INVAL,
+                            "%s: rank %u has a transfer of %llu bytes, more than a real-MPI "
+                            "replay issues at once (%d)",
+                            m->path, (unsigned)ev.rank,
+                            (unsigned long long)(ev.bytes > ev.rbytes ? ev.bytes : ev.rbytes),
+                            INT_MAX);
+            break;
+        }
+        switch (ev.kind) {
+        case RT_EV_SEND:
+        case RT_EV_ISEND:
+            m->rec_messages++;
+            m->rec_bytes += ev.bytes;
+            break;
+        case RT_EV_COLL_BEGIN:
+            begin[ev.rank] = counter[ev.rank]++;
+            break;
+        case RT_EV_NBC_REQUEST: {
+            mr_slot *s = map_find(&reqs, ev.rank, ev.req, 1);
+            if (!s) {
+                rc = rt_err_set(err, RT_E_NOMEM, "out of memory reading %s", m->path);
+                break;
+            }
+            s->val = counter[ev.rank]++;
+            if (grow((void **)&cr, &capcr, ncr + 1, sizeof *cr)) {
+                rc = rt_err_set(err, RT_E_NOMEM, "out of memory reading %s", m->path);
+                break;
+            }
+            cr[ncr++] = (coll_rec){.start = s->val, .rank = ev.rank, .comm = UINT32_MAX};
+            s->val = ncr - 1; /* from now on: the record's index */
+            break;
+        }
+        case RT_EV_COLL_END:
+        case RT_EV_NBC_COMPLETE: {
+            const rt_comm_def *c = rt_defs_comm(&m->defs, ev.comm);
+            if (c && (c->flags & RT_COMM_IS_INTER))
+                m->inter_colls++;
+            coll_rec *r = NULL;
+            if (ev.kind == RT_EV_NBC_COMPLETE) {
+                mr_slot *s = map_find(&reqs, ev.rank, ev.req, 0);
+                if (!s || s->val == UINT64_MAX)
+                    break;
+                r = &cr[s->val];
+                s->val = UINT64_MAX;
+            } else {
+                if (grow((void **)&cr, &capcr, ncr + 1, sizeof *cr)) {
+                    rc = rt_err_set(err, RT_E_NOMEM, "out of memory reading %s", m->path);
+                    break;
+                }
+                uint64_t st = begin[ev.rank] != UINT64_MAX ? begin[ev.rank]
+                                                           : counter[ev.rank]++;
+                begin[ev.rank] = UINT64_MAX;
+                r = &cr[ncr++];
+                *r = (coll_rec){.start = st, .rank = ev.rank};
+            }
+            r->comm = ev.comm;
+            r->op = ev.op;
+            r->bytes = ev.bytes;
+            r->rbytes = ev.rbytes;
+            r->known = 1;
+            break;
+        }
+        case RT_EV_RMA_PUT:
+        case RT_EV_RMA_GET:
+        case RT_EV_RMA_ATOMIC: {
+            int w = win_index(&m->defs, ev.comm);
+            uint64_t b = ev.bytes > ev.rbytes ? ev.bytes : ev.rbytes;
+            if (w >= 0 && b > m->win_bytes[w])
+                m->win_bytes[w] = b;
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    if (rc == 0 && k < 0)
+        rc = err->code;
+    if (rc == 0)
+        rc = build_vparts(m, cr, ncr, err);
+    free(reqs.s);
+    free(cr);
+    free(counter);
+    free(begin);
+    rt_reader_close(rd);
+    return rc;
+}
+
+const mr_vpart *mr_vparts_find(const rt_mpirun *m, uint32_t comm, uint32_t seq, uint32_t *n)
+{
+    uint64_t lo = 0, hi = m->nvparts;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        const mr_vpart *v = &m->vparts[mid];
+        if (v->comm < comm || (v->comm == comm && v->seq < seq))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint64_t end = lo;
+    while (end < m->nvparts && m->vparts[end].comm == comm && m->vparts[end].seq == seq)
+        end++;
+    *n = (uint32_t)(end - lo);
+    return end > lo ? &m->vparts[lo] : NULL;
+}
+
+/* ---- one rank's events -------------------------------------------------------------------- */
+
+static int is_post(unsigned k)
+{
+    return k == RT_EV_ISEND || k == RT_EV_IRECV_REQUEST || k == RT_EV_NBC_REQUEST ||
+           k == RT_EV_RMA_PUT || k == RT_EV_RMA_GET || k == RT_EV_RMA_ATOMIC;
+}
+
+static int is_completion(unsigned k)
+{
+    return k == RT_EV_ISEND_COMPLETE || k == RT_EV_IRECV || k == RT_EV_NBC_COMPLETE ||
+           k == RT_EV_RMA_OP_COMPLETE || k == RT_EV_REQUEST_CANCELLED;
+}
+
+/* Request ids become slots: a post takes the lowest free slot, its completion frees it. */
+static int assign_slots(mr_events *e, rt_err *err)
+{
+    mr_map open = {0};
+    uint32_t *free_list = NULL, nfree = 0, cap = 0;
+    int rc = 0;
+    for (uint64_t i = 0; i < e->n && rc == 0; i++) {
+        rt_event *ev = &e->ev[i];
+        if (ev->kind == MR_SKIP)
+            continue;
+        if (is_post(ev->kind)) {
+            mr_slot *s = map_find(&open, 0, ev->req, 1);
+            if (!s) {
+                rc = rt_err_set(err, RT_E_NOMEM, "out of memory for requests");
+                break;
+            }
+            uint32_t slot = nfree ? free_list[--nfree] : e->nslots++;
+            s->val = (uint64_t)slot + 1;
+            ev->req = slot;
+        } else if (is_completion(ev->kind)) {
+            mr_slot *s = map_find(&open, 0, ev->req, 0);
+            if (!s || !s->val) {
+                ev->kind = MR_SKIP;
+                continue;
+            }
+            uint32_t slot = (uint32_t)(s->val - 1);
+            s->val = 0;
+            ev->req = slot;
+            if (nfree == cap) {
+                uint32_t *p = realloc(free_list, (cap ? cap * 2 : 64) * sizeof *p);
+                if (!p) {
+                    rc = rt_err_set(err, RT_E_NOMEM, "out of memory for requests");
+                    break;
+                }
+                free_list = p;
+                cap = cap ? cap * 2 : 64;
+            }
+            free_list[nfree++] = slot;
+        }
+    }
+    free(open.s);
+    free(free_list);
+    return rc;
+}
+
+/* A receive or collective posted without what its completion knows is filled from it; one
+ * that never completed, or was cancelled, is not replayed (nor is its completion). */
+static int link_posts(mr_events *e, rt_err *err)
+{
+    mr_map open = {0};
+    for (uint64_t i = 0; i < e->n; i++) {
+        rt_event *ev = &e->ev[i];
+        if (is_post(ev->kind)) {
+            mr_slot *s = map_find(&open, 0, ev->req, 1);
+            if (!s) {
+                free(open.s);
+                return rt_err_set(err, RT_E_NOMEM, "out of memory for requests");
+            }
+            s->val = i + 1;
+        } else if (is_completion(ev->kind)) {
+            mr_slot *s = map_find(&open, 0, ev->req, 0);
+            if (!s || !s->val)
+                continue;
+            rt_event *p = &e->ev[s->val - 1];
+            s->val = 0;
+            if (ev->kind == RT_EV_REQUEST_CANCELLED) {
+                p->kind = MR_SKIP;
+                ev->kind = MR_SKIP;
+                e->skipped_requests++;
+            } else if (ev->kind == RT_EV_IRECV || ev->kind == RT_EV_NBC_COMPLETE) {
+                uint64_t req = p->req;
+                unsigned kind = p->kind;
+                uint64_t t = p->time;
+                *p = *ev;
+                p->kind = (uint8_t)kind;
+                p->req = req;
+                p->time = t;
+            }
+        }
+    }
+    /* posts that never completed and need their completion's data */
+    for (uint64_t j = 0; j < open.cap; j++)
+        if (open.s[j].used && open.s[j].val) {
+            rt_event *p = &e->ev[open.s[j].val - 1];
+            if (p->kind == RT_EV_IRECV_REQUEST || p->kind == RT_EV_NBC_REQUEST) {
+                p->kind = MR_SKIP;
+                e->skipped_requests++;
+            }
+        }
+    free(open.s);
+    return 0;
+}
+
+/* The sequence number of each collective on its communicator, in start order. */
+static int number_colls(mr_events *e, const rt_defs *d, rt_err *err)
+{
+    uint32_t *seq = calloc(d->ncomms ? d->ncomms : 1, sizeof *seq);
+    if (!seq)
+        return rt_err_set(err, RT_E_NOMEM, "out of memory");
+    for (uint64_t i = 0; i < e->n; i++) {
+        rt_event *ev = &e->ev[i];
+        if (ev->kind != RT_EV_COLL_END && ev->kind != RT_EV_NBC_REQUEST)
+            continue;
+        const rt_comm_def *c = rt_defs_comm(d, ev->comm);
+        if (!c) {
+            ev->kind = MR_SKIP;
+            continue;
+        }
+        ev->tag = (int32_t)seq[c - d->comms]++;
+    }
+    free(seq);
+    return 0;
+}
+
+int mr_load_rank(rt_mpirun *m, uint32_t rank, rt_err *err)
+{
+    mr_events *e = &m->own;
+    if (e->rank == rank)
+        return 0;
+    e->rank = UINT32_MAX;
+    e->n = 0;
+    e->nslots = 0;
+    e->max_bytes = 0;
+    e->skipped_requests = 0;
+    rt_reader *rd = NULL;
+    if (rt_reader_open(m->path, &rd, err) < 0)
+        return err->code;
+    rt_event ev;
+    int k, rc = 0;
+    while ((k = rt_reader_next(rd, &ev, err)) > 0) {
+        if (ev.rank != rank)
+            continue;
+        if (grow((void **)&e->ev, &e->cap, e->n + 1, sizeof *e->ev)) {
+            rc = rt_err_set(err, RT_E_NOMEM, "out of memory for the events of rank %u",
+                            (unsigned)rank);
+            break;
+        }
+        e->ev[e->n++] = ev;
+        if (ev.bytes > e->max_bytes)
+            e->max_bytes = ev.bytes;
+        if (ev.rbytes > e->max_bytes)
+            e->max_bytes = ev.rbytes;
+    }
+    if (rc == 0 && k < 0)
+        rc = err->code;
+    rt_reader_close(rd);
+    if (rc == 0)
+        rc = link_posts(e, err);
+    if (rc == 0)
+        rc = number_colls(e, &m->defs, err);
+    if (rc == 0)
+        rc = assign_slots(e, err);
+    if (rc == 0)
+        e->rank = rank;
+    return rc;
+}

@@ -1,0 +1,469 @@
+/*
+ * The real-MPI replay: setup (communicators, agreement on errors), the event loop that
+ * re-issues one trace rank's calls, and the result.
+ *
+ * Calls are replayed call by call: the events between an ENTER and its LEAVE are issued in
+ * their order (a blocking send or receive as a nonblocking one, so that a Sendrecv's two
+ * halves are posted together as MPI_Sendrecv posts them), then every request the call
+ * completed in the trace is waited for. Before each call the process spends the recorded
+ * gap since the previous call's end as busy time (times compute_scale). Events outside any
+ * call (hand-made traces) are calls of their own.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt__mpirun.h"
+
+/* ---- where processes run ------------------------------------------------------------------ */
+
+static int env_u32(const char *a, const char *b, uint32_t *out)
+{
+    const char *names[2] = {a, b};
+    for (int i = 0; i < 2; i++) {
+        const char *v = names[i] ? getenv(names[i]) : NULL;
+        if (!v || !*v)
+            continue;
+        char *end;
+        unsigned long long x = strtoull(v, &end, 10);
+        if (*end || v[0] == '-' || x > UINT32_MAX)
+            return -1;
+        *out = (uint32_t)x;
+        return 1;
+    }
+    return 0;
+}
+
+int rt_mpirun_locate(MPI_Comm comm, uint32_t *node, uint32_t *module, rt_err *err)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    uint32_t mine[2] = {(uint32_t)rank, 0};
+    int bad = 0, got = env_u32("RETRACE_NODE_ID", "PSP_SMP_NODE_ID", &mine[0]);
+    bad |= got < 0;
+    MPI_Comm shared;
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared) ==
+        MPI_SUCCESS) {
+        int first;
+        MPI_Allreduce(&rank, &first, 1, MPI_INT, MPI_MIN, shared);
+        if (got == 0)
+            mine[0] = (uint32_t)first;
+        MPI_Comm_free(&shared);
+    }
+    got = env_u32("RETRACE_MODULE_ID", "PSP_MSA_MODULE_ID", &mine[1]);
+    bad |= got < 0;
+    if (got == 0) {
+        char value[32];
+        int flag = 0;
+        if (MPI_Info_get(MPI_INFO_ENV, "msa_module_id", (int)sizeof value - 1, value, &flag) ==
+                MPI_SUCCESS &&
+            flag) {
+            char *end;
+            unsigned long v = strtoul(value, &end, 10);
+            if (!*end && value[0] != '-' && v <= UINT32_MAX)
+                mine[1] = (uint32_t)v;
+        }
+    }
+    uint32_t *both = malloc((size_t)size * 2 * sizeof *both);
+    int ok = both != NULL, all_ok, all_good, good = !bad;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    MPI_Allreduce(&good, &all_good, 1, MPI_INT, MPI_MIN, comm);
+    if (!all_ok || !all_good) {
+        free(both);
+        return all_ok ? rt_err_set(err, RT_E_INVAL,
+                                   "RETRACE_NODE_ID, PSP_SMP_NODE_ID, RETRACE_MODULE_ID or "
+                                   "PSP_MSA_MODULE_ID is not a whole number on some process")
+                      : rt_err_set(err, RT_E_NOMEM, "out of memory");
+    }
+    MPI_Allgather(mine, 2, MPI_UINT32_T, both, 2, MPI_UINT32_T, comm);
+    for (int i = 0; i < size; i++) {
+        node[i] = both[2 * i];
+        module[i] = both[2 * i + 1];
+    }
+    free(both);
+    return 0;
+}
+
+/* ---- agreeing on errors -------------------------------------------------------------------- */
+
+/* Every process learns the first failing process's error (its rank prefixed when the
+ * processes may differ); returns that error's code, or 0 when none failed. */
+int mr_agree(MPI_Comm comm, int rc, rt_err *err, int same_everywhere)
+{
+    int rank, size, first, mine;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    mine = rc ? rank : size;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+    if (first == size)
+        return 0;
+    char msg[sizeof err->msg + 32];
+    int code = rc ? rc : -RT_E_INVAL;
+    if (rank == first) {
+        if (same_everywhere)
+            snprintf(msg, sizeof msg, "%s", err->msg);
+        else
+            snprintf(msg, sizeof msg, "process %d: %s", rank, err->msg);
+    }
+    MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, first, comm);
+    MPI_Bcast(&code, 1, MPI_INT, first, comm);
+    return rt_err_set(err, code < 0 ? -code : code, "%s", msg);
+}
+
+/* ---- open and close --------------------------------------------------------------------- */
+
+int rt_mpirun_open(MPI_Comm comm, const char *path, rt_mpirun **out, rt_err *err)
+{
+    int prov;
+    *out = NULL;
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &prov);
+    rt_mpirun *m = calloc(1, sizeof *m);
+    int rc = 0;
+    if (!m || !(m->path = strdup(path)))
+        rc = rt_err_set(err, RT_E_NOMEM, "out of memory");
+    if (m) {
+        m->comm = comm;
+        m->own.rank = UINT32_MAX;
+        MPI_Comm_size(comm, &m->size);
+        MPI_Comm_rank(comm, &m->rank);
+    }
+    if (rc == 0)
+        rc = mr_prepass(m, err);
+    if (rc == 0 && m->defs.nranks != (uint32_t)m->size)
+        rc = rt_err_set(err, RT_E_INVAL,
+                        "%s has %u ranks but %d processes replay it (mpiexec -n %u)", path,
+                        (unsigned)m->defs.nranks, m->size, (unsigned)m->defs.nranks);
+    rc = mr_agree(comm, rc, err, 1);
+    if (rc) {
+        rt_mpirun_close(m);
+        MPI_T_finalize();
+        return rc;
+    }
+    *out = m;
+    return 0;
+}
+
+const rt_defs *rt_mpirun_defs(const rt_mpirun *m)
+{
+    return &m->defs;
+}
+
+void rt_mpirun_close(rt_mpirun *m)
+{
+    if (!m)
+        return;
+    int finalize = m->defs.nranks != 0 || m->path;
+    rt_defs_free(&m->defs);
+    free(m->vparts);
+    free(m->win_bytes);
+    free(m->own.ev);
+    free(m->path);
+    free(m);
+    if (finalize)
+        MPI_T_finalize();
+}
+
+void rt_mpirun_config_default(rt_mpirun_config *c)
+{
+    memset(c, 0, sizeof *c);
+    for (unsigned op = 0; op < RT_COLL_COUNT; op++)
+        c->alg[op] = RT_ALG_MPICH;
+    c->compute_scale = 1.0;
+}
+
+void rt_mpirun_result_free(rt_mpirun_result *res)
+{
+    free(res->end_s);
+    free(res->rank_mpi_s);
+    free(res->notes);
+    memset(res, 0, sizeof *res);
+}
+
+/* ---- communicators ----------------------------------------------------------------------- */
+
+int mr_comm_index(const mr_run *r, uint32_t id)
+{
+    const rt_comm_def *c = rt_defs_comm(&r->m->defs, id);
+    return c ? (int)(c - r->m->defs.comms) : -1;
+}
+
+/* Every trace communicator again, in id order, over the processes that play its members,
+ * ranks in the recorded order. Collective over r->world. */
+static int make_comm(mr_run *r, uint32_t i)
+{
+    const rt_comm_def *c = &r->m->defs.comms[i];
+    int64_t pos = rt_comm_position(c, r->me);
+    MPI_Comm *out = &r->comms[i];
+    int rc;
+    if (c->flags & RT_COMM_IS_SELF)
+        return MPI_Comm_dup(MPI_COMM_SELF, out);
+    if (!(c->flags & RT_COMM_IS_INTER))
+        return MPI_Comm_split(r->world, pos >= 0 ? 0 : MPI_UNDEFINED, (int)(pos >= 0 ? pos : 0),
+                              out);
+    /* an inter-communicator: each group by itself, then joined by their first members */
+    int in_a = pos >= 0 && pos < c->size, color = pos < 0 ? MPI_UNDEFINED : in_a ? 0 : 1;
+    int key = pos < 0 ? 0 : in_a ? (int)pos : (int)(pos - c->size);
+    MPI_Comm local;
+    if ((rc = MPI_Comm_split(r->world, color, key, &local)) != MPI_SUCCESS || pos < 0)
+        return rc;
+    uint32_t leader = in_a ? c->members[c->size] : c->members[0];
+    int remote = (int)leader;
+    if (r->cfg->play) /* the process that plays the other group's first member */
+        for (int p = 0; p < r->m->size; p++)
+            if (r->cfg->play[p] == leader)
+                remote = p;
+    rc = MPI_Intercomm_create(local, 0, r->world, remote, (int)(i & 0x7fff), out);
+    MPI_Comm_free(&local);
+    return rc;
+}
+
+static int make_comms(mr_run *r)
+{
+    const rt_defs *d = &r->m->defs;
+    int rc = MPI_SUCCESS;
+    for (uint32_t i = 0; i < d->ncomms && rc == MPI_SUCCESS; i++) {
+        rc = make_comm(r, i);
+        if (rc == MPI_SUCCESS && r->comms[i] != MPI_COMM_NULL) {
+            MPI_Comm_set_errhandler(r->comms[i], MPI_ERRORS_RETURN);
+            if (!(d->comms[i].flags & RT_COMM_IS_INTER))
+                rc = MPI_Comm_dup(r->comms[i], &r->sched[i]);
+        }
+    }
+    return rc;
+}
+
+/* ---- one-sided ------------------------------------------------------------------------------ */
+
+static int win_of(mr_run *r, uint32_t id, MPI_Win *win)
+{
+    const rt_win_def *w = rt_defs_win(&r->m->defs, id);
+    if (!w || r->wins[w - r->m->defs.wins] == MPI_WIN_NULL)
+        return -1;
+    *win = r->wins[w - r->m->defs.wins];
+    return (int)(w - r->m->defs.wins);
+}
+
+static MPI_Datatype int_of_size(uint64_t n)
+{
+    return n == 8 ? MPI_INT64_T : n == 4 ? MPI_INT32_T : n == 2 ? MPI_INT16_T : n == 1
+                                                                             ? MPI_INT8_T
+                                                                             : MPI_DATATYPE_NULL;
+}
+
+static int is_rform(unsigned call)
+{
+    return call == RT_FN_Rput || call == RT_FN_Rget || call == RT_FN_Raccumulate ||
+           call == RT_FN_Rget_accumulate || call == RT_FN_Rput_c || call == RT_FN_Rget_c ||
+           call == RT_FN_Raccumulate_c || call == RT_FN_Rget_accumulate_c;
+}
+
+/* The group a PSCW call names, as ranks of the window's communicator. */
+static int pscw_group(mr_run *r, const rt_event *ev, MPI_Win win, MPI_Group *out)
+{
+    const rt_defs *d = &r->m->defs;
+    const rt_group_def *g = rt_defs_group(d, (uint32_t)ev->peer);
+    const rt_win_def *w = rt_defs_win(d, ev->comm);
+    const rt_comm_def *c = w ? rt_defs_comm(d, w->comm) : NULL;
+    if (!g || !c)
+        return MPI_ERR_GROUP;
+    int *ranks = malloc((g->size ? g->size : 1) * sizeof *ranks);
+    if (!ranks)
+        return MPI_ERR_NO_MEM;
+    for (uint32_t i = 0; i < g->size; i++) {
+        int64_t pos = rt_comm_position(c, g->members[i]);
+        if (pos < 0) {
+            free(ranks);
+            return MPI_ERR_GROUP;
+        }
+        ranks[i] = (int)pos;
+    }
+    MPI_Group all;
+    int rc = MPI_Win_get_group(win, &all);
+    if (rc == MPI_SUCCESS) {
+        rc = MPI_Group_incl(all, (int)g->size, ranks, out);
+        MPI_Group_free(&all);
+    }
+    free(ranks);
+    return rc;
+}
+
+int mr_rma(mr_run *r, const rt_event *ev)
+{
+    MPI_Win win;
+    int w, rc = MPI_SUCCESS;
+    if (ev->kind == RT_EV_WIN_CREATE) {
+        const rt_win_def *wd = rt_defs_win(&r->m->defs, ev->comm);
+        int ci = wd ? mr_comm_index(r, wd->comm) : -1;
+        if (ci < 0 || r->comms[ci] == MPI_COMM_NULL)
+            return MPI_ERR_WIN;
+        w = (int)(wd - r->m->defs.wins);
+        uint64_t bytes = r->m->win_bytes[w] ? r->m->win_bytes[w] : 8;
+        rc = MPI_Win_allocate((MPI_Aint)bytes, 1, MPI_INFO_NULL, r->comms[ci], &r->win_mem[w],
+                              &r->wins[w]);
+        if (rc == MPI_SUCCESS)
+            MPI_Win_set_errhandler(r->wins[w], MPI_ERRORS_RETURN);
+        return rc;
+    }
+    if ((w = win_of(r, ev->comm, &win)) < 0)
+        return MPI_ERR_WIN;
+    MPI_Request *req = is_rform(ev->call) ? &r->reqs[ev->req] : NULL;
+    int t = ev->peer;
+    uint64_t b = ev->bytes, rb = ev->rbytes, e;
+    switch (ev->kind) {
+    case RT_EV_WIN_FREE:
+        return MPI_Win_free(&r->wins[w]);
+    case RT_EV_RMA_PUT:
+        r->rma_ops++;
+        return req ? MPI_Rput(r->sbuf, (int)b, MPI_BYTE, t, 0, (int)b, MPI_BYTE, win, req)
+                   : MPI_Put(r->sbuf, (int)b, MPI_BYTE, t, 0, (int)b, MPI_BYTE, win);
+    case RT_EV_RMA_GET:
+        r->rma_ops++;
+        return req ? MPI_Rget(r->rbuf, (int)rb, MPI_BYTE, t, 0, (int)rb, MPI_BYTE, win, req)
+                   : MPI_Get(r->rbuf, (int)rb, MPI_BYTE, t, 0, (int)rb, MPI_BYTE, win);
+    case RT_EV_RMA_ATOMIC:
+        r->rma_ops++;
+        if (ev->op == RT_ATOMIC_FETCH_AND_OP && int_of_size(b) != MPI_DATATYPE_NULL)
+            return MPI_Fetch_and_op(r->sbuf, r->rbuf, int_of_size(b), t, 0, MPI_SUM, win);
+        if (ev->op == RT_ATOMIC_COMPARE_AND_SWAP && int_of_size(rb) != MPI_DATATYPE_NULL)
+            return MPI_Compare_and_swap(r->sbuf, r->sbuf + rb, r->rbuf, int_of_size(rb), t, 0,
+                                        win);
+        e = b % 8 == 0 && rb % 8 == 0 ? 8 : b % 4 == 0 && rb % 4 == 0 ? 4 : 1;
+        {
+            MPI_Datatype ty = e == 8 ? MPI_INT64_T : e == 4 ? MPI_INT32_T : MPI_INT8_T;
+            int n = (int)(b / e), nr = (int)(rb / e);
+            if (ev->op == RT_ATOMIC_GET_ACCUMULATE || ev->op == RT_ATOMIC_FETCH_AND_OP) {
+                MPI_Op op = n ? MPI_SUM : MPI_NO_OP;
+                int tn = n ? n : nr;
+                return req ? MPI_Rget_accumulate(r->sbuf, n, ty, r->rbuf, nr, ty, t, 0, tn, ty,
+                                                 op, win, req)
+                           : MPI_Get_accumulate(r->sbuf, n, ty, r->rbuf, nr, ty, t, 0, tn, ty,
+                                                op, win);
+            }
+            return req ? MPI_Raccumulate(r->sbuf, n, ty, t, 0, n, ty, MPI_SUM, win, req)
+                       : MPI_Accumulate(r->sbuf, n, ty, t, 0, n, ty, MPI_SUM, win);
+        }
+    case RT_EV_RMA_COLL_END:
+        return MPI_Win_fence(0, win);
+    case RT_EV_RMA_GROUP_SYNC:
+        if (ev->op == RT_PSCW_COMPLETE)
+            return MPI_Win_complete(win);
+        if (ev->op == RT_PSCW_WAIT)
+            return MPI_Win_wait(win);
+        {
+            MPI_Group g;
+            if ((rc = pscw_group(r, ev, win, &g)) != MPI_SUCCESS)
+                return rc;
+            rc = ev->op == RT_PSCW_POST ? MPI_Win_post(g, 0, win) : MPI_Win_start(g, 0, win);
+            MPI_Group_free(&g);
+            return rc;
+        }
+    case RT_EV_RMA_LOCK:
+        if (t == RT_PEER_ALL)
+            return MPI_Win_lock_all(0, win);
+        return MPI_Win_lock(ev->op == RT_LOCK_EXCLUSIVE ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED,
+                            t, 0, win);
+    case RT_EV_RMA_UNLOCK:
+        return t == RT_PEER_ALL ? MPI_Win_unlock_all(win) : MPI_Win_unlock(t, win);
+    case RT_EV_RMA_SYNC:
+        if (ev->op == RT_SYNC_WIN_SYNC)
+            return MPI_Win_sync(win);
+        if (ev->op == RT_SYNC_FLUSH_LOCAL)
+            return t == RT_PEER_ALL ? MPI_Win_flush_local_all(win)
+                                    : MPI_Win_flush_local(t, win);
+        return t == RT_PEER_ALL ? MPI_Win_flush_all(win) : MPI_Win_flush(t, win);
+    default:
+        return MPI_SUCCESS;
+    }
+}
+
+/* ---- setup and teardown ---------------------------------------------------------------- */
+
+/* What a run needs that can fail on one process alone (memory). 0 or -1. */
+int mr_setup_local(mr_run *r)
+{
+    const rt_defs *d = &r->m->defs;
+    uint32_t nc = d->ncomms ? d->ncomms : 1, nw = d->nwins ? d->nwins : 1, most = 1;
+    for (uint32_t i = 0; i < d->ncomms; i++)
+        if (d->comms[i].size + d->comms[i].remote_size > most)
+            most = d->comms[i].size + d->comms[i].remote_size;
+    uint32_t ns = r->m->own.nslots ? r->m->own.nslots : 1;
+    r->comms = malloc(nc * sizeof *r->comms);
+    r->sched = malloc(nc * sizeof *r->sched);
+    r->wins = malloc(nw * sizeof *r->wins);
+    r->win_mem = calloc(nw, sizeof *r->win_mem);
+    r->reqs = malloc(ns * sizeof *r->reqs);
+    r->counts = malloc(4 * (size_t)most * sizeof *r->counts);
+    uint64_t buf = r->m->own.max_bytes > 64 ? r->m->own.max_bytes : 64;
+    r->sbuf = calloc(1, buf);
+    r->rbuf = calloc(1, buf);
+    if (!r->comms || !r->sched || !r->wins || !r->win_mem || !r->reqs || !r->counts ||
+        !r->sbuf || !r->rbuf)
+        return -1;
+    r->buf_bytes = buf;
+    r->ready = 1;
+    r->displs = r->counts + most;
+    r->rcounts = r->displs + most;
+    r->rdispls = r->rcounts + most;
+    for (uint32_t i = 0; i < nc; i++)
+        r->comms[i] = r->sched[i] = MPI_COMM_NULL;
+    for (uint32_t i = 0; i < nw; i++)
+        r->wins[i] = MPI_WIN_NULL;
+    for (uint32_t i = 0; i < ns; i++)
+        r->reqs[i] = MPI_REQUEST_NULL;
+    return 0;
+}
+
+/* The communicators (collective over m->comm). An MPI error code. */
+int mr_setup_comms(mr_run *r)
+{
+    int rc = MPI_Comm_dup(r->m->comm, &r->world);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_set_errhandler(r->world, MPI_ERRORS_RETURN);
+    return rc == MPI_SUCCESS ? make_comms(r) : rc;
+}
+
+void mr_teardown(mr_run *r)
+{
+    const rt_defs *d = &r->m->defs;
+    if (!r->ready)
+        goto out;
+    for (uint32_t i = 0; r->reqs && i < (r->m->own.nslots ? r->m->own.nslots : 1); i++)
+        if (r->reqs[i] != MPI_REQUEST_NULL) { /* never completed in the trace */
+            int done = 0;
+            MPI_Test(&r->reqs[i], &done, MPI_STATUS_IGNORE);
+            if (!done) {
+                MPI_Cancel(&r->reqs[i]);
+                MPI_Wait(&r->reqs[i], MPI_STATUS_IGNORE);
+            }
+        }
+    for (uint32_t i = 0; r->wins && i < d->nwins; i++)
+        if (r->wins[i] != MPI_WIN_NULL) /* never freed in the trace */
+            MPI_Win_free(&r->wins[i]);
+    for (uint32_t i = 0; r->comms && i < d->ncomms; i++) {
+        if (r->comms[i] != MPI_COMM_NULL)
+            MPI_Comm_free(&r->comms[i]);
+        if (r->sched[i] != MPI_COMM_NULL)
+            MPI_Comm_free(&r->sched[i]);
+    }
+    if (r->world != MPI_COMM_NULL)
+        MPI_Comm_free(&r->world);
+    mr_cvars_restore(r->cvars);
+    r->cvars = NULL;
+out:
+    free(r->comms);
+    free(r->sched);
+    free(r->wins);
+    free(r->win_mem);
+    free(r->reqs);
+    free(r->counts);
+    free(r->sbuf);
+    free(r->rbuf);
+}
+
+void rt_mpirun_recorded(const rt_mpirun *m, uint64_t *messages, uint64_t *bytes)
+{
+    *messages = m->rec_messages;
+    *bytes = m->rec_bytes;
+}

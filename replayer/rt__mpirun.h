@@ -1,0 +1,93 @@
+/* rt_mpirun internals, shared by the replayer/mpi_*.c files. */
+#ifndef RT__MPIRUN_H
+#define RT__MPIRUN_H
+
+#include "rt_mpirun.h"
+#include "rt_trace.h"
+
+#define MR_SKIP 255 /* an event kind of our own: not replayed (see the notes) */
+
+/* One rank's part of one v-collective call (gatherv, scatterv, allgatherv, alltoallv,
+ * alltoallw, reduce_scatter): what every member recorded, for the counts MPI wants. */
+typedef struct mr_vpart {
+    uint32_t comm, seq, pos; /* communicator, its seq-th collective, member position */
+    uint64_t bytes, rbytes;
+} mr_vpart;
+
+/* The events of the trace rank this process plays, prepared for replay: an IRECV_REQUEST
+ * and an NBC_REQUEST carry what their completion recorded, request ids are slot numbers,
+ * and a collective keeps its sequence number on its communicator in `tag`. */
+typedef struct mr_events {
+    uint32_t rank; /* the trace rank; UINT32_MAX when none is loaded */
+    rt_event *ev;
+    uint64_t n, cap;
+    uint32_t nslots;            /* requests open at once, at most */
+    uint64_t max_bytes;         /* the largest buffer a call needs */
+    uint64_t skipped_requests;  /* receives or collectives that never completed, cancelled */
+} mr_events;
+
+struct rt_mpirun {
+    MPI_Comm comm;  /* the caller's */
+    int size, rank; /* in comm */
+    char *path;
+    rt_defs defs;
+    mr_vpart *vparts; /* sorted by (comm, seq, pos) */
+    uint64_t nvparts;
+    uint64_t *win_bytes; /* per window (defs.wins order): the largest transfer into it */
+    uint64_t inter_colls; /* collectives on inter-communicators in the trace */
+    uint64_t rec_messages, rec_bytes; /* point-to-point sends in the trace */
+    mr_events own;
+};
+
+/* mpi_load.c */
+int mr_prepass(rt_mpirun *m, rt_err *err);
+int mr_load_rank(rt_mpirun *m, uint32_t rank, rt_err *err);
+/* The parts of call seq on comm, in member order: n of them, NULL when unknown. */
+const mr_vpart *mr_vparts_find(const rt_mpirun *m, uint32_t comm, uint32_t seq, uint32_t *n);
+int mr_is_vcoll(unsigned op);
+
+/* mpi_cvar.c: MPICH's collective algorithm variables through MPI_T. */
+typedef struct mr_cvars mr_cvars;
+int mr_cvars_set(mr_cvars **out, const uint8_t *alg, rt_err *err); /* alg per op */
+/* 1 when the run forces MPICH's own algorithm for op. */
+int mr_cvars_forced(const mr_cvars *cv, unsigned op);
+void mr_cvars_restore(mr_cvars *cv); /* puts every variable back and frees cv */
+
+/* ---- one run (mpi_run.c, mpi_coll.c) ---------------------------------------------------- */
+
+typedef struct mr_run {
+    rt_mpirun *m;
+    const rt_mpirun_config *cfg;
+    uint32_t me;         /* the trace rank played */
+    MPI_Comm world;      /* private duplicate of m->comm */
+    MPI_Comm *comms;     /* per defs.comms entry: the replayed communicator or MPI_COMM_NULL */
+    MPI_Comm *sched;     /* per defs.comms entry: a duplicate for retrace's own schedules */
+    MPI_Win *wins;       /* per defs.wins entry */
+    char **win_mem;
+    MPI_Group *groups;   /* per defs.groups entry, built on first use (MPI_GROUP_NULL) */
+    MPI_Request *reqs;   /* per request slot */
+    char *sbuf, *rbuf;   /* scratch buffers of max_bytes (the contents do not matter) */
+    uint64_t buf_bytes;
+    int *counts, *displs, *rcounts, *rdispls; /* per peer, for v-collectives */
+    mr_cvars *cvars;
+    rt_mpirun_colls colls;
+    uint64_t messages, bytes, rma_ops;
+    uint64_t neighbor_colls, inter_skipped, fallbacks;
+    int ready; /* mr_setup_local succeeded */
+} mr_run;
+
+/* mpi_coll.c: a blocking collective (req NULL) or a nonblocking one. MPI error code. */
+int mr_coll(mr_run *r, const rt_event *ev, MPI_Request *req);
+/* The communicator entry index of a trace communicator id; -1 when unknown. */
+int mr_comm_index(const mr_run *r, uint32_t id);
+
+/* mpi_run.c */
+/* Every process learns the first failing process's error (rc != 0 there), prefixed with
+ * that process's rank unless same_everywhere; returns its code, or 0 when none failed. */
+int mr_agree(MPI_Comm comm, int rc, rt_err *err, int same_everywhere);
+int mr_setup_local(mr_run *r);  /* memory: 0 or -1 */
+int mr_setup_comms(mr_run *r);  /* collective; an MPI error code */
+int mr_rma(mr_run *r, const rt_event *ev);
+void mr_teardown(mr_run *r);
+
+#endif /* RT__MPIRUN_H */
