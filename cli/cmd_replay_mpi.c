@@ -299,7 +299,9 @@ static int compare_row(rt_table *tb, const outcome *oc, double base)
                        : rt_table_cell(tb, "-") || rt_table_cell(tb, "-")) ||
            rt_table_cell(tb, "%.3f", r->nranks ? r->mpi_s / r->nranks * 1e6 : 0.0) ||
            rt_table_cell_u64(tb, r->messages) || rt_table_cell_u64(tb, r->bytes) ||
-           rt_table_cell(tb, "%.2fx", r->time_s > 0 ? base / r->time_s : 0.0);
+           rt_table_cell(tb, "%.2fx", r->time_s > 0 ? base / r->time_s : 0.0) ||
+           rt_table_cell_u64(tb, r->colls.mpich) || rt_table_cell_u64(tb, r->colls.forced) ||
+           rt_table_cell_u64(tb, r->colls.schedule);
 }
 
 static void print_notes(const char *label, const char *notes)
@@ -454,9 +456,10 @@ static int report(const mpi_opts *o, const machine *mc, const placement *pl, rt_
     } else {
         static const char *const cols[] = {"configuration", "measured_us", "predicted_us",
                                            "error_pct", "mpi_us_per_rank", "messages", "bytes",
-                                           "speedup"};
+                                           "speedup", "colls_mpich", "colls_forced",
+                                           "colls_schedule"};
         rt_table *cmp = rt_table_new("compare", "measured on MPI, and predicted (times in "
-                                                "microseconds)", 8, cols, "lrrrrrrr");
+                                                "microseconds)", 11, cols, "lrrrrrrrrrr");
         if (!cmp || rt_tables_add(&rep.tables, cmp) < 0)
             rc = cli_error("out of memory");
         rep.plot = cmp;

@@ -125,7 +125,7 @@ static int choice_value(const char *desc, const char *choice)
     return value;
 }
 
-static int value_of(unsigned op, const char *mpich, int *index)
+int mr_cvar_choice(unsigned op, const char *mpich, int *index)
 {
     char name[96], desc[4096];
     cvar_name(op, name, sizeof name);
@@ -141,7 +141,7 @@ int rt_mpirun_mpich_alg(unsigned op, unsigned alg, char *buf, size_t len)
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (names[i].op == op && names[i].alg == alg) {
             int index;
-            if (value_of(op, names[i].mpich, &index) < 0)
+            if (mr_cvar_choice(op, names[i].mpich, &index) < 0)
                 return -1;
             snprintf(buf, len, "%s", names[i].mpich);
             return 0;
@@ -198,7 +198,7 @@ int mr_cvars_set(mr_cvars **out, const uint8_t *alg, rt_err *err)
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
             if (names[i].op != op || names[i].alg != alg[op])
                 continue;
-            int index, value = value_of(op, names[i].mpich, &index);
+            int index, value = mr_cvar_choice(op, names[i].mpich, &index);
             if (value >= 0 && write_cvar(cv, index, value) == 0) {
                 cv->forced[op] = 1;
                 any = 1;

@@ -306,6 +306,8 @@ int mr_rma(mr_run *r, const rt_event *ev)
             MPI_Win_set_errhandler(r->wins[w], MPI_ERRORS_RETURN);
         return rc;
     }
+    if (ev->kind == RT_EV_RMA_COLL_END && ev->op != RT_COLL_BARRIER)
+        return MPI_SUCCESS; /* the collective part of creating or freeing a window */
     if ((w = win_of(r, ev->comm, &win)) < 0)
         return MPI_ERR_WIN;
     MPI_Request *req = is_rform(ev->call) ? &r->reqs[ev->req] : NULL;

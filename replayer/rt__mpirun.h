@@ -52,6 +52,9 @@ int mr_cvars_set(mr_cvars **out, const uint8_t *alg, rt_err *err); /* alg per op
 /* 1 when the run forces MPICH's own algorithm for op. */
 int mr_cvars_forced(const mr_cvars *cv, unsigned op);
 void mr_cvars_restore(mr_cvars *cv); /* puts every variable back and frees cv */
+/* The value of MPIR_CVAR_<OP>_INTRA_ALGORITHM that selects MPICH's algorithm mpich, read
+ * off the variable's description; -1 when there is none. *index: the variable's index. */
+int mr_cvar_choice(unsigned op, const char *mpich, int *index);
 
 /* ---- one run (mpi_run.c, mpi_coll.c) ---------------------------------------------------- */
 

@@ -1,0 +1,70 @@
+#!/bin/sh
+# retrace replay --engine mpi on tests/data/coll3.csv (3 ranks): alternatives run and are
+# reported, with how each collective call ran; bad use fails cleanly.
+#
+# usage: replay_mpi.sh RETRACE TRACE WORKDIR
+# Expected, worked out by hand (5 collective calls per rank, 3 ranks, 3 messages of 100 bytes):
+#   recorded            15 calls by MPICH's own choice
+#   allgather=recursive_doubling  MPICH refuses it on 3 ranks (not a power of two): the 6
+#                       allgather calls run retrace's schedule, the other 9 MPICH's choice
+#   allreduce=recursive_doubling  MPICH has it: 6 calls with it forced
+#   bcast=linear        MPICH has no linear bcast: 3 calls as retrace's schedule
+#   map:cyclic          one node here: the same placement, 15 calls by MPICH's choice
+# The refusal is only seen when MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM written through MPI_T
+# takes effect, so the row proves that forcing works.
+set -u
+retrace=$1 trace=$2 w=$3
+rm -rf "$w" && mkdir -p "$w" || exit 2
+t=${RUN_TIMEOUT:-30}
+failed=0
+fail() { echo "FAIL: $*"; failed=1; }
+
+timeout -k 5 "$t" mpiexec -n 3 "$retrace" replay --engine mpi "$trace" \
+    --compare coll:allgather=recursive_doubling --compare coll:allreduce=recursive_doubling \
+    --compare coll:bcast=linear --compare map:cyclic --csv "$w/cmp.csv" \
+    > "$w/cmp.out" 2> "$w/cmp.err" || fail "the compare run exited $?"
+awk -F, 'NR > 1 { gsub(/"/, ""); print $1, $6, $7, $9, $10, $11 }' "$w/cmp.csv" > "$w/cmp.got"
+cat > "$w/cmp.want" <<'TXT'
+recorded 3 300 15 0 0
+coll:allgather=recursive_doubling 3 300 9 0 6
+coll:allreduce=recursive_doubling 3 300 9 6 0
+coll:bcast=linear 3 300 12 0 3
+map:cyclic 3 300 15 0 0
+TXT
+diff -u "$w/cmp.want" "$w/cmp.got" || fail "the compare table's counts"
+grep -q '^configuration  *measured_us  *predicted_us  *error_pct' "$w/cmp.out" ||
+    fail "no compare table on stdout"
+want_note="retrace: note for coll:allgather=recursive_doubling: MPICH refused the chosen algorithm for 6 calls (it does not apply to them); they ran retrace's schedule of it"
+grep -qxF "$want_note" "$w/cmp.err" || { fail "no note on the refused algorithm"; cat "$w/cmp.err"; }
+
+# One configuration, with per-process node ids (two emulated nodes): the summary.
+timeout -k 5 "$t" mpiexec -n 1 -env RETRACE_NODE_ID 0 "$retrace" replay --engine mpi "$trace" \
+    --repeat 3 : -n 2 -env RETRACE_NODE_ID 1 "$retrace" replay --engine mpi "$trace" --repeat 3 \
+    > "$w/one.out" 2> "$w/one.err" || fail "the single run exited $?"
+grep -qx 'machine             3 processes on 2 nodes, 1 module; map recorded' "$w/one.out" ||
+    fail "machine line: $(grep '^machine' "$w/one.out")"
+grep -qx 'messages            3 (300 bytes); the trace has 3 (300 bytes)' "$w/one.out" ||
+    fail "messages line: $(grep '^messages' "$w/one.out")"
+grep -q '^measured run time   .* (median of 3 runs)$' "$w/one.out" || fail "no measured time"
+grep -q '^predicted run time  ' "$w/one.out" || fail "no prediction"
+[ "$(grep -c '^ *[0-2]  ' "$w/one.out")" = 3 ] || fail "not 3 rows of per-rank times"
+
+# Bad use: one line from rank 0, exit status 2, no hang.
+bad() { # WANT NP ARGS...
+    want=$1 np=$2
+    shift 2
+    timeout -k 5 "$t" mpiexec -n "$np" "$retrace" replay --engine mpi "$@" > "$w/bad.out" \
+        2> "$w/bad.err"
+    st=$?
+    [ "$st" = 2 ] || fail "$*: exit status $st, expected 2"
+    [ "$(cat "$w/bad.err")" = "$want" ] || fail "$*: stderr '$(cat "$w/bad.err")', expected '$want'"
+}
+bad "retrace: $trace has 3 ranks but 2 processes replay it (mpiexec -n 3)" 2 "$trace"
+bad "retrace: --eager: not with --engine mpi (the MPI library has its own eager threshold)" \
+    3 "$trace" --eager 0
+bad "retrace: --compare 'nodes:2': only coll, map and model can change with --engine mpi (the machine and its MPI library are what they are)" \
+    3 "$trace" --compare nodes:2
+bad "retrace: --repeat: bad value '0' (expected 1 to 1000)" 3 "$trace" --repeat 0
+bad "retrace: $w/none.csv: No such file or directory" 3 "$w/none.csv"
+[ $failed = 0 ] && echo "ok: replay --engine mpi"
+exit $failed
