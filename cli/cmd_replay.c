@@ -17,7 +17,8 @@ static void replay_usage(FILE *out)
             "                      [--plot FILE.svg|.png] [--timing] [--engine sim|mpi]\n"
             "       mpiexec -n P retrace replay --engine mpi TRACE [--coll ...] [--map ...]\n"
             "                      [--model FILE] [--compare ALT ...] [--repeat N]\n"
-            "                      [--compute-scale F] [--free-wildcards] [--csv F] [--plot F]\n"
+            "                      [--compute-scale F] [--timeout SEC] [--free-wildcards]\n"
+            "                      [--csv F] [--plot F]\n"
             "\n"
             "Replays the trace on a simulated machine (docs/replay.md) and prints the\n"
             "predicted run time, the time per rank and the critical rank (the last to end).\n"
@@ -51,6 +52,8 @@ static void replay_usage(FILE *out)
             "  --engine sim|mpi   sim: the built-in engine (default); mpi: real MPI (above)\n"
             "  --repeat N         mpi: replay each configuration N times, report the median\n"
             "  --compute-scale F  mpi: spend F times each recorded computation gap (1)\n"
+            "  --timeout SEC      mpi: stop a replay that has not finished after SEC seconds\n"
+            "                     (0: never; default 60 + 20 times the recorded run per replay)\n"
             "Exit status 1 when a replay ends in a deadlock or a collective mismatch (the\n"
             "report says which ranks wait for what).\n");
 }

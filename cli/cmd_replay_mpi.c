@@ -9,6 +9,7 @@
  * where the others may be blocked in a call: that one ends the job with MPI_Abort.
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <mpi.h>
 #include <unistd.h>
 #include <stdarg.h>
@@ -44,6 +45,7 @@ typedef struct mpi_opts {
     unsigned nalts;
     unsigned repeat;
     double compute_scale;
+    double timeout; /* seconds; 0: none; < 0: not given (derived from the trace) */
     int timing;
     cli_out out;
 } mpi_opts;
@@ -58,6 +60,7 @@ static int parse(int argc, char **argv, mpi_opts *o)
     cli_args a = {.cmd = &cli_cmd_replay, .argc = argc, .argv = argv};
     o->repeat = 1;
     o->compute_scale = 1.0;
+    o->timeout = -1;
     for (a.i = 1; a.i < argc; a.i++) {
         const char *v;
         int k;
@@ -92,6 +95,14 @@ static int parse(int argc, char **argv, mpi_opts *o)
                                     "to 1000000)",
                                     v);
             o->compute_scale = f;
+        } else if ((k = cli_args_value(&a, "--timeout", &v))) {
+            char *end;
+            double s = k < 0 ? 0 : strtod(v, &end);
+            if (k < 0 || !*v || *end || !(s >= 0) || s > 1e7)
+                return k < 0 ? CLI_BAD
+                             : fail("--timeout: bad value '%s' (expected seconds, 0 for none)",
+                                    v);
+            o->timeout = s;
         } else if ((k = cli_args_value(&a, "--compare", &v))) {
             if (k < 0)
                 return CLI_BAD;
@@ -479,6 +490,43 @@ static int report(const mpi_opts *o, const machine *mc, const placement *pl, rt_
     return rc;
 }
 
+
+/* ---- the watchdog --------------------------------------------------------------------------- */
+
+/* A replay that cannot finish (the trace's order deadlocks on this MPI library, e.g. a
+ * wildcard receive replayed as recorded) would wait forever: after the timeout every process
+ * leaves with status 1, and hydra ends the job. Only async-signal-safe calls here. */
+static char alarm_msg[256];
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    if (world_rank == 0)
+        (void)!write(2, alarm_msg, strlen(alarm_msg));
+    _exit(CLI_FAIL);
+}
+
+static void watchdog(const mpi_opts *o, const rt_sim_trace *t)
+{
+    double s = o->timeout;
+    if (s < 0) { /* 60 s, plus 20 times the recorded run for every replay */
+        double span = world_rank == 0 ? rt_sim_trace_span_ps(t) / 1e12 : 0;
+        MPI_Bcast(&span, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        s = 60 + 20 * span * (o->compute_scale > 1 ? o->compute_scale : 1) * o->repeat *
+                     (o->nalts + 1);
+    }
+    if (s <= 0)
+        return;
+    snprintf(alarm_msg, sizeof alarm_msg,
+             "retrace: replay --engine mpi did not finish within %.0f s: stopped (a deadlock "
+             "in this order on this MPI library? see docs/replay.md; --timeout changes the "
+             "limit)\n",
+             s);
+    signal(SIGALRM, on_alarm);
+    /* the other processes a second later, so that rank 0 says why before hydra ends it */
+    unsigned secs = s > 4e6 ? 4000000u : (unsigned)(s + 0.999);
+    alarm(secs + (world_rank != 0));
+}
 /* Checks that are alike on every process print their complaint once: from rank 0. */
 static int quiet_begin(void)
 {
@@ -541,6 +589,8 @@ static int run(int argc, char **argv, int size)
         rc = fail("%s", err.msg);
     if (rc == 0 && make_machine(&mc, size, &err) < 0)
         rc = fail("%s", err.msg);
+    if (rc == 0)
+        watchdog(&o, t);
     if (rc == 0) {
         pl.play = malloc(mc.n * sizeof *pl.play);
         pl.node = malloc(mc.n * sizeof *pl.node);

@@ -66,5 +66,16 @@ bad "retrace: --compare 'nodes:2': only coll, map and model can change with --en
     3 "$trace" --compare nodes:2
 bad "retrace: --repeat: bad value '0' (expected 1 to 1000)" 3 "$trace" --repeat 0
 bad "retrace: $w/none.csv: No such file or directory" 3 "$w/none.csv"
+
+# A trace no MPI library can run in its order: stopped at --timeout, with one line.
+stuck=$(dirname "$trace")/recv_first.csv
+start=$(date +%s)
+timeout -k 5 "$t" mpiexec -n 2 "$retrace" replay --engine mpi "$stuck" --timeout 2 \
+    > "$w/stuck.out" 2> "$w/stuck.err"
+st=$?
+[ "$st" != 0 ] && [ "$st" != 124 ] || fail "the stuck replay exited $st"
+[ $(($(date +%s) - start)) -lt 15 ] || fail "the stuck replay took more than 15 s"
+grep -qxF "retrace: replay --engine mpi did not finish within 2 s: stopped (a deadlock in this order on this MPI library? see docs/replay.md; --timeout changes the limit)" \
+    "$w/stuck.err" || { fail "no timeout message"; cat "$w/stuck.err"; }
 [ $failed = 0 ] && echo "ok: replay --engine mpi"
 exit $failed
