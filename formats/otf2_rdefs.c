@@ -1,8 +1,10 @@
 /*
  * The OTF2 reader's definitions half: the global definitions as OTF2 hands them out, then
  * turned into rt_defs (ranks are the process location groups, communicators and groups as
- * world ranks, node and module from our properties or the system tree).
+ * world ranks, node and module from our properties or the system tree, neighbour lists from
+ * our properties: rt__otf2.h).
  */
+#define _GNU_SOURCE /* qsort_r */
 #include <stdio.h>
 #include <string.h>
 
@@ -75,12 +77,33 @@ static OTF2_CallbackCode def_locgroup(void *data, OTF2_LocationGroupRef ref, OTF
     return VEC_PUSH(o->locgroups, g) ? OTF2_CALLBACK_ERROR : OTF2_CALLBACK_SUCCESS;
 }
 
+/* A neighbour-list property (rt__otf2.h): 1 and *p filled, else 0. */
+static int nbrs_prop(const char *name, OTF2_Type type, OTF2_AttributeValue value, dnbrs *p)
+{
+    static const char *const prefix[2] = {RT__OTF2_PROP_SOURCES, RT__OTF2_PROP_DESTS};
+    for (int dest = 0; dest < 2; dest++) {
+        size_t len = strlen(prefix[dest]);
+        uint64_t comm;
+        if (type == OTF2_TYPE_GROUP && !strncmp(name, prefix[dest], len) &&
+            !rt__parse_u64(name + len, &comm) && comm < OTF2_UNDEFINED_COMM) {
+            *p = (dnbrs){.comm = (uint32_t)comm, .group = value.groupRef, .dest = dest};
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static OTF2_CallbackCode def_locgroup_prop(void *data, OTF2_LocationGroupRef ref,
                                            OTF2_StringRef name, OTF2_Type type,
                                            OTF2_AttributeValue value)
 {
     otf2r *o = data;
     const char *n = string_of(o, name);
+    dnbrs nb;
+    if (nbrs_prop(n, type, value, &nb)) {
+        nb.locgroup = ref;
+        return VEC_PUSH(o->nbrs, nb) ? OTF2_CALLBACK_ERROR : OTF2_CALLBACK_SUCCESS;
+    }
     int is_node = !strcmp(n, RT__OTF2_PROP_NODE), is_module = !strcmp(n, RT__OTF2_PROP_MODULE);
     if ((!is_node && !is_module) || type != OTF2_TYPE_UINT32)
         return OTF2_CALLBACK_SUCCESS;
@@ -225,6 +248,103 @@ static int64_t tree_ordinal(const otf2r *o, uint32_t ref, const char *cls)
     return -1;
 }
 
+static int cmp_dnbrs(const void *a, const void *b)
+{
+    const dnbrs *x = a, *y = b;
+    if (x->locgroup != y->locgroup)
+        return x->locgroup < y->locgroup ? -1 : 1;
+    if (x->comm != y->comm)
+        return x->comm < y->comm ? -1 : 1;
+    return x->dest - y->dest;
+}
+
+static int cmp_group_ref(const void *a, const void *b, void *data)
+{
+    const dgroup *g = data;
+    uint32_t x = g[*(const uint32_t *)a].ref, y = g[*(const uint32_t *)b].ref;
+    return (x > y) - (x < y);
+}
+
+/* The group with ref among o->groups, through by_ref (group indices sorted by ref). */
+static const dgroup *group_by_ref(const otf2r *o, const uint32_t *by_ref, uint32_t ref)
+{
+    size_t lo = 0, hi = o->groups.n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (o->groups.v[by_ref[mid]].ref < ref)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < o->groups.n && o->groups.v[by_ref[lo]].ref == ref ? &o->groups.v[by_ref[lo]]
+                                                                   : NULL;
+}
+
+/* A neighbour list from its group: communicator ranks, OTF2_UNDEFINED_UINT64 for none. */
+static int nbr_list(const dgroup *g, int32_t *out)
+{
+    for (uint32_t i = 0; i < g->n; i++) {
+        if (g->members[i] == OTF2_UNDEFINED_UINT64)
+            out[i] = RT_PEER_NONE;
+        else if (g->members[i] <= INT32_MAX)
+            out[i] = (int32_t)g->members[i];
+        else
+            return -1;
+    }
+    return 0;
+}
+
+/* The neighbour lists of our properties, a pair of properties (sources, destinations) per
+ * rank and communicator; ranks in order, so that they append to r->defs. */
+static int build_nbrs(rt_reader *r, otf2r *o, rt_err *err)
+{
+    const char *p = r->path;
+    if (!o->nbrs.n)
+        return 0;
+    qsort(o->nbrs.v, o->nbrs.n, sizeof *o->nbrs.v, cmp_dnbrs);
+    uint32_t *by_ref = malloc((o->groups.n + 1) * sizeof *by_ref);
+    int32_t *lists[2] = {NULL, NULL};
+    if (!by_ref)
+        return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", p);
+    for (size_t i = 0; i < o->groups.n; i++)
+        by_ref[i] = (uint32_t)i;
+    qsort_r(by_ref, o->groups.n, sizeof *by_ref, cmp_group_ref, o->groups.v);
+    int rc = 0;
+    for (size_t i = 0; i < o->nbrs.n && !rc; i += 2) {
+        const dnbrs *s = &o->nbrs.v[i], *d = i + 1 < o->nbrs.n ? &o->nbrs.v[i + 1] : NULL;
+        int64_t rank = rank_of_locgroup(o, s->locgroup);
+        if (rank < 0 || s->dest || !d || d->locgroup != s->locgroup || d->comm != s->comm ||
+            !d->dest) {
+            rc = rt_err_set(err, RT_E_FORMAT,
+                            "%s: damaged OTF2 archive: location group %u: neighbour lists of "
+                            "communicator %u without a process, or not as a pair of sources "
+                            "and destinations",
+                            p, (unsigned)s->locgroup, (unsigned)s->comm);
+            break;
+        }
+        const dgroup *g[2] = {group_by_ref(o, by_ref, s->group), group_by_ref(o, by_ref, d->group)};
+        for (int k = 0; k < 2 && !rc; k++) {
+            free(lists[k]);
+            lists[k] = g[k] ? malloc(((size_t)g[k]->n + 1) * sizeof *lists[k]) : NULL;
+            if (!g[k] || !lists[k] || nbr_list(g[k], lists[k]))
+                rc = !g[k] || lists[k]
+                         ? rt_err_set(err, RT_E_FORMAT,
+                                      "%s: damaged OTF2 archive: rank %u: the neighbour list "
+                                      "group %u of communicator %u is missing or not ranks",
+                                      p, (unsigned)rank, (unsigned)(k ? d : s)->group,
+                                      (unsigned)s->comm)
+                         : rt_err_set(err, RT_E_NOMEM, "%s: out of memory", p);
+        }
+        if (!rc)
+            rc = rt_defs_add_nbrs(&r->defs, s->comm, (uint32_t)rank, g[0]->n, lists[0], g[1]->n,
+                                  lists[1], err);
+    }
+    free(lists[0]);
+    free(lists[1]);
+    free(by_ref);
+    return rc;
+}
+
 int rt__otf2r_build_defs(rt_reader *r, otf2r *o, rt_err *err)
 {
     const char *p = r->path;
@@ -329,6 +449,8 @@ int rt__otf2r_build_defs(rt_reader *r, otf2r *o, rt_err *err)
     free(m);
     for (size_t i = 0; i < o->wins.n && !rc; i++)
         rc = rt_defs_add_win(&r->defs, o->wins.v[i].ref, o->wins.v[i].comm, err);
+    if (!rc)
+        rc = build_nbrs(r, o, err);
     if (rc && err && strncmp(err->msg, p, strlen(p))) {
         char msg[RT_ERR_LEN];
         snprintf(msg, sizeof msg, "%s", err->msg);
@@ -336,7 +458,6 @@ int rt__otf2r_build_defs(rt_reader *r, otf2r *o, rt_err *err)
     }
     return rc;
 }
-
 
 int rt__otf2r_read_global_defs(rt_reader *r, otf2r *o, rt_err *err)
 {

@@ -637,6 +637,7 @@ static void otf2r_free(otf2r *o)
     free(o->locgroups.v);
     free(o->locs.v);
     free(o->wins.v);
+    free(o->nbrs.v);
     free(o->rank_loc);
     free(o->rank_nevents);
     free(o->group_id);

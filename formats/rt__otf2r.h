@@ -40,6 +40,12 @@ typedef struct dwin {
 } dwin;
 
 /* A growable array of T (count n, capacity cap). */
+/* A neighbour-list property of a location group (RT__OTF2_PROP_SOURCES / _DESTS). */
+typedef struct dnbrs {
+    uint32_t locgroup, comm, group;
+    int dest;
+} dnbrs;
+
 #define VEC(T)                                                                                     \
     struct {                                                                                       \
         T *v;                                                                                      \
@@ -74,6 +80,7 @@ typedef struct otf2r {
     VEC(dlocgroup) locgroups;
     VEC(dloc) locs;
     VEC(dwin) wins;
+    VEC(dnbrs) nbrs;
     uint64_t resolution, offset;
     uint32_t attr_ref[RT__ATTR_COUNT];
     uint32_t prop_node, prop_module;
