@@ -40,10 +40,9 @@ static int check_list(const rt_comm_def *c, uint32_t rank, const char *what, uin
                       const int32_t *v, rt_err *err)
 {
     if (n > RT_MAX_DEGREE)
-        return rt_err_set(err, RT_E_INVAL,
-                          "neighbour lists of rank %u on communicator %u: %u %s, more than %u",
-                          (unsigned)rank, (unsigned)c->id, (unsigned)n, what,
-                          (unsigned)RT_MAX_DEGREE);
+        return rt_err_set(
+            err, RT_E_INVAL, "neighbour lists of rank %u on communicator %u: %u %s, more than %u",
+            (unsigned)rank, (unsigned)c->id, (unsigned)n, what, (unsigned)RT_MAX_DEGREE);
     for (uint32_t i = 0; i < n; i++)
         if (v[i] != RT_PEER_NONE && (v[i] < 0 || (uint32_t)v[i] >= c->size))
             return rt_err_set(err, RT_E_INVAL,
@@ -54,8 +53,8 @@ static int check_list(const rt_comm_def *c, uint32_t rank, const char *what, uin
     return 0;
 }
 
-int rt_defs_add_nbrs(rt_defs *defs, uint32_t comm, uint32_t rank, uint32_t nin,
-                     const int32_t *in, uint32_t nout, const int32_t *out, rt_err *err)
+int rt_defs_add_nbrs(rt_defs *defs, uint32_t comm, uint32_t rank, uint32_t nin, const int32_t *in,
+                     uint32_t nout, const int32_t *out, rt_err *err)
 {
     const rt_comm_def *c = rt_defs_comm(defs, comm);
     if (!c)
@@ -103,8 +102,8 @@ int rt_defs_add_nbrs(rt_defs *defs, uint32_t comm, uint32_t rank, uint32_t nin,
         memcpy(lists + nin, out, (size_t)nout * sizeof *lists);
     memmove(&defs->nbrs[pos + 1], &defs->nbrs[pos],
             (size_t)(defs->nnbrs - pos) * sizeof *defs->nbrs);
-    defs->nbrs[pos] = (rt_nbr_def){.rank = rank, .comm = comm, .nin = nin, .nout = nout,
-                                   .in = lists, .out = lists + nin};
+    defs->nbrs[pos] = (rt_nbr_def){
+        .rank = rank, .comm = comm, .nin = nin, .nout = nout, .in = lists, .out = lists + nin};
     defs->nnbrs++;
     return 0;
 }
@@ -180,8 +179,8 @@ int rt_defs_nbrs_check(const rt_defs *defs, rt_err *err)
     int rc = 0;
     while (!rc && (a < ns || b < nr)) {
         /* the smaller of the two heads: counted on both sides */
-        const edge *e = b >= nr || (a < ns && cmp_edge(&sent[a], &recvd[b]) <= 0) ? &sent[a]
-                                                                                  : &recvd[b];
+        const edge *e =
+            b >= nr || (a < ns && cmp_edge(&sent[a], &recvd[b]) <= 0) ? &sent[a] : &recvd[b];
         uint32_t cs = a < ns && !cmp_edge(&sent[a], e) ? count_of(sent, ns, a) : 0;
         uint32_t cr = b < nr && !cmp_edge(&recvd[b], e) ? count_of(recvd, nr, b) : 0;
         if (cs != cr)
@@ -190,8 +189,8 @@ int rt_defs_nbrs_check(const rt_defs *defs, rt_err *err)
                             "among its destinations %u time%s, rank %u lists rank %u among its "
                             "sources %u time%s",
                             (unsigned)e->comm, (unsigned)e->src, (unsigned)e->dst, (unsigned)cs,
-                            cs == 1 ? "" : "s", (unsigned)e->dst, (unsigned)e->src,
-                            (unsigned)cr, cr == 1 ? "" : "s");
+                            cs == 1 ? "" : "s", (unsigned)e->dst, (unsigned)e->src, (unsigned)cr,
+                            cr == 1 ? "" : "s");
         a += cs;
         b += cr;
     }

@@ -60,8 +60,7 @@ static int neighbours(MPI_Comm comm, int kind, int *nin, int *nout, int32_t **li
         ok = PMPI_Graph_neighbors(comm, me, n, v) == MPI_SUCCESS;
         memcpy(v + *nin, v, (size_t)*nin * sizeof *v);
     } else if (ok) {
-        ok = PMPI_Dist_graph_neighbors(comm, *nin, v, w, *nout, v + *nin, w + *nin) ==
-             MPI_SUCCESS;
+        ok = PMPI_Dist_graph_neighbors(comm, *nin, v, w, *nout, v + *nin, w + *nin) == MPI_SUCCESS;
     }
     for (size_t i = 0; ok && i < total; i++)
         out[i] = peer_of(v[i]);

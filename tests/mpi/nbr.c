@@ -105,8 +105,8 @@ static void dist_graph(void)
     MPI_Comm dg;
     int out[3] = {(rank + 1) % P, (rank + 1) % P, (rank + 3) % P};
     int in[3] = {(rank + 5) % P, (rank + 5) % P, (rank + 3) % P};
-    MPI_Dist_graph_create_adjacent(W, 3, in, MPI_UNWEIGHTED, 3, out, MPI_UNWEIGHTED,
-                                   MPI_INFO_NULL, 0, &dg);
+    MPI_Dist_graph_create_adjacent(W, 3, in, MPI_UNWEIGHTED, 3, out, MPI_UNWEIGHTED, MPI_INFO_NULL,
+                                   0, &dg);
     /* allgatherv: rank x sends x + 1 ints */
     int s[8], r[24], rc[3], rd[3];
     for (int k = 0; k < 8; k++)

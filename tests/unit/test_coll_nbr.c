@@ -29,8 +29,7 @@ typedef struct lists {
     rt_nbr_def def;
 } lists;
 
-static void set_lists(lists *l, uint32_t nin, const int32_t *in, uint32_t nout,
-                      const int32_t *out)
+static void set_lists(lists *l, uint32_t nin, const int32_t *in, uint32_t nout, const int32_t *out)
 {
     assert_true(nin + nout <= 64);
     memcpy(l->v, in, nin * sizeof *in);
@@ -77,8 +76,8 @@ static uint32_t non_null(const int32_t *v, uint32_t n)
 static int sched(unsigned op, uint32_t p, uint32_t me, const rt_nbr_def *nb, uint64_t bytes,
                  uint64_t rbytes, steps *s)
 {
-    rt_coll_call c = {.op = op, .size = p, .me = me, .root = NONE, .bytes = bytes,
-                      .rbytes = rbytes, .nbrs = nb};
+    rt_coll_call c = {
+        .op = op, .size = p, .me = me, .root = NONE, .bytes = bytes, .rbytes = rbytes, .nbrs = nb};
     rt_err err = {0};
     int approx = -1;
     int rc = rt_coll_schedule(RT_ALG_MPICH, &c, push, s, &approx, &err);
@@ -104,8 +103,10 @@ static void expect_steps(const steps *s, const want *w, size_t n)
     }
 }
 
+/* clang-format off */
 #define S(peer, b) {RT_STEP_SEND, peer, b}
 #define R(peer, b) {RT_STEP_RECV, peer, b}
+/* clang-format on */
 
 void test_nbr_steps(void **state)
 {
@@ -172,8 +173,13 @@ void test_nbr_steps(void **state)
 
     rt_coll_totals t;
     cart_lists(2, d23, pp, 4, &l);
-    rt_coll_call c = {.op = RT_COLL_NEIGHBOR_ALLTOALL, .size = 6, .me = 4, .root = NONE,
-                      .bytes = 400, .rbytes = 400, .nbrs = &l.def};
+    rt_coll_call c = {.op = RT_COLL_NEIGHBOR_ALLTOALL,
+                      .size = 6,
+                      .me = 4,
+                      .root = NONE,
+                      .bytes = 400,
+                      .rbytes = 400,
+                      .nbrs = &l.def};
     assert_int_equal(rt_coll_totals_of(RT_ALG_LINEAR, &c, &t, NULL, NULL), 0);
     assert_int_equal(t.rounds, 1);
     assert_int_equal(t.sends, 4);
@@ -211,8 +217,7 @@ static void check_world(unsigned op, uint32_t p, const lists *l, uint64_t b, con
     for (uint32_t me = 0; me < p; me++)
         for (uint32_t k = 0; k < l[me].def.nin; k++)
             if (l[me].def.in[k] != NONE && !(know[me] >> l[me].def.in[k] & 1))
-                fail_msg("%s: rank %u did not hear from its source %d", what, me,
-                         l[me].def.in[k]);
+                fail_msg("%s: rank %u did not hear from its source %d", what, me, l[me].def.in[k]);
     flat_free(&f);
     world_free(&w);
 }
@@ -224,10 +229,17 @@ void test_nbr_consistency(void **state)
         uint32_t ndims, dims[3];
         int periods[3];
     } grids[] = {
-        {1, {4}, {1}},          {1, {2}, {1}},          {1, {1}, {1}},
-        {1, {3}, {0}},          {1, {2}, {0}},          {2, {2, 3}, {1, 1}},
-        {2, {2, 2}, {1, 0}},    {2, {1, 4}, {1, 1}},    {2, {3, 4}, {0, 1}},
-        {3, {2, 2, 2}, {1, 1, 1}}, {3, {2, 1, 3}, {1, 1, 0}},
+        {1, {4}, {1}},
+        {1, {2}, {1}},
+        {1, {1}, {1}},
+        {1, {3}, {0}},
+        {1, {2}, {0}},
+        {2, {2, 3}, {1, 1}},
+        {2, {2, 2}, {1, 0}},
+        {2, {1, 4}, {1, 1}},
+        {2, {3, 4}, {0, 1}},
+        {3, {2, 2, 2}, {1, 1, 1}},
+        {3, {2, 1, 3}, {1, 1, 0}},
     };
     static const uint64_t blocks[] = {0, 1, 8, 13};
     lists l[MAXP];
@@ -274,10 +286,16 @@ void test_nbr_bad_input(void **state)
     static const int32_t in[] = {2, 3}, out[] = {1, 2}, far[] = {1, 4};
     lists l;
     set_lists(&l, 2, in, 2, out);
-    rt_coll_call c = {.op = RT_COLL_NEIGHBOR_ALLTOALL, .size = 4, .me = 0, .root = NONE,
-                      .bytes = 8, .rbytes = 8, .nbrs = NULL};
-    expect_inval(RT_ALG_MPICH, c, "neighbor_alltoall: the trace holds no neighbour lists of "
-                                  "rank 0 on this communicator");
+    rt_coll_call c = {.op = RT_COLL_NEIGHBOR_ALLTOALL,
+                      .size = 4,
+                      .me = 0,
+                      .root = NONE,
+                      .bytes = 8,
+                      .rbytes = 8,
+                      .nbrs = NULL};
+    expect_inval(RT_ALG_MPICH, c,
+                 "neighbor_alltoall: the trace holds no neighbour lists of "
+                 "rank 0 on this communicator");
     c.nbrs = &l.def;
     expect_inval(RT_ALG_DIRECT, c, "no algorithm 'direct' (valid: mpich, linear)");
     c.bytes = 7;
