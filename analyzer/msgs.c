@@ -83,8 +83,9 @@ void rt_an_notes_print(const rt_an_notes *n, const char *level, FILE *out)
                 (unsigned long long)n->approx, level);
     if (n->unexpanded)
         fprintf(out,
-                "retrace: note: %llu neighbourhood or inter-communicator collective calls are not "
-                "counted: the trace does not hold their peers\n",
+                "retrace: note: %llu collective calls on inter-communicators or without the "
+                "neighbour lists of their process topology are not counted: the trace does not "
+                "hold their peers\n",
                 (unsigned long long)n->unexpanded);
 }
 
@@ -283,11 +284,6 @@ static int logical_flows(emitter *e, const rt_event *ev, uint32_t me, uint32_t p
     return rc;
 }
 
-static int is_neighbor(unsigned op)
-{
-    return op >= RT_COLL_NEIGHBOR_ALLGATHER && op <= RT_COLL_NEIGHBOR_ALLTOALLW;
-}
-
 static int collective(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev,
                       rt_an_msg_fn fn, void *ctx, rt_an_notes *notes)
 {
@@ -306,7 +302,9 @@ static int collective(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev,
         return fn(ctx, &e.m);
     }
     const rt_comm_def *c = rt_defs_comm(ms->defs, ev->comm);
-    if (!c || (c->flags & RT_COMM_IS_INTER) || is_neighbor(ev->op)) {
+    int neighbor = rt_coll_is_neighbor(ev->op);
+    const rt_nbr_def *nb = c && neighbor ? rt_defs_nbrs(ms->defs, ev->comm, ev->rank) : NULL;
+    if (!c || (c->flags & RT_COMM_IS_INTER) || (neighbor && !nb)) {
         notes->unexpanded++;
         return 0;
     }
@@ -318,11 +316,13 @@ static int collective(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev,
         return -RT_E_NOMEM;
     e.c = c;
     e.cc = cc;
-    if (l->level == RT_AN_CALL)
+    /* A neighbourhood collective hands each neighbour its block directly: at call level too
+     * it is its one-round schedule. */
+    if (l->level == RT_AN_CALL && !neighbor)
         return logical_flows(&e, ev, (uint32_t)me, c->size);
     rt_coll_call call = {.op = ev->op, .size = c->size, .me = (uint32_t)me, .root = ev->peer,
                          .bytes = ev->bytes, .rbytes = ev->rbytes, .module = cc->module,
-                         .node = cc->node};
+                         .node = cc->node, .nbrs = nb};
     int approx = 0;
     rt_err err;
     int rc = rt_coll_schedule(l->alg[ev->op], &call, on_step, &e, &approx, &err);

@@ -38,7 +38,7 @@ static void hist_usage(FILE *out)
 static void list_algorithms(FILE *out)
 {
     fprintf(out, "Collective algorithms (mpich = MPICH 4.0's selection, the default):\n");
-    for (unsigned op = 0; op <= RT_COLL_EXSCAN; op++) {
+    for (unsigned op = 0; op <= RT_COLL_NEIGHBOR_ALLTOALLW; op++) {
         char list[512];
         rt_coll_alg_list(op, list, sizeof list);
         fprintf(out, "  %-22s %s\n", rt_event_op_name(RT_EV_COLL_END, op), list);

@@ -1,6 +1,7 @@
 /* retrace info TRACE: what a trace holds, in one streaming pass. */
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -68,6 +69,21 @@ static void print_summary(FILE *out, const char *path, const rt_reader *r, const
     fprintf(out, "modules       %" PRIu32 "\n", rt_defs_count_modules(d));
     fprintf(out, "communicators %" PRIu32 "\n", d->ncomms);
     fprintf(out, "windows       %" PRIu32 "\n", d->nwins);
+    if (d->nnbrs) {
+        /* communicators whose process topology a neighbourhood collective used */
+        unsigned char *seen = calloc(d->ncomms, 1);
+        uint32_t ncomms = 0;
+        for (uint32_t j = 0; seen && j < d->nnbrs; j++) {
+            size_t at = (size_t)(rt_defs_comm(d, d->nbrs[j].comm) - d->comms);
+            ncomms += !seen[at];
+            seen[at] = 1;
+        }
+        free(seen);
+        fprintf(out,
+                "topologies    %" PRIu32 " (%" PRIu32
+                " neighbour lists, one per rank and communicator)\n",
+                ncomms, d->nnbrs);
+    }
     if (s->events)
         fprintf(out, "time span     %" PRIu64 " ns (%.9f s, from %" PRIu64 " to %" PRIu64 " ns)\n",
                 s->tmax - s->tmin, (double)(s->tmax - s->tmin) * 1e-9, s->tmin, s->tmax);
@@ -117,7 +133,8 @@ static void info_usage(FILE *out)
     fprintf(out,
             "usage: retrace info TRACE\n"
             "\n"
-            "Summarises a trace: ranks, nodes, modules, communicators, windows, the time\n"
+            "Summarises a trace: ranks, nodes, modules, communicators, windows, process\n"
+            "topologies (the communicators whose neighbour lists it holds), the time\n"
             "span, events per class, messages per connection type and bytes moved\n"
             "(point-to-point bytes counted once, at the sender; collective bytes as sent\n"
             "by each rank; RMA bytes put, got and exchanged by atomics).\n");

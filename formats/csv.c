@@ -279,6 +279,52 @@ static int def_win(rt_reader *r, csv_reader *cr, const uint32_t *v, rt_err *e)
     return rt_defs_add_win(&r->defs, v[0], v[1], e);
 }
 
+/* A neighbour list: communicator ranks or "none" (MPI_PROC_NULL), single spaces between
+ * them; an empty field is an empty list. *v is a new array (n entries). */
+static int parse_nbr_list(char *s, const char *what, int32_t **v, uint32_t *n, rt_err *e)
+{
+    size_t len = *s ? count_list(s) : 0;
+    *n = 0;
+    if (len > RT_MAX_DEGREE)
+        return rt_err_set(e, RT_E_INVAL, "field %s has %zu entries, more than %u", what, len,
+                          (unsigned)RT_MAX_DEGREE);
+    if (!(*v = malloc((len + 1) * sizeof **v)))
+        return rt_err_set(e, RT_E_NOMEM, "out of memory for %zu neighbours", len);
+    for (size_t i = 0; i < len; i++) {
+        char *sp = strchr(s, ' ');
+        if (sp)
+            *sp = '\0';
+        uint64_t x;
+        int rc = 0;
+        if (!strcmp(s, "none"))
+            (*v)[i] = RT_PEER_NONE;
+        else if ((rc = get_u(s, INT32_MAX, what, &x, e)) == 0)
+            (*v)[i] = (int32_t)x;
+        if (rc) {
+            free(*v);
+            *v = NULL;
+            return rc;
+        }
+        s = sp ? sp + 1 : s + strlen(s);
+    }
+    *n = (uint32_t)len;
+    return 0;
+}
+
+static int def_nbrs(rt_reader *r, csv_reader *cr, const uint32_t *v, rt_err *e)
+{
+    int32_t *in = NULL, *out = NULL;
+    uint32_t nin, nout;
+    int rc = parse_nbr_list(fld(cr, 3), "SOURCES", &in, &nin, e);
+    if (!rc)
+        rc = parse_nbr_list(fld(cr, 4), "DESTINATIONS", &out, &nout, e);
+    if (!rc)
+        rc = rt_defs_add_nbrs(&r->defs, v[0], v[1], nin, in, nout, out, e);
+    free(in);
+    free(out);
+    return rc;
+}
+
 static const struct def_record {
     const char *name;
     size_t lo, hi; /* number of fields */
@@ -290,6 +336,7 @@ static const struct def_record {
     {"comm", 5, 6, {"ID", "PARENT"}, def_comm},
     {"group", 3, 3, {"ID"}, def_group},
     {"win", 3, 3, {"ID", "COMM"}, def_win},
+    {"neighbors", 5, 5, {"COMM", "RANK"}, def_nbrs},
 };
 
 static int definition(rt_reader *r, csv_reader *cr, const struct def_record *d, rt_err *e)
@@ -629,6 +676,18 @@ static void put_members(FILE *f, const uint32_t *m, uint32_t n)
         fprintf(f, i ? " %u" : "%u", (unsigned)m[i]);
 }
 
+static void put_nbr_list(FILE *f, const int32_t *v, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (i)
+            putc(' ', f);
+        if (v[i] == RT_PEER_NONE)
+            fputs("none", f);
+        else
+            fprintf(f, "%d", (int)v[i]);
+    }
+}
+
 /* Writes the header and definitions; stdio keeps an error flag, checked once at the end. */
 static int write_defs(FILE *f, const rt_defs *d)
 {
@@ -661,6 +720,14 @@ static int write_defs(FILE *f, const rt_defs *d)
     }
     for (uint32_t i = 0; i < d->nwins; i++)
         fprintf(f, "win,%u,%u\n", (unsigned)d->wins[i].id, (unsigned)d->wins[i].comm);
+    for (uint32_t i = 0; i < d->nnbrs; i++) {
+        const rt_nbr_def *n = &d->nbrs[i];
+        fprintf(f, "neighbors,%u,%u,", (unsigned)n->comm, (unsigned)n->rank);
+        put_nbr_list(f, n->in, n->nin);
+        putc(',', f);
+        put_nbr_list(f, n->out, n->nout);
+        putc('\n', f);
+    }
     fputs("# rank,time,event,call,comm,peer,tag,bytes,rbytes,contype,req,op\n", f);
     return ferror(f) ? -1 : 0;
 }

@@ -49,6 +49,7 @@ void rt_defs_free(rt_defs *defs)
     free(defs->comms);
     free(defs->groups);
     free(defs->wins);
+    rt__defs_free_nbrs(defs);
     free(defs->node);
     free(defs->module);
     memset(defs, 0, sizeof *defs);
@@ -225,6 +226,10 @@ int rt_defs_copy(rt_defs *dst, const rt_defs *src, rt_err *err)
                                src->groups[i].members, err);
     for (uint32_t i = 0; i < src->nwins && !rc; i++)
         rc = rt_defs_add_win(dst, src->wins[i].id, src->wins[i].comm, err);
+    for (uint32_t i = 0; i < src->nnbrs && !rc; i++) {
+        const rt_nbr_def *n = &src->nbrs[i];
+        rc = rt_defs_add_nbrs(dst, n->comm, n->rank, n->nin, n->in, n->nout, n->out, err);
+    }
     if (rc)
         rt_defs_free(dst);
     return rc;

@@ -1,7 +1,8 @@
 /*
- * OTF2 reader: global definitions into rt_defs, then each rank's events, one rank after
- * the other (memory: one event chunk). Reads our own archives losslessly and Score-P's
- * MPI records as far as the event model goes; records outside the model are skipped.
+ * OTF2 reader: global definitions into rt_defs (otf2_rdefs.c), then each rank's events, one
+ * rank after the other (memory: one event chunk). Reads our own archives losslessly and
+ * Score-P's MPI records as far as the event model goes; records outside the model are
+ * skipped.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -10,427 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "rt__otf2.h"
-
-#define CALL_STACK 8 /* as in the writer */
-
-typedef struct dgroup {
-    uint32_t ref, type, flags, n;
-    uint64_t *members;
-    int used; /* by a communicator */
-} dgroup;
-
-typedef struct dcomm {
-    uint32_t ref, name, group, group_b, parent;
-} dcomm;
-
-typedef struct dtree {
-    uint32_t ref, name, cls, parent;
-} dtree;
-
-typedef struct dlocgroup {
-    uint32_t ref, type, tree;
-    int64_t node, module; /* from our properties; -1 if absent */
-} dlocgroup;
-
-typedef struct dloc {
-    uint64_t ref, nevents;
-    uint32_t group, type;
-} dloc;
-
-typedef struct dwin {
-    uint32_t ref, comm;
-} dwin;
-
-/* A growable array of T (count n, capacity cap). */
-#define VEC(T)                                                                                     \
-    struct {                                                                                       \
-        T *v;                                                                                      \
-        size_t n, cap;                                                                             \
-    }
-#define VEC_PUSH(vec, x)                                                                           \
-    ((vec).n < (vec).cap || vec_grow((void **)&(vec).v, &(vec).cap, sizeof *(vec).v) == 0          \
-         ? ((vec).v[(vec).n++] = (x), 0)                                                           \
-         : -1)
-
-static int vec_grow(void **v, size_t *cap, size_t size)
-{
-    size_t ncap = *cap ? *cap * 2 : 16;
-    void *p = realloc(*v, ncap * size);
-    if (!p)
-        return -1;
-    *v = p;
-    *cap = ncap;
-    return 0;
-}
-
-typedef struct otf2r {
-    OTF2_Reader *reader;
-    char *anchor;
-    /* definitions as read */
-    VEC(char *) strings; /* by ref; NULL for gaps */
-    VEC(uint16_t) region_fn;
-    VEC(dgroup) groups;
-    VEC(dcomm) comms;
-    VEC(dtree) tree;
-    VEC(dlocgroup) locgroups;
-    VEC(dloc) locs;
-    VEC(dwin) wins;
-    uint64_t resolution, offset;
-    uint32_t attr_ref[RT__ATTR_COUNT];
-    uint32_t prop_node, prop_module;
-    int ours; /* written by retrace: the per-location event counts are exact */
-    int failed;
-    /* ranks */
-    uint64_t *rank_loc;     /* location ref of each rank's master thread */
-    uint64_t *rank_nevents; /* records announced per rank */
-    uint32_t *group_id;     /* our group id of each OTF2 group ref (RT_ID_NONE: none) */
-    uint32_t ngroup_id;
-    /* reading */
-    uint32_t cur;
-    OTF2_EvtReader *er;
-    uint64_t position; /* records of the current rank seen so far */
-    rt_event *cut_ev;  /* the events of a rank whose file was cut short */
-    size_t ncut, next_cut;
-    uint32_t depth;
-    uint16_t stack[CALL_STACK];
-    rt_event ev;
-    int have;
-    rt_event next; /* the lookahead event of the current rank */
-    int pending;
-    uint64_t next_pos, out_pos; /* record positions of the lookahead and the last event out */
-    uint32_t out_rank;
-} otf2r;
-
-/* ---- global definitions --------------------------------------------------------------------- */
-
-static OTF2_CallbackCode def_string(void *data, OTF2_StringRef ref, const char *s)
-{
-    otf2r *o = data;
-    while (o->strings.n <= ref)
-        if (VEC_PUSH(o->strings, NULL))
-            return OTF2_CALLBACK_ERROR;
-    free(o->strings.v[ref]);
-    o->strings.v[ref] = strdup(s);
-    return o->strings.v[ref] ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_ERROR;
-}
-
-static const char *string_of(const otf2r *o, uint32_t ref)
-{
-    return ref < o->strings.n && o->strings.v[ref] ? o->strings.v[ref] : "";
-}
-
-static OTF2_CallbackCode def_clock(void *data, uint64_t resolution, uint64_t offset,
-                                   uint64_t length, uint64_t realtime)
-{
-    otf2r *o = data;
-    o->resolution = resolution;
-    o->offset = offset;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_attribute(void *data, OTF2_AttributeRef ref, OTF2_StringRef name,
-                                       OTF2_StringRef desc, OTF2_Type type)
-{
-    otf2r *o = data;
-    for (unsigned i = 0; i < RT__ATTR_COUNT; i++)
-        if (!strcmp(string_of(o, name), rt__otf2_attr_names[i]))
-            o->attr_ref[i] = ref;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_region(void *data, OTF2_RegionRef ref, OTF2_StringRef name,
-                                    OTF2_StringRef canonical, OTF2_StringRef desc,
-                                    OTF2_RegionRole role, OTF2_Paradigm paradigm,
-                                    OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin,
-                                    uint32_t end)
-{
-    otf2r *o = data;
-    while (o->region_fn.n <= ref)
-        if (VEC_PUSH(o->region_fn, RT_FN_NONE))
-            return OTF2_CALLBACK_ERROR;
-    o->region_fn.v[ref] = (uint16_t)rt_func_lookup(string_of(o, name));
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_tree(void *data, OTF2_SystemTreeNodeRef ref, OTF2_StringRef name,
-                                  OTF2_StringRef cls, OTF2_SystemTreeNodeRef parent)
-{
-    otf2r *o = data;
-    dtree t = {ref, name, cls, parent};
-    return VEC_PUSH(o->tree, t) ? OTF2_CALLBACK_ERROR : OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_locgroup(void *data, OTF2_LocationGroupRef ref, OTF2_StringRef name,
-                                      OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef tree,
-                                      OTF2_LocationGroupRef creator)
-{
-    otf2r *o = data;
-    dlocgroup g = {ref, type, tree, -1, -1};
-    return VEC_PUSH(o->locgroups, g) ? OTF2_CALLBACK_ERROR : OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_locgroup_prop(void *data, OTF2_LocationGroupRef ref,
-                                           OTF2_StringRef name, OTF2_Type type,
-                                           OTF2_AttributeValue value)
-{
-    otf2r *o = data;
-    const char *n = string_of(o, name);
-    int is_node = !strcmp(n, RT__OTF2_PROP_NODE), is_module = !strcmp(n, RT__OTF2_PROP_MODULE);
-    if ((!is_node && !is_module) || type != OTF2_TYPE_UINT32)
-        return OTF2_CALLBACK_SUCCESS;
-    for (size_t i = o->locgroups.n; i-- > 0;)
-        if (o->locgroups.v[i].ref == ref) {
-            if (is_node)
-                o->locgroups.v[i].node = value.uint32;
-            else
-                o->locgroups.v[i].module = value.uint32;
-            break;
-        }
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_location(void *data, OTF2_LocationRef ref, OTF2_StringRef name,
-                                      OTF2_LocationType type, uint64_t nevents,
-                                      OTF2_LocationGroupRef group)
-{
-    otf2r *o = data;
-    dloc l = {ref, nevents, group, type};
-    return VEC_PUSH(o->locs, l) ? OTF2_CALLBACK_ERROR : OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_group(void *data, OTF2_GroupRef ref, OTF2_StringRef name,
-                                   OTF2_GroupType type, OTF2_Paradigm paradigm,
-                                   OTF2_GroupFlag flags, uint32_t n, const uint64_t *members)
-{
-    otf2r *o = data;
-    dgroup g = {ref, type, flags, n, malloc(((size_t)n + 1) * sizeof *members), 0};
-    if (!g.members)
-        return OTF2_CALLBACK_ERROR;
-    memcpy(g.members, members, (size_t)n * sizeof *members);
-    if (VEC_PUSH(o->groups, g)) {
-        free(g.members);
-        return OTF2_CALLBACK_ERROR;
-    }
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_comm(void *data, OTF2_CommRef ref, OTF2_StringRef name,
-                                  OTF2_GroupRef group, OTF2_CommRef parent, OTF2_CommFlag flags)
-{
-    otf2r *o = data;
-    dcomm c = {ref, name, group, OTF2_UNDEFINED_GROUP, parent};
-    return VEC_PUSH(o->comms, c) ? OTF2_CALLBACK_ERROR : OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_intercomm(void *data, OTF2_CommRef ref, OTF2_StringRef name,
-                                       OTF2_GroupRef a, OTF2_GroupRef b, OTF2_CommRef common,
-                                       OTF2_CommFlag flags)
-{
-    otf2r *o = data;
-    dcomm c = {ref, name, a, b, common};
-    return VEC_PUSH(o->comms, c) ? OTF2_CALLBACK_ERROR : OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_win(void *data, OTF2_RmaWinRef ref, OTF2_StringRef name,
-                                 OTF2_CommRef comm, OTF2_RmaWinFlag flags)
-{
-    otf2r *o = data;
-    dwin w = {ref, comm};
-    return VEC_PUSH(o->wins, w) ? OTF2_CALLBACK_ERROR : OTF2_CALLBACK_SUCCESS;
-}
-
-/* ---- from OTF2's definitions to ours --------------------------------------------------------- */
-
-static int cmp_locgroup(const void *a, const void *b)
-{
-    const dlocgroup *x = a, *y = b;
-    return x->ref < y->ref ? -1 : x->ref > y->ref;
-}
-
-static dgroup *find_group(otf2r *o, uint32_t ref)
-{
-    for (size_t i = 0; i < o->groups.n; i++)
-        if (o->groups.v[i].ref == ref)
-            return &o->groups.v[i];
-    return NULL;
-}
-
-/* Rank of a location group ref (location groups are sorted by ref); -1 if none. */
-static int64_t rank_of_locgroup(const otf2r *o, uint32_t ref)
-{
-    size_t lo = 0, hi = o->locgroups.n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (o->locgroups.v[mid].ref < ref)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < o->locgroups.n && o->locgroups.v[lo].ref == ref ? (int64_t)lo : -1;
-}
-
-static int64_t rank_of_location(const otf2r *o, uint64_t loc)
-{
-    for (size_t i = 0; i < o->locs.n; i++)
-        if (o->locs.v[i].ref == loc)
-            return rank_of_locgroup(o, o->locs.v[i].group);
-    return -1;
-}
-
-/* World ranks of a communicator group's members: indices into the COMM_LOCATIONS group
- * (or location refs themselves with GLOBAL_MEMBERS). */
-static int group_ranks(otf2r *o, const dgroup *g, const dgroup *locs, uint32_t *out)
-{
-    for (uint32_t i = 0; i < g->n; i++) {
-        uint64_t loc = g->members[i];
-        if (!(g->flags & OTF2_GROUP_FLAG_GLOBAL_MEMBERS)) {
-            if (!locs || loc >= locs->n)
-                return -1;
-            loc = locs->members[loc];
-        }
-        int64_t r = rank_of_location(o, loc);
-        if (r < 0)
-            return -1;
-        out[i] = (uint32_t)r;
-    }
-    return 0;
-}
-
-/* Ordinal of the nearest system tree ancestor of class cls among all nodes of that class;
- * -1 if there is none. */
-static int64_t tree_ordinal(const otf2r *o, uint32_t ref, const char *cls)
-{
-    for (int hops = 0; ref != OTF2_UNDEFINED_SYSTEM_TREE_NODE && hops < 64; hops++) {
-        const dtree *t = NULL;
-        for (size_t i = 0; i < o->tree.n && !t; i++)
-            if (o->tree.v[i].ref == ref)
-                t = &o->tree.v[i];
-        if (!t)
-            return -1;
-        if (!strcmp(string_of(o, t->cls), cls)) {
-            int64_t ord = 0;
-            for (size_t i = 0; i < o->tree.n; i++)
-                if (o->tree.v[i].ref < ref && !strcmp(string_of(o, o->tree.v[i].cls), cls))
-                    ord++;
-            return ord;
-        }
-        ref = t->parent;
-    }
-    return -1;
-}
-
-static int build_defs(rt_reader *r, otf2r *o, rt_err *err)
-{
-    const char *p = r->path;
-    /* Ranks: the process location groups, in ref order (Score-P: ref = MPI rank). */
-    size_t n = 0;
-    for (size_t i = 0; i < o->locgroups.n; i++)
-        if (o->locgroups.v[i].type == OTF2_LOCATION_GROUP_TYPE_PROCESS)
-            o->locgroups.v[n++] = o->locgroups.v[i];
-    o->locgroups.n = n;
-    if (n == 0)
-        return rt_err_set(err, RT_E_FORMAT, "%s: damaged OTF2 archive: no processes defined", p);
-    qsort(o->locgroups.v, n, sizeof *o->locgroups.v, cmp_locgroup);
-    int rc = rt_defs_init(&r->defs, (uint32_t)n, err);
-    if (rc)
-        return rc;
-    o->rank_loc = malloc(n * sizeof *o->rank_loc);
-    o->rank_nevents = calloc(n, sizeof *o->rank_nevents);
-    if (!o->rank_loc || !o->rank_nevents)
-        return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", p);
-    for (size_t i = 0; i < n; i++)
-        o->rank_loc[i] = OTF2_UNDEFINED_LOCATION;
-    for (size_t i = 0; i < o->locs.n; i++) {
-        int64_t rank = rank_of_locgroup(o, o->locs.v[i].group);
-        /* One location per rank: the master thread, i.e. the lowest ref. */
-        if (rank >= 0 && o->locs.v[i].ref < o->rank_loc[rank]) {
-            o->rank_loc[rank] = o->locs.v[i].ref;
-            o->rank_nevents[rank] = o->locs.v[i].nevents;
-        }
-    }
-    for (size_t i = 0; i < n; i++) {
-        const dlocgroup *g = &o->locgroups.v[i];
-        if (o->rank_loc[i] == OTF2_UNDEFINED_LOCATION)
-            return rt_err_set(err, RT_E_FORMAT,
-                              "%s: damaged OTF2 archive: rank %zu has no location", p, i);
-        int64_t node = g->node >= 0 ? g->node : tree_ordinal(o, g->tree, "node");
-        int64_t module = g->module >= 0 ? g->module : tree_ordinal(o, g->tree, "module");
-        r->defs.node[i] = node >= 0 ? (uint32_t)node : 0;
-        r->defs.module[i] = module >= 0 ? (uint32_t)module : 0;
-    }
-    const dgroup *locs = NULL;
-    for (size_t i = 0; i < o->groups.n && !locs; i++)
-        if (o->groups.v[i].type == OTF2_GROUP_TYPE_COMM_LOCATIONS)
-            locs = &o->groups.v[i];
-    uint32_t *m = malloc((2 * n + 1) * sizeof *m);
-    if (!m)
-        return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", p);
-    for (size_t i = 0; i < o->comms.n && !rc; i++) {
-        const dcomm *c = &o->comms.v[i];
-        dgroup *ga = find_group(o, c->group);
-        dgroup *gb = c->group_b == OTF2_UNDEFINED_GROUP ? NULL : find_group(o, c->group_b);
-        if (!ga || (c->group_b != OTF2_UNDEFINED_GROUP && !gb) || ga->n > n || (gb && gb->n > n)) {
-            rc = rt_err_set(err, RT_E_FORMAT,
-                            "%s: damaged OTF2 archive: communicator %u has no valid group", p,
-                            (unsigned)c->ref);
-            break;
-        }
-        ga->used = 1;
-        if (gb)
-            gb->used = 1;
-        uint32_t flags = 0, na = ga->n, nb = gb ? gb->n : 0;
-        if (ga->type == OTF2_GROUP_TYPE_COMM_SELF) {
-            flags = RT_COMM_IS_SELF;
-            na = 1;
-            m[0] = 0;
-        } else if (group_ranks(o, ga, locs, m) || (gb && group_ranks(o, gb, locs, m + na))) {
-            rc = rt_err_set(err, RT_E_FORMAT,
-                            "%s: damaged OTF2 archive: communicator %u has unknown members", p,
-                            (unsigned)c->ref);
-            break;
-        }
-        rt__defs_drop_comm(&r->defs, c->ref);
-        uint32_t parent = c->parent == OTF2_UNDEFINED_COMM ? RT_ID_NONE : c->parent;
-        rc = rt_defs_add_comm(&r->defs, c->ref, parent, flags, na, nb, m, string_of(o, c->name),
-                              err);
-    }
-    /* The groups no communicator uses are MPI groups (PSCW names them): our ids number
-     * them densely in definition order, as the writer wrote them. */
-    uint32_t max_ref = 0;
-    for (size_t i = 0; i < o->groups.n; i++)
-        if (o->groups.v[i].ref > max_ref)
-            max_ref = o->groups.v[i].ref;
-    o->ngroup_id = o->groups.n ? max_ref + 1 : 0;
-    o->group_id = malloc(((size_t)o->ngroup_id + 1) * sizeof *o->group_id);
-    if (!o->group_id)
-        rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", p);
-    for (uint32_t i = 0; i < o->ngroup_id && !rc; i++)
-        o->group_id[i] = RT_ID_NONE;
-    uint32_t next_group = 0;
-    for (size_t i = 0; i < o->groups.n && !rc; i++) {
-        const dgroup *g = &o->groups.v[i];
-        if (g->used || g->type != OTF2_GROUP_TYPE_COMM_GROUP || g->n > n)
-            continue;
-        if (group_ranks(o, g, locs, m)) {
-            rc = rt_err_set(err, RT_E_FORMAT,
-                            "%s: damaged OTF2 archive: group %u has unknown members", p,
-                            (unsigned)g->ref);
-        } else {
-            o->group_id[g->ref] = next_group;
-            rc = rt_defs_add_group(&r->defs, next_group++, g->n, m, err);
-        }
-    }
-    free(m);
-    for (size_t i = 0; i < o->wins.n && !rc; i++)
-        rc = rt_defs_add_win(&r->defs, o->wins.v[i].ref, o->wins.v[i].comm, err);
-    if (rc && err && strncmp(err->msg, p, strlen(p))) {
-        char msg[RT_ERR_LEN];
-        snprintf(msg, sizeof msg, "%s", err->msg);
-        rt_err_set(err, err->code, "%s: damaged OTF2 archive: %s", p, msg);
-    }
-    return rc;
-}
+#include "rt__otf2r.h"
 
 /* ---- events --------------------------------------------------------------------------------- */
 
@@ -774,7 +355,7 @@ static OTF2_EvtReaderCallbacks *event_callbacks(void)
 /* Every complete OTF2 file ends with END_OF_CHUNK (2) and END_OF_FILE (1). OTF2 reads a
  * file's last, short chunk into a buffer without bounding it by the file size, so a file
  * cut short must be caught here, before OTF2 reads past its end. */
-static int file_complete(const char *path)
+int rt__otf2r_file_complete(const char *path)
 {
     unsigned char tail[2];
     FILE *f = fopen(path, "rb");
@@ -787,7 +368,7 @@ static int file_complete(const char *path)
 }
 
 /* The path of a file next to the anchor: <archive>/<name>. */
-static char *archive_file(const otf2r *o, const char *name)
+char *rt__otf2r_archive_file(const otf2r *o, const char *name)
 {
     size_t n = strlen(o->anchor);
     const char *base = strrchr(o->anchor, '/');
@@ -917,7 +498,7 @@ static int read_cut_rank(rt_reader *r, otf2r *o, const char *evt, rt_err *err)
     const char *base = strrchr(o->anchor, '/');
     base = base ? base + 1 : o->anchor;
     size_t stem = strlen(base) - 5;
-    char anchor[4300], defs[4300], sub[4300], copy[4400], *orig_defs = archive_file(o, ".def");
+    char anchor[4300], defs[4300], sub[4300], copy[4400], *orig_defs = rt__otf2r_archive_file(o, ".def");
     char *real_defs = orig_defs ? realpath(orig_defs, NULL) : NULL;
     snprintf(anchor, sizeof anchor, "%s/%s", dir, base);
     snprintf(defs, sizeof defs, "%s/%.*s.def", dir, (int)stem, base);
@@ -959,8 +540,8 @@ static int open_rank(rt_reader *r, otf2r *o, rt_err *err)
 {
     char name[48];
     snprintf(name, sizeof name, "/%llu.evt", (unsigned long long)o->rank_loc[o->cur]);
-    char *evt = archive_file(o, name);
-    int rc = evt && !file_complete(evt) ? read_cut_rank(r, o, evt, err) : attach_reader(r, o, err);
+    char *evt = rt__otf2r_archive_file(o, name);
+    int rc = evt && !rt__otf2r_file_complete(evt) ? read_cut_rank(r, o, evt, err) : attach_reader(r, o, err);
     free(evt);
     return rc;
 }
@@ -1056,6 +637,7 @@ static void otf2r_free(otf2r *o)
     free(o->locgroups.v);
     free(o->locs.v);
     free(o->wins.v);
+    free(o->nbrs.v);
     free(o->rank_loc);
     free(o->rank_nevents);
     free(o->group_id);
@@ -1124,49 +706,6 @@ static char *find_anchor(const char *path, rt_err *err)
     return found;
 }
 
-static int read_global_defs(rt_reader *r, otf2r *o, rt_err *err)
-{
-    char *defs = archive_file(o, ".def");
-    int complete = defs && file_complete(defs);
-    free(defs);
-    if (!complete)
-        return rt_err_set(err, RT_E_FORMAT,
-                          "%s: damaged OTF2 archive: definitions unreadable (file cut short)",
-                          r->path);
-    OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(o->reader);
-    if (!gdr)
-        return rt__otf2_fail(err, RT_E_FORMAT, r->path,
-                             "damaged OTF2 archive: definitions unreadable", OTF2_ERROR_INVALID);
-    OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
-    if (!cb)
-        return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", r->path);
-    OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, def_string);
-    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, def_clock);
-    OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, def_attribute);
-    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, def_region);
-    OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(cb, def_tree);
-    OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, def_locgroup);
-    OTF2_GlobalDefReaderCallbacks_SetLocationGroupPropertyCallback(cb, def_locgroup_prop);
-    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, def_location);
-    OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, def_group);
-    OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, def_comm);
-    OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(cb, def_intercomm);
-    OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(cb, def_win);
-    OTF2_ErrorCode ec = OTF2_Reader_RegisterGlobalDefCallbacks(o->reader, gdr, cb, o);
-    OTF2_GlobalDefReaderCallbacks_Delete(cb);
-    uint64_t n = 0;
-    if (ec == OTF2_SUCCESS)
-        ec = OTF2_Reader_ReadAllGlobalDefinitions(o->reader, gdr, &n);
-    OTF2_Reader_CloseGlobalDefReader(o->reader, gdr);
-    if (ec != OTF2_SUCCESS)
-        return rt__otf2_fail(err, RT_E_FORMAT, r->path,
-                             "damaged OTF2 archive: definitions unreadable", ec);
-    if (o->resolution == 0)
-        return rt_err_set(err, RT_E_FORMAT, "%s: damaged OTF2 archive: no clock properties",
-                          r->path);
-    return 0;
-}
-
 /* Selects every rank's location, opens the event files and applies the local definitions
  * (Score-P's mapping tables); local definition files are optional. */
 static int open_events(rt_reader *r, otf2r *o, rt_err *err)
@@ -1221,7 +760,7 @@ int rt__otf2_open(rt_reader *r, rt_err *err)
             o->ours = !strcmp(creator, "retrace");
             free(creator);
         }
-        rc = read_global_defs(r, o, err);
+        rc = rt__otf2r_read_global_defs(r, o, err);
     }
     char *note = NULL;
     if (!rc && OTF2_Reader_GetProperty(o->reader, RT__TRUNCATED_PROPERTY, &note) == OTF2_SUCCESS &&
@@ -1230,7 +769,7 @@ int rt__otf2_open(rt_reader *r, rt_err *err)
         free(note);
     }
     if (!rc)
-        rc = build_defs(r, o, err);
+        rc = rt__otf2r_build_defs(r, o, err);
     if (!rc)
         rc = open_events(r, o, err);
     if (rc) {

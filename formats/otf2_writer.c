@@ -333,8 +333,69 @@ static OTF2_ErrorCode write_group(otf2w *o, OTF2_GroupRef ref, const char *name,
     return ec;
 }
 
+/* A neighbour list as a group of communicator ranks, OTF2_UNDEFINED_UINT64 for
+ * MPI_PROC_NULL (see rt__otf2.h). */
+static OTF2_ErrorCode write_nbr_group(otf2w *o, OTF2_GroupRef ref, uint32_t n, const int32_t *v)
+{
+    uint64_t *m = malloc(((size_t)n + 1) * sizeof *m);
+    if (!m)
+        return OTF2_ERROR_MEM_ALLOC_FAILED;
+    for (uint32_t i = 0; i < n; i++)
+        m[i] = v[i] == RT_PEER_NONE ? OTF2_UNDEFINED_UINT64 : (uint64_t)v[i];
+    OTF2_ErrorCode ec = OTF2_GlobalDefWriter_WriteGroup(o->gdw, ref, o->empty,
+                                                        OTF2_GROUP_TYPE_UNKNOWN, OTF2_PARADIGM_MPI,
+                                                        OTF2_GROUP_FLAG_NONE, n, m);
+    free(m);
+    return ec;
+}
+
+/* Each rank's neighbour lists: a group per list (one for both when they are equal, as in
+ * Cartesian and graph topologies) and a property of the rank's location group naming it. */
+static OTF2_ErrorCode write_nbrs(otf2w *o, const rt_defs *d, OTF2_GroupRef next)
+{
+    if (!d->nnbrs)
+        return OTF2_SUCCESS;
+    OTF2_ErrorCode ec = OTF2_SUCCESS;
+    /* property names per communicator, written on first use */
+    OTF2_StringRef *names = malloc(2 * (size_t)d->ncomms * sizeof *names);
+    if (!names)
+        return OTF2_ERROR_MEM_ALLOC_FAILED;
+    for (size_t i = 0; i < 2 * (size_t)d->ncomms; i++)
+        names[i] = OTF2_UNDEFINED_STRING;
+    for (uint32_t i = 0; i < d->nnbrs && ec == OTF2_SUCCESS; i++) {
+        const rt_nbr_def *n = &d->nbrs[i];
+        uint32_t c = comm_ref(d, n->comm);
+        if (names[2 * c] == OTF2_UNDEFINED_STRING) {
+            char name[64];
+            snprintf(name, sizeof name, "%s%u", RT__OTF2_PROP_SOURCES, (unsigned)c);
+            names[2 * c] = str(o, name, &ec);
+            snprintf(name, sizeof name, "%s%u", RT__OTF2_PROP_DESTS, (unsigned)c);
+            names[2 * c + 1] = str(o, name, &ec);
+        }
+        int same = n->nin == n->nout && !memcmp(n->in, n->out, (size_t)n->nin * sizeof *n->in);
+        OTF2_AttributeValue v;
+        v.groupRef = next++;
+        if (ec == OTF2_SUCCESS)
+            ec = write_nbr_group(o, v.groupRef, n->nin, n->in);
+        if (ec == OTF2_SUCCESS)
+            ec = OTF2_GlobalDefWriter_WriteLocationGroupProperty(o->gdw, n->rank, names[2 * c],
+                                                                 OTF2_TYPE_GROUP, v);
+        if (!same) {
+            v.groupRef = next++;
+            if (ec == OTF2_SUCCESS)
+                ec = write_nbr_group(o, v.groupRef, n->nout, n->out);
+        }
+        if (ec == OTF2_SUCCESS)
+            ec = OTF2_GlobalDefWriter_WriteLocationGroupProperty(
+                o->gdw, n->rank, names[2 * c + 1], OTF2_TYPE_GROUP, v);
+    }
+    free(names);
+    return ec;
+}
+
 /* Group refs, ascending as OTF2 wants them: the COMM_LOCATIONS group (0), our groups
- * (ref = position + 1, see group_ref), then the groups behind each communicator. */
+ * (ref = position + 1, see group_ref), the groups behind each communicator, then the
+ * neighbour lists (write_nbrs). */
 static OTF2_ErrorCode write_comms(otf2w *o, const rt_defs *d)
 {
     OTF2_ErrorCode ec = OTF2_SUCCESS;
@@ -376,6 +437,8 @@ static OTF2_ErrorCode write_comms(otf2w *o, const rt_defs *d)
                                               comm_ref(d, d->wins[i].comm),
                                               OTF2_RMA_WIN_FLAG_NONE);
     }
+    if (ec == OTF2_SUCCESS)
+        ec = write_nbrs(o, d, next);
     return ec;
 }
 

@@ -492,6 +492,35 @@ static int def_win(const defctx *c, rt_err *err)
     return map_local(c, RT__RAW_WIN, d.id, gid, err);
 }
 
+static int def_nbrs(const defctx *c, rt_err *err)
+{
+    rt_raw_def_nbrs d;
+    if (c->nbytes < sizeof d)
+        return rt__raw_fail_at(err, c->path, c->off,
+                               "neighbour lists definition of %u bytes is too short",
+                               (unsigned)c->nbytes);
+    memcpy(&d, c->payload, sizeof d);
+    if (d.nin > RT_MAX_DEGREE || d.nout > RT_MAX_DEGREE ||
+        sizeof d + 4 * ((uint64_t)d.nin + d.nout) > c->nbytes)
+        return rt__raw_fail_at(err, c->path, c->off,
+                               "neighbour lists on communicator %u: %u sources and %u "
+                               "destinations do not fit a payload of %u bytes",
+                               (unsigned)d.comm, (unsigned)d.nin, (unsigned)d.nout,
+                               (unsigned)c->nbytes);
+    uint32_t gcomm;
+    if (rt__raw_global(c->u, RT__RAW_COMM, c->rank, d.comm, &gcomm))
+        return rt__raw_fail_at(err, c->path, c->off,
+                               "neighbour lists: communicator %u is not defined",
+                               (unsigned)d.comm);
+    if (reserve(&c->u->mem, &c->u->mem_cap, (uint64_t)d.nin + d.nout + 1))
+        return no_memory(c, err);
+    memcpy(c->u->mem, c->payload + sizeof d, 4 * ((size_t)d.nin + d.nout));
+    const int32_t *lists = (const int32_t *)c->u->mem;
+    if (rt_defs_add_nbrs(c->defs, gcomm, c->rank, d.nin, lists, d.nout, lists + d.nin, err))
+        return add_failed(c, err);
+    return 0;
+}
+
 /* ---- the file ------------------------------------------------------------------------------- */
 
 /* One record at f->pos: 1 handled (f->pos moves past it); 0 the end of the data (*cut_at set
@@ -511,8 +540,16 @@ static int next_def(defctx *c, rt__rfile *f, uint64_t *cut_at, rt_err *err)
     size_t len = 0;
     if (got) {
         memcpy(&def, f->buf + f->pos, sizeof def);
-        /* the largest payload there can be: a communicator of every rank */
-        if (def.nbytes > sizeof(rt_raw_def_comm) + 4 * (uint64_t)c->defs->nranks)
+        /* the largest payload there can be: a communicator of every rank, or two lists of
+         * the most neighbours a rank may have */
+        uint64_t most = def.what == RT_RAW_DEF_NBRS
+                            ? sizeof(rt_raw_def_nbrs) + 8 * (uint64_t)RT_MAX_DEGREE
+                            : sizeof(rt_raw_def_comm) + 4 * (uint64_t)c->defs->nranks;
+        if (def.nbytes > most && def.what == RT_RAW_DEF_NBRS)
+            return rt__raw_fail_at(err, c->path, c->off,
+                                   "neighbour lists of %u bytes: more than %u neighbours a list",
+                                   (unsigned)def.nbytes, (unsigned)RT_MAX_DEGREE);
+        if (def.nbytes > most)
             return rt__raw_fail_at(err, c->path, c->off,
                                    "a definition of %u bytes does not fit a trace of %u ranks",
                                    (unsigned)def.nbytes, (unsigned)c->defs->nranks);
@@ -533,6 +570,8 @@ static int next_def(defctx *c, rt__rfile *f, uint64_t *cut_at, rt_err *err)
         rc = def_group(c, err);
     else if (def.what == RT_RAW_DEF_WIN)
         rc = def_win(c, err);
+    else if (def.what == RT_RAW_DEF_NBRS)
+        rc = def_nbrs(c, err);
     else
         rc =
             rt__raw_fail_at(err, c->path, c->off, "unknown definition kind %u", (unsigned)def.what);

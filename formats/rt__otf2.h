@@ -24,6 +24,18 @@ extern const char *const rt__otf2_attr_names[RT__ATTR_COUNT];
 #define RT__OTF2_ARCHIVE_NAME "traces"
 #define RT__OTF2_PROP_NODE "retrace::node"
 #define RT__OTF2_PROP_MODULE "retrace::module"
+/*
+ * Neighbour lists (rt_nbr_def). OTF2 3.0 can describe Cartesian topologies but not graphs,
+ * and not the per-rank order neighbourhood collectives use, so each list is a group of type
+ * OTF2_GROUP_TYPE_UNKNOWN (paradigm MPI, no name) whose members are communicator ranks in
+ * that order, OTF2_UNDEFINED_UINT64 for an MPI_PROC_NULL slot, duplicates kept; the rank's
+ * location group names it in a property of type OTF2_TYPE_GROUP called PREFIX + C, C being
+ * the OTF2 communicator ref. When a rank's two lists are equal both properties name one
+ * group. Other OTF2 tools see an unnamed group and a property; readers of older archives
+ * see no neighbour lists.
+ */
+#define RT__OTF2_PROP_SOURCES "retrace::sources::"
+#define RT__OTF2_PROP_DESTS "retrace::destinations::"
 
 /* Regions are MPI functions: region ref = rt_func - 1 in our archives. */
 

@@ -60,6 +60,8 @@ int rt__parse_i64(const char *s, int64_t *out);
 
 /* Removes a communicator (used to replace the predefined ones by an archive's own). */
 void rt__defs_drop_comm(rt_defs *defs, uint32_t id);
+/* Frees the neighbour lists (nbrs.c; rt_defs_free). */
+void rt__defs_free_nbrs(rt_defs *defs);
 
 /* The name under which a trace cut short keeps its note: an OTF2 archive property, and in
  * CSV a comment line "# truncated: NOTE". */

@@ -2,9 +2,10 @@
  * retrace event model: the contract between tracer, analyzer and replayer.
  *
  * A trace is a set of definitions (ranks with their node and module, communicators, groups,
- * RMA windows) and, for every world rank, a time-ordered stream of events. Events are plain
- * value structs of one fixed size so that a pass can stream millions of them without
- * allocating. Which fields an event uses depends on its kind; see the table in RT_EVENT_KINDS.
+ * RMA windows, the neighbour lists of process topologies) and, for every world rank, a
+ * time-ordered stream of events. Events are plain value structs of one fixed size so that a
+ * pass can stream millions of them without allocating. Which fields an event uses depends on
+ * its kind; see the table in RT_EVENT_KINDS.
  */
 #ifndef RT_EVENT_H
 #define RT_EVENT_H
@@ -120,6 +121,13 @@ typedef enum rt_coll_op {
 #undef X
     RT_COLL_COUNT
 } rt_coll_op;
+
+/* 1 for the neighbourhood collectives: their peers come from the process topology of the
+ * communicator (rt_nbr_def), not from its size. */
+static inline int rt_coll_is_neighbor(unsigned op)
+{
+    return op >= RT_COLL_NEIGHBOR_ALLGATHER && op <= RT_COLL_NEIGHBOR_ALLTOALLW;
+}
 
 /* ---- RMA sub-operations ------------------------------------------------------------------- */
 
@@ -308,6 +316,28 @@ typedef struct rt_win_def {
     uint32_t comm;
 } rt_win_def;
 
+/*
+ * One rank's neighbours in the process topology of one communicator, in the order MPI's
+ * neighbourhood collectives use them (MPI 4.0 section 8.6): in[k] is where receive block k
+ * comes from, out[k] where send block k goes. Entries are ranks of the communicator, or
+ * RT_PEER_NONE for an MPI_PROC_NULL slot (the border of a non-periodic Cartesian dimension):
+ * its block has buffer space and moves no data. Cartesian: for each dimension the -1 then the
+ * +1 neighbour of MPI_Cart_shift, in and out alike; graph: MPI_Graph_neighbors, in and out
+ * alike; distributed graph: MPI_Dist_graph_neighbors' sources and destinations. A neighbour
+ * may appear more than once (a periodic dimension of size 1 or 2, a multigraph).
+ */
+typedef struct rt_nbr_def {
+    uint32_t rank;      /* world rank whose neighbours these are */
+    uint32_t comm;      /* communicator id (an intra-communicator) */
+    uint32_t nin, nout; /* in- and out-degree, MPI_PROC_NULL slots included */
+    int32_t *in;        /* nin sources, then the nout destinations (out = in + nin) */
+    int32_t *out;
+} rt_nbr_def;
+
+/* The most neighbours one list may have: far above real topologies, and low enough that a
+ * damaged trace cannot make a reader allocate gigabytes for one rank. */
+#define RT_MAX_DEGREE (1u << 20)
+
 typedef struct rt_defs {
     uint32_t nranks;
     uint32_t *node;   /* per world rank */
@@ -316,6 +346,9 @@ typedef struct rt_defs {
     rt_comm_def *comms; /* sorted by id */
     rt_group_def *groups;
     rt_win_def *wins;
+    uint32_t nnbrs, nbrs_cap;
+    rt_nbr_def *nbrs; /* sorted by (rank, comm); only communicators a neighbourhood
+                       * collective used */
 } rt_defs;
 
 #endif /* RT_EVENT_H */

@@ -9,7 +9,8 @@
  * MPI_Finalize, or afterwards by `retrace record` / `retrace convert`.
  *
  * A raw trace is a directory holding, for every world rank R:
- *   rR.defs.rtr    header, then DEF records (communicators, groups, windows) in creation order
+ *   rR.defs.rtr    header, then DEF records (communicators, groups, windows, neighbour
+ *                  lists) in creation order
  *   rR.tT.rtr      header, then event records of thread T (T = 0 is the thread that called
  *                  MPI_Init, the others are numbered in the order they first called MPI)
  * All integers are in the byte order of the machine that wrote them; a reader of the other
@@ -151,7 +152,8 @@ typedef struct rt_raw_event {
 typedef enum rt_raw_def_kind {
     RT_RAW_DEF_COMM = 1,  /* rt_raw_def_comm + uint32_t members[size + remote_size] */
     RT_RAW_DEF_GROUP = 2, /* rt_raw_def_group + uint32_t members[size] */
-    RT_RAW_DEF_WIN = 3    /* rt_raw_def_win */
+    RT_RAW_DEF_WIN = 3,   /* rt_raw_def_win */
+    RT_RAW_DEF_NBRS = 4   /* rt_raw_def_nbrs + int32_t lists[nin + nout] */
 } rt_raw_def_kind;
 
 typedef struct rt_raw_def {
@@ -204,6 +206,17 @@ typedef struct rt_raw_def_win {
     uint32_t pad;
 } rt_raw_def_win;
 
+/* This rank's neighbour lists on a communicator with a process topology (rt_nbr_def in
+ * rt_event.h), written once, at the rank's first neighbourhood collective on it: in-degree
+ * sources, then out-degree destinations, as communicator ranks (RT_PEER_NONE for an
+ * MPI_PROC_NULL slot). A topology is the communicator's, so no unification is needed. */
+typedef struct rt_raw_def_nbrs {
+    uint32_t comm; /* local communicator id */
+    uint32_t nin, nout;
+    uint32_t pad;
+    /* followed by int32_t sources[nin], then int32_t destinations[nout] */
+} rt_raw_def_nbrs;
+
 typedef struct rt_raw_close {
     uint8_t type; /* RT_RAW_CLOSE */
     uint8_t pad[7];
@@ -218,6 +231,7 @@ _Static_assert(sizeof(rt_raw_req) == 16, "REQ is one slot");
 _Static_assert(sizeof(rt_raw_coll) == 32, "COLL is two slots");
 _Static_assert(sizeof(rt_raw_event) == 48, "EVENT is three slots");
 _Static_assert(sizeof(rt_raw_def) == 16, "DEF header is one slot");
+_Static_assert(sizeof(rt_raw_def_nbrs) == 16, "neighbour lists header is 16 bytes");
 _Static_assert(sizeof(rt_raw_close) == 16, "CLOSE is one slot");
 
 #endif /* RT_RAW_H */

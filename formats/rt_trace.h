@@ -40,6 +40,22 @@ int rt_defs_add_win(rt_defs *defs, uint32_t id, uint32_t comm, rt_err *err);
 const rt_comm_def *rt_defs_comm(const rt_defs *defs, uint32_t id);
 const rt_group_def *rt_defs_group(const rt_defs *defs, uint32_t id);
 const rt_win_def *rt_defs_win(const rt_defs *defs, uint32_t id);
+/* The neighbour lists (rt_nbr_def) of world rank rank on communicator comm, copied: nin
+ * sources then nout destinations, each a rank of comm or RT_PEER_NONE. The communicator must
+ * be defined and not an inter-communicator, rank one of its members, the pair new, each list
+ * at most RT_MAX_DEGREE long. */
+int rt_defs_add_nbrs(rt_defs *defs, uint32_t comm, uint32_t rank, uint32_t nin,
+                     const int32_t *in, uint32_t nout, const int32_t *out, rt_err *err);
+/* NULL when the trace holds no neighbour lists of rank on comm. O(log nnbrs). */
+const rt_nbr_def *rt_defs_nbrs(const rt_defs *defs, uint32_t comm, uint32_t rank);
+/*
+ * Checks that the neighbour lists agree with each other, as MPI requires of a topology used
+ * by neighbourhood collectives: on every communicator, each rank b appears in the
+ * destinations of a as often as a appears in the sources of b. Only pairs whose two ranks
+ * both have lists are compared (a rank that never called a neighbourhood collective on a
+ * communicator has none). On failure err names the communicator and the two ranks.
+ */
+int rt_defs_nbrs_check(const rt_defs *defs, rt_err *err);
 /* Number of distinct node and module ids in use. */
 uint32_t rt_defs_count_nodes(const rt_defs *defs);
 uint32_t rt_defs_count_modules(const rt_defs *defs);

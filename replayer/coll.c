@@ -48,14 +48,15 @@ int rt_coll_alg_lookup(const char *name)
     return -1;
 }
 
-/* Which algorithms each op has; ops left out (neighbourhood collectives, handle and
- * allocation pseudo-ops) have no schedule. */
+/* Which algorithms each op has; ops left out (handle and allocation pseudo-ops) have no
+ * schedule. */
 #define A(id) (1u << RT_ALG_##id)
 #define ROOTED_TREE (A(MPICH) | A(LINEAR) | A(BINOMIAL))
 #define ALLGATHERS (A(MPICH) | A(RING) | A(RDB) | A(BRUCK) | A(GATHER_BCAST))
 #define ALLTOALLS (A(MPICH) | A(DIRECT) | A(PAIRWISE) | A(BRUCK))
 #define REDUCE_SCATTERS (A(MPICH) | A(RING) | A(RECURSIVE_HALVING) | A(PAIRWISE))
 #define SCANS (A(MPICH) | A(LINEAR) | A(RDB) | A(MSA) | A(MSA2))
+#define NEIGHBORS (A(MPICH) | A(LINEAR))
 static const uint32_t valid_algs[RT_COLL_COUNT] = {
     [RT_COLL_BARRIER] = A(MPICH) | A(DISSEMINATION) | A(BINOMIAL) | A(MSA) | A(MSA2),
     [RT_COLL_BCAST] = ROOTED_TREE | A(SCATTER_RING) | A(SCATTER_RDB) | A(MSA) | A(MSA2),
@@ -75,6 +76,11 @@ static const uint32_t valid_algs[RT_COLL_COUNT] = {
     [RT_COLL_REDUCE_SCATTER_BLOCK] = REDUCE_SCATTERS,
     [RT_COLL_SCAN] = SCANS,
     [RT_COLL_EXSCAN] = SCANS,
+    [RT_COLL_NEIGHBOR_ALLGATHER] = NEIGHBORS,
+    [RT_COLL_NEIGHBOR_ALLGATHERV] = NEIGHBORS,
+    [RT_COLL_NEIGHBOR_ALLTOALL] = NEIGHBORS,
+    [RT_COLL_NEIGHBOR_ALLTOALLV] = NEIGHBORS,
+    [RT_COLL_NEIGHBOR_ALLTOALLW] = NEIGHBORS,
 };
 #undef A
 
@@ -159,16 +165,10 @@ static int check_call(const rt_coll_call *c, rt_err *err)
     const char *name = rt_event_op_name(RT_EV_COLL_END, c->op);
     if (c->op >= RT_COLL_COUNT)
         return rt_err_set(err, RT_E_INVAL, "collective op %u is out of range", c->op);
-    if (!valid_algs[c->op]) {
-        if (c->op >= RT_COLL_NEIGHBOR_ALLGATHER && c->op <= RT_COLL_NEIGHBOR_ALLTOALLW)
-            return rt_err_set(err, RT_E_INVAL,
-                              "%s: neighbourhood collectives have no schedule here: their "
-                              "peers come from the process topology",
-                              name);
+    if (!valid_algs[c->op])
         return rt_err_set(err, RT_E_INVAL,
                           "%s: not a data-moving collective (handle or allocation pseudo-op)",
                           name);
-    }
     if (c->size == 0 || c->size > RT_MAX_RANKS)
         return rt_err_set(err, RT_E_INVAL, "%s: communicator size %" PRIu32 " is not in 1..%u",
                           name, c->size, (unsigned)RT_MAX_RANKS);

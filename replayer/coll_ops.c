@@ -230,6 +230,8 @@ static int reductions(rt__sched *s, unsigned alg, const rt_coll_call *c, rt_err 
 int rt__expand(rt__sched *s, unsigned alg, const rt_coll_call *c, rt_err *err)
 {
     s->skip0 = 1;
+    if (rt_coll_is_neighbor(c->op))
+        return rt__neighbor(s, c, err);
     switch (c->op) {
     case RT_COLL_BARRIER:
         if (c->bytes || c->rbytes)

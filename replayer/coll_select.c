@@ -76,6 +76,12 @@ rt_coll_alg rt_coll_select_mpich(const rt_coll_call *c)
     case RT_COLL_SCAN:
     case RT_COLL_EXSCAN:
         return RT_ALG_RDB;
+    case RT_COLL_NEIGHBOR_ALLGATHER:
+    case RT_COLL_NEIGHBOR_ALLGATHERV:
+    case RT_COLL_NEIGHBOR_ALLTOALL:
+    case RT_COLL_NEIGHBOR_ALLTOALLV:
+    case RT_COLL_NEIGHBOR_ALLTOALLW:
+        return RT_ALG_LINEAR;
     default:
         return RT_ALG_COUNT;
     }

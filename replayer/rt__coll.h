@@ -152,6 +152,11 @@ void rt__alltoall_bruck(rt__sched *s, const rt__grp *g, uint64_t sent, uint64_t 
  * fails (-RT_E_NOMEM) before emitting anything; else 0. */
 int rt__msa(rt__sched *s, const rt_coll_call *c, uint64_t n, int levels);
 
+/* ---- neighbourhood collectives (coll_neighbor.c) ------------------------------------- */
+
+/* One round over c->nbrs (see rt_coll.h); checks the lists and the sizes first. */
+int rt__neighbor(rt__sched *s, const rt_coll_call *c, rt_err *err);
+
 /* ---- per-op expansion (coll_ops.c) ------------------------------------------------------ */
 
 /* Checks bytes and rbytes for the op, then emits; alg is resolved and valid for the op. */

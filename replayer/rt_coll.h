@@ -46,6 +46,24 @@
  * Reductions are assumed commutative (MPI's built-in ops); element counts are not recorded,
  * so MPICH's "count < pof2" rules use count = n / e with e the largest of 8, 4, 2, 1 that
  * divides n.
+ *
+ * Neighbourhood collectives (neighbor_allgather, neighbor_alltoall and their v and w forms)
+ * run on the calling rank's neighbour lists (rt_coll_call.nbrs, rt_nbr_def): one round, a
+ * SEND of block k to destination k for every k, then a RECV of block k from source k, in
+ * list order (how MPICH posts them); an MPI_PROC_NULL slot has its block and no message.
+ * Degrees count those slots, as the recorded sizes do: neighbor_allgather and
+ * neighbor_alltoall send bytes/outdegree to each destination and receive rbytes/indegree
+ * from each source; neighbor_allgatherv sends bytes/outdegree (its one send block) and cuts
+ * rbytes into indegree pieces; neighbor_alltoallv and w cut bytes into outdegree pieces and
+ * rbytes into indegree pieces (*approx = 1 when a total is cut in more than one piece). All
+ * messages are kept, 0-byte ones too, as MPICH sends them. A neighbour named twice (a
+ * periodic Cartesian dimension of size 1 or 2, a multigraph) gets two messages; the k-th
+ * message from a to b pairs with the k-th receive on b from a (non-overtaking), so the
+ * schedules of all ranks are consistent whenever the lists are (b appears in a's
+ * destinations as often as a in b's sources: rt_defs_nbrs_check), and in the exact forms
+ * every block on a pair has the same size, whichever slot it lands in (MPI 4.0 has the block
+ * sent in the -1 direction of a periodic dimension of size 1 or 2 arrive in the receiver's
+ * +1 slot).
  */
 #ifndef RT_COLL_H
 #define RT_COLL_H
@@ -62,6 +80,8 @@
  * two <= p; non-powers of two fold the first 2*(p - pof2) ranks in pairs as MPICH does):
  *   linear          root sends to / receives from every rank in one round (reductions:
  *                   p-1 REDUCEs after it); scan/exscan: a chain rank-1 -> rank -> rank+1.
+ *                   Neighbourhood collectives: isend/irecv to every neighbour in one round
+ *                   (MPICH's linear schedule).
  *   binomial        binomial tree on relative ranks, one message per round as MPICH's
  *                   blocking sends (bcast, reduce, gather, scatter); barrier: 0-byte fan-in
  *                   to rank 0 then fan-out.
@@ -127,6 +147,8 @@ typedef struct rt_coll_call {
     uint64_t bytes, rbytes; /* as recorded (docs/tracer.md table) */
     const uint32_t *module; /* per communicator rank: module id; NULL = all in one module */
     const uint32_t *node;   /* per communicator rank: node id; NULL = all on one node */
+    const rt_nbr_def *nbrs; /* neighbourhood collectives: this rank's neighbour lists on the
+                             * communicator (rt_defs_nbrs); NULL when not recorded */
 } rt_coll_call;
 
 typedef enum rt_coll_step_kind { RT_STEP_SEND, RT_STEP_RECV, RT_STEP_REDUCE } rt_coll_step_kind;
@@ -155,7 +177,8 @@ typedef int (*rt_coll_emit_fn)(void *ctx, const rt_coll_step *step); /* non-zero
  *   alltoall (block = bytes/p): p < 8: block <= 32768 direct, else pairwise; p >= 8:
  *     block <= 256 bruck, <= 32768 direct, else pairwise;
  *   reduce_scatter, reduce_scatter_block (total = bytes): total < 524288
- *     recursive_halving, else pairwise.
+ *     recursive_halving, else pairwise;
+ *   neighbourhood collectives linear (MPICH 4.0 has no other).
  * Not modelled: MPICH's node-aware (SMP) variants used when a communicator spans several
  * nodes, and in-place alltoall (pairwise sendrecv_replace). RT_ALG_COUNT for ops without a
  * schedule.
@@ -167,7 +190,8 @@ rt_coll_alg rt_coll_select_mpich(const rt_coll_call *c);
  * alg may be RT_ALG_MPICH. *approx (may be NULL) is set to 1 when per-peer sizes had to be
  * guessed (v-variants, above), else 0.
  * Returns 0, the non-zero value of emit, -RT_E_INVAL (err says why: algorithm not valid for
- * the op, op without a schedule such as neighbourhood collectives, size 0 or above
+ * the op, op without a schedule (handle and allocation pseudo-ops), a neighbourhood
+ * collective without neighbour lists or with a neighbour out of range, size 0 or above
  * RT_MAX_RANKS, me or root out of range, bytes and rbytes inconsistent for the op) or
  * -RT_E_NOMEM (msa, msa2).
  *

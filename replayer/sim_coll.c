@@ -228,6 +228,8 @@ uint32_t sim_coll_start(sim *s, uint32_t rank, uint8_t ctx, uint32_t id, const r
     int64_t me = rt_comm_position(c, rank);
     rt_coll_call call = {.op = op, .size = c->size, .me = (uint32_t)me, .root = root,
                          .bytes = bytes, .rbytes = rbytes};
+    if (rt_coll_is_neighbor(op)) /* the peers: this rank's neighbour lists */
+        call.nbrs = rt_defs_nbrs(s->defs, c->id, rank);
     if (alg == RT_ALG_MSA || alg == RT_ALG_MSA2) {
         call.module = per_comm_rank(s, c, 1);
         call.node = alg == RT_ALG_MSA2 ? per_comm_rank(s, c, 0) : NULL;

@@ -193,7 +193,10 @@ int rt_sim_trace_load(rt_reader *r, rt_sim_trace **out, rt_err *err)
     if (!t)
         return rt_err_set(err, RT_E_NOMEM, "out of memory");
     int rc = rt_defs_copy(&t->defs, rt_reader_defs(r), err);
+    if (rc == 0) /* neighbourhood collectives are scheduled from these: they must agree */
+        rc = rt_defs_nbrs_check(&t->defs, err);
     if (rc < 0) {
+        rt_defs_free(&t->defs);
         free(t);
         return rc;
     }

@@ -124,7 +124,8 @@ typedef struct rt__comm {
     int inter;
     uint32_t *members;
     atomic_uint seq;             /* creating calls made on it so far */
-    int topo_indeg, topo_outdeg; /* -1 until asked */
+    atomic_int topo_ready;       /* 1 once the degrees below are known (rt__comm_degrees) */
+    uint32_t topo_indeg, topo_outdeg;
 } rt__comm;
 
 typedef struct rt__win {
@@ -136,6 +137,8 @@ typedef struct rt__win {
 void rt__tables_init(void) RT__HIDDEN;
 int rt__defs_open(void) RT__HIDDEN; /* the rank's raw defs file; -1 turns tracing off */
 void rt__defs_close(void) RT__HIDDEN;
+/* Writes one DEF record of kind what (rt_raw_def_kind) to the rank's defs file. */
+void rt__def_write(unsigned what, const void *payload, size_t len) RT__HIDDEN;
 void rt__tables_free(void) RT__HIDDEN;
 rt__comm *rt__comm_get(MPI_Comm comm) RT__HIDDEN; /* NULL when unknown */
 /* Defines a communicator the application just got (writes the DEF record). */
@@ -150,6 +153,10 @@ rt__win *rt__win_new(MPI_Win win, rt__comm *comm, uint32_t seq) RT__HIDDEN;
 void rt__win_forget(MPI_Win win) RT__HIDDEN;
 /* Local group id for an MPI group (defined once per distinct member list). */
 uint32_t rt__group_id(MPI_Group group) RT__HIDDEN;
+/* In- and out-degree of comm's process topology (0 and 0 without one), found at the first
+ * call and then kept; the first call also writes this rank's neighbour lists as a DEF
+ * record (topology.c). */
+void rt__comm_degrees(MPI_Comm comm, rt__comm *cm, uint64_t *in, uint64_t *out) RT__HIDDEN;
 
 /* World rank of peer (a rank in comm, of the remote group for inter-communicators). */
 static inline uint32_t rt__world(const rt__comm *cm, int peer)

@@ -135,6 +135,14 @@ static void write_def_locked(unsigned what, const void *payload, size_t len)
         free(buf);
 }
 
+/* The same for a caller outside this file (neighbour lists: topology.c). */
+void rt__def_write(unsigned what, const void *payload, size_t len)
+{
+    pthread_mutex_lock(&defs_lock);
+    write_def_locked(what, payload, len);
+    pthread_mutex_unlock(&defs_lock);
+}
+
 int rt__defs_open(void)
 {
     char path[sizeof rt__g.raw + 64];
@@ -165,12 +173,14 @@ void rt__tables_init(void)
     world.id = RT_COMM_WORLD;
     world.size = (uint32_t)rt__g.nranks;
     world.members = NULL;
-    world.topo_indeg = world.topo_outdeg = -1;
+    world.topo_indeg = world.topo_outdeg = 0;
+    atomic_store(&world.topo_ready, 0);
     self.id = RT_COMM_SELF;
     self.size = 1;
     self_member = (uint32_t)rt__g.rank;
     self.members = &self_member;
-    self.topo_indeg = self.topo_outdeg = -1;
+    self.topo_indeg = self.topo_outdeg = 0;
+    atomic_store(&self.topo_ready, 0);
     MPI_Comm w = MPI_COMM_WORLD, s = MPI_COMM_SELF;
     slot_set(comm_slots, COMM_SLOTS, handle_key(&w, sizeof w), &world);
     slot_set(comm_slots, COMM_SLOTS, handle_key(&s, sizeof s), &self);
@@ -238,7 +248,6 @@ static rt__comm *comm_register(MPI_Comm comm, const rt__comm *parent, unsigned h
     cm->size = size;
     cm->remote_size = rsize;
     cm->inter = inter != 0;
-    cm->topo_indeg = cm->topo_outdeg = -1;
     int identity = !inter && size == (uint32_t)rt__g.nranks;
     for (size_t i = 0; identity && i < n; i++)
         identity = members[i] == i;

@@ -121,36 +121,6 @@ static uint64_t sum_counts(coll_counts counts, uint64_t n, MPI_Datatype type)
     return rt__bytes((MPI_Count)total, type);
 }
 
-/* In- and out-degree of a process topology: neighbour collectives move data per neighbour. */
-static void degrees(MPI_Comm comm, const rt__comm *cm, uint64_t *in, uint64_t *out)
-{
-    rt__comm *m = (rt__comm *)cm;
-    if (m->topo_indeg < 0) {
-        int kind = MPI_UNDEFINED, a = 0, b = 0, weighted;
-        PMPI_Topo_test(comm, &kind);
-        if (kind == MPI_CART) {
-            PMPI_Cartdim_get(comm, &a);
-            a = b = 2 * a;
-        } else if (kind == MPI_GRAPH) {
-            int me;
-            PMPI_Comm_rank(comm, &me);
-            PMPI_Graph_neighbors_count(comm, me, &a);
-            b = a;
-        } else if (kind == MPI_DIST_GRAPH) {
-            PMPI_Dist_graph_neighbors_count(comm, &a, &b, &weighted);
-        }
-        m->topo_outdeg = b;
-        m->topo_indeg = a;
-    }
-    *in = (uint64_t)m->topo_indeg;
-    *out = (uint64_t)m->topo_outdeg;
-}
-
-static int is_neighbor(unsigned op)
-{
-    return op >= RT_COLL_NEIGHBOR_ALLGATHER && op <= RT_COLL_NEIGHBOR_ALLTOALLW;
-}
-
 /* coll_setup of a rootless op, and how many peers it receives from (nin) and sends to (nout):
  * every peer, or the process topology's neighbours. */
 static int coll_setup_peers(rt__call *c, unsigned op, MPI_Comm comm, coll_ctx *x)
@@ -158,8 +128,8 @@ static int coll_setup_peers(rt__call *c, unsigned op, MPI_Comm comm, coll_ctx *x
     if (!coll_setup(c, comm, RT__NO_ROOT, x))
         return 0;
     x->nin = x->nout = x->p;
-    if (is_neighbor(op))
-        degrees(comm, x->cm, &x->nin, &x->nout);
+    if (rt_coll_is_neighbor(op)) /* data per neighbour of the process topology */
+        rt__comm_degrees(comm, (rt__comm *)x->cm, &x->nin, &x->nout);
     return 1;
 }
 
@@ -264,7 +234,7 @@ static void coll_allgatherv(rt__call *c, unsigned op, const void *sendbuf, MPI_C
     coll_ctx x;
     if (!coll_setup_peers(c, op, comm, &x))
         return;
-    int neighbor = is_neighbor(op); /* else one block, gathered by all */
+    int neighbor = rt_coll_is_neighbor(op); /* else one block, gathered by all */
     uint64_t b = sendbuf == MPI_IN_PLACE && !neighbor && !x.cm->inter
                      ? rt__bytes(count_at(rcounts, (uint64_t)coll_me(&x)), rtype)
                      : (neighbor ? x.nout : 1) * rt__bytes(scount, stype);

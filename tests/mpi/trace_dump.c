@@ -21,7 +21,13 @@
  * whether a new lock of the same target gets a new id).
  *
  * Ranks are printed in order, each rank's events in trace order, after a header that gives
- * the rank count and each rank's node and module.
+ * the rank count, each rank's node and module, and each rank's neighbour lists on the
+ * communicators with a process topology:
+ *
+ *   nbrs RANK comm=C [name=NAME] in=SOURCES out=DESTINATIONS
+ *
+ * (NAME: the communicator's name, for the tracer the MPI call that made it), with the lists as communicator ranks in MPI's neighbour order, "none" for MPI_PROC_NULL
+ * and "-" for an empty list.
  *
  * Exit status: 0; 2 after one error line for bad usage or a bad trace (nothing on stdout);
  * 3 when the reader reports the trace cut short (the events are printed, then
@@ -244,6 +250,21 @@ static int take(rank_out *o, const rt_defs *defs, const rt_event *ev, const opti
     return print_event(o, defs, ev, opt);
 }
 
+/* A neighbour list as communicator ranks: "3,none,1", or "-" when empty. */
+static void print_nbr_list(const int32_t *v, uint32_t n)
+{
+    if (!n)
+        fputs("-", stdout);
+    for (uint32_t i = 0; i < n; i++) {
+        if (i)
+            putchar(',');
+        if (v[i] == RT_PEER_NONE)
+            fputs("none", stdout);
+        else
+            printf("%" PRId32, v[i]);
+    }
+}
+
 static void usage(FILE *out)
 {
     fputs("usage: trace_dump [OPTIONS] TRACE\n"
@@ -382,6 +403,21 @@ int main(int argc, char **argv)
                 if (opt.rank < 0 || i == (uint32_t)opt.rank)
                     printf("proc %" PRIu32 " node=%" PRIu32 " module=%" PRIu32 "\n", i,
                            defs->node[i], defs->module[i]);
+            for (uint32_t i = 0; i < defs->nnbrs; i++) {
+                const rt_nbr_def *n = &defs->nbrs[i];
+                if (opt.rank >= 0 && n->rank != (uint32_t)opt.rank)
+                    continue;
+                printf("nbrs %" PRIu32 " comm=", n->rank);
+                print_comm(stdout, defs, n->comm, n->rank);
+                const rt_comm_def *c = rt_defs_comm(defs, n->comm);
+                if (c && c->name && *c->name)
+                    printf(" name=%s", c->name);
+                fputs(" in=", stdout);
+                print_nbr_list(n->in, n->nin);
+                fputs(" out=", stdout);
+                print_nbr_list(n->out, n->nout);
+                putchar('\n');
+            }
         }
         for (uint32_t i = 0; i < defs->nranks; i++) {
             rank_out *o = &out[i];

@@ -4,7 +4,8 @@
  * sends and receives pair up per (src, dst) in order with equal bytes; a round-by-round
  * executor with rendezvous semantics finishes (no deadlock); data from every rank that
  * should arrive somewhere does (bitsets carried along the messages). Power-of-two worlds
- * are checked against the textbook message counts and volumes.
+ * are checked against the textbook message counts and volumes. Neighbourhood collectives:
+ * test_coll_nbr.c.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,18 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt_coll.h"
-
-#define MAXP 64
+#include "test_coll.h"
 
 /* ---- a world: every rank's schedule ------------------------------------------------------ */
 
-typedef struct steps {
-    rt_coll_step *v;
-    size_t n, cap;
-} steps;
-
-static int push(void *ctx, const rt_coll_step *st)
+int push(void *ctx, const rt_coll_step *st)
 {
     steps *s = ctx;
     if (s->n == s->cap) {
@@ -47,12 +41,6 @@ typedef struct setup {
     const uint32_t *module, *node;
 } setup;
 
-typedef struct world {
-    uint32_t p;
-    steps r[MAXP];
-    int approx[MAXP];
-} world;
-
 static int rooted(unsigned op)
 {
     return op == RT_COLL_BCAST || op == RT_COLL_GATHER || op == RT_COLL_GATHERV ||
@@ -61,7 +49,7 @@ static int rooted(unsigned op)
 
 static int has_schedule(unsigned op)
 {
-    return op < RT_COLL_NEIGHBOR_ALLGATHER;
+    return op <= RT_COLL_NEIGHBOR_ALLTOALLW;
 }
 
 /* What rank me records (docs/tracer.md) when every rank's block is b. */
@@ -140,7 +128,7 @@ static void assert_same_steps(const steps *a, const steps *b)
     }
 }
 
-static void world_free(world *w)
+void world_free(world *w)
 {
     for (uint32_t r = 0; r < w->p; r++)
         free(w->r[r].v);
@@ -176,22 +164,12 @@ static void gen(world *w, const setup *su)
 
 /* ---- global checks: matching, execution, data flow --------------------------------------- */
 
-typedef struct pairing {
-    size_t base[MAXP + 1]; /* global step id = base[rank] + index */
-    size_t *partner;       /* matching step of a SEND or RECV */
-    uint32_t *owner;
-    uint32_t *ridx; /* index of the step's round among its rank's rounds */
-    uint32_t nrounds[MAXP];
-} pairing;
-
 static const rt_coll_step *step_at(const world *w, const pairing *f, size_t id)
 {
     return &w->r[f->owner[id]].v[id - f->base[f->owner[id]]];
 }
 
-/* Pairs the k-th SEND src->dst with the k-th RECV on dst from src, asserting equal bytes
- * and equal numbers on both sides. */
-static void match(const world *w, pairing *f, const char *what)
+void match(const world *w, pairing *f, const char *what)
 {
     uint32_t p = w->p;
     f->base[0] = 0;
@@ -264,17 +242,15 @@ static void match(const world *w, pairing *f, const char *what)
     free(cnt);
 }
 
-static void flat_free(pairing *f)
+void flat_free(pairing *f)
 {
     free(f->partner);
     free(f->owner);
     free(f->ridx);
 }
 
-/* Runs all ranks round by round: a round completes when the partner of each of its SENDs
- * and RECVs has been posted (rendezvous: the strictest MPI can be). know[r] gets the bits
- * of every rank whose data reached r; a SEND carries what its rank knew when posting. */
-static void execute(const world *w, const pairing *f, uint64_t *know, const char *what)
+/* A SEND carries what its rank knew when posting (rendezvous: the strictest MPI can be). */
+void execute(const world *w, const pairing *f, uint64_t *know, const char *what)
 {
     uint32_t p = w->p, cur[MAXP] = {0};
     size_t first[MAXP]; /* first step of the current round */
@@ -416,7 +392,7 @@ static void test_sweep(void **state)
     uint32_t module[MAXP], node[MAXP];
     unsigned runs = 0;
     for (unsigned op = 0; op < RT_COLL_COUNT; op++) {
-        if (!has_schedule(op))
+        if (!has_schedule(op) || rt_coll_is_neighbor(op)) /* those: test_coll_nbr.c */
             continue;
         for (unsigned alg = 0; alg < RT_ALG_COUNT; alg++) {
             if (!rt_coll_alg_valid(op, alg))
@@ -681,7 +657,9 @@ static void test_select_mpich(void **state)
     assert_int_equal(pick(RT_COLL_SCATTERV, 8, 1), RT_ALG_LINEAR);
     assert_int_equal(pick(RT_COLL_SCAN, 8, 1), RT_ALG_RDB);
     assert_int_equal(pick(RT_COLL_EXSCAN, 8, 1), RT_ALG_RDB);
-    assert_int_equal(pick(RT_COLL_NEIGHBOR_ALLTOALL, 8, 1), RT_ALG_COUNT);
+    assert_int_equal(pick(RT_COLL_NEIGHBOR_ALLTOALL, 8, 1), RT_ALG_LINEAR);
+    assert_int_equal(pick(RT_COLL_NEIGHBOR_ALLGATHERV, 8, 1), RT_ALG_LINEAR);
+    assert_int_equal(pick(RT_COLL_ALLOCATE, 8, 1), RT_ALG_COUNT);
 
     /* rt_coll_schedule with mpich emits exactly the chosen algorithm's steps */
     for (unsigned op = 0; op < RT_COLL_NEIGHBOR_ALLGATHER; op++) {
@@ -805,14 +783,14 @@ static void test_msa_degenerate(void **state)
 
 /* ---- errors, approximations, the callback -------------------------------------------------- */
 
-static int count_only(void *ctx, const rt_coll_step *st)
+int count_only(void *ctx, const rt_coll_step *st)
 {
     (void)st;
     (*(int *)ctx)++;
     return 0;
 }
 
-static void expect_inval(unsigned alg, rt_coll_call c, const char *needle)
+void expect_inval(unsigned alg, rt_coll_call c, const char *needle)
 {
     rt_err err = {0};
     int n = 0, approx = 5;
@@ -843,7 +821,7 @@ static void test_bad_input(void **state)
     expect_inval(RT_ALG_BINOMIAL, bad, "size 0");
     bad = c;
     bad.op = RT_COLL_NEIGHBOR_ALLGATHER;
-    expect_inval(RT_ALG_MPICH, bad, "neighbor_allgather: neighbourhood");
+    expect_inval(RT_ALG_MPICH, bad, "neighbor_allgather: the trace holds no neighbour lists");
     bad.op = RT_COLL_ALLOCATE;
     expect_inval(RT_ALG_MPICH, bad, "allocate: not a data-moving");
     bad.op = RT_COLL_COUNT;
@@ -1024,7 +1002,10 @@ static void test_names(void **state)
 
     assert_true(rt_coll_alg_valid(RT_COLL_BCAST, RT_ALG_SCATTER_RDB));
     assert_false(rt_coll_alg_valid(RT_COLL_BCAST, RT_ALG_RING));
-    assert_false(rt_coll_alg_valid(RT_COLL_NEIGHBOR_ALLTOALL, RT_ALG_MPICH));
+    assert_true(rt_coll_alg_valid(RT_COLL_NEIGHBOR_ALLTOALL, RT_ALG_MPICH));
+    assert_true(rt_coll_alg_valid(RT_COLL_NEIGHBOR_ALLTOALLW, RT_ALG_LINEAR));
+    assert_false(rt_coll_alg_valid(RT_COLL_NEIGHBOR_ALLTOALL, RT_ALG_DIRECT));
+    assert_false(rt_coll_alg_valid(RT_COLL_ALLOCATE, RT_ALG_MPICH));
     assert_false(rt_coll_alg_valid(RT_COLL_COUNT, RT_ALG_MPICH));
     assert_false(rt_coll_alg_valid(RT_COLL_BCAST, RT_ALG_COUNT));
     for (unsigned op = 0; op < RT_COLL_COUNT; op++)
@@ -1036,6 +1017,8 @@ static void test_names(void **state)
     rt_coll_alg_list(RT_COLL_ALLTOALLV, buf, sizeof buf);
     assert_string_equal(buf, "mpich, bruck, direct, pairwise");
     rt_coll_alg_list(RT_COLL_NEIGHBOR_ALLGATHER, buf, sizeof buf);
+    assert_string_equal(buf, "mpich, linear");
+    rt_coll_alg_list(RT_COLL_DEALLOCATE, buf, sizeof buf);
     assert_string_equal(buf, "");
     rt_coll_alg_list(RT_COLL_BCAST, buf, 10);
     assert_int_equal(strlen(buf), 9);
@@ -1050,6 +1033,8 @@ int main(void)
         cmocka_unit_test(test_select_mpich),   cmocka_unit_test(test_msa_crossings),
         cmocka_unit_test(test_msa_degenerate), cmocka_unit_test(test_v_consistency),
         cmocka_unit_test(test_sweep),          cmocka_unit_test(test_sweep_larger),
+        cmocka_unit_test(test_nbr_steps),      cmocka_unit_test(test_nbr_consistency),
+        cmocka_unit_test(test_nbr_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,10 +12,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <otf2/otf2.h>
+
 #include "rt_test.h"
 #include "rt_trace.h"
 
 #define ALL_KINDS RT_TEST_DATA "/all_kinds.csv"
+#define NEIGHBORS RT_TEST_DATA "/neighbors.csv"
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 
@@ -92,6 +95,16 @@ static void assert_same_defs(const rt_defs *a, const rt_defs *b)
     for (uint32_t i = 0; i < a->nwins; i++) {
         assert_int_equal(a->wins[i].id, b->wins[i].id);
         assert_int_equal(a->wins[i].comm, b->wins[i].comm);
+    }
+    assert_int_equal(a->nnbrs, b->nnbrs);
+    for (uint32_t i = 0; i < a->nnbrs; i++) {
+        const rt_nbr_def *x = &a->nbrs[i], *y = &b->nbrs[i];
+        assert_int_equal(x->rank, y->rank);
+        assert_int_equal(x->comm, y->comm);
+        assert_int_equal(x->nin, y->nin);
+        assert_int_equal(x->nout, y->nout);
+        assert_memory_equal(x->in, y->in, x->nin * sizeof *x->in);
+        assert_memory_equal(x->out, y->out, x->nout * sizeof *x->out);
     }
 }
 
@@ -305,6 +318,140 @@ static void test_defs(void **state)
     rt_defs_free(&c);
     rt_defs_free(&d);
     assert_int_equal(rt_defs_init(&d, 0, &err), -RT_E_INVAL);
+}
+
+/* Neighbour lists: what rt_defs_add_nbrs accepts, lookup, copy, and the consistency check. */
+static void test_nbrs(void **state)
+{
+    rt_defs d;
+    rt_err err;
+    assert_int_equal(rt_defs_init(&d, 4, &err), 0);
+    uint32_t rev[] = {3, 2, 1, 0}, ab[] = {0, 1, 2, 3};
+    assert_int_equal(rt_defs_add_comm(&d, 2, 0, 0, 4, 0, rev, "graph", &err), 0);
+    assert_int_equal(rt_defs_add_comm(&d, 3, 0, 0, 2, 2, ab, "inter", &err), 0);
+    /* the ring 0 -> 1 -> 2 -> 3 -> 0 in communicator ranks, plus a border slot on rank 0 */
+    int32_t in[4][2] = {{3, RT_PEER_NONE}, {0}, {1}, {2}}, out[4][2] = {{1}, {2}, {3}, {0}};
+    for (uint32_t c = 0; c < 4; c++) /* world rank 3 - c: lists arrive out of order */
+        assert_int_equal(rt_defs_add_nbrs(&d, 2, 3 - c, c ? 1 : 2, in[c], 1, out[c], &err), 0);
+    assert_int_equal(d.nnbrs, 4);
+    for (uint32_t i = 0; i < 4; i++)
+        assert_int_equal(d.nbrs[i].rank, i); /* sorted by (rank, comm) */
+    const rt_nbr_def *n = rt_defs_nbrs(&d, 2, 3);
+    assert_non_null(n);
+    assert_int_equal(n->nin, 2);
+    assert_int_equal(n->in[1], RT_PEER_NONE);
+    assert_int_equal(n->out[0], 1);
+    assert_null(rt_defs_nbrs(&d, 2, 4));
+    assert_null(rt_defs_nbrs(&d, RT_COMM_WORLD, 3));
+    assert_int_equal(rt_defs_nbrs_check(&d, &err), 0);
+
+    struct {
+        uint32_t comm, rank, nin;
+        int32_t v;
+        const char *msg;
+    } bad[] = {
+        {7, 0, 1, 0, "neighbour lists of rank 0: communicator 7 is not defined"},
+        {3, 0, 1, 0, "neighbour lists of rank 0: communicator 3 is an inter-communicator"},
+        {2, 5, 1, 0, "neighbour lists on communicator 2: rank 5 is not a world rank (0 to 3)"},
+        {2, 1, 1, 4,
+         "neighbour lists of rank 1 on communicator 2: sources 0 is 4, not a rank of the "
+         "communicator (0 to 3) or none"},
+        {2, 1, 1, -2,
+         "neighbour lists of rank 1 on communicator 2: sources 0 is -2, not a rank of the "
+         "communicator (0 to 3) or none"},
+        {2, 1, RT_MAX_DEGREE + 1, 0,
+         "neighbour lists of rank 1 on communicator 2: 1048577 sources, more than 1048576"},
+        {2, 1, 1, 0, "neighbour lists of rank 1 on communicator 2 are defined twice"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        assert_int_equal(rt_defs_add_nbrs(&d, bad[i].comm, bad[i].rank, bad[i].nin, &bad[i].v,
+                                          0, NULL, &err),
+                         -RT_E_INVAL);
+        assert_string_equal(err.msg, bad[i].msg);
+    }
+    uint32_t odd[] = {1, 3};
+    assert_int_equal(rt_defs_add_comm(&d, 4, 0, 0, 2, 0, odd, "odd", &err), 0);
+    assert_int_equal(rt_defs_add_nbrs(&d, 4, 0, 0, NULL, 0, NULL, &err), -RT_E_INVAL);
+    assert_string_equal(err.msg, "neighbour lists on communicator 4: rank 0 is not a member");
+
+    rt_defs c;
+    assert_int_equal(rt_defs_copy(&c, &d, &err), 0);
+    assert_same_defs(&d, &c);
+    rt_defs_free(&c);
+
+    /* A rank without lists is left out of the check (it never called a neighbourhood
+     * collective); a pair whose two lists disagree is named. */
+    int32_t twice[] = {0, 0}, once[] = {1};
+    assert_int_equal(rt_defs_add_nbrs(&d, 4, 3, 0, NULL, 2, twice, &err), 0);
+    assert_int_equal(rt_defs_nbrs_check(&d, &err), 0);
+    assert_int_equal(rt_defs_add_nbrs(&d, 4, 1, 1, once, 0, NULL, &err), 0);
+    assert_int_equal(rt_defs_nbrs_check(&d, &err), -RT_E_INVAL);
+    assert_string_equal(err.msg, "communicator 4: neighbour lists disagree: rank 1 lists rank 0 "
+                                 "among its destinations 2 times, rank 0 lists rank 1 among its "
+                                 "sources 1 time");
+    rt_defs_free(&d);
+
+    assert_int_equal(rt_defs_init(&d, 2, &err), 0);
+    assert_int_equal(rt_defs_add_comm(&d, 2, 0, 0, 2, 0, ab, "pair", &err), 0);
+    int32_t to1[] = {1}, to0[] = {0};
+    assert_int_equal(rt_defs_add_nbrs(&d, 2, 0, 0, NULL, 1, to1, &err), 0);
+    assert_int_equal(rt_defs_add_nbrs(&d, 2, 1, 1, to0, 1, to0, &err), 0);
+    assert_int_equal(rt_defs_nbrs_check(&d, &err), -RT_E_INVAL);
+    assert_string_equal(err.msg, "communicator 2: neighbour lists disagree: rank 1 lists rank 0 "
+                                 "among its destinations 1 time, rank 0 lists rank 1 among its "
+                                 "sources 0 times");
+    rt_defs_free(&d);
+}
+
+/* The neighbour lists of tests/data/neighbors.csv through CSV and OTF2 (CSV -> OTF2 -> CSV),
+ * field by field, and a few of them exactly. */
+static void test_nbrs_roundtrip(void **state)
+{
+    const char *csv = rt_test_tmp_path("nbrs.csv"), *otf2 = rt_test_tmp_path("nbrs-otf2"),
+               *back = rt_test_tmp_path("nbrs-back.csv");
+    unlink(csv);
+    unlink(back);
+    remove_any(otf2);
+    convert(NEIGHBORS, csv, RT_FMT_CSV);
+    convert(NEIGHBORS, otf2, RT_FMT_OTF2);
+    convert(otf2, back, RT_FMT_CSV);
+    loaded a, b;
+    rt_err err;
+    assert_int_equal(load(NEIGHBORS, &a, &err), 0);
+    assert_int_equal(a.defs.nnbrs, 8);
+    const rt_nbr_def *n = rt_defs_nbrs(&a.defs, 2, 1);
+    int32_t grid1[] = {3, 3, 0, RT_PEER_NONE};
+    assert_int_equal(n->nin, 4);
+    assert_memory_equal(n->in, grid1, sizeof grid1);
+    assert_memory_equal(n->out, grid1, sizeof grid1);
+    n = rt_defs_nbrs(&a.defs, 3, 0);
+    assert_int_equal(n->nin, 0);
+    assert_int_equal(n->nout, 0);
+    n = rt_defs_nbrs(&a.defs, 3, 1);
+    int32_t src1[] = {1, 0};
+    assert_int_equal(n->nin, 2);
+    assert_memory_equal(n->in, src1, sizeof src1);
+    assert_int_equal(n->nout, 1);
+    assert_int_equal(n->out[0], 0);
+    assert_int_equal(rt_defs_nbrs_check(&a.defs, &err), 0);
+    const char *paths[3] = {csv, otf2, back};
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(load(paths[k], &b, &err), 0);
+        assert_same_defs(&a.defs, &b.defs);
+        assert_same_events(&a, &b);
+        unload(&b);
+    }
+    unload(&a);
+    /* CSV writes them in (rank, comm) order, as the source file has them */
+    FILE *f = fopen(csv, "r");
+    char line[256];
+    int k = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "neighbors,", 10) && k++ == 3)
+            assert_string_equal(line, "neighbors,3,1,1 0,0\n");
+    if (f)
+        fclose(f);
+    assert_int_equal(k, 8);
 }
 
 static void test_event_check(void **state)
@@ -574,6 +721,20 @@ static void test_csv_bad_rows(void **state)
          "bad.csv:2: field OP is not used by event send", RT_E_FORMAT},
         {"ranks,2\n0,5,coll_end,,0,,,0,0,,,\n", "bad.csv:2: field OP is required by event coll_end",
          RT_E_FORMAT},
+        {"ranks,2\nneighbors,0,0,1 x,1\n", "bad.csv:2: bad number 'x' in SOURCES", RT_E_INVAL},
+        {"ranks,2\nneighbors,0,0,1,-1\n", "bad.csv:2: bad number '-1' in DESTINATIONS",
+         RT_E_INVAL},
+        {"ranks,2\nneighbors,0,0,1  1,1\n", "bad.csv:2: bad number '' in SOURCES", RT_E_INVAL},
+        {"ranks,2\nneighbors,5,0,1,1\n",
+         "bad.csv:2: neighbour lists of rank 0: communicator 5 is not defined", RT_E_INVAL},
+        {"ranks,2\nneighbors,0,1,none 2,\n",
+         "bad.csv:2: neighbour lists of rank 1 on communicator 0: sources 1 is 2, not a rank of "
+         "the communicator (0 to 1) or none",
+         RT_E_INVAL},
+        {"ranks,2\nneighbors,0,0,1,1,1\n", "bad.csv:2: neighbors has 6 fields, expected 5",
+         RT_E_FORMAT},
+        {"ranks,2\nneighbors,0,0,1,1\nneighbors,0,0,,\n",
+         "bad.csv:3: neighbour lists of rank 0 on communicator 0 are defined twice", RT_E_INVAL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const char *p = rt_test_write_file("bad.csv", cases[i].text);
@@ -629,6 +790,88 @@ static void test_otf2_damaged(void **state)
 
 /* A killed run's event file ends early: read up to its last complete event, with a
  * warning that names the rank. */
+static OTF2_FlushType no_flush_record(void *data, OTF2_FileType type, OTF2_LocationRef loc,
+                                      void *caller, bool final)
+{
+    return OTF2_FLUSH;
+}
+
+/* A 2-rank archive written with OTF2 itself: one communicator (ref 0) of both ranks, and on
+ * rank 0 the property retrace::sources::0 (and with dests retrace::destinations::0) naming
+ * group ref `group`; group 2 has the one member `member`. */
+static void write_nbr_archive(const char *dir, int dests, uint32_t group, uint64_t member)
+{
+    static const OTF2_FlushCallbacks flush = {.otf2_pre_flush = no_flush_record};
+    remove_any(dir);
+    OTF2_Archive *a = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_MIN,
+                                        OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX,
+                                        OTF2_COMPRESSION_NONE);
+    assert_non_null(a);
+    assert_int_equal(OTF2_Archive_SetFlushCallbacks(a, &flush, NULL), OTF2_SUCCESS);
+    assert_int_equal(OTF2_Archive_SetSerialCollectiveCallbacks(a), OTF2_SUCCESS);
+    assert_int_equal(OTF2_Archive_OpenEvtFiles(a), OTF2_SUCCESS);
+    for (uint64_t r = 0; r < 2; r++)
+        assert_int_equal(OTF2_Archive_CloseEvtWriter(a, OTF2_Archive_GetEvtWriter(a, r)),
+                         OTF2_SUCCESS);
+    assert_int_equal(OTF2_Archive_CloseEvtFiles(a), OTF2_SUCCESS);
+    OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(a);
+    static const char *const str[] = {"", "MPI Rank", "thread", "retrace::sources::0",
+                                      "retrace::destinations::0", "node"};
+    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, 0, 1, OTF2_UNDEFINED_TIMESTAMP);
+    for (uint32_t i = 0; i < 6; i++)
+        OTF2_GlobalDefWriter_WriteString(g, i, str[i]);
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, 5, 5, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    for (uint32_t r = 0; r < 2; r++) {
+        OTF2_GlobalDefWriter_WriteLocationGroup(g, r, 1, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                                OTF2_UNDEFINED_LOCATION_GROUP);
+        OTF2_GlobalDefWriter_WriteLocation(g, r, 2, OTF2_LOCATION_TYPE_CPU_THREAD, 0, r);
+    }
+    uint64_t both[] = {0, 1};
+    OTF2_GlobalDefWriter_WriteGroup(g, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+                                    OTF2_GROUP_FLAG_NONE, 2, both);
+    OTF2_GlobalDefWriter_WriteGroup(g, 1, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                    OTF2_GROUP_FLAG_NONE, 2, both);
+    OTF2_GlobalDefWriter_WriteComm(g, 0, 0, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    OTF2_GlobalDefWriter_WriteGroup(g, 2, 0, OTF2_GROUP_TYPE_UNKNOWN, OTF2_PARADIGM_MPI,
+                                    OTF2_GROUP_FLAG_NONE, 1, &member);
+    OTF2_AttributeValue v;
+    v.groupRef = group;
+    OTF2_GlobalDefWriter_WriteLocationGroupProperty(g, 0, 3, OTF2_TYPE_GROUP, v);
+    if (dests)
+        OTF2_GlobalDefWriter_WriteLocationGroupProperty(g, 0, 4, OTF2_TYPE_GROUP, v);
+    assert_int_equal(OTF2_Archive_Close(a), OTF2_SUCCESS);
+}
+
+/* Neighbour-list properties another writer got wrong: one error line each. */
+static void test_otf2_bad_nbrs(void **state)
+{
+    const char *dir = rt_test_tmp_path("nbrs-made");
+    write_nbr_archive(dir, 1, 2, 1);
+    loaded l;
+    rt_err err;
+    assert_int_equal(load(dir, &l, &err), 0);
+    assert_int_equal(l.defs.nnbrs, 1);
+    assert_int_equal(l.defs.nbrs[0].rank, 0);
+    assert_int_equal(l.defs.nbrs[0].comm, 0);
+    assert_int_equal(l.defs.nbrs[0].in[0], 1);
+    assert_int_equal(l.defs.nbrs[0].out[0], 1);
+    unload(&l);
+    write_nbr_archive(dir, 0, 2, 1);
+    expect_open_error(dir, RT_E_FORMAT,
+                      "damaged OTF2 archive: location group 0: neighbour lists of communicator "
+                      "0 without a process, or not as a pair of sources and destinations");
+    write_nbr_archive(dir, 1, 7, 1);
+    expect_open_error(dir, RT_E_FORMAT,
+                      "damaged OTF2 archive: rank 0: the neighbour list group 7 of "
+                      "communicator 0 is missing or not ranks");
+    write_nbr_archive(dir, 1, 2, 1ull << 40);
+    expect_open_error(dir, RT_E_FORMAT, "rank 0: the neighbour list group 2 of communicator 0");
+    write_nbr_archive(dir, 1, 2, 5);
+    expect_open_error(dir, RT_E_INVAL,
+                      "damaged OTF2 archive: neighbour lists of rank 0 on communicator 0: "
+                      "sources 0 is 5, not a rank of the communicator (0 to 1) or none");
+}
+
 static void test_otf2_truncated_events(void **state)
 {
     const char *a = fresh_archive("cut-otf2");
@@ -742,6 +985,8 @@ int main(void)
         cmocka_unit_test(test_recv_flag_names),
         cmocka_unit_test(test_event_equal_uses_only_kind_fields),
         cmocka_unit_test(test_defs),
+        cmocka_unit_test(test_nbrs),
+        cmocka_unit_test(test_nbrs_roundtrip),
         cmocka_unit_test(test_event_check),
         cmocka_unit_test(test_csv_read),
         cmocka_unit_test(test_csv_roundtrip),
@@ -754,6 +999,7 @@ int main(void)
         cmocka_unit_test(test_csv_truncated),
         cmocka_unit_test(test_otf2_damaged),
         cmocka_unit_test(test_otf2_truncated_events),
+        cmocka_unit_test(test_otf2_bad_nbrs),
         cmocka_unit_test(test_writer_checks),
     };
     return cmocka_run_group_tests_name("formats", tests, NULL, NULL);

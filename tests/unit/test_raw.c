@@ -1180,6 +1180,135 @@ static void same_files(const char *a, const char *b)
     }
 }
 
+/* ---- neighbour lists ------------------------------------------------------------------------ */
+
+static void def_nbrs(rbuf *b, uint32_t comm, uint32_t nin, const int32_t *in, uint32_t nout,
+                     const int32_t *out)
+{
+    uint32_t v[16];
+    memcpy(v, in, nin * sizeof *in);
+    memcpy(v + nin, out, nout * sizeof *out);
+    rt_raw_def_nbrs d = {.comm = comm, .nin = nin, .nout = nout};
+    def(b, RT_RAW_DEF_NBRS, &d, sizeof d, v, nin + nout);
+}
+
+/* Each rank's lists arrive under its own local id of the communicator; MPI_PROC_NULL slots
+ * and repeated neighbours are kept; CSV and OTF2 keep them too. */
+static void test_neighbor_lists(void **state)
+{
+    const char *dir = fresh_dir("nbrs");
+    static const uint32_t two[] = {0, 1}, one[] = {1};
+    static const int32_t in0[] = {1, RT_PEER_NONE, 1}, out0[] = {RT_PEER_NONE, 1};
+    static const int32_t in1[] = {0}, out1[] = {0, 0, RT_PEER_NONE};
+    rbuf d = defs_file(0, 2);
+    def_comm(&d, 2, 0, RT_FN_Comm_dup, 0, 0, 2, 0, two);
+    def_comm(&d, 3, 0, RT_FN_Cart_create, 1, 0, 2, 0, two);
+    def_nbrs(&d, 3, 3, in0, 2, out0);
+    save_defs(dir, 0, &d);
+    d = defs_file(1, 2);
+    def_comm(&d, 2, 1, RT_FN_Comm_dup, 0, 0, 1, 0, one); /* a duplicate of self first */
+    def_comm(&d, 3, 0, RT_FN_Comm_dup, 0, 0, 2, 0, two);
+    def_comm(&d, 4, 0, RT_FN_Cart_create, 1, 0, 2, 0, two);
+    def_nbrs(&d, 4, 1, in1, 3, out1);
+    save_defs(dir, 1, &d);
+    for (uint32_t r = 0; r < 2; r++) {
+        rbuf t = thread_file(r, 2, 0);
+        call(&t, RT_FN_Neighbor_alltoall, 5, 5);
+        coll(&t, RT_EV_COLL_END, RT_COLL_NEIGHBOR_ALLTOALL, r ? 4 : 3, RT_PEER_NONE, 8 * (r ? 3 : 2),
+             8 * (r ? 1 : 3));
+        close_rec(&t, 20);
+        save_thread(dir, r, 0, &t);
+    }
+    loaded raw;
+    load_ok(dir, &raw);
+    const char *out[2] = {RT_TEST_TMP "/nbrs.csv", RT_TEST_TMP "/nbrs-otf2"};
+    rt_format fmt[2] = {RT_FMT_CSV, RT_FMT_OTF2};
+    for (int k = -1; k < 2; k++) {
+        loaded back, *l = &raw;
+        if (k >= 0) { /* through CSV and OTF2 */
+            rt_err err;
+            rt_trace_remove(out[k], &err);
+            rt_writer *w;
+            if (rt_writer_open(out[k], fmt[k], &raw.defs, &w, &err) < 0)
+                fail_msg("%s", err.msg);
+            for (size_t i = 0; i < raw.n; i++)
+                if (rt_writer_write(w, &raw.ev[i], &err) < 0)
+                    fail_msg("%s", err.msg);
+            assert_int_equal(rt_writer_close(w, &err), 0);
+            load_ok(out[k], &back);
+            l = &back;
+        }
+        const rt_defs *defs = &l->defs;
+        assert_int_equal(defs->ncomms, 5);
+        assert_int_equal(defs->nnbrs, 2);
+        uint32_t cart = nth_of_rank(l, 0, 2)->comm; /* enter, coll_begin, coll_end */
+        assert_int_equal(nth_of_rank(l, 1, 2)->comm, cart);
+        assert_string_equal(rt_defs_comm(defs, cart)->name, "MPI_Cart_create");
+        const rt_nbr_def *n0 = rt_defs_nbrs(defs, cart, 0), *n1 = rt_defs_nbrs(defs, cart, 1);
+        assert_non_null(n0);
+        assert_non_null(n1);
+        assert_null(rt_defs_nbrs(defs, RT_COMM_WORLD, 0));
+        assert_int_equal(n0->nin, 3);
+        assert_int_equal(n0->nout, 2);
+        assert_memory_equal(n0->in, in0, sizeof in0);
+        assert_memory_equal(n0->out, out0, sizeof out0);
+        assert_int_equal(n1->nin, 1);
+        assert_int_equal(n1->nout, 3);
+        assert_memory_equal(n1->in, in1, sizeof in1);
+        assert_memory_equal(n1->out, out1, sizeof out1);
+        /* 1 sends to 0 twice and 0 receives from 1 twice; 0 to 1 once each way */
+        assert_int_equal(rt_defs_nbrs_check(defs, NULL), 0);
+        if (k >= 0)
+            rt_test_unload(&back);
+    }
+    rt_test_unload(&raw);
+}
+
+static void test_bad_neighbor_lists(void **state)
+{
+    static const uint32_t two[] = {0, 1};
+    static const int32_t ok[] = {1, 0}, far[] = {1, 2};
+    struct {
+        const char *name, *msg;
+    } cases[] = {
+        {"nbrs-comm", "r0.defs.rtr: offset 64: neighbour lists: communicator 9 is not defined"},
+        {"nbrs-rank",
+         "r0.defs.rtr: offset 128: neighbour lists of rank 0 on communicator 2: destinations 1 "
+         "is 2, not a rank of the communicator (0 to 1) or none"},
+        {"nbrs-short",
+         "r0.defs.rtr: offset 128: neighbour lists on communicator 2: 2 sources and 2 "
+         "destinations do not fit a payload of 28 bytes"},
+        {"nbrs-twice", "r0.defs.rtr: offset 176: neighbour lists of rank 0 on communicator 2 "
+                       "are defined twice"},
+        {"nbrs-huge",
+         "r0.defs.rtr: offset 64: neighbour lists of 4294967295 bytes: more than 1048576 "
+         "neighbours a list"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        rbuf d = defs_file(0, 2);
+        if (i == 0) {
+            def_nbrs(&d, 9, 2, ok, 2, ok);
+        } else if (i == 4) {
+            rt_raw_def h = {.type = RT_RAW_DEF, .what = RT_RAW_DEF_NBRS, .nbytes = UINT32_MAX};
+            put(&d, &h, sizeof h);
+        } else {
+            def_comm(&d, 2, 0, RT_FN_Graph_create, 0, 0, 2, 0, two);
+            if (i == 1) {
+                def_nbrs(&d, 2, 2, ok, 2, far);
+            } else if (i == 2) {
+                rt_raw_def_nbrs h = {.comm = 2, .nin = 2, .nout = 2};
+                def(&d, RT_RAW_DEF_NBRS, &h, sizeof h, two, 3);
+            } else {
+                def_nbrs(&d, 2, 2, ok, 2, ok);
+                def_nbrs(&d, 2, 2, ok, 2, ok);
+            }
+        }
+        const char *dir = fresh_dir(cases[i].name);
+        save_defs(dir, 0, &d);
+        expect_error(dir, RT_E_FORMAT, cases[i].msg);
+    }
+}
+
 /* tests/data/raw_tiny and raw_cut are what write_tiny makes (the CLI tests read them). */
 static void test_tiny_data(void **state)
 {
@@ -1227,6 +1356,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_bad_defs),
         cmocka_unit_test(test_api),
         cmocka_unit_test(test_tiny_data),
+        cmocka_unit_test(test_neighbor_lists),
+        cmocka_unit_test(test_bad_neighbor_lists),
     };
     return cmocka_run_group_tests_name("raw", tests, NULL, NULL);
 }

@@ -1,0 +1,121 @@
+/*
+ * Internal: what the two halves of the OTF2 reader share. otf2_rdefs.c reads the global
+ * definitions and turns them into rt_defs; otf2_reader.c streams each rank's events.
+ */
+#ifndef RT__OTF2R_H
+#define RT__OTF2R_H
+
+#include <stdlib.h>
+
+#include "rt__otf2.h"
+
+#define CALL_STACK 8 /* as in the writer */
+
+typedef struct dgroup {
+    uint32_t ref, type, flags, n;
+    uint64_t *members;
+    int used; /* by a communicator */
+} dgroup;
+
+typedef struct dcomm {
+    uint32_t ref, name, group, group_b, parent;
+} dcomm;
+
+typedef struct dtree {
+    uint32_t ref, name, cls, parent;
+} dtree;
+
+typedef struct dlocgroup {
+    uint32_t ref, type, tree;
+    int64_t node, module; /* from our properties; -1 if absent */
+} dlocgroup;
+
+typedef struct dloc {
+    uint64_t ref, nevents;
+    uint32_t group, type;
+} dloc;
+
+typedef struct dwin {
+    uint32_t ref, comm;
+} dwin;
+
+/* A growable array of T (count n, capacity cap). */
+/* A neighbour-list property of a location group (RT__OTF2_PROP_SOURCES / _DESTS). */
+typedef struct dnbrs {
+    uint32_t locgroup, comm, group;
+    int dest;
+} dnbrs;
+
+#define VEC(T)                                                                                     \
+    struct {                                                                                       \
+        T *v;                                                                                      \
+        size_t n, cap;                                                                             \
+    }
+#define VEC_PUSH(vec, x)                                                                           \
+    ((vec).n < (vec).cap || vec_grow((void **)&(vec).v, &(vec).cap, sizeof *(vec).v) == 0          \
+         ? ((vec).v[(vec).n++] = (x), 0)                                                           \
+         : -1)
+
+
+static inline int vec_grow(void **v, size_t *cap, size_t size)
+{
+    size_t ncap = *cap ? *cap * 2 : 16;
+    void *p = realloc(*v, ncap * size);
+    if (!p)
+        return -1;
+    *v = p;
+    *cap = ncap;
+    return 0;
+}
+
+typedef struct otf2r {
+    OTF2_Reader *reader;
+    char *anchor;
+    /* definitions as read */
+    VEC(char *) strings; /* by ref; NULL for gaps */
+    VEC(uint16_t) region_fn;
+    VEC(dgroup) groups;
+    VEC(dcomm) comms;
+    VEC(dtree) tree;
+    VEC(dlocgroup) locgroups;
+    VEC(dloc) locs;
+    VEC(dwin) wins;
+    VEC(dnbrs) nbrs;
+    uint64_t resolution, offset;
+    uint32_t attr_ref[RT__ATTR_COUNT];
+    uint32_t prop_node, prop_module;
+    int ours; /* written by retrace: the per-location event counts are exact */
+    int failed;
+    /* ranks */
+    uint64_t *rank_loc;     /* location ref of each rank's master thread */
+    uint64_t *rank_nevents; /* records announced per rank */
+    uint32_t *group_id;     /* our group id of each OTF2 group ref (RT_ID_NONE: none) */
+    uint32_t ngroup_id;
+    /* reading */
+    uint32_t cur;
+    OTF2_EvtReader *er;
+    uint64_t position; /* records of the current rank seen so far */
+    rt_event *cut_ev;  /* the events of a rank whose file was cut short */
+    size_t ncut, next_cut;
+    uint32_t depth;
+    uint16_t stack[CALL_STACK];
+    rt_event ev;
+    int have;
+    rt_event next; /* the lookahead event of the current rank */
+    int pending;
+    uint64_t next_pos, out_pos; /* record positions of the lookahead and the last event out */
+    uint32_t out_rank;
+} otf2r;
+
+/* otf2_rdefs.c: the global definitions, read (read_global_defs) and turned into r->defs
+ * (build_defs). */
+int rt__otf2r_read_global_defs(rt_reader *r, otf2r *o, rt_err *err);
+int rt__otf2r_build_defs(rt_reader *r, otf2r *o, rt_err *err);
+
+/* otf2_reader.c */
+/* 1 when an OTF2 file ends as every complete one does. */
+int rt__otf2r_file_complete(const char *path);
+/* The path of a file next to the anchor: <archive>/<name>; NULL when out of memory. */
+char *rt__otf2r_archive_file(const otf2r *o, const char *name);
+
+#endif /* RT__OTF2R_H */

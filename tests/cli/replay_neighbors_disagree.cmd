@@ -1,0 +1,2 @@
+replay
+$DATA/neighbors_disagree.csv
