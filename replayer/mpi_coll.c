@@ -190,6 +190,56 @@ static int pair_counts(mr_run *r, const rt_event *ev, int p, int me, uint64_t *s
     return s > INT_MAX || q > INT_MAX ? -1 : 0;
 }
 
+
+/* ---- neighbourhood collectives -------------------------------------------------------------- */
+
+/* On the recorded neighbour graph (r->topo), each block as large as retrace's schedule of
+ * the call makes it (rt_coll.h: the recorded totals over the degrees, MPI_PROC_NULL slots
+ * counted; v and w forms cut evenly), so that senders and receivers agree. */
+static int neighbor(mr_run *r, int ci, const rt_event *ev, MPI_Request *req)
+{
+    const rt_comm_def *c = &r->m->defs.comms[ci];
+    MPI_Comm comm = r->topo[ci];
+    int me;
+    MPI_Comm_rank(r->comms[ci], &me);
+    rt_coll_call call = {.op = ev->op, .size = c->size, .me = (uint32_t)me,
+                         .root = RT_PEER_NONE, .bytes = ev->bytes, .rbytes = ev->rbytes,
+                         .nbrs = rt_defs_nbrs(&r->m->defs, c->id, r->me)};
+    if (comm == MPI_COMM_NULL || !call.nbrs)
+        return -1;
+    steps v = {0};
+    rt_err err;
+    if (rt_coll_schedule(RT_ALG_MPICH, &call, collect, &v, NULL, &err) != 0) {
+        free(v.s);
+        return -1;
+    }
+    size_t ns = 0, nr = 0;
+    for (size_t i = 0; i < v.n; i++)
+        ns += v.s[i].kind == RT_STEP_SEND, nr += v.s[i].kind == RT_STEP_RECV;
+    int *sc = malloc((2 * (ns + nr) + 1) * sizeof *sc), *sd = sc + ns, *rc_ = sd + ns,
+        *rd = rc_ + nr;
+    uint64_t stot = 0, rtot = 0;
+    int rc = MPI_ERR_NO_MEM;
+    if (sc) {
+        size_t a = 0, b = 0;
+        for (size_t i = 0; i < v.n; i++)
+            if (v.s[i].kind == RT_STEP_SEND) {
+                sc[a] = (int)v.s[i].bytes, sd[a++] = (int)stot;
+                stot += v.s[i].bytes;
+            } else if (v.s[i].kind == RT_STEP_RECV) {
+                rc_[b] = (int)v.s[i].bytes, rd[b++] = (int)rtot;
+                rtot += v.s[i].bytes;
+            }
+        if (stot <= INT_MAX && rtot <= INT_MAX && ensure_buf(r, stot > rtot ? stot : rtot) == 0)
+            rc = req ? MPI_Ineighbor_alltoallv(r->sbuf, sc, sd, MPI_BYTE, r->rbuf, rc_, rd,
+                                               MPI_BYTE, comm, req)
+                     : MPI_Neighbor_alltoallv(r->sbuf, sc, sd, MPI_BYTE, r->rbuf, rc_, rd,
+                                              MPI_BYTE, comm);
+    }
+    free(sc);
+    free(v.s);
+    return rc;
+}
 /* ---- one collective --------------------------------------------------------------------- */
 
 #define ISSUE(blocking, nonblocking) (req ? (nonblocking) : (blocking))
@@ -303,10 +353,15 @@ int mr_coll(mr_run *r, const rt_event *ev, MPI_Request *req)
         r->inter_skipped++;
         return MPI_SUCCESS;
     }
-    if (ev->op >= RT_COLL_NEIGHBOR_ALLGATHER && ev->op <= RT_COLL_NEIGHBOR_ALLTOALLW) {
-        r->colls.skipped++;
-        r->neighbor_colls++;
-        return MPI_SUCCESS;
+    if (rt_coll_is_neighbor(ev->op)) {
+        int rc = neighbor(r, ci, ev, req);
+        if (rc == -1) { /* no neighbour lists: the same on every member */
+            r->colls.skipped++;
+            r->neighbor_colls++;
+            return MPI_SUCCESS;
+        }
+        r->colls.mpich += !req;
+        return rc;
     }
     MPI_Comm comm = r->comms[ci];
     int p, me;

@@ -227,7 +227,7 @@ static int gather_result(mr_run *r, const clocks *ck, rt_mpirun_result *res)
                  (unsigned long long)sum[U_REQS]);
         if (sum[U_NEIGH])
             note(&res->notes, "%llu neighbourhood collective calls not replayed: the trace "
-                              "does not record process topologies",
+                              "has no neighbour lists for their communicator",
                  (unsigned long long)sum[U_NEIGH]);
         if (sum[U_INTER])
             note(&res->notes, "%llu collective calls on inter-communicators not replayed",

@@ -219,6 +219,37 @@ static int make_comm(mr_run *r, uint32_t i)
     return rc;
 }
 
+
+/* The neighbour graph of communicator i as the trace recorded it (a distributed graph of
+ * this rank's sources and destinations, MPI_PROC_NULL slots left out: they move nothing),
+ * where any member has neighbour lists on it. Collective over the communicator. */
+static int make_topo(mr_run *r, uint32_t i)
+{
+    const rt_defs *d = &r->m->defs;
+    const rt_comm_def *c = &d->comms[i];
+    int any = 0;
+    for (uint32_t k = 0; k < d->nnbrs && !any; k++)
+        any = d->nbrs[k].comm == c->id;
+    if (!any || (c->flags & RT_COMM_IS_INTER) || r->comms[i] == MPI_COMM_NULL)
+        return MPI_SUCCESS;
+    const rt_nbr_def *nb = rt_defs_nbrs(d, c->id, r->me);
+    uint32_t nin = nb ? nb->nin : 0, nout = nb ? nb->nout : 0;
+    int *in = malloc((nin + nout + 1) * sizeof *in), *out = in + nin, ni = 0, no = 0;
+    if (!in)
+        return MPI_ERR_NO_MEM;
+    for (uint32_t k = 0; k < nin; k++)
+        if (nb->in[k] != RT_PEER_NONE)
+            in[ni++] = nb->in[k];
+    for (uint32_t k = 0; k < nout; k++)
+        if (nb->out[k] != RT_PEER_NONE)
+            out[no++] = nb->out[k];
+    int rc = MPI_Dist_graph_create_adjacent(r->comms[i], ni, in, MPI_UNWEIGHTED, no, out,
+                                            MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &r->topo[i]);
+    free(in);
+    if (rc == MPI_SUCCESS)
+        MPI_Comm_set_errhandler(r->topo[i], MPI_ERRORS_RETURN);
+    return rc;
+}
 static int make_comms(mr_run *r)
 {
     const rt_defs *d = &r->m->defs;
@@ -229,6 +260,8 @@ static int make_comms(mr_run *r)
             MPI_Comm_set_errhandler(r->comms[i], MPI_ERRORS_RETURN);
             if (!(d->comms[i].flags & RT_COMM_IS_INTER))
                 rc = MPI_Comm_dup(r->comms[i], &r->sched[i]);
+            if (rc == MPI_SUCCESS)
+                rc = make_topo(r, i);
         }
     }
     return rc;
@@ -393,6 +426,7 @@ int mr_setup_local(mr_run *r)
     uint32_t ns = r->m->own.nslots ? r->m->own.nslots : 1;
     r->comms = malloc(nc * sizeof *r->comms);
     r->sched = malloc(nc * sizeof *r->sched);
+    r->topo = malloc(nc * sizeof *r->topo);
     r->wins = malloc(nw * sizeof *r->wins);
     r->win_mem = calloc(nw, sizeof *r->win_mem);
     r->reqs = malloc(ns * sizeof *r->reqs);
@@ -400,7 +434,7 @@ int mr_setup_local(mr_run *r)
     uint64_t buf = r->m->own.max_bytes > 64 ? r->m->own.max_bytes : 64;
     r->sbuf = calloc(1, buf);
     r->rbuf = calloc(1, buf);
-    if (!r->comms || !r->sched || !r->wins || !r->win_mem || !r->reqs || !r->counts ||
+    if (!r->comms || !r->sched || !r->topo || !r->wins || !r->win_mem || !r->reqs || !r->counts ||
         !r->sbuf || !r->rbuf)
         return -1;
     r->buf_bytes = buf;
@@ -409,7 +443,7 @@ int mr_setup_local(mr_run *r)
     r->rcounts = r->displs + most;
     r->rdispls = r->rcounts + most;
     for (uint32_t i = 0; i < nc; i++)
-        r->comms[i] = r->sched[i] = MPI_COMM_NULL;
+        r->comms[i] = r->sched[i] = r->topo[i] = MPI_COMM_NULL;
     for (uint32_t i = 0; i < nw; i++)
         r->wins[i] = MPI_WIN_NULL;
     for (uint32_t i = 0; i < ns; i++)
@@ -448,6 +482,8 @@ void mr_teardown(mr_run *r)
             MPI_Comm_free(&r->comms[i]);
         if (r->sched[i] != MPI_COMM_NULL)
             MPI_Comm_free(&r->sched[i]);
+        if (r->topo[i] != MPI_COMM_NULL)
+            MPI_Comm_free(&r->topo[i]);
     }
     if (r->world != MPI_COMM_NULL)
         MPI_Comm_free(&r->world);
@@ -456,6 +492,7 @@ void mr_teardown(mr_run *r)
 out:
     free(r->comms);
     free(r->sched);
+    free(r->topo);
     free(r->wins);
     free(r->win_mem);
     free(r->reqs);

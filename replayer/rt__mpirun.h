@@ -65,6 +65,8 @@ typedef struct mr_run {
     MPI_Comm world;      /* private duplicate of m->comm */
     MPI_Comm *comms;     /* per defs.comms entry: the replayed communicator or MPI_COMM_NULL */
     MPI_Comm *sched;     /* per defs.comms entry: a duplicate for retrace's own schedules */
+    MPI_Comm *topo;      /* per defs.comms entry: the recorded neighbour graph, where the
+                          * trace has neighbour lists on it (else MPI_COMM_NULL) */
     MPI_Win *wins;       /* per defs.wins entry */
     char **win_mem;
     MPI_Group *groups;   /* per defs.groups entry, built on first use (MPI_GROUP_NULL) */

@@ -43,6 +43,7 @@
 #   ANALYZE="A B"        for each name: retrace $ARGS_A TRACE prints expected/EXPECT.A
 #   REPLAY_ARGS          options for the replays below
 #   MPI_REPLAY=0         no replay on the real MPI library (below)
+#   MPI_LEFT_OUT         collective calls that replay may leave out (default 0; see its notes)
 # Every complete trace (not TRUNCATED) must also replay to completion: retrace replay
 # REPLAY_ARGS TRACE exits 0 and prints a prediction; and, unless MPI_REPLAY=0, under
 # mpiexec -n NP with --engine mpi, sending the messages and bytes the trace holds.
@@ -89,7 +90,7 @@ fi
 
 PROG='' NP='' NODES=1 MODULES=1 STATUS=0 LAUNCH=record RECORD_ARGS='' ENV='' HISTOGRAM=0
 NOTRACE=0 TRUNCATED=0 DUMP='' CHECK=none CALLS=0 EXPECT=$case LIVE_HIST=0 HIST_ARGS=''
-ANALYZE='' REPLAY_ARGS='' MPI_REPLAY=1
+ANALYZE='' REPLAY_ARGS='' MPI_REPLAY=1 MPI_LEFT_OUT=0
 # shellcheck source=/dev/null
 . "$mpi/cases/$case.case"
 exp=$mpi/expected
@@ -259,6 +260,9 @@ if [ "$TRUNCATED" != 1 ] && [ "$MPI_REPLAY" = 1 ]; then
         } END { printf "%d (%d bytes); the trace has %d (%d bytes)", n, b, n, b }' "$w/dump.txt")
     got=$(sed -n 's/^messages  *//p' "$w/mpi_replay.out")
     [ "$got" = "$want" ] || fail "the replay on MPI sent '$got', expected '$want'"
+    left=$(sed -n 's/^collective calls .*, \([0-9]*\) left out$/\1/p' "$w/mpi_replay.out")
+    [ "$left" = "$MPI_LEFT_OUT" ] ||
+        fail "the replay on MPI left out '$left' collective calls, expected $MPI_LEFT_OUT"
 fi
 
 for a in $ANALYZE; do # each NAME runs 'retrace $ARGS_NAME TRACE': stdout = expected/EXPECT.NAME
