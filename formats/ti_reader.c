@@ -60,21 +60,26 @@ typedef struct ti_reader {
 
 /* ---- events --------------------------------------------------------------------------------- */
 
-static rt_event *push(ti_reader *t, unsigned kind, unsigned call, uint32_t me, uint64_t time,
-                      rt_err *err)
+/* Room for one more event in the block (the block grows beyond BLOCK for a long action). */
+static int grow(ti_reader *t, rt_err *err)
 {
-    if (t->qn == t->qcap) {
-        size_t cap = t->qcap ? t->qcap * 2 : 32;
-        rt_event *q = realloc(t->q, cap * sizeof *q);
-        if (!q) {
-            rt_err_set(err, RT_E_NOMEM, "%s:%lu: out of memory", t->in.path, t->in.lineno);
-            return NULL;
-        }
-        t->q = q;
-        t->qcap = cap;
-    }
+    size_t cap = t->qcap ? t->qcap * 2 : BLOCK + 64;
+    rt_event *q = realloc(t->q, cap * sizeof *q);
+    if (!q)
+        return rt_err_set(err, RT_E_NOMEM, "%s:%lu: out of memory", t->in.path, t->in.lineno);
+    t->q = q;
+    t->qcap = cap;
+    return 0;
+}
+
+/* Inline: every event of the trace passes here. */
+static inline rt_event *push(ti_reader *t, unsigned kind, unsigned call, uint32_t me, uint64_t time,
+                             rt_err *err)
+{
+    if (t->qn == t->qcap && grow(t, err))
+        return NULL;
     rt_event *ev = &t->q[t->qn++];
-    memset(ev, 0, sizeof *ev);
+    memset(ev, 0, sizeof *ev); /* the fields the kind does not use, and the padding */
     ev->kind = (uint8_t)kind;
     ev->call = (uint16_t)call;
     ev->rank = me;
