@@ -901,6 +901,7 @@ int rt__ti_open(rt_reader *r, rt_err *err)
     uint32_t nranks = (uint32_t)n;
     /* One line: SimGrid replays it as a trace shared by all ranks. */
     t->shared = n == 1;
+    r->by_rank = !t->shared; /* one file after the other */
     if (t->shared && (rc = count_shared_ranks(r, t, &nranks, err)))
         return rc;
     if (t->shared) {

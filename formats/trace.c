@@ -283,6 +283,11 @@ int rt_reader_next_block(rt_reader *r, const rt_event **ev, size_t *n, rt_err *e
     return rc;
 }
 
+int rt_reader_by_rank(const rt_reader *r)
+{
+    return r->by_rank;
+}
+
 const char *rt_reader_truncated(const rt_reader *r)
 {
     return r->truncated;
