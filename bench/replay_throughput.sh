@@ -3,15 +3,32 @@
 # rank a ring halo exchange of four nonblocking messages and an 8-byte allreduce, 22 events).
 #  1. 1024 ranks (64 nodes, 4 modules), about 2.2 million events, OTF2: trace events replayed
 #     per second (the replay alone, from --timing), load time, peak memory.
-#  2. SimGrid side by side, when smpirun is installed: the same workload at 64 ranks written as
-#     a SimGrid time-independent trace (retrace convert --to ti) and replayed by both
-#     (bench/simgrid_replay.sh for SimGrid); wall-clock times and their ratio.
+#  2. SimGrid side by side, when smpirun is installed: the same workload, 22,000 events per
+#     rank (1000 iterations) on one node per rank, written as a SimGrid time-independent trace
+#     (retrace convert --to ti) and replayed by both (bench/simgrid_replay.sh for SimGrid).
+#     Per size: the wall clock of the whole `retrace replay INDEX` run (reading the TI files
+#     included; the median of RT_ROUNDS runs, default 5) and of the whole smpirun run (one:
+#     it takes seconds to minutes), their ratio, and both predicted run times side by side.
+#     At 64 ranks by default; --simgrid RANKS,... compares at those sizes and does only that.
 #  3. With --large: 1,048,576 ranks (65536 nodes, 16 modules), two iterations (46 million
 #     events, a 2 GB CSV trace): does it replay, how long, how much memory.
-# usage: bench/replay_throughput.sh [BUILD_DIR] [--large]
+# usage: bench/replay_throughput.sh [BUILD_DIR] [--large | --simgrid RANKS[,RANKS...]]
 set -eu
 build=$(cd "${1:-build}" && pwd)
-large=${2:-}
+mode=${2:-}
+sizes=64
+case $mode in
+'' | --large) ;;
+--simgrid)
+    sizes=$(printf '%s' "${3:-}" | tr ',' ' ')
+    for n in $sizes; do
+        case $n in *[!0-9]* | 0) sizes= ;; esac
+    done
+    [ -n "$sizes" ] || { echo "replay_throughput: --simgrid wants rank counts, e.g. 64,256,1024" >&2; exit 2; }
+    ;;
+*) echo "usage: $0 [BUILD_DIR] [--large | --simgrid RANKS[,RANKS...]]" >&2; exit 2 ;;
+esac
+rounds=${RT_ROUNDS:-5}
 retrace=$build/retrace
 synth=$build/bench/synth_trace
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,31 +51,86 @@ replay() { # NAME TRACE ARGS... : one replay with --timing and GNU time
         "$((rss / 1024)) MiB"
 }
 
+median() { # the middle one of the numbers on stdin
+    sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
+# "43.88 ms" (retrace's predicted run time) in seconds
+seconds() {
+    awk '{ f = $2 == "s" ? 1 : $2 == "ms" ? 1e-3 : $2 == "us" ? 1e-6 : $2 == "ns" ? 1e-9 : 1e-12
+           printf "%.9g\n", $1 * f }'
+}
+
+compare() { # RANKS: the same workload replayed by retrace and by SimGrid, one table row
+    n=$1
+    "$synth" "$work/c.otf2" $((n * 22000)) "$n" "$n" 1 > /dev/null
+    "$retrace" convert "$work/c.otf2" --to ti "$work/c.ti" > /dev/null
+    rm -rf "$work/c.otf2"
+    : > "$work/walls"
+    : > "$work/loads"
+    : > "$work/sims"
+    i=0
+    while [ $i -lt "$rounds" ]; do
+        start=$(date +%s.%N)
+        "$retrace" replay "$work/c.ti" --timing > "$work/rt.out" 2> "$work/rt.err"
+        end=$(date +%s.%N)
+        awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f\n", e - s }' >> "$work/walls"
+        sed -n 's/.*loaded [0-9]* events in \([0-9.]*\) s.*/\1/p' "$work/rt.err" >> "$work/loads"
+        sed -n 's/.*replay [a-z]*: \([0-9.]*\) s,.*/\1/p' "$work/rt.err" >> "$work/sims"
+        i=$((i + 1))
+    done
+    events=$(sed -n 's/^ranks  *[0-9]* (\([0-9]*\) events).*/\1/p' "$work/rt.out")
+    rt=$(median < "$work/walls")
+    rt_pred=$(sed -n 's/^predicted run time  *//p' "$work/rt.out")
+    if ! "$here/simgrid_replay.sh" "$work/c.ti" "$n" > "$work/sg.out"; then
+        echo "replay_throughput: SimGrid failed at $n ranks" >&2
+        exit 1
+    fi
+    sg=$(sed -n 's/^wall_seconds *\([0-9.]*\).*/\1/p' "$work/sg.out")
+    sg_engine=$(sed -n 's/^engine_seconds *\([0-9.e+-]*\).*/\1/p' "$work/sg.out")
+    sg_sim=$(sed -n 's/^simulated_time *\([0-9.e+-]*\) s.*/\1/p' "$work/sg.out")
+    rt_sim=$(echo "$rt_pred" | seconds)
+    awk -v n="$n" -v ev="$events" -v rt="$rt" -v ld="$(median < "$work/loads")" \
+        -v rp="$(median < "$work/sims")" -v sg="$sg" -v sge="$sg_engine" -v a="$rt_sim" \
+        -v b="$sg_sim" 'BEGIN {
+        printf "%6d %10d %8.3f %7.3f %7.3f %9.2f %8.2f %7.1fx %10.3f ms %10.3f ms %+6.1f%%\n",
+               n, ev, rt, ld, rp, sg, sge, sg / rt, a * 1e3, b * 1e3, (a - b) / b * 100 }'
+    rm -rf "$work/c.ti" "$work/c.ti_files"
+}
+
+simgrid() { # the comparison at every size in $sizes
+    echo "retrace against SimGrid 3.32 (same TI trace, one host per rank, retrace's net link;"
+    echo "times in seconds; retrace: median of $rounds runs; ratio: SimGrid wall / retrace wall)"
+    printf '%6s %10s %8s %7s %7s %9s %8s %8s %13s %13s %7s\n' ranks events retrace load \
+        replay SimGrid engine ratio "retrace pred" "SimGrid pred" diff
+    for n in $sizes; do
+        compare "$n"
+    done
+}
+
+if [ "$mode" = --simgrid ]; then
+    command -v smpirun > /dev/null 2>&1 ||
+        { echo "replay_throughput: smpirun not found (apt-get install libsimgrid-dev)" >&2; exit 2; }
+    simgrid
+    exit 0
+fi
+
 echo "retrace replay throughput ($(nproc) cores; times in seconds)"
 printf '%-22s %10s %10s %12s %10s %12s\n' trace load replay "M events/s" wall "peak RSS"
 "$synth" "$work/k1.otf2" 2200000 1024 64 4 > /dev/null
 replay "1024 ranks, 2.2M ev" "$work/k1.otf2"
 "$synth" "$work/k1.csv" 2200000 1024 64 4 > /dev/null
 replay "  same, CSV" "$work/k1.csv"
+rm -rf "$work/k1.otf2" "$work/k1.csv"
 
+echo
 if command -v smpirun > /dev/null 2>&1; then
-    echo
-    echo "SimGrid side by side (64 ranks, one host per rank, retrace's net link)"
-    "$synth" "$work/s64.csv" 140800 64 64 1 > /dev/null
-    "$retrace" convert "$work/s64.csv" --to ti "$work/s64.ti" > /dev/null
-    /usr/bin/time -f '%e' -o "$work/rt" "$retrace" replay "$work/s64.ti" > "$work/rt.out"
-    "$here/simgrid_replay.sh" "$work/s64.ti" 64 > "$work/sg.out"
-    rt=$(cat "$work/rt")
-    sg=$(sed -n 's/^wall_seconds *\([0-9.]*\).*/\1/p' "$work/sg.out")
-    echo "retrace replay (TI trace): $rt s wall, predicted $(sed -n 's/^predicted run time *//p' "$work/rt.out")"
-    sed 's/^/SimGrid: /' "$work/sg.out"
-    [ -n "$sg" ] && awk -v a="$sg" -v b="$rt" 'BEGIN { if (b > 0) printf "retrace is %.1fx faster (wall clock)\n", a / b }'
+    simgrid
 else
-    echo
     echo "SimGrid side by side: skipped (smpirun not found; apt-get install libsimgrid-dev)"
 fi
 
-if [ "$large" = --large ]; then
+if [ "$mode" = --large ]; then
     echo
     "$synth" "$work/m1.csv" 46137344 1048576 65536 16 > /dev/null
     replay "1048576 ranks, 46M ev" "$work/m1.csv"

@@ -778,5 +778,6 @@ int rt__otf2_open(rt_reader *r, rt_err *err)
     }
     r->impl = o;
     r->ops = &otf2_reader_ops;
+    r->by_rank = 1; /* r_next reads one rank after the other */
     return 0;
 }

@@ -4,11 +4,19 @@
 
 #include "rt_trace.h"
 
+#define RT__GATHER 64 /* events per block from back ends without next_block */
+
 typedef struct rt__reader_ops {
     /* 1: an event; 0: the end (set r->truncated for a cut trace); < 0: error. */
     int (*next)(rt_reader *r, rt_event *ev, rt_err *err);
     /* Where the last event came from, e.g. "t.csv:12" or "t/traces.otf2: rank 3". */
     void (*where)(const rt_reader *r, char *buf, size_t len);
+    /* Instead of next and where, for a back end that builds its events from fields it has
+     * checked itself: *n >= 1 events of one rank, in time order after its earlier ones, each
+     * passing rt_event_check and normalised (rt_event_normalize), valid until the next call.
+     * The generic layer checks nothing again: that is what makes reading in blocks fast.
+     * 1: a block; 0: the end; < 0: error (events before it come first). */
+    int (*next_block)(rt_reader *r, const rt_event **ev, size_t *n, rt_err *err);
     /* Fraction of the trace read so far (0 to 1), or -1 when unknown; may be NULL. */
     double (*progress)(const rt_reader *r);
     void (*close)(rt_reader *r);
@@ -23,6 +31,15 @@ struct rt_reader {
     char *truncated;     /* message when the trace was cut short */
     uint64_t *last_time; /* per rank: for the time-order check */
     uint64_t nevents;
+    int by_rank; /* set by a back end that hands out rank 0's events, then rank 1's, ... */
+    const rt_event *blk; /* next_block back ends: the block rt_reader_next hands out */
+    size_t blk_n, blk_i;
+    /* Other back ends: rt_reader_next_block gathers their events, RT__GATHER at most, and
+     * one more: the event of another rank that ended the block (held), handed out next. */
+    rt_event *gather;
+    int held;
+    int stop; /* the back end ended (1) or failed (its < 0 code, stop_err) after the block */
+    rt_err stop_err;
 };
 
 typedef struct rt__writer_ops {

@@ -86,6 +86,15 @@ const rt_defs *rt_reader_defs(const rt_reader *r);
 rt_format rt_reader_format(const rt_reader *r);
 /* 1: *ev holds the next event; 0: no more events; < 0: error (err says where and what). */
 int rt_reader_next(rt_reader *r, rt_event *ev, rt_err *err);
+/* The same events several at a time, for a pass that loads a whole trace: *ev points to
+ * *n >= 1 events of one rank, in the order rt_reader_next would hand them out, valid until
+ * the next call on r. Formats that build events in bulk (SimGrid TI) give blocks of many;
+ * the others one event per call. Returns like rt_reader_next; both may be mixed. */
+int rt_reader_next_block(rt_reader *r, const rt_event **ev, size_t *n, rt_err *err);
+/* 1 when the reader hands out all of a rank's events before any of a higher rank's and none
+ * of a lower one's (TI per-rank files, OTF2 archives): a rank is complete once the next
+ * begins. */
+int rt_reader_by_rank(const rt_reader *r);
 /* After the end: non-NULL when the trace was cut short (the text says where). */
 const char *rt_reader_truncated(const rt_reader *r);
 /* Fraction of the trace read so far, 0 to 1, or -1 when the format cannot tell. */

@@ -46,6 +46,9 @@ int rt__parse_u64(const char *s, uint64_t *out)
     if (*s < '0' || *s > '9')
         return -1;
     uint64_t v = 0;
+    /* 19 digits cannot overflow: check only past them (text readers call this per field) */
+    for (int i = 0; i < 19 && *s >= '0' && *s <= '9'; i++, s++)
+        v = v * 10 + (unsigned)(*s - '0');
     for (; *s; s++) {
         if (*s < '0' || *s > '9')
             return -1;
@@ -170,7 +173,8 @@ rt_format rt_reader_format(const rt_reader *r)
     return r->format;
 }
 
-int rt_reader_next(rt_reader *r, rt_event *ev, rt_err *err)
+/* The next event of a back end without next_block, checked. */
+static int next_checked(rt_reader *r, rt_event *ev, rt_err *err)
 {
     int rc = r->ops->next(r, ev, err);
     if (rc <= 0)
@@ -184,14 +188,104 @@ int rt_reader_next(rt_reader *r, rt_event *ev, rt_err *err)
     if (ev->time < r->last_time[ev->rank]) {
         r->ops->where(r, where, sizeof where);
         return rt_err_set(err, RT_E_ORDER,
-                          "%s: events out of time order: rank %u at %llu ns after %llu ns",
-                          where, (unsigned)ev->rank, (unsigned long long)ev->time,
+                          "%s: events out of time order: rank %u at %llu ns after %llu ns", where,
+                          (unsigned)ev->rank, (unsigned long long)ev->time,
                           (unsigned long long)r->last_time[ev->rank]);
     }
     r->last_time[ev->rank] = ev->time;
     rt_event_normalize(ev);
     r->nevents++;
     return 1;
+}
+
+/* What the back end returned at the end of a gathered block, returned again now. */
+static int gather_stop(rt_reader *r, rt_err *err)
+{
+    if (r->stop < 0 && err)
+        *err = r->stop_err;
+    return r->stop < 0 ? r->stop : 0;
+}
+
+int rt_reader_next(rt_reader *r, rt_event *ev, rt_err *err)
+{
+    if (r->blk_i < r->blk_n) {
+        *ev = r->blk[r->blk_i++];
+        return 1;
+    }
+    if (r->ops->next_block) {
+        int rc = r->ops->next_block(r, &r->blk, &r->blk_n, err);
+        r->blk_i = 0;
+        if (rc <= 0) {
+            r->blk_n = 0;
+            return rc;
+        }
+        r->nevents += r->blk_n;
+        *ev = r->blk[r->blk_i++];
+        return 1;
+    }
+    if (r->held) { /* the event that ended the last gathered block */
+        r->held = 0;
+        *ev = r->gather[RT__GATHER];
+        return 1;
+    }
+    if (r->stop)
+        return gather_stop(r, err);
+    return next_checked(r, ev, err);
+}
+
+/* A block from a back end without next_block: its events up to the first of another rank
+ * (held for the next block), RT__GATHER at most. */
+static int gather(rt_reader *r, const rt_event **ev, size_t *n, rt_err *err)
+{
+    if (!r->gather && !(r->gather = malloc((RT__GATHER + 1) * sizeof *r->gather)))
+        return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", r->path);
+    size_t k = 0;
+    int rc = 1;
+    if (r->held) {
+        r->gather[k++] = r->gather[RT__GATHER];
+        r->held = 0;
+    } else if (r->stop) {
+        return gather_stop(r, err);
+    }
+    while (k < RT__GATHER && (rc = next_checked(r, &r->gather[k], err)) > 0) {
+        if (k && r->gather[k].rank != r->gather[0].rank) {
+            r->gather[RT__GATHER] = r->gather[k];
+            r->held = 1;
+            break;
+        }
+        k++;
+    }
+    if (rc <= 0) {
+        if (!k)
+            return rc;
+        r->stop = rc < 0 ? rc : 1; /* after these events */
+        if (rc < 0 && err)
+            r->stop_err = *err;
+    }
+    *ev = r->gather;
+    *n = k;
+    return 1;
+}
+
+int rt_reader_next_block(rt_reader *r, const rt_event **ev, size_t *n, rt_err *err)
+{
+    if (r->blk_i < r->blk_n) { /* the rest of a block rt_reader_next began */
+        *ev = r->blk + r->blk_i;
+        *n = r->blk_n - r->blk_i;
+        r->blk_i = r->blk_n;
+        return 1;
+    }
+    if (!r->ops->next_block)
+        return gather(r, ev, n, err);
+    int rc = r->ops->next_block(r, ev, n, err);
+    if (rc > 0)
+        r->nevents += *n;
+    return rc;
+}
+
+int rt_reader_by_rank(const rt_reader *r)
+{
+    return r->by_rank;
 }
 
 const char *rt_reader_truncated(const rt_reader *r)
@@ -207,6 +301,7 @@ void rt_reader_close(rt_reader *r)
         r->ops->close(r);
     rt_defs_free(&r->defs);
     free(r->last_time);
+    free(r->gather);
     free(r->truncated);
     free(r->path);
     free(r);
@@ -256,8 +351,8 @@ int rt_writer_write(rt_writer *w, const rt_event *ev, rt_err *err)
         return rt_err_set(err, e.code, "%s: %s", w->path, e.msg);
     if (ev->time < w->last_time[ev->rank])
         return rt_err_set(err, RT_E_ORDER,
-                          "%s: events out of time order: rank %u at %llu ns after %llu ns",
-                          w->path, (unsigned)ev->rank, (unsigned long long)ev->time,
+                          "%s: events out of time order: rank %u at %llu ns after %llu ns", w->path,
+                          (unsigned)ev->rank, (unsigned long long)ev->time,
                           (unsigned long long)w->last_time[ev->rank]);
     w->last_time[ev->rank] = ev->time;
     rt_event e2 = *ev;

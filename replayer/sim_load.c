@@ -58,27 +58,50 @@ typedef struct load_counts {
 } load_counts;
 
 #define LINKED (1ULL << 63)
+#define NO_EVENT UINT32_MAX
+
+/* Scratch space of the two passes, sized for the rank with the most events and reused. */
+typedef struct load_scratch {
+    /* By request id, the index of its latest post (| LINKED once a completion took it): a
+     * plain array for ids up to the rank's event count (tracer and TI reader number a
+     * rank's requests 1, 2, 3, ...), the hash map for any others. */
+    uint64_t *by_id;
+    sim_map ids;
+    uint32_t *done_at; /* per post: the index of its completion, NO_EVENT when none */
+    uint32_t *free_slots;
+    size_t cap;
+} load_scratch;
+
+static uint64_t *id_get(load_scratch *s, uint64_t id, uint32_t n)
+{
+    if (id <= n)
+        return s->by_id[id] == SIM_MAP_EMPTY ? NULL : &s->by_id[id];
+    return sim_map_get(&s->ids, id, 0);
+}
 
 /* Pass 1: link completions to their posts (copying what the post lacks), mark cancels. */
-static int link_requests(sim_rank_events *re, sim_map *ids, load_counts *lc, rt_err *err)
+static int link_requests(sim_rank_events *re, load_scratch *s, load_counts *lc, rt_err *err)
 {
     for (uint32_t i = 0; i < re->n; i++) {
         rt_event *ev = &re->ev[i];
-        int created;
         if (is_post(ev->kind)) {
-            uint64_t *v = sim_map_put(ids, ev->req, 0, &created);
+            uint64_t *v =
+                ev->req <= re->n ? &s->by_id[ev->req] : sim_map_put(&s->ids, ev->req, 0, NULL);
             if (!v)
                 return rt_err_set(err, RT_E_NOMEM, "out of memory loading the trace");
             *v = i; /* a reused id starts a new request */
+            s->done_at[i] = NO_EVENT;
         } else if (is_completion(ev->kind)) {
-            uint64_t *v = sim_map_get(ids, ev->req, 0);
+            uint64_t *v = id_get(s, ev->req, re->n);
             if (!v || (*v & LINKED)) {
                 ev->kind = SIM_EV_SKIP;
                 lc->orphan++;
                 continue;
             }
-            rt_event *p = &re->ev[*v & ~LINKED];
+            uint32_t at = (uint32_t)*v;
+            rt_event *p = &re->ev[at];
             *v |= LINKED;
+            s->done_at[at] = i;
             if (ev->kind == RT_EV_REQUEST_CANCELLED) {
                 p->kind = SIM_EV_SKIP;
                 ev->kind = SIM_EV_SKIP;
@@ -102,21 +125,38 @@ static int link_requests(sim_rank_events *re, sim_map *ids, load_counts *lc, rt_
     return 0;
 }
 
-/* Pass 2: slots for linked requests, world ranks for peers, skips for unlinked posts. */
-static int assign_slots(sim_rank_events *re, const rt_defs *defs, sim_map *ids,
+static int is_p2p(unsigned k)
+{
+    return k == RT_EV_SEND || k == RT_EV_ISEND || k == RT_EV_RECV || k == RT_EV_IRECV_REQUEST;
+}
+
+/* 1 when rank i of MPI_COMM_WORLD is world rank i, as in every trace retrace reads: then a
+ * message's peer on it needs no lookup. */
+static int world_is_identity(const rt_defs *defs)
+{
+    const rt_comm_def *c = rt_defs_comm(defs, RT_COMM_WORLD);
+    if (!c || c->flags || c->size != defs->nranks)
+        return 0;
+    for (uint32_t i = 0; i < c->size; i++)
+        if (c->members[i] != i)
+            return 0;
+    return 1;
+}
+
+/* Pass 2: slots for linked requests (a completion gets its post's), world ranks for peers,
+ * skips for unlinked posts. */
+static int assign_slots(sim_rank_events *re, const rt_defs *defs, int world_ident, load_scratch *s,
                         load_counts *lc, uint32_t rank, rt_err *err)
 {
-    uint32_t *free_slots = NULL, nfree = 0, next = 0;
-    int rc = 0;
-    for (uint32_t i = 0; i < re->n && !rc; i++) {
+    uint32_t nfree = 0, next = 0;
+    for (uint32_t i = 0; i < re->n; i++) {
         rt_event *ev = &re->ev[i];
         unsigned k = ev->kind;
         if (k == SIM_EV_SKIP)
             continue;
         if (is_post(k)) {
-            uint64_t *v = sim_map_get(ids, ev->req, 0);
-            int linked = v && (*v & LINKED) && (*v & ~LINKED) == i;
-            if (!linked && (k == RT_EV_IRECV_REQUEST || k == RT_EV_NBC_REQUEST)) {
+            uint32_t done = s->done_at[i];
+            if (done == NO_EVENT && (k == RT_EV_IRECV_REQUEST || k == RT_EV_NBC_REQUEST)) {
                 ev->kind = SIM_EV_SKIP;
                 if (k == RT_EV_IRECV_REQUEST)
                     lc->irecv_open++;
@@ -124,66 +164,144 @@ static int assign_slots(sim_rank_events *re, const rt_defs *defs, sim_map *ids,
                     lc->nbc_open++;
                 continue;
             }
-            if (linked) {
-                uint32_t slot;
-                if (nfree) {
-                    slot = free_slots[--nfree];
-                } else {
-                    slot = next++;
-                    uint32_t *p = realloc(free_slots, (size_t)next * sizeof *p);
-                    if (!p) {
-                        rc = rt_err_set(err, RT_E_NOMEM, "out of memory loading the trace");
-                        break;
-                    }
-                    free_slots = p;
-                }
-                *v = LINKED | ((uint64_t)slot << 32) | i; /* index fits: i < 2^31 */
+            if (done != NO_EVENT) {
+                uint32_t slot = nfree ? s->free_slots[--nfree] : next++;
                 ev->req = slot;
+                re->ev[done].req = slot;
             } else {
                 ev->req = SIM_NONE;
             }
         } else if (is_completion(k)) {
-            uint64_t *v = sim_map_get(ids, ev->req, 0);
-            /* linked in pass 1, so present; the post saw it first */
-            uint32_t slot = (uint32_t)(*v >> 32) & 0x7fffffffu;
-            ev->req = slot;
-            free_slots[nfree++] = slot;
-            *v &= ~(0x7fffffffULL << 32);
+            s->free_slots[nfree++] = (uint32_t)ev->req; /* linked: its post set the slot */
         }
-        if (sim_world_peer(ev)) {
+        if (!sim_world_peer(ev))
+            continue;
+        if (world_ident && ev->comm == RT_COMM_WORLD && is_p2p(k)) {
+            if (ev->peer >= 0 && (uint32_t)ev->peer < defs->nranks)
+                continue;
+        } else {
             rt_event probe = *ev;
             if (k == RT_EV_IRECV_REQUEST)
                 probe.kind = RT_EV_IRECV;
             int64_t w = rt_defs_peer_world(defs, &probe);
-            if (w < 0)
-                rc = rt_err_set(err, RT_E_FORMAT, "rank %u, event %u (%s): peer %d does not "
-                                "resolve to a world rank", (unsigned)rank, (unsigned)i,
-                                rt_event_kind_name(k), ev->peer);
-            else
+            if (w >= 0) {
                 ev->peer = (int32_t)w;
+                continue;
+            }
         }
+        return rt_err_set(err, RT_E_FORMAT,
+                          "rank %u, event %u (%s): peer %d does not resolve to a world rank",
+                          (unsigned)rank, (unsigned)i, rt_event_kind_name(k), ev->peer);
     }
     re->nslots = next;
-    free(free_slots);
-    return rc;
+    return 0;
 }
 
-static int append(rt_sim_trace *t, const rt_event *ev, rt_err *err)
+/* Grows the scratch space to a rank of n events and empties it. */
+static int scratch_reset(load_scratch *s, uint32_t n, rt_err *err)
+{
+    if (n + (size_t)1 > s->cap) {
+        size_t cap = n + (size_t)1;
+        uint64_t *b = realloc(s->by_id, cap * sizeof *b);
+        if (b)
+            s->by_id = b;
+        uint32_t *d = realloc(s->done_at, cap * sizeof *d);
+        if (d)
+            s->done_at = d;
+        uint32_t *f = realloc(s->free_slots, cap * sizeof *f);
+        if (f)
+            s->free_slots = f;
+        if (!b || !d || !f)
+            return rt_err_set(err, RT_E_NOMEM, "out of memory loading the trace");
+        s->cap = cap;
+    }
+    memset(s->by_id, 0xff, (n + (size_t)1) * sizeof *s->by_id); /* SIM_MAP_EMPTY */
+    s->ids.n = 0;
+    for (size_t j = 0; j < s->ids.cap; j++)
+        s->ids.slots[j].k1 = SIM_MAP_EMPTY;
+    return 0;
+}
+
+/* Appends a block of one rank's events (checking their order while they are in cache: the
+ * engine relies on it). */
+static int append(rt_sim_trace *t, const rt_event *ev, size_t n, rt_err *err)
 {
     sim_rank_events *re = &t->ranks[ev->rank];
-    if (re->n == re->cap) {
-        uint32_t cap = re->cap ? re->cap * 2 : 16;
-        if (cap <= re->cap || cap > (1u << 31))
+    uint64_t prev = re->n ? re->ev[re->n - 1].time : 0;
+    for (size_t j = 0; j < n; prev = ev[j++].time)
+        if (ev[j].time < prev)
+            return rt_err_set(err, RT_E_ORDER, "rank %u, event %llu: time goes back",
+                              (unsigned)ev->rank, (unsigned long long)(re->n + j));
+    if (n > re->cap - re->n) {
+        uint64_t need = (uint64_t)re->n + n, cap = re->cap ? re->cap : 16;
+        if (need > (1u << 31))
             return rt_err_set(err, RT_E_INVAL, "rank %u has more than 2^31 events",
                               (unsigned)ev->rank);
-        rt_event *p = realloc(re->ev, (size_t)cap * sizeof *p);
+        while (cap < need)
+            cap *= 2;
+        rt_event *p = realloc(re->ev, cap * sizeof *p);
         if (!p)
             return rt_err_set(err, RT_E_NOMEM, "out of memory loading the trace (%llu events)",
                               (unsigned long long)t->nevents);
         re->ev = p;
-        re->cap = cap;
+        re->cap = (uint32_t)cap;
     }
-    re->ev[re->n++] = *ev;
+    memcpy(re->ev + re->n, ev, n * sizeof *ev);
+    re->n += (uint32_t)n;
+    t->nevents += n;
+    /* in time order: the first and last events bound the block */
+    if (ev[0].time < t->t_first)
+        t->t_first = ev[0].time;
+    if (ev[n - 1].time > t->t_last)
+        t->t_last = ev[n - 1].time;
+    return 0;
+}
+
+/* What the two passes share over a whole load. */
+typedef struct load_state {
+    load_scratch s;
+    load_counts lc;
+    int world_ident;
+} load_state;
+
+/* Prepares rank i's events for the engine once they are all loaded. */
+static int prepare(rt_sim_trace *t, load_state *ls, uint32_t i, rt_err *err)
+{
+    sim_rank_events *re = &t->ranks[i];
+    int rc = scratch_reset(&ls->s, re->n, err);
+    if (rc == 0)
+        rc = link_requests(re, &ls->s, &ls->lc, err);
+    if (rc == 0)
+        rc = assign_slots(re, &t->defs, ls->world_ident, &ls->s, &ls->lc, i, err);
+    return rc;
+}
+
+/* Every block into its rank's events. From a reader that goes rank by rank, each rank is
+ * prepared as soon as the next begins, while its events are still in cache (both passes
+ * then cost a fraction of what they cost from memory); otherwise all at the end. */
+static int load_events(rt_reader *r, rt_sim_trace *t, load_state *ls, rt_err *err)
+{
+    int by_rank = rt_reader_by_rank(r), rc;
+    uint32_t cur = 0;
+    const rt_event *blk;
+    size_t n;
+    while ((rc = rt_reader_next_block(r, &blk, &n, err)) > 0) {
+        if (by_rank && blk->rank != cur) {
+            if (blk->rank < cur)
+                return rt_err_set(err, RT_E_ORDER, "rank %u's events after rank %u's",
+                                  (unsigned)blk->rank, (unsigned)cur);
+            if ((rc = prepare(t, ls, cur, err)) < 0)
+                return rc;
+            cur = blk->rank;
+        }
+        if ((rc = append(t, blk, n, err)) < 0)
+            return rc;
+    }
+    if (rc < 0)
+        return rc;
+    for (uint32_t i = by_rank ? cur : 0; i < t->defs.nranks; i++)
+        if ((rc = prepare(t, ls, i, err)) < 0)
+            return rc;
     return 0;
 }
 
@@ -206,48 +324,24 @@ int rt_sim_trace_load(rt_reader *r, rt_sim_trace **out, rt_err *err)
         return rt_err_set(err, RT_E_NOMEM, "out of memory");
     }
     t->t_first = UINT64_MAX;
-    rt_event ev;
-    while ((rc = rt_reader_next(r, &ev, err)) > 0) {
-        if ((rc = append(t, &ev, err)) < 0)
-            break;
-        t->nevents++;
-        if (ev.time < t->t_first)
-            t->t_first = ev.time;
-        if (ev.time > t->t_last)
-            t->t_last = ev.time;
-    }
+    load_state ls = {.world_ident = world_is_identity(&t->defs)};
+    rc = load_events(r, t, &ls, err);
+    sim_map_free(&ls.s.ids);
+    free(ls.s.by_id);
+    free(ls.s.done_at);
+    free(ls.s.free_slots);
     if (rc < 0) {
         rt_sim_trace_free(t);
         return rc;
     }
     if (!t->nevents)
         t->t_first = 0;
-    load_counts lc = {0};
-    sim_map ids = {0};
-    for (uint32_t i = 0; i < t->defs.nranks && rc == 0; i++) {
-        sim_rank_events *re = &t->ranks[i];
-        for (uint32_t j = 1; j < re->n; j++)
-            if (re->ev[j].time < re->ev[j - 1].time) {
-                rc = rt_err_set(err, RT_E_ORDER, "rank %u, event %u: time goes back",
-                                (unsigned)i, (unsigned)j);
-                break;
-            }
-        if (rc == 0)
-            rc = link_requests(re, &ids, &lc, err);
-        if (rc == 0)
-            rc = assign_slots(re, &t->defs, &ids, &lc, i, err);
-        ids.n = 0;
-        for (size_t j = 0; j < ids.cap; j++)
-            ids.slots[j].k1 = SIM_MAP_EMPTY;
-    }
-    sim_map_free(&ids);
-    if (rc < 0) {
-        rt_sim_trace_free(t);
-        return rc;
-    }
+    load_counts lc = ls.lc;
     if (lc.irecv_open)
-        sim_trace_note(t, "%llu nonblocking receives never completed: left out (their source "
-                       "is unknown)", (unsigned long long)lc.irecv_open);
+        sim_trace_note(t,
+                       "%llu nonblocking receives never completed: left out (their source "
+                       "is unknown)",
+                       (unsigned long long)lc.irecv_open);
     if (lc.nbc_open)
         sim_trace_note(t, "%llu nonblocking collectives never completed: left out",
                        (unsigned long long)lc.nbc_open);
@@ -274,16 +368,24 @@ void rt_sim_trace_free(rt_sim_trace *t)
     free(t);
 }
 
-const rt_defs *rt_sim_trace_defs(const rt_sim_trace *t) { return &t->defs; }
-uint64_t rt_sim_trace_events(const rt_sim_trace *t) { return t->nevents; }
+const rt_defs *rt_sim_trace_defs(const rt_sim_trace *t)
+{
+    return &t->defs;
+}
+uint64_t rt_sim_trace_events(const rt_sim_trace *t)
+{
+    return t->nevents;
+}
 uint64_t rt_sim_trace_span_ps(const rt_sim_trace *t)
 {
     return (t->t_last - t->t_first) * 1000;
 }
-const char *rt_sim_trace_notes(const rt_sim_trace *t) { return t->notes ? t->notes : ""; }
+const char *rt_sim_trace_notes(const rt_sim_trace *t)
+{
+    return t->notes ? t->notes : "";
+}
 
-int rt_sim_trace_traffic(const rt_sim_trace *t, rt_map_edge **edges, size_t *nedges,
-                         rt_err *err)
+int rt_sim_trace_traffic(const rt_sim_trace *t, rt_map_edge **edges, size_t *nedges, rt_err *err)
 {
     sim_map pairs = {0};
     for (uint32_t r = 0; r < t->defs.nranks; r++) {

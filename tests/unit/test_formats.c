@@ -976,6 +976,68 @@ static void test_writer_checks(void **state)
     rt_defs_free(&d);
 }
 
+/* rt_reader_next_block on formats without blocks of their own: the events of one rank in a
+ * row, RT__GATHER (64) at most, the event of the next rank held for the next block, and
+ * errors after the events before them. */
+static void test_blocks_gathered(void **state)
+{
+    (void)state;
+    rt_reader *r;
+    rt_err err;
+    const rt_event *ev;
+    size_t n;
+    rt_event one;
+    /* send_ring.csv: rank 0's 6 events, then rank 1's; rt_reader_next takes the held one */
+    assert_int_equal(rt_reader_open(RT_TEST_DATA "/send_ring.csv", &r, &err), 0);
+    assert_int_equal(rt_reader_next_block(r, &ev, &n, &err), 1);
+    assert_int_equal(n, 6);
+    assert_int_equal(ev[0].rank, 0);
+    assert_int_equal(ev[5].kind, RT_EV_LEAVE);
+    assert_int_equal(ev[5].time, 2100);
+    assert_int_equal(rt_reader_next(r, &one, &err), 1);
+    assert_int_equal(one.rank, 1);
+    assert_int_equal(one.kind, RT_EV_ENTER);
+    assert_int_equal(rt_reader_next_block(r, &ev, &n, &err), 1);
+    assert_int_equal(n, 5);
+    assert_int_equal(ev[0].kind, RT_EV_SEND);
+    assert_int_equal(ev[4].time, 2100);
+    assert_int_equal(rt_reader_next_block(r, &ev, &n, &err), 0);
+    assert_int_equal(rt_reader_next(r, &one, &err), 0);
+    rt_reader_close(r);
+
+    /* 70 events of one rank: 64, then 6 */
+    char text[4096] = "ranks,1\n";
+    size_t len = strlen(text);
+    for (int i = 0; i < 35; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len,
+                                "0,%d,enter,MPI_Barrier,,,,,,,,\n0,%d,leave,MPI_Barrier,,,,,,,,\n",
+                                10 * i, 10 * i + 5);
+    assert_int_equal(rt_reader_open(rt_test_write_file("seventy.csv", text), &r, &err), 0);
+    assert_int_equal(rt_reader_next_block(r, &ev, &n, &err), 1);
+    assert_int_equal(n, 64);
+    assert_int_equal(ev[63].time, 315);
+    assert_int_equal(rt_reader_next_block(r, &ev, &n, &err), 1);
+    assert_int_equal(n, 6);
+    assert_int_equal(ev[5].time, 345);
+    assert_int_equal(rt_reader_next_block(r, &ev, &n, &err), 0);
+    rt_reader_close(r);
+
+    /* out_of_order.csv: rank 0's event, rank 1's, then the error, and again on asking */
+    assert_int_equal(rt_reader_open(RT_TEST_DATA "/out_of_order.csv", &r, &err), 0);
+    assert_int_equal(rt_reader_next_block(r, &ev, &n, &err), 1);
+    assert_int_equal(n, 1);
+    assert_int_equal(ev[0].time, 10);
+    assert_int_equal(rt_reader_next_block(r, &ev, &n, &err), 1);
+    assert_int_equal(n, 1);
+    assert_int_equal(ev[0].rank, 1);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(rt_reader_next_block(r, &ev, &n, &err), -RT_E_ORDER);
+        assert_non_null(strstr(err.msg, "out_of_order.csv:4: events out of time order: rank 0 "
+                                        "at 9 ns after 10 ns"));
+    }
+    rt_reader_close(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1001,6 +1063,7 @@ int main(void)
         cmocka_unit_test(test_otf2_truncated_events),
         cmocka_unit_test(test_otf2_bad_nbrs),
         cmocka_unit_test(test_writer_checks),
+        cmocka_unit_test(test_blocks_gathered),
     };
     return cmocka_run_group_tests_name("formats", tests, NULL, NULL);
 }

@@ -1,0 +1,72 @@
+/*
+ * Internal: the two halves of the TI reader. ti_lines.c turns an action file into lines of
+ * fields and fields into checked numbers, as SimGrid 3.32's xbt_replay.cpp and
+ * smpi_replay.cpp read them; ti_reader.c turns each action into the events the tracer would
+ * have recorded (docs/ti.md).
+ */
+#ifndef RT__TI_READ_H
+#define RT__TI_READ_H
+
+#include "rt__ti.h"
+
+/* One action file, read in large blocks (no stdio, no allocation per line). */
+typedef struct rt__ti_lines {
+    char *path; /* of the open file, for messages (owned) */
+    int fd;     /* -1 when no file is open */
+    char *buf;  /* [pos, len): read and not taken yet; buf[len] is always writable */
+    size_t cap, pos, len;
+    size_t nul;           /* index in buf of the first NUL byte at or after pos; SIZE_MAX: none */
+    int eof;              /* read() said the file ends at len */
+    uint64_t base, size;  /* file offset of buf[0]; size of the file (0: unknown) */
+    unsigned long lineno; /* of the line last taken */
+    char **tok;           /* its fields, each NUL-terminated inside buf */
+    size_t ntok, tokcap;
+    size_t namelen; /* of tok[1], the action name */
+} rt__ti_lines;
+
+/* Opens path (taking the string over) for reading from its first line; the buffer of an
+ * earlier file is reused. */
+int rt__ti_lines_open(rt__ti_lines *l, char *path, rt_err *err);
+int rt__ti_lines_rewind(rt__ti_lines *l, rt_err *err);
+void rt__ti_lines_close(rt__ti_lines *l); /* the file; keeps the buffers */
+void rt__ti_lines_free(rt__ti_lines *l);
+/* The next action line, trimmed and split at blanks into l->tok (at least RANK and ACTION).
+ * Skips empty lines and # comments (a "# truncated: NOTE" comment becomes r's truncation
+ * note). 1: a line; 0: the end of the file; < 0: error. */
+int rt__ti_lines_next(rt__ti_lines *l, rt_reader *r, rt_err *err);
+/* Fraction of the open file taken so far (0 when its size is unknown). */
+double rt__ti_lines_progress(const rt__ti_lines *l);
+
+/* "FILE:LINE: ACTION: problem" (without ACTION before the line has one). */
+int rt__ti_bad(const rt__ti_lines *l, rt_err *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- the fields of the current line (field i: l->tok[i]; arguments start at 2) ---------- */
+
+/* The count of arguments after RANK ACTION must be in [min, max]. */
+int rt__ti_arity(const rt__ti_lines *l, size_t min, size_t max, const char *usage, rt_err *err);
+/* An integer as SimGrid reads it with std::stoi (ranks, tags, roots, count vectors), but
+ * strict: the whole field, in [lo, hi]. */
+int rt__ti_int(const rt__ti_lines *l, size_t i, const char *what, int64_t lo, int64_t hi,
+               int64_t *out, rt_err *err);
+/* A number as SimGrid's parse_double reads it (flops, seconds): >= 0 and finite. */
+int rt__ti_double(const rt__ti_lines *l, size_t i, const char *what, double *out, rt_err *err);
+/* An element count as SimGrid's parse_integer reads it: a number (1e6 is allowed), the
+ * fraction cut off. */
+int rt__ti_count(const rt__ti_lines *l, size_t i, const char *what, uint64_t *out, rt_err *err);
+/* The size of the datatype in field i, or dflt when the line stops short of it. */
+int rt__ti_type(const rt__ti_lines *l, size_t i, uint32_t dflt, uint32_t *size, rt_err *err);
+/* A world rank below nranks. */
+int rt__ti_rank(const rt__ti_lines *l, size_t i, const char *what, uint32_t nranks, int32_t *out,
+                rt_err *err);
+int rt__ti_tag(const rt__ti_lines *l, size_t i, int32_t *out, rt_err *err);
+/* Sum of the n counts from field first on (std::stoi integers >= 0). With mine set, *mine
+ * is the count at position at. */
+int rt__ti_counts(const rt__ti_lines *l, size_t first, uint32_t n, const char *what, uint64_t *sum,
+                  uint32_t at, uint64_t *mine, rt_err *err);
+/* n * size bytes, refusing overflow. */
+int rt__ti_mul(const rt__ti_lines *l, uint64_t n, uint32_t size, uint64_t *out, rt_err *err);
+/* The RANK field as SimGrid writes it ("0", "17"; not "017"). */
+int rt__ti_who(const rt__ti_lines *l, uint64_t *who, rt_err *err);
+
+#endif /* RT__TI_READ_H */
