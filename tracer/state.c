@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "rt__tracer.h"
-#include "rt_place.h"
+#include "rt_place_mpi.h"
 #include "rt_trace.h"
 
 rt__state rt__g;
@@ -91,37 +91,14 @@ static void locate(int emulate, uint32_t nodes, uint32_t modules)
         return;
     }
     /* Collective, so every rank takes part even when its own variables are set. */
-    MPI_Comm shared = MPI_COMM_NULL;
-    uint32_t node = r;
-    if (PMPI_Comm_split_type(rt__g.tool, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared) ==
-            MPI_SUCCESS &&
-        shared != MPI_COMM_NULL) {
-        /* The node's id: the world rank of its first process, known without messages. */
-        MPI_Group g, wg;
-        int zero = 0, first = MPI_UNDEFINED;
-        PMPI_Comm_group(shared, &g);
-        PMPI_Comm_group(MPI_COMM_WORLD, &wg);
-        PMPI_Group_translate_ranks(g, 1, &zero, wg, &first);
-        PMPI_Group_free(&g);
-        PMPI_Group_free(&wg);
-        PMPI_Comm_free(&shared);
-        if (first != MPI_UNDEFINED && first >= 0)
-            node = (uint32_t)first;
-    }
-    uint32_t v;
+    uint32_t node = r, v;
+    rt_place_shared_node(rt__g.tool, MPI_COMM_WORLD, &node);
     rt__g.node = env_id(RT_PLACE_NODE_VARS, &v) ? v : node;
     if (env_id(RT_PLACE_MODULE_VARS, &v)) {
         rt__g.module = v;
         return;
     }
-    rt__g.module = 0;
-    char value[64];
-    int flag = 0;
-    if (MPI_INFO_ENV != MPI_INFO_NULL &&
-        PMPI_Info_get(MPI_INFO_ENV, "msa_module_id", (int)sizeof value - 1, value, &flag) ==
-            MPI_SUCCESS &&
-        flag && rt_place_parse_id(value, &v) == 0)
-        rt__g.module = v;
+    rt__g.module = rt_place_info_module(&v) ? v : 0;
 }
 
 /* ---- output directory (rank 0) -------------------------------------------------------------- */
