@@ -34,6 +34,7 @@ extern const cli_command cli_cmd_gateways;
 extern const cli_command cli_cmd_pipeline;
 extern const cli_command cli_cmd_profile;
 extern const cli_command cli_cmd_replay;
+extern const cli_command cli_cmd_calibrate;
 
 /* Scanning the arguments of a subcommand (cli/args.c): for (a.i = 1; a.i < argc; a.i++). */
 typedef struct cli_args {

@@ -14,6 +14,7 @@ static const cli_command *const commands[] = {
     &cli_cmd_pipeline,
     &cli_cmd_profile,
     &cli_cmd_replay,
+    &cli_cmd_calibrate,
     &cli_cmd_demo,
 };
 #define NCOMMANDS (sizeof commands / sizeof *commands)

@@ -272,22 +272,37 @@ static void exact_size(uint64_t n, char *buf, size_t len)
     snprintf(buf, len, "%llu", (unsigned long long)n);
 }
 
-int rt_net_model_write(const rt_net_model *m, FILE *out)
+/* Each line of text as a comment line ("# ..."; blank lines stay "#"). */
+static void write_note(const char *text, FILE *out)
+{
+    while (text && *text) {
+        size_t n = strcspn(text, "\n");
+        fprintf(out, n ? "# %.*s\n" : "#\n", (int)n, text);
+        text += n + (text[n] == '\n');
+    }
+}
+
+int rt_net_model_write_notes(const rt_net_model *m, const char *const *notes, FILE *out)
 {
     char a[64], b[64];
     fputs("# retrace network model (docs/model.md), from ", out);
     for (const char *s = m->source; *s; s++)
         fputc(*s == '\n' || *s == '\r' ? '?' : *s, out);
+    fputc('\n', out);
+    if (notes)
+        write_note(notes[RT_CT_NONE], out);
     exact_size(m->gw_mtu, a, sizeof a);
     exact_bandwidth(m->reduce_bandwidth, b, sizeof b);
     fprintf(out,
-            "\ngateways = %u\ngw_mtu = %s\nreduce_bandwidth = %s\ncontention = %s\n"
+            "gateways = %u\ngw_mtu = %s\nreduce_bandwidth = %s\ncontention = %s\n"
             "injection = %s\n",
             (unsigned)m->gateways, a, b, m->contention ? "on" : "off",
             m->injection == RT_NET_INJECT_BYTES ? "bytes" : "message");
     for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++) {
         const rt_net_link *l = &m->link[ct];
         fprintf(out, "\n[%s]\n", rt_contype_name(ct));
+        if (notes)
+            write_note(notes[ct], out);
         exact_time(l->latency_ps, a, sizeof a);
         exact_bandwidth(l->bandwidth, b, sizeof b);
         fprintf(out, "latency = %s\nbandwidth = %s\n", a, b);
@@ -298,4 +313,9 @@ int rt_net_model_write(const rt_net_model *m, FILE *out)
         fprintf(out, "eager = %s\n", a);
     }
     return ferror(out) ? -RT_E_IO : 0;
+}
+
+int rt_net_model_write(const rt_net_model *m, FILE *out)
+{
+    return rt_net_model_write_notes(m, NULL, out);
 }

@@ -53,6 +53,11 @@ int rt_net_model_load(rt_net_model *m, const char *path, rt_err *err);
  * aside). Returns 0 or -RT_E_IO. */
 int rt_net_model_write(const rt_net_model *m, FILE *out);
 
+/* The same with comments: notes[RT_CT_NONE] after the first line (before the global keys),
+ * notes[ct] after the [ct] section header; each line of a note becomes "# line". notes may
+ * be NULL, and so may each note. */
+int rt_net_model_write_notes(const rt_net_model *m, const char *const *notes, FILE *out);
+
 /* Wire time of one message of n bytes over connection type ct, from the start of injection to
  * the last byte at the receiver, excluding overheads: L + n/B rounded up to whole ps. For
  * RT_CT_GW: two hops through a gateway that forwards chunks of mtu bytes (0 means

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "rt__tracer.h"
+#include "rt_place_mpi.h"
 #include "rt_trace.h"
 
 rt__state rt__g;
@@ -70,100 +71,34 @@ static int env_flag(const char *name, int deflt)
     return deflt;
 }
 
-static int parse_u32(const char *s, uint32_t *out)
-{
-    if (!s || *s < '0' || *s > '9')
-        return -1;
-    uint64_t v = 0;
-    for (; *s >= '0' && *s <= '9'; s++)
-        if ((v = v * 10 + (unsigned)(*s - '0')) > UINT32_MAX)
-            return -1;
-    if (*s)
-        return -1;
-    *out = (uint32_t)v;
-    return 0;
-}
-
-/* The first of the named variables that is set, parsed as an id; 0 when none is. */
+/* The first of the two variables that holds an id (rt_place_env_id), with a warning for one
+ * that is set but not a number. */
 static int env_id(const char *a, const char *b, uint32_t *out)
 {
-    const char *names[2] = {a, b};
-    for (int i = 0; i < 2; i++) {
-        const char *v = env(names[i]);
-        if (!v)
-            continue;
-        if (parse_u32(v, out) == 0)
-            return 1;
-        rt__warn("rank %d: %s=%s is not a number; ignored", rt__g.rank, names[i], v);
-    }
-    return 0;
-}
-
-/* RETRACE_EMULATE=nodes=N,modules=M (either order; modules defaults to 1). */
-static int parse_emulate(const char *v, uint32_t *nodes, uint32_t *modules)
-{
-    char buf[128];
-    if (strlen(v) >= sizeof buf)
-        return -1;
-    strcpy(buf, v);
-    *nodes = 0;
-    *modules = 1;
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
-         tok = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(tok, '=');
-        if (!eq)
-            return -1;
-        *eq = 0;
-        uint32_t *dst = !strcmp(tok, "nodes") ? nodes : !strcmp(tok, "modules") ? modules : NULL;
-        if (!dst || parse_u32(eq + 1, dst) < 0 || *dst == 0)
-            return -1;
-    }
-    return *nodes ? 0 : -1;
+    const char *bad;
+    int found = rt_place_env_id(a, b, out, &bad);
+    if (bad)
+        rt__warn("rank %d: %s=%s is not a number; ignored", rt__g.rank, bad, getenv(bad));
+    return found;
 }
 
 /* Node and module of this process (DESIGN.md, "Connection types"). */
 static void locate(int emulate, uint32_t nodes, uint32_t modules)
 {
-    uint32_t r = (uint32_t)rt__g.rank, p = (uint32_t)rt__g.nranks;
+    uint32_t r = (uint32_t)rt__g.rank;
     if (emulate) {
-        uint32_t per_node = (p + nodes - 1) / nodes;
-        uint32_t per_module = (nodes + modules - 1) / modules;
-        rt__g.node = r / per_node;
-        rt__g.module = rt__g.node / per_module;
+        rt_place_emulated(r, (uint32_t)rt__g.nranks, nodes, modules, &rt__g.node, &rt__g.module);
         return;
     }
     /* Collective, so every rank takes part even when its own variables are set. */
-    MPI_Comm shared = MPI_COMM_NULL;
-    uint32_t node = r;
-    if (PMPI_Comm_split_type(rt__g.tool, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared) ==
-            MPI_SUCCESS &&
-        shared != MPI_COMM_NULL) {
-        /* The node's id: the world rank of its first process, known without messages. */
-        MPI_Group g, wg;
-        int zero = 0, first = MPI_UNDEFINED;
-        PMPI_Comm_group(shared, &g);
-        PMPI_Comm_group(MPI_COMM_WORLD, &wg);
-        PMPI_Group_translate_ranks(g, 1, &zero, wg, &first);
-        PMPI_Group_free(&g);
-        PMPI_Group_free(&wg);
-        PMPI_Comm_free(&shared);
-        if (first != MPI_UNDEFINED && first >= 0)
-            node = (uint32_t)first;
-    }
-    uint32_t v;
-    rt__g.node = env_id("RETRACE_NODE_ID", "PSP_SMP_NODE_ID", &v) ? v : node;
-    if (env_id("RETRACE_MODULE_ID", "PSP_MSA_MODULE_ID", &v)) {
+    uint32_t node = r, v;
+    rt_place_shared_node(rt__g.tool, MPI_COMM_WORLD, &node);
+    rt__g.node = env_id(RT_PLACE_NODE_VARS, &v) ? v : node;
+    if (env_id(RT_PLACE_MODULE_VARS, &v)) {
         rt__g.module = v;
         return;
     }
-    rt__g.module = 0;
-    char value[64];
-    int flag = 0;
-    if (MPI_INFO_ENV != MPI_INFO_NULL &&
-        PMPI_Info_get(MPI_INFO_ENV, "msa_module_id", (int)sizeof value - 1, value, &flag) ==
-            MPI_SUCCESS &&
-        flag && parse_u32(value, &v) == 0)
-        rt__g.module = v;
+    rt__g.module = rt_place_info_module(&v) ? v : 0;
 }
 
 /* ---- output directory (rank 0) -------------------------------------------------------------- */
@@ -338,8 +273,8 @@ void rt__init_after(int thread_level)
     shared_settings s;
     memset(&s, 0, sizeof s);
     uint32_t nodes = 0, modules = 0;
-    const char *em = env("RETRACE_EMULATE");
-    int emulate = em && parse_emulate(em, &nodes, &modules) == 0;
+    const char *em = env(RT_PLACE_EMULATE_VAR);
+    int emulate = em && rt_place_parse_emulate(em, &nodes, &modules) == 0;
     if (em && !emulate && rt__g.rank == 0)
         rt__warn("RETRACE_EMULATE=%s: expected nodes=N,modules=M with N, M >= 1; not "
                  "emulating",

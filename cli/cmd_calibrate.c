@@ -1,0 +1,274 @@
+/*
+ * retrace calibrate: measure this machine's MPI under mpiexec and write a network model
+ * (docs/calibrate.md). The only subcommand that initialises MPI.
+ *
+ * Every process parses the same command line and loads the same base model before MPI
+ * starts, so a usage error stops them all alike without MPI; the output file is checked by
+ * rank 0 before anything is measured, and each later outcome is rank 0's, shared with all,
+ * so every process exits with the same status and none is left waiting.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <mpi.h>
+
+#include "cli.h"
+#include "rt_calib.h"
+
+static void calibrate_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: mpiexec -n P retrace calibrate [--out FILE] [--model FILE] [--quick]\n"
+            "                                      [--max-size SIZE] [--batches N] [--verbose]\n"
+            "\n"
+            "Measures latency, bandwidth, per-message overhead, gap and the eager/rendezvous\n"
+            "switch of each connection type among the ranks (loop: a rank with itself; shm:\n"
+            "same node; net: another node; gw: another module), one pair of ranks at a time,\n"
+            "and the reduction rate; fits the network model to the measured ping-pong times\n"
+            "and writes it (docs/model.md) for 'retrace replay --model' and 'retrace pipeline\n"
+            "--model'. Without mpiexec only loop is measured.\n"
+            "  --out FILE       write the model to FILE (replaced if it exists; checked before\n"
+            "                   measuring); default: standard output\n"
+            "  --model FILE     start from this model: types not measured and the gateway\n"
+            "                   keys keep its values (default: the built-in defaults)\n"
+            "  --quick          a short run for tests: sizes up to 256K, 5 batches\n"
+            "  --max-size SIZE  largest ping-pong message (default 4M; 1K to 1G)\n"
+            "  --batches N      batches per size; the best counts (default 15; 1 to 256)\n"
+            "  --verbose        the measured and fitted time of every size, on stderr\n");
+}
+
+/* Before MPI starts the rank is unknown, but launchers put it in the environment (hydra:
+ * PMI_RANK; PMIx: PMIX_RANK; Open MPI: OMPI_COMM_WORLD_RANK). Only the first process
+ * speaks, so that a usage error under mpiexec -n 8 is one line, not eight. */
+static int first_process(void)
+{
+    static const char *const vars[] = {"PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return !strcmp(v, "0");
+    }
+    return 1;
+}
+
+static int quiet_usage_error(const char *fmt, const char *a, const char *b)
+{
+    if (first_process()) {
+        cli_error(fmt, a, b);
+        calibrate_usage(stderr);
+    }
+    return CLI_BAD;
+}
+
+typedef struct cal_args {
+    const char *out, *model;
+    int verbose;
+    rt_calib_opts opts;
+} cal_args;
+
+/* An option that takes a value, written without "=VALUE". */
+static int needs_value(const char *arg)
+{
+    static const char *const opts[] = {"--out", "--model", "--max-size", "--batches"};
+    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
+        if (!strcmp(arg, opts[i]))
+            return 1;
+    return 0;
+}
+
+/* Parses the command line; CLI_OK, a usage error's status, or -1 for --help (done). */
+static int parse(int argc, char **argv, cal_args *c)
+{
+    cli_args a = {.cmd = &cli_cmd_calibrate, .argc = argc, .argv = argv};
+    const char *max = NULL, *batches = NULL;
+    int quick = 0;
+    for (a.i = 1; a.i < argc; a.i++) {
+        const char *arg = argv[a.i];
+        if (cli_args_flag(&a, "--help") || cli_args_flag(&a, "-h")) {
+            if (first_process())
+                calibrate_usage(stdout);
+            return -1;
+        } else if (cli_args_flag(&a, "--quick")) {
+            quick = 1;
+        } else if (cli_args_flag(&a, "--verbose") || cli_args_flag(&a, "-v")) {
+            c->verbose = 1;
+        } else if (needs_value(arg) && a.i + 1 >= argc) {
+            return quiet_usage_error("calibrate: %s needs a value%s", arg, "");
+        } else if (cli_args_value(&a, "--out", &c->out) ||
+                   cli_args_value(&a, "--model", &c->model) ||
+                   cli_args_value(&a, "--max-size", &max) ||
+                   cli_args_value(&a, "--batches", &batches)) {
+            continue; /* a missing value was caught above, so these cannot fail */
+        } else if (arg[0] == '-' && arg[1]) {
+            return quiet_usage_error("calibrate: unknown option '%s'%s", arg, "");
+        } else {
+            return quiet_usage_error("calibrate: unexpected argument '%s'%s", arg, "");
+        }
+    }
+    rt_calib_opts_default(&c->opts);
+    if (quick) {
+        c->opts.quick = 1;
+        c->opts.max_bytes = 256u << 10;
+        c->opts.batches = 5;
+        c->opts.batch_ps = 50000000; /* 50 us */
+    }
+    rt_err err;
+    if (max) {
+        uint64_t v;
+        if (rt_net_parse_size(max, &v, &err) < 0)
+            return quiet_usage_error("calibrate: --max-size: %s%s", err.msg, "");
+        if (v < 1024 || v > (1u << 30))
+            return quiet_usage_error("calibrate: --max-size: '%s' is out of range (1K to 1G)%s",
+                                     max, "");
+        c->opts.max_bytes = v;
+    }
+    if (batches) {
+        char *end;
+        unsigned long v = strtoul(batches, &end, 10);
+        if (!*batches || *end || batches[0] == '-' || v < 1 || v > 256)
+            return quiet_usage_error("calibrate: --batches: '%s' is not a number from 1 to "
+                                     "256%s",
+                                     batches, "");
+        c->opts.batches = (unsigned)v;
+    }
+    return CLI_OK;
+}
+
+/* Rank 0: can the model be written to path? Opens it for appending (which changes nothing
+ * in an existing file); *created says whether it did not exist before. */
+static int check_out(const char *path, int *created, char *why, size_t len)
+{
+    struct stat st;
+    *created = stat(path, &st) != 0;
+    if (!*created && S_ISDIR(st.st_mode)) {
+        snprintf(why, len, "%s: is a directory", path);
+        return -1;
+    }
+    FILE *f = fopen(path, "a");
+    if (!f) {
+        snprintf(why, len, "%s: cannot write the model: %s", path, strerror(errno));
+        return -1;
+    }
+    fclose(f);
+    return 0;
+}
+
+/* Rank 0: the model file, then the summary on stderr. */
+static int write_model(const cal_args *c, const rt_calib_result *res, const rt_net_model *m,
+                       char *why, size_t len)
+{
+    FILE *f = c->out ? fopen(c->out, "w") : stdout;
+    if (!f) {
+        snprintf(why, len, "%s: cannot write the model: %s", c->out, strerror(errno));
+        return -1;
+    }
+    int rc = rt_calib_write(res, m, f);
+    if (c->out ? fclose(f) != 0 : fflush(f) != 0)
+        rc = -RT_E_IO;
+    if (rc < 0) {
+        snprintf(why, len, "%s: cannot write the model: %s", c->out ? c->out : "standard output",
+                 strerror(errno ? errno : EIO));
+        return -1;
+    }
+    return 0;
+}
+
+static void summary(const cal_args *c, const rt_calib_result *res)
+{
+    char measured[64] = "", absent[64] = "";
+    for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++) {
+        char *dst = res->link[ct].measured ? measured : absent;
+        size_t n = strlen(dst);
+        snprintf(dst + n, 64 - n, "%s%s", n ? ", " : "", rt_contype_name(ct));
+    }
+    fprintf(stderr,
+            "calibrate: %u rank%s on %u node%s in %u module%s; measured %s in %.2f s; not "
+            "measured (kept from %s): %s; model written to %s\n",
+            (unsigned)res->nranks, res->nranks == 1 ? "" : "s", (unsigned)res->nnodes,
+            res->nnodes == 1 ? "" : "s", (unsigned)res->nmodules, res->nmodules == 1 ? "" : "s",
+            measured, res->seconds, res->base, absent[0] ? absent : "none",
+            c->out ? c->out : "standard output");
+    for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++)
+        if (res->link[ct].disturbed)
+            cli_warning("calibrate: [%s] at %u of %u sizes every batch was disturbed by other "
+                        "processes: rerun on a quieter machine",
+                        rt_contype_name(ct), (unsigned)res->link[ct].disturbed,
+                        (unsigned)res->link[ct].npts);
+    if (res->nranks == 1)
+        fprintf(stderr, "calibrate: one process can only measure loop: run it under mpiexec "
+                        "-n 2 (or more, across nodes) for shm, net and gw\n");
+}
+
+/* Rank 0's verdict to all: 0, or the status every rank exits with. */
+static int agree(int status)
+{
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return status;
+}
+
+static int calibrate_run(int argc, char **argv)
+{
+    cal_args c = {0};
+    int rc = parse(argc, argv, &c);
+    if (rc)
+        return rc < 0 ? CLI_OK : rc;
+    rt_net_model model;
+    rt_err err;
+    rt_net_model_default(&model);
+    if (c.model && rt_net_model_load(&model, c.model, &err) < 0) {
+        if (first_process())
+            cli_error("%s", err.msg);
+        return CLI_BAD;
+    }
+
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+        if (first_process())
+            cli_error("calibrate: MPI_Init failed");
+        return CLI_FAIL;
+    }
+    int me;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    char why[RT_ERR_LEN] = "";
+    int created = 0;
+    if (agree(me == 0 && c.out && check_out(c.out, &created, why, sizeof why) < 0 ? CLI_BAD
+                                                                                  : CLI_OK)) {
+        if (me == 0)
+            cli_error("calibrate: %s", why);
+        MPI_Finalize();
+        return CLI_BAD;
+    }
+
+    rt_calib_result *res = calloc(1, sizeof *res);
+    int have = res != NULL, all_have = 0;
+    MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    int status = all_have ? CLI_OK : CLI_FAIL;
+    if (status == CLI_OK) {
+        if (rt_calib_run(MPI_COMM_WORLD, &c.opts, &model, res, &err) < 0) {
+            status = CLI_FAIL;
+            snprintf(why, sizeof why, "%s", err.msg);
+        }
+        if (me == 0 && c.verbose)
+            rt_calib_report(res, stderr);
+    }
+    if (me == 0 && status == CLI_OK) {
+        if (write_model(&c, res, &model, why, sizeof why) < 0)
+            status = CLI_FAIL;
+        else
+            summary(&c, res);
+    }
+    status = agree(status);
+    if (status && me == 0) {
+        cli_error("calibrate: %s", why[0] ? why : "out of memory");
+        if (created && c.out)
+            unlink(c.out); /* no empty model file left behind */
+    }
+    free(res);
+    MPI_Finalize();
+    return status;
+}
+
+const cli_command cli_cmd_calibrate = {"calibrate", "measure MPI and write a network model",
+                                       calibrate_run, calibrate_usage};

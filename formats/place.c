@@ -1,0 +1,67 @@
+/* Node and module ids from the environment (rt_place.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_error.h"
+#include "rt_place.h"
+
+int rt_place_parse_id(const char *s, uint32_t *out)
+{
+    if (!s || *s < '0' || *s > '9')
+        return -RT_E_INVAL;
+    uint64_t v = 0;
+    for (; *s >= '0' && *s <= '9'; s++)
+        if ((v = v * 10 + (unsigned)(*s - '0')) > UINT32_MAX)
+            return -RT_E_INVAL;
+    if (*s)
+        return -RT_E_INVAL;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+int rt_place_env_id(const char *a, const char *b, uint32_t *id, const char **bad)
+{
+    const char *names[2] = {a, b};
+    if (bad)
+        *bad = NULL;
+    for (int i = 0; i < 2; i++) {
+        const char *v = getenv(names[i]);
+        if (!v || !*v)
+            continue;
+        if (rt_place_parse_id(v, id) == 0)
+            return 1;
+        if (bad && !*bad)
+            *bad = names[i];
+    }
+    return 0;
+}
+
+int rt_place_parse_emulate(const char *v, uint32_t *nodes, uint32_t *modules)
+{
+    char buf[128];
+    if (strlen(v) >= sizeof buf)
+        return -RT_E_INVAL;
+    strcpy(buf, v);
+    *nodes = 0;
+    *modules = 1;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq)
+            return -RT_E_INVAL;
+        *eq = 0;
+        uint32_t *dst = !strcmp(tok, "nodes") ? nodes : !strcmp(tok, "modules") ? modules : NULL;
+        if (!dst || rt_place_parse_id(eq + 1, dst) < 0 || *dst == 0)
+            return -RT_E_INVAL;
+    }
+    return *nodes ? 0 : -RT_E_INVAL;
+}
+
+void rt_place_emulated(uint32_t rank, uint32_t nranks, uint32_t nodes, uint32_t modules,
+                       uint32_t *node, uint32_t *module)
+{
+    uint32_t per_node = (uint32_t)(((uint64_t)nranks + nodes - 1) / nodes);
+    uint32_t per_module = (uint32_t)(((uint64_t)nodes + modules - 1) / modules);
+    *node = rank / (per_node ? per_node : 1);
+    *module = *node / (per_module ? per_module : 1);
+}

@@ -1,0 +1,197 @@
+/*
+ * The calibration's outputs (rt_calib.h): the model file, whose comments say what was
+ * measured, how, and what was not; and the verbose per-size report of the fit.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_calib.h"
+
+/* Appends to a note buffer (text stays NUL-terminated; too long a note is cut). */
+typedef struct note {
+    char s[2048];
+    size_t len;
+} note;
+
+static void add(note *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void add(note *n, const char *fmt, ...)
+{
+    if (n->len >= sizeof n->s - 1)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(n->s + n->len, sizeof n->s - n->len, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        n->len = n->len + (size_t)k < sizeof n->s ? n->len + (size_t)k : sizeof n->s - 1;
+}
+
+/* Sizes for people: "4 MiB", "16 KiB", "8193 B". */
+static void size_text(uint64_t n, char *buf, size_t len)
+{
+    if (n >= (1u << 20) && n % (1u << 20) == 0)
+        snprintf(buf, len, "%" PRIu64 " MiB", n >> 20);
+    else if (n >= 1024 && n % 1024 == 0)
+        snprintf(buf, len, "%" PRIu64 " KiB", n >> 10);
+    else
+        snprintf(buf, len, "%" PRIu64 " B", n);
+}
+
+static const char *why_absent(unsigned ct)
+{
+    switch (ct) {
+    case RT_CT_SHM:
+        return "no two ranks on one node";
+    case RT_CT_NET:
+        return "no two ranks on different nodes of one module";
+    default:
+        return "no two ranks in different modules";
+    }
+}
+
+static void link_note(const rt_calib_result *res, unsigned ct, note *n)
+{
+    const rt_calib_link *l = &res->link[ct];
+    char a[32], b[32], c[32];
+    if (!l->measured) {
+        add(n, "not measured: %s; values from %s", why_absent(ct), res->base);
+        return;
+    }
+    uint64_t largest = l->npts ? l->pts[0].bytes : 0;
+    for (uint32_t i = 0; i < l->npts; i++)
+        if (l->pts[i].bytes > largest)
+            largest = l->pts[i].bytes;
+    size_text(largest, a, sizeof a);
+    if (ct == RT_CT_LOOP)
+        add(n, "measured on rank %u with itself (MPI_Isend, MPI_Recv, MPI_Wait)", (unsigned)l->a);
+    else
+        add(n, "measured between ranks %u and %u (nodes %u and %u, modules %u and %u)",
+            (unsigned)l->a, (unsigned)l->b, (unsigned)l->node[0], (unsigned)l->node[1],
+            (unsigned)l->module[0], (unsigned)l->module[1]);
+    add(n, ": one-way times of 0 B and powers of two to %s, best of %u batches per size\n", a,
+        (unsigned)l->batches);
+    if (l->disturbed)
+        add(n,
+            "warning: at %u sizes every batch was disturbed by other processes (a rank "
+            "was switched out): rerun on a quieter machine\n",
+            (unsigned)l->disturbed);
+    rt_net_format_time(l->o_send_ps, a, sizeof a);
+    rt_net_format_time(l->o_recv_ps, b, sizeof b);
+    add(n,
+        "overhead: mean of an 8-byte send call (%s) and of a receive call whose message had "
+        "arrived (%s), medians\n",
+        a, b);
+    if (ct == RT_CT_LOOP)
+        add(n, "gap: not measurable (sender and receiver are one process)\n");
+    else
+        add(n, "gap: per-message time of a stream of 8-byte sends\n");
+    if (l->switched && l->eager_hi)
+        add(n,
+            "eager: a send of %" PRIu64 " bytes finishes before a late receive is posted, "
+            "one of %" PRIu64 " bytes waits for it\n",
+            l->eager_lo, l->eager_hi);
+    else if (l->switched)
+        add(n, "eager: even an empty send waits for a late receive: everything is rendezvous\n");
+    else
+        add(n,
+            "eager: no send up to the largest size (%" PRIu64 " bytes) waited for a late "
+            "receive\n",
+            l->eager_lo);
+    if (l->fit.overhead_fitted)
+        add(n, "overhead: the measured one exceeds what the smallest one-way times allow, so "
+               "latency is 0 and o is fitted to the curve\n");
+    size_text(l->fit.err_max_at, c, sizeof c);
+    add(n,
+        "latency, bandwidth: least squares on the relative error of the model's one-way "
+        "time,\n  %s; error median %.1f%%, max %.1f%% (at %s)",
+        ct == RT_CT_GW ? "o + wire + o eager, 3o + 2L + wire rendezvous (wire: two chunked hops)"
+                       : "o + L + n/B + o eager, 3o + 3L + n/B rendezvous",
+        100 * l->fit.err_median, 100 * l->fit.err_max, c);
+}
+
+int rt_calib_write(const rt_calib_result *res, const rt_net_model *m, FILE *out)
+{
+    note notes[RT_CT_COUNT];
+    const char *text[RT_CT_COUNT];
+    memset(notes, 0, sizeof notes);
+    note *g = &notes[RT_CT_NONE];
+    add(g,
+        "measured by retrace calibrate with %u rank%s on %u node%s in %u module%s (%s), "
+        "in %.2f s\n",
+        (unsigned)res->nranks, res->nranks == 1 ? "" : "s", (unsigned)res->nnodes,
+        res->nnodes == 1 ? "" : "s", (unsigned)res->nmodules, res->nmodules == 1 ? "" : "s",
+        res->placement, res->seconds);
+    add(g, "MPI: %s\n", res->library);
+    add(g, "measured:");
+    const char *sep = " ";
+    for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++)
+        if (res->link[ct].measured) {
+            add(g, "%s%s", sep, rt_contype_name(ct));
+            sep = ", ";
+        }
+    add(g, "; kept from %s:", res->base);
+    sep = " ";
+    for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++)
+        if (!res->link[ct].measured) {
+            add(g, "%s%s", sep, rt_contype_name(ct));
+            sep = ", ";
+        }
+    add(g, "%sgateways, gw_mtu, contention\n", sep);
+    if (res->reduce_bandwidth)
+        add(g,
+            "reduce_bandwidth: MPI_Reduce_local (MPI_SUM) on doubles, 1 KiB to 1 MiB (%u "
+            "sizes), rank 0, fitted rate\n",
+            (unsigned)res->reduce_pts);
+    add(g, "injection = bytes: a sender is busy o + n/B per message (at least g), latency "
+           "overlaps the next message");
+    text[RT_CT_NONE] = g->s;
+    for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++) {
+        link_note(res, ct, &notes[ct]);
+        text[ct] = notes[ct].s;
+    }
+    return rt_net_model_write_notes(m, text, out);
+}
+
+void rt_calib_report(const rt_calib_result *res, FILE *out)
+{
+    for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++) {
+        const rt_calib_link *l = &res->link[ct];
+        if (!l->measured)
+            continue;
+        const rt_net_link *f = &l->fitted;
+        char o[32], g[32], lat[32], s[32], r[32];
+        rt_net_format_time(f->overhead_ps, o, sizeof o);
+        rt_net_format_time(f->gap_ps, g, sizeof g);
+        rt_net_format_time(f->latency_ps, lat, sizeof lat);
+        rt_net_format_time(l->o_send_ps, s, sizeof s);
+        rt_net_format_time(l->o_recv_ps, r, sizeof r);
+        fprintf(out,
+                "[%s] ranks %u and %u: send %s, receive %s -> overhead %s; gap %s; eager "
+                "%" PRIu64 "; latency %s, bandwidth %.4g GB/s\n",
+                rt_contype_name(ct), (unsigned)l->a, (unsigned)l->b, s, r, o, g, f->eager, lat,
+                (double)f->bandwidth / 1e9);
+        fprintf(out, "%12s %12s %12s %12s %8s\n", "bytes", "best", "median", "model", "error");
+        for (uint32_t i = 0; i < l->npts; i++) {
+            const rt_calib_point *p = &l->pts[i];
+            char b[32], md[32], mo[32];
+            rt_net_format_time(p->time_ps, b, sizeof b);
+            rt_net_format_time(p->median_ps, md, sizeof md);
+            rt_net_format_time(p->model_ps, mo, sizeof mo);
+            double e = p->time_ps
+                           ? 100.0 * ((double)p->model_ps - (double)p->time_ps) / (double)p->time_ps
+                           : 0;
+            fprintf(out, "%12" PRIu64 " %12s %12s %12s %+7.1f%%\n", p->bytes, b, md, mo, e);
+        }
+        if (l->error[0])
+            fprintf(out, "fit failed: %s\n\n", l->error);
+        else
+            fprintf(out, "fit error: median %.1f%%, max %.1f%% at %" PRIu64 " bytes\n\n",
+                    100 * l->fit.err_median, 100 * l->fit.err_max, l->fit.err_max_at);
+    }
+    if (res->reduce_bandwidth)
+        fprintf(out, "reduce_bandwidth %.4g GB/s (MPI_Reduce_local, doubles)\n",
+                (double)res->reduce_bandwidth / 1e9);
+}

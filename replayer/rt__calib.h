@@ -1,0 +1,31 @@
+/* Internals of the calibration shared by its files (not installed). */
+#ifndef RT__CALIB_H
+#define RT__CALIB_H
+
+#include "rt_calib.h"
+
+/* Tags on the private communicator. */
+enum { CALIB_TAG_CTRL = 1, CALIB_TAG_DATA = 2, CALIB_TAG_ACK = 3, CALIB_TAG_RESULT = 4 };
+
+/* Buffers of one rank: max_bytes each, touched before any timing. */
+typedef struct calib_bufs {
+    char *s, *r;
+    double *x, *y; /* reduction operands */
+    size_t nx;     /* doubles in each */
+} calib_bufs;
+
+/* The initiator's side of one pair's measurement: drives the responder (peer) with
+ * commands, or measures messages to itself when peer is the caller's own rank (loop).
+ * Fills out (measurements, fit, fitted parameters; out->error when the fit failed). */
+void calib_initiate(MPI_Comm c, int peer, unsigned ct, const rt_calib_opts *o,
+                    const rt_net_model *base, const calib_bufs *b, rt_calib_link *out);
+
+/* The responder's side: serves the initiator's commands until it says done. */
+void calib_respond(MPI_Comm c, int initiator, const calib_bufs *b);
+
+/* Measures MPI_Reduce_local on doubles (sizes 1 KiB to the buffers' size) and returns the
+ * fitted rate in bytes per second (0 when nothing could be measured); *sizes is set to
+ * the number of sizes measured. */
+uint64_t calib_reduce(const rt_calib_opts *o, const calib_bufs *b, uint64_t *sizes);
+
+#endif /* RT__CALIB_H */

@@ -1,0 +1,133 @@
+/*
+ * Calibration: measure this machine's MPI and fit the network model (rt_net.h) to it, for
+ * `retrace calibrate` (docs/calibrate.md).
+ *
+ * Two halves. The fit (calib_fit.c) knows no MPI: it turns measured one-way ping-pong times
+ * into the model's latency and bandwidth, finds the eager/rendezvous switch in the curve,
+ * and computes what the model predicts for a ping-pong, so that what is fitted is exactly
+ * what the simulator will charge. The measurement (calib_mpi.c, calib_pair.c) runs under
+ * MPI: it finds the connection types present among the ranks, and measures one pair of
+ * ranks per type at a time on a private duplicate of the communicator while the other
+ * ranks wait without spinning.
+ */
+#ifndef RT_CALIB_H
+#define RT_CALIB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <mpi.h>
+
+#include "rt_error.h"
+#include "rt_net.h"
+
+/* ---- the fit (no MPI) ----------------------------------------------------------------------- */
+
+/* One size of a ping-pong curve. Times are one-way: half a round trip. */
+typedef struct rt_calib_point {
+    uint64_t bytes;
+    uint64_t time_ps;   /* the best undisturbed batch's mean (rank not switched out) */
+    uint64_t median_ps; /* the median batch's mean: how noisy the size was */
+    uint64_t model_ps;  /* what the fitted model charges (rt_calib_model_oneway) */
+} rt_calib_point;
+
+/* The model's one-way time of a ping-pong message of n bytes over ct, as the simulator
+ * (replayer/sim_p2p.c) computes it: eager (n <= eager) o + wire(n) + o; rendezvous: the
+ * request o + L, the answer L, then the data o + wire(n), taken in o: 3o + 2L + wire(n).
+ * wire(n) is rt_net_wire_ps (L + n/B; two chunked hops for gw). */
+uint64_t rt_calib_model_oneway(const rt_net_model *m, unsigned ct, uint64_t n);
+
+/* The fit of one connection type's latency and bandwidth. */
+typedef struct rt_calib_fit {
+    uint64_t latency_ps;
+    uint64_t bandwidth;  /* bytes per second, 4 significant digits */
+    double err_median;   /* |model - measured| / measured over the grid points, median */
+    double err_max;      /* and the largest */
+    uint64_t err_max_at; /* bytes of the point with the largest error */
+    double cost;         /* sum of squared relative errors (what the fit minimised) */
+    int overhead_fitted; /* 1: the measured o exceeded what the curve allows; o was fitted
+                          * with L = 0 instead */
+} rt_calib_fit;
+
+/*
+ * Fits L and B of m->link[ct] to the points, with o and eager as m holds them: each
+ * point's model time is c + a L + b x (x = 10^12 / B ps per byte), linear in L and x with
+ * c, a, b from the message's protocol and, for gw, its chunks (rt_calib_model_oneway);
+ * least squares on the relative error sum ((model - t) / t)^2. When that wants L < 0 (the
+ * given o is more than the curve's fixed cost allows), L = 0 and o is fitted instead, the
+ * same way (fit->overhead_fitted). Writes L, B (and o) into m, rounded (times to whole ns,
+ * B to 4 significant digits), sets every point's model_ps and fills fit. -RT_E_INVAL (err says why)
+ * when fewer than two grid points or no positive bandwidth fits (the times do not grow with the
+ * size); m is then unchanged.
+ */
+int rt_calib_fit_link(rt_net_model *m, unsigned ct, rt_calib_point *pts, size_t n,
+                      rt_calib_fit *fit, rt_err *err);
+
+/* Bytes per second of a reduction, from (bytes, ps) pairs: the rate n/t that minimises the
+ * relative error of t = n / rate over the pairs, 4 significant digits. 0 when no pair has
+ * both numbers positive. */
+uint64_t rt_calib_fit_rate(const uint64_t *bytes, const uint64_t *ps, size_t n);
+
+/* ---- the measurement (MPI) ------------------------------------------------------------------ */
+
+#define RT_CALIB_MAX_POINTS 96
+
+/* What one connection type's pair measured and what the fit made of it. */
+typedef struct rt_calib_link {
+    int measured;  /* 0: no pair of this type among the ranks */
+    uint32_t a, b; /* the pair: world ranks (a == b for loop) */
+    uint32_t node[2], module[2];
+    rt_calib_point pts[RT_CALIB_MAX_POINTS];
+    uint32_t npts;
+    uint32_t batches;   /* batches per size */
+    uint32_t disturbed; /* sizes with no batch undisturbed by other processes */
+    uint64_t o_send_ps; /* median time of a blocking 8-byte send call */
+    uint64_t o_recv_ps; /* median time of a receive call whose message has arrived */
+    uint64_t gap_ps;    /* per-message time of a stream of 8-byte messages; 0: not measured */
+    int switched;       /* 1: some size was rendezvous (the switch lies in eager_lo..hi) */
+    uint64_t eager_lo;  /* the largest size found eager */
+    uint64_t eager_hi;  /* the smallest size found rendezvous (when switched) */
+    rt_calib_fit fit;
+    rt_net_link fitted; /* the parameters for the model file */
+    char error[200];    /* not empty: the fit failed, and why */
+} rt_calib_link;
+
+typedef struct rt_calib_opts {
+    uint64_t max_bytes; /* largest ping-pong size (default 4 MiB) */
+    unsigned batches;   /* batches per size: the best one counts (default 15) */
+    uint64_t batch_ps;  /* target length of one batch (default 200 us) */
+    int quick;          /* fewer batches, shorter, up to 256 KiB: for tests */
+} rt_calib_opts;
+
+typedef struct rt_calib_result {
+    uint32_t nranks, nnodes, nmodules;
+    char placement[192]; /* how node ids were found, for the model file's comments */
+    char library[128];   /* first line of MPI_Get_library_version */
+    char base[256];      /* where the values not measured come from (the model's source) */
+    rt_calib_link link[RT_CT_COUNT];
+    uint64_t reduce_bandwidth; /* 0: not measured */
+    uint64_t reduce_pts;       /* sizes measured for it */
+    double seconds;            /* wall time of the measurement */
+} rt_calib_result;
+
+void rt_calib_opts_default(rt_calib_opts *o);
+
+/*
+ * Measures and fits, collectively over comm (MPI must be initialised; comm is duplicated,
+ * so nothing is sent on it). model is the starting point: measured types and
+ * reduce_bandwidth are replaced, injection becomes bytes when any pair was measured, the
+ * rest stays. Returns the same status on every rank of comm; the result and the model are
+ * complete on rank 0 of comm only. On failure err holds one line.
+ */
+int rt_calib_run(MPI_Comm comm, const rt_calib_opts *o, rt_net_model *model, rt_calib_result *res,
+                 rt_err *err);
+
+/* The model file with comments on what was measured (rank 0 after rt_calib_run). */
+int rt_calib_write(const rt_calib_result *res, const rt_net_model *model, FILE *out);
+
+/* The per-size table (measured, median, model, error) and the fit of each measured type,
+ * for --verbose; also after a failed fit (rank 0 after rt_calib_run). */
+void rt_calib_report(const rt_calib_result *res, FILE *out);
+
+#endif /* RT_CALIB_H */

@@ -1,0 +1,9 @@
+# retrace calibrate under mpiexec (tests/calib/calib_check.sh): one test per placement and
+# one for the errors. MPI runs one at a time (RESOURCE_LOCK mpi): 2 cores.
+foreach(case shm net gw single errors)
+  add_test(NAME mpi.calibrate.${case}
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/calib/calib_check.sh $<TARGET_FILE:retrace>
+            ${PROJECT_SOURCE_DIR}/examples ${CMAKE_CURRENT_BINARY_DIR}/calib-work/${case} ${case})
+  set_tests_properties(mpi.calibrate.${case} PROPERTIES
+    LABELS "mpi;calibrate" TIMEOUT 120 RESOURCE_LOCK mpi)
+endforeach()

@@ -1,0 +1,168 @@
+#!/bin/sh
+# retrace calibrate under mpiexec (ctest label "mpi"): the model file it writes is read by
+# replay and pipeline, its values are plausible, the sections measured are the ones the
+# placement has, and every error is one line and a non-zero exit on all ranks.
+# usage: calib_check.sh RETRACE EXAMPLES_DIR WORK CASE
+#   CASE: shm (2 ranks, one node), net (RETRACE_NODE_ID 0 and 1), gw (nodes 0 0 1,
+#         modules 0 0 1), single (no mpiexec), errors
+set -u
+retrace=$1 examples=$2 work=$3 case=$4
+rm -rf "$work" && mkdir -p "$work" || exit 1
+cd "$work" || exit 1
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# Runs a command with a time limit: a calibration that hangs is a failure, not a stuck test.
+run() { timeout 30 "$@"; }
+
+# The model in effect, as "section key value-in-base-units" lines (ps, bytes/s, bytes).
+values() {
+    "$retrace" pipeline --print-model --model "$1" | awk '
+        function num(v, u) { sub(/^[0-9.]+/, "", u); v = substr(v, 1, length(v) - length(u)); return v + 0 }
+        /^\[/ { sec = substr($1, 2, length($1) - 2); next }
+        /^[a-z_]+ = / {
+            v = $3; u = v; n = num(v, u); sub(/^[0-9.]+/, "", u)
+            f = 1
+            if (u == "ps") f = 1; else if (u == "ns") f = 1e3; else if (u == "us") f = 1e6
+            else if (u == "ms") f = 1e9; else if (u == "s") f = 1e12
+            else if (u == "KB/s") f = 1e3; else if (u == "MB/s") f = 1e6; else if (u == "GB/s") f = 1e9
+            else if (u == "KiB" || u == "KiB/s") f = 1024; else if (u == "MiB" || u == "MiB/s") f = 1048576
+            else if (u == "GiB" || u == "GiB/s") f = 1073741824
+            printf "%s %s %.0f\n", (sec == "" ? "global" : sec), $1, n * f
+        }'
+}
+
+# KEY of SECTION within [LO, HI] (base units).
+within() {
+    v=$(values "$model" | awk -v s="$1" -v k="$2" '$1 == s && $2 == k { print $3 }')
+    if [ -z "$v" ] || ! awk -v v="$v" -v lo="$3" -v hi="$4" 'BEGIN { exit !(v >= lo && v <= hi) }'; then
+        fail "[$1] $2 = '$v' not within $3 .. $4"
+    fi
+}
+
+# The section was measured (its comment says between which ranks) or not.
+measured() {
+    awk -v s="[$1]" '$0 == s { on = 1; next } /^\[/ { on = 0 } on && /^# measured / { found = 1 }
+        END { exit !found }' "$model" || fail "[$1] not measured"
+}
+absent() {
+    awk -v s="[$1]" -v why="$2" '$0 == s { on = 1; next } /^\[/ { on = 0 }
+        on && index($0, "# not measured: " why) == 1 { found = 1 } END { exit !found }' "$model" ||
+        fail "[$1] should be 'not measured: $2'"
+}
+
+# The file works where models are read, and a measured type's values are plausible.
+usable() {
+    run "$retrace" replay "$examples/halo.csv" --model "$model" > replay.out 2> replay.err ||
+        fail "replay --model: $(cat replay.err)"
+    grep -q '^predicted run time' replay.out || fail "replay printed no prediction"
+    run "$retrace" pipeline "$examples/halo.csv" --model "$model" > pipeline.out 2> pipeline.err ||
+        fail "pipeline --model: $(cat pipeline.err)"
+    grep -qx 'injection = bytes' "$model" || fail "injection is not bytes"
+    within global reduce_bandwidth 1e7 1e12
+}
+# Bounds wide enough for a machine busy with other work, narrow enough to catch a unit
+# mistake (a factor of 1000) or garbage.
+plausible() { # SECTION
+    within "$1" latency 0 1e9          # up to 1 ms
+    within "$1" bandwidth 1e7 1e12     # 10 MB/s to 1 TB/s
+    within "$1" overhead 1e3 1e9       # 1 ns to 1 ms
+    within "$1" gap 0 1e9
+    within "$1" eager 0 262144         # --quick measures up to 256 KiB
+}
+
+case $case in
+shm)
+    model=shm.conf
+    run mpiexec -n 2 "$retrace" calibrate --quick --out "$model" > out 2> err ||
+        fail "calibrate exited $?: $(cat err)"
+    [ -s out ] && fail "stdout should be empty with --out: $(cat out)"
+    grep -q '^calibrate: 2 ranks on 1 node in 1 module; measured loop, shm in [0-9.]* s; not measured (kept from built-in defaults): net, gw; model written to shm.conf$' err ||
+        fail "summary line: $(cat err)"
+    # Nothing else on stderr but, on a busy machine, the warning about disturbed sizes.
+    [ "$(grep -cv '^retrace: warning: calibrate: \[[a-z]*\] at [0-9]* of [0-9]* sizes every batch was disturbed by other processes: rerun on a quieter machine$' err)" -eq 1 ] ||
+        fail "stderr should be the summary line: $(cat err)"
+    usable
+    measured loop
+    measured shm
+    plausible shm
+    plausible loop
+    absent net "no two ranks on different nodes of one module"
+    absent gw "no two ranks in different modules"
+    grep -q '^# measured between ranks 0 and 1 (nodes 0 and 0, modules 0 and 0)' "$model" ||
+        fail "shm pair comment"
+    ;;
+net)
+    model=net.conf
+    run mpiexec -n 1 -env RETRACE_NODE_ID 0 "$retrace" calibrate --quick --out "$model" : \
+        -n 1 -env RETRACE_NODE_ID 1 "$retrace" calibrate --quick --out "$model" > out 2> err ||
+        fail "calibrate exited $?: $(cat err)"
+    grep -q 'on 2 nodes in 1 module; measured loop, net in' err || fail "summary: $(cat err)"
+    usable
+    measured net
+    plausible net
+    absent shm "no two ranks on one node"
+    grep -q '^# measured between ranks 0 and 1 (nodes 0 and 1, modules 0 and 0)' "$model" ||
+        fail "net pair comment"
+    grep -q 'nodes from RETRACE_NODE_ID or PSP_SMP_NODE_ID' "$model" || fail "placement comment"
+    ;;
+gw)
+    model=gw.conf
+    run mpiexec -n 2 -env RETRACE_NODE_ID 0 "$retrace" calibrate --quick --out "$model" : \
+        -n 1 -env RETRACE_NODE_ID 1 -env RETRACE_MODULE_ID 1 "$retrace" calibrate --quick \
+        --out "$model" > out 2> err || fail "calibrate exited $?: $(cat err)"
+    grep -q '^calibrate: 3 ranks on 2 nodes in 2 modules; measured loop, shm, gw in' err ||
+        fail "summary: $(cat err)"
+    usable
+    measured shm
+    measured gw
+    plausible gw
+    absent net "no two ranks on different nodes of one module"
+    grep -q '^# measured between ranks 0 and 2 (nodes 0 and 1, modules 0 and 1)' "$model" ||
+        fail "gw pair comment"
+    ;;
+single)
+    model=single.conf
+    run "$retrace" calibrate --quick > "$model" 2> err || fail "calibrate exited $?: $(cat err)"
+    grep -q '^calibrate: one process can only measure loop' err || fail "no note: $(cat err)"
+    usable
+    measured loop
+    plausible loop
+    absent shm "no two ranks on one node"
+    ;;
+errors)
+    # A usage error: one line and the usage from the first process only, status 2 on all.
+    run mpiexec -n 2 "$retrace" calibrate --fast > out 2> err
+    st=$?
+    [ $st -eq 2 ] || fail "bad option: status $st"
+    [ "$(grep -c "unknown option '--fast'" err)" -eq 1 ] || fail "bad option: $(cat err)"
+    [ "$(grep -c '^usage:' err)" -eq 1 ] || fail "usage printed $(grep -c '^usage:' err) times"
+    # An unwritable output: found before measuring, one line, status 2.
+    run mpiexec -n 2 "$retrace" calibrate --quick --out "$work/no/such/dir/m.conf" > out 2> err
+    st=$?
+    [ $st -eq 2 ] || fail "unwritable: status $st"
+    [ "$(cat err)" = "retrace: calibrate: $work/no/such/dir/m.conf: cannot write the model: No such file or directory" ] ||
+        fail "unwritable: $(cat err)"
+    # A directory as output.
+    run mpiexec -n 2 "$retrace" calibrate --quick --out "$work" > out 2> err
+    st=$?
+    [ $st -eq 2 ] && [ "$(cat err)" = "retrace: calibrate: $work: is a directory" ] ||
+        fail "directory: status $st: $(cat err)"
+    # A node id that is not a number on one rank: every rank fails, rank 0 says why.
+    run mpiexec -n 1 "$retrace" calibrate --quick --out m.conf : \
+        -n 1 -env RETRACE_NODE_ID x1 "$retrace" calibrate --quick --out m.conf > out 2> err
+    st=$?
+    [ $st -eq 1 ] && [ "$(cat err)" = "retrace: calibrate: rank 1: RETRACE_NODE_ID=x1 is not a node id (a number)" ] ||
+        fail "bad node id: status $st: $(cat err)"
+    [ -e m.conf ] && fail "a failed calibration left m.conf behind"
+    ;;
+*)
+    echo "calib_check: unknown case '$case'" >&2
+    exit 2
+    ;;
+esac
+if [ $fails -gt 0 ]; then
+    echo "--- $model:"
+    cat "$model" 2> /dev/null
+    exit 1
+fi
+echo "calib_check $case: ok"

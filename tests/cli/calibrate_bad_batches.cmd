@@ -1,0 +1,3 @@
+calibrate
+--batches
+0

@@ -1,0 +1,3 @@
+calibrate
+--max-size
+64KB

@@ -1,0 +1,3 @@
+calibrate
+--model
+$DATA/bad_model.conf

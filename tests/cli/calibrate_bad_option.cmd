@@ -1,0 +1,2 @@
+calibrate
+--fast

@@ -1,0 +1,2 @@
+calibrate
+--help

@@ -1,0 +1,3 @@
+calibrate
+--quick
+--out

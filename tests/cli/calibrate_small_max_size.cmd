@@ -1,0 +1,2 @@
+calibrate
+--max-size=512

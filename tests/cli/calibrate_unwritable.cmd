@@ -1,0 +1,4 @@
+calibrate
+--quick
+--out
+$WORK/missing/model.conf

@@ -1,0 +1,324 @@
+/*
+ * Unit tests of the calibration's fit and outputs (replayer/calib_fit.c, calib_out.c): the
+ * one-way time the fit matches is the one the engine charges (checked by replaying
+ * ping-pong traces), curves made by the model give its parameters back, and the model
+ * file written with comments loads back to the same model.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+
+#include "rt_calib.h"
+#include "rt_test.h"
+#include "test_sim.h"
+
+#define KiB 1024ULL
+#define MiB (1024ULL * 1024ULL)
+
+/* shm: L = 250 ns, o = 100 ns, B = 10 GB/s (100 ps per byte), eager up to 8192 bytes;
+ * gw hops: L = 1 us, B = 1 GB/s, gateway chunks of 1 KiB. */
+static void model(rt_net_model *m)
+{
+    rt_net_model_default(m);
+    m->link[RT_CT_SHM] = (rt_net_link){
+        .latency_ps = 250 * NS, .overhead_ps = 100 * NS, .bandwidth = 10000000000, .eager = 8192};
+    m->link[RT_CT_GW] = (rt_net_link){
+        .latency_ps = US, .overhead_ps = 100 * NS, .bandwidth = 1000000000, .eager = 65536};
+    m->gw_mtu = 1024;
+}
+
+/* ---- the one-way time ---------------------------------------------------------------------- */
+
+static void test_oneway(void **state)
+{
+    (void)state;
+    rt_net_model m;
+    model(&m);
+    /* eager: o + L + n/B + o */
+    assert_int_equal(rt_calib_model_oneway(&m, RT_CT_SHM, 0), 450 * NS);
+    assert_int_equal(rt_calib_model_oneway(&m, RT_CT_SHM, 8192), 450 * NS + 819200);
+    /* rendezvous: 3o + 3L + n/B */
+    assert_int_equal(rt_calib_model_oneway(&m, RT_CT_SHM, 8193), 1050 * NS + 819300);
+    /* gw: two hops of 1 KiB chunks (docs/model.md: 2500 bytes take 7.524 us on the wire) */
+    assert_int_equal(rt_calib_model_oneway(&m, RT_CT_GW, 2500), 200 * NS + 7524 * NS);
+    /* gw rendezvous: 3o + 2L (one hop each way for the handshake) + wire */
+    uint64_t wire = rt_net_wire_ps(&m, RT_CT_GW, 100000, 0);
+    assert_int_equal(rt_calib_model_oneway(&m, RT_CT_GW, 100000), 300 * NS + 2 * US + wire);
+}
+
+/* k round trips of n bytes between ranks 0 and 1, no computation between calls. */
+static char *pingpong_trace(unsigned k, uint64_t n)
+{
+    st_text t = {0};
+    st_add(&t, "ranks,2\n");
+    for (unsigned r = 0; r < 2; r++)
+        for (unsigned i = 0; i < 2 * k; i++) {
+            int sending = (i % 2 == 0) == (r == 0);
+            const char *fn = sending ? "MPI_Send" : "MPI_Recv";
+            st_add(&t, "%u,0,enter,%s,,,,,,,,\n", r, fn);
+            st_add(&t, "%u,0,%s,%s,0,%u,0,%llu,,shm,,\n", r, sending ? "send" : "recv", fn, 1 - r,
+                   (unsigned long long)n);
+            st_add(&t, "%u,0,leave,%s,,,,,,,,\n", r, fn);
+        }
+    return t.s;
+}
+
+/* The engine replays a ping-pong in exactly 2k one-way times, for eager and rendezvous
+ * sizes, on a node and through a gateway, with either injection rule: the fit matches
+ * what a replay will charge. */
+static void test_oneway_is_the_engines(void **state)
+{
+    (void)state;
+    static const uint64_t sizes[] = {0, 1, 8192, 8193, 65536, 65537, 1000000};
+    static const uint32_t same[2] = {0, 0}, apart[2] = {0, 1};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        char *csv = pingpong_trace(3, sizes[s]);
+        rt_sim_trace *tr = st_load(csv);
+        for (int gw = 0; gw < 2; gw++)
+            for (int inj = 0; inj < 2; inj++) {
+                rt_sim_config c;
+                rt_sim_config_default(&c);
+                model(&c.model);
+                c.model.injection = inj ? RT_NET_INJECT_BYTES : RT_NET_INJECT_MESSAGE;
+                c.node = gw ? apart : same;
+                c.module = gw ? apart : same;
+                rt_sim_result res;
+                st_run(tr, &c, &res);
+                assert_int_equal(res.completed, 1);
+                uint64_t one = rt_calib_model_oneway(&c.model, gw ? RT_CT_GW : RT_CT_SHM, sizes[s]);
+                assert_int_equal(res.time_ps, 6 * one);
+                rt_sim_result_free(&res);
+            }
+        rt_sim_trace_free(tr);
+        free(csv);
+    }
+}
+
+/* ---- the fit ------------------------------------------------------------------------------- */
+
+/* 0 and powers of two up to max, timed by the model (times scaled by 1 + noise * (-1)^i). */
+static size_t curve(const rt_net_model *m, unsigned ct, uint64_t max, double noise,
+                    rt_calib_point *pts)
+{
+    size_t n = 0;
+    for (uint64_t b = 0; b <= max; b = b ? 2 * b : 1) {
+        double f = 1 + (n % 2 ? -noise : noise);
+        uint64_t t = rt_calib_model_oneway(m, ct, b);
+        pts[n++] = (rt_calib_point){
+            .bytes = b, .time_ps = (uint64_t)llround((double)t * f), .median_ps = t};
+    }
+    return n;
+}
+
+static void test_fit_recovers(void **state)
+{
+    (void)state;
+    rt_net_model m, f;
+    model(&m);
+    rt_calib_point pts[RT_CALIB_MAX_POINTS];
+    for (unsigned ct = RT_CT_SHM; ct <= RT_CT_GW; ct += RT_CT_GW - RT_CT_SHM) {
+        size_t n = curve(&m, ct, 4 * MiB, 0, pts);
+        assert_int_equal(n, 24);
+        f = m;
+        f.link[ct].latency_ps = 7 * US; /* to be replaced */
+        f.link[ct].bandwidth = 1;
+        rt_calib_fit fit;
+        rt_err err = {0};
+        assert_int_equal(rt_calib_fit_link(&f, ct, pts, n, &fit, &err), 0);
+        assert_int_equal(f.link[ct].latency_ps, m.link[ct].latency_ps);
+        assert_int_equal(f.link[ct].bandwidth, m.link[ct].bandwidth);
+        assert_int_equal(f.link[ct].overhead_ps, m.link[ct].overhead_ps);
+        assert_int_equal(fit.overhead_fitted, 0);
+        assert_true(fit.err_max < 1e-9);
+        for (size_t i = 0; i < n; i++)
+            assert_int_equal(pts[i].model_ps, pts[i].time_ps);
+    }
+}
+
+/* +-3% alternating noise: parameters within a few per cent, median error 3%. */
+static void test_fit_noise(void **state)
+{
+    (void)state;
+    rt_net_model m, f;
+    model(&m);
+    rt_calib_point pts[RT_CALIB_MAX_POINTS];
+    size_t n = curve(&m, RT_CT_SHM, 4 * MiB, 0.03, pts);
+    f = m;
+    rt_calib_fit fit;
+    assert_int_equal(rt_calib_fit_link(&f, RT_CT_SHM, pts, n, &fit, NULL), 0);
+    assert_true(fabs((double)f.link[RT_CT_SHM].latency_ps - 250e3) <= 30e3);
+    assert_true(fabs((double)f.link[RT_CT_SHM].bandwidth - 1e10) <= 0.03e10);
+    assert_true(fit.err_median > 0.025 && fit.err_median < 0.035);
+    assert_true(fit.err_max < 0.06);
+}
+
+/* Overheads measured too large for the curve: latency 0, o fitted instead. */
+static void test_fit_overhead(void **state)
+{
+    (void)state;
+    rt_net_model m, f;
+    model(&m);
+    m.link[RT_CT_SHM].latency_ps = 0;
+    m.link[RT_CT_SHM].overhead_ps = 150 * NS;
+    rt_calib_point pts[RT_CALIB_MAX_POINTS];
+    size_t n = curve(&m, RT_CT_SHM, 1 * MiB, 0, pts);
+    f = m;
+    f.link[RT_CT_SHM].overhead_ps = 400 * NS; /* 2o > the 300 ns of an empty message */
+    rt_calib_fit fit;
+    assert_int_equal(rt_calib_fit_link(&f, RT_CT_SHM, pts, n, &fit, NULL), 0);
+    assert_int_equal(fit.overhead_fitted, 1);
+    assert_int_equal(f.link[RT_CT_SHM].latency_ps, 0);
+    assert_int_equal(f.link[RT_CT_SHM].overhead_ps, 150 * NS);
+    assert_int_equal(f.link[RT_CT_SHM].bandwidth, 10000000000);
+}
+
+static void test_fit_errors(void **state)
+{
+    (void)state;
+    rt_net_model m;
+    model(&m);
+    rt_calib_point pts[3] = {{.bytes = 0, .time_ps = 900000},
+                             {.bytes = 1024, .time_ps = 600000},
+                             {.bytes = 2048, .time_ps = 300000}};
+    rt_calib_fit fit;
+    rt_err err = {0};
+    assert_int_equal(rt_calib_fit_link(&m, RT_CT_SHM, pts, 1, &fit, &err), -RT_E_INVAL);
+    assert_string_equal(err.msg, "[shm] fewer than two sizes measured: nothing to fit");
+    rt_net_model before = m;
+    assert_int_equal(rt_calib_fit_link(&m, RT_CT_NET, pts, 3, &fit, &err), -RT_E_INVAL);
+    assert_string_equal(err.msg, "[net] no bandwidth fits: the measured times do not grow "
+                                 "with the message size");
+    assert_memory_equal(&m, &before, sizeof m);
+}
+
+static void test_fit_rate(void **state)
+{
+    (void)state;
+    uint64_t bytes[4] = {1024, 8192, 65536, 1048576}, ps[4];
+    for (int i = 0; i < 4; i++)
+        ps[i] = bytes[i] * 200; /* 5 GB/s */
+    assert_int_equal(rt_calib_fit_rate(bytes, ps, 4), 5000000000);
+    ps[0] = 0;
+    assert_int_equal(rt_calib_fit_rate(bytes, ps, 4), 5000000000);
+    assert_int_equal(rt_calib_fit_rate(bytes, ps, 1), 0);
+    /* 4 significant digits: 3 ps per byte is 333.3 GB/s */
+    for (int i = 0; i < 4; i++)
+        ps[i] = bytes[i] * 3;
+    assert_int_equal(rt_calib_fit_rate(bytes, ps, 4), 333300000000);
+}
+
+/* ---- the model file ------------------------------------------------------------------------ */
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char buf[16384];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* With no notes the writer's output is the plain one; notes land under their headers. */
+static void test_write_notes(void **state)
+{
+    (void)state;
+    rt_net_model m;
+    model(&m);
+    char *plain = rt_test_tmp_path("plain.conf"), *noted = rt_test_tmp_path("noted.conf");
+    FILE *f = fopen(plain, "w");
+    assert_int_equal(rt_net_model_write(&m, f), 0);
+    fclose(f);
+    f = fopen(noted, "w");
+    assert_int_equal(rt_net_model_write_notes(&m, NULL, f), 0);
+    fclose(f);
+    char *a = strdup(slurp(plain));
+    assert_string_equal(slurp(noted), a);
+    free(a);
+    const char *notes[RT_CT_COUNT] = {"first\nsecond", NULL, "on\n\nthe node"};
+    f = fopen(noted, "w");
+    assert_int_equal(rt_net_model_write_notes(&m, notes, f), 0);
+    fclose(f);
+    const char *text = slurp(noted);
+    assert_non_null(strstr(text, "from built-in defaults\n# first\n# second\ngateways = 1\n"));
+    assert_non_null(strstr(text, "\n[loop]\nlatency = "));
+    assert_non_null(strstr(text, "\n[shm]\n# on\n#\n# the node\nlatency = 250ns\n"));
+}
+
+/* A result as a 2-rank run on one node leaves it: the file loads back to the model, and its
+ * comments say what was measured and what was kept. */
+static void test_write_result(void **state)
+{
+    (void)state;
+    rt_net_model m;
+    model(&m);
+    static rt_calib_result res;
+    memset(&res, 0, sizeof res);
+    res.nranks = 2;
+    res.nnodes = 1;
+    res.nmodules = 1;
+    snprintf(res.placement, sizeof res.placement, "nodes from MPI_COMM_TYPE_SHARED");
+    snprintf(res.library, sizeof res.library, "MPICH Version: 4.0.2");
+    snprintf(res.base, sizeof res.base, "built-in defaults");
+    res.seconds = 1.25;
+    res.reduce_bandwidth = 5000000000;
+    res.reduce_pts = 11;
+    rt_calib_link *l = &res.link[RT_CT_SHM];
+    l->measured = 1;
+    l->a = 0;
+    l->b = 1;
+    l->batches = 15;
+    l->o_send_ps = 90 * NS;
+    l->o_recv_ps = 110 * NS;
+    l->switched = 1;
+    l->eager_lo = 8192;
+    l->eager_hi = 8193;
+    l->npts = (uint32_t)curve(&m, RT_CT_SHM, 4 * MiB, 0, l->pts);
+    assert_int_equal(rt_calib_fit_link(&m, RT_CT_SHM, l->pts, l->npts, &l->fit, NULL), 0);
+    m.injection = RT_NET_INJECT_BYTES;
+    snprintf(m.source, sizeof m.source, "retrace calibrate");
+    char *path = rt_test_tmp_path("calibrated.conf");
+    FILE *f = fopen(path, "w");
+    assert_int_equal(rt_calib_write(&res, &m, f), 0);
+    fclose(f);
+    rt_net_model back;
+    rt_err err = {0};
+    assert_int_equal(rt_net_model_load(&back, path, &err), 0);
+    back.source[0] = m.source[0] = '\0';
+    assert_memory_equal(&back.link, &m.link, sizeof m.link);
+    assert_int_equal(back.injection, RT_NET_INJECT_BYTES);
+    assert_int_equal(back.gw_mtu, 1024);
+    const char *text = slurp(path);
+    assert_non_null(strstr(text, "# measured by retrace calibrate with 2 ranks on 1 node in 1 "
+                                 "module (nodes from MPI_COMM_TYPE_SHARED), in 1.25 s\n"));
+    assert_non_null(strstr(text, "# measured: shm; kept from built-in defaults: loop, net, gw, "
+                                 "gateways, gw_mtu, contention\n"));
+    assert_non_null(strstr(text, "\n[shm]\n# measured between ranks 0 and 1 (nodes 0 and 0, "
+                                 "modules 0 and 0): one-way times of 0 B and powers of two to "
+                                 "4 MiB, best of 15 batches per size\n"));
+    assert_non_null(strstr(text, "# overhead: mean of an 8-byte send call (90 ns) and of a "
+                                 "receive call whose message had arrived (110 ns), medians\n"));
+    assert_non_null(strstr(text, "# eager: a send of 8192 bytes finishes before a late receive "
+                                 "is posted, one of 8193 bytes waits for it\n"));
+    assert_non_null(strstr(text, "error median 0.0%, max 0.0% (at 0 B)\nlatency = 250ns\n"
+                                 "bandwidth = 10GB/s\noverhead = 100ns\n"));
+    assert_non_null(strstr(text, "\n[net]\n# not measured: no two ranks on different nodes of "
+                                 "one module; values from built-in defaults\nlatency = 1.5us\n"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_oneway),       cmocka_unit_test(test_oneway_is_the_engines),
+        cmocka_unit_test(test_fit_recovers), cmocka_unit_test(test_fit_noise),
+        cmocka_unit_test(test_fit_overhead), cmocka_unit_test(test_fit_errors),
+        cmocka_unit_test(test_fit_rate),     cmocka_unit_test(test_write_notes),
+        cmocka_unit_test(test_write_result),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
