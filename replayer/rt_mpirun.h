@@ -22,7 +22,7 @@
 #include "rt_error.h"
 #include "rt_event.h"
 
-/* Where this process runs: its node and module id, as the tracer finds them (DESIGN.md,
+/* Where this process runs: its node and module id, as the tracer finds them (rt_place.h,
  * "Connection types": RETRACE_NODE_ID or PSP_SMP_NODE_ID, else the lowest world rank of its
  * MPI_COMM_TYPE_SHARED group; RETRACE_MODULE_ID or PSP_MSA_MODULE_ID, else 0). Collective;
  * fills node[] and module[] for every process of comm (arrays of its size). */
