@@ -1266,7 +1266,7 @@ static void test_neighbor_lists(void **state)
 
 static void test_bad_neighbor_lists(void **state)
 {
-    static const uint32_t two[] = {0, 1};
+    static const uint32_t two[] = {0, 1}, three[] = {1, 0, 1};
     static const int32_t ok[] = {1, 0}, far[] = {1, 2};
     struct {
         const char *name, *msg;
@@ -1297,7 +1297,7 @@ static void test_bad_neighbor_lists(void **state)
                 def_nbrs(&d, 2, 2, ok, 2, far);
             } else if (i == 2) {
                 rt_raw_def_nbrs h = {.comm = 2, .nin = 2, .nout = 2};
-                def(&d, RT_RAW_DEF_NBRS, &h, sizeof h, two, 3);
+                def(&d, RT_RAW_DEF_NBRS, &h, sizeof h, three, 3);
             } else {
                 def_nbrs(&d, 2, 2, ok, 2, ok);
                 def_nbrs(&d, 2, 2, ok, 2, ok);
