@@ -66,43 +66,46 @@ compare() { # RANKS: the same workload replayed by retrace and by SimGrid, one t
     "$synth" "$work/c.otf2" $((n * 22000)) "$n" "$n" 1 > /dev/null
     "$retrace" convert "$work/c.otf2" --to ti "$work/c.ti" > /dev/null
     rm -rf "$work/c.otf2"
-    : > "$work/walls"
-    : > "$work/loads"
-    : > "$work/sims"
+    for f in walls cpus loads sims; do : > "$work/$f"; done
     i=0
     while [ $i -lt "$rounds" ]; do
         start=$(date +%s.%N)
-        "$retrace" replay "$work/c.ti" --timing > "$work/rt.out" 2> "$work/rt.err"
+        /usr/bin/time -f '%U %S' -o "$work/cpu" "$retrace" replay "$work/c.ti" --timing \
+            > "$work/rt.out" 2> "$work/rt.err"
         end=$(date +%s.%N)
         awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f\n", e - s }' >> "$work/walls"
+        awk '{ printf "%.3f\n", $1 + $2 }' "$work/cpu" >> "$work/cpus"
         sed -n 's/.*loaded [0-9]* events in \([0-9.]*\) s.*/\1/p' "$work/rt.err" >> "$work/loads"
         sed -n 's/.*replay [a-z]*: \([0-9.]*\) s,.*/\1/p' "$work/rt.err" >> "$work/sims"
         i=$((i + 1))
     done
     events=$(sed -n 's/^ranks  *[0-9]* (\([0-9]*\) events).*/\1/p' "$work/rt.out")
-    rt=$(median < "$work/walls")
-    rt_pred=$(sed -n 's/^predicted run time  *//p' "$work/rt.out")
+    rt_pred=$(sed -n 's/^predicted run time  *//p' "$work/rt.out" | seconds)
     if ! "$here/simgrid_replay.sh" "$work/c.ti" "$n" > "$work/sg.out"; then
         echo "replay_throughput: SimGrid failed at $n ranks" >&2
         exit 1
     fi
-    sg=$(sed -n 's/^wall_seconds *\([0-9.]*\).*/\1/p' "$work/sg.out")
-    sg_engine=$(sed -n 's/^engine_seconds *\([0-9.e+-]*\).*/\1/p' "$work/sg.out")
-    sg_sim=$(sed -n 's/^simulated_time *\([0-9.e+-]*\) s.*/\1/p' "$work/sg.out")
-    rt_sim=$(echo "$rt_pred" | seconds)
-    awk -v n="$n" -v ev="$events" -v rt="$rt" -v ld="$(median < "$work/loads")" \
-        -v rp="$(median < "$work/sims")" -v sg="$sg" -v sge="$sg_engine" -v a="$rt_sim" \
-        -v b="$sg_sim" 'BEGIN {
-        printf "%6d %10d %8.3f %7.3f %7.3f %9.2f %8.2f %7.1fx %10.3f ms %10.3f ms %+6.1f%%\n",
-               n, ev, rt, ld, rp, sg, sge, sg / rt, a * 1e3, b * 1e3, (a - b) / b * 100 }'
+    field() { sed -n "s/^$1 *\([0-9.e+-]*\).*/\1/p" "$work/sg.out"; }
+    awk -v n="$n" -v ev="$events" -v w="$(median < "$work/walls")" \
+        -v c="$(awk '{ s += $1 } END { print s / NR }' "$work/cpus")" \
+        -v ld="$(median < "$work/loads")" -v rp="$(median < "$work/sims")" \
+        -v sw="$(field wall_seconds)" -v sc="$(field cpu_seconds)" -v a="$rt_pred" \
+        -v b="$(field simulated_time)" 'BEGIN {
+        printf "%6d %9.2fM %7.3f %6.3f %6.3f %6.3f %8.2f %8.2f", n, ev / 1e6, w, c, ld, rp, sw, sc
+        printf " %6.1fx %6.1fx %9.3f %9.3f %+6.1f%%\n", sw / w, (c > 0 ? sc / c : 0), a * 1e3,
+               b * 1e3, (a - b) / b * 100 }'
     rm -rf "$work/c.ti" "$work/c.ti_files"
 }
 
 simgrid() { # the comparison at every size in $sizes
-    echo "retrace against SimGrid 3.32 (same TI trace, one host per rank, retrace's net link;"
-    echo "times in seconds; retrace: median of $rounds runs; ratio: SimGrid wall / retrace wall)"
-    printf '%6s %10s %8s %7s %7s %9s %8s %8s %13s %13s %7s\n' ranks events retrace load \
-        replay SimGrid engine ratio "retrace pred" "SimGrid pred" diff
+    echo "retrace against SimGrid 3.32: the same TI trace, one host per rank on retrace's net"
+    echo "link. Seconds; retrace: $rounds runs, the median wall clock, load and replay (--timing),"
+    echo "the mean CPU time (user + system; GNU time counts 10 ms steps); ratio: SimGrid /"
+    echo "retrace; predicted run times in ms."
+    printf '%6s %10s %7s %6s %6s %6s %8s %8s %7s %7s %9s %9s %7s\n' "" "" retrace "" "" "" \
+        SimGrid "" ratio "" predicted "" ""
+    printf '%6s %10s %7s %6s %6s %6s %8s %8s %7s %7s %9s %9s %7s\n' ranks events wall cpu \
+        load replay wall cpu wall cpu retrace SimGrid diff
     for n in $sizes; do
         compare "$n"
     done

@@ -10,8 +10,9 @@
 #
 # usage: bench/simgrid_replay.sh INDEX RANKS      (e.g. retrace convert t.csv --to ti t.ti)
 # Prints the wall-clock seconds of the smpirun run, SimGrid's own time for the simulation
-# proper (after parsing and platform setup), the simulated time, and the peak resident set
-# size when GNU time is at /usr/bin/time. Exit status 77 when SimGrid is not installed.
+# proper (after parsing and platform setup), the simulated time, and, when GNU time is at
+# /usr/bin/time, the CPU seconds (user and system, the child processes included) and the
+# peak resident set size. Exit status 77 when SimGrid is not installed.
 set -eu
 if [ $# -ne 2 ]; then
     echo "usage: $0 INDEX RANKS" >&2
@@ -46,7 +47,7 @@ set -- smpirun -np "$ranks" -platform "$work/platform.xml" -hostfile "$work/host
     --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 --cfg=network/crosstraffic:0 \
     --cfg=smpi/display-timing:yes
 timer=
-[ -x /usr/bin/time ] && timer="/usr/bin/time -f %M -o $work/rss"
+[ -x /usr/bin/time ] && timer="/usr/bin/time -f %M_%U_%S -o $work/rss"
 start=$(date +%s.%N)
 status=0
 $timer "$@" > "$work/log" 2>&1 || status=$?
@@ -67,5 +68,7 @@ echo "command          $*"
 awk -v s="$start" -v e="$end" 'BEGIN { printf "wall_seconds     %.3f\n", e - s }'
 echo "engine_seconds   $engine"
 echo "simulated_time   $sim s"
-[ -s "$work/rss" ] && echo "peak_rss_kib     $(tail -n 1 "$work/rss")"
+if [ -s "$work/rss" ]; then
+    tail -n 1 "$work/rss" | awk -F_ '{ printf "cpu_seconds      %.3f\npeak_rss_kib     %s\n", $2 + $3, $1 }'
+fi
 exit 0
