@@ -35,7 +35,7 @@ static void calibrate_usage(FILE *out)
             "  --model FILE     start from this model: types not measured and the gateway\n"
             "                   keys keep its values (default: the built-in defaults)\n"
             "  --quick          a short run for tests: sizes up to 256K, 5 batches\n"
-            "  --max-size SIZE  largest ping-pong message (default 4M; 1K to 1G)\n"
+            "  --max-size SIZE  largest ping-pong message (default 1M; 1K to 1G)\n"
             "  --batches N      batches per size; the best counts (default 15; 1 to 256)\n"
             "  --verbose        the measured and fitted time of every size, on stderr\n");
 }

@@ -105,10 +105,12 @@ static void link_note(const rt_calib_result *res, unsigned ct, note *n)
                "latency is 0 and o is fitted to the curve\n");
     size_text(l->fit.err_max_at, c, sizeof c);
     add(n,
-        "latency, bandwidth: least squares on the relative error of the model's one-way "
-        "time,\n  %s; error median %.1f%%, max %.1f%% (at %s)",
-        ct == RT_CT_GW ? "o + wire + o eager, 3o + 2L + wire rendezvous (wire: two chunked hops)"
-                       : "o + L + n/B + o eager, 3o + 3L + n/B rendezvous",
+        "latency, bandwidth, eager_bandwidth, rendezvous: least squares on the relative "
+        "error of the model's\n  one-way time, %s;\n  error median %.1f%%, max %.1f%% (at %s)",
+        ct == RT_CT_GW ? "eager o + wire + o, rendezvous 3o + 2L + wire (wire: two chunked hops, "
+                         "plus rendezvous)"
+                       : "eager o + L + n/eager_bandwidth + o, rendezvous 3o + 3L + rendezvous "
+                         "+ n/bandwidth",
         100 * l->fit.err_median, 100 * l->fit.err_max, c);
 }
 

@@ -22,7 +22,7 @@ enum { CALIB_TAG_RELEASE = 5 };
 void rt_calib_opts_default(rt_calib_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->max_bytes = 4u << 20;
+    o->max_bytes = 1u << 20;
     o->batches = 15;
     o->batch_ps = 200000000; /* 200 us */
 }

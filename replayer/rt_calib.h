@@ -94,7 +94,7 @@ typedef struct rt_calib_link {
 } rt_calib_link;
 
 typedef struct rt_calib_opts {
-    uint64_t max_bytes; /* largest ping-pong size (default 4 MiB) */
+    uint64_t max_bytes; /* largest ping-pong size (default 1 MiB) */
     unsigned batches;   /* batches per size: the best one counts (default 15) */
     uint64_t batch_ps;  /* target length of one batch (default 200 us) */
     int quick;          /* fewer batches, shorter, up to 256 KiB: for tests */
