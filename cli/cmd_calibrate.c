@@ -194,7 +194,7 @@ static void summary(const cal_args *c, const rt_calib_result *res)
     for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++)
         if (res->link[ct].disturbed)
             cli_warning("calibrate: [%s] at %u of %u sizes every batch was disturbed by other "
-                        "processes: rerun on a quieter machine",
+                        "processes (left out of the fit): rerun on a quieter machine",
                         rt_contype_name(ct), (unsigned)res->link[ct].disturbed,
                         (unsigned)res->link[ct].npts);
     if (res->nranks == 1)

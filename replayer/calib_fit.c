@@ -83,7 +83,7 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Model times of every point and their errors. */
+/* Model times of every point and the errors of those fitted (not disturbed). */
 static void evaluate(const rt_net_model *m, unsigned ct, rt_calib_point *pts, size_t n,
                      rt_calib_fit *fit)
 {
@@ -94,7 +94,7 @@ static void evaluate(const rt_net_model *m, unsigned ct, rt_calib_point *pts, si
     fit->err_max_at = 0;
     for (size_t i = 0; i < n; i++) {
         pts[i].model_ps = rt_calib_model_oneway(m, ct, pts[i].bytes);
-        if (!pts[i].time_ps || ne == RT_CALIB_MAX_POINTS)
+        if (!pts[i].time_ps || pts[i].disturbed || ne == RT_CALIB_MAX_POINTS)
             continue;
         double e = ((double)pts[i].model_ps - (double)pts[i].time_ps) / (double)pts[i].time_ps;
         fit->cost += e * e;
@@ -157,7 +157,7 @@ static int lsq(const rt_net_model *m, unsigned ct, const rt_calib_point *pts, si
     size_t npts = 0;
     memset(used, 0, NP * sizeof *used);
     for (size_t i = 0; i < n; i++) {
-        if (!pts[i].time_ps)
+        if (!pts[i].time_ps || pts[i].disturbed)
             continue;
         design(m, ct, pts[i].bytes, fit_o, &c, a);
         for (int j = 0; j < NP; j++)
@@ -174,7 +174,7 @@ static int lsq(const rt_net_model *m, unsigned ct, const rt_calib_point *pts, si
                 idx[k++] = j;
         double g[NP][NP] = {{0}}, r[NP] = {0}, x[NP] = {0};
         for (size_t i = 0; i < n; i++) {
-            if (!pts[i].time_ps)
+            if (!pts[i].time_ps || pts[i].disturbed)
                 continue;
             double t = (double)pts[i].time_ps, w = 1 / (t * t);
             design(m, ct, pts[i].bytes, fit_o, &c, a);
@@ -207,7 +207,8 @@ int rt_calib_fit_link(rt_net_model *m, unsigned ct, rt_calib_point *pts, size_t 
     int used[NP];
     int r = lsq(m, ct, pts, n, 0, p, used), fit_o = 0;
     if (r < 0)
-        return rt_err_set(err, RT_E_INVAL, "[%s] fewer than two sizes measured: nothing to fit",
+        return rt_err_set(err, RT_E_INVAL,
+                          "[%s] fewer than two sizes measured undisturbed: nothing to fit",
                           rt_contype_name(ct));
     if (r == 1) {
         /* The measured overheads alone exceed the smallest one-way times: they cannot all

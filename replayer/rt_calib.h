@@ -30,6 +30,8 @@ typedef struct rt_calib_point {
     uint64_t time_ps;   /* the best undisturbed batch's mean (rank not switched out) */
     uint64_t median_ps; /* the median batch's mean: how noisy the size was */
     uint64_t model_ps;  /* what the fitted model charges (rt_calib_model_oneway) */
+    int disturbed;      /* 1: no batch ran undisturbed: time_ps is not to be trusted, and
+                         * the fit leaves the size out */
 } rt_calib_point;
 
 /* The model's one-way time of a ping-pong message of n bytes over ct, as the simulator

@@ -165,6 +165,25 @@ static void test_fit_recovers(void **state)
     }
 }
 
+/* Sizes no batch of which ran undisturbed are left out: wild times there change nothing. */
+static void test_fit_disturbed(void **state)
+{
+    (void)state;
+    rt_net_model m, f;
+    model_rates(&m);
+    rt_calib_point pts[RT_CALIB_MAX_POINTS];
+    size_t n = curve(&m, RT_CT_SHM, 4 * MiB, 0, pts);
+    pts[0].time_ps = pts[3].time_ps = 270 * US; /* a scheduler's time slice, not MPI */
+    pts[0].disturbed = pts[3].disturbed = 1;
+    f = m;
+    f.link[RT_CT_SHM].latency_ps = 0;
+    rt_calib_fit fit;
+    assert_int_equal(rt_calib_fit_link(&f, RT_CT_SHM, pts, n, &fit, NULL), 0);
+    assert_memory_equal(&f.link[RT_CT_SHM], &m.link[RT_CT_SHM], sizeof m.link[RT_CT_SHM]);
+    assert_true(fit.err_max < 1e-9);
+    assert_int_equal(pts[3].model_ps, rt_calib_model_oneway(&m, RT_CT_SHM, 4));
+}
+
 /* +-3% alternating noise: parameters within a few per cent, median error 3%. */
 static void test_fit_noise(void **state)
 {
@@ -213,7 +232,11 @@ static void test_fit_errors(void **state)
     rt_calib_fit fit;
     rt_err err = {0};
     assert_int_equal(rt_calib_fit_link(&m, RT_CT_SHM, pts, 1, &fit, &err), -RT_E_INVAL);
-    assert_string_equal(err.msg, "[shm] fewer than two sizes measured: nothing to fit");
+    assert_string_equal(err.msg, "[shm] fewer than two sizes measured undisturbed: nothing to fit");
+    pts[1].disturbed = 1; /* two sizes, one of them disturbed: still too few */
+    assert_int_equal(rt_calib_fit_link(&m, RT_CT_SHM, pts, 2, &fit, &err), -RT_E_INVAL);
+    assert_string_equal(err.msg, "[shm] fewer than two sizes measured undisturbed: nothing to fit");
+    pts[1].disturbed = 0;
     rt_net_model before = m;
     assert_int_equal(rt_calib_fit_link(&m, RT_CT_NET, pts, 3, &fit, &err), -RT_E_INVAL);
     assert_string_equal(err.msg, "[net] no bandwidth fits: the measured times do not grow "
@@ -346,7 +369,7 @@ int main(void)
         cmocka_unit_test(test_fit_recovers), cmocka_unit_test(test_fit_noise),
         cmocka_unit_test(test_fit_overhead), cmocka_unit_test(test_fit_errors),
         cmocka_unit_test(test_fit_rate),     cmocka_unit_test(test_write_notes),
-        cmocka_unit_test(test_write_result),
+        cmocka_unit_test(test_write_result), cmocka_unit_test(test_fit_disturbed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
