@@ -354,9 +354,8 @@ uint64_t rt_net_wire_ps(const rt_net_model *m, unsigned ct, uint64_t n, uint64_t
     /* The protocol is the message's, also for each gateway chunk: eager data may move at
      * another rate (copied through a buffer) than rendezvous data, which pays the
      * handshake's extra work once. */
-    int eager = n <= l->eager;
-    uint64_t bw = eager && l->eager_bandwidth ? l->eager_bandwidth : l->bandwidth;
-    u128 extra = eager ? 0 : l->rendezvous_ps;
+    uint64_t bw = rt_net_bandwidth(m, ct, n);
+    u128 extra = n <= l->eager ? 0 : l->rendezvous_ps;
     if (ct != RT_CT_GW)
         return sat(l->latency_ps + xfer(n, bw) + extra);
     if (!mtu)
@@ -368,6 +367,12 @@ uint64_t rt_net_wire_ps(const rt_net_model *m, unsigned ct, uint64_t n, uint64_t
     uint64_t h_last = sat(l->latency_ps + xfer(last, bw));
     u128 t = (u128)k * h; /* < 2^128: both factors < 2^64 */
     return t > UINT64_MAX ? UINT64_MAX : sat(t + h_last + extra);
+}
+
+uint64_t rt_net_bandwidth(const rt_net_model *m, unsigned ct, uint64_t n)
+{
+    const rt_net_link *l = link_of(m, ct);
+    return n <= l->eager && l->eager_bandwidth ? l->eager_bandwidth : l->bandwidth;
 }
 
 uint64_t rt_net_msg_ps(const rt_net_model *m, unsigned ct, uint64_t n)

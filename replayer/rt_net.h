@@ -75,6 +75,10 @@ int rt_net_model_write_notes(const rt_net_model *m, const char *const *notes, FI
  * UINT64_MAX. */
 uint64_t rt_net_wire_ps(const rt_net_model *m, unsigned ct, uint64_t n, uint64_t mtu);
 
+/* The rate of a message of n bytes over ct, by its protocol: eager_bandwidth (when set) for
+ * an eager one (n <= eager), bandwidth for a rendezvous one. */
+uint64_t rt_net_bandwidth(const rt_net_model *m, unsigned ct, uint64_t n);
+
 /* End-to-end time of one message: o (send) + wire + o (receive). */
 uint64_t rt_net_msg_ps(const rt_net_model *m, unsigned ct, uint64_t n);
 
