@@ -167,7 +167,7 @@ oneway() { # MODEL BYTES: the model's one-way shm time in us (eager, docs/calibr
     done < "$work/configs"
 } > "$out/table.txt"
 awk 'function abs(x) { sub(/%/, "", x); x += 0; return x < 0 ? -x : x }
-    NR > 3 { e = abs($(NF - 3)); v[++n] = e; w[++k] = abs($NF); b = abs($(NF - 2)); u[++nb] = b
+    $2 ~ /^[0-9]+$/ { e = abs($(NF - 3)); v[++n] = e; w[++k] = abs($NF); b = abs($(NF - 2)); u[++nb] = b
         if ($2 == 2) { v2[++n2] = e; u2[++nb2] = b } }
     function med(a, n,    i, j, t) {
         for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
