@@ -35,7 +35,7 @@ static void calibrate_usage(FILE *out)
             "  --model FILE     start from this model: types not measured and the gateway\n"
             "                   keys keep its values (default: the built-in defaults)\n"
             "  --quick          a short run for tests: sizes up to 256K, 5 batches\n"
-            "  --max-size SIZE  largest ping-pong message (default 4M; 1K to 1G)\n"
+            "  --max-size SIZE  largest ping-pong message (default 1M; 1K to 1G)\n"
             "  --batches N      batches per size; the best counts (default 15; 1 to 256)\n"
             "  --verbose        the measured and fitted time of every size, on stderr\n");
 }
@@ -194,7 +194,7 @@ static void summary(const cal_args *c, const rt_calib_result *res)
     for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++)
         if (res->link[ct].disturbed)
             cli_warning("calibrate: [%s] at %u of %u sizes every batch was disturbed by other "
-                        "processes: rerun on a quieter machine",
+                        "processes (left out of the fit): rerun on a quieter machine",
                         rt_contype_name(ct), (unsigned)res->link[ct].disturbed,
                         (unsigned)res->link[ct].npts);
     if (res->nranks == 1)

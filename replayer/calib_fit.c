@@ -29,27 +29,39 @@ uint64_t rt_calib_model_oneway(const rt_net_model *m, unsigned ct, uint64_t n)
     return t > UINT64_MAX ? UINT64_MAX : (uint64_t)t;
 }
 
-/* The model time of n bytes as c + a L + b x (x in ps per byte), from the same rules as
+/* The fitted parameters: the fixed cost F (L, or o when the overheads are fitted with
+ * L = 0), ps per byte of eager and of rendezvous data, and the rendezvous's extra time. */
+enum { P_FIXED, P_XE, P_R, P_XR, NP };
+
+/* The model time of n bytes as c + sum a[j] p[j], from the same rules as
  * rt_calib_model_oneway; exact up to the model's rounding of each transfer to whole ps. */
-static void coeffs(const rt_net_model *m, unsigned ct, uint64_t n, double *c, double *a, double *b)
+static void design(const rt_net_model *m, unsigned ct, uint64_t n, int fit_o, double *c,
+                   double a[NP])
 {
     const rt_net_link *l = link_of(m, ct);
+    int rndv = n > l->eager;
+    double al, b; /* the wire time is al L + b x */
     if (ct == RT_CT_GW && n > m->gw_mtu && m->gw_mtu) {
         uint64_t mtu = m->gw_mtu, k = n / mtu + (n % mtu != 0), last = n - (k - 1) * mtu;
-        *a = (double)(k + 1);
-        *b = (double)k * (double)mtu + (double)last;
+        al = (double)(k + 1);
+        b = (double)k * (double)mtu + (double)last;
     } else if (ct == RT_CT_GW) {
-        *a = 2;
-        *b = 2 * (double)n;
+        al = 2;
+        b = 2 * (double)n;
     } else {
-        *a = 1;
-        *b = (double)n;
+        al = 1;
+        b = (double)n;
     }
-    *c = 2 * (double)l->overhead_ps;
-    if (n > l->eager) {
-        *c += (double)l->overhead_ps;
-        *a += 2;
+    memset(a, 0, NP * sizeof *a);
+    if (fit_o) { /* L = 0: the overheads are the whole fixed cost, 2 or 3 of them */
+        *c = 0;
+        a[P_FIXED] = rndv ? 3 : 2;
+    } else { /* eager o + L + o; rendezvous o + L (request) + L (answer) + o + L + o */
+        *c = (rndv ? 3 : 2) * (double)l->overhead_ps;
+        a[P_FIXED] = al + (rndv ? 2 : 0);
     }
+    a[rndv ? P_XR : P_XE] = b;
+    a[P_R] = rndv;
 }
 
 /* v rounded to 4 significant digits (whole numbers below 10000 stay as they are). */
@@ -71,7 +83,7 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Model times of every point and their errors. */
+/* Model times of every point and the errors of those fitted (not disturbed). */
 static void evaluate(const rt_net_model *m, unsigned ct, rt_calib_point *pts, size_t n,
                      rt_calib_fit *fit)
 {
@@ -82,7 +94,7 @@ static void evaluate(const rt_net_model *m, unsigned ct, rt_calib_point *pts, si
     fit->err_max_at = 0;
     for (size_t i = 0; i < n; i++) {
         pts[i].model_ps = rt_calib_model_oneway(m, ct, pts[i].bytes);
-        if (!pts[i].time_ps || ne == RT_CALIB_MAX_POINTS)
+        if (!pts[i].time_ps || pts[i].disturbed || ne == RT_CALIB_MAX_POINTS)
             continue;
         double e = ((double)pts[i].model_ps - (double)pts[i].time_ps) / (double)pts[i].time_ps;
         fit->cost += e * e;
@@ -97,75 +109,135 @@ static void evaluate(const rt_net_model *m, unsigned ct, rt_calib_point *pts, si
     fit->err_median = !ne ? 0 : ne % 2 ? errs[ne / 2] : (errs[ne / 2 - 1] + errs[ne / 2]) / 2;
 }
 
-/* Weighted least squares of sum w (c + a p + b x - t)^2, w = 1/t^2 (relative errors), over
- * the points; p is L (fit_o == 0: o as m holds it) or o (fit_o == 1: L = 0). p < 0
- * is not a model: then p = 0 and x is fitted alone. Returns 1 when p was clamped so, 0
- * when not, -1 with fewer than two points. */
-static int lsq(const rt_net_model *m, unsigned ct, const rt_calib_point *pts, size_t n, int fit_o,
-               double *p, double *x)
+/* Solves the k x k system g x = r (Gaussian elimination, partial pivoting). -1 if singular. */
+static int solve(double g[NP][NP], double r[NP], int k, double *x)
 {
-    double saa = 0, sab = 0, sbb = 0, say = 0, sby = 0;
-    size_t used = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!pts[i].time_ps)
-            continue;
-        double c, a, b, t = (double)pts[i].time_ps, w = 1 / (t * t);
-        coeffs(m, ct, pts[i].bytes, &c, &a, &b);
-        if (fit_o) { /* L = 0: the overheads are the whole fixed cost, 2 or 3 of them */
-            a = pts[i].bytes > link_of(m, ct)->eager ? 3 : 2;
-            c = 0;
+    for (int i = 0; i < k; i++) {
+        int piv = i;
+        for (int j = i + 1; j < k; j++)
+            if (fabs(g[j][i]) > fabs(g[piv][i]))
+                piv = j;
+        if (!(fabs(g[piv][i]) > 1e-300))
+            return -1;
+        for (int j = 0; j < k; j++) {
+            double t = g[i][j];
+            g[i][j] = g[piv][j];
+            g[piv][j] = t;
         }
-        double y = t - c;
-        saa += w * a * a;
-        sab += w * a * b;
-        sbb += w * b * b;
-        say += w * a * y;
-        sby += w * b * y;
-        used++;
+        double t = r[i];
+        r[i] = r[piv];
+        r[piv] = t;
+        for (int j = i + 1; j < k; j++) {
+            double f = g[j][i] / g[i][i];
+            for (int q = i; q < k; q++)
+                g[j][q] -= f * g[i][q];
+            r[j] -= f * r[i];
+        }
     }
-    if (used < 2)
+    for (int i = k - 1; i >= 0; i--) {
+        double v = r[i];
+        for (int j = i + 1; j < k; j++)
+            v -= g[i][j] * x[j];
+        x[i] = v / g[i][i];
+    }
+    return 0;
+}
+
+/*
+ * Weighted least squares of sum w (c + sum a[j] p[j] - t)^2 with w = 1/t^2 (relative errors)
+ * over the points. Parameters no point depends on (no rendezvous size measured: P_R, P_XR)
+ * stay 0 and unused (used[j] = 0). The fixed cost and the rendezvous time cannot be below 0:
+ * one that comes out so is held at 0 and the rest fitted again. Returns 1 when the fixed
+ * cost was held at 0, 0 when not, -1 with fewer than two points or a singular system.
+ */
+static int lsq(const rt_net_model *m, unsigned ct, const rt_calib_point *pts, size_t n, int fit_o,
+               double p[NP], int used[NP])
+{
+    double a[NP], c;
+    size_t npts = 0;
+    memset(used, 0, NP * sizeof *used);
+    for (size_t i = 0; i < n; i++) {
+        if (!pts[i].time_ps || pts[i].disturbed)
+            continue;
+        design(m, ct, pts[i].bytes, fit_o, &c, a);
+        for (int j = 0; j < NP; j++)
+            used[j] |= a[j] != 0;
+        npts++;
+    }
+    if (npts < 2)
         return -1;
-    double det = saa * sbb - sab * sab;
-    *p = -1;
-    if (det > 1e-12 * saa * sbb) {
-        *p = (say * sbb - sab * sby) / det;
-        *x = (saa * sby - sab * say) / det;
+    int held = 0;
+    for (;;) {
+        int idx[NP], k = 0;
+        for (int j = 0; j < NP; j++)
+            if (used[j])
+                idx[k++] = j;
+        double g[NP][NP] = {{0}}, r[NP] = {0}, x[NP] = {0};
+        for (size_t i = 0; i < n; i++) {
+            if (!pts[i].time_ps || pts[i].disturbed)
+                continue;
+            double t = (double)pts[i].time_ps, w = 1 / (t * t);
+            design(m, ct, pts[i].bytes, fit_o, &c, a);
+            for (int u = 0; u < k; u++) {
+                r[u] += w * a[idx[u]] * (t - c);
+                for (int v = 0; v < k; v++)
+                    g[u][v] += w * a[idx[u]] * a[idx[v]];
+            }
+        }
+        if (solve(g, r, k, x) < 0)
+            return -1;
+        memset(p, 0, NP * sizeof *p);
+        for (int u = 0; u < k; u++)
+            p[idx[u]] = x[u];
+        if (used[P_FIXED] && p[P_FIXED] < 0) {
+            used[P_FIXED] = 0; /* below zero means none */
+            held = 1;
+        } else if (used[P_R] && p[P_R] < 0) {
+            used[P_R] = 0;
+        } else {
+            return held;
+        }
     }
-    if (*p >= 0)
-        return 0;
-    *p = 0;
-    *x = sbb > 0 ? sby / sbb : 0;
-    return 1;
 }
 
 int rt_calib_fit_link(rt_net_model *m, unsigned ct, rt_calib_point *pts, size_t n,
                       rt_calib_fit *fit, rt_err *err)
 {
-    double p, x;
-    int r = lsq(m, ct, pts, n, 0, &p, &x), fit_o = 0;
+    double p[NP];
+    int used[NP];
+    int r = lsq(m, ct, pts, n, 0, p, used), fit_o = 0;
     if (r < 0)
-        return rt_err_set(err, RT_E_INVAL, "[%s] fewer than two sizes measured: nothing to fit",
+        return rt_err_set(err, RT_E_INVAL,
+                          "[%s] fewer than two sizes measured undisturbed: nothing to fit",
                           rt_contype_name(ct));
     if (r == 1) {
         /* The measured overheads alone exceed the smallest one-way times: they cannot all
          * be per-message CPU time. Latency 0 then, and o fitted to the curve instead. */
         fit_o = 1;
-        lsq(m, ct, pts, n, 1, &p, &x);
+        if (lsq(m, ct, pts, n, 1, p, used) < 0)
+            return rt_err_set(err, RT_E_INVAL, "[%s] the measured times fit no model",
+                              rt_contype_name(ct));
     }
-    if (!(x > 0) || 1e12 / x < 1)
+    /* Without rendezvous sizes the one rate is the bandwidth; without eager sizes, too. */
+    double xr = used[P_XR] ? p[P_XR] : p[P_XE], xe = used[P_XE] ? p[P_XE] : xr;
+    if (!(xr > 0) || !(xe > 0) || 1e12 / xr < 1 || 1e12 / xe < 1)
         return rt_err_set(err, RT_E_INVAL,
                           "[%s] no bandwidth fits: the measured times do not grow with the "
                           "message size",
                           rt_contype_name(ct));
     rt_net_link *l = &m->link[ct];
-    uint64_t whole_ns = (uint64_t)llround(p / 1000) * 1000;
+    uint64_t fixed = (uint64_t)llround(p[P_FIXED] / 1000) * 1000; /* whole ns */
     if (fit_o) {
         l->latency_ps = 0;
-        l->overhead_ps = whole_ns;
+        l->overhead_ps = fixed;
     } else {
-        l->latency_ps = whole_ns;
+        l->latency_ps = fixed;
     }
-    l->bandwidth = round_sig4(1e12 / x);
+    l->bandwidth = round_sig4(1e12 / xr);
+    l->eager_bandwidth = round_sig4(1e12 / xe);
+    if (l->eager_bandwidth == l->bandwidth)
+        l->eager_bandwidth = 0; /* the same rate: no key of its own */
+    l->rendezvous_ps = used[P_R] ? (uint64_t)llround(p[P_R] / 1000) * 1000 : 0;
     if (ct == RT_CT_NET)
         m->link[RT_CT_NONE] = *l;
     evaluate(m, ct, pts, n, fit);

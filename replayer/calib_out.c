@@ -76,7 +76,7 @@ static void link_note(const rt_calib_result *res, unsigned ct, note *n)
     if (l->disturbed)
         add(n,
             "warning: at %u sizes every batch was disturbed by other processes (a rank "
-            "was switched out): rerun on a quieter machine\n",
+            "was switched out): left out of the fit; rerun on a quieter machine\n",
             (unsigned)l->disturbed);
     rt_net_format_time(l->o_send_ps, a, sizeof a);
     rt_net_format_time(l->o_recv_ps, b, sizeof b);
@@ -105,10 +105,12 @@ static void link_note(const rt_calib_result *res, unsigned ct, note *n)
                "latency is 0 and o is fitted to the curve\n");
     size_text(l->fit.err_max_at, c, sizeof c);
     add(n,
-        "latency, bandwidth: least squares on the relative error of the model's one-way "
-        "time,\n  %s; error median %.1f%%, max %.1f%% (at %s)",
-        ct == RT_CT_GW ? "o + wire + o eager, 3o + 2L + wire rendezvous (wire: two chunked hops)"
-                       : "o + L + n/B + o eager, 3o + 3L + n/B rendezvous",
+        "latency, bandwidth, eager_bandwidth, rendezvous: least squares on the relative "
+        "error of the model's\n  one-way time, %s;\n  error median %.1f%%, max %.1f%% (at %s)",
+        ct == RT_CT_GW ? "eager o + wire + o, rendezvous 3o + 2L + wire (wire: two chunked hops, "
+                         "plus rendezvous)"
+                       : "eager o + L + n/eager_bandwidth + o, rendezvous 3o + 3L + rendezvous "
+                         "+ n/bandwidth",
         100 * l->fit.err_median, 100 * l->fit.err_max, c);
 }
 
@@ -168,11 +170,15 @@ void rt_calib_report(const rt_calib_result *res, FILE *out)
         rt_net_format_time(f->latency_ps, lat, sizeof lat);
         rt_net_format_time(l->o_send_ps, s, sizeof s);
         rt_net_format_time(l->o_recv_ps, r, sizeof r);
+        char rv[32];
+        rt_net_format_time(f->rendezvous_ps, rv, sizeof rv);
         fprintf(out,
                 "[%s] ranks %u and %u: send %s, receive %s -> overhead %s; gap %s; eager "
-                "%" PRIu64 "; latency %s, bandwidth %.4g GB/s\n",
+                "%" PRIu64 "; latency %s, bandwidth %.4g GB/s, eager_bandwidth %.4g GB/s, "
+                "rendezvous %s\n",
                 rt_contype_name(ct), (unsigned)l->a, (unsigned)l->b, s, r, o, g, f->eager, lat,
-                (double)f->bandwidth / 1e9);
+                (double)f->bandwidth / 1e9,
+                (double)(f->eager_bandwidth ? f->eager_bandwidth : f->bandwidth) / 1e9, rv);
         fprintf(out, "%12s %12s %12s %12s %8s\n", "bytes", "best", "median", "model", "error");
         for (uint32_t i = 0; i < l->npts; i++) {
             const rt_calib_point *p = &l->pts[i];
@@ -183,7 +189,8 @@ void rt_calib_report(const rt_calib_result *res, FILE *out)
             double e = p->time_ps
                            ? 100.0 * ((double)p->model_ps - (double)p->time_ps) / (double)p->time_ps
                            : 0;
-            fprintf(out, "%12" PRIu64 " %12s %12s %12s %+7.1f%%\n", p->bytes, b, md, mo, e);
+            fprintf(out, "%12" PRIu64 " %12s %12s %12s %+7.1f%%%s\n", p->bytes, b, md, mo, e,
+                    p->disturbed ? "  (disturbed: not fitted)" : "");
         }
         if (l->error[0])
             fprintf(out, "fit failed: %s\n\n", l->error);

@@ -147,7 +147,7 @@ static uint64_t batch_len(const rt_calib_opts *o, double oneway_ps)
 
 /* The curve: 0 bytes and every power of two up to the largest size. A size none of whose
  * batches ran undisturbed is measured again, for up to half a second; if none ever does,
- * its best batch stands and the size counts as disturbed. */
+ * the size counts as disturbed and the fit leaves it out. */
 static void curve(const pair *p, const rt_calib_opts *o, rt_calib_link *out)
 {
     const double patience = 0.5e12; /* ps */
@@ -168,7 +168,8 @@ static void curve(const pair *p, const rt_calib_opts *o, rt_calib_link *out)
         pt->bytes = n;
         pt->time_ps = ps_of(st.best_clean > 0 ? st.best_clean : best);
         pt->median_ps = ps_of(st.median);
-        out->disturbed += st.best_clean == 0;
+        pt->disturbed = st.best_clean == 0;
+        out->disturbed += (uint32_t)pt->disturbed;
         guess = (double)pt->time_ps;
     }
     out->npts = i;

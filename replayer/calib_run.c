@@ -22,7 +22,7 @@ enum { CALIB_TAG_RELEASE = 5 };
 void rt_calib_opts_default(rt_calib_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->max_bytes = 4u << 20;
+    o->max_bytes = 1u << 20;
     o->batches = 15;
     o->batch_ps = 200000000; /* 200 us */
 }
@@ -115,18 +115,24 @@ static size_t distinct(const uint32_t *v, uint32_t n)
     return d;
 }
 
-/* Waits, sleeping, for the release from rank `from` (a pair's initiator). */
+/* Waits, sleeping, for the release from rank `from` (a pair's initiator). Each wake-up
+ * may take a core from the pair being measured for a moment, so the sleeps grow from
+ * 100 us to 20 ms: a pair measures for a good part of a second, and a release noticed
+ * 20 ms late costs little. */
 static void calm_wait(MPI_Comm c, int from)
 {
     MPI_Request q;
     int done = 0;
+    long sleep_ns = 100000;
     MPI_Irecv(NULL, 0, MPI_BYTE, from, CALIB_TAG_RELEASE, c, &q);
     for (;;) {
         MPI_Test(&q, &done, MPI_STATUS_IGNORE);
         if (done)
             return;
-        struct timespec ts = {0, 200000};
+        struct timespec ts = {0, sleep_ns};
         nanosleep(&ts, NULL);
+        if (sleep_ns < 20000000)
+            sleep_ns *= 2;
     }
 }
 

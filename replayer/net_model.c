@@ -43,8 +43,9 @@ void rt_net_model_default(rt_net_model *m)
 
 /* ---- the model file ----------------------------------------------------------------------- */
 
-enum { K_LATENCY, K_BANDWIDTH, K_OVERHEAD, K_GAP, K_EAGER, K_NLINK };
-static const char *const link_key[K_NLINK] = {"latency", "bandwidth", "overhead", "gap", "eager"};
+enum { K_LATENCY, K_BANDWIDTH, K_OVERHEAD, K_GAP, K_EAGER, K_EAGER_BW, K_RENDEZVOUS, K_NLINK };
+static const char *const link_key[K_NLINK] = {"latency", "bandwidth",       "overhead",  "gap",
+                                              "eager",   "eager_bandwidth", "rendezvous"};
 
 enum { G_GATEWAYS, G_GW_MTU, G_REDUCE_BANDWIDTH, G_CONTENTION, G_INJECTION, G_N };
 static const char *const global_key[G_N] = {"gateways", "gw_mtu", "reduce_bandwidth", "contention",
@@ -159,6 +160,12 @@ static int set_link(loader *ld, int k, const char *v)
     case K_EAGER:
         rc = rt_net_parse_size(v, &l->eager, &e);
         break;
+    case K_EAGER_BW:
+        rc = rt_net_parse_bandwidth(v, &l->eager_bandwidth, &e);
+        break;
+    case K_RENDEZVOUS:
+        rc = rt_net_parse_time(v, &l->rendezvous_ps, &e);
+        break;
     }
     return rc < 0 ? line_err(ld, "[%s] %s: %s", rt_contype_name(ld->section), link_key[k], e.msg)
                   : 0;
@@ -228,8 +235,8 @@ static int key_line(loader *ld, char *s)
                             "in [global])",
                             sec, what);
         return line_err(ld,
-                        "[%s] unknown key '%s' (expected latency, bandwidth, overhead, gap or "
-                        "eager)",
+                        "[%s] unknown key '%s' (expected latency, bandwidth, overhead, gap, "
+                        "eager, eager_bandwidth or rendezvous)",
                         sec, what);
     }
     unsigned *seen = &ld->seen[ld->section][k];
@@ -344,17 +351,28 @@ static u128 xfer(uint64_t n, uint64_t bw)
 uint64_t rt_net_wire_ps(const rt_net_model *m, unsigned ct, uint64_t n, uint64_t mtu)
 {
     const rt_net_link *l = link_of(m, ct);
+    /* The protocol is the message's, also for each gateway chunk: eager data may move at
+     * another rate (copied through a buffer) than rendezvous data, which pays the
+     * handshake's extra work once. */
+    uint64_t bw = rt_net_bandwidth(m, ct, n);
+    u128 extra = n <= l->eager ? 0 : l->rendezvous_ps;
     if (ct != RT_CT_GW)
-        return sat(l->latency_ps + xfer(n, l->bandwidth));
+        return sat(l->latency_ps + xfer(n, bw) + extra);
     if (!mtu)
         mtu = m->gw_mtu;
     if (!mtu || n <= mtu)
-        return sat(2 * (l->latency_ps + xfer(n, l->bandwidth)));
+        return sat(2 * (l->latency_ps + xfer(n, bw)) + extra);
     uint64_t k = n / mtu + (n % mtu != 0), last = n - (k - 1) * mtu;
-    uint64_t h = sat(l->latency_ps + xfer(mtu, l->bandwidth));
-    uint64_t h_last = sat(l->latency_ps + xfer(last, l->bandwidth));
+    uint64_t h = sat(l->latency_ps + xfer(mtu, bw));
+    uint64_t h_last = sat(l->latency_ps + xfer(last, bw));
     u128 t = (u128)k * h; /* < 2^128: both factors < 2^64 */
-    return t > UINT64_MAX ? UINT64_MAX : sat(t + h_last);
+    return t > UINT64_MAX ? UINT64_MAX : sat(t + h_last + extra);
+}
+
+uint64_t rt_net_bandwidth(const rt_net_model *m, unsigned ct, uint64_t n)
+{
+    const rt_net_link *l = link_of(m, ct);
+    return n <= l->eager && l->eager_bandwidth ? l->eager_bandwidth : l->bandwidth;
 }
 
 uint64_t rt_net_msg_ps(const rt_net_model *m, unsigned ct, uint64_t n)

@@ -311,6 +311,14 @@ int rt_net_model_write_notes(const rt_net_model *m, const char *const *notes, FI
         fprintf(out, "overhead = %s\ngap = %s\n", a, b);
         exact_size(l->eager, a, sizeof a);
         fprintf(out, "eager = %s\n", a);
+        if (l->eager_bandwidth) {
+            exact_bandwidth(l->eager_bandwidth, b, sizeof b);
+            fprintf(out, "eager_bandwidth = %s\n", b);
+        }
+        if (l->rendezvous_ps) {
+            exact_time(l->rendezvous_ps, a, sizeof a);
+            fprintf(out, "rendezvous = %s\n", a);
+        }
     }
     return ferror(out) ? -RT_E_IO : 0;
 }

@@ -2,13 +2,14 @@
  * Calibration: measure this machine's MPI and fit the network model (rt_net.h) to it, for
  * `retrace calibrate` (docs/calibrate.md).
  *
- * Two halves. The fit (calib_fit.c) knows no MPI: it turns measured one-way ping-pong times
- * into the model's latency and bandwidth, finds the eager/rendezvous switch in the curve,
- * and computes what the model predicts for a ping-pong, so that what is fitted is exactly
- * what the simulator will charge. The measurement (calib_mpi.c, calib_pair.c) runs under
- * MPI: it finds the connection types present among the ranks, and measures one pair of
- * ranks per type at a time on a private duplicate of the communicator while the other
- * ranks wait without spinning.
+ * Two halves. The fit (calib_fit.c, and calib_out.c for the model file) knows no MPI: it
+ * turns measured one-way ping-pong times into the model's latency, bandwidths and
+ * rendezvous time, computing what the model charges for a ping-pong exactly as the
+ * simulator does, so that what is fitted is what a replay will charge. The measurement
+ * (calib_run.c, calib_pair.c) runs under MPI: it finds the connection types present among
+ * the ranks and measures one pair of ranks per type at a time (ping-pong curve, overheads,
+ * gap, the eager switch by a late receiver) on a private duplicate of the communicator,
+ * while the other ranks wait without spinning.
  */
 #ifndef RT_CALIB_H
 #define RT_CALIB_H
@@ -30,36 +31,43 @@ typedef struct rt_calib_point {
     uint64_t time_ps;   /* the best undisturbed batch's mean (rank not switched out) */
     uint64_t median_ps; /* the median batch's mean: how noisy the size was */
     uint64_t model_ps;  /* what the fitted model charges (rt_calib_model_oneway) */
+    int disturbed;      /* 1: no batch ran undisturbed: time_ps is not to be trusted, and
+                         * the fit leaves the size out */
 } rt_calib_point;
 
 /* The model's one-way time of a ping-pong message of n bytes over ct, as the simulator
  * (replayer/sim_p2p.c) computes it: eager (n <= eager) o + wire(n) + o; rendezvous: the
  * request o + L, the answer L, then the data o + wire(n), taken in o: 3o + 2L + wire(n).
- * wire(n) is rt_net_wire_ps (L + n/B; two chunked hops for gw). */
+ * wire(n) is rt_net_wire_ps (L + n/B with the protocol's B, plus the rendezvous time for
+ * rendezvous messages; two chunked hops for gw). */
 uint64_t rt_calib_model_oneway(const rt_net_model *m, unsigned ct, uint64_t n);
 
-/* The fit of one connection type's latency and bandwidth. */
+/* How well one connection type's model fits its measurements. */
 typedef struct rt_calib_fit {
     uint64_t latency_ps;
     uint64_t bandwidth;  /* bytes per second, 4 significant digits */
-    double err_median;   /* |model - measured| / measured over the grid points, median */
+    double err_median;   /* |model - measured| / measured over the sizes fitted, median */
     double err_max;      /* and the largest */
-    uint64_t err_max_at; /* bytes of the point with the largest error */
+    uint64_t err_max_at; /* bytes of the size with the largest error */
     double cost;         /* sum of squared relative errors (what the fit minimised) */
     int overhead_fitted; /* 1: the measured o exceeded what the curve allows; o was fitted
                           * with L = 0 instead */
 } rt_calib_fit;
 
 /*
- * Fits L and B of m->link[ct] to the points, with o and eager as m holds them: each
- * point's model time is c + a L + b x (x = 10^12 / B ps per byte), linear in L and x with
- * c, a, b from the message's protocol and, for gw, its chunks (rt_calib_model_oneway);
- * least squares on the relative error sum ((model - t) / t)^2. When that wants L < 0 (the
- * given o is more than the curve's fixed cost allows), L = 0 and o is fitted instead, the
- * same way (fit->overhead_fitted). Writes L, B (and o) into m, rounded (times to whole ns,
- * B to 4 significant digits), sets every point's model_ps and fills fit. -RT_E_INVAL (err says why)
- * when fewer than two grid points or no positive bandwidth fits (the times do not grow with the
- * size); m is then unchanged.
+ * Fits m->link[ct]'s latency L, bandwidth, eager_bandwidth and rendezvous time R to the
+ * points (the disturbed ones left out), with o and eager as m holds them: each point's
+ * model time is c + a L + b x + r R, x being ps per byte of its protocol's rate, linear in
+ * the four parameters with c, a, b, r from the message's protocol and, for gw, its chunks
+ * (rt_calib_model_oneway); weighted least squares on the relative error sum ((model - t) /
+ * t)^2. L and R cannot be below 0: one that comes out so is held at 0 and the others fitted
+ * again; when L is held (the given o is more than the curve's fixed cost allows), L = 0 and
+ * o is fitted instead (fit->overhead_fitted). Without rendezvous sizes R stays 0 and the one
+ * rate is the bandwidth; an eager rate equal to the bandwidth after rounding is left unset.
+ * Writes the parameters into m, rounded (times to whole ns, rates to 4 significant digits),
+ * sets every point's model_ps and fills fit. -RT_E_INVAL (err says why) with fewer than two
+ * undisturbed sizes or when no positive rate fits (the times do not grow with the size); m
+ * is then unchanged.
  */
 int rt_calib_fit_link(rt_net_model *m, unsigned ct, rt_calib_point *pts, size_t n,
                       rt_calib_fit *fit, rt_err *err);
@@ -94,10 +102,11 @@ typedef struct rt_calib_link {
 } rt_calib_link;
 
 typedef struct rt_calib_opts {
-    uint64_t max_bytes; /* largest ping-pong size (default 4 MiB) */
+    uint64_t max_bytes; /* largest ping-pong size (default 1 MiB) */
     unsigned batches;   /* batches per size: the best one counts (default 15) */
     uint64_t batch_ps;  /* target length of one batch (default 200 us) */
-    int quick;          /* fewer batches, shorter, up to 256 KiB: for tests */
+    int quick;          /* fewer repetitions of the overhead and gap measurements (tests;
+                         * --quick also sets the three fields above smaller) */
 } rt_calib_opts;
 
 typedef struct rt_calib_result {

@@ -22,11 +22,14 @@ enum { RT_NET_INJECT_MESSAGE = 0, RT_NET_INJECT_BYTES = 1 };
 
 /* One connection type's parameters ([loop], [shm], [net], [gw] in the file). */
 typedef struct rt_net_link {
-    uint64_t latency_ps;  /* L: first byte from sender to receiver */
-    uint64_t overhead_ps; /* o: CPU time to inject or take out one message (each side) */
-    uint64_t gap_ps;      /* g: minimum time between two injections by one rank */
-    uint64_t bandwidth;   /* B: bytes per second, > 0 */
-    uint64_t eager;       /* messages of up to this many bytes are eager, larger rendezvous */
+    uint64_t latency_ps;      /* L: first byte from sender to receiver */
+    uint64_t overhead_ps;     /* o: CPU time to inject or take out one message (each side) */
+    uint64_t gap_ps;          /* g: minimum time between two injections by one rank */
+    uint64_t bandwidth;       /* B: bytes per second, > 0 */
+    uint64_t eager;           /* messages of up to this many bytes are eager, larger rendezvous */
+    uint64_t eager_bandwidth; /* bytes per second of eager messages; 0: bandwidth */
+    uint64_t rendezvous_ps;   /* extra wire time of a rendezvous message (handshake work the
+                               * request and answer latencies leave out); 0 by default */
 } rt_net_link;
 
 /* link[RT_CT_NONE] is always a copy of link[RT_CT_NET]: an unknown connection type costs
@@ -50,7 +53,8 @@ void rt_net_model_default(rt_net_model *m);
 int rt_net_model_load(rt_net_model *m, const char *path, rt_err *err);
 
 /* Every key, in the file format, exact: loading the output gives an equal model (source
- * aside). Returns 0 or -RT_E_IO. */
+ * aside). eager_bandwidth and rendezvous are written only when set (not 0). Returns 0 or
+ * -RT_E_IO. */
 int rt_net_model_write(const rt_net_model *m, FILE *out);
 
 /* The same with comments: notes[RT_CT_NONE] after the first line (before the global keys),
@@ -59,14 +63,21 @@ int rt_net_model_write(const rt_net_model *m, FILE *out);
 int rt_net_model_write_notes(const rt_net_model *m, const char *const *notes, FILE *out);
 
 /* Wire time of one message of n bytes over connection type ct, from the start of injection to
- * the last byte at the receiver, excluding overheads: L + n/B rounded up to whole ps. For
- * RT_CT_GW: two hops through a gateway that forwards chunks of mtu bytes (0 means
- * m->gw_mtu) store-and-forward; with k = ceil(n/mtu) chunks (k = 1 when n = 0), h = L +
- * mtu/B the hop time of a full chunk and h' = L + last/B that of the last chunk,
+ * the last byte at the receiver, excluding overheads: L + n/B rounded up to whole ps, B being
+ * eager_bandwidth (when set) for an eager message (n <= eager) and bandwidth otherwise; a
+ * rendezvous message (n > eager) adds rendezvous_ps. For RT_CT_GW: two hops through a
+ * gateway that forwards chunks of mtu bytes (0 means m->gw_mtu) store-and-forward; with
+ * k = ceil(n/mtu) chunks (k = 1 when n = 0), h = L + mtu/B the hop time of a full chunk and
+ * h' = L + last/B that of the last chunk,
  *     wire = 2 h'         when k = 1,
- *     wire = k h + h'     when k > 1        (= (k+1) h when n is a multiple of mtu).
- * Results that do not fit saturate at UINT64_MAX. */
+ *     wire = k h + h'     when k > 1        (= (k+1) h when n is a multiple of mtu),
+ * plus rendezvous_ps once for a rendezvous message. Results that do not fit saturate at
+ * UINT64_MAX. */
 uint64_t rt_net_wire_ps(const rt_net_model *m, unsigned ct, uint64_t n, uint64_t mtu);
+
+/* The rate of a message of n bytes over ct, by its protocol: eager_bandwidth (when set) for
+ * an eager one (n <= eager), bandwidth for a rendezvous one. */
+uint64_t rt_net_bandwidth(const rt_net_model *m, unsigned ct, uint64_t n);
 
 /* End-to-end time of one message: o (send) + wire + o (receive). */
 uint64_t rt_net_msg_ps(const rt_net_model *m, unsigned ct, uint64_t n);

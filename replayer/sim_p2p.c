@@ -46,7 +46,7 @@ static uint64_t inject(sim *s, uint32_t src, uint32_t dst, unsigned ct, uint64_t
     uint64_t start = t > rs->port_free ? t : rs->port_free;
     uint64_t wire = rt_net_wire_ps(m, ct, n, 0);
     uint64_t busy = l->overhead_ps + (m->injection == RT_NET_INJECT_BYTES
-                                          ? rt_net_xfer_ps(n, l->bandwidth)
+                                          ? rt_net_xfer_ps(n, rt_net_bandwidth(m, ct, n))
                                           : wire);
     if (busy < l->gap_ps)
         busy = l->gap_ps;

@@ -191,9 +191,14 @@ void rt__end(rt__call *c)
 {
     rt__thread *t = c->t;
     if (rt__g.tracing && t->fd >= 0) {
+        /* A full buffer is written out before t1, inside the call: after it, the write
+         * (a millisecond on a slow disk) would be recorded as the application's
+         * computation, and a replay would charge it. */
+        rt_raw_call rec[2];
+        if ((size_t)(t->end - t->pos) < sizeof rec + t->scratch_len && t->pos != t->buf)
+            flush(t);
         uint64_t t1 = rt__now();
         uint64_t dt = t1 - c->t0;
-        rt_raw_call rec[2];
         memset(rec, 0, sizeof rec);
         rec[0].type = RT_RAW_CALL;
         rec[0].fn = (uint16_t)c->fn;

@@ -1,6 +1,6 @@
 /*
- * What the example patterns share (examples/patterns/README.md): command-line options,
- * buffers, a fixed amount of "computation", and the timed region.
+ * What the example patterns share (docs/benchmarks.md, "Replay fidelity"): command-line
+ * options, buffers, a fixed amount of "computation", and the timed region.
  *
  * Every program takes
  *   -i N    iterations timed (default: the program's)

@@ -31,6 +31,17 @@ static void model(rt_net_model *m)
     m->gw_mtu = 1024;
 }
 
+/* The same with protocol rates: eager data at 5 GB/s (shm) and 500 MB/s (gw), rendezvous
+ * messages 1.2 us (shm) and 3 us (gw) more. */
+static void model_rates(rt_net_model *m)
+{
+    model(m);
+    m->link[RT_CT_SHM].eager_bandwidth = 5000000000;
+    m->link[RT_CT_SHM].rendezvous_ps = 1200 * NS;
+    m->link[RT_CT_GW].eager_bandwidth = 500000000;
+    m->link[RT_CT_GW].rendezvous_ps = 3 * US;
+}
+
 /* ---- the one-way time ---------------------------------------------------------------------- */
 
 static void test_oneway(void **state)
@@ -48,6 +59,10 @@ static void test_oneway(void **state)
     /* gw rendezvous: 3o + 2L (one hop each way for the handshake) + wire */
     uint64_t wire = rt_net_wire_ps(&m, RT_CT_GW, 100000, 0);
     assert_int_equal(rt_calib_model_oneway(&m, RT_CT_GW, 100000), 300 * NS + 2 * US + wire);
+    /* with protocol rates: eager at 200 ps a byte, rendezvous 1.2 us more */
+    model_rates(&m);
+    assert_int_equal(rt_calib_model_oneway(&m, RT_CT_SHM, 8192), 450 * NS + 8192 * 200);
+    assert_int_equal(rt_calib_model_oneway(&m, RT_CT_SHM, 8193), 2250 * NS + 819300);
 }
 
 /* k round trips of n bytes between ranks 0 and 1, no computation between calls. */
@@ -78,21 +93,24 @@ static void test_oneway_is_the_engines(void **state)
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
         char *csv = pingpong_trace(3, sizes[s]);
         rt_sim_trace *tr = st_load(csv);
-        for (int gw = 0; gw < 2; gw++)
-            for (int inj = 0; inj < 2; inj++) {
-                rt_sim_config c;
-                rt_sim_config_default(&c);
+        for (int v = 0; v < 8; v++) { /* gw or shm, injection rule, protocol rates or not */
+            int gw = v & 1, inj = v >> 1 & 1, rates = v >> 2;
+            rt_sim_config c;
+            rt_sim_config_default(&c);
+            if (rates)
+                model_rates(&c.model);
+            else
                 model(&c.model);
-                c.model.injection = inj ? RT_NET_INJECT_BYTES : RT_NET_INJECT_MESSAGE;
-                c.node = gw ? apart : same;
-                c.module = gw ? apart : same;
-                rt_sim_result res;
-                st_run(tr, &c, &res);
-                assert_int_equal(res.completed, 1);
-                uint64_t one = rt_calib_model_oneway(&c.model, gw ? RT_CT_GW : RT_CT_SHM, sizes[s]);
-                assert_int_equal(res.time_ps, 6 * one);
-                rt_sim_result_free(&res);
-            }
+            c.model.injection = inj ? RT_NET_INJECT_BYTES : RT_NET_INJECT_MESSAGE;
+            c.node = gw ? apart : same;
+            c.module = gw ? apart : same;
+            rt_sim_result res;
+            st_run(tr, &c, &res);
+            assert_int_equal(res.completed, 1);
+            uint64_t one = rt_calib_model_oneway(&c.model, gw ? RT_CT_GW : RT_CT_SHM, sizes[s]);
+            assert_int_equal(res.time_ps, 6 * one);
+            rt_sim_result_free(&res);
+        }
         rt_sim_trace_free(tr);
         free(csv);
     }
@@ -118,25 +136,52 @@ static void test_fit_recovers(void **state)
 {
     (void)state;
     rt_net_model m, f;
-    model(&m);
     rt_calib_point pts[RT_CALIB_MAX_POINTS];
-    for (unsigned ct = RT_CT_SHM; ct <= RT_CT_GW; ct += RT_CT_GW - RT_CT_SHM) {
+    for (unsigned v = 0; v < 4; v++) {
+        unsigned ct = v & 1 ? RT_CT_GW : RT_CT_SHM;
+        if (v < 2)
+            model(&m);
+        else
+            model_rates(&m);
         size_t n = curve(&m, ct, 4 * MiB, 0, pts);
         assert_int_equal(n, 24);
         f = m;
         f.link[ct].latency_ps = 7 * US; /* to be replaced */
         f.link[ct].bandwidth = 1;
+        f.link[ct].eager_bandwidth = 2;
+        f.link[ct].rendezvous_ps = 3;
         rt_calib_fit fit;
         rt_err err = {0};
         assert_int_equal(rt_calib_fit_link(&f, ct, pts, n, &fit, &err), 0);
         assert_int_equal(f.link[ct].latency_ps, m.link[ct].latency_ps);
         assert_int_equal(f.link[ct].bandwidth, m.link[ct].bandwidth);
         assert_int_equal(f.link[ct].overhead_ps, m.link[ct].overhead_ps);
+        assert_int_equal(f.link[ct].eager_bandwidth, m.link[ct].eager_bandwidth);
+        assert_int_equal(f.link[ct].rendezvous_ps, m.link[ct].rendezvous_ps);
         assert_int_equal(fit.overhead_fitted, 0);
         assert_true(fit.err_max < 1e-9);
         for (size_t i = 0; i < n; i++)
             assert_int_equal(pts[i].model_ps, pts[i].time_ps);
     }
+}
+
+/* Sizes no batch of which ran undisturbed are left out: wild times there change nothing. */
+static void test_fit_disturbed(void **state)
+{
+    (void)state;
+    rt_net_model m, f;
+    model_rates(&m);
+    rt_calib_point pts[RT_CALIB_MAX_POINTS];
+    size_t n = curve(&m, RT_CT_SHM, 4 * MiB, 0, pts);
+    pts[0].time_ps = pts[3].time_ps = 270 * US; /* a scheduler's time slice, not MPI */
+    pts[0].disturbed = pts[3].disturbed = 1;
+    f = m;
+    f.link[RT_CT_SHM].latency_ps = 0;
+    rt_calib_fit fit;
+    assert_int_equal(rt_calib_fit_link(&f, RT_CT_SHM, pts, n, &fit, NULL), 0);
+    assert_memory_equal(&f.link[RT_CT_SHM], &m.link[RT_CT_SHM], sizeof m.link[RT_CT_SHM]);
+    assert_true(fit.err_max < 1e-9);
+    assert_int_equal(pts[3].model_ps, rt_calib_model_oneway(&m, RT_CT_SHM, 4));
 }
 
 /* +-3% alternating noise: parameters within a few per cent, median error 3%. */
@@ -187,7 +232,11 @@ static void test_fit_errors(void **state)
     rt_calib_fit fit;
     rt_err err = {0};
     assert_int_equal(rt_calib_fit_link(&m, RT_CT_SHM, pts, 1, &fit, &err), -RT_E_INVAL);
-    assert_string_equal(err.msg, "[shm] fewer than two sizes measured: nothing to fit");
+    assert_string_equal(err.msg, "[shm] fewer than two sizes measured undisturbed: nothing to fit");
+    pts[1].disturbed = 1; /* two sizes, one of them disturbed: still too few */
+    assert_int_equal(rt_calib_fit_link(&m, RT_CT_SHM, pts, 2, &fit, &err), -RT_E_INVAL);
+    assert_string_equal(err.msg, "[shm] fewer than two sizes measured undisturbed: nothing to fit");
+    pts[1].disturbed = 0;
     rt_net_model before = m;
     assert_int_equal(rt_calib_fit_link(&m, RT_CT_NET, pts, 3, &fit, &err), -RT_E_INVAL);
     assert_string_equal(err.msg, "[net] no bandwidth fits: the measured times do not grow "
@@ -305,8 +354,10 @@ static void test_write_result(void **state)
                                  "receive call whose message had arrived (110 ns), medians\n"));
     assert_non_null(strstr(text, "# eager: a send of 8192 bytes finishes before a late receive "
                                  "is posted, one of 8193 bytes waits for it\n"));
-    assert_non_null(strstr(text, "error median 0.0%, max 0.0% (at 0 B)\nlatency = 250ns\n"
-                                 "bandwidth = 10GB/s\noverhead = 100ns\n"));
+    assert_non_null(strstr(text, "one-way time, eager o + L + n/eager_bandwidth + o, rendezvous "
+                                 "3o + 3L + rendezvous + n/bandwidth;\n#   error median 0.0%, "
+                                 "max 0.0% (at 0 B)\nlatency = 250ns\nbandwidth = 10GB/s\n"
+                                 "overhead = 100ns\ngap = 0ns\neager = 8KiB\n\n[net]"));
     assert_non_null(strstr(text, "\n[net]\n# not measured: no two ranks on different nodes of "
                                  "one module; values from built-in defaults\nlatency = 1.5us\n"));
 }
@@ -318,7 +369,7 @@ int main(void)
         cmocka_unit_test(test_fit_recovers), cmocka_unit_test(test_fit_noise),
         cmocka_unit_test(test_fit_overhead), cmocka_unit_test(test_fit_errors),
         cmocka_unit_test(test_fit_rate),     cmocka_unit_test(test_write_notes),
-        cmocka_unit_test(test_write_result),
+        cmocka_unit_test(test_write_result), cmocka_unit_test(test_fit_disturbed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

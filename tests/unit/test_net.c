@@ -29,6 +29,8 @@ static void assert_model_equal(const rt_net_model *a, const rt_net_model *b)
         assert_int_equal(a->link[ct].gap_ps, b->link[ct].gap_ps);
         assert_int_equal(a->link[ct].bandwidth, b->link[ct].bandwidth);
         assert_int_equal(a->link[ct].eager, b->link[ct].eager);
+        assert_int_equal(a->link[ct].eager_bandwidth, b->link[ct].eager_bandwidth);
+        assert_int_equal(a->link[ct].rendezvous_ps, b->link[ct].rendezvous_ps);
     }
     assert_int_equal(a->gateways, b->gateways);
     assert_int_equal(a->gw_mtu, b->gw_mtu);
@@ -245,6 +247,8 @@ static void test_write_round_trip(void **state)
             l->gap_ps = times[(i + 3 * ct) % 9];
             l->bandwidth = bws[(i + ct) % 7];
             l->eager = sizes[(i + ct) % 10];
+            l->eager_bandwidth = i % 3 ? bws[(i + 2 * ct) % 7] : 0;
+            l->rendezvous_ps = i % 2 ? times[(i + 4 * ct) % 9] : 0;
         }
         m.link[RT_CT_NONE] = m.link[RT_CT_NET];
         m.gateways = i == 8 ? UINT32_MAX : i + 1;
@@ -477,6 +481,44 @@ static void test_gw_pipeline(void **state)
         assert_int_equal(rt_net_wire_ps(&m, RT_CT_GW, n, 0), gw_reference(&m, n, m.gw_mtu));
 }
 
+/* eager_bandwidth for eager messages, rendezvous added once to a rendezvous message; both
+ * only written when set. */
+static void test_protocol_rates(void **state)
+{
+    (void)state;
+    rt_net_model m;
+    load_text(&m, "[shm]\nlatency = 200ns\nbandwidth = 20GB/s\neager = 8K\n"
+                  "eager_bandwidth = 5GB/s\nrendezvous = 1.2us\n"
+                  "[gw]\nlatency = 1us\nbandwidth = 1GB/s\neager = 2000\n"
+                  "eager_bandwidth = 500MB/s\nrendezvous = 3us\n");
+    assert_int_equal(m.link[RT_CT_SHM].eager_bandwidth, 5000000000);
+    assert_int_equal(m.link[RT_CT_SHM].rendezvous_ps, 1200000);
+    /* eager: 200 ns + 8192 * 200 ps; rendezvous: 200 ns + 8193 * 50 ps + 1.2 us */
+    assert_int_equal(rt_net_wire_ps(&m, RT_CT_SHM, 8192, 0), 200000 + 1638400);
+    assert_int_equal(rt_net_wire_ps(&m, RT_CT_SHM, 8193, 0), 200000 + 409650 + 1200000);
+    assert_int_equal(rt_net_msg_ps(&m, RT_CT_SHM, 0), 100000 + 200000 + 100000);
+    /* gw, chunks of 1 KiB: 1500 bytes eager at 2000 ps a byte, h = 1 us + 2.048 us, last
+     * chunk 1 us + 0.952 us; 2500 bytes rendezvous at 1000 ps a byte (docs/model.md's
+     * 7.524 us) plus 3 us once. */
+    assert_int_equal(rt_net_wire_ps(&m, RT_CT_GW, 1500, 1024), 2 * 3048000 + 1952000);
+    assert_int_equal(rt_net_wire_ps(&m, RT_CT_GW, 100, 1024), 2 * 1200000);
+    assert_int_equal(rt_net_wire_ps(&m, RT_CT_GW, 2500, 1024), 7524000 + 3000000);
+    char *text = written(&m);
+    assert_non_null(strstr(text, "\n[shm]\nlatency = 200ns\nbandwidth = 20GB/s\noverhead = "
+                                 "100ns\ngap = 0ns\neager = 8KiB\neager_bandwidth = 5GB/s\n"
+                                 "rendezvous = 1.2us\n"));
+    assert_non_null(strstr(text, "\n[net]\nlatency = 1.5us\nbandwidth = 12.5GB/s\noverhead = "
+                                 "100ns\ngap = 0ns\neager = 64KiB\n\n[gw]\n"));
+    free(text);
+    round_trip(&m);
+    assert_load_error("[net]\neager_bandwidth = 0GB/s\n", RT_E_INVAL,
+                      "model.conf:2: [net] eager_bandwidth: bad value '0GB/s': must be greater "
+                      "than zero");
+    assert_load_error("[net]\nrendezvous = 2\n", RT_E_INVAL,
+                      "model.conf:2: [net] rendezvous: bad value '2': needs a unit (ps, ns, us, "
+                      "ms or s)");
+}
+
 static void test_best_gw_mtu(void **state)
 {
     (void)state;
@@ -516,7 +558,7 @@ static void test_file_errors(void **state)
                       "model.conf:1: bad section header '[net' (expected [name])");
     assert_load_error("\n\n[shm]\nlatncy = 1us\n", RT_E_INVAL,
                       "model.conf:4: [shm] unknown key 'latncy' (expected latency, bandwidth, "
-                      "overhead, gap or eager)");
+                      "overhead, gap, eager, eager_bandwidth or rendezvous)");
     assert_load_error("gw_mtu = 1K\nspeed = 1\n", RT_E_INVAL,
                       "model.conf:2: unknown key 'speed' (expected gateways, gw_mtu, "
                       "reduce_bandwidth, contention or injection)");
@@ -619,7 +661,7 @@ int main(void)
         cmocka_unit_test(test_parse_errors),     cmocka_unit_test(test_format_time),
         cmocka_unit_test(test_exact_arithmetic), cmocka_unit_test(test_gw_pipeline),
         cmocka_unit_test(test_best_gw_mtu),      cmocka_unit_test(test_file_errors),
-        cmocka_unit_test(test_file_not_found),
+        cmocka_unit_test(test_file_not_found),   cmocka_unit_test(test_protocol_rates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
