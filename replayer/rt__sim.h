@@ -127,6 +127,7 @@ typedef struct sim_chan {
     sim_op op;
     uint32_t more, more_tail; /* sim_pend list; SIM_NONE: none */
 } sim_chan;
+_Static_assert(sizeof(sim_chan) == 64, "a channel is one cache line");
 
 typedef struct sim_chans {
     sim_chan *slots; /* 64-byte aligned */
@@ -164,6 +165,7 @@ typedef struct sim_coll {
     uint8_t op;
     uint8_t own;
 } sim_coll;
+_Static_assert(sizeof(sim_coll) == 64, "a collective is one cache line");
 
 /* A rank's last collective schedule, kept for its next call with the same parameters: ranks
  * repeat their collectives (an allreduce per iteration), and a schedule is a function of the
@@ -176,16 +178,18 @@ typedef struct sim_sched {
     int32_t root;
     uint8_t ctx, op, valid;
     uint64_t bytes, rbytes;
+    uint64_t seq_key;  /* the communicator (context << 32 | id) it called a collective on last */
+    uint32_t seq_next; /* its next sequence number there (collseq holds the others) */
 } sim_sched;
 
 enum { SIM_RANK_READY, SIM_RANK_BLOCKED, SIM_RANK_DONE };
 
+/* A rank's state while it runs its trace: one cache line (the ranks array is aligned). Its
+ * ports are elsewhere (sim_port): collective rounds use them without the rest. */
 typedef struct sim_rank {
     uint64_t clock;      /* ps */
     uint64_t call_start; /* clock when the current call was entered */
     uint64_t wait_until; /* latest known completion the current call waits for */
-    uint64_t port_free;  /* injection port */
-    uint64_t eject_free; /* ejection port (contention) */
     uint64_t mpi_ps, compute_ps;
     uint64_t last_rec; /* recorded ns of the last LEAVE: computation is measured from it */
     uint32_t pc;       /* next event */
@@ -194,6 +198,13 @@ typedef struct sim_rank {
     uint16_t call;
     uint8_t state, in_call;
 } sim_rank;
+_Static_assert(sizeof(sim_rank) == 64, "a rank is one cache line");
+
+/* A rank's network ports. */
+typedef struct sim_port {
+    uint64_t inject; /* injection port free */
+    uint64_t eject;  /* ejection port free (contention) */
+} sim_port;
 
 enum { SIM_H_RANK, SIM_H_COLL, SIM_H_RNDV };
 
@@ -205,6 +216,7 @@ typedef struct sim_qchunk {
     uint32_t ent[SIM_QCHUNK]; /* kind << 30 | index */
     uint32_t next;
 } sim_qchunk;
+_Static_assert(sizeof(sim_qchunk) == 64, "a queue chunk is one cache line");
 
 typedef struct sim_bucket {
     uint64_t time;
@@ -258,7 +270,9 @@ typedef struct sim {
     const uint32_t *node, *module;
     uint32_t nranks;
     sim_rank *ranks;
+    sim_port *ports;
     uint32_t *slots; /* request slots of all ranks: ranks[r].slot_base + slot -> req */
+    uint64_t nslots;
 
     sim_queue q;
     uint32_t ahead_ring[SIM_AHEAD_RING]; /* the events prefetch_ahead passed (sim_core.c) */
@@ -272,10 +286,19 @@ typedef struct sim {
     sim_coll *colls;
     uint32_t ncolls, colls_cap, coll_free;
     sim_sched *sched; /* per rank, allocated with the first collective */
+    sim_step *scratch; /* a schedule being expanded (sim_coll.c) */
+    uint32_t nscratch, scratch_cap;
+    char *slab; /* kept schedules: the open block and what is left in it */
+    size_t slab_left;
+    struct sim_slab {
+        void *p;
+        size_t size;
+    } *slabs;
+    uint32_t nslabs, slabs_cap;
 
     sim_chans chans;  /* (context|dst|src, comm|tag) -> pending operations */
     sim_map mail;     /* free wildcards: (receiver, comm|0 or 1) -> head | tail << 32 */
-    sim_map collseq;  /* (rank, comm key) -> next collective sequence number */
+    sim_map collseq;  /* (rank, comm key) -> next collective sequence number (sim_sched) */
     sim_map collchk;  /* (comm key, seq) -> op | root << 8 | arrived << 32 */
     sim_map rma_done; /* (rank << 32 | window, target or SIM_NONE) -> latest completion */
     sim_map locks;    /* (window, target) -> lock state index */
@@ -327,6 +350,12 @@ static inline uint64_t sim_queue_first(const sim_queue *q)
 int sim_queue_ahead(sim_queue *q, uint32_t dist, uint32_t *ent);
 
 /* sim_core.c */
+/* p (old bytes long, the size it was allocated with; or NULL, 0) reallocated to bytes,
+ * starting on a cache line, the new part zeroed, so that 64-byte objects take one line each;
+ * big arrays on huge pages where available. NULL: no memory (p is kept). */
+void *sim_realloc_lines(void *p, size_t old, size_t bytes);
+/* Frees what sim_realloc_lines gave for bytes. */
+void sim_free_lines(void *p, size_t bytes);
 uint32_t sim_req_new(sim *s);
 void sim_req_free(sim *s, uint32_t r);
 /* Sets a request's completion time and tells its waiter. */

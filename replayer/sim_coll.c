@@ -25,7 +25,9 @@ static uint32_t coll_new(sim *s)
     } else {
         if (s->ncolls == s->colls_cap) {
             uint32_t cap = s->colls_cap ? s->colls_cap * 2 : 256;
-            sim_coll *p = realloc(s->colls, (size_t)cap * sizeof *p);
+            /* aligned: a collective is one cache line */
+            sim_coll *p = sim_realloc_lines(s->colls, (size_t)s->colls_cap * sizeof *p,
+                                            (size_t)cap * sizeof *p);
             if (!p) {
                 sim_fail(s, RT_E_NOMEM, "out of memory (collectives)");
                 return SIM_NONE;
@@ -57,18 +59,51 @@ void sim_coll_free_all(sim *s)
     for (uint32_t i = 0; i < s->ncolls; i++)
         if (s->colls[i].own)
             free(s->colls[i].steps);
-    free(s->colls);
-    if (s->sched)
-        for (uint32_t r = 0; r < s->nranks; r++)
-            free(s->sched[r].steps);
-    free(s->sched);
+    sim_free_lines(s->colls, (size_t)s->colls_cap * sizeof *s->colls);
+    sim_free_lines(s->sched, (size_t)s->nranks * sizeof *s->sched);
+    for (uint32_t i = 0; i < s->nslabs; i++)
+        sim_free_lines(s->slabs[i].p, s->slabs[i].size);
+    free(s->slabs);
+    free(s->scratch);
 }
 
-/* rt_coll_schedule's steps of one rank, turned into sim_steps as they come. */
+/* Kept schedules are carved from blocks of SLAB bytes (on huge pages, sim_realloc_lines): at
+ * a million ranks they are a gigabyte, read at random one round at a time, and separate
+ * mallocs would spread them over the heap's 4 KB pages. A rank whose schedule grows takes a
+ * new piece; blocks go with the run. */
+#define SLAB (32u << 20)
+
+static sim_step *slab_steps(sim *s, uint32_t n)
+{
+    size_t bytes = ((size_t)n * sizeof(sim_step) + 63) & ~(size_t)63;
+    if (bytes > s->slab_left) {
+        size_t size = bytes > SLAB / 4 ? bytes : SLAB;
+        if (s->nslabs == s->slabs_cap) {
+            uint32_t cap = s->slabs_cap ? s->slabs_cap * 2 : 16;
+            struct sim_slab *p = realloc(s->slabs, (size_t)cap * sizeof *p);
+            if (!p)
+                return NULL;
+            s->slabs = p;
+            s->slabs_cap = cap;
+        }
+        char *b = sim_realloc_lines(NULL, 0, size);
+        if (!b)
+            return NULL;
+        s->slabs[s->nslabs++] = (struct sim_slab){b, size};
+        if (size != SLAB) /* a block of its own: the current one stays open */
+            return (sim_step *)b;
+        s->slab = b;
+        s->slab_left = size;
+    }
+    sim_step *p = (sim_step *)s->slab;
+    s->slab += bytes;
+    s->slab_left -= bytes;
+    return p;
+}
+
+/* rt_coll_schedule's steps of one rank, turned into sim_steps in s->scratch as they come. */
 typedef struct emit_ctx {
     sim *s;
-    sim_step **steps;
-    uint32_t *n, *cap;
     uint32_t rank;           /* world rank */
     const uint32_t *members; /* communicator rank -> world rank */
     uint32_t round;
@@ -77,23 +112,24 @@ typedef struct emit_ctx {
 static int emit_step(void *ctx, const rt_coll_step *st)
 {
     emit_ctx *ec = ctx;
-    uint32_t n = *ec->n;
-    if (n == *ec->cap) {
-        uint32_t cap = n ? n * 2 : 16;
-        sim_step *p = cap > n ? realloc(*ec->steps, (size_t)cap * sizeof *p) : NULL;
+    sim *s = ec->s;
+    uint32_t n = s->nscratch;
+    if (n == s->scratch_cap) {
+        uint32_t cap = n ? n * 2 : 64;
+        sim_step *p = cap > n ? realloc(s->scratch, (size_t)cap * sizeof *p) : NULL;
         if (!p)
             return -RT_E_NOMEM;
-        *ec->steps = p;
-        *ec->cap = cap;
+        s->scratch = p;
+        s->scratch_cap = cap;
     }
-    sim_step *d = &(*ec->steps)[n];
+    sim_step *d = &s->scratch[n];
     *d = (sim_step){.bytes = st->bytes, .kind = st->kind, .first = !n || st->round != ec->round};
     if (st->kind != RT_STEP_REDUCE)
         d->peer = ec->members[st->peer];
     if (st->kind == RT_STEP_SEND)
-        d->ct = (uint8_t)sim_contype(ec->s, ec->rank, d->peer);
+        d->ct = (uint8_t)sim_contype(s, ec->rank, d->peer);
     ec->round = st->round;
-    *ec->n = n + 1;
+    s->nscratch = n + 1;
     return 0;
 }
 
@@ -117,6 +153,16 @@ static const uint32_t *per_comm_rank(sim *s, const rt_comm_def *c, int modules)
     return a;
 }
 
+/* World rank w's rank in communicator c. Most collectives run on communicators where the
+ * two are equal (MPI_COMM_WORLD): one look at the members, not a binary search over them,
+ * which at a million ranks is twenty cache misses. */
+static uint32_t comm_rank(const rt_comm_def *c, uint32_t w)
+{
+    if (w < c->size && c->members[w] == w)
+        return w;
+    return (uint32_t)rt_comm_position(c, w);
+}
+
 /* The output trace's wire message of a collective step (communicator collectives only). */
 static void out_step(sim *s, const sim_coll *co, const sim_step *st, uint64_t t)
 {
@@ -124,7 +170,7 @@ static void out_step(sim *s, const sim_coll *co, const sim_step *st, uint64_t t)
         return;
     const rt_comm_def *c = rt_defs_comm(s->defs, co->id);
     rt_event ev = {.kind = st->kind == RT_STEP_SEND ? RT_EV_SEND : RT_EV_RECV,
-                   .call = co->call, .comm = co->id, .peer = (int32_t)rt_comm_position(c, st->peer),
+                   .call = co->call, .comm = co->id, .peer = (int32_t)comm_rank(c, st->peer),
                    .tag = (int32_t)(co->tag & 0x7fffffff), .bytes = st->bytes, .contype = st->ct};
     if (st->kind == RT_STEP_RECV)
         ev.contype = (uint8_t)sim_contype(s, co->rank, st->peer);
@@ -243,7 +289,7 @@ static int make_schedule(sim *s, sim_coll *co, sim_sched *sc, const rt_comm_def 
 {
     unsigned op = co->op;
     unsigned alg = co->ctx == SIM_CTX_WIN ? s->cfg->alg[RT_COLL_BARRIER] : s->cfg->alg[op];
-    rt_coll_call call = {.op = op, .size = c->size, .me = (uint32_t)rt_comm_position(c, co->rank),
+    rt_coll_call call = {.op = op, .size = c->size, .me = comm_rank(c, co->rank),
                          .root = root, .bytes = bytes, .rbytes = rbytes};
     if (alg == RT_ALG_MSA || alg == RT_ALG_MSA2) {
         call.module = per_comm_rank(s, c, 1);
@@ -256,17 +302,13 @@ static int make_schedule(sim *s, sim_coll *co, sim_sched *sc, const rt_comm_def 
         alg = RT_ALG_MPICH;
     }
     int kept = sc->users == 0;
-    uint32_t own_cap = 0;
-    emit_ctx ec = {s, &co->steps, &co->nsteps, &own_cap, co->rank, c->members, 0};
-    if (kept) {
+    if (kept)
         sc->valid = 0;
-        sc->nsteps = 0;
-        ec = (emit_ctx){s, &sc->steps, &sc->nsteps, &sc->cap, co->rank, c->members, 0};
-    }
+    emit_ctx ec = {s, co->rank, c->members, 0};
     rt_err e;
     int approx = 0;
+    s->nscratch = 0;
     int rc = rt_coll_schedule(alg, &call, emit_step, &ec, &approx, &e);
-    co->own = !kept;
     if (rc == -RT_E_NOMEM)
         return sim_fail(s, RT_E_NOMEM, "out of memory (collective schedule)");
     if (approx && s->approx[op]++ == 0)
@@ -276,14 +318,36 @@ static int make_schedule(sim *s, sim_coll *co, sim_sched *sc, const rt_comm_def 
         if (s->unscheduled[op]++ == 0)
             sim_buf_printf(&s->notes, "%s takes no time in the replay: %s\n",
                            rt_event_op_name(RT_EV_COLL_END, op), e.msg);
-        co->nsteps = 0;
-        return 0;
+        return 0; /* no steps */
     }
+    uint32_t n = s->nscratch;
+    sim_step *steps;
+    if (!kept) {
+        steps = malloc((n ? n : 1) * sizeof *steps);
+        co->own = 1;
+    } else if (n > sc->cap) {
+        steps = slab_steps(s, n);
+        sc->steps = steps;
+        sc->cap = n;
+    } else {
+        steps = sc->steps;
+    }
+    if (!steps)
+        return sim_fail(s, RT_E_NOMEM, "out of memory (collective schedule)");
+    if (n)
+        memcpy(steps, s->scratch, (size_t)n * sizeof *steps);
+    co->steps = steps;
+    co->nsteps = n;
     if (kept) {
-        *sc = (sim_sched){sc->steps, sc->nsteps, sc->cap, co->id, 1, root, co->ctx, co->op, 1,
-                          bytes, rbytes};
-        co->steps = sc->steps;
-        co->nsteps = sc->nsteps;
+        sc->nsteps = n;
+        sc->id = co->id;
+        sc->users = 1;
+        sc->root = root;
+        sc->ctx = co->ctx;
+        sc->op = co->op;
+        sc->valid = 1;
+        sc->bytes = bytes;
+        sc->rbytes = rbytes;
     }
     return 0;
 }
@@ -291,13 +355,28 @@ static int make_schedule(sim *s, sim_coll *co, sim_sched *sc, const rt_comm_def 
 uint32_t sim_coll_start(sim *s, uint32_t rank, uint8_t ctx, uint32_t id, const rt_comm_def *c,
                         unsigned op, int32_t root, uint64_t bytes, uint64_t rbytes, uint64_t t)
 {
-    uint64_t key = (uint64_t)ctx << 32 | id;
-    uint64_t *seqp = sim_map_put(&s->collseq, rank, key, NULL);
-    if (!seqp) {
-        sim_fail(s, RT_E_NOMEM, "out of memory (collectives)");
+    if (!s->sched &&
+        !(s->sched = sim_realloc_lines(NULL, 0, (size_t)s->nranks * sizeof *s->sched))) {
+        sim_fail(s, RT_E_NOMEM, "out of memory (collective schedules)");
         return SIM_NONE;
     }
-    uint32_t seq = (uint32_t)(*seqp)++;
+    sim_sched *sc = &s->sched[rank];
+    uint64_t key = (uint64_t)ctx << 32 | id;
+    if (sc->seq_key != key) {
+        /* the rank's sequence numbers on the communicator it used last live in sc; the
+         * others in collseq (a key is never 0: contexts start at 1) */
+        uint64_t *v = sc->seq_key ? sim_map_put(&s->collseq, rank, sc->seq_key, NULL) : &key;
+        if (!v) {
+            sim_fail(s, RT_E_NOMEM, "out of memory (collectives)");
+            return SIM_NONE;
+        }
+        if (sc->seq_key)
+            *v = sc->seq_next;
+        v = sim_map_get(&s->collseq, rank, key);
+        sc->seq_key = key;
+        sc->seq_next = v ? (uint32_t)*v : 0;
+    }
+    uint32_t seq = sc->seq_next++;
     const char *what = ctx == SIM_CTX_WIN ? "window" : "communicator";
     if (check_instance(s, rank, key, seq, op, c->size, what) < 0)
         return SIM_NONE;
@@ -313,11 +392,6 @@ uint32_t sim_coll_start(sim *s, uint32_t rank, uint8_t ctx, uint32_t id, const r
     co->req = req;
     co->op = (uint8_t)op;
     co->call = s->ranks[rank].call;
-    if (!s->sched && !(s->sched = calloc(s->nranks, sizeof *s->sched))) {
-        sim_fail(s, RT_E_NOMEM, "out of memory (collective schedules)");
-        return SIM_NONE;
-    }
-    sim_sched *sc = &s->sched[rank];
     if (sc->valid && sc->ctx == ctx && sc->id == id && sc->op == op && sc->root == root &&
         sc->bytes == bytes && sc->rbytes == rbytes) {
         /* the same call as the rank's last one: the same steps (its notes were given) */
@@ -344,7 +418,7 @@ void sim_coll_prefetch(const sim *s, uint32_t c, int stage)
     const sim_step *st = &co->steps[co->cur];
     if (stage == 0) {
         __builtin_prefetch(st);
-        __builtin_prefetch(&s->ranks[co->rank]);
+        __builtin_prefetch(&s->ports[co->rank]);
         return;
     }
     for (uint32_t j = co->cur; j < co->nsteps && j < co->cur + 3; j++, st++) {

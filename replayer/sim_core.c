@@ -5,8 +5,68 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "rt__sim.h"
+
+/* ---- memory -------------------------------------------------------------------------------- */
+
+/* Arrays indexed by rank, collective or channel are read at random. At a million ranks
+ * nearly every access is to another page, and with 4 KB pages each one first needs a page
+ * walk, which (two-dimensional in a virtual machine) can take longer than the access and
+ * holds up prefetches. So arrays of 4 MB and more are mapped on their own, 2 MB aligned, with
+ * transparent huge pages asked for (a hint: without them nothing changes; malloc would reuse
+ * heap pages already faulted in as 4 KB ones). Smaller ones start on a cache line. */
+#define HUGE_FROM ((size_t)4 << 20)
+#define HUGE_PAGE ((size_t)2 << 20)
+
+static size_t huge_len(size_t bytes)
+{
+    return (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+}
+
+static void *huge_map(size_t bytes)
+{
+    size_t len = huge_len(bytes);
+    char *m = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                   -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    char *a = (char *)(((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+    if (a > m)
+        munmap(m, (size_t)(a - m));
+    if (m + len + HUGE_PAGE > a + len)
+        munmap(a + len, (size_t)(m + len + HUGE_PAGE - (a + len)));
+#ifdef MADV_HUGEPAGE
+    madvise(a, len, MADV_HUGEPAGE);
+#endif
+    return a; /* zero-filled */
+}
+
+void *sim_realloc_lines(void *p, size_t old, size_t bytes)
+{
+    void *q;
+    if (bytes >= HUGE_FROM) {
+        if (!(q = huge_map(bytes)))
+            return NULL;
+    } else {
+        if (posix_memalign(&q, 64, bytes ? bytes : 64))
+            return NULL;
+        memset((char *)q + old, 0, bytes - old);
+    }
+    if (old)
+        memcpy(q, p, old);
+    sim_free_lines(p, old);
+    return q;
+}
+
+void sim_free_lines(void *p, size_t bytes)
+{
+    if (p && bytes >= HUGE_FROM)
+        munmap(p, huge_len(bytes));
+    else
+        free(p);
+}
 
 /* ---- errors, reports ---------------------------------------------------------------------------- */
 
@@ -59,7 +119,8 @@ uint32_t sim_req_new(sim *s)
     } else {
         if (s->nreqs == s->reqs_cap) {
             uint32_t cap = s->reqs_cap ? s->reqs_cap * 2 : 1024;
-            sim_req *p = realloc(s->reqs, (size_t)cap * sizeof *p);
+            sim_req *p = sim_realloc_lines(s->reqs, (size_t)s->reqs_cap * sizeof *p,
+                                           (size_t)cap * sizeof *p);
             if (!p) {
                 sim_fail(s, RT_E_NOMEM, "out of memory (requests)");
                 return SIM_NONE;
@@ -311,7 +372,6 @@ static void prefetch_ahead(sim *s)
             break;
         case SIM_H_COLL:
             __builtin_prefetch(&s->colls[i]);
-            __builtin_prefetch((const char *)&s->colls[i] + sizeof(sim_coll) - 1);
             break;
         default:
             __builtin_prefetch(&s->pends[i]);
@@ -461,11 +521,12 @@ static void report_blocked(sim *s, const char *verb)
 
 static void sim_free(sim *s)
 {
-    free(s->ranks);
-    free(s->slots);
+    sim_free_lines(s->ranks, (size_t)s->nranks * sizeof *s->ranks);
+    sim_free_lines(s->ports, (size_t)s->nranks * sizeof *s->ports);
+    sim_free_lines(s->slots, s->nslots * sizeof *s->slots);
     sim_queue_free(&s->q);
-    free(s->reqs);
-    free(s->pends);
+    sim_free_lines(s->reqs, (size_t)s->reqs_cap * sizeof *s->reqs);
+    sim_free_lines(s->pends, (size_t)s->pends_cap * sizeof *s->pends);
     sim_coll_free_all(s);
     sim_out_free(s);
     sim_chans_free(&s->chans);
@@ -503,14 +564,16 @@ int rt_sim_run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res
     s->req_free = s->pend_free = s->coll_free = SIM_NONE;
     res->nranks = s->nranks;
     res->ranks = calloc(s->nranks ? s->nranks : 1, sizeof *res->ranks);
-    s->ranks = calloc(s->nranks ? s->nranks : 1, sizeof *s->ranks);
+    s->ranks = sim_realloc_lines(NULL, 0, (size_t)s->nranks * sizeof *s->ranks);
+    s->ports = sim_realloc_lines(NULL, 0, (size_t)s->nranks * sizeof *s->ports);
     uint32_t gws = c->model.gateways ? c->model.gateways : 1;
     s->gw_free = calloc(gws, sizeof *s->gw_free);
     uint64_t nslots = 0;
     for (uint32_t r = 0; r < s->nranks; r++)
         nslots += t->ranks[r].nslots;
-    s->slots = malloc((nslots ? nslots : 1) * sizeof *s->slots);
-    if (!res->ranks || !s->ranks || !s->slots || !s->gw_free) {
+    s->nslots = nslots ? nslots : 1;
+    s->slots = sim_realloc_lines(NULL, 0, s->nslots * sizeof *s->slots);
+    if (!res->ranks || !s->ranks || !s->ports || !s->slots || !s->gw_free) {
         sim_free(s);
         return rt_err_set(err, RT_E_NOMEM, "out of memory (%u ranks)", (unsigned)s->nranks);
     }

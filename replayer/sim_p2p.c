@@ -63,18 +63,18 @@ static uint64_t inject(sim *s, uint32_t src, uint32_t dst, unsigned ct, uint64_t
 {
     const rt_net_model *m = &s->cfg->model;
     const sim_cost *c = cost_of(s, ct, n);
-    sim_rank *rs = &s->ranks[src];
-    uint64_t start = t > rs->port_free ? t : rs->port_free;
-    rs->port_free = start + c->busy;
-    *freed = rs->port_free;
+    sim_port *ps = &s->ports[src];
+    uint64_t start = t > ps->inject ? t : ps->inject;
+    ps->inject = start + c->busy;
+    *freed = ps->inject;
     uint64_t arrival = start + m->link[ct].overhead_ps + c->wire;
     if (m->contention) {
         /* the receiver takes in one message at a time at its link's bandwidth */
-        sim_rank *rd = &s->ranks[dst];
+        sim_port *pd = &s->ports[dst];
         uint64_t in = c->in;
-        if (arrival - in < rd->eject_free)
-            arrival = rd->eject_free + in;
-        rd->eject_free = arrival;
+        if (arrival - in < pd->eject)
+            arrival = pd->eject + in;
+        pd->eject = arrival;
         if (ct == RT_CT_GW) { /* and a gateway forwards one message at a time */
             uint64_t *g = &s->gw_free[(src + dst) % (m->gateways ? m->gateways : 1)];
             if (arrival - in < *g)
@@ -95,7 +95,8 @@ uint32_t sim_pend_take(sim *s)
     }
     if (s->npends == s->pends_cap) {
         uint32_t cap = s->pends_cap ? s->pends_cap * 2 : 1024;
-        sim_pend *q = realloc(s->pends, (size_t)cap * sizeof *q);
+        sim_pend *q = sim_realloc_lines(s->pends, (size_t)s->pends_cap * sizeof *q,
+                                        (size_t)cap * sizeof *q);
         if (!q) {
             sim_fail(s, RT_E_NOMEM, "out of memory (pending messages)");
             return SIM_NONE;
@@ -177,10 +178,9 @@ static size_t home(const sim_chans *t, uint64_t k1, uint64_t k2)
 
 static sim_chan *slots_new(size_t cap)
 {
-    void *p;
-    if (posix_memalign(&p, 64, cap * sizeof(sim_chan)))
+    sim_chan *c = sim_realloc_lines(NULL, 0, cap * sizeof *c);
+    if (!c)
         return NULL;
-    sim_chan *c = p;
     for (size_t i = 0; i < cap; i++)
         c[i].k1 = SIM_MAP_EMPTY;
     return c;
@@ -204,7 +204,7 @@ static int grow(sim_chans *t)
             j = (j + 1) & (cap - 1);
         slots[j] = *c;
     }
-    free(old.slots);
+    sim_free_lines(old.slots, old.cap * sizeof *old.slots);
     return 0;
 }
 
@@ -254,19 +254,9 @@ static void chan_remove(sim *s, sim_chan *c)
     t->n--;
 }
 
-static void chan_prefetch(const sim *s, uint64_t k1, uint64_t k2)
-{
-    const sim_chans *t = &s->chans;
-    if (t->cap) { /* the slot after it too: probes and deletions go on into it */
-        size_t i = home(t, k1, k2);
-        __builtin_prefetch(&t->slots[i]);
-        __builtin_prefetch(&t->slots[(i + 1) & (t->cap - 1)]);
-    }
-}
-
 void sim_chans_free(sim_chans *t)
 {
-    free(t->slots);
+    sim_free_lines(t->slots, t->cap * sizeof *t->slots);
     memset(t, 0, sizeof *t);
 }
 
@@ -588,9 +578,15 @@ void sim_report_channels(sim *s, int deadlocked)
                        (unsigned long long)l.sends, (unsigned long long)l.recvs);
 }
 
+/* No static helper that only prefetches: GCC finds such a function pure and drops the calls. */
 void sim_post_prefetch(const sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t dst,
                        uint32_t src)
 {
-    if (ctx != SIM_CTX_P2P || !s->cfg->free_wildcards)
-        chan_prefetch(s, chan_k1(ctx, dst, src), comm << 32 | tag);
+    const sim_chans *t = &s->chans;
+    if (t->cap && (ctx != SIM_CTX_P2P || !s->cfg->free_wildcards)) {
+        /* the slot after it too: probes and deletions go on into it */
+        size_t i = home(t, chan_k1(ctx, dst, src), comm << 32 | tag);
+        __builtin_prefetch(&t->slots[i]);
+        __builtin_prefetch(&t->slots[(i + 1) & (t->cap - 1)]);
+    }
 }

@@ -15,7 +15,6 @@
  * pool, so a run is read one cache line per 15 events.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "rt__sim.h"
 
@@ -29,14 +28,14 @@ static uint32_t chunk_new(sim_queue *q)
         q->chunk_free = q->chunks[c].next;
     } else {
         if (q->nchunks == q->chunks_cap) {
-            /* cache-line aligned, so that a chunk is one line: no realloc */
             uint32_t cap = q->chunks_cap ? q->chunks_cap * 2 : 1024;
-            void *p;
-            if (cap <= q->chunks_cap || posix_memalign(&p, 64, (size_t)cap * sizeof(sim_qchunk)))
+            /* cache-line aligned, so that a chunk is one line */
+            sim_qchunk *p = cap > q->chunks_cap
+                                ? sim_realloc_lines(q->chunks, (size_t)q->chunks_cap * sizeof *p,
+                                                    (size_t)cap * sizeof *p)
+                                : NULL;
+            if (!p)
                 return SIM_NONE;
-            if (q->nchunks)
-                memcpy(p, q->chunks, (size_t)q->nchunks * sizeof(sim_qchunk));
-            free(q->chunks);
             q->chunks = p;
             q->chunks_cap = cap;
         }
@@ -246,7 +245,7 @@ void sim_queue_init(sim_queue *q)
 
 void sim_queue_free(sim_queue *q)
 {
-    free(q->chunks);
+    sim_free_lines(q->chunks, (size_t)q->chunks_cap * sizeof *q->chunks);
     free(q->buckets);
     free(q->times);
     sim_map_free(&q->by_time);
