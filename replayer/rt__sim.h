@@ -338,8 +338,21 @@ static inline int sim_queue_push(sim *s, uint64_t time, uint8_t kind, uint32_t i
     }
     return sim_queue_push_slow(s, time, kind, idx);
 }
-/* Takes the first event (the queue must not be empty). */
-void sim_queue_pop(sim_queue *q, uint64_t *time, uint8_t *kind, uint32_t *idx);
+void sim_queue_popped(sim_queue *q);
+/* Takes the first event (the queue must not be empty). Inline: the rest (a chunk or a
+ * bucket used up) is sim_queue_popped. */
+static inline void sim_queue_pop(sim_queue *q, uint64_t *time, uint8_t *kind, uint32_t *idx)
+{
+    sim_bucket *bk = &q->buckets[q->times[0].bucket];
+    uint32_t ent = q->chunks[bk->head].ent[bk->head_n++];
+    *time = bk->time;
+    *kind = (uint8_t)(ent >> 30);
+    *idx = ent & SIM_QIDX_MASK;
+    q->n--;
+    q->ahead.left--; /* one event fewer before the look-ahead cursor */
+    if (bk->head_n == SIM_QCHUNK || (bk->head == bk->tail && bk->head_n == bk->tail_n))
+        sim_queue_popped(q);
+}
 /* The time of the first event; SIM_NEVER when the queue is empty. */
 static inline uint64_t sim_queue_first(const sim_queue *q)
 {

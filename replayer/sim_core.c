@@ -345,8 +345,12 @@ static void call_leave(sim_rank *rk, const rt_event *ev)
  * loaded while the engine works on the first. Three stages, each reading what the stage
  * before loaded: the rank or collective (AHEAD events ahead), then its next trace event or
  * steps (AHEAD_MID), then the channels its operations will use (AHEAD_NEAR). The events
- * the cursor passed are remembered in a ring, so each is found once. */
-enum { AHEAD = 16, AHEAD_MID = 8, AHEAD_NEAR = 3 };
+ * the cursor passed are remembered in a ring, so each is found once.
+ * With fewer than PREFETCH_RANKS ranks the engine's state (about a kilobyte a rank) stays
+ * in a core's caches and looking ahead only costs instructions: measured on the synthetic
+ * halo + allreduce traces, it is 10 % slower at 64 and 1024 ranks and 7 % at 4096, but 16 %
+ * faster at 8192 and 30 % at 16384 (and a factor at a million). */
+enum { AHEAD = 16, AHEAD_MID = 8, AHEAD_NEAR = 3, PREFETCH_RANKS = 6144 };
 
 static void prefetch_rank_op(const sim *s, uint32_t rank, const rt_event *ev)
 {
@@ -594,12 +598,14 @@ int rt_sim_run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res
         sim_queue_push(s, rk->clock, SIM_H_RANK, r);
     }
     sim_out_init(s);
+    int prefetch = s->nranks >= PREFETCH_RANKS;
     while (s->q.n && !s->stop && !s->rc) {
         uint64_t time;
         uint8_t kind;
         uint32_t idx;
         sim_queue_pop(&s->q, &time, &kind, &idx);
-        prefetch_ahead(s);
+        if (prefetch)
+            prefetch_ahead(s);
         res->sim_events++;
         s->now = time;
         if (kind == SIM_H_RANK) {

@@ -156,17 +156,12 @@ int sim_queue_push_slow(sim *s, uint64_t time, uint8_t kind, uint32_t idx)
     return 0;
 }
 
-void sim_queue_pop(sim_queue *q, uint64_t *time, uint8_t *kind, uint32_t *idx)
+/* sim_queue_pop took the last entry of its chunk, or of its bucket: free what is used up. */
+void sim_queue_popped(sim_queue *q)
 {
     uint32_t b = q->times[0].bucket;
     sim_bucket *bk = &q->buckets[b];
     sim_qchunk *c = &q->chunks[bk->head];
-    uint32_t ent = c->ent[bk->head_n++];
-    *time = bk->time;
-    *kind = (uint8_t)(ent >> 30);
-    *idx = ent & ENT_IDX_MASK;
-    q->n--;
-    q->ahead.left--; /* one event fewer before the cursor */
     if (bk->head == bk->tail && bk->head_n == bk->tail_n) {
         /* the time is done: drop its bucket */
         c->next = q->chunk_free;
