@@ -392,6 +392,9 @@ uint32_t sim_coll_start(sim *s, uint32_t rank, uint8_t ctx, uint32_t id, const r
     co->req = req;
     co->op = (uint8_t)op;
     co->call = s->ranks[rank].call;
+    /* A schedule is a function of these and of what is fixed per communicator (its members,
+     * their nodes and modules): anything else make_schedule puts into rt_coll_call that can
+     * differ between calls must join this test. */
     if (sc->valid && sc->ctx == ctx && sc->id == id && sc->op == op && sc->root == root &&
         sc->bytes == bytes && sc->rbytes == rbytes) {
         /* the same call as the rank's last one: the same steps (its notes were given) */
