@@ -1,8 +1,9 @@
 #!/bin/sh
 # Replay throughput: retrace replay on synthetic traces (bench/synth_trace: per iteration and
 # rank a ring halo exchange of four nonblocking messages and an 8-byte allreduce, 22 events).
-#  1. 1024 ranks (64 nodes, 4 modules), about 2.2 million events, OTF2: trace events replayed
-#     per second (the replay alone, from --timing), load time, peak memory.
+#  1. 1024 ranks (64 nodes, 4 modules), about 2.2 million events, OTF2 and CSV, and 64 ranks
+#     (one per node), 1.4 million events, as a SimGrid time-independent trace: trace events
+#     replayed per second (the replay alone, from --timing), load time, peak memory.
 #  2. SimGrid side by side, when smpirun is installed: the same workload, 22,000 events per
 #     rank (1000 iterations) on one node per rank, written as a SimGrid time-independent trace
 #     (retrace convert --to ti) and replayed by both (bench/simgrid_replay.sh for SimGrid).
@@ -10,8 +11,9 @@
 #     included; the median of RT_ROUNDS runs, default 5) and of the whole smpirun run (one:
 #     it takes seconds to minutes), their ratio, and both predicted run times side by side.
 #     At 64 ranks by default; --simgrid RANKS,... compares at those sizes and does only that.
-#  3. With --large: 1,048,576 ranks (65536 nodes, 16 modules), two iterations (46 million
-#     events, a 2 GB CSV trace): does it replay, how long, how much memory.
+#  3. With --large: 131072 ranks (8192 nodes, 16 modules), three iterations (8.7 million
+#     events, CSV), and 1,048,576 ranks (65536 nodes, 16 modules), two iterations (46 million
+#     events, a 2 GB CSV trace): the memory-bound regime; how long, how much memory.
 # usage: bench/replay_throughput.sh [BUILD_DIR] [--large | --simgrid RANKS[,RANKS...]]
 set -eu
 build=$(cd "${1:-build}" && pwd)
@@ -125,6 +127,10 @@ replay "1024 ranks, 2.2M ev" "$work/k1.otf2"
 "$synth" "$work/k1.csv" 2200000 1024 64 4 > /dev/null
 replay "  same, CSV" "$work/k1.csv"
 rm -rf "$work/k1.otf2" "$work/k1.csv"
+"$synth" "$work/t64.csv" 1408000 64 64 1 > /dev/null
+"$retrace" convert "$work/t64.csv" --to ti "$work/t64.ti" > /dev/null
+replay "64 ranks, 1.4M ev, TI" "$work/t64.ti"
+rm -rf "$work/t64.csv" "$work/t64.ti" "$work/t64.ti_files"
 
 echo
 if command -v smpirun > /dev/null 2>&1; then
@@ -135,6 +141,9 @@ fi
 
 if [ "$mode" = --large ]; then
     echo
+    "$synth" "$work/r131k.csv" 5800000 131072 8192 16 > /dev/null
+    replay "131072 ranks, 8.7M ev" "$work/r131k.csv"
+    rm -f "$work/r131k.csv"
     "$synth" "$work/m1.csv" 46137344 1048576 65536 16 > /dev/null
     replay "1048576 ranks, 46M ev" "$work/m1.csv"
     grep -E '^(predicted run time|messages|gateway crossings)' "$work/out"

@@ -3,13 +3,14 @@
  *
  * The engine in one paragraph: every rank walks its recorded events. Computation is the
  * recorded gap between leaving one call and entering the next. Operations (sends, receives,
- * collective steps, RMA transfers) are posted at the rank's simulated clock; each gets a
- * request whose completion time becomes known when the operation is matched (all of a
- * message's timing follows from the model at that moment), so messages need no engine
- * events of their own. A call ends when the requests it waits for are done; a rank that
- * waits for unknown completions blocks and is woken when the last one becomes known. The
- * heap orders ranks and collective rounds by (time, sequence); a rank whose clock passes
- * the earliest pending engine event yields, so operations are posted in time order.
+ * collective steps, RMA transfers) are posted at the rank's simulated clock; each one's
+ * completion time becomes known when it is matched (all of a message's timing follows from
+ * the model at that moment), so messages need no engine events of their own; it is then
+ * told to a request (which a call waits for) or to the collective round it belongs to. A
+ * call ends when the requests it waits for are done; a rank that waits for unknown
+ * completions blocks and is woken when the last one becomes known. The queue (sim_queue.c)
+ * orders ranks and collective rounds by (time, sequence); a rank whose clock passes the
+ * earliest pending engine event yields, so operations are posted in time order.
  */
 #ifndef RT__SIM_H
 #define RT__SIM_H
@@ -58,6 +59,13 @@ typedef struct sim_map_slot {
 
 #define SIM_MAP_EMPTY UINT64_MAX
 
+/* The hash of a pair of keys (sim_map, the channel table). */
+static inline uint64_t sim_hash2(uint64_t k1, uint64_t k2)
+{
+    uint64_t h = k1 * 0x9e3779b97f4a7c15ULL ^ (k2 + 0x632be59bd9b4e019ULL) * 0xbf58476d1ce4e5b9ULL;
+    return h ^ h >> 31;
+}
+
 typedef struct sim_map {
     sim_map_slot *slots;
     size_t cap, n; /* cap a power of two */
@@ -72,7 +80,7 @@ void sim_map_del(sim_map *m, uint64_t k1, uint64_t k2);
 /* ---- engine objects ----------------------------------------------------------------------- */
 
 /* Who is told when a request's completion time becomes known. */
-enum { SIM_W_NONE, SIM_W_RANK, SIM_W_COLL, SIM_W_DROP };
+enum { SIM_W_NONE, SIM_W_RANK, SIM_W_DROP };
 
 typedef struct sim_req {
     uint64_t done; /* SIM_NEVER until known */
@@ -81,50 +89,107 @@ typedef struct sim_req {
     uint32_t next_free;
 } sim_req;
 
+/* Whom a posted operation tells when its completion time becomes known: a request (which
+ * a rank waits for), or a collective whose round it belongs to (no request in between:
+ * a collective step's waiter is known when it is posted). */
+enum { SIM_T_REQ, SIM_T_COLL };
+
 /* Matching contexts: application point-to-point, collective schedules, window
  * synchronisation. Part of every channel key, so they never match each other. */
 enum { SIM_CTX_P2P = 1, SIM_CTX_COLL, SIM_CTX_WIN, SIM_CTX_POST, SIM_CTX_DONE };
 
-/* A posted send or receive waiting in a channel for its partner. */
-typedef struct sim_pend {
+/* A posted send or receive waiting for its partner (what matching needs of it). */
+typedef struct sim_op {
     uint64_t time;    /* posted */
     uint64_t arrival; /* send: eager data, or rendezvous request, at the receiver */
     uint64_t bytes;
+    uint32_t who; /* told when the operation is done (wk: SIM_T_*) */
+    uint8_t wk, send, eager, ct, flags;
+} sim_op;
+
+/* A pending operation outside a channel's inline slot: the second and later ones of a
+ * channel, mailbox entries (free wildcard matching), rendezvous under way, lock requests. */
+typedef struct sim_pend {
+    sim_op op;
     uint32_t next;
-    uint32_t req;
-    uint32_t req2; /* rendezvous under way: the receive's request (req: the send's) */
     uint32_t rank; /* the rank that posted it (world) */
     uint32_t peer; /* the other side as posted (world rank) */
     uint32_t tag;
-    uint8_t send, eager, ct, flags;
+    uint32_t who2; /* rendezvous under way: the receive's (op.who: the send's) */
+    uint8_t wk2;
 } sim_pend;
 
+/* A channel (context, receiver, sender, communicator, tag): one cache line holding its key,
+ * its first pending operation (in most channels the only one: a collective round sends one
+ * message per pair) and the list of further ones, in posting order. */
+typedef struct sim_chan {
+    uint64_t k1, k2; /* k1 == SIM_MAP_EMPTY: free slot */
+    sim_op op;
+    uint32_t more, more_tail; /* sim_pend list; SIM_NONE: none */
+} sim_chan;
+_Static_assert(sizeof(sim_chan) == 64, "a channel is one cache line");
+
+typedef struct sim_chans {
+    sim_chan *slots; /* 64-byte aligned */
+    size_t cap, n;   /* cap a power of two */
+} sim_chans;
+
+/* One step of a collective schedule, ready to post: rt_coll_step with the peer as a world
+ * rank and its connection type looked up once, in 16 bytes. */
+typedef struct sim_step {
+    uint64_t bytes;
+    uint32_t peer;  /* world rank */
+    uint8_t kind;   /* rt_coll_step_kind */
+    uint8_t ct;     /* connection type to the peer */
+    uint8_t first;  /* 1: the first step of its round */
+} sim_step;
+
+/* One rank's part of one collective call. The fields the engine touches on every round
+ * fill one cache line. */
 typedef struct sim_coll {
-    rt_coll_step *steps;
-    uint32_t nsteps, cap;
-    uint32_t cur;     /* first step of the round in progress */
+    sim_step *steps; /* the rank's kept schedule (sim_sched), or its own when own is set */
+    uint32_t nsteps;
+    uint32_t cur;     /* first step of the round in progress (of the next one once posted) */
     uint32_t pending; /* its operations not done yet */
+    uint32_t id;      /* communicator or window */
     uint64_t round_end;
     uint64_t reduce_ps; /* reductions of the round in progress */
-    uint64_t key;  /* channel comm key: context and communicator or window */
-    uint32_t tag;  /* the instance's sequence number on its communicator */
-    uint32_t rank; /* world rank */
-    uint32_t req;  /* done when the whole schedule is */
-    uint32_t next_free;
-    const uint32_t *members; /* communicator rank -> world rank */
-    uint32_t first;          /* first step of the round in progress (output trace) */
-    uint16_t call;           /* the MPI function (output trace) */
+    uint32_t tag;       /* the instance's sequence number on its communicator */
+    uint32_t rank;      /* world rank */
+    union {
+        uint32_t req;       /* done when the whole schedule is */
+        uint32_t next_free; /* in the free list */
+    };
+    uint16_t call; /* the MPI function (output trace) */
+    uint8_t ctx;   /* SIM_CTX_COLL or SIM_CTX_WIN */
     uint8_t op;
+    uint8_t own;
 } sim_coll;
+_Static_assert(sizeof(sim_coll) == 64, "a collective is one cache line");
+
+/* A rank's last collective schedule, kept for its next call with the same parameters: ranks
+ * repeat their collectives (an allreduce per iteration), and a schedule is a function of the
+ * call alone, so it is expanded once. */
+typedef struct sim_sched {
+    sim_step *steps;
+    uint32_t nsteps, cap;
+    uint32_t id;
+    uint32_t users; /* running collectives that use it */
+    int32_t root;
+    uint8_t ctx, op, valid;
+    uint64_t bytes, rbytes;
+    uint64_t seq_key;  /* the communicator (context << 32 | id) it called a collective on last */
+    uint32_t seq_next; /* its next sequence number there (collseq holds the others) */
+} sim_sched;
 
 enum { SIM_RANK_READY, SIM_RANK_BLOCKED, SIM_RANK_DONE };
 
+/* A rank's state while it runs its trace: one cache line (the ranks array is aligned). Its
+ * ports are elsewhere (sim_port): collective rounds use them without the rest. */
 typedef struct sim_rank {
     uint64_t clock;      /* ps */
     uint64_t call_start; /* clock when the current call was entered */
     uint64_t wait_until; /* latest known completion the current call waits for */
-    uint64_t port_free;  /* injection port */
-    uint64_t eject_free; /* ejection port (contention) */
     uint64_t mpi_ps, compute_ps;
     uint64_t last_rec; /* recorded ns of the last LEAVE: computation is measured from it */
     uint32_t pc;       /* next event */
@@ -133,21 +198,70 @@ typedef struct sim_rank {
     uint16_t call;
     uint8_t state, in_call;
 } sim_rank;
+_Static_assert(sizeof(sim_rank) == 64, "a rank is one cache line");
+
+/* A rank's network ports. */
+typedef struct sim_port {
+    uint64_t inject; /* injection port free */
+    uint64_t eject;  /* ejection port free (contention) */
+} sim_port;
 
 enum { SIM_H_RANK, SIM_H_COLL, SIM_H_RNDV };
 
-typedef struct sim_heap_ent {
-    uint64_t time, seq;
-    const void *hint; /* memory the entry will touch first (prefetched) */
-    uint32_t idx;
-    uint8_t kind;
-} sim_heap_ent;
+/* The event queue (sim_queue.c): per distinct pending time a FIFO bucket of events. */
+#define SIM_QCHUNK 15
+#define SIM_QIDX_MASK ((1u << 30) - 1) /* entries: kind << 30 | index */
+
+typedef struct sim_qchunk {
+    uint32_t ent[SIM_QCHUNK]; /* kind << 30 | index */
+    uint32_t next;
+} sim_qchunk;
+_Static_assert(sizeof(sim_qchunk) == 64, "a queue chunk is one cache line");
+
+typedef struct sim_bucket {
+    uint64_t time;
+    uint32_t head, tail;    /* chunks; head doubles as the free-list link */
+    uint8_t head_n, tail_n; /* entries taken from the head chunk, put into the tail chunk */
+} sim_bucket;
+
+typedef struct sim_qtime {
+    uint64_t time;
+    uint32_t bucket;
+} sim_qtime;
+
+/* A look-ahead position (sim_queue_ahead); left < 0: to be started again. */
+typedef struct sim_qcursor {
+    int64_t left; /* events before it: pops until it is taken */
+    uint32_t bucket, chunk;
+    uint8_t pos;
+} sim_qcursor;
+
+typedef struct sim_queue {
+    sim_qchunk *chunks;
+    uint32_t nchunks, chunks_cap, chunk_free;
+    sim_bucket *buckets;
+    uint32_t nbuckets, buckets_cap, bucket_free;
+    sim_qtime *times; /* binary heap of the distinct pending times */
+    size_t ntimes, times_cap;
+    sim_map by_time; /* time -> bucket */
+    uint32_t last;   /* the bucket last pushed to */
+    sim_qcursor ahead;
+    uint64_t n; /* events queued */
+} sim_queue;
 
 typedef struct sim_buf {
     char *s;
     size_t len, cap;
     unsigned lines;
 } sim_buf;
+
+#define SIM_AHEAD_RING 16
+
+/* One message size's cost over one connection type (sim_p2p.c). */
+typedef struct sim_cost {
+    uint64_t n, wire, busy, in;
+    int valid;
+} sim_cost;
 
 typedef struct sim {
     const rt_sim_trace *t;
@@ -156,11 +270,13 @@ typedef struct sim {
     const uint32_t *node, *module;
     uint32_t nranks;
     sim_rank *ranks;
+    sim_port *ports;
     uint32_t *slots; /* request slots of all ranks: ranks[r].slot_base + slot -> req */
+    uint64_t nslots;
 
-    sim_heap_ent *heap;
-    size_t nheap, heap_cap;
-    uint64_t seq;
+    sim_queue q;
+    uint32_t ahead_ring[SIM_AHEAD_RING]; /* the events prefetch_ahead passed (sim_core.c) */
+    unsigned ahead_at;
     uint64_t now;
 
     sim_req *reqs;
@@ -169,15 +285,28 @@ typedef struct sim {
     uint32_t npends, pends_cap, pend_free;
     sim_coll *colls;
     uint32_t ncolls, colls_cap, coll_free;
+    sim_sched *sched; /* per rank, allocated with the first collective */
+    sim_step *scratch; /* a schedule being expanded (sim_coll.c) */
+    uint32_t nscratch, scratch_cap;
+    char *slab; /* kept schedules: the open block and what is left in it */
+    size_t slab_left;
+    struct sim_slab {
+        void *p;
+        size_t size;
+    } *slabs;
+    uint32_t nslabs, slabs_cap;
 
-    sim_map chans;    /* (context|dst|src, comm key|tag) -> head | tail << 32 */
-    sim_map collseq;  /* (rank, comm key) -> next collective sequence number */
+    sim_chans chans;  /* (context|dst|src, comm|tag) -> pending operations */
+    sim_map mail;     /* free wildcards: (receiver, comm|0 or 1) -> head | tail << 32 */
+    sim_map collseq;  /* (rank, comm key) -> next collective sequence number (sim_sched) */
     sim_map collchk;  /* (comm key, seq) -> op | root << 8 | arrived << 32 */
     sim_map rma_done; /* (rank << 32 | window, target or SIM_NONE) -> latest completion */
     sim_map locks;    /* (window, target) -> lock state index */
     sim_map members;  /* (comm key, 0) -> cached communicator -> world rank array */
 
     uint64_t *gw_free; /* per gateway, contention */
+    sim_cost cost[RT_CT_COUNT]; /* the last message size's per connection type */
+    uint64_t reduce_n, reduce_ps; /* the last reduction size and its time (sim_coll.c) */
     struct sim_lock *lockv;
     uint32_t nlocks, locks_cap;
     uint32_t unscheduled[RT_COLL_COUNT], approx[RT_COLL_COUNT]; /* notes given once */
@@ -190,8 +319,56 @@ typedef struct sim {
     rt_err *err;
 } sim;
 
+/* sim_queue.c */
+void sim_queue_init(sim_queue *q);
+void sim_queue_free(sim_queue *q);
+int sim_queue_push_slow(sim *s, uint64_t time, uint8_t kind, uint32_t idx);
+/* Queues event (kind, idx) at time, after every event queued before at that time. Inline:
+ * most pushes go to the bucket of the push before, which has room. */
+static inline int sim_queue_push(sim *s, uint64_t time, uint8_t kind, uint32_t idx)
+{
+    sim_queue *q = &s->q;
+    if (q->last != SIM_NONE && idx <= SIM_QIDX_MASK) {
+        sim_bucket *bk = &q->buckets[q->last];
+        if (bk->time == time && bk->tail_n < SIM_QCHUNK) {
+            q->chunks[bk->tail].ent[bk->tail_n++] = (uint32_t)kind << 30 | idx;
+            q->n++;
+            return 0;
+        }
+    }
+    return sim_queue_push_slow(s, time, kind, idx);
+}
+void sim_queue_popped(sim_queue *q);
+/* Takes the first event (the queue must not be empty). Inline: the rest (a chunk or a
+ * bucket used up) is sim_queue_popped. */
+static inline void sim_queue_pop(sim_queue *q, uint64_t *time, uint8_t *kind, uint32_t *idx)
+{
+    sim_bucket *bk = &q->buckets[q->times[0].bucket];
+    uint32_t ent = q->chunks[bk->head].ent[bk->head_n++];
+    *time = bk->time;
+    *kind = (uint8_t)(ent >> 30);
+    *idx = ent & SIM_QIDX_MASK;
+    q->n--;
+    q->ahead.left--; /* one event fewer before the look-ahead cursor */
+    if (bk->head_n == SIM_QCHUNK || (bk->head == bk->tail && bk->head_n == bk->tail_n))
+        sim_queue_popped(q);
+}
+/* The time of the first event; SIM_NEVER when the queue is empty. */
+static inline uint64_t sim_queue_first(const sim_queue *q)
+{
+    return q->ntimes ? q->times[0].time : SIM_NEVER;
+}
+/* An event (kind << 30 | index) about dist places behind the first one, each one once when
+ * called after every pop, to prefetch what the events will touch; 0 when there is none new. */
+int sim_queue_ahead(sim_queue *q, uint32_t dist, uint32_t *ent);
+
 /* sim_core.c */
-int sim_heap_push(sim *s, uint64_t time, uint8_t kind, uint32_t idx);
+/* p (old bytes long, the size it was allocated with; or NULL, 0) reallocated to bytes,
+ * starting on a cache line, the new part zeroed, so that 64-byte objects take one line each;
+ * big arrays on huge pages where available. NULL: no memory (p is kept). */
+void *sim_realloc_lines(void *p, size_t old, size_t bytes);
+/* Frees what sim_realloc_lines gave for bytes. */
+void sim_free_lines(void *p, size_t bytes);
 uint32_t sim_req_new(sim *s);
 void sim_req_free(sim *s, uint32_t r);
 /* Sets a request's completion time and tells its waiter. */
@@ -206,8 +383,16 @@ void sim_buf_printf(sim_buf *b, const char *fmt, ...) __attribute__((format(prin
 
 /* sim_p2p.c: matching, protocols and message timing */
 unsigned sim_contype(const sim *s, uint32_t a, uint32_t b);
-/* Posts a send or a receive at time t in channel (ctx, comm key, tag) between world ranks
- * src and dst; the returned request is done when the operation is. SIM_NONE: no memory. */
+/* Posts a send of bytes from world rank src to dst over connection type ct (sim_contype),
+ * or a receive on dst from src, at time t in channel (ctx, comm, tag). Returns the
+ * operation's completion time when it is known at once (an eager send, a receive whose
+ * eager message is in), else SIM_NEVER: then who (wk: SIM_T_*) is told once it is
+ * (sim_target_done). SIM_NEVER with s->rc set: no memory. */
+uint64_t sim_send(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t src, uint32_t dst,
+                  unsigned ct, uint64_t bytes, uint64_t t, uint8_t wk, uint32_t who);
+uint64_t sim_recv(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t dst, uint32_t src,
+                  uint64_t bytes, uint64_t t, uint8_t flags, uint8_t wk, uint32_t who);
+/* The same with a new request, returned (done when the operation is); SIM_NONE: no memory. */
 uint32_t sim_post_send(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t src,
                        uint32_t dst, uint64_t bytes, uint64_t t);
 uint32_t sim_post_recv(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t dst,
@@ -216,8 +401,12 @@ uint32_t sim_post_recv(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_
  * (put, accumulate) or back at the origin (get, fetching atomics). */
 uint64_t sim_rma_transfer(sim *s, uint32_t origin, uint32_t target, uint64_t to_target,
                           uint64_t from_target, uint64_t t);
+/* Prefetches the channel a send from src to dst (or a receive on dst from src) will use. */
+void sim_post_prefetch(const sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t dst,
+                       uint32_t src);
 void sim_report_channels(sim *s, int deadlocked);
-/* A rendezvous whose sender has the receiver's reply (heap event at that time). */
+void sim_chans_free(sim_chans *t);
+/* A rendezvous whose sender has the receiver's reply (engine event at that time). */
 void sim_rndv_data(sim *s, uint32_t p);
 uint32_t sim_pend_take(sim *s);
 void sim_pend_give(sim *s, uint32_t p);
@@ -229,9 +418,32 @@ void sim_pend_give(sim *s, uint32_t p);
 uint32_t sim_coll_start(sim *s, uint32_t rank, uint8_t ctx, uint32_t id, const rt_comm_def *c,
                         unsigned op, int32_t root, uint64_t bytes, uint64_t rbytes,
                         uint64_t t);
-void sim_coll_notify(sim *s, uint32_t coll);
+/* The collective's round in progress is done (its last operation known). */
+void sim_coll_round_done(sim *s, uint32_t coll);
+/* One operation of the collective's round in progress is done at t. */
+static inline void sim_coll_op_done(sim *s, uint32_t c, uint64_t t)
+{
+    sim_coll *co = &s->colls[c];
+    if (t > co->round_end)
+        co->round_end = t;
+    if (--co->pending == 0)
+        sim_coll_round_done(s, c);
+}
+
+/* Operation completion: tells who (wk: SIM_T_*) that it is done at t. */
+static inline void sim_target_done(sim *s, uint8_t wk, uint32_t who, uint64_t t)
+{
+    if (wk == SIM_T_COLL)
+        sim_coll_op_done(s, who, t);
+    else
+        sim_req_done(s, who, t);
+}
+/* The collective's next round starts (engine event). */
 void sim_coll_advance(sim *s, uint32_t coll);
 void sim_coll_free_all(sim *s);
+/* Prefetches what the collective's next round will touch: stage 0 its steps, stage 1 the
+ * channels of its first operations. */
+void sim_coll_prefetch(const sim *s, uint32_t coll, int stage);
 
 /* sim_rma.c */
 int sim_rma_event(sim *s, uint32_t rank, const rt_event *ev);

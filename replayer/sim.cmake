@@ -1,6 +1,7 @@
 # rt_sim: the built-in MPI engine (discrete-event replay of traces, docs/replay.md).
 add_library(rt_sim STATIC
   ${CMAKE_CURRENT_SOURCE_DIR}/sim_map.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/sim_queue.c
   ${CMAKE_CURRENT_SOURCE_DIR}/sim_load.c
   ${CMAKE_CURRENT_SOURCE_DIR}/sim_core.c
   ${CMAKE_CURRENT_SOURCE_DIR}/sim_p2p.c

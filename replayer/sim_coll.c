@@ -25,52 +25,111 @@ static uint32_t coll_new(sim *s)
     } else {
         if (s->ncolls == s->colls_cap) {
             uint32_t cap = s->colls_cap ? s->colls_cap * 2 : 256;
-            sim_coll *p = realloc(s->colls, (size_t)cap * sizeof *p);
+            /* aligned: a collective is one cache line */
+            sim_coll *p = sim_realloc_lines(s->colls, (size_t)s->colls_cap * sizeof *p,
+                                            (size_t)cap * sizeof *p);
             if (!p) {
                 sim_fail(s, RT_E_NOMEM, "out of memory (collectives)");
                 return SIM_NONE;
             }
-            memset(p + s->colls_cap, 0, (size_t)(cap - s->colls_cap) * sizeof *p);
             s->colls = p;
             s->colls_cap = cap;
         }
         c = s->ncolls++;
     }
-    sim_coll *co = &s->colls[c];
-    rt_coll_step *steps = co->steps;
-    uint32_t cap = co->cap;
-    memset(co, 0, sizeof *co);
-    co->steps = steps; /* keep the step buffer for reuse */
-    co->cap = cap;
-    co->next_free = SIM_NONE;
+    memset(&s->colls[c], 0, sizeof s->colls[c]);
+    s->colls[c].next_free = SIM_NONE;
     return c;
 }
 
 static void coll_release(sim *s, uint32_t c)
 {
-    s->colls[c].next_free = s->coll_free;
+    sim_coll *co = &s->colls[c];
+    if (co->own)
+        free(co->steps);
+    else if (co->steps)
+        s->sched[co->rank].users--;
+    co->steps = NULL;
+    co->next_free = s->coll_free;
     s->coll_free = c;
 }
 
 void sim_coll_free_all(sim *s)
 {
     for (uint32_t i = 0; i < s->ncolls; i++)
-        free(s->colls[i].steps);
-    free(s->colls);
+        if (s->colls[i].own)
+            free(s->colls[i].steps);
+    sim_free_lines(s->colls, (size_t)s->colls_cap * sizeof *s->colls);
+    sim_free_lines(s->sched, (size_t)s->nranks * sizeof *s->sched);
+    for (uint32_t i = 0; i < s->nslabs; i++)
+        sim_free_lines(s->slabs[i].p, s->slabs[i].size);
+    free(s->slabs);
+    free(s->scratch);
 }
+
+/* Kept schedules are carved from blocks of SLAB bytes (on huge pages, sim_realloc_lines): at
+ * a million ranks they are a gigabyte, read at random one round at a time, and separate
+ * mallocs would spread them over the heap's 4 KB pages. A rank whose schedule grows takes a
+ * new piece; blocks go with the run. */
+#define SLAB (32u << 20)
+
+static sim_step *slab_steps(sim *s, uint32_t n)
+{
+    size_t bytes = ((size_t)n * sizeof(sim_step) + 63) & ~(size_t)63;
+    if (bytes > s->slab_left) {
+        size_t size = bytes > SLAB / 4 ? bytes : SLAB;
+        if (s->nslabs == s->slabs_cap) {
+            uint32_t cap = s->slabs_cap ? s->slabs_cap * 2 : 16;
+            struct sim_slab *p = realloc(s->slabs, (size_t)cap * sizeof *p);
+            if (!p)
+                return NULL;
+            s->slabs = p;
+            s->slabs_cap = cap;
+        }
+        char *b = sim_realloc_lines(NULL, 0, size);
+        if (!b)
+            return NULL;
+        s->slabs[s->nslabs++] = (struct sim_slab){b, size};
+        if (size != SLAB) /* a block of its own: the current one stays open */
+            return (sim_step *)b;
+        s->slab = b;
+        s->slab_left = size;
+    }
+    sim_step *p = (sim_step *)s->slab;
+    s->slab += bytes;
+    s->slab_left -= bytes;
+    return p;
+}
+
+/* rt_coll_schedule's steps of one rank, turned into sim_steps in s->scratch as they come. */
+typedef struct emit_ctx {
+    sim *s;
+    uint32_t rank;           /* world rank */
+    const uint32_t *members; /* communicator rank -> world rank */
+    uint32_t round;
+} emit_ctx;
 
 static int emit_step(void *ctx, const rt_coll_step *st)
 {
-    sim_coll *co = ctx;
-    if (co->nsteps == co->cap) {
-        uint32_t cap = co->cap ? co->cap * 2 : 16;
-        rt_coll_step *p = realloc(co->steps, (size_t)cap * sizeof *p);
+    emit_ctx *ec = ctx;
+    sim *s = ec->s;
+    uint32_t n = s->nscratch;
+    if (n == s->scratch_cap) {
+        uint32_t cap = n ? n * 2 : 64;
+        sim_step *p = cap > n ? realloc(s->scratch, (size_t)cap * sizeof *p) : NULL;
         if (!p)
             return -RT_E_NOMEM;
-        co->steps = p;
-        co->cap = cap;
+        s->scratch = p;
+        s->scratch_cap = cap;
     }
-    co->steps[co->nsteps++] = *st;
+    sim_step *d = &s->scratch[n];
+    *d = (sim_step){.bytes = st->bytes, .kind = st->kind, .first = !n || st->round != ec->round};
+    if (st->kind != RT_STEP_REDUCE)
+        d->peer = ec->members[st->peer];
+    if (st->kind == RT_STEP_SEND)
+        d->ct = (uint8_t)sim_contype(s, ec->rank, d->peer);
+    ec->round = st->round;
+    s->nscratch = n + 1;
     return 0;
 }
 
@@ -94,16 +153,27 @@ static const uint32_t *per_comm_rank(sim *s, const rt_comm_def *c, int modules)
     return a;
 }
 
-/* The output trace's wire message of a collective step (communicator collectives only). */
-static void out_step(sim *s, const sim_coll *co, const rt_coll_step *st, uint64_t t)
+/* World rank w's rank in communicator c. Most collectives run on communicators where the
+ * two are equal (MPI_COMM_WORLD): one look at the members, not a binary search over them,
+ * which at a million ranks is twenty cache misses. */
+static uint32_t comm_rank(const rt_comm_def *c, uint32_t w)
 {
-    if (!s->out || (uint8_t)(co->key >> 32) != SIM_CTX_COLL)
+    if (w < c->size && c->members[w] == w)
+        return w;
+    return (uint32_t)rt_comm_position(c, w);
+}
+
+/* The output trace's wire message of a collective step (communicator collectives only). */
+static void out_step(sim *s, const sim_coll *co, const sim_step *st, uint64_t t)
+{
+    if (!s->out || co->ctx != SIM_CTX_COLL)
         return;
-    uint32_t peer = co->members[st->peer];
+    const rt_comm_def *c = rt_defs_comm(s->defs, co->id);
     rt_event ev = {.kind = st->kind == RT_STEP_SEND ? RT_EV_SEND : RT_EV_RECV,
-                   .call = co->call, .comm = (uint32_t)co->key, .peer = st->peer,
-                   .tag = (int32_t)(co->tag & 0x7fffffff), .bytes = st->bytes,
-                   .contype = (uint8_t)sim_contype(s, co->rank, peer)};
+                   .call = co->call, .comm = co->id, .peer = (int32_t)comm_rank(c, st->peer),
+                   .tag = (int32_t)(co->tag & 0x7fffffff), .bytes = st->bytes, .contype = st->ct};
+    if (st->kind == RT_STEP_RECV)
+        ev.contype = (uint8_t)sim_contype(s, co->rank, st->peer);
     sim_out_event(s, co->rank, &ev, t);
 }
 
@@ -111,61 +181,61 @@ static void out_step(sim *s, const sim_coll *co, const rt_coll_step *st, uint64_
 static void post_round(sim *s, uint32_t c, uint64_t t)
 {
     sim_coll *co = &s->colls[c];
-    uint32_t round = co->steps[co->cur].round, j = co->cur;
+    uint32_t j = co->cur;
     co->round_end = t;
     co->pending = 0;
-    co->first = j;
     uint64_t reduce = 0;
-    for (; j < co->nsteps && co->steps[j].round == round; j++) {
-        const rt_coll_step st = co->steps[j];
-        if (st.kind == RT_STEP_REDUCE) {
-            reduce += st.bytes;
+    for (; j < co->nsteps && (j == co->cur || !co->steps[j].first); j++) {
+        const sim_step *st = &co->steps[j];
+        if (st->kind == RT_STEP_REDUCE) {
+            reduce += st->bytes;
             continue;
         }
-        uint32_t peer = co->members[st.peer], r;
-        if (st.kind == RT_STEP_SEND) {
-            out_step(s, co, &st, t);
-            r = sim_post_send(s, (uint8_t)(co->key >> 32), (uint32_t)co->key, co->tag,
-                              co->rank, peer, st.bytes, t);
+        uint64_t d;
+        if (st->kind == RT_STEP_SEND) {
+            out_step(s, co, st, t);
+            d = sim_send(s, co->ctx, co->id, co->tag, co->rank, st->peer, st->ct, st->bytes, t,
+                         SIM_T_COLL, c);
         } else {
-            r = sim_post_recv(s, (uint8_t)(co->key >> 32), (uint32_t)co->key, co->tag,
-                              co->rank, peer, st.bytes, t, 0);
+            d = sim_recv(s, co->ctx, co->id, co->tag, co->rank, st->peer, st->bytes, t, 0,
+                         SIM_T_COLL, c);
         }
-        if (r == SIM_NONE)
+        if (s->rc)
             return;
-        sim_req *q = &s->reqs[r];
-        if (q->done != SIM_NEVER) {
-            if (q->done > co->round_end)
-                co->round_end = q->done;
-            sim_req_free(s, r);
-        } else {
-            q->wkind = SIM_W_COLL;
-            q->waiter = c;
+        if (d == SIM_NEVER)
             co->pending++;
-        }
+        else if (d > co->round_end)
+            co->round_end = d;
     }
     co->cur = j;
-    /* the round's reductions run once its data is in (sim_coll_notify) */
-    co->reduce_ps = rt_net_reduce_ps(&s->cfg->model, reduce);
+    /* the round's reductions run once its data is in (sim_coll_round_done) */
+    if (reduce != s->reduce_n) { /* the last size's time is kept: rounds repeat sizes */
+        s->reduce_n = reduce;
+        s->reduce_ps = rt_net_reduce_ps(&s->cfg->model, reduce);
+    }
+    co->reduce_ps = s->reduce_ps;
     if (!co->pending)
-        sim_coll_notify(s, c);
+        sim_coll_round_done(s, c);
 }
 
-/* Called when one of the round's operations is done (pending already decremented). */
-void sim_coll_notify(sim *s, uint32_t c)
+/* The round in progress is done (its last operation known): the next one starts, or the
+ * collective ends. */
+void sim_coll_round_done(sim *s, uint32_t c)
 {
     sim_coll *co = &s->colls[c];
-    if (co->pending)
-        return;
-    if (s->out)
-        for (uint32_t j = co->first; j < co->cur; j++)
+    if (s->out) {
+        uint32_t j = co->cur;
+        while (j > 0 && !co->steps[--j].first)
+            ;
+        for (; j < co->cur; j++)
             if (co->steps[j].kind == RT_STEP_RECV)
                 out_step(s, co, &co->steps[j], co->round_end);
+    }
     uint64_t end = co->round_end + co->reduce_ps;
     co->reduce_ps = 0;
     if (co->cur < co->nsteps) {
-        /* the next round starts at end: through the heap, never by recursion */
-        sim_heap_push(s, end, SIM_H_COLL, c);
+        /* the next round starts at end: through the queue, never by recursion */
+        sim_queue_push(s, end, SIM_H_COLL, c);
         return;
     }
     uint32_t req = co->req;
@@ -211,66 +281,131 @@ static int check_instance(sim *s, uint32_t rank, uint64_t key, uint32_t seq, uns
     return 0;
 }
 
-uint32_t sim_coll_start(sim *s, uint32_t rank, uint8_t ctx, uint32_t id, const rt_comm_def *c,
-                        unsigned op, int32_t root, uint64_t bytes, uint64_t rbytes, uint64_t t)
+/* Expands co's schedule: into the rank's kept schedule sc when no running collective uses
+ * it, else into a buffer of co's own. Returns 0 (no steps: the op takes no time, noted), or
+ * -1 (no memory, s->rc set). */
+static int make_schedule(sim *s, sim_coll *co, sim_sched *sc, const rt_comm_def *c,
+                         int32_t root, uint64_t bytes, uint64_t rbytes)
 {
-    uint64_t key = (uint64_t)ctx << 32 | id;
-    uint64_t *seqp = sim_map_put(&s->collseq, rank, key, NULL);
-    if (!seqp) {
-        sim_fail(s, RT_E_NOMEM, "out of memory (collectives)");
-        return SIM_NONE;
-    }
-    uint32_t seq = (uint32_t)(*seqp)++;
-    const char *what = ctx == SIM_CTX_WIN ? "window" : "communicator";
-    if (check_instance(s, rank, key, seq, op, c->size, what) < 0)
-        return SIM_NONE;
-    unsigned alg = ctx == SIM_CTX_WIN ? s->cfg->alg[RT_COLL_BARRIER] : s->cfg->alg[op];
-    int64_t me = rt_comm_position(c, rank);
-    rt_coll_call call = {.op = op, .size = c->size, .me = (uint32_t)me, .root = root,
-                         .bytes = bytes, .rbytes = rbytes};
+    unsigned op = co->op;
+    unsigned alg = co->ctx == SIM_CTX_WIN ? s->cfg->alg[RT_COLL_BARRIER] : s->cfg->alg[op];
+    rt_coll_call call = {.op = op, .size = c->size, .me = comm_rank(c, co->rank),
+                         .root = root, .bytes = bytes, .rbytes = rbytes};
     if (rt_coll_is_neighbor(op)) /* the peers: this rank's neighbour lists */
-        call.nbrs = rt_defs_nbrs(s->defs, c->id, rank);
+        call.nbrs = rt_defs_nbrs(s->defs, c->id, co->rank);
     if (alg == RT_ALG_MSA || alg == RT_ALG_MSA2) {
         call.module = per_comm_rank(s, c, 1);
         call.node = alg == RT_ALG_MSA2 ? per_comm_rank(s, c, 0) : NULL;
-        if (!call.module || (alg == RT_ALG_MSA2 && !call.node)) {
+        if (!call.module || (alg == RT_ALG_MSA2 && !call.node))
+            return sim_fail(s, RT_E_NOMEM, "out of memory (collectives)");
+    }
+    if (!rt_coll_alg_valid(op, alg) && alg != RT_ALG_MPICH) {
+        /* an algorithm chosen for another op family: fall back to MPICH's choice */
+        alg = RT_ALG_MPICH;
+    }
+    int kept = sc->users == 0;
+    if (kept)
+        sc->valid = 0;
+    emit_ctx ec = {s, co->rank, c->members, 0};
+    rt_err e;
+    int approx = 0;
+    s->nscratch = 0;
+    int rc = rt_coll_schedule(alg, &call, emit_step, &ec, &approx, &e);
+    if (rc == -RT_E_NOMEM)
+        return sim_fail(s, RT_E_NOMEM, "out of memory (collective schedule)");
+    if (approx && s->approx[op]++ == 0)
+        sim_buf_printf(&s->notes, "%s: per-peer sizes are not recorded; equal blocks assumed\n",
+                       rt_event_op_name(RT_EV_COLL_END, op));
+    if (rc < 0) {
+        if (s->unscheduled[op]++ == 0)
+            sim_buf_printf(&s->notes, "%s takes no time in the replay: %s\n",
+                           rt_event_op_name(RT_EV_COLL_END, op), e.msg);
+        return 0; /* no steps */
+    }
+    uint32_t n = s->nscratch;
+    sim_step *steps;
+    if (!kept) {
+        steps = malloc((n ? n : 1) * sizeof *steps);
+        co->own = 1;
+    } else if (n > sc->cap) {
+        steps = slab_steps(s, n);
+        sc->steps = steps;
+        sc->cap = n;
+    } else {
+        steps = sc->steps;
+    }
+    if (!steps)
+        return sim_fail(s, RT_E_NOMEM, "out of memory (collective schedule)");
+    if (n)
+        memcpy(steps, s->scratch, (size_t)n * sizeof *steps);
+    co->steps = steps;
+    co->nsteps = n;
+    if (kept) {
+        sc->nsteps = n;
+        sc->id = co->id;
+        sc->users = 1;
+        sc->root = root;
+        sc->ctx = co->ctx;
+        sc->op = co->op;
+        sc->valid = 1;
+        sc->bytes = bytes;
+        sc->rbytes = rbytes;
+    }
+    return 0;
+}
+
+uint32_t sim_coll_start(sim *s, uint32_t rank, uint8_t ctx, uint32_t id, const rt_comm_def *c,
+                        unsigned op, int32_t root, uint64_t bytes, uint64_t rbytes, uint64_t t)
+{
+    if (!s->sched &&
+        !(s->sched = sim_realloc_lines(NULL, 0, (size_t)s->nranks * sizeof *s->sched))) {
+        sim_fail(s, RT_E_NOMEM, "out of memory (collective schedules)");
+        return SIM_NONE;
+    }
+    sim_sched *sc = &s->sched[rank];
+    uint64_t key = (uint64_t)ctx << 32 | id;
+    if (sc->seq_key != key) {
+        /* the rank's sequence numbers on the communicator it used last live in sc; the
+         * others in collseq (a key is never 0: contexts start at 1) */
+        uint64_t *v = sc->seq_key ? sim_map_put(&s->collseq, rank, sc->seq_key, NULL) : &key;
+        if (!v) {
             sim_fail(s, RT_E_NOMEM, "out of memory (collectives)");
             return SIM_NONE;
         }
+        if (sc->seq_key)
+            *v = sc->seq_next;
+        v = sim_map_get(&s->collseq, rank, key);
+        sc->seq_key = key;
+        sc->seq_next = v ? (uint32_t)*v : 0;
     }
+    uint32_t seq = sc->seq_next++;
+    const char *what = ctx == SIM_CTX_WIN ? "window" : "communicator";
+    if (check_instance(s, rank, key, seq, op, c->size, what) < 0)
+        return SIM_NONE;
     uint32_t req = sim_req_new(s);
     uint32_t co_i = req == SIM_NONE ? SIM_NONE : coll_new(s);
     if (co_i == SIM_NONE)
         return SIM_NONE;
     sim_coll *co = &s->colls[co_i];
-    co->key = key;
+    co->ctx = ctx;
+    co->id = id;
     co->tag = seq;
     co->rank = rank;
     co->req = req;
     co->op = (uint8_t)op;
     co->call = s->ranks[rank].call;
-    co->members = c->members;
-    rt_err e;
-    int approx = 0, rc = RT_OK;
-    if (!rt_coll_alg_valid(op, alg) && alg != RT_ALG_MPICH) {
-        /* an algorithm chosen for another op family: fall back to MPICH's choice */
-        alg = RT_ALG_MPICH;
-    }
-    rc = rt_coll_schedule(alg, &call, emit_step, co, &approx, &e);
-    co = &s->colls[co_i];
-    if (rc == -RT_E_NOMEM) {
-        sim_fail(s, RT_E_NOMEM, "out of memory (collective schedule)");
+    /* A schedule is a function of these and of what is fixed per communicator (its members,
+     * their nodes and modules): anything else make_schedule puts into rt_coll_call that can
+     * differ between calls must join this test. */
+    if (sc->valid && sc->ctx == ctx && sc->id == id && sc->op == op && sc->root == root &&
+        sc->bytes == bytes && sc->rbytes == rbytes) {
+        /* the same call as the rank's last one: the same steps (its notes were given) */
+        co->steps = sc->steps;
+        co->nsteps = sc->nsteps;
+        sc->users++;
+    } else if (make_schedule(s, co, sc, c, root, bytes, rbytes) < 0) {
         return SIM_NONE;
     }
-    if (rc < 0) {
-        if (s->unscheduled[op]++ == 0)
-            sim_buf_printf(&s->notes, "%s takes no time in the replay: %s\n",
-                           rt_event_op_name(RT_EV_COLL_END, op), e.msg);
-        co->nsteps = 0;
-    }
-    if (approx && s->approx[op]++ == 0)
-        sim_buf_printf(&s->notes, "%s: per-peer sizes are not recorded; equal blocks assumed\n",
-                       rt_event_op_name(RT_EV_COLL_END, op));
     if (!co->nsteps) {
         coll_release(s, co_i);
         sim_req_done(s, req, t);
@@ -278,4 +413,25 @@ uint32_t sim_coll_start(sim *s, uint32_t rank, uint8_t ctx, uint32_t id, const r
     }
     post_round(s, co_i, t);
     return req;
+}
+
+void sim_coll_prefetch(const sim *s, uint32_t c, int stage)
+{
+    const sim_coll *co = &s->colls[c];
+    if (co->cur >= co->nsteps)
+        return;
+    const sim_step *st = &co->steps[co->cur];
+    if (stage == 0) {
+        __builtin_prefetch(st);
+        __builtin_prefetch(&s->ports[co->rank]);
+        return;
+    }
+    for (uint32_t j = co->cur; j < co->nsteps && j < co->cur + 3; j++, st++) {
+        if (j > co->cur && st->first)
+            break;
+        if (st->kind == RT_STEP_SEND)
+            sim_post_prefetch(s, co->ctx, co->id, co->tag, st->peer, co->rank);
+        else if (st->kind == RT_STEP_RECV)
+            sim_post_prefetch(s, co->ctx, co->id, co->tag, co->rank, st->peer);
+    }
 }

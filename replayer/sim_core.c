@@ -1,65 +1,71 @@
 /*
- * The engine's core: the heap, requests, and each rank walking its recorded events.
+ * The engine's core: the event loop, requests, and each rank walking its recorded events.
  * rt__sim.h describes the design; this file holds the loop and the per-event rules.
  */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "rt__sim.h"
 
-/* ---- heap: (time, seq) ordered, array backed -------------------------------------------------- */
+/* ---- memory -------------------------------------------------------------------------------- */
 
-static int heap_less(const sim_heap_ent *a, const sim_heap_ent *b)
+/* Arrays indexed by rank, collective or channel are read at random. At a million ranks
+ * nearly every access is to another page, and with 4 KB pages each one first needs a page
+ * walk, which (two-dimensional in a virtual machine) can take longer than the access and
+ * holds up prefetches. So arrays of 4 MB and more are mapped on their own, 2 MB aligned, with
+ * transparent huge pages asked for (a hint: without them nothing changes; malloc would reuse
+ * heap pages already faulted in as 4 KB ones). Smaller ones start on a cache line. */
+#define HUGE_FROM ((size_t)4 << 20)
+#define HUGE_PAGE ((size_t)2 << 20)
+
+static size_t huge_len(size_t bytes)
 {
-    return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+    return (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
 }
 
-int sim_heap_push(sim *s, uint64_t time, uint8_t kind, uint32_t idx)
+static void *huge_map(size_t bytes)
 {
-    if (s->nheap == s->heap_cap) {
-        size_t cap = s->heap_cap ? s->heap_cap * 2 : 1024;
-        sim_heap_ent *h = realloc(s->heap, cap * sizeof *h);
-        if (!h)
-            return sim_fail(s, RT_E_NOMEM, "out of memory (engine queue)");
-        s->heap = h;
-        s->heap_cap = cap;
-    }
-    const void *hint = kind == SIM_H_RANK ? (const void *)&s->t->ranks[idx].ev[s->ranks[idx].pc]
-                      : kind == SIM_H_COLL ? (const void *)&s->colls[idx]
-                                           : (const void *)&s->pends[idx];
-    sim_heap_ent e = {time, s->seq++, hint, idx, kind};
-    size_t i = s->nheap++;
-    while (i) {
-        size_t p = (i - 1) / 2;
-        if (!heap_less(&e, &s->heap[p]))
-            break;
-        s->heap[i] = s->heap[p];
-        i = p;
-    }
-    s->heap[i] = e;
-    return 0;
+    size_t len = huge_len(bytes);
+    char *m = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                   -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    char *a = (char *)(((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+    if (a > m)
+        munmap(m, (size_t)(a - m));
+    if (m + len + HUGE_PAGE > a + len)
+        munmap(a + len, (size_t)(m + len + HUGE_PAGE - (a + len)));
+#ifdef MADV_HUGEPAGE
+    madvise(a, len, MADV_HUGEPAGE);
+#endif
+    return a; /* zero-filled */
 }
 
-static sim_heap_ent heap_pop(sim *s)
+void *sim_realloc_lines(void *p, size_t old, size_t bytes)
 {
-    sim_heap_ent top = s->heap[0];
-    sim_heap_ent last = s->heap[--s->nheap];
-    size_t i = 0, n = s->nheap;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && heap_less(&s->heap[c + 1], &s->heap[c]))
-            c++;
-        if (!heap_less(&s->heap[c], &last))
-            break;
-        s->heap[i] = s->heap[c];
-        i = c;
+    void *q;
+    if (bytes >= HUGE_FROM) {
+        if (!(q = huge_map(bytes)))
+            return NULL;
+    } else {
+        if (posix_memalign(&q, 64, bytes ? bytes : 64))
+            return NULL;
+        memset((char *)q + old, 0, bytes - old);
     }
-    if (n)
-        s->heap[i] = last;
-    return top;
+    if (old)
+        memcpy(q, p, old);
+    sim_free_lines(p, old);
+    return q;
+}
+
+void sim_free_lines(void *p, size_t bytes)
+{
+    if (p && bytes >= HUGE_FROM)
+        munmap(p, huge_len(bytes));
+    else
+        free(p);
 }
 
 /* ---- errors, reports ---------------------------------------------------------------------------- */
@@ -113,7 +119,8 @@ uint32_t sim_req_new(sim *s)
     } else {
         if (s->nreqs == s->reqs_cap) {
             uint32_t cap = s->reqs_cap ? s->reqs_cap * 2 : 1024;
-            sim_req *p = realloc(s->reqs, (size_t)cap * sizeof *p);
+            sim_req *p = sim_realloc_lines(s->reqs, (size_t)s->reqs_cap * sizeof *p,
+                                           (size_t)cap * sizeof *p);
             if (!p) {
                 sim_fail(s, RT_E_NOMEM, "out of memory (requests)");
                 return SIM_NONE;
@@ -142,7 +149,7 @@ void sim_rank_wake(sim *s, uint32_t rank, uint64_t t)
     if (t < s->now)
         t = s->now;
     rk->state = SIM_RANK_READY;
-    sim_heap_push(s, t, SIM_H_RANK, rank);
+    sim_queue_push(s, t, SIM_H_RANK, rank);
 }
 
 void sim_req_done(sim *s, uint32_t r, uint64_t t)
@@ -158,16 +165,6 @@ void sim_req_done(sim *s, uint32_t r, uint64_t t)
             rk->wait_until = t;
         if (--rk->waiting == 0)
             sim_rank_wake(s, rank, rk->wait_until);
-        break;
-    }
-    case SIM_W_COLL: {
-        uint32_t c = q->waiter;
-        sim_req_free(s, r);
-        sim_coll *co = &s->colls[c];
-        if (t > co->round_end)
-            co->round_end = t;
-        co->pending--;
-        sim_coll_notify(s, c);
         break;
     }
     case SIM_W_DROP:
@@ -340,6 +337,83 @@ static void call_leave(sim_rank *rk, const rt_event *ev)
     rk->in_call = 0;
 }
 
+/* ---- prefetching ------------------------------------------------------------------------ */
+
+/* Thousands of ranks often have events at one time (a collective round, a barrier's end),
+ * and each such event touches another rank's state: without help every one of them waits
+ * for main memory. The queue knows which events come next, so memory they will touch is
+ * loaded while the engine works on the first. Three stages, each reading what the stage
+ * before loaded: the rank or collective (AHEAD events ahead), then its next trace event or
+ * steps (AHEAD_MID), then the channels its operations will use (AHEAD_NEAR). The events
+ * the cursor passed are remembered in a ring, so each is found once.
+ * With fewer than PREFETCH_RANKS ranks the engine's state (about a kilobyte a rank) stays
+ * in a core's caches and looking ahead only costs instructions: measured on the synthetic
+ * halo + allreduce traces, it is 10 % slower at 64 and 1024 ranks and 7 % at 4096, but 16 %
+ * faster at 8192 and 30 % at 16384 (and a factor at a million). */
+enum { AHEAD = 16, AHEAD_MID = 8, AHEAD_NEAR = 3, PREFETCH_RANKS = 6144 };
+
+static void prefetch_rank_op(const sim *s, uint32_t rank, const rt_event *ev)
+{
+    unsigned k = ev->kind;
+    if (k == RT_EV_SEND || k == RT_EV_ISEND) {
+        sim_post_prefetch(s, SIM_CTX_P2P, ev->comm, (uint32_t)ev->tag, (uint32_t)ev->peer, rank);
+        __builtin_prefetch(&s->node[ev->peer]);
+        __builtin_prefetch(&s->module[ev->peer]);
+    } else if (k == RT_EV_RECV || k == RT_EV_IRECV_REQUEST) {
+        sim_post_prefetch(s, SIM_CTX_P2P, ev->comm, (uint32_t)ev->tag, rank, (uint32_t)ev->peer);
+    }
+}
+
+static void prefetch_ahead(sim *s)
+{
+    uint32_t e;
+    if (sim_queue_ahead(&s->q, AHEAD, &e)) {
+        uint32_t i = e & SIM_QIDX_MASK;
+        switch (e >> 30) {
+        case SIM_H_RANK:
+            __builtin_prefetch(&s->ranks[i]);
+            __builtin_prefetch(&s->t->ranks[i]);
+            break;
+        case SIM_H_COLL:
+            __builtin_prefetch(&s->colls[i]);
+            break;
+        default:
+            __builtin_prefetch(&s->pends[i]);
+            break;
+        }
+    } else {
+        e = SIM_NONE;
+    }
+    unsigned at = s->ahead_at++ & (SIM_AHEAD_RING - 1);
+    s->ahead_ring[at] = e;
+    e = s->ahead_ring[(at - (AHEAD - AHEAD_MID)) & (SIM_AHEAD_RING - 1)];
+    if (e != SIM_NONE) {
+        uint32_t i = e & SIM_QIDX_MASK;
+        if (e >> 30 == SIM_H_RANK) {
+            const sim_rank_events *re = &s->t->ranks[i];
+            uint32_t pc = s->ranks[i].pc;
+            if (pc < re->n)
+                __builtin_prefetch(&re->ev[pc]);
+        } else if (e >> 30 == SIM_H_COLL) {
+            sim_coll_prefetch(s, i, 0);
+        }
+    }
+    e = s->ahead_ring[(at - (AHEAD - AHEAD_NEAR)) & (SIM_AHEAD_RING - 1)];
+    if (e != SIM_NONE) {
+        uint32_t i = e & SIM_QIDX_MASK;
+        if (e >> 30 == SIM_H_RANK) {
+            const sim_rank_events *re = &s->t->ranks[i];
+            uint32_t pc = s->ranks[i].pc;
+            if (pc < re->n && re->ev[pc].kind == RT_EV_ENTER)
+                pc++;
+            if (pc < re->n)
+                prefetch_rank_op(s, i, &re->ev[pc]);
+        } else if (e >> 30 == SIM_H_COLL) {
+            sim_coll_prefetch(s, i, 1);
+        }
+    }
+}
+
 /* Runs rank from its clock until it blocks, finishes, or passes the next engine event. */
 static void rank_run(sim *s, uint32_t rank)
 {
@@ -361,8 +435,8 @@ static void rank_run(sim *s, uint32_t rank)
                 sim_out_event(s, rank, ev, rk->clock);
             rk->pc++;
             s->res->events++;
-            if (s->nheap && rk->clock > s->heap[0].time) {
-                sim_heap_push(s, rk->clock, SIM_H_RANK, rank);
+            if (rk->clock > sim_queue_first(&s->q)) {
+                sim_queue_push(s, rk->clock, SIM_H_RANK, rank);
                 return;
             }
             s->now = rk->clock;
@@ -381,9 +455,9 @@ static void rank_run(sim *s, uint32_t rank)
             if (implicit) { /* an operation outside any recorded call: a call of its own */
                 call_enter(rk, ev);
                 rk->in_call = 2;
-                if (s->nheap && rk->clock > s->heap[0].time) {
+                if (rk->clock > sim_queue_first(&s->q)) {
                     rk->in_call = 3; /* entered, operation not yet done */
-                    sim_heap_push(s, rk->clock, SIM_H_RANK, rank);
+                    sim_queue_push(s, rk->clock, SIM_H_RANK, rank);
                     return;
                 }
                 s->now = rk->clock;
@@ -451,14 +525,16 @@ static void report_blocked(sim *s, const char *verb)
 
 static void sim_free(sim *s)
 {
-    free(s->ranks);
-    free(s->slots);
-    free(s->heap);
-    free(s->reqs);
-    free(s->pends);
+    sim_free_lines(s->ranks, (size_t)s->nranks * sizeof *s->ranks);
+    sim_free_lines(s->ports, (size_t)s->nranks * sizeof *s->ports);
+    sim_free_lines(s->slots, s->nslots * sizeof *s->slots);
+    sim_queue_free(&s->q);
+    sim_free_lines(s->reqs, (size_t)s->reqs_cap * sizeof *s->reqs);
+    sim_free_lines(s->pends, (size_t)s->pends_cap * sizeof *s->pends);
     sim_coll_free_all(s);
     sim_out_free(s);
-    sim_map_free(&s->chans);
+    sim_chans_free(&s->chans);
+    sim_map_free(&s->mail);
     sim_map_free(&s->collseq);
     sim_map_free(&s->collchk);
     sim_map_free(&s->rma_done);
@@ -483,20 +559,25 @@ int rt_sim_run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res
     s->cfg = c;
     s->err = err;
     s->res = res;
+    sim_queue_init(&s->q);
+    memset(s->ahead_ring, 0xff, sizeof s->ahead_ring);
+    s->reduce_ps = rt_net_reduce_ps(&c->model, 0); /* for reduce_n 0 */
     s->nranks = t->defs.nranks;
     s->node = c->node ? c->node : t->defs.node;
     s->module = c->module ? c->module : t->defs.module;
     s->req_free = s->pend_free = s->coll_free = SIM_NONE;
     res->nranks = s->nranks;
     res->ranks = calloc(s->nranks ? s->nranks : 1, sizeof *res->ranks);
-    s->ranks = calloc(s->nranks ? s->nranks : 1, sizeof *s->ranks);
+    s->ranks = sim_realloc_lines(NULL, 0, (size_t)s->nranks * sizeof *s->ranks);
+    s->ports = sim_realloc_lines(NULL, 0, (size_t)s->nranks * sizeof *s->ports);
     uint32_t gws = c->model.gateways ? c->model.gateways : 1;
     s->gw_free = calloc(gws, sizeof *s->gw_free);
     uint64_t nslots = 0;
     for (uint32_t r = 0; r < s->nranks; r++)
         nslots += t->ranks[r].nslots;
-    s->slots = malloc((nslots ? nslots : 1) * sizeof *s->slots);
-    if (!res->ranks || !s->ranks || !s->slots || !s->gw_free) {
+    s->nslots = nslots ? nslots : 1;
+    s->slots = sim_realloc_lines(NULL, 0, s->nslots * sizeof *s->slots);
+    if (!res->ranks || !s->ranks || !s->ports || !s->slots || !s->gw_free) {
         sim_free(s);
         return rt_err_set(err, RT_E_NOMEM, "out of memory (%u ranks)", (unsigned)s->nranks);
     }
@@ -514,25 +595,28 @@ int rt_sim_run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res
         /* every rank starts when it recorded its first event, relative to the earliest */
         rk->last_rec = re->ev[0].time;
         rk->clock = (re->ev[0].time - t->t_first) * 1000;
-        sim_heap_push(s, rk->clock, SIM_H_RANK, r);
+        sim_queue_push(s, rk->clock, SIM_H_RANK, r);
     }
     sim_out_init(s);
-    while (s->nheap && !s->stop && !s->rc) {
-        sim_heap_ent e = heap_pop(s);
-        if (s->nheap) /* the next one to run: its next event, while this one runs */
-            __builtin_prefetch(s->heap[0].hint);
+    int prefetch = s->nranks >= PREFETCH_RANKS;
+    while (s->q.n && !s->stop && !s->rc) {
+        uint64_t time;
+        uint8_t kind;
+        uint32_t idx;
+        sim_queue_pop(&s->q, &time, &kind, &idx);
+        if (prefetch)
+            prefetch_ahead(s);
         res->sim_events++;
-        s->now = e.time;
-        if (e.kind == SIM_H_RANK) {
-            sim_rank *rk = &s->ranks[e.idx];
-            if (e.time > rk->clock)
-                rk->clock = e.time;
-            rank_run(s, e.idx);
+        s->now = time;
+        if (kind == SIM_H_RANK) {
+            sim_rank *rk = &s->ranks[idx];
+            if (time > rk->clock)
+                rk->clock = time;
+            rank_run(s, idx);
+        } else if (kind == SIM_H_COLL) {
+            sim_coll_advance(s, idx);
         } else {
-            if (e.kind == SIM_H_COLL)
-                sim_coll_advance(s, e.idx);
-            else
-                sim_rndv_data(s, e.idx);
+            sim_rndv_data(s, idx);
         }
     }
     if (s->rc) {

@@ -9,9 +9,7 @@
 
 static size_t slot_of(const sim_map *m, uint64_t k1, uint64_t k2)
 {
-    uint64_t h = k1 * 0x9e3779b97f4a7c15ULL ^ (k2 + 0x632be59bd9b4e019ULL) * 0xbf58476d1ce4e5b9ULL;
-    h ^= h >> 31;
-    return (size_t)h & (m->cap - 1);
+    return (size_t)sim_hash2(k1, k2) & (m->cap - 1);
 }
 
 void sim_map_free(sim_map *m)

@@ -21,6 +21,7 @@
  * is posted and the receive's when the two sides match: eager messages cost no engine events.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "rt__sim.h"
 
@@ -35,31 +36,49 @@ unsigned sim_contype(const sim *s, uint32_t a, uint32_t b)
     return s->node[a] == s->node[b] ? RT_CT_SHM : RT_CT_NET;
 }
 
+/* What a message of n bytes over connection type ct costs, computed when n differs from the
+ * last message's over that type (collectives send the same sizes over and over, and each
+ * computation divides in 128 bits). */
+static const sim_cost *cost_of(sim *s, unsigned ct, uint64_t n)
+{
+    sim_cost *c = &s->cost[ct];
+    if (c->n != n || !c->valid) {
+        const rt_net_model *m = &s->cfg->model;
+        const rt_net_link *l = &m->link[ct];
+        c->n = n;
+        c->valid = 1;
+        c->wire = rt_net_wire_ps(m, ct, n, 0);
+        c->in = rt_net_xfer_ps(n, l->bandwidth);
+        /* LogGP injection: the sender is busy while its bytes leave at the message's rate
+         * (eager messages may have their own, eager_bandwidth) */
+        c->busy = l->overhead_ps + (m->injection == RT_NET_INJECT_BYTES
+                                        ? rt_net_xfer_ps(n, rt_net_bandwidth(m, ct, n))
+                                        : c->wire);
+        if (c->busy < l->gap_ps)
+            c->busy = l->gap_ps;
+    }
+    return c;
+}
+
 /* Injects n bytes from src to dst no earlier than t: returns the arrival time and sets
  * *freed to when src's port is free again. */
 static uint64_t inject(sim *s, uint32_t src, uint32_t dst, unsigned ct, uint64_t n, uint64_t t,
                        uint64_t *freed)
 {
     const rt_net_model *m = &s->cfg->model;
-    const rt_net_link *l = &m->link[ct];
-    sim_rank *rs = &s->ranks[src];
-    uint64_t start = t > rs->port_free ? t : rs->port_free;
-    uint64_t wire = rt_net_wire_ps(m, ct, n, 0);
-    uint64_t busy = l->overhead_ps + (m->injection == RT_NET_INJECT_BYTES
-                                          ? rt_net_xfer_ps(n, rt_net_bandwidth(m, ct, n))
-                                          : wire);
-    if (busy < l->gap_ps)
-        busy = l->gap_ps;
-    rs->port_free = start + busy;
-    *freed = rs->port_free;
-    uint64_t arrival = start + l->overhead_ps + wire;
+    const sim_cost *c = cost_of(s, ct, n);
+    sim_port *ps = &s->ports[src];
+    uint64_t start = t > ps->inject ? t : ps->inject;
+    ps->inject = start + c->busy;
+    *freed = ps->inject;
+    uint64_t arrival = start + m->link[ct].overhead_ps + c->wire;
     if (m->contention) {
         /* the receiver takes in one message at a time at its link's bandwidth */
-        sim_rank *rd = &s->ranks[dst];
-        uint64_t in = rt_net_xfer_ps(n, l->bandwidth);
-        if (arrival - in < rd->eject_free)
-            arrival = rd->eject_free + in;
-        rd->eject_free = arrival;
+        sim_port *pd = &s->ports[dst];
+        uint64_t in = c->in;
+        if (arrival - in < pd->eject)
+            arrival = pd->eject + in;
+        pd->eject = arrival;
         if (ct == RT_CT_GW) { /* and a gateway forwards one message at a time */
             uint64_t *g = &s->gw_free[(src + dst) % (m->gateways ? m->gateways : 1)];
             if (arrival - in < *g)
@@ -80,7 +99,8 @@ uint32_t sim_pend_take(sim *s)
     }
     if (s->npends == s->pends_cap) {
         uint32_t cap = s->pends_cap ? s->pends_cap * 2 : 1024;
-        sim_pend *q = realloc(s->pends, (size_t)cap * sizeof *q);
+        sim_pend *q = sim_realloc_lines(s->pends, (size_t)s->pends_cap * sizeof *q,
+                                        (size_t)cap * sizeof *q);
         if (!q) {
             sim_fail(s, RT_E_NOMEM, "out of memory (pending messages)");
             return SIM_NONE;
@@ -97,37 +117,48 @@ void sim_pend_give(sim *s, uint32_t p)
     s->pend_free = p;
 }
 
-/* Both sides known: completion times follow. snd is the send's entry, rcv the receive's. */
-static void match(sim *s, const sim_pend *snd, const sim_pend *rcv)
+/* Both sides known: completion times follow. snd is the send (from src), rcv the receive
+ * (on dst). Returns when the receive is done if that is known now (eager), else SIM_NEVER. */
+static uint64_t match(sim *s, const sim_op *snd, const sim_op *rcv, uint32_t src, uint32_t dst)
 {
     const rt_net_link *l = &s->cfg->model.link[snd->ct];
-    if (snd->eager) {
-        uint64_t at = snd->arrival > rcv->time ? snd->arrival : rcv->time;
-        sim_req_done(s, rcv->req, at + l->overhead_ps);
-        return;
-    }
+    uint64_t tm = snd->arrival > rcv->time ? snd->arrival : rcv->time;
+    if (snd->eager)
+        return tm + l->overhead_ps;
     /* The receiver answers the request once both are there; the data goes out when the
      * answer is back at the sender: an engine event then, so that the sender's port is
      * taken in time order (booking it now would delay sends it starts before that). */
-    uint64_t tm = snd->arrival > rcv->time ? snd->arrival : rcv->time;
     uint32_t p = sim_pend_take(s);
     if (p == SIM_NONE)
-        return;
-    s->pends[p] = *snd;
-    s->pends[p].req2 = rcv->req;
-    s->pends[p].peer = rcv->rank;
-    sim_heap_push(s, tm + l->latency_ps, SIM_H_RNDV, p);
+        return SIM_NEVER;
+    s->pends[p] = (sim_pend){.op = *snd, .rank = src, .peer = dst, .who2 = rcv->who,
+                             .wk2 = rcv->wk};
+    sim_queue_push(s, tm + l->latency_ps, SIM_H_RNDV, p);
+    return SIM_NEVER;
+}
+
+/* A match found when posting op (me, its peer): a receive learns its own completion from
+ * the return value; the other side, waiting already, is told. */
+static uint64_t matched(sim *s, const sim_op *op, const sim_op *waiting, uint32_t me,
+                        uint32_t peer)
+{
+    if (!op->send)
+        return match(s, waiting, op, peer, me);
+    uint64_t d = match(s, op, waiting, me, peer);
+    if (d != SIM_NEVER)
+        sim_target_done(s, waiting->wk, waiting->who, d);
+    return SIM_NEVER;
 }
 
 void sim_rndv_data(sim *s, uint32_t p)
 {
     sim_pend e = s->pends[p];
     sim_pend_give(s, p);
-    const rt_net_link *l = &s->cfg->model.link[e.ct];
+    const rt_net_link *l = &s->cfg->model.link[e.op.ct];
     uint64_t freed;
-    uint64_t arrival = inject(s, e.rank, e.peer, e.ct, e.bytes, s->now, &freed);
-    sim_req_done(s, e.req, arrival > freed ? arrival : freed);
-    sim_req_done(s, e.req2, arrival + l->overhead_ps);
+    uint64_t arrival = inject(s, e.rank, e.peer, e.op.ct, e.op.bytes, s->now, &freed);
+    sim_target_done(s, e.op.wk, e.op.who, arrival > freed ? arrival : freed);
+    sim_target_done(s, e.wk2, e.who2, arrival + l->overhead_ps);
 }
 
 static uint64_t chan_k1(uint8_t ctx, uint32_t dst, uint32_t src)
@@ -135,12 +166,112 @@ static uint64_t chan_k1(uint8_t ctx, uint32_t dst, uint32_t src)
     return (uint64_t)ctx << 56 | (uint64_t)dst << 28 | src;
 }
 
-/* The channel's queue: head | tail << 32; 0 when empty (entry 0 is never a head alone:
- * an empty channel is deleted). */
-static int chan_push(sim *s, uint64_t k1, uint64_t k2, uint32_t p)
+/* ---- the channel table -------------------------------------------------------------------
+ * Open addressing with linear probing over 64-byte slots, each one cache line holding a
+ * channel's key and its first pending operation. Posting an operation is one probe
+ * sequence: it finds the channel (and matches its first operation, or queues behind it) or
+ * claims a free slot for it. At a million ranks every post lands on a line no other recent
+ * post touched, so the point is to touch one line, not three (a map slot, a list entry and
+ * the entry's request). The table stays at most half full, so probe sequences are short;
+ * deletion shifts later members of a probe run back (no tombstones). */
+
+static size_t home(const sim_chans *t, uint64_t k1, uint64_t k2)
+{
+    return (size_t)sim_hash2(k1, k2) & (t->cap - 1);
+}
+
+static sim_chan *slots_new(size_t cap)
+{
+    sim_chan *c = sim_realloc_lines(NULL, 0, cap * sizeof *c);
+    if (!c)
+        return NULL;
+    for (size_t i = 0; i < cap; i++)
+        c[i].k1 = SIM_MAP_EMPTY;
+    return c;
+}
+
+static int grow(sim_chans *t)
+{
+    size_t cap = t->cap ? t->cap * 2 : 1024;
+    sim_chan *slots = slots_new(cap);
+    if (!slots)
+        return -1;
+    sim_chans old = *t;
+    t->slots = slots;
+    t->cap = cap;
+    for (size_t i = 0; i < old.cap; i++) {
+        const sim_chan *c = &old.slots[i];
+        if (c->k1 == SIM_MAP_EMPTY)
+            continue;
+        size_t j = home(t, c->k1, c->k2);
+        while (slots[j].k1 != SIM_MAP_EMPTY)
+            j = (j + 1) & (cap - 1);
+        slots[j] = *c;
+    }
+    sim_free_lines(old.slots, old.cap * sizeof *old.slots);
+    return 0;
+}
+
+static sim_chan *chan_add(sim *s, uint64_t k1, uint64_t k2, int *created)
+{
+    sim_chans *t = &s->chans;
+    if ((t->n + 1) * 2 > t->cap && grow(t) < 0) {
+        sim_fail(s, RT_E_NOMEM, "out of memory (channels)");
+        return NULL;
+    }
+    size_t mask = t->cap - 1;
+    for (size_t i = home(t, k1, k2);; i = (i + 1) & mask) {
+        sim_chan *c = &t->slots[i];
+        if (c->k1 == k1 && c->k2 == k2) {
+            *created = 0;
+            return c;
+        }
+        if (c->k1 == SIM_MAP_EMPTY) {
+            c->k1 = k1;
+            c->k2 = k2;
+            c->more = c->more_tail = SIM_NONE;
+            t->n++;
+            *created = 1;
+            return c;
+        }
+    }
+}
+
+static void chan_remove(sim *s, sim_chan *c)
+{
+    sim_chans *t = &s->chans;
+    size_t mask = t->cap - 1;
+    size_t i = (size_t)(c - t->slots);
+    /* Backward shift: move later members of the probe run into the hole when their home
+     * slot does not lie cyclically in (hole, their position]. */
+    for (size_t j = (i + 1) & mask;; j = (j + 1) & mask) {
+        sim_chan *m = &t->slots[j];
+        if (m->k1 == SIM_MAP_EMPTY)
+            break;
+        size_t h = home(t, m->k1, m->k2);
+        if (((j - h) & mask) >= ((j - i) & mask)) {
+            t->slots[i] = *m;
+            i = j;
+        }
+    }
+    t->slots[i].k1 = SIM_MAP_EMPTY;
+    t->n--;
+}
+
+void sim_chans_free(sim_chans *t)
+{
+    sim_free_lines(t->slots, t->cap * sizeof *t->slots);
+    memset(t, 0, sizeof *t);
+}
+
+/* ---- free wildcard matching: one mailbox per (receiver, communicator) ------------------ */
+
+/* A mailbox list's value: head | tail << 32 (sim_pend indices); the list is deleted when it
+ * empties. */
+static int mail_push(sim *s, uint64_t k1, uint64_t k2, uint32_t p)
 {
     int created;
-    uint64_t *v = sim_map_put(&s->chans, k1, k2, &created);
+    uint64_t *v = sim_map_put(&s->mail, k1, k2, &created);
     if (!v)
         return sim_fail(s, RT_E_NOMEM, "out of memory (channels)");
     s->pends[p].next = SIM_NONE;
@@ -154,8 +285,8 @@ static int chan_push(sim *s, uint64_t k1, uint64_t k2, uint32_t p)
     return 0;
 }
 
-/* Removes entry p (whose predecessor is prev, or SIM_NONE) from the queue at v. */
-static void chan_unlink(sim *s, uint64_t k1, uint64_t k2, uint64_t *v, uint32_t prev, uint32_t p)
+/* Removes entry p (whose predecessor is prev, or SIM_NONE) from the list at v. */
+static void mail_unlink(sim *s, uint64_t k1, uint64_t k2, uint64_t *v, uint32_t prev, uint32_t p)
 {
     uint32_t head = (uint32_t)*v, tail = (uint32_t)(*v >> 32);
     uint32_t next = s->pends[p].next;
@@ -166,79 +297,93 @@ static void chan_unlink(sim *s, uint64_t k1, uint64_t k2, uint64_t *v, uint32_t 
     if (tail == p)
         tail = prev;
     if (head == SIM_NONE)
-        sim_map_del(&s->chans, k1, k2);
+        sim_map_del(&s->mail, k1, k2);
     else
         *v = head | (uint64_t)tail << 32;
 }
 
 static int fits(const sim_pend *rcv, const sim_pend *snd)
 {
-    return (rcv->peer == snd->rank || (rcv->flags & RT_RECV_ANY_SOURCE)) &&
-           (rcv->tag == snd->tag || (rcv->flags & RT_RECV_ANY_TAG));
+    return (rcv->peer == snd->rank || (rcv->op.flags & RT_RECV_ANY_SOURCE)) &&
+           (rcv->tag == snd->tag || (rcv->op.flags & RT_RECV_ANY_TAG));
 }
 
-/* Free matching: mailbox lists per (receiver, communicator): k2 tag 0 holds posted
- * receives, tag 1 unexpected messages. */
-static void post_free(sim *s, uint64_t comm, uint32_t p, int is_send)
+/* Mailbox lists: k2 = comm << 32 | 0 holds posted receives, | 1 unexpected messages. A new
+ * entry is matched against the other list in order, else queued. Returns as post() does. */
+static uint64_t post_free(sim *s, uint64_t comm, uint32_t tag, uint32_t me, uint32_t peer,
+                          const sim_op *op)
 {
-    sim_pend *e = &s->pends[p];
-    uint32_t dst = is_send ? e->peer : e->rank;
-    uint64_t k1 = chan_k1(CTX_FREE, dst, 0);
+    int is_send = op->send;
+    uint32_t p = sim_pend_take(s);
+    if (p == SIM_NONE)
+        return SIM_NEVER;
+    s->pends[p] = (sim_pend){.op = *op, .rank = me, .peer = peer, .tag = tag};
+    const sim_pend *e = &s->pends[p];
+    uint64_t k1 = chan_k1(CTX_FREE, is_send ? peer : me, 0);
     uint64_t other = comm << 32 | (is_send ? 0u : 1u);
-    uint64_t *v = sim_map_get(&s->chans, k1, other);
+    uint64_t *v = sim_map_get(&s->mail, k1, other);
     uint32_t prev = SIM_NONE;
     for (uint32_t q = v ? (uint32_t)*v : SIM_NONE; q != SIM_NONE; prev = q, q = s->pends[q].next) {
-        sim_pend *o = &s->pends[q];
+        const sim_pend *o = &s->pends[q];
         if (is_send ? fits(o, e) : fits(e, o)) {
-            sim_pend a = *e, b = *o;
-            chan_unlink(s, k1, other, v, prev, q);
+            sim_op w = o->op;
+            uint32_t wrank = o->rank;
+            mail_unlink(s, k1, other, v, prev, q);
             sim_pend_give(s, q);
             sim_pend_give(s, p);
-            if (is_send)
-                match(s, &a, &b);
-            else
-                match(s, &b, &a);
-            return;
+            return matched(s, op, &w, me, wrank);
         }
     }
-    chan_push(s, k1, comm << 32 | (is_send ? 1u : 0u), p);
+    mail_push(s, k1, comm << 32 | (is_send ? 1u : 0u), p);
+    return SIM_NEVER;
 }
 
-static void post(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t p, int is_send)
+/* ---- channels --------------------------------------------------------------------------- */
+
+/* Queues op (posted by world rank me, to or from peer) in its channel, or matches it with
+ * the channel's first operation of the other kind. Returns a receive's completion time when
+ * its eager message was there, else SIM_NEVER. */
+static uint64_t post(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t me, uint32_t peer,
+                     const sim_op *op)
 {
-    if (ctx == SIM_CTX_P2P && s->cfg->free_wildcards) {
-        post_free(s, comm, p, is_send);
-        return;
+    if (ctx == SIM_CTX_P2P && s->cfg->free_wildcards)
+        return post_free(s, comm, tag, me, peer, op);
+    int created;
+    sim_chan *c = chan_add(s, op->send ? chan_k1(ctx, peer, me) : chan_k1(ctx, me, peer),
+                               comm << 32 | tag, &created);
+    if (!c)
+        return SIM_NEVER;
+    if (created) {
+        c->op = *op;
+        return SIM_NEVER;
     }
-    sim_pend *e = &s->pends[p];
-    uint32_t dst = is_send ? e->peer : e->rank, src = is_send ? e->rank : e->peer;
-    uint64_t k1 = chan_k1(ctx, dst, src), k2 = comm << 32 | tag;
-    uint64_t *v = sim_map_get(&s->chans, k1, k2);
-    if (v) {
-        uint32_t head = (uint32_t)*v;
-        if (s->pends[head].send != is_send) {
-            sim_pend a = *e, b = s->pends[head];
-            chan_unlink(s, k1, k2, v, SIM_NONE, head);
-            sim_pend_give(s, head);
-            sim_pend_give(s, p);
-            if (is_send)
-                match(s, &a, &b);
-            else
-                match(s, &b, &a);
-            return;
-        }
+    if (c->op.send == op->send) { /* the same kind waits already: queue behind it */
+        uint32_t p = sim_pend_take(s);
+        if (p == SIM_NONE)
+            return SIM_NEVER;
+        s->pends[p] = (sim_pend){.op = *op, .next = SIM_NONE};
+        if (c->more == SIM_NONE)
+            c->more = p;
+        else
+            s->pends[c->more_tail].next = p;
+        c->more_tail = p;
+        return SIM_NEVER;
     }
-    chan_push(s, k1, k2, p);
+    sim_op w = c->op;
+    if (c->more != SIM_NONE) { /* the next one moves up into the channel's slot */
+        uint32_t p = c->more;
+        c->op = s->pends[p].op;
+        c->more = s->pends[p].next;
+        sim_pend_give(s, p);
+    } else {
+        chan_remove(s, c);
+    }
+    return matched(s, op, &w, me, peer);
 }
 
-uint32_t sim_post_send(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t src,
-                       uint32_t dst, uint64_t bytes, uint64_t t)
+uint64_t sim_send(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t src, uint32_t dst,
+                  unsigned ct, uint64_t bytes, uint64_t t, uint8_t wk, uint32_t who)
 {
-    uint32_t r = sim_req_new(s);
-    uint32_t p = r == SIM_NONE ? SIM_NONE : sim_pend_take(s);
-    if (p == SIM_NONE)
-        return SIM_NONE;
-    unsigned ct = sim_contype(s, src, dst);
     const rt_net_link *l = &s->cfg->model.link[ct];
     rt_sim_result *res = s->res;
     res->messages++;
@@ -247,33 +392,48 @@ uint32_t sim_post_send(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_
         res->gw_messages++;
         res->gw_bytes += bytes;
     }
-    sim_pend *e = &s->pends[p];
-    *e = (sim_pend){.time = t, .bytes = bytes, .req = r, .rank = src,
-                    .peer = dst, .tag = tag, .send = 1, .eager = bytes <= l->eager,
-                    .ct = (uint8_t)ct};
-    if (e->eager) {
-        uint64_t freed;
-        e->arrival = inject(s, src, dst, ct, bytes, t, &freed);
-        sim_req_done(s, r, freed);
-    } else {
-        e->arrival = t + l->overhead_ps + l->latency_ps; /* the rendezvous request */
-    }
-    post(s, ctx, comm, tag, p, 1);
-    return r;
+    sim_op op = {.time = t, .bytes = bytes, .who = who, .wk = wk, .send = 1,
+                 .eager = bytes <= l->eager, .ct = (uint8_t)ct};
+    uint64_t done = SIM_NEVER;
+    if (op.eager)
+        op.arrival = inject(s, src, dst, ct, bytes, t, &done);
+    else
+        op.arrival = t + l->overhead_ps + l->latency_ps; /* the rendezvous request */
+    post(s, ctx, comm, tag, src, dst, &op);
+    return done;
+}
+
+uint64_t sim_recv(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t dst, uint32_t src,
+                  uint64_t bytes, uint64_t t, uint8_t flags, uint8_t wk, uint32_t who)
+{
+    sim_op op = {.time = t, .bytes = bytes, .who = who, .wk = wk,
+                 .flags = s->cfg->free_wildcards ? flags : 0};
+    return post(s, ctx, comm, tag, dst, src, &op);
+}
+
+uint32_t sim_post_send(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t src,
+                       uint32_t dst, uint64_t bytes, uint64_t t)
+{
+    uint32_t r = sim_req_new(s);
+    if (r == SIM_NONE)
+        return SIM_NONE;
+    uint64_t d = sim_send(s, ctx, comm, tag, src, dst, sim_contype(s, src, dst), bytes, t,
+                          SIM_T_REQ, r);
+    if (d != SIM_NEVER)
+        s->reqs[r].done = d; /* nobody waits for r yet */
+    return s->rc ? SIM_NONE : r;
 }
 
 uint32_t sim_post_recv(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t dst,
                        uint32_t src, uint64_t bytes, uint64_t t, uint8_t flags)
 {
     uint32_t r = sim_req_new(s);
-    uint32_t p = r == SIM_NONE ? SIM_NONE : sim_pend_take(s);
-    if (p == SIM_NONE)
+    if (r == SIM_NONE)
         return SIM_NONE;
-    s->pends[p] = (sim_pend){.time = t, .bytes = bytes, .req = r,
-                             .rank = dst, .peer = src, .tag = tag, .send = 0,
-                             .flags = s->cfg->free_wildcards ? flags : 0};
-    post(s, ctx, comm, tag, p, 0);
-    return r;
+    uint64_t d = sim_recv(s, ctx, comm, tag, dst, src, bytes, t, flags, SIM_T_REQ, r);
+    if (d != SIM_NEVER)
+        s->reqs[r].done = d;
+    return s->rc ? SIM_NONE : r;
 }
 
 uint64_t sim_rma_transfer(sim *s, uint32_t origin, uint32_t target, uint64_t to_target,
@@ -320,44 +480,117 @@ static const char *ctx_name(unsigned ctx)
     }
 }
 
+/* An unmatched operation for the report; shown in the order of (rank, peer, context,
+ * communicator, tag, posting order). */
+typedef struct rep_ent {
+    uint32_t rank, peer, comm, tag, seq;
+    uint8_t ctx, send, eager;
+    uint64_t bytes;
+} rep_ent;
+
+#define REP_SHOWN 16
+
+static int rep_before(const rep_ent *a, const rep_ent *b)
+{
+    if (a->rank != b->rank)
+        return a->rank < b->rank;
+    if (a->peer != b->peer)
+        return a->peer < b->peer;
+    if (a->ctx != b->ctx)
+        return a->ctx < b->ctx;
+    if (a->comm != b->comm)
+        return a->comm < b->comm;
+    if (a->tag != b->tag)
+        return a->tag < b->tag;
+    return a->seq < b->seq;
+}
+
+/* Keeps the REP_SHOWN first entries in order, counts all. */
+typedef struct rep_list {
+    rep_ent e[REP_SHOWN];
+    unsigned n;
+    uint64_t sends, recvs;
+} rep_list;
+
+static void rep_add(rep_list *l, const rep_ent *e)
+{
+    if (e->send)
+        l->sends++;
+    else
+        l->recvs++;
+    if (l->n == REP_SHOWN && !rep_before(e, &l->e[REP_SHOWN - 1]))
+        return;
+    unsigned i = l->n < REP_SHOWN ? l->n++ : REP_SHOWN - 1;
+    for (; i > 0 && rep_before(e, &l->e[i - 1]); i--)
+        l->e[i] = l->e[i - 1];
+    l->e[i] = *e;
+}
+
+static void rep_op(rep_list *l, const sim_op *op, unsigned ctx, uint32_t me, uint32_t peer,
+                   uint32_t comm, uint32_t tag, uint32_t seq)
+{
+    rep_ent e = {me, peer, comm, tag, seq, (uint8_t)ctx, op->send, op->eager, op->bytes};
+    rep_add(l, &e);
+}
+
 /* Lists what is left in the channels: unmatched sends and receives. */
 void sim_report_channels(sim *s, int deadlocked)
 {
-    uint64_t sends = 0, recvs = 0;
-    unsigned shown = 0;
+    rep_list l = {.n = 0};
     for (size_t i = 0; i < s->chans.cap; i++) {
-        sim_map_slot *c = &s->chans.slots[i];
+        const sim_chan *c = &s->chans.slots[i];
         if (c->k1 == SIM_MAP_EMPTY)
             continue;
         unsigned ctx = (unsigned)(c->k1 >> 56);
-        uint32_t comm = (uint32_t)(c->k2 >> 32);
+        uint32_t dst = (uint32_t)(c->k1 >> 28) & 0xfffffffu, src = (uint32_t)c->k1 & 0xfffffffu;
+        uint32_t comm = (uint32_t)(c->k2 >> 32), tag = (uint32_t)c->k2, seq = 0;
+        uint32_t me = c->op.send ? src : dst, peer = c->op.send ? dst : src;
+        rep_op(&l, &c->op, ctx, me, peer, comm, tag, seq++);
+        for (uint32_t q = c->more; q != SIM_NONE; q = s->pends[q].next)
+            rep_op(&l, &s->pends[q].op, ctx, me, peer, comm, tag, seq++);
+    }
+    for (size_t i = 0; i < s->mail.cap; i++) {
+        const sim_map_slot *c = &s->mail.slots[i];
+        if (c->k1 == SIM_MAP_EMPTY)
+            continue;
+        uint32_t comm = (uint32_t)(c->k2 >> 32), seq = 0;
         for (uint32_t q = (uint32_t)c->v; q != SIM_NONE; q = s->pends[q].next) {
             const sim_pend *e = &s->pends[q];
-            if (e->send)
-                sends++;
-            else
-                recvs++;
-            if (shown >= 16)
-                continue;
-            shown++;
-            const char *where = ctx <= SIM_CTX_COLL || ctx == CTX_FREE ? "communicator" : "window";
-            if (e->send)
-                sim_buf_printf(&s->report,
-                               "unmatched: rank %u sent a %s to rank %u (%s %u, tag %u, %llu "
-                               "bytes, %s)%s\n",
-                               (unsigned)e->rank, ctx_name(ctx), (unsigned)e->peer, where,
-                               (unsigned)comm, (unsigned)e->tag, (unsigned long long)e->bytes,
-                               e->eager ? "eager" : "rendezvous: the sender waits for it",
-                               deadlocked ? "" : ", never received");
-            else
-                sim_buf_printf(&s->report,
-                               "unmatched: rank %u waits for a %s from rank %u (%s %u, tag "
-                               "%u)\n",
-                               (unsigned)e->rank, ctx_name(ctx), (unsigned)e->peer, where,
-                               (unsigned)comm, (unsigned)e->tag);
+            rep_op(&l, &e->op, CTX_FREE, e->rank, e->peer, comm, e->tag, seq++);
         }
     }
-    if (sends + recvs > shown)
+    for (unsigned i = 0; i < l.n; i++) {
+        const rep_ent *e = &l.e[i];
+        const char *where = e->ctx <= SIM_CTX_COLL || e->ctx == CTX_FREE ? "communicator"
+                                                                           : "window";
+        if (e->send)
+            sim_buf_printf(&s->report,
+                           "unmatched: rank %u sent a %s to rank %u (%s %u, tag %u, %llu "
+                           "bytes, %s)%s\n",
+                           (unsigned)e->rank, ctx_name(e->ctx), (unsigned)e->peer, where,
+                           (unsigned)e->comm, (unsigned)e->tag, (unsigned long long)e->bytes,
+                           e->eager ? "eager" : "rendezvous: the sender waits for it",
+                           deadlocked ? "" : ", never received");
+        else
+            sim_buf_printf(&s->report,
+                           "unmatched: rank %u waits for a %s from rank %u (%s %u, tag %u)\n",
+                           (unsigned)e->rank, ctx_name(e->ctx), (unsigned)e->peer, where,
+                           (unsigned)e->comm, (unsigned)e->tag);
+    }
+    if (l.sends + l.recvs > l.n)
         sim_buf_printf(&s->report, "... %llu unmatched sends and %llu unmatched receives in all\n",
-                       (unsigned long long)sends, (unsigned long long)recvs);
+                       (unsigned long long)l.sends, (unsigned long long)l.recvs);
+}
+
+/* No static helper that only prefetches: GCC finds such a function pure and drops the calls. */
+void sim_post_prefetch(const sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t dst,
+                       uint32_t src)
+{
+    const sim_chans *t = &s->chans;
+    if (t->cap && (ctx != SIM_CTX_P2P || !s->cfg->free_wildcards)) {
+        /* the slot after it too: probes and deletions go on into it */
+        size_t i = home(t, chan_k1(ctx, dst, src), comm << 32 | tag);
+        __builtin_prefetch(&t->slots[i]);
+        __builtin_prefetch(&t->slots[(i + 1) & (t->cap - 1)]);
+    }
 }

@@ -24,7 +24,7 @@
 
 typedef struct sim_lock {
     uint64_t free_at; /* last release reached the target */
-    uint32_t head, tail; /* waiting requests (sim_pend: time = arrival, flags = type) */
+    uint32_t head, tail; /* waiting requests (sim_pend: op.time = arrival, op.flags = type) */
     uint32_t shared;
     uint8_t exclusive;
 } sim_lock;
@@ -173,8 +173,8 @@ static void lock(sim *s, uint32_t rank, const rt_event *ev, uint64_t t)
         uint32_t p = sim_pend_take(s);
         if (p == SIM_NONE)
             return;
-        s->pends[p] = (sim_pend){.time = arrival, .req = req, .rank = rank, .peer = target,
-                                 .flags = ev->op, .next = SIM_NONE};
+        s->pends[p] = (sim_pend){.op = {.time = arrival, .who = req, .flags = ev->op},
+                                 .rank = rank, .peer = target, .next = SIM_NONE};
         if (l->tail == SIM_NONE)
             l->head = p;
         else
@@ -204,7 +204,7 @@ static void unlock(sim *s, uint32_t rank, const rt_event *ev, uint64_t t)
         l->free_at = release;
     while (l->head != SIM_NONE) {
         sim_pend *w = &s->pends[l->head];
-        if (!compatible(l, w->flags))
+        if (!compatible(l, w->op.flags))
             break;
         uint32_t p = l->head;
         l->head = w->next;
@@ -213,7 +213,7 @@ static void unlock(sim *s, uint32_t rank, const rt_event *ev, uint64_t t)
         const rt_net_link *kw = &s->cfg->model.link[sim_contype(s, w->rank, target)];
         sim_pend e = *w;
         sim_pend_give(s, p);
-        grant(s, l, e.flags, e.req, e.time, kw->latency_ps);
+        grant(s, l, e.op.flags, e.op.who, e.op.time, kw->latency_ps);
     }
 }
 

@@ -799,6 +799,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sim_coll_bcast_8x8192),
         cmocka_unit_test(test_sim_coll_formulas),
+        cmocka_unit_test(test_sim_coll_large),
         cmocka_unit_test(test_eager),
         cmocka_unit_test(test_rendezvous),
         cmocka_unit_test(test_rendezvous_port_idle),

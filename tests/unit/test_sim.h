@@ -116,5 +116,6 @@ static inline void st_replay(const char *csv, const rt_sim_config *c, rt_sim_res
 /* test_sim_coll.c */
 void test_sim_coll_formulas(void **state);
 void test_sim_coll_bcast_8x8192(void **state);
+void test_sim_coll_large(void **state);
 
 #endif /* TEST_SIM_H */
