@@ -182,7 +182,7 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void print_notes(const char *label, const char *notes)
+void replay_print_notes(const char *label, const char *notes)
 {
     for (const char *p = notes; p && *p;) {
         const char *nl = strchr(p, '\n');
@@ -395,7 +395,7 @@ static int replay_run(int argc, char **argv)
         fprintf(stderr, "retrace: timing: loaded %llu events in %.3f s\n",
                 (unsigned long long)rt_sim_trace_events(t), now_s() - t0);
     if (rc == CLI_OK)
-        print_notes(NULL, rt_sim_trace_notes(t));
+        replay_print_notes(NULL, rt_sim_trace_notes(t));
     rt_an_report rep;
     memset(&rep, 0, sizeof rep);
     rt_table *cmp = NULL;
@@ -445,7 +445,7 @@ static int replay_run(int argc, char **argv)
                 rc = cli_error("out of memory");
             }
             failed |= report_failure(nalts ? confs[i].label : NULL, &res);
-            print_notes(nalts ? confs[i].label : NULL, res.notes);
+            replay_print_notes(nalts ? confs[i].label : NULL, res.notes);
         }
         rt_sim_result_free(&res);
         setup_free(&su);

@@ -315,17 +315,6 @@ static int compare_row(rt_table *tb, const outcome *oc, double base)
            rt_table_cell_u64(tb, r->colls.schedule);
 }
 
-static void print_notes(const char *label, const char *notes)
-{
-    for (const char *p = notes; p && *p;) {
-        const char *nl = strchr(p, '\n');
-        int n = nl ? (int)(nl - p) : (int)strlen(p);
-        fprintf(stderr, "retrace: note%s%s: %.*s\n", label ? " for " : "", label ? label : "",
-                n, p);
-        p += n + (nl != NULL);
-    }
-}
-
 /* ---- the command ------------------------------------------------------------------------ */
 
 static int by_time(const void *a, const void *b)
@@ -479,7 +468,7 @@ static int report(const mpi_opts *o, const machine *mc, const placement *pl, rt_
                 rc = cli_error("out of memory");
     }
     for (unsigned i = 0; i < n; i++)
-        print_notes(o->nalts ? oc[i].label : NULL, oc[i].run.notes);
+        replay_print_notes(o->nalts ? oc[i].label : NULL, oc[i].run.notes);
     if (rc == CLI_OK) {
         static const cli_plot plot = {RT_PLOT_BARS, "Measured run time on MPI (us)",
                                       "configuration", "microseconds", "no plot"};

@@ -19,6 +19,9 @@ int replay_parse_count(const char *what, const char *v, uint32_t *out);
 /* ALT: KEY:VALUE[+KEY:VALUE...] on top of the base configuration in *c; text is cut up. */
 int replay_parse_alt(char *text, const char *label, replay_conf *c);
 
+/* "retrace: note[ for LABEL]: LINE" on stderr for each line of notes (NULL: none). */
+void replay_print_notes(const char *label, const char *notes);
+
 /* retrace replay --engine mpi (cmd_replay_mpi.c). */
 int replay_mpi_run(int argc, char **argv);
 

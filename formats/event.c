@@ -354,3 +354,15 @@ int rt_event_equal(const rt_event *a, const rt_event *b)
            x.comm == y.comm && x.peer == y.peer && x.tag == y.tag && x.bytes == y.bytes &&
            x.rbytes == y.rbytes && x.contype == y.contype && x.req == y.req && x.op == y.op;
 }
+
+int rt_event_starts_request(unsigned kind)
+{
+    return kind == RT_EV_ISEND || kind == RT_EV_IRECV_REQUEST || kind == RT_EV_NBC_REQUEST ||
+           kind == RT_EV_RMA_PUT || kind == RT_EV_RMA_GET || kind == RT_EV_RMA_ATOMIC;
+}
+
+int rt_event_ends_request(unsigned kind)
+{
+    return kind == RT_EV_ISEND_COMPLETE || kind == RT_EV_IRECV || kind == RT_EV_NBC_COMPLETE ||
+           kind == RT_EV_RMA_OP_COMPLETE || kind == RT_EV_REQUEST_CANCELLED;
+}

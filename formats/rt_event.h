@@ -279,6 +279,11 @@ enum {
     RT_FIELD_OP = 1 << 7      /* o */
 };
 unsigned rt_event_kind_mask(unsigned kind);
+/* 1 for the kinds that start a request (its id in req: isend, irecv_request, nbc_request,
+ * put, get, atomic) and for those that end one (isend_complete, irecv, nbc_complete,
+ * rma_complete, request_cancelled). */
+int rt_event_starts_request(unsigned kind);
+int rt_event_ends_request(unsigned kind);
 /* Only the fields the kind uses, the rest zero (peer and tag: 0; comm: 0). */
 void rt_event_normalize(rt_event *ev);
 /* 1 when the two events are equal in every field their kind uses. */

@@ -24,12 +24,16 @@ static int is_pof2(uint32_t p)
     return (p & (p - 1)) == 0;
 }
 
+unsigned rt_coll_elem_size(uint64_t n)
+{
+    return n % 8 == 0 ? 8 : n % 4 == 0 ? 4 : n % 2 == 0 ? 2 : 1;
+}
+
 /* MPICH's "count < pof2" rules (Rabenseifner needs a piece per rank) look at the element
- * count, which the trace does not keep: guess the element size as the largest of 8, 4, 2, 1
- * bytes that divides n. */
+ * count, which the trace does not keep (rt_coll_elem_size). */
 static int count_below_pof2(uint64_t n, uint32_t p)
 {
-    unsigned e = n % 8 == 0 ? 8 : n % 4 == 0 ? 4 : n % 2 == 0 ? 2 : 1;
+    unsigned e = rt_coll_elem_size(n);
     return n / e < rt__pof2(p);
 }
 

@@ -24,11 +24,6 @@ static MPI_Datatype elem_type(uint64_t e)
     return e == 8 ? MPI_DOUBLE : e == 4 ? MPI_FLOAT : e == 2 ? MPI_SHORT : MPI_SIGNED_CHAR;
 }
 
-static uint64_t elem_of(uint64_t n)
-{
-    return n % 8 == 0 ? 8 : n % 4 == 0 ? 4 : n % 2 == 0 ? 2 : 1;
-}
-
 static int ensure_buf(mr_run *r, uint64_t need)
 {
     if (need <= r->buf_bytes)
@@ -129,7 +124,7 @@ static int run_schedule(mr_run *r, int ci, const rt_event *ev, int p, int me)
             rc = MPI_Waitall((int)nq, rq, MPI_STATUSES_IGNORE);
         for (size_t k = i; k < j && rc == MPI_SUCCESS; k++)
             if (v.s[k].kind == RT_STEP_REDUCE) {
-                uint64_t e = elem_of(v.s[k].bytes);
+                uint64_t e = rt_coll_elem_size(v.s[k].bytes);
                 rc = MPI_Reduce_local(r->rbuf, r->sbuf, (int)(v.s[k].bytes / e), elem_type(e),
                                       MPI_SUM);
             }
@@ -301,23 +296,23 @@ static int issue(mr_run *r, const rt_event *ev, MPI_Comm comm, int p, int me, MP
                      MPI_Ialltoallv(r->sbuf, r->counts, r->displs, MPI_BYTE, r->rbuf,
                                     r->rcounts, r->rdispls, MPI_BYTE, comm, req));
     case RT_COLL_ALLREDUCE:
-        e = elem_of(b);
+        e = rt_coll_elem_size(b);
         return ISSUE(MPI_Allreduce(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm),
                      MPI_Iallreduce(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm, req));
     case RT_COLL_REDUCE:
-        e = elem_of(b);
+        e = rt_coll_elem_size(b);
         return ISSUE(MPI_Reduce(s, q, (int)(b / e), elem_type(e), MPI_SUM, root, comm),
                      MPI_Ireduce(s, q, (int)(b / e), elem_type(e), MPI_SUM, root, comm, req));
     case RT_COLL_SCAN:
     case RT_COLL_EXSCAN:
-        e = elem_of(b);
+        e = rt_coll_elem_size(b);
         if (ev->op == RT_COLL_SCAN)
             return ISSUE(MPI_Scan(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm),
                          MPI_Iscan(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm, req));
         return ISSUE(MPI_Exscan(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm),
                      MPI_Iexscan(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm, req));
     case RT_COLL_REDUCE_SCATTER_BLOCK:
-        e = elem_of(rb);
+        e = rt_coll_elem_size(rb);
         return ISSUE(MPI_Reduce_scatter_block(s, q, (int)(rb / e), elem_type(e), MPI_SUM, comm),
                      MPI_Ireduce_scatter_block(s, q, (int)(rb / e), elem_type(e), MPI_SUM,
                                                comm, req));

@@ -67,6 +67,12 @@ static mr_slot *map_find(mr_map *m, uint32_t rank, uint64_t id, int add)
     }
 }
 
+/* One rank's events (below): the prepass keeps those of the process's own rank, so that
+ * the usual replay, process i playing rank i, reads the trace once. */
+static void own_reset(mr_events *e);
+static int own_keep(mr_events *e, const rt_event *ev, rt_err *err);
+static int own_prepare(rt_mpirun *m, uint32_t rank, rt_err *err);
+
 /* ---- the prepass -------------------------------------------------------------------------- */
 
 int mr_is_vcoll(unsigned op)
@@ -170,11 +176,15 @@ int mr_prepass(rt_mpirun *m, rt_err *err)
         for (uint32_t r = 0; rc == 0 && r < nr; r++)
             begin[r] = UINT64_MAX;
     }
+    uint32_t keep = (uint32_t)m->rank;
+    own_reset(&m->own);
     rt_event ev;
     int k;
     while (rc == 0 && (k = rt_reader_next(rd, &ev, err)) > 0) {
         if (ev.rank >= nr)
             continue;
+        if (ev.rank == keep && (rc = own_keep(&m->own, &ev, err)))
+            break;
         if (ev.bytes > INT_MAX || ev.rbytes > INT_MAX) {
             rc = rt_err_set(err, RT_E_INVAL,
                             "%s: rank %u has a transfer of %llu bytes, more than a real-MPI "
@@ -255,6 +265,8 @@ int mr_prepass(rt_mpirun *m, rt_err *err)
         rc = err->code;
     if (rc == 0)
         rc = build_vparts(m, cr, ncr, err);
+    if (rc == 0 && keep < nr)
+        rc = own_prepare(m, keep, err);
     free(reqs.s);
     free(cr);
     free(counter);
@@ -283,18 +295,6 @@ const mr_vpart *mr_vparts_find(const rt_mpirun *m, uint32_t comm, uint32_t seq, 
 
 /* ---- one rank's events -------------------------------------------------------------------- */
 
-static int is_post(unsigned k)
-{
-    return k == RT_EV_ISEND || k == RT_EV_IRECV_REQUEST || k == RT_EV_NBC_REQUEST ||
-           k == RT_EV_RMA_PUT || k == RT_EV_RMA_GET || k == RT_EV_RMA_ATOMIC;
-}
-
-static int is_completion(unsigned k)
-{
-    return k == RT_EV_ISEND_COMPLETE || k == RT_EV_IRECV || k == RT_EV_NBC_COMPLETE ||
-           k == RT_EV_RMA_OP_COMPLETE || k == RT_EV_REQUEST_CANCELLED;
-}
-
 /* Request ids become slots: a post takes the lowest free slot, its completion frees it. */
 static int assign_slots(mr_events *e, rt_err *err)
 {
@@ -305,7 +305,7 @@ static int assign_slots(mr_events *e, rt_err *err)
         rt_event *ev = &e->ev[i];
         if (ev->kind == MR_SKIP)
             continue;
-        if (is_post(ev->kind)) {
+        if (rt_event_starts_request(ev->kind)) {
             mr_slot *s = map_find(&open, 0, ev->req, 1);
             if (!s) {
                 rc = rt_err_set(err, RT_E_NOMEM, "out of memory for requests");
@@ -314,7 +314,7 @@ static int assign_slots(mr_events *e, rt_err *err)
             uint32_t slot = nfree ? free_list[--nfree] : e->nslots++;
             s->val = (uint64_t)slot + 1;
             ev->req = slot;
-        } else if (is_completion(ev->kind)) {
+        } else if (rt_event_ends_request(ev->kind)) {
             mr_slot *s = map_find(&open, 0, ev->req, 0);
             if (!s || !s->val) {
                 ev->kind = MR_SKIP;
@@ -347,14 +347,14 @@ static int link_posts(mr_events *e, rt_err *err)
     mr_map open = {0};
     for (uint64_t i = 0; i < e->n; i++) {
         rt_event *ev = &e->ev[i];
-        if (is_post(ev->kind)) {
+        if (rt_event_starts_request(ev->kind)) {
             mr_slot *s = map_find(&open, 0, ev->req, 1);
             if (!s) {
                 free(open.s);
                 return rt_err_set(err, RT_E_NOMEM, "out of memory for requests");
             }
             s->val = i + 1;
-        } else if (is_completion(ev->kind)) {
+        } else if (rt_event_ends_request(ev->kind)) {
             mr_slot *s = map_find(&open, 0, ev->req, 0);
             if (!s || !s->val)
                 continue;
@@ -411,38 +411,51 @@ static int number_colls(mr_events *e, const rt_defs *d, rt_err *err)
 
 int mr_load_rank(rt_mpirun *m, uint32_t rank, rt_err *err)
 {
-    mr_events *e = &m->own;
-    if (e->rank == rank)
+    if (m->own.rank == rank)
         return 0;
-    e->rank = UINT32_MAX;
-    e->n = 0;
-    e->nslots = 0;
-    e->max_bytes = 0;
-    e->skipped_requests = 0;
+    own_reset(&m->own);
     rt_reader *rd = NULL;
     if (rt_reader_open(m->path, &rd, err) < 0)
         return err->code;
     rt_event ev;
     int k, rc = 0;
-    while ((k = rt_reader_next(rd, &ev, err)) > 0) {
-        if (ev.rank != rank)
-            continue;
-        if (grow((void **)&e->ev, &e->cap, e->n + 1, sizeof *e->ev)) {
-            rc = rt_err_set(err, RT_E_NOMEM, "out of memory for the events of rank %u",
-                            (unsigned)rank);
+    while ((k = rt_reader_next(rd, &ev, err)) > 0)
+        if (ev.rank == rank && (rc = own_keep(&m->own, &ev, err)))
             break;
-        }
-        e->ev[e->n++] = ev;
-        if (ev.bytes > e->max_bytes)
-            e->max_bytes = ev.bytes;
-        if (ev.rbytes > e->max_bytes)
-            e->max_bytes = ev.rbytes;
-    }
     if (rc == 0 && k < 0)
         rc = err->code;
     rt_reader_close(rd);
-    if (rc == 0)
-        rc = link_posts(e, err);
+    return rc ? rc : own_prepare(m, rank, err);
+}
+
+/* ---- keeping one rank's events ------------------------------------------------------------ */
+
+static void own_reset(mr_events *e)
+{
+    e->rank = UINT32_MAX;
+    e->n = 0;
+    e->nslots = 0;
+    e->max_bytes = 0;
+    e->skipped_requests = 0;
+}
+
+static int own_keep(mr_events *e, const rt_event *ev, rt_err *err)
+{
+    if (grow((void **)&e->ev, &e->cap, e->n + 1, sizeof *e->ev))
+        return rt_err_set(err, RT_E_NOMEM, "out of memory for the events of rank %u",
+                          (unsigned)ev->rank);
+    e->ev[e->n++] = *ev;
+    if (ev->bytes > e->max_bytes)
+        e->max_bytes = ev->bytes;
+    if (ev->rbytes > e->max_bytes)
+        e->max_bytes = ev->rbytes;
+    return 0;
+}
+
+static int own_prepare(rt_mpirun *m, uint32_t rank, rt_err *err)
+{
+    mr_events *e = &m->own;
+    int rc = link_posts(e, err);
     if (rc == 0)
         rc = number_colls(e, &m->defs, err);
     if (rc == 0)

@@ -185,6 +185,10 @@ typedef int (*rt_coll_emit_fn)(void *ctx, const rt_coll_step *step); /* non-zero
  */
 rt_coll_alg rt_coll_select_mpich(const rt_coll_call *c);
 
+/* The element size a reduction of n bytes is taken to have, as the trace keeps no element
+ * counts: the largest of 8, 4, 2 and 1 bytes that divides n. */
+unsigned rt_coll_elem_size(uint64_t n);
+
 /*
  * Emits rank c->me's steps in order, rounds non-decreasing (a rank may skip round numbers).
  * alg may be RT_ALG_MPICH. *approx (may be NULL) is set to 1 when per-peer sizes had to be

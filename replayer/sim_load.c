@@ -41,18 +41,6 @@ void sim_trace_note(rt_sim_trace *t, const char *fmt, ...)
     t->notes[t->notes_len] = '\0';
 }
 
-static int is_post(unsigned k)
-{
-    return k == RT_EV_ISEND || k == RT_EV_IRECV_REQUEST || k == RT_EV_NBC_REQUEST ||
-           k == RT_EV_RMA_PUT || k == RT_EV_RMA_GET || k == RT_EV_RMA_ATOMIC;
-}
-
-static int is_completion(unsigned k)
-{
-    return k == RT_EV_ISEND_COMPLETE || k == RT_EV_IRECV || k == RT_EV_NBC_COMPLETE ||
-           k == RT_EV_RMA_OP_COMPLETE || k == RT_EV_REQUEST_CANCELLED;
-}
-
 typedef struct load_counts {
     uint64_t irecv_open, nbc_open, orphan, cancelled;
 } load_counts;
@@ -84,14 +72,14 @@ static int link_requests(sim_rank_events *re, load_scratch *s, load_counts *lc, 
 {
     for (uint32_t i = 0; i < re->n; i++) {
         rt_event *ev = &re->ev[i];
-        if (is_post(ev->kind)) {
+        if (rt_event_starts_request(ev->kind)) {
             uint64_t *v =
                 ev->req <= re->n ? &s->by_id[ev->req] : sim_map_put(&s->ids, ev->req, 0, NULL);
             if (!v)
                 return rt_err_set(err, RT_E_NOMEM, "out of memory loading the trace");
             *v = i; /* a reused id starts a new request */
             s->done_at[i] = NO_EVENT;
-        } else if (is_completion(ev->kind)) {
+        } else if (rt_event_ends_request(ev->kind)) {
             uint64_t *v = id_get(s, ev->req, re->n);
             if (!v || (*v & LINKED)) {
                 ev->kind = SIM_EV_SKIP;
@@ -154,7 +142,7 @@ static int assign_slots(sim_rank_events *re, const rt_defs *defs, int world_iden
         unsigned k = ev->kind;
         if (k == SIM_EV_SKIP)
             continue;
-        if (is_post(k)) {
+        if (rt_event_starts_request(k)) {
             uint32_t done = s->done_at[i];
             if (done == NO_EVENT && (k == RT_EV_IRECV_REQUEST || k == RT_EV_NBC_REQUEST)) {
                 ev->kind = SIM_EV_SKIP;
@@ -171,7 +159,7 @@ static int assign_slots(sim_rank_events *re, const rt_defs *defs, int world_iden
             } else {
                 ev->req = SIM_NONE;
             }
-        } else if (is_completion(k)) {
+        } else if (rt_event_ends_request(k)) {
             s->free_slots[nfree++] = (uint32_t)ev->req; /* linked: its post set the slot */
         }
         if (!sim_world_peer(ev))
