@@ -13,6 +13,7 @@ static void replay_usage(FILE *out)
             "usage: retrace replay TRACE [--model FILE] [--coll OP=ALG,...] [--map SPEC]\n"
             "                      [--nodes N] [--modules M] [--ranks-per-node K]\n"
             "                      [--eager BYTES] [--contention on|off] [--free-wildcards]\n"
+            "                      [--compute-scale F]\n"
             "                      [--compare ALT ...] [--out-trace DIR] [--csv FILE]\n"
             "                      [--plot FILE.svg|.png] [--timing] [--engine sim|mpi]\n"
             "       mpiexec -n P retrace replay --engine mpi TRACE [--coll ...] [--map ...]\n"
@@ -39,11 +40,14 @@ static void replay_usage(FILE *out)
             "  --contention on|off  queue messages at receivers and gateways\n"
             "  --free-wildcards   match MPI_ANY_SOURCE/MPI_ANY_TAG receives freely instead of\n"
             "                     as recorded\n"
+            "  --compute-scale F  spend F times each recorded computation gap (default 1;\n"
+            "                     0.5: a CPU twice as fast; 0: communication only)\n"
             "  --compare ALT      also replay an alternative and print one table with a row\n"
             "                     per configuration (repeat for more, up to 16). ALT is\n"
             "                     KEY:VALUE[+KEY:VALUE...] with KEY one of coll, map, model,\n"
-            "                     eager, contention, nodes, modules, ranks-per-node, e.g.\n"
-            "                     coll:all=msa  map:auto  eager:0  map:cyclic+nodes:8\n"
+            "                     eager, contention, compute-scale, nodes, modules,\n"
+            "                     ranks-per-node, e.g. coll:all=msa  map:auto  eager:0\n"
+            "                     map:cyclic+nodes:8  compute-scale:0.5\n"
             "  --out-trace DIR    write the simulated run as an OTF2 archive (its collectives\n"
             "                     as the wire messages of their algorithms)\n"
             "  --csv FILE         the tables as CSV (FILE, FILE-ranks.csv)\n"
@@ -51,7 +55,6 @@ static void replay_usage(FILE *out)
             "  --timing           how long loading and each replay took, on stderr\n"
             "  --engine sim|mpi   sim: the built-in engine (default); mpi: real MPI (above)\n"
             "  --repeat N         mpi: replay each configuration N times, report the median\n"
-            "  --compute-scale F  mpi: spend F times each recorded computation gap (1)\n"
             "  --timeout SEC      mpi: stop a replay that has not finished after SEC seconds\n"
             "                     (0: never; default 60 + 20 times the recorded run per replay)\n"
             "Exit status 1 when a replay ends in a deadlock or a collective mismatch (the\n"
@@ -68,6 +71,24 @@ int replay_parse_count(const char *what, const char *v, uint32_t *out)
         return cli_error("%s: bad value '%s' (expected a whole number from 1 to %u)", what, v,
                          (unsigned)RT_MAX_RANKS);
     *out = (uint32_t)n;
+    return 0;
+}
+
+int replay_parse_scale(const char *v, uint64_t *ppm)
+{
+    uint64_t whole = 0, frac = 0;
+    unsigned digits = 0, fdigits = 0;
+    const char *p = v;
+    for (; *p >= '0' && *p <= '9' && digits < 8; p++, digits++)
+        whole = whole * 10 + (uint64_t)(*p - '0');
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9' && fdigits < 6; p++, fdigits++)
+            frac = frac * 10 + (uint64_t)(*p - '0');
+    for (unsigned i = fdigits; i < 6; i++)
+        frac *= 10;
+    if (*p || (!digits && !fdigits) || whole > 1000000 || (whole == 1000000 && frac))
+        return -1;
+    *ppm = whole * 1000000 + frac;
     return 0;
 }
 
@@ -93,6 +114,8 @@ int replay_parse_alt(char *text, const char *label, replay_conf *c)
             c->eager = v;
         else if (!strcmp(item, "contention"))
             c->contention = v;
+        else if (!strcmp(item, "compute-scale"))
+            c->compute_scale = v;
         else if (!strcmp(item, "nodes") || !strcmp(item, "modules") ||
                  !strcmp(item, "ranks-per-node")) {
             uint32_t *dst = item[0] == 'n' ? &c->nodes : item[0] == 'm' ? &c->modules : &c->rpn;
@@ -102,7 +125,7 @@ int replay_parse_alt(char *text, const char *label, replay_conf *c)
                 return CLI_BAD;
         } else
             return cli_error("--compare '%s': unknown key '%s' (expected coll, map, model, "
-                             "eager, contention, nodes, modules or ranks-per-node)",
+                             "eager, contention, compute-scale, nodes, modules or ranks-per-node)",
                              label, item);
     }
     return 0;
@@ -139,6 +162,9 @@ static int setup(const replay_conf *c, const rt_sim_trace *t, replay_setup *su)
         su->cfg.model.contention = !strcmp(c->contention, "on");
     }
     su->cfg.free_wildcards = c->free_wild;
+    if (c->compute_scale && replay_parse_scale(c->compute_scale, &su->cfg.compute_scale_ppm) < 0)
+        return cli_error("--compute-scale: bad value '%s' (expected %s)", c->compute_scale,
+                         REPLAY_SCALE_EXPECTED);
     rt_map_shape rec, given = {c->nodes, c->modules, c->rpn};
     rt_map_shape_recorded(defs, &rec);
     if (rt_map_shape_complete(&given, &rec, defs->nranks, &su->shape, &err) < 0)
@@ -243,10 +269,9 @@ static void print_summary(const rt_sim_trace *t, const replay_setup *su, const r
     printf("ranks               %u (%llu events)\n", (unsigned)defs->nranks,
            (unsigned long long)rt_sim_trace_events(t));
     printf("machine             %u node%s, %u module%s, up to %u rank%s per node; map %s\n",
-           (unsigned)su->shape.nodes, su->shape.nodes == 1 ? "" : "s",
-           (unsigned)su->shape.modules, su->shape.modules == 1 ? "" : "s",
-           (unsigned)su->shape.ranks_per_node, su->shape.ranks_per_node == 1 ? "" : "s",
-           su->map_name);
+           (unsigned)su->shape.nodes, su->shape.nodes == 1 ? "" : "s", (unsigned)su->shape.modules,
+           su->shape.modules == 1 ? "" : "s", (unsigned)su->shape.ranks_per_node,
+           su->shape.ranks_per_node == 1 ? "" : "s", su->map_name);
     printf("model               %s\n", su->cfg.model.source);
     printf("collectives         %s\n", coll);
     rt_net_format_time(rt_sim_trace_span_ps(t), a, sizeof a);
@@ -304,8 +329,8 @@ static int replay_run(int argc, char **argv)
     cli_out out = {0};
     for (int i = 1; i < argc; i++) { /* the real-MPI engine is another command line */
         const char *e = !strcmp(argv[i], "--engine") && i + 1 < argc ? argv[i + 1]
-                        : !strncmp(argv[i], "--engine=", 9)       ? argv[i] + 9
-                                                                   : NULL;
+                        : !strncmp(argv[i], "--engine=", 9)          ? argv[i] + 9
+                                                                     : NULL;
         if (e && !strcmp(e, "mpi"))
             return replay_mpi_run(argc, argv);
     }
@@ -324,6 +349,7 @@ static int replay_run(int argc, char **argv)
                    (k = cli_args_value(&a, "--map", &base.map)) ||
                    (k = cli_args_value(&a, "--eager", &base.eager)) ||
                    (k = cli_args_value(&a, "--contention", &base.contention)) ||
+                   (k = cli_args_value(&a, "--compute-scale", &base.compute_scale)) ||
                    (k = cli_args_value(&a, "--out-trace", &out_trace)) ||
                    (k = cli_out_option(&a, &out))) {
             if (k < 0)
@@ -346,8 +372,7 @@ static int replay_run(int argc, char **argv)
             if (k < 0)
                 return CLI_BAD;
             if (nalts == MAX_ALTS)
-                return cli_usage_error(cmd, "replay: at most %d --compare alternatives",
-                                       MAX_ALTS);
+                return cli_usage_error(cmd, "replay: at most %d --compare alternatives", MAX_ALTS);
             alts[nalts++] = v;
         } else if (argv[a.i][0] != '-' && !path) {
             path = argv[a.i];
@@ -368,16 +393,25 @@ static int replay_run(int argc, char **argv)
     char *texts[MAX_ALTS] = {0};
     confs[0] = base;
     confs[0].label = base.model || base.coll || base.map || base.eager || base.contention ||
-                             base.nodes || base.modules || base.rpn || base.free_wild
+                             base.compute_scale || base.nodes || base.modules || base.rpn ||
+                             base.free_wild
                          ? "baseline"
                          : "recorded";
+    uint64_t ppm;
     int rc = CLI_OK;
+    if (base.compute_scale && replay_parse_scale(base.compute_scale, &ppm) < 0)
+        rc = cli_usage_error(cmd, "--compute-scale: bad value '%s' (expected %s)",
+                             base.compute_scale, REPLAY_SCALE_EXPECTED);
     for (unsigned i = 0; i < nalts && rc == CLI_OK; i++) {
         confs[i + 1] = base;
         if (!(texts[i] = strdup(alts[i])))
             rc = cli_error("out of memory");
         else if (replay_parse_alt(texts[i], alts[i], &confs[i + 1]))
             rc = CLI_BAD;
+        else if (confs[i + 1].compute_scale &&
+                 replay_parse_scale(confs[i + 1].compute_scale, &ppm) < 0)
+            rc = cli_error("--compare '%s': compute-scale: bad value '%s' (expected %s)", alts[i],
+                           confs[i + 1].compute_scale, REPLAY_SCALE_EXPECTED);
     }
     rt_reader *rd = NULL;
     rt_sim_trace *t = NULL;
@@ -401,7 +435,8 @@ static int replay_run(int argc, char **argv)
     rt_table *cmp = NULL;
     if (rc == CLI_OK && nalts) {
         static const char *const cols[] = {"configuration", "predicted_us", "mpi_us_per_rank",
-                                           "messages", "bytes", "gw_crossings", "speedup"};
+                                           "messages",      "bytes",        "gw_crossings",
+                                           "speedup"};
         cmp = rt_table_new("compare", "what if (times in microseconds)", 7, cols, "lrrrrrr");
         if (!cmp || rt_tables_add(&rep.tables, cmp) < 0)
             rc = cli_error("out of memory");
@@ -420,8 +455,8 @@ static int replay_run(int argc, char **argv)
         su.cfg.out_trace = out_trace;
         double t1 = now_s();
         if (rt_sim_run(t, &su.cfg, &res, &err) < 0) {
-            rc = cli_error("replay%s%s: %s", nalts ? " " : "", nalts ? confs[i].label : "",
-                           err.msg);
+            rc =
+                cli_error("replay%s%s: %s", nalts ? " " : "", nalts ? confs[i].label : "", err.msg);
         } else {
             double dt = now_s() - t1;
             if (timing)
@@ -465,5 +500,5 @@ static int replay_run(int argc, char **argv)
     return rc != CLI_OK ? rc : failed ? CLI_FAIL : CLI_OK;
 }
 
-const cli_command cli_cmd_replay = {"replay", "predict the run on a simulated machine",
-                                    replay_run, replay_usage};
+const cli_command cli_cmd_replay = {"replay", "predict the run on a simulated machine", replay_run,
+                                    replay_usage};

@@ -45,7 +45,8 @@ typedef struct mpi_opts {
     unsigned nalts;
     unsigned repeat;
     double compute_scale;
-    double timeout; /* seconds; 0: none; < 0: not given (derived from the trace) */
+    uint64_t compute_scale_ppm; /* the same exactly, for the built-in engine */
+    double timeout;             /* seconds; 0: none; < 0: not given (derived from the trace) */
     int timing;
     cli_out out;
 } mpi_opts;
@@ -60,6 +61,7 @@ static int parse(int argc, char **argv, mpi_opts *o)
     cli_args a = {.cmd = &cli_cmd_replay, .argc = argc, .argv = argv};
     o->repeat = 1;
     o->compute_scale = 1.0;
+    o->compute_scale_ppm = 1000000;
     o->timeout = -1;
     for (a.i = 1; a.i < argc; a.i++) {
         const char *v;
@@ -83,25 +85,21 @@ static int parse(int argc, char **argv, mpi_opts *o)
             char *end;
             unsigned long n = k < 0 ? 0 : strtoul(v, &end, 10);
             if (k < 0 || !*v || *end || v[0] == '-' || n < 1 || n > 1000)
-                return k < 0 ? CLI_BAD
-                             : fail("--repeat: bad value '%s' (expected 1 to 1000)", v);
+                return k < 0 ? CLI_BAD : fail("--repeat: bad value '%s' (expected 1 to 1000)", v);
             o->repeat = (unsigned)n;
         } else if ((k = cli_args_value(&a, "--compute-scale", &v))) {
-            char *end;
-            double f = k < 0 ? 0 : strtod(v, &end);
-            if (k < 0 || !*v || *end || !(f >= 0) || f > 1e6)
-                return k < 0 ? CLI_BAD
-                             : fail("--compute-scale: bad value '%s' (expected a number from 0 "
-                                    "to 1000000)",
-                                    v);
-            o->compute_scale = f;
+            if (k < 0)
+                return CLI_BAD;
+            if (replay_parse_scale(v, &o->compute_scale_ppm) < 0)
+                return fail("--compute-scale: bad value '%s' (expected %s)", v,
+                            REPLAY_SCALE_EXPECTED);
+            o->compute_scale = (double)o->compute_scale_ppm / 1e6;
         } else if ((k = cli_args_value(&a, "--timeout", &v))) {
             char *end;
             double s = k < 0 ? 0 : strtod(v, &end);
             if (k < 0 || !*v || *end || !(s >= 0) || s > 1e7)
                 return k < 0 ? CLI_BAD
-                             : fail("--timeout: bad value '%s' (expected seconds, 0 for none)",
-                                    v);
+                             : fail("--timeout: bad value '%s' (expected seconds, 0 for none)", v);
             o->timeout = s;
         } else if ((k = cli_args_value(&a, "--compare", &v))) {
             if (k < 0)
@@ -111,8 +109,7 @@ static int parse(int argc, char **argv, mpi_opts *o)
             o->alts[o->nalts++] = v;
         } else if (!strcmp(argv[a.i], "--eager") || !strncmp(argv[a.i], "--eager=", 8)) {
             return refuse("--eager", "the MPI library has its own eager threshold");
-        } else if (!strcmp(argv[a.i], "--contention") ||
-                   !strncmp(argv[a.i], "--contention=", 13)) {
+        } else if (!strcmp(argv[a.i], "--contention") || !strncmp(argv[a.i], "--contention=", 13)) {
             return refuse("--contention", "the machine has its own");
         } else if (!strncmp(argv[a.i], "--nodes", 7) || !strncmp(argv[a.i], "--modules", 9) ||
                    !strncmp(argv[a.i], "--ranks-per-node", 16)) {
@@ -135,8 +132,8 @@ static int parse(int argc, char **argv, mpi_opts *o)
 /* ---- the placement of trace ranks on processes (rank 0) ----------------------------------- */
 
 typedef struct placement {
-    uint32_t *play;           /* per process: the trace rank it plays */
-    uint32_t *node, *module;  /* per trace rank: where it runs (dense node index, module) */
+    uint32_t *play;          /* per process: the trace rank it plays */
+    uint32_t *node, *module; /* per trace rank: where it runs (dense node index, module) */
     char map_name[RT_MAP_PATH_MAX + 16];
 } placement;
 
@@ -203,8 +200,8 @@ static int make_machine(machine *mc, int size, rt_err *err)
     mc->node = malloc(mc->n * sizeof *mc->node);
     mc->module = malloc(mc->n * sizeof *mc->module);
     uint32_t *ids = malloc(mc->n * sizeof *ids), *count = calloc(mc->n, sizeof *count);
-    int rc = mc->node && mc->module && ids && count ? 0
-                                                    : rt_err_set(err, RT_E_NOMEM, "out of memory");
+    int rc =
+        mc->node && mc->module && ids && count ? 0 : rt_err_set(err, RT_E_NOMEM, "out of memory");
     if (rc == 0)
         rc = rt_mpirun_locate(MPI_COMM_WORLD, mc->node, mc->module, err);
     mc->nodes = mc->modules = mc->most = 0;
@@ -234,7 +231,7 @@ static int make_machine(machine *mc, int size, rt_err *err)
 typedef struct outcome {
     const char *label;
     char coll[256];
-    rt_mpirun_result run;  /* the median run */
+    rt_mpirun_result run; /* the median run */
     rt_sim_result sim;
     int sim_ok;
 } outcome;
@@ -254,10 +251,9 @@ static void print_summary(const mpi_opts *o, const machine *mc, const placement 
     const rt_mpirun_result *r = &oc->run;
     printf("ranks               %u (%llu events)\n", (unsigned)mc->n,
            (unsigned long long)rt_sim_trace_events(t));
-    printf("machine             %u process%s on %u node%s, %u module%s; map %s\n",
-           (unsigned)mc->n, mc->n == 1 ? "" : "es", (unsigned)mc->nodes,
-           mc->nodes == 1 ? "" : "s", (unsigned)mc->modules, mc->modules == 1 ? "" : "s",
-           pl->map_name);
+    printf("machine             %u process%s on %u node%s, %u module%s; map %s\n", (unsigned)mc->n,
+           mc->n == 1 ? "" : "es", (unsigned)mc->nodes, mc->nodes == 1 ? "" : "s",
+           (unsigned)mc->modules, mc->modules == 1 ? "" : "s", pl->map_name);
     printf("collectives         %s\n", oc->coll);
     rt_net_format_time(rt_sim_trace_span_ps(t), a, sizeof a);
     printf("recorded run time   %s\n", a);
@@ -274,8 +270,8 @@ static void print_summary(const mpi_opts *o, const machine *mc, const placement 
     rt_net_format_time((uint64_t)(r->mpi_s / (mc->n ? mc->n : 1) * 1e12 + 0.5), a, sizeof a);
     printf("time in MPI         %s per rank on average\n", a);
     printf("messages            %llu (%llu bytes); the trace has %llu (%llu bytes)\n",
-           (unsigned long long)r->messages, (unsigned long long)r->bytes,
-           (unsigned long long)rm, (unsigned long long)rb);
+           (unsigned long long)r->messages, (unsigned long long)r->bytes, (unsigned long long)rm,
+           (unsigned long long)rb);
     printf("collective calls    %llu by MPICH's choice, %llu with MPICH's algorithm forced, "
            "%llu as retrace's schedule, %llu left out\n",
            (unsigned long long)r->colls.mpich, (unsigned long long)r->colls.forced,
@@ -286,8 +282,8 @@ static void print_summary(const mpi_opts *o, const machine *mc, const placement 
 static rt_table *rank_table(const outcome *oc)
 {
     static const char *const cols[] = {"rank", "end_us", "mpi_us", "predicted_end_us"};
-    rt_table *tb = rt_table_new("ranks", "per rank, measured (times in microseconds)", 4, cols,
-                                "rrrr");
+    rt_table *tb =
+        rt_table_new("ranks", "per rank, measured (times in microseconds)", 4, cols, "rrrr");
     for (uint32_t i = 0; tb && i < oc->run.nranks && i < 64; i++)
         if (rt_table_row(tb) || rt_table_cell_u64(tb, i) ||
             rt_table_cell(tb, "%.3f", oc->run.end_s[i] * 1e6) ||
@@ -331,13 +327,11 @@ static int shared_status(int rc)
 }
 
 /* The configurations: the base and one per --compare, checked on every process alike. */
-static int make_confs(mpi_opts *o, replay_conf *confs, char **texts,
-                      uint8_t (*alg)[RT_COLL_COUNT])
+static int make_confs(mpi_opts *o, replay_conf *confs, char **texts, uint8_t (*alg)[RT_COLL_COUNT])
 {
     confs[0] = o->base;
-    confs[0].label = o->base.coll || o->base.map || o->base.model || o->base.free_wild
-                         ? "baseline"
-                         : "recorded";
+    confs[0].label =
+        o->base.coll || o->base.map || o->base.model || o->base.free_wild ? "baseline" : "recorded";
     for (unsigned i = 0; i < o->nalts; i++) {
         confs[i + 1] = o->base;
         if (!(texts[i] = strdup(o->alts[i])))
@@ -429,6 +423,7 @@ static int run_conf(const mpi_opts *o, const replay_conf *c, const uint8_t *alg,
     sc.node = pl->node;
     sc.module = pl->module;
     sc.free_wildcards = c->free_wild;
+    sc.compute_scale_ppm = o->compute_scale_ppm;
     if (rt_sim_run(t, &sc, &oc->sim, &err) < 0)
         cli_warning("built-in replay %s: %s", c->label, err.msg);
     else
@@ -454,12 +449,14 @@ static int report(const mpi_opts *o, const machine *mc, const placement *pl, rt_
         if (!tb || rt_tables_add(&rep.tables, tb) < 0)
             rc = cli_error("out of memory");
     } else {
-        static const char *const cols[] = {"configuration", "measured_us", "predicted_us",
-                                           "error_pct", "mpi_us_per_rank", "messages", "bytes",
-                                           "speedup", "colls_mpich", "colls_forced",
-                                           "colls_schedule"};
-        rt_table *cmp = rt_table_new("compare", "measured on MPI, and predicted (times in "
-                                                "microseconds)", 11, cols, "lrrrrrrrrrr");
+        static const char *const cols[] = {"configuration", "measured_us",     "predicted_us",
+                                           "error_pct",     "mpi_us_per_rank", "messages",
+                                           "bytes",         "speedup",         "colls_mpich",
+                                           "colls_forced",  "colls_schedule"};
+        rt_table *cmp = rt_table_new("compare",
+                                     "measured on MPI, and predicted (times in "
+                                     "microseconds)",
+                                     11, cols, "lrrrrrrrrrr");
         if (!cmp || rt_tables_add(&rep.tables, cmp) < 0)
             rc = cli_error("out of memory");
         rep.plot = cmp;
@@ -478,7 +475,6 @@ static int report(const mpi_opts *o, const machine *mc, const placement *pl, rt_
     rt_an_report_free(&rep);
     return rc;
 }
-
 
 /* ---- the watchdog --------------------------------------------------------------------------- */
 
@@ -501,8 +497,8 @@ static void watchdog(const mpi_opts *o, const rt_sim_trace *t)
     if (s < 0) { /* 60 s, plus 20 times the recorded run for every replay */
         double span = world_rank == 0 ? rt_sim_trace_span_ps(t) / 1e12 : 0;
         MPI_Bcast(&span, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-        s = 60 + 20 * span * (o->compute_scale > 1 ? o->compute_scale : 1) * o->repeat *
-                     (o->nalts + 1);
+        s = 60 +
+            20 * span * (o->compute_scale > 1 ? o->compute_scale : 1) * o->repeat * (o->nalts + 1);
     }
     if (s <= 0)
         return;
@@ -562,7 +558,7 @@ static int run(int argc, char **argv, int size)
     quiet = quiet_begin();
     rc = make_confs(&o, confs, texts, alg);
     quiet_end(quiet);
-    int loaded = rc; /* make_confs: alike everywhere */
+    int loaded = rc;                  /* make_confs: alike everywhere */
     if (rc == 0 && world_rank == 0) { /* the built-in engine's copy, for the predictions */
         rt_reader *rd = NULL;
         if (rt_reader_open(o.path, &rd, &err) < 0)

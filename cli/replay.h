@@ -9,13 +9,17 @@
 /* One configuration: what the command line or an ALT says (NULL/0 = not given). */
 typedef struct replay_conf {
     const char *label;
-    const char *model, *coll, *map, *eager, *contention;
+    const char *model, *coll, *map, *eager, *contention, *compute_scale;
     uint32_t nodes, modules, rpn;
     int free_wild;
 } replay_conf;
 
 /* A whole number from 1 to RT_MAX_RANKS; reports a bad value itself (CLI_BAD). */
 int replay_parse_count(const char *what, const char *v, uint32_t *out);
+/* A computation scale F (a decimal from 0 to 1000000, at most 6 decimals) in millionths:
+ * 0, or -1 for a bad value (the caller reports it, with REPLAY_SCALE_EXPECTED). */
+int replay_parse_scale(const char *v, uint64_t *ppm);
+#define REPLAY_SCALE_EXPECTED "a number from 0 to 1000000 with at most 6 decimals"
 /* ALT: KEY:VALUE[+KEY:VALUE...] on top of the base configuration in *c; text is cut up. */
 int replay_parse_alt(char *text, const char *label, replay_conf *c);
 

@@ -116,8 +116,8 @@ static void link_note(const rt_calib_result *res, unsigned ct, note *n)
 
 int rt_calib_write(const rt_calib_result *res, const rt_net_model *m, FILE *out)
 {
-    note notes[RT_CT_COUNT];
-    const char *text[RT_CT_COUNT];
+    note notes[RT_CT_COUNT + 1];
+    const char *text[RT_CT_COUNT + 1] = {0};
     memset(notes, 0, sizeof notes);
     note *g = &notes[RT_CT_NONE];
     add(g,

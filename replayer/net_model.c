@@ -51,7 +51,8 @@ enum { G_GATEWAYS, G_GW_MTU, G_REDUCE_BANDWIDTH, G_CONTENTION, G_INJECTION, G_N 
 static const char *const global_key[G_N] = {"gateways", "gw_mtu", "reduce_bandwidth", "contention",
                                             "injection"};
 
-#define SECTION_GLOBAL RT_CT_NONE /* section index 0 is [global]; others are contypes */
+#define SECTION_GLOBAL RT_CT_NONE /* section index 0 is [global]; then the contypes */
+#define SECTION_CALLS RT_CT_COUNT /* [calls] */
 
 typedef struct loader {
     rt_net_model m;
@@ -60,6 +61,7 @@ typedef struct loader {
     unsigned line;
     unsigned section;
     unsigned seen[RT_CT_COUNT][K_NLINK]; /* line where a key was set, 0 if not yet */
+    unsigned seen_call[RT_FN_COUNT];
 } loader;
 
 /* "FILE:LINE: problem", always -RT_E_INVAL: every problem inside a file is its content's. */
@@ -194,13 +196,61 @@ static int section_line(loader *ld, char *s)
         ld->section = SECTION_GLOBAL;
         return 0;
     }
+    if (!strcmp(name, "calls")) {
+        ld->section = SECTION_CALLS;
+        return 0;
+    }
     for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++)
         if (!strcmp(name, rt_contype_name(ct))) {
             ld->section = ct;
             return 0;
         }
-    return line_err(ld, "unknown section [%s] (expected [global], [loop], [shm], [net] or [gw])",
-                    clip(name, shown, sizeof shown));
+    return line_err(
+        ld, "unknown section [%s] (expected [global], [loop], [shm], [net], [gw] or [calls])",
+        clip(name, shown, sizeof shown));
+}
+
+/* "MPI_Name = TIME" or "MPI_Name = TIME + n / BANDWIDTH" in [calls]. */
+static int call_line(loader *ld, const char *key, char *v)
+{
+    char shown[72];
+    rt_func fn = rt_func_lookup(key);
+    if (fn == RT_FN_NONE || strncmp(key, "MPI_", 4))
+        return line_err(ld,
+                        "[calls] unknown MPI function '%s' (expected a name such as "
+                        "MPI_Allreduce)",
+                        clip(key, shown, sizeof shown));
+    unsigned *seen = &ld->seen_call[fn];
+    if (*seen)
+        return line_err(ld, "[calls] %s: duplicate key (first set on line %u)", key, *seen);
+    *seen = ld->line;
+    if (!*v)
+        return line_err(ld, "[calls] %s: missing value", key);
+    rt_net_call c = {0};
+    rt_err e = {0};
+    char *plus = strchr(v, '+');
+    if (plus)
+        *plus = '\0';
+    int rc = rt_net_parse_time(v, &c.fixed_ps, &e);
+    if (rc == 0 && plus) {
+        char *p = trim(plus + 1);
+        if (*p != 'n')
+            return line_err(ld,
+                            "[calls] %s: bad per-byte part '%s' (expected n / BANDWIDTH, "
+                            "such as n / 5GB/s)",
+                            key, clip(p, shown, sizeof shown));
+        p = trim(p + 1);
+        if (*p != '/')
+            return line_err(ld,
+                            "[calls] %s: bad per-byte part 'n %s' (expected n / BANDWIDTH, "
+                            "such as n / 5GB/s)",
+                            key, clip(p, shown, sizeof shown));
+        rc = rt_net_parse_bandwidth(p + 1, &c.bandwidth, &e);
+    }
+    if (rc < 0)
+        return line_err(ld, "[calls] %s: %s", key, e.msg);
+    ld->m.call[fn] = c;
+    return 0;
 }
 
 static int key_line(loader *ld, char *s)
@@ -214,6 +264,8 @@ static int key_line(loader *ld, char *s)
     char *key = trim(s), *v = trim(eq + 1);
     if (!*key)
         return line_err(ld, "missing key before '='");
+    if (ld->section == SECTION_CALLS)
+        return call_line(ld, key, v);
     int global = ld->section == SECTION_GLOBAL;
     const char *sec = global ? "" : rt_contype_name(ld->section);
     int k = find_key(global ? global_key : link_key, global ? G_N : K_NLINK, key);
@@ -310,6 +362,12 @@ int rt_net_model_load(rt_net_model *m, const char *path, rt_err *err)
     free(buf);
     fclose(f);
     if (rc == 0) {
+        /* MPI_Send's cost is also MPI_Send_c's (the large-count form) unless set apart */
+        for (unsigned fn = 0; fn < RT_FN_COUNT; fn++) {
+            unsigned b = rt_net_call_base(fn);
+            if (b != RT_FN_NONE && !ld->seen_call[fn] && ld->seen_call[b])
+                ld->m.call[fn] = ld->m.call[b];
+        }
         ld->m.link[RT_CT_NONE] = ld->m.link[RT_CT_NET];
         snprintf(ld->m.source, sizeof ld->m.source, "%s", path);
         *m = ld->m;
@@ -406,4 +464,24 @@ uint64_t rt_net_best_gw_mtu(const rt_net_model *m, uint64_t n, uint64_t *time_ps
     if (time_ps)
         *time_ps = best_t;
     return best;
+}
+
+uint64_t rt_net_call_ps(const rt_net_model *m, unsigned fn, uint64_t n)
+{
+    if (fn >= RT_FN_COUNT)
+        return 0;
+    const rt_net_call *c = &m->call[fn];
+    return sat(c->fixed_ps + (c->bandwidth ? xfer(n, c->bandwidth) : 0));
+}
+
+unsigned rt_net_call_base(unsigned fn)
+{
+    const char *name = rt_func_name(fn);
+    size_t n = name ? strlen(name) : 0;
+    char base[64];
+    if (n < 3 || n >= sizeof base || strcmp(name + n - 2, "_c"))
+        return RT_FN_NONE;
+    memcpy(base, name, n - 2);
+    base[n - 2] = '\0';
+    return rt_func_lookup(base);
 }

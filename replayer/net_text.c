@@ -320,6 +320,30 @@ int rt_net_model_write_notes(const rt_net_model *m, const char *const *notes, FI
             fprintf(out, "rendezvous = %s\n", a);
         }
     }
+    int calls = 0;
+    for (unsigned fn = 0; fn < RT_FN_COUNT; fn++) {
+        /* a large-count form is written when it differs from what loading gives it: its base
+         * function's cost when that is set, else none */
+        const rt_net_call *c = &m->call[fn], zero = {0};
+        unsigned base = rt_net_call_base(fn);
+        const rt_net_call *implied = &zero;
+        if (base != RT_FN_NONE && (m->call[base].fixed_ps || m->call[base].bandwidth))
+            implied = &m->call[base];
+        if (c->fixed_ps == implied->fixed_ps && c->bandwidth == implied->bandwidth)
+            continue;
+        if (!calls++) {
+            fputs("\n[calls]\n", out);
+            if (notes)
+                write_note(notes[RT_CT_COUNT], out);
+        }
+        exact_time(c->fixed_ps, a, sizeof a);
+        fprintf(out, "%s = %s", rt_func_name(fn), a);
+        if (c->bandwidth) {
+            exact_bandwidth(c->bandwidth, b, sizeof b);
+            fprintf(out, " + n / %s", b);
+        }
+        fputc('\n', out);
+    }
     return ferror(out) ? -RT_E_IO : 0;
 }
 

@@ -278,6 +278,7 @@ typedef struct sim {
     uint32_t ahead_ring[SIM_AHEAD_RING]; /* the events prefetch_ahead passed (sim_core.c) */
     unsigned ahead_at;
     uint64_t now;
+    int call_costs; /* the model charges some MPI calls CPU time ([calls]) */
 
     sim_req *reqs;
     uint32_t nreqs, reqs_cap, req_free;

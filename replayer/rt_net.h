@@ -32,17 +32,29 @@ typedef struct rt_net_link {
                                * request and answer latencies leave out); 0 by default */
 } rt_net_link;
 
+/* The CPU time one MPI function costs its caller beyond what the messages it sends cost
+ * ([calls] in the file): the software path of the library (argument checks, request set-up,
+ * local copies, the bookkeeping of a collective or an RMA epoch). Charged to the calling rank
+ * when it enters the call, as time in MPI: fixed_ps + n / bandwidth, n being the call's
+ * bytes (its first operation's: the message of a send or receive, what a collective sends
+ * from this rank, what an RMA call moves; 0 for a call with none). Zero by default. */
+typedef struct rt_net_call {
+    uint64_t fixed_ps;
+    uint64_t bandwidth; /* bytes per second of the per-byte part; 0: none */
+} rt_net_call;
+
 /* link[RT_CT_NONE] is always a copy of link[RT_CT_NET]: an unknown connection type costs
  * what a network message costs. The functions below map RT_CT_NONE (and any out-of-range
  * type) to RT_CT_NET themselves. */
 typedef struct rt_net_model {
     rt_net_link link[RT_CT_COUNT];
-    uint32_t gateways;         /* gateway nodes between modules (simulator: contention) */
-    uint64_t gw_mtu;           /* gateway forwarding chunk, bytes, > 0 */
-    uint64_t reduce_bandwidth; /* bytes per second combined by a reduction, > 0 */
-    int contention;            /* rank ejection and gateway contention in the simulator */
-    int injection;             /* RT_NET_INJECT_*: how long a send occupies its rank */
-    char source[256];          /* "built-in defaults" or the file path */
+    uint32_t gateways;             /* gateway nodes between modules (simulator: contention) */
+    uint64_t gw_mtu;               /* gateway forwarding chunk, bytes, > 0 */
+    uint64_t reduce_bandwidth;     /* bytes per second combined by a reduction, > 0 */
+    int contention;                /* rank ejection and gateway contention in the simulator */
+    int injection;                 /* RT_NET_INJECT_*: how long a send occupies its rank */
+    rt_net_call call[RT_FN_COUNT]; /* [calls], by function id */
+    char source[256];              /* "built-in defaults" or the file path */
 } rt_net_model;
 
 /* The built-in defaults (docs/model.md): a modern cluster with a 100 Gbit/s network. */
@@ -58,8 +70,9 @@ int rt_net_model_load(rt_net_model *m, const char *path, rt_err *err);
 int rt_net_model_write(const rt_net_model *m, FILE *out);
 
 /* The same with comments: notes[RT_CT_NONE] after the first line (before the global keys),
- * notes[ct] after the [ct] section header; each line of a note becomes "# line". notes may
- * be NULL, and so may each note. */
+ * notes[ct] after the [ct] section header, notes[RT_CT_COUNT] after [calls] (written when some
+ * call has a cost: notes then has RT_CT_COUNT + 1 entries); each line of a note becomes
+ * "# line". notes may be NULL, and so may each note. */
 int rt_net_model_write_notes(const rt_net_model *m, const char *const *notes, FILE *out);
 
 /* Wire time of one message of n bytes over connection type ct, from the start of injection to
@@ -87,6 +100,14 @@ uint64_t rt_net_xfer_ps(uint64_t n, uint64_t bandwidth);
 
 /* Time to combine n bytes in a reduction: n / reduce_bandwidth in ps, rounded up. */
 uint64_t rt_net_reduce_ps(const rt_net_model *m, uint64_t n);
+
+/* The CPU cost of one call of function fn with n bytes ([calls]): fixed + n / bandwidth in ps,
+ * rounded up (saturating); 0 for a function without a cost or out of range. */
+uint64_t rt_net_call_ps(const rt_net_model *m, unsigned fn, uint64_t n);
+
+/* The function whose cost a large-count form (MPI_Send_c) takes when the file does not set its
+ * own: MPI_Send; RT_FN_NONE for any other function. */
+unsigned rt_net_call_base(unsigned fn);
 
 /* Best gateway chunk size for a message of n bytes: minimises rt_net_wire_ps(RT_CT_GW) over
  * the powers of two from 1 KiB to the first power of two >= n (ties go to the larger chunk);

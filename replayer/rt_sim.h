@@ -37,8 +37,7 @@ uint64_t rt_sim_trace_span_ps(const rt_sim_trace *t);
 const char *rt_sim_trace_notes(const rt_sim_trace *t);
 /* Point-to-point and RMA bytes between world ranks as traced (each pair once, a < b),
  * for --map auto. *edges is malloc'ed; free() it. */
-int rt_sim_trace_traffic(const rt_sim_trace *t, rt_map_edge **edges, size_t *nedges,
-                         rt_err *err);
+int rt_sim_trace_traffic(const rt_sim_trace *t, rt_map_edge **edges, size_t *nedges, rt_err *err);
 
 /* ---- one replay -------------------------------------------------------------------------- */
 
@@ -48,6 +47,7 @@ typedef struct rt_sim_config {
     const uint32_t *node;       /* per world rank; NULL: as recorded */
     const uint32_t *module;     /* per world rank; NULL: as recorded */
     int free_wildcards;         /* match wildcard receives freely instead of as recorded */
+    uint64_t compute_scale_ppm; /* recorded computation is spent times this / 10^6 (10^6) */
     const char *out_trace;      /* write the simulated run as OTF2 there; NULL: do not */
 } rt_sim_config;
 
@@ -69,12 +69,12 @@ typedef struct rt_sim_result {
     uint64_t bytes;
     uint64_t gw_messages; /* of which crossed a gateway */
     uint64_t gw_bytes;
-    uint64_t events;       /* trace events replayed */
-    uint64_t sim_events;   /* engine events processed (heap pops) */
+    uint64_t events;     /* trace events replayed */
+    uint64_t sim_events; /* engine events processed (heap pops) */
     uint32_t nranks;
-    rt_sim_rank *ranks;    /* nranks entries */
-    char *report;          /* deadlock, mismatch and unmatched-message lines; NULL if none */
-    char *notes;           /* approximations made during the run; NULL if none */
+    rt_sim_rank *ranks; /* nranks entries */
+    char *report;       /* deadlock, mismatch and unmatched-message lines; NULL if none */
+    char *notes;        /* approximations made during the run; NULL if none */
 } rt_sim_result;
 
 /*
@@ -83,8 +83,7 @@ typedef struct rt_sim_result {
  * what), or a negative code when it could not (bad configuration, out of memory, the output
  * trace could not be written), with err saying why. res must be freed either way.
  */
-int rt_sim_run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res,
-               rt_err *err);
+int rt_sim_run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res, rt_err *err);
 void rt_sim_result_free(rt_sim_result *res);
 
 #endif /* RT_SIM_H */

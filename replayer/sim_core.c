@@ -28,8 +28,8 @@ static size_t huge_len(size_t bytes)
 static void *huge_map(size_t bytes)
 {
     size_t len = huge_len(bytes);
-    char *m = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                   -1, 0);
+    char *m =
+        mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED)
         return NULL;
     char *a = (char *)(((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
@@ -68,7 +68,8 @@ void sim_free_lines(void *p, size_t bytes)
         free(p);
 }
 
-/* ---- errors, reports ---------------------------------------------------------------------------- */
+/* ---- errors, reports ----------------------------------------------------------------------------
+ */
 
 int sim_fail(sim *s, int code, const char *fmt, ...)
 {
@@ -108,7 +109,8 @@ void sim_buf_printf(sim_buf *b, const char *fmt, ...)
     b->lines++;
 }
 
-/* ---- requests ----------------------------------------------------------------------------------- */
+/* ---- requests -----------------------------------------------------------------------------------
+ */
 
 uint32_t sim_req_new(sim *s)
 {
@@ -224,9 +226,10 @@ static uint32_t coll_of_event(sim *s, uint32_t rank, const rt_event *ev, uint64_
 {
     const rt_comm_def *c = rt_defs_comm(s->defs, ev->comm);
     if (c->flags & RT_COMM_IS_INTER) {
-        sim_buf_printf(&s->notes, "inter-communicator collectives take no time (rank %u, %s "
-                       "on communicator %u)\n", (unsigned)rank, rt_event_op_name(ev->kind, ev->op),
-                       (unsigned)ev->comm);
+        sim_buf_printf(&s->notes,
+                       "inter-communicator collectives take no time (rank %u, %s "
+                       "on communicator %u)\n",
+                       (unsigned)rank, rt_event_op_name(ev->kind, ev->op), (unsigned)ev->comm);
         return SIM_NONE;
     }
     return sim_coll_start(s, rank, SIM_CTX_COLL, ev->comm, c, ev->op, ev->peer, ev->bytes,
@@ -314,16 +317,36 @@ static void rank_op(sim *s, uint32_t rank, const rt_event *ev)
     }
 }
 
-static void call_enter(sim_rank *rk, const rt_event *ev)
+/* The bytes a call's cost ([calls]) is charged for: its first operation's (ev is the call's
+ * ENTER or, for an operation outside any recorded call, the operation itself). */
+static uint64_t call_bytes(const rt_event *ev, const rt_event *end)
+{
+    if (ev->kind == RT_EV_ENTER)
+        ev++;
+    for (; ev < end && ev->kind != RT_EV_LEAVE && ev->kind != RT_EV_ENTER; ev++)
+        if (ev->kind != RT_EV_COLL_BEGIN && ev->kind != RT_EV_RMA_COLL_BEGIN &&
+            ev->kind != SIM_EV_SKIP)
+            return ev->bytes ? ev->bytes : ev->rbytes;
+    return 0;
+}
+
+/* A call starts: the recorded computation since the last call (scaled), then the call's
+ * own CPU cost, which counts as time in MPI. */
+static void call_enter(const sim *s, sim_rank *rk, const rt_event *ev, const rt_event *end)
 {
     if (ev->time > rk->last_rec) {
         uint64_t d = (ev->time - rk->last_rec) * 1000;
+        uint64_t scale = s->cfg->compute_scale_ppm;
+        if (scale != 1000000)
+            d = (uint64_t)(((unsigned __int128)d * scale + 500000) / 1000000);
         rk->clock += d;
         rk->compute_ps += d;
     }
     rk->last_rec = ev->time;
     rk->call = ev->call;
     rk->call_start = rk->clock;
+    if (s->call_costs)
+        rk->clock += rt_net_call_ps(&s->cfg->model, ev->call, call_bytes(ev, end));
     rk->wait_until = rk->clock;
     rk->waiting = 0;
 }
@@ -429,7 +452,7 @@ static void rank_run(sim *s, uint32_t rank)
             return;
         const rt_event *ev = &re->ev[rk->pc];
         if (ev->kind == RT_EV_ENTER) {
-            call_enter(rk, ev);
+            call_enter(s, rk, ev, re->ev + re->n);
             rk->in_call = 1;
             if (s->out)
                 sim_out_event(s, rank, ev, rk->clock);
@@ -453,7 +476,7 @@ static void rank_run(sim *s, uint32_t rank)
         } else {
             int implicit = !rk->in_call;
             if (implicit) { /* an operation outside any recorded call: a call of its own */
-                call_enter(rk, ev);
+                call_enter(s, rk, ev, re->ev + re->n);
                 rk->in_call = 2;
                 if (rk->clock > sim_queue_first(&s->q)) {
                     rk->in_call = 3; /* entered, operation not yet done */
@@ -491,6 +514,7 @@ void rt_sim_config_default(rt_sim_config *c)
 {
     memset(c, 0, sizeof *c);
     rt_net_model_default(&c->model);
+    c->compute_scale_ppm = 1000000;
     for (unsigned i = 0; i < RT_COLL_COUNT; i++)
         c->alg[i] = RT_ALG_MPICH;
 }
@@ -514,9 +538,9 @@ static void report_blocked(sim *s, const char *verb)
         if (shown++ < 16) {
             char tb[32];
             rt_net_format_time(rk->clock, tb, sizeof tb);
-            sim_buf_printf(&s->report, "rank %u %s in %s at %s (event %u of %u)\n",
-                           (unsigned)r, verb, rk->in_call ? rt_func_name(rk->call) : "its trace",
-                           tb, (unsigned)rk->pc, (unsigned)s->t->ranks[r].n);
+            sim_buf_printf(&s->report, "rank %u %s in %s at %s (event %u of %u)\n", (unsigned)r,
+                           verb, rk->in_call ? rt_func_name(rk->call) : "its trace", tb,
+                           (unsigned)rk->pc, (unsigned)s->t->ranks[r].n);
         }
     }
     if (blocked > shown)
@@ -557,6 +581,8 @@ int rt_sim_run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res
     s->t = t;
     s->defs = &t->defs;
     s->cfg = c;
+    for (unsigned fn = 0; fn < RT_FN_COUNT; fn++)
+        s->call_costs |= c->model.call[fn].fixed_ps || c->model.call[fn].bandwidth;
     s->err = err;
     s->res = res;
     sim_queue_init(&s->q);

@@ -37,6 +37,10 @@ static void assert_model_equal(const rt_net_model *a, const rt_net_model *b)
     assert_int_equal(a->reduce_bandwidth, b->reduce_bandwidth);
     assert_int_equal(a->contention, b->contention);
     assert_int_equal(a->injection, b->injection);
+    for (unsigned fn = 0; fn < RT_FN_COUNT; fn++) {
+        assert_int_equal(a->call[fn].fixed_ps, b->call[fn].fixed_ps);
+        assert_int_equal(a->call[fn].bandwidth, b->call[fn].bandwidth);
+    }
 }
 
 /* Loads text as model.conf (in the temporary directory) and checks the load fails with code
@@ -256,6 +260,9 @@ static void test_write_round_trip(void **state)
         m.reduce_bandwidth = bws[i % 7];
         m.contention = i & 1;
         m.injection = (i >> 1) & 1;
+        m.call[RT_FN_Isend].fixed_ps = times[i];
+        m.call[RT_FN_Isend].bandwidth = i % 2 ? bws[i % 7] : 0;
+        m.call[RT_FN_Win_fence].fixed_ps = times[(i + 4) % 9];
         round_trip(&m);
     }
 }
@@ -553,7 +560,7 @@ static void test_file_errors(void **state)
     (void)state;
     assert_load_error("[net]\nlatency = 1us\n[infiniband]\n", RT_E_INVAL,
                       "model.conf:3: unknown section [infiniband] (expected [global], [loop], "
-                      "[shm], [net] or [gw])");
+                      "[shm], [net], [gw] or [calls])");
     assert_load_error("[net\n", RT_E_INVAL,
                       "model.conf:1: bad section header '[net' (expected [name])");
     assert_load_error("\n\n[shm]\nlatncy = 1us\n", RT_E_INVAL,
@@ -632,6 +639,67 @@ static void test_file_errors(void **state)
                         "model.conf:2: line contains a NUL byte");
 }
 
+/* [calls]: a fixed CPU time per call and optionally a per-byte part, by function name. */
+static void test_call_costs(void **state)
+{
+    (void)state;
+    rt_net_model m;
+    load_text(&m, "[calls]\nMPI_Isend = 420ns + n / 12GB/s\nMPI_Irecv=77ns\n"
+                  "  MPI_Allreduce = 0ns+n/4GB/s # copies\n");
+    assert_int_equal(m.call[RT_FN_Isend].fixed_ps, 420000);
+    assert_int_equal(m.call[RT_FN_Isend].bandwidth, 12000000000);
+    assert_int_equal(rt_net_call_ps(&m, RT_FN_Isend, 0), 420000);
+    /* 8192 bytes at 12 GB/s: 682666.67 ps, rounded up */
+    assert_int_equal(rt_net_call_ps(&m, RT_FN_Isend, 8192), 420000 + 682667);
+    assert_int_equal(rt_net_call_ps(&m, RT_FN_Irecv, 1 << 20), 77000);
+    assert_int_equal(rt_net_call_ps(&m, RT_FN_Allreduce, 65536), 16384000);
+    assert_int_equal(rt_net_call_ps(&m, RT_FN_Send, 65536), 0);
+    assert_int_equal(rt_net_call_ps(&m, RT_FN_Allreduce_c, 65536), 16384000); /* large counts */
+    assert_int_equal(rt_net_call_ps(&m, RT_FN_COUNT, 1), 0);
+    m.call[RT_FN_Bcast].fixed_ps = UINT64_MAX;
+    m.call[RT_FN_Bcast].bandwidth = 1;
+    assert_int_equal(rt_net_call_ps(&m, RT_FN_Bcast, UINT64_MAX), UINT64_MAX);
+    rt_net_model d;
+    rt_net_model_default(&d);
+    for (unsigned fn = 0; fn < RT_FN_COUNT; fn++)
+        assert_int_equal(d.call[fn].fixed_ps + d.call[fn].bandwidth, 0);
+
+    /* written in function order after the link sections, read back the same */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_int_equal(rt_net_model_write(&m, f), 0);
+    fclose(f);
+    assert_non_null(strstr(text, "\n[calls]\nMPI_Isend = 420ns + n / 12GB/s\nMPI_Irecv = 77ns\n"
+                                 "MPI_Bcast = 18446744.073709551615s + n / 1B/s\n"
+                                 "MPI_Allreduce = 0ns + n / 4GB/s\n"));
+    free(text);
+    round_trip(&m);
+
+    assert_load_error("[calls]\nMPI_Sned = 1us\n", RT_E_INVAL,
+                      "model.conf:2: [calls] unknown MPI function 'MPI_Sned' (expected a name "
+                      "such as MPI_Allreduce)");
+    assert_load_error("[calls]\nSend = 1us\n", RT_E_INVAL,
+                      "model.conf:2: [calls] unknown MPI function 'Send' (expected a name such "
+                      "as MPI_Allreduce)");
+    assert_load_error("[calls]\nMPI_Send = 1us\nMPI_Send = 2us\n", RT_E_INVAL,
+                      "model.conf:3: [calls] MPI_Send: duplicate key (first set on line 2)");
+    assert_load_error("[calls]\nMPI_Send =\n", RT_E_INVAL,
+                      "model.conf:2: [calls] MPI_Send: missing value");
+    assert_load_error("[calls]\nMPI_Send = 1\n", RT_E_INVAL,
+                      "model.conf:2: [calls] MPI_Send: bad value '1': needs a unit (ps, ns, "
+                      "us, ms or s)");
+    assert_load_error("[calls]\nMPI_Send = 1us + 5GB/s\n", RT_E_INVAL,
+                      "model.conf:2: [calls] MPI_Send: bad per-byte part '5GB/s' (expected n / "
+                      "BANDWIDTH, such as n / 5GB/s)");
+    assert_load_error("[calls]\nMPI_Send = 1us + n * 5GB/s\n", RT_E_INVAL,
+                      "model.conf:2: [calls] MPI_Send: bad per-byte part 'n * 5GB/s' (expected "
+                      "n / BANDWIDTH, such as n / 5GB/s)");
+    assert_load_error("[calls]\nMPI_Send = 1us + n / 0GB/s\n", RT_E_INVAL,
+                      "model.conf:2: [calls] MPI_Send: bad value ' 0GB/s': must be greater "
+                      "than zero");
+}
+
 static void test_file_not_found(void **state)
 {
     (void)state;
@@ -662,6 +730,7 @@ int main(void)
         cmocka_unit_test(test_exact_arithmetic), cmocka_unit_test(test_gw_pipeline),
         cmocka_unit_test(test_best_gw_mtu),      cmocka_unit_test(test_file_errors),
         cmocka_unit_test(test_file_not_found),   cmocka_unit_test(test_protocol_rates),
+        cmocka_unit_test(test_call_costs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

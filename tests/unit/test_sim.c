@@ -69,8 +69,8 @@ static void recv(st_text *t, unsigned r, uint64_t ns, unsigned from, int tag, ui
                  const char *flags)
 {
     char ev[128];
-    snprintf(ev, sizeof ev, "recv,MPI_Recv,0,%u,%d,%llu,,shm,,%s", from, tag,
-             (unsigned long long)n, flags);
+    snprintf(ev, sizeof ev, "recv,MPI_Recv,0,%u,%d,%llu,,shm,,%s", from, tag, (unsigned long long)n,
+             flags);
     call(t, r, ns, "MPI_Recv", ev, NULL);
 }
 
@@ -243,9 +243,9 @@ static void test_port_bytes(void **state)
     st_run(tr, &c, &res);
     uint64_t busy = O_PS + 1000 * 1000; /* 1.1 */
     assert_int_equal(res.completed, 1);
-    assert_int_equal(res.ranks[0].end_ps, 2 * busy);                  /* 2.2 */
-    assert_int_equal(res.ranks[1].end_ps, wire(1000) + O_PS);         /* 2.2 */
-    assert_int_equal(res.ranks[2].end_ps, busy + wire(1000) + O_PS);  /* 3.3 */
+    assert_int_equal(res.ranks[0].end_ps, 2 * busy);                 /* 2.2 */
+    assert_int_equal(res.ranks[1].end_ps, wire(1000) + O_PS);        /* 2.2 */
+    assert_int_equal(res.ranks[2].end_ps, busy + wire(1000) + O_PS); /* 3.3 */
     rt_sim_result_free(&res);
 
     c.model.link[RT_CT_SHM].gap_ps = 5 * US; /* g > o + n/B: the port is busy g */
@@ -363,8 +363,8 @@ static void test_persistent(void **state)
     assert_int_equal(res.completed, 1);
     assert_null(res.report);
     assert_int_equal(res.messages, 2);
-    assert_int_equal(res.ranks[0].end_ps, 2 * wire(1000));         /* 4.2 */
-    assert_int_equal(res.ranks[1].end_ps, 2 * wire(1000) + O_PS);  /* 4.3 */
+    assert_int_equal(res.ranks[0].end_ps, 2 * wire(1000));        /* 4.2 */
+    assert_int_equal(res.ranks[1].end_ps, 2 * wire(1000) + O_PS); /* 4.3 */
     rt_sim_result_free(&res);
     st_free(&t);
 }
@@ -794,6 +794,81 @@ static void test_mapping_gateways(void **state)
     st_free(&t);
 }
 
+/* ---- 7. CPU costs of calls and scaled computation ------------------------------------------ */
+
+/* [calls] costs are spent when a call is entered, as MPI time, before its operations: rank
+ * 0's send leaves 3 us late (2 us + 1000 B at 1 GB/s), rank 1's receive is posted 0.5 us
+ * late. Computation is scaled: rank 0's 10 us gap becomes 5 us. */
+static void test_call_costs(void **state)
+{
+    (void)state;
+    st_text t = {0};
+    st_add(&t, "ranks,2\n");
+    init(&t, 0);
+    init(&t, 1);
+    send(&t, 0, 10000, 1, 0, 1000);
+    recv(&t, 1, 0, 0, 0, 1000, "");
+    rt_sim_config c;
+    logp_config(&c, EAGER);
+    rt_sim_result res;
+    rt_sim_trace *tr = st_load(t.s);
+    st_run(tr, &c, &res); /* without costs: sent at 10 us, in at 10 us + wire */
+    assert_int_equal(res.ranks[0].end_ps, 10 * US + wire(1000));
+    assert_int_equal(res.ranks[1].end_ps, 10 * US + wire(1000) + O_PS);
+    rt_sim_result_free(&res);
+
+    c.model.call[RT_FN_Send] = (rt_net_call){2 * US, 1000000000};
+    c.model.call[RT_FN_Recv] = (rt_net_call){500 * NS, 0};
+    c.compute_scale_ppm = 500000;
+    st_run(tr, &c, &res);
+    assert_int_equal(res.completed, 1);
+    assert_int_equal(res.ranks[0].compute_ps, 5 * US);
+    assert_int_equal(res.ranks[0].end_ps, 5 * US + 3 * US + wire(1000));
+    assert_int_equal(res.ranks[0].mpi_ps, 3 * US + wire(1000));
+    assert_int_equal(res.ranks[1].end_ps, 8 * US + wire(1000) + O_PS);
+    assert_int_equal(res.ranks[1].mpi_ps, res.ranks[1].end_ps);
+    rt_sim_result_free(&res);
+
+    /* scale 0: communication only; 1.5: 15 us */
+    c.compute_scale_ppm = 0;
+    st_run(tr, &c, &res);
+    assert_int_equal(res.ranks[0].end_ps, 3 * US + wire(1000));
+    rt_sim_result_free(&res);
+    c.compute_scale_ppm = 1500000;
+    st_run(tr, &c, &res);
+    assert_int_equal(res.ranks[0].end_ps, 18 * US + wire(1000));
+    rt_sim_result_free(&res);
+    rt_sim_trace_free(tr);
+    st_free(&t);
+
+    /* A collective's cost takes the bytes it sends (coll_begin carries none): a 1000-byte
+     * allreduce costing n / 1 GB/s on both ranks ends exactly 1 us later, a barrier costing
+     * 700 ns 700 ns later. */
+    st_add(&t, "ranks,2\n");
+    for (unsigned r = 0; r < 2; r++) {
+        call(&t, r, 0, "MPI_Allreduce", "coll_begin,MPI_Allreduce,,,,,,,,",
+             "coll_end,MPI_Allreduce,0,,,1000,1000,,,allreduce");
+        call(&t, r, 0, "MPI_Barrier", "coll_begin,MPI_Barrier,,,,,,,,",
+             "coll_end,MPI_Barrier,0,,,0,0,,,barrier");
+    }
+    tr = st_load(t.s);
+    logp_config(&c, EAGER);
+    st_run(tr, &c, &res);
+    uint64_t base = res.time_ps;
+    rt_sim_result_free(&res);
+    c.model.call[RT_FN_Allreduce] = (rt_net_call){0, 1000000000};
+    st_run(tr, &c, &res);
+    assert_int_equal(res.time_ps, base + US);
+    rt_sim_result_free(&res);
+    c.model.call[RT_FN_Barrier] = (rt_net_call){700 * NS, 0};
+    st_run(tr, &c, &res);
+    assert_int_equal(res.time_ps, base + US + 700 * NS);
+    assert_int_equal(res.mpi_ps, 2 * res.time_ps);
+    rt_sim_result_free(&res);
+    rt_sim_trace_free(tr);
+    st_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -821,6 +896,7 @@ int main(void)
         cmocka_unit_test(test_lock_exclusive),
         cmocka_unit_test(test_flush),
         cmocka_unit_test(test_mapping_gateways),
+        cmocka_unit_test(test_call_costs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
