@@ -154,6 +154,22 @@ int rt_calib_write(const rt_calib_result *res, const rt_net_model *m, FILE *out)
         link_note(res, ct, &notes[ct]);
         text[ct] = notes[ct].s;
     }
+    note *cn = &notes[RT_CT_COUNT];
+    if (res->ncalls) {
+        add(cn,
+            "CPU time of a call beyond its messages, fixed + n / rate (n: the call's bytes), "
+            "measured by ranks 0 and 1 alone (%s):\n"
+            "  Isend, Irecv, Put: rank 0's time of one call (an Isend to a posted receive, a Put "
+            "in a fence epoch), median of 32, best batch;\n"
+            "  collectives and Win_fence: rank 0's time per call of 32 back-to-back calls, best "
+            "batch, less the engine's time for the same calls;\n"
+            "  two sizes give the fixed part and the rate (one size, or no growth: fixed only)",
+            rt_contype_name(res->calls_ct));
+        if (res->calls_engine_failed)
+            add(cn, "\nwarning: some engine replays failed: those costs are the whole measured "
+                    "time");
+        text[RT_CT_COUNT] = cn->s;
+    }
     return rt_net_model_write_notes(m, text, out);
 }
 
@@ -201,4 +217,31 @@ void rt_calib_report(const rt_calib_result *res, FILE *out)
     if (res->reduce_bandwidth)
         fprintf(out, "reduce_bandwidth %.4g GB/s (MPI_Reduce_local, doubles)\n",
                 (double)res->reduce_bandwidth / 1e9);
+    if (res->ncalls)
+        fprintf(out, "%-16s %10s %12s %12s %12s  %s\n", "call", "bytes", "measured", "engine",
+                "cost", "fitted");
+    for (unsigned i = 0; i < res->ncalls; i++) {
+        const rt_calib_call *cc = &res->calls[i];
+        char fitted[96], bw[32] = "";
+        char fx[32];
+        rt_net_format_time(cc->cost.fixed_ps, fx, sizeof fx);
+        if (cc->cost.bandwidth)
+            snprintf(bw, sizeof bw, " + n / %.4g GB/s", (double)cc->cost.bandwidth / 1e9);
+        snprintf(fitted, sizeof fitted, "%s%s", fx, bw);
+        if (!cc->npts)
+            fprintf(out, "%-16s %10s %12s %12s %12s  not measured\n", rt_func_name(cc->fn), "-",
+                    "-", "-", "-");
+        for (unsigned s = 0; s < cc->npts; s++) {
+            char me[32], en[32], co[32];
+            rt_net_format_time(cc->measured_ps[s], me, sizeof me);
+            rt_net_format_time(cc->engine_ps[s], en, sizeof en);
+            double d = (double)cc->measured_ps[s] - (double)cc->engine_ps[s];
+            if (d < 0)
+                snprintf(co, sizeof co, "(below)");
+            else
+                rt_net_format_time((uint64_t)d, co, sizeof co);
+            fprintf(out, "%-16s %10llu %12s %12s %12s  %s\n", rt_func_name(cc->fn),
+                    (unsigned long long)cc->size[s], me, en, co, s ? "" : fitted);
+        }
+    }
 }

@@ -340,14 +340,32 @@ int rt_calib_run(MPI_Comm comm, const rt_calib_opts *o, rt_net_model *model, rt_
     } else {
         calm_wait(c, 0);
     }
+    /* The CPU costs of calls: ranks 0 and 1 alone (they need the eager switch found above);
+     * the others sleep, as for the pairs: with more ranks than cores, ranks that poll in a
+     * collective would measure the scheduler. */
+    MPI_Bcast(res->link, (int)sizeof res->link, MPI_BYTE, 0, c);
+    if (p > 1)
+        res->calls_ct = contype(node, module, 0, 1);
+    MPI_Comm two;
+    MPI_Comm_split(c, me < 2 ? 0 : MPI_UNDEFINED, me, &two);
+    if (two != MPI_COMM_NULL) {
+        calib_calls_measure(two, o, &bufs, res);
+        MPI_Comm_free(&two);
+        if (me == 0)
+            release_others(c, p, 0, 1);
+    } else {
+        calm_wait(c, 0);
+    }
 
     rc = 0;
     if (me == 0) {
         for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT && !rc; ct++)
             if (res->link[ct].measured && res->link[ct].error[0])
                 rc = rt_err_set(err, RT_E_INVAL, "%s", res->link[ct].error);
-        if (!rc)
+        if (!rc) {
             apply(res, model);
+            calib_calls_fit(res, model, node, module);
+        }
     }
     rc = share_outcome(c, rc, err);
     res->seconds = MPI_Wtime() - start;

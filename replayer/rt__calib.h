@@ -28,4 +28,12 @@ void calib_respond(MPI_Comm c, int initiator, const calib_bufs *b);
  * the number of sizes measured. */
 uint64_t calib_reduce(const rt_calib_opts *o, const calib_bufs *b, uint64_t *sizes);
 
+/* The CPU costs of calls (calib_calls.c). Every rank of c measures (nothing with a single
+ * rank), after the links; then rank 0, with the links fitted into m, replays the same calls
+ * on the engine and sets m's [calls] to the differences. */
+void calib_calls_measure(MPI_Comm c, const rt_calib_opts *o, const calib_bufs *b,
+                         rt_calib_result *res);
+void calib_calls_fit(rt_calib_result *res, rt_net_model *m, const uint32_t *node,
+                     const uint32_t *module);
+
 #endif /* RT__CALIB_H */

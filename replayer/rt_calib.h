@@ -101,6 +101,18 @@ typedef struct rt_calib_link {
     char error[200];    /* not empty: the fit failed, and why */
 } rt_calib_link;
 
+/* One call's CPU cost ([calls]), measured at one or two sizes (docs/calibrate.md). */
+#define RT_CALIB_MAX_CALLS 16
+typedef struct rt_calib_call {
+    unsigned fn;             /* rt_func */
+    unsigned op;             /* rt_coll_op of a collective */
+    unsigned npts;           /* sizes measured: 0 (not measurable here), 1 or 2 */
+    uint64_t size[2];        /* bytes per rank (per block for allgather and alltoall) */
+    uint64_t measured_ps[2]; /* rank 0's time per call, the best batch */
+    uint64_t engine_ps[2];   /* what the engine charges for the same call without a cost */
+    rt_net_call cost;        /* the fit: the difference, fixed + n / rate */
+} rt_calib_call;
+
 typedef struct rt_calib_opts {
     uint64_t max_bytes; /* largest ping-pong size (default 1 MiB) */
     unsigned batches;   /* batches per size: the best one counts (default 15) */
@@ -117,7 +129,11 @@ typedef struct rt_calib_result {
     rt_calib_link link[RT_CT_COUNT];
     uint64_t reduce_bandwidth; /* 0: not measured */
     uint64_t reduce_pts;       /* sizes measured for it */
-    double seconds;            /* wall time of the measurement */
+    rt_calib_call calls[RT_CALIB_MAX_CALLS];
+    unsigned ncalls;         /* 0: not measured (a single rank) */
+    unsigned calls_ct;       /* the connection type between ranks 0 and 1 */
+    int calls_engine_failed; /* some engine replay could not run: its cost is the whole time */
+    double seconds;          /* wall time of the measurement */
 } rt_calib_result;
 
 void rt_calib_opts_default(rt_calib_opts *o);

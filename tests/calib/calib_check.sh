@@ -90,6 +90,13 @@ shm)
     absent gw "no two ranks in different modules"
     grep -q '^# measured between ranks 0 and 1 (nodes 0 and 0, modules 0 and 0)' "$model" ||
         fail "shm pair comment"
+    # [calls]: the CPU costs of the calls calibrate knows, each fixed or fixed + n / rate
+    grep -q '^# CPU time of a call beyond its messages' "$model" || fail "[calls] comment"
+    awk '$0 == "[calls]" { on = 1; next } /^\[/ { on = 0 } on && !/^#/ && NF { print }' \
+        "$model" > calls
+    [ -s calls ] || fail "no [calls] costs"
+    grep -Evq '^MPI_(Isend|Irecv|Put|Win_fence|Barrier|Bcast|Reduce|Allreduce|Allgather|Alltoall) = [0-9.]+[pnum]?s( \+ n / [0-9.]+[KMG]?B/s)?$' \
+        calls && fail "bad [calls] line: $(cat calls)"
     ;;
 net)
     model=net.conf
@@ -135,6 +142,7 @@ single)
     within net latency 7000000 7000000
     grep -q '^# measured: loop; kept from base.conf: shm, net, gw, gateways, gw_mtu, contention$' \
         "$model" || fail "kept-from comment"
+    grep -q '^\[calls\]' "$model" && fail "one process measures no [calls]"
     ;;
 errors)
     # A usage error: one line and the usage from the first process only, status 2 on all.

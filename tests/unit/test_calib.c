@@ -12,7 +12,7 @@
 
 #include <math.h>
 
-#include "rt_calib.h"
+#include "rt__calib.h"
 #include "rt_test.h"
 #include "test_sim.h"
 
@@ -362,6 +362,50 @@ static void test_write_result(void **state)
                                  "one module; values from built-in defaults\nlatency = 1.5us\n"));
 }
 
+/* The CPU costs of calls: measured minus what the engine charges, a fixed part and a rate
+ * through two sizes. A local call (Isend) costs its measured time; a collective what is
+ * left after the engine's time for the same calls (found by a first fit with nothing
+ * measured); a negative difference is no cost; the large-count forms follow. */
+static void test_fit_calls(void **state)
+{
+    (void)state;
+    static rt_calib_result res;
+    memset(&res, 0, sizeof res);
+    res.nranks = 2;
+    rt_calib_call *isend = &res.calls[0], *ar = &res.calls[1], *bc = &res.calls[2];
+    *isend = (rt_calib_call){.fn = RT_FN_Isend, .npts = 2, .size = {8, 4096}};
+    /* 100 ns + n / 8 GB/s */
+    isend->measured_ps[0] = 100 * NS + 1000;
+    isend->measured_ps[1] = 100 * NS + 512 * NS;
+    *ar = (rt_calib_call){.fn = RT_FN_Allreduce, .op = RT_COLL_ALLREDUCE, .npts = 2,
+                          .size = {8, 65536}};
+    *bc = (rt_calib_call){.fn = RT_FN_Bcast, .op = RT_COLL_BCAST, .npts = 2, .size = {8, 65536}};
+    res.ncalls = 3;
+    rt_net_model m;
+    model(&m);
+    uint32_t node[2] = {0, 0}, module[2] = {0, 0};
+    calib_calls_fit(&res, &m, node, module);
+    assert_int_equal(res.calls_engine_failed, 0);
+    assert_int_equal(isend->cost.fixed_ps, 100 * NS);
+    assert_int_equal(isend->cost.bandwidth, 8000000000);
+    assert_int_equal(isend->engine_ps[0], 0);
+    assert_true(ar->engine_ps[0] > 0 && ar->engine_ps[1] > ar->engine_ps[0]);
+    assert_int_equal(ar->cost.fixed_ps, 0); /* nothing measured: no cost */
+    /* allreduce: the engine's time plus 300 ns + n / 5 GB/s */
+    for (unsigned s = 0; s < 2; s++)
+        ar->measured_ps[s] = ar->engine_ps[s] + 300 * NS + ar->size[s] * 200;
+    /* bcast: less than the engine at both sizes */
+    for (unsigned s = 0; s < 2; s++)
+        bc->measured_ps[s] = bc->engine_ps[s] / 2;
+    calib_calls_fit(&res, &m, node, module);
+    assert_int_equal(ar->cost.fixed_ps, 300 * NS);
+    assert_int_equal(ar->cost.bandwidth, 5000000000);
+    assert_int_equal(m.call[RT_FN_Allreduce].fixed_ps, 300 * NS);
+    assert_int_equal(m.call[RT_FN_Allreduce_c].bandwidth, 5000000000);
+    assert_int_equal(bc->cost.fixed_ps + bc->cost.bandwidth, 0);
+    assert_int_equal(m.call[RT_FN_Bcast].fixed_ps, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -370,6 +414,7 @@ int main(void)
         cmocka_unit_test(test_fit_overhead), cmocka_unit_test(test_fit_errors),
         cmocka_unit_test(test_fit_rate),     cmocka_unit_test(test_write_notes),
         cmocka_unit_test(test_write_result), cmocka_unit_test(test_fit_disturbed),
+        cmocka_unit_test(test_fit_calls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,338 @@
+/*
+ * The CPU costs of calls ([calls] in the model, docs/model.md): what an MPI call costs the
+ * rank that makes it beyond what the network model charges for its messages.
+ *
+ * Two kinds of measurement, both with every rank of the communicator:
+ * - calls the engine charges nothing for (posting MPI_Isend and MPI_Irecv, MPI_Put inside a
+ *   fence epoch): rank 0 times each call on its own; the median of a batch, the best batch.
+ *   The cost is that time.
+ * - collectives and MPI_Win_fence, whose messages the engine does charge: back-to-back calls
+ *   by all ranks, rank 0's time per call, the best batch; then rank 0 replays the same loop
+ *   on the engine with the fitted links and no call costs, and the cost is the difference
+ *   (the library's software and local copies that the messages leave out).
+ * Each call is measured at two sizes (8 bytes and a larger one) and its cost is a fixed part
+ * and, when the larger size costs more, a per-byte part through both points.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rt__calib.h"
+#include "rt_sim.h"
+
+#define CALLS_K 32       /* calls per batch */
+#define CALLS_ENGINE_K 8 /* calls per rank in the engine's replay of a loop */
+
+typedef struct call_item {
+    unsigned fn;
+    unsigned op;      /* rt_coll_op, for collectives */
+    int local;        /* 1: timed one call at a time on rank 0, the engine charges nothing */
+    uint64_t size[2]; /* per-rank bytes of the two measurements (0 only: one measurement) */
+} call_item;
+
+static const call_item items[] = {
+    {RT_FN_Isend, 0, 1, {8, 4096}},
+    {RT_FN_Irecv, 0, 1, {8, 0}},
+    {RT_FN_Put, 0, 1, {8, 4096}},
+    {RT_FN_Win_fence, 0, 0, {0, 0}},
+    {RT_FN_Barrier, RT_COLL_BARRIER, 0, {0, 0}},
+    {RT_FN_Bcast, RT_COLL_BCAST, 0, {8, 65536}},
+    {RT_FN_Reduce, RT_COLL_REDUCE, 0, {8, 65536}},
+    {RT_FN_Allreduce, RT_COLL_ALLREDUCE, 0, {8, 65536}},
+    {RT_FN_Allgather, RT_COLL_ALLGATHER, 0, {8, 16384}},
+    {RT_FN_Alltoall, RT_COLL_ALLTOALL, 0, {8, 16384}},
+};
+_Static_assert(sizeof items / sizeof *items <= RT_CALIB_MAX_CALLS, "room for every call");
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The cost of reading the clock twice, taken off single-call times. */
+static double tick_ps(void)
+{
+    double best = 1e300;
+    for (int r = 0; r < 5; r++) {
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < 100; i++)
+            (void)MPI_Wtime();
+        double t = (MPI_Wtime() - t0) * 1e12 / 100;
+        best = t < best ? t : best;
+    }
+    return best;
+}
+
+/* One collective (or fence) call of the item with n bytes per rank. */
+static void coll_call(const call_item *it, MPI_Comm c, int p, uint64_t n, const calib_bufs *b,
+                      MPI_Win win)
+{
+    int k = (int)n;
+    switch (it->fn) {
+    case RT_FN_Win_fence:
+        MPI_Win_fence(0, win);
+        break;
+    case RT_FN_Barrier:
+        MPI_Barrier(c);
+        break;
+    case RT_FN_Bcast:
+        MPI_Bcast(b->s, k, MPI_BYTE, 0, c);
+        break;
+    case RT_FN_Reduce:
+        MPI_Reduce(b->x, b->y, k / 8, MPI_DOUBLE, MPI_SUM, 0, c);
+        break;
+    case RT_FN_Allreduce:
+        MPI_Allreduce(b->x, b->y, k / 8, MPI_DOUBLE, MPI_SUM, c);
+        break;
+    case RT_FN_Allgather:
+        MPI_Allgather(b->s, k, MPI_BYTE, b->r, k, MPI_BYTE, c);
+        break;
+    default: /* Alltoall: n to each rank */
+        MPI_Alltoall(b->s, k, MPI_BYTE, b->r, k, MPI_BYTE, c);
+        break;
+    }
+    (void)p;
+}
+
+/* Rank 0's time of one local call (Isend, Irecv, Put) of n bytes to or from rank 1: the best
+ * batch's median. */
+static double local_time(const call_item *it, MPI_Comm c, int me, uint64_t n, unsigned batches,
+                         const calib_bufs *b, MPI_Win win, double tick)
+{
+    MPI_Request req[CALLS_K];
+    MPI_Status st[CALLS_K];
+    double t[CALLS_K], best = 1e300;
+    int k = (int)n;
+    for (unsigned r = 0; r < batches; r++) {
+        if (it->fn == RT_FN_Put)
+            MPI_Win_fence(0, win);
+        if (it->fn == RT_FN_Isend && me == 1)
+            for (int i = 0; i < CALLS_K; i++)
+                MPI_Irecv(b->r + (size_t)i * n, k, MPI_BYTE, 0, CALIB_TAG_DATA, c, &req[i]);
+        MPI_Barrier(c);
+        if (me == 0)
+            for (int i = 0; i < CALLS_K; i++) {
+                double t0 = MPI_Wtime();
+                if (it->fn == RT_FN_Isend)
+                    MPI_Isend(b->s + (size_t)i * n, k, MPI_BYTE, 1, CALIB_TAG_DATA, c, &req[i]);
+                else if (it->fn == RT_FN_Irecv)
+                    MPI_Irecv(b->r + (size_t)i * n, k, MPI_BYTE, 1, CALIB_TAG_DATA, c, &req[i]);
+                else
+                    MPI_Put(b->s + (size_t)i * n, k, MPI_BYTE, 1, (MPI_Aint)((size_t)i * n), k,
+                            MPI_BYTE, win);
+                t[i] = (MPI_Wtime() - t0) * 1e12 - tick;
+            }
+        if (it->fn == RT_FN_Irecv) {
+            MPI_Barrier(c); /* the receives are posted before the messages leave */
+            if (me == 1)
+                for (int i = 0; i < CALLS_K; i++)
+                    MPI_Send(b->s + (size_t)i * n, k, MPI_BYTE, 0, CALIB_TAG_DATA, c);
+        }
+        if (it->fn == RT_FN_Put)
+            MPI_Win_fence(0, win);
+        else if ((me == 0) || (me == 1 && it->fn == RT_FN_Isend))
+            MPI_Waitall(CALLS_K, req, st);
+        if (me == 0) {
+            double m = median(t, CALLS_K);
+            best = m < best ? m : best;
+        }
+    }
+    return best > 0 ? best : 0;
+}
+
+/* Rank 0's time per call of back-to-back collectives: the best batch. */
+static double loop_time(const call_item *it, MPI_Comm c, int p, uint64_t n, unsigned batches,
+                        const calib_bufs *b, MPI_Win win)
+{
+    double best = 1e300;
+    for (unsigned r = 0; r < batches; r++) {
+        MPI_Barrier(c);
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < CALLS_K; i++)
+            coll_call(it, c, p, n, b, win);
+        double t = (MPI_Wtime() - t0) * 1e12 / CALLS_K;
+        best = t < best ? t : best;
+    }
+    return best;
+}
+
+void calib_calls_measure(MPI_Comm c, const rt_calib_opts *o, const calib_bufs *b,
+                         rt_calib_result *res)
+{
+    int me, p;
+    MPI_Comm_rank(c, &me);
+    MPI_Comm_size(c, &p);
+    if (p < 2)
+        return; /* no partner: the costs are left out (the file says so) */
+    MPI_Win win;
+    MPI_Win_create(b->r, (MPI_Aint)o->max_bytes, 1, MPI_INFO_NULL, c, &win);
+    unsigned batches = o->quick ? 5 : o->batches;
+    double tick = tick_ps();
+    unsigned ncalls = 0;
+    for (size_t i = 0; i < sizeof items / sizeof *items; i++) {
+        const call_item *it = &items[i];
+        rt_calib_call *out = &res->calls[ncalls];
+        memset(out, 0, sizeof *out);
+        out->fn = it->fn;
+        out->op = it->op;
+        for (unsigned s = 0; s < 2; s++) {
+            uint64_t n = it->size[s];
+            if (s == 1 && !n)
+                break;
+            /* Isend's messages stay eager (it measures the posting, not a rendezvous) */
+            int rendezvous = 0;
+            for (unsigned ct = RT_CT_SHM; ct < RT_CT_COUNT; ct++)
+                rendezvous |= res->link[ct].measured && n > res->link[ct].eager_lo;
+            if (it->fn == RT_FN_Isend && rendezvous)
+                break;
+            uint64_t need = it->fn == RT_FN_Alltoall || it->fn == RT_FN_Allgather ? n * (uint64_t)p
+                            : it->local                                           ? n * CALLS_K
+                                                                                  : n;
+            if (need > o->max_bytes || n / 8 > b->nx)
+                break;
+            double t = it->local ? local_time(it, c, me, n, batches, b, win, tick)
+                                 : loop_time(it, c, p, n, batches, b, win);
+            out->size[s] = n;
+            out->measured_ps[s] = t > 0 ? (uint64_t)(t + 0.5) : 0;
+            out->npts = s + 1;
+        }
+        ncalls++;
+    }
+    res->ncalls = ncalls;
+    MPI_Win_free(&win);
+}
+
+/* ---- the engine's share, and the fit (rank 0) ------------------------------------------ */
+
+/* The bytes a trace records for the call (what the cost's n is): a collective's send side,
+ * Alltoall a block to each rank. */
+static uint64_t traced_bytes(unsigned fn, uint64_t n, uint32_t p)
+{
+    return fn == RT_FN_Alltoall ? n * p : n;
+}
+
+/* The engine's time per call of CALLS_ENGINE_K back-to-back calls on every rank, under m
+ * without call costs: a trace written to a temporary file and replayed. Returns 0 when the
+ * replay could not run (then the cost is the whole measured time, and a note says so). */
+static uint64_t engine_time(const rt_calib_call *cc, uint64_t n, const rt_net_model *m,
+                            const uint32_t *node, const uint32_t *module, uint32_t p, int *failed)
+{
+    const char *dir = getenv("TMPDIR");
+    char path[512];
+    snprintf(path, sizeof path, "%s/retrace-calib-XXXXXX.csv", dir && *dir ? dir : "/tmp");
+    int fd = mkstemps(path, 4);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
+        *failed = 1;
+        return 0;
+    }
+    const char *fn = rt_func_name(cc->fn);
+    int fence = cc->fn == RT_FN_Win_fence;
+    fprintf(f, "ranks,%u\n%s", (unsigned)p, fence ? "win,0,0\n" : "");
+    uint64_t b = traced_bytes(cc->fn, n, p), rb = cc->fn == RT_FN_Allgather ? n * p : b;
+    int rooted = cc->op == RT_COLL_BCAST || cc->op == RT_COLL_REDUCE;
+    for (uint32_t r = 0; r < p; r++)
+        for (unsigned k = 0; k < CALLS_ENGINE_K; k++) {
+            fprintf(f, "%u,0,enter,%s,,,,,,,,\n", (unsigned)r, fn);
+            if (fence)
+                fprintf(f, "%u,0,rma_coll_begin,%s,,,,,,,,\n%u,0,rma_coll_end,%s,0,,,,,,,barrier\n",
+                        (unsigned)r, fn, (unsigned)r, fn);
+            else
+                fprintf(f, "%u,0,coll_begin,%s,,,,,,,,\n%u,0,coll_end,%s,0,%s,,%llu,%llu,,,%s\n",
+                        (unsigned)r, fn, (unsigned)r, fn, rooted ? "0" : "",
+                        (unsigned long long)(cc->op == RT_COLL_BCAST && r ? 0 : b),
+                        (unsigned long long)((cc->op == RT_COLL_BCAST && !r) ||
+                                                     (cc->op == RT_COLL_REDUCE && r)
+                                                 ? 0
+                                                 : rb),
+                        rt_event_op_name(RT_EV_COLL_END, cc->op));
+            fprintf(f, "%u,0,leave,%s,,,,,,,,\n", (unsigned)r, fn);
+        }
+    int bad = fclose(f) != 0;
+    rt_reader *rd = NULL;
+    rt_sim_trace *t = NULL;
+    rt_err err = {0};
+    uint64_t per = 0;
+    if (!bad && rt_reader_open(path, &rd, &err) == 0 && rt_sim_trace_load(rd, &t, &err) == 0) {
+        rt_sim_config cfg;
+        rt_sim_config_default(&cfg);
+        cfg.model = *m;
+        memset(cfg.model.call, 0, sizeof cfg.model.call);
+        cfg.node = node;
+        cfg.module = module;
+        rt_sim_result res;
+        if (rt_sim_run(t, &cfg, &res, &err) == 0 && res.completed)
+            per = res.time_ps / CALLS_ENGINE_K;
+        else
+            bad = 1;
+        rt_sim_result_free(&res);
+    } else {
+        bad = 1;
+    }
+    if (t)
+        rt_sim_trace_free(t);
+    if (rd)
+        rt_reader_close(rd);
+    unlink(path);
+    *failed |= bad;
+    return per;
+}
+
+/* 4 significant digits, as the link rates. */
+static uint64_t round4(double v)
+{
+    if (!(v >= 1))
+        return 1;
+    double e = pow(10, floor(log10(v)) - 3);
+    return (uint64_t)(floor(v / e + 0.5) * e);
+}
+
+void calib_calls_fit(rt_calib_result *res, rt_net_model *m, const uint32_t *node,
+                     const uint32_t *module)
+{
+    for (unsigned i = 0; i < res->ncalls; i++) {
+        rt_calib_call *cc = &res->calls[i];
+        double r[2] = {0, 0};
+        for (unsigned s = 0; s < cc->npts; s++) {
+            cc->engine_ps[s] =
+                cc->fn == RT_FN_Isend || cc->fn == RT_FN_Irecv || cc->fn == RT_FN_Put
+                    ? 0
+                    : engine_time(cc, cc->size[s], m, node, module, 2, &res->calls_engine_failed);
+            r[s] = (double)cc->measured_ps[s] - (double)cc->engine_ps[s];
+        }
+        if (!cc->npts)
+            continue;
+        rt_net_call cost = {0, 0};
+        uint64_t n0 = traced_bytes(cc->fn, cc->size[0], 2);
+        uint64_t n1 = cc->npts > 1 ? traced_bytes(cc->fn, cc->size[1], 2) : 0;
+        /* a difference below zero (the engine charges more than was measured) is no cost */
+        double r0 = r[0] > 0 ? r[0] : 0, r1 = r[1] > 0 ? r[1] : 0;
+        if (cc->npts > 1 && r1 > r0 && n1 > n0) {
+            cost.bandwidth = round4((double)(n1 - n0) * 1e12 / (r1 - r0));
+            double fixed = r0 - (double)n0 * 1e12 / (double)cost.bandwidth;
+            cost.fixed_ps = fixed > 0 ? (uint64_t)(fixed / 1000 + 0.5) * 1000 : 0;
+        } else {
+            double fixed = cc->npts > 1 && r1 < r0 ? r1 : r0;
+            cost.fixed_ps = (uint64_t)(fixed / 1000 + 0.5) * 1000;
+        }
+        cc->cost = cost;
+        m->call[cc->fn] = cost;
+    }
+    for (unsigned fn = 0; fn < RT_FN_COUNT; fn++) { /* MPI_Isend_c costs what MPI_Isend does */
+        unsigned b = rt_net_call_base(fn);
+        if (b != RT_FN_NONE)
+            m->call[fn] = m->call[b];
+    }
+}
