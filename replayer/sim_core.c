@@ -455,7 +455,7 @@ static void rank_run(sim *s, uint32_t rank)
             call_enter(s, rk, ev, re->ev + re->n);
             rk->in_call = 1;
             if (s->out)
-                sim_out_event(s, rank, ev, rk->clock);
+                sim_out_event(s, rank, ev, rk->call_start); /* before its [calls] cost */
             rk->pc++;
             s->res->events++;
             if (rk->clock > sim_queue_first(&s->q)) {
