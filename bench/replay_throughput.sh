@@ -11,10 +11,14 @@
 #     included; the median of RT_ROUNDS runs, default 5) and of the whole smpirun run (one:
 #     it takes seconds to minutes), their ratio, and both predicted run times side by side.
 #     At 64 ranks by default; --simgrid RANKS,... compares at those sizes and does only that.
+#     RANKS:ITERATIONS runs fewer iterations at that size (the same workload: each rank's
+#     calls per iteration do not change), so that SimGrid ends in minutes at thousands of
+#     ranks; e.g. --simgrid 64,256,1024,2048:120,4096:60. 15 iterations cycle once through
+#     the message sizes: a multiple of 15 keeps their mix.
 #  3. With --large: 131072 ranks (8192 nodes, 16 modules), three iterations (8.7 million
 #     events, CSV), and 1,048,576 ranks (65536 nodes, 16 modules), two iterations (46 million
 #     events, a 2 GB CSV trace): the memory-bound regime; how long, how much memory.
-# usage: bench/replay_throughput.sh [BUILD_DIR] [--large | --simgrid RANKS[,RANKS...]]
+# usage: bench/replay_throughput.sh [BUILD_DIR] [--large | --simgrid RANKS[:ITERATIONS][,...]]
 set -eu
 build=$(cd "${1:-build}" && pwd)
 mode=${2:-}
@@ -24,11 +28,11 @@ case $mode in
 --simgrid)
     sizes=$(printf '%s' "${3:-}" | tr ',' ' ')
     for n in $sizes; do
-        case $n in *[!0-9]* | 0) sizes= ;; esac
+        case $n in *[!0-9:]* | 0 | 0:* | *:0 | *:*:* | :* | *:) sizes= ;; esac
     done
-    [ -n "$sizes" ] || { echo "replay_throughput: --simgrid wants rank counts, e.g. 64,256,1024" >&2; exit 2; }
+    [ -n "$sizes" ] || { echo "replay_throughput: --simgrid wants rank counts, e.g. 64,256,1024,2048:120" >&2; exit 2; }
     ;;
-*) echo "usage: $0 [BUILD_DIR] [--large | --simgrid RANKS[,RANKS...]]" >&2; exit 2 ;;
+*) echo "usage: $0 [BUILD_DIR] [--large | --simgrid RANKS[:ITERATIONS][,...]]" >&2; exit 2 ;;
 esac
 rounds=${RT_ROUNDS:-5}
 retrace=$build/retrace
@@ -63,9 +67,10 @@ seconds() {
            printf "%.9g\n", $1 * f }'
 }
 
-compare() { # RANKS: the same workload replayed by retrace and by SimGrid, one table row
-    n=$1
-    "$synth" "$work/c.otf2" $((n * 22000)) "$n" "$n" 1 > /dev/null
+compare() { # RANKS[:ITERATIONS]: the same workload replayed by retrace and by SimGrid, a row
+    n=${1%%:*} iters=1000 la=$(cut -d" " -f1 /proc/loadavg 2>/dev/null || echo -)
+    case $1 in *:*) iters=${1#*:} ;; esac
+    "$synth" "$work/c.otf2" $((n * 22 * iters)) "$n" "$n" 1 > /dev/null
     "$retrace" convert "$work/c.otf2" --to ti "$work/c.ti" > /dev/null
     rm -rf "$work/c.otf2"
     for f in walls cpus loads sims; do : > "$work/$f"; done
@@ -88,29 +93,36 @@ compare() { # RANKS: the same workload replayed by retrace and by SimGrid, one t
         exit 1
     fi
     field() { sed -n "s/^$1 *\([0-9.e+-]*\).*/\1/p" "$work/sg.out"; }
-    awk -v n="$n" -v ev="$events" -v w="$(median < "$work/walls")" \
+    awk -v n="$n" -v it="$iters" -v la="$la" -v ev="$events" -v w="$(median < "$work/walls")" \
         -v c="$(awk '{ s += $1 } END { print s / NR }' "$work/cpus")" \
         -v ld="$(median < "$work/loads")" -v rp="$(median < "$work/sims")" \
         -v sw="$(field wall_seconds)" -v sc="$(field cpu_seconds)" -v a="$rt_pred" \
         -v b="$(field simulated_time)" 'BEGIN {
-        printf "%6d %9.2fM %7.3f %6.3f %6.3f %6.3f %8.2f %8.2f", n, ev / 1e6, w, c, ld, rp, sw, sc
-        printf " %6.1fx %6.1fx %9.3f %9.3f %+6.1f%%\n", sw / w, (c > 0 ? sc / c : 0), a * 1e3,
-               b * 1e3, (a - b) / b * 100 }'
+        printf "%6d %5d %9.2fM %7.3f %6.3f %6.3f %6.3f %8.2f %8.2f", n, it, ev / 1e6, w, c, ld, rp, sw, sc
+        printf " %6.1fx %6.1fx %9.3f %9.3f %+6.1f%% %7s\n", sw / w, (c > 0 ? sc / c : 0), a * 1e3,
+               b * 1e3, (a - b) / b * 100, la }'
     rm -rf "$work/c.ti" "$work/c.ti_files"
+}
+
+load() { # the load averages (the machine may be shared)
+    cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown
 }
 
 simgrid() { # the comparison at every size in $sizes
     echo "retrace against SimGrid 3.32: the same TI trace, one host per rank on retrace's net"
-    echo "link. Seconds; retrace: $rounds runs, the median wall clock, load and replay (--timing),"
+    echo "link; iters: iterations of the workload (22 events per rank each); loadavg: the 1-minute"
+    echo "load average as the row began (the machine may be shared; now: $(load)). Seconds;"
+    echo "retrace: $rounds runs, the median wall clock, load and replay (--timing),"
     echo "the mean CPU time (user + system; GNU time counts 10 ms steps); ratio: SimGrid /"
     echo "retrace; predicted run times in ms."
-    printf '%6s %10s %7s %6s %6s %6s %8s %8s %7s %7s %9s %9s %7s\n' "" "" retrace "" "" "" \
-        SimGrid "" ratio "" predicted "" ""
-    printf '%6s %10s %7s %6s %6s %6s %8s %8s %7s %7s %9s %9s %7s\n' ranks events wall cpu \
-        load replay wall cpu wall cpu retrace SimGrid diff
+    printf "%6s %5s %10s %7s %6s %6s %6s %8s %8s %7s %7s %9s %9s %7s %7s\n" "" "" "" retrace "" "" "" \
+        SimGrid "" ratio "" predicted "" "" ""
+    printf "%6s %5s %10s %7s %6s %6s %6s %8s %8s %7s %7s %9s %9s %7s %7s\n" ranks iters events wall \
+        cpu load replay wall cpu wall cpu retrace SimGrid diff loadavg
     for n in $sizes; do
         compare "$n"
     done
+    echo "load average at the end: $(load)"
 }
 
 if [ "$mode" = --simgrid ]; then

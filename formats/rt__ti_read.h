@@ -44,29 +44,123 @@ int rt__ti_bad(const rt__ti_lines *l, rt_err *err, const char *fmt, ...)
 /* ---- the fields of the current line (field i: l->tok[i]; arguments start at 2) ---------- */
 
 /* The count of arguments after RANK ACTION must be in [min, max]. */
-int rt__ti_arity(const rt__ti_lines *l, size_t min, size_t max, const char *usage, rt_err *err);
+int rt__ti_arity_slow(const rt__ti_lines *l, size_t min, size_t max, const char *usage, rt_err *err);
 /* An integer as SimGrid reads it with std::stoi (ranks, tags, roots, count vectors), but
  * strict: the whole field, in [lo, hi]. */
-int rt__ti_int(const rt__ti_lines *l, size_t i, const char *what, int64_t lo, int64_t hi,
+int rt__ti_int_slow(const rt__ti_lines *l, size_t i, const char *what, int64_t lo, int64_t hi,
                int64_t *out, rt_err *err);
 /* A number as SimGrid's parse_double reads it (flops, seconds): >= 0 and finite. */
-int rt__ti_double(const rt__ti_lines *l, size_t i, const char *what, double *out, rt_err *err);
+int rt__ti_double_slow(const rt__ti_lines *l, size_t i, const char *what, double *out, rt_err *err);
 /* An element count as SimGrid's parse_integer reads it: a number (1e6 is allowed), the
  * fraction cut off. */
-int rt__ti_count(const rt__ti_lines *l, size_t i, const char *what, uint64_t *out, rt_err *err);
+int rt__ti_count_slow(const rt__ti_lines *l, size_t i, const char *what, uint64_t *out, rt_err *err);
 /* The size of the datatype in field i, or dflt when the line stops short of it. */
 int rt__ti_type(const rt__ti_lines *l, size_t i, uint32_t dflt, uint32_t *size, rt_err *err);
 /* A world rank below nranks. */
-int rt__ti_rank(const rt__ti_lines *l, size_t i, const char *what, uint32_t nranks, int32_t *out,
+int rt__ti_rank_slow(const rt__ti_lines *l, size_t i, const char *what, uint32_t nranks, int32_t *out,
                 rt_err *err);
-int rt__ti_tag(const rt__ti_lines *l, size_t i, int32_t *out, rt_err *err);
+int rt__ti_tag_slow(const rt__ti_lines *l, size_t i, int32_t *out, rt_err *err);
 /* Sum of the n counts from field first on (std::stoi integers >= 0). With mine set, *mine
  * is the count at position at. */
 int rt__ti_counts(const rt__ti_lines *l, size_t first, uint32_t n, const char *what, uint64_t *sum,
                   uint32_t at, uint64_t *mine, rt_err *err);
 /* n * size bytes, refusing overflow. */
-int rt__ti_mul(const rt__ti_lines *l, uint64_t n, uint32_t size, uint64_t *out, rt_err *err);
+int rt__ti_mul_slow(const rt__ti_lines *l, uint64_t n, uint32_t size, uint64_t *out, rt_err *err);
 /* The RANK field as SimGrid writes it ("0", "17"; not "017"). */
-int rt__ti_who(const rt__ti_lines *l, uint64_t *who, rt_err *err);
+int rt__ti_who_slow(const rt__ti_lines *l, uint64_t *who, rt_err *err);
+
+/* ---- the same, inline for what nearly every field is ------------------------------------ */
+
+/* Each of these reads a field of 1 to 15 decimal digits itself (the same value the checked
+ * parser gives: below 2^53, so exact as a double too) and leaves anything else, and every
+ * error, to the function above. The reader calls them for every field of the trace. */
+static inline int64_t rt__ti_digits(const char *s)
+{
+    uint64_t v = 0;
+    size_t n = 0;
+    while (n < 16 && (unsigned)(s[n] - '0') < 10)
+        v = v * 10 + (uint64_t)(s[n++] - '0');
+    return n && n < 16 && !s[n] ? (int64_t)v : -1;
+}
+
+static inline int rt__ti_arity(const rt__ti_lines *l, size_t min, size_t max, const char *usage,
+                               rt_err *err)
+{
+    size_t n = l->ntok - 2;
+    return n >= min && n <= max ? 0 : rt__ti_arity_slow(l, min, max, usage, err);
+}
+
+static inline int rt__ti_int(const rt__ti_lines *l, size_t i, const char *what, int64_t lo,
+                             int64_t hi, int64_t *out, rt_err *err)
+{
+    int64_t v = rt__ti_digits(l->tok[i]);
+    if (v >= 0 && v >= lo && v <= hi) {
+        *out = v;
+        return 0;
+    }
+    return rt__ti_int_slow(l, i, what, lo, hi, out, err);
+}
+
+static inline int rt__ti_double(const rt__ti_lines *l, size_t i, const char *what, double *out,
+                                rt_err *err)
+{
+    int64_t v = rt__ti_digits(l->tok[i]);
+    if (v >= 0) {
+        *out = (double)v;
+        return 0;
+    }
+    return rt__ti_double_slow(l, i, what, out, err);
+}
+
+static inline int rt__ti_count(const rt__ti_lines *l, size_t i, const char *what, uint64_t *out,
+                               rt_err *err)
+{
+    int64_t v = rt__ti_digits(l->tok[i]);
+    if (v >= 0) {
+        *out = (uint64_t)v;
+        return 0;
+    }
+    return rt__ti_count_slow(l, i, what, out, err);
+}
+
+static inline int rt__ti_rank(const rt__ti_lines *l, size_t i, const char *what, uint32_t nranks,
+                              int32_t *out, rt_err *err)
+{
+    int64_t v = rt__ti_digits(l->tok[i]);
+    if (v >= 0 && v < (int64_t)nranks) {
+        *out = (int32_t)v;
+        return 0;
+    }
+    return rt__ti_rank_slow(l, i, what, nranks, out, err);
+}
+
+static inline int rt__ti_tag(const rt__ti_lines *l, size_t i, int32_t *out, rt_err *err)
+{
+    int64_t v = rt__ti_digits(l->tok[i]);
+    if (v >= 0 && v <= INT32_MAX) {
+        *out = (int32_t)v;
+        return 0;
+    }
+    return rt__ti_tag_slow(l, i, out, err);
+}
+
+static inline int rt__ti_mul(const rt__ti_lines *l, uint64_t n, uint32_t size, uint64_t *out,
+                             rt_err *err)
+{
+    if (!__builtin_mul_overflow(n, (uint64_t)size, out))
+        return 0;
+    return rt__ti_mul_slow(l, n, size, out, err);
+}
+
+static inline int rt__ti_who(const rt__ti_lines *l, uint64_t *who, rt_err *err)
+{
+    const char *s = l->tok[0];
+    int64_t v = rt__ti_digits(s);
+    if (v >= 0 && !(s[0] == '0' && s[1])) {
+        *who = (uint64_t)v;
+        return 0;
+    }
+    return rt__ti_who_slow(l, who, err);
+}
 
 #endif /* RT__TI_READ_H */

@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "rt__sim.h"
 
@@ -67,19 +68,45 @@ static uint64_t *id_get(load_scratch *s, uint64_t id, uint32_t n)
     return sim_map_get(&s->ids, id, 0);
 }
 
+/* What the two passes ask of an event's kind, from one table: they look at every event of
+ * the trace, and most (enter, leave) are none of these, so each costs a load and a branch
+ * instead of calls to the event model's predicates. */
+enum { K_START = 1, K_END = 2, K_P2P = 4, K_PEER = 8, K_PEER_ONE = 16 };
+
+static void kind_classes(uint8_t cls[256])
+{
+    for (unsigned k = 0; k < 256; k++) {
+        rt_event one = {.kind = (uint8_t)k, .peer = 0}, all = {.kind = (uint8_t)k, .peer = RT_PEER_ALL};
+        int skip = k == SIM_EV_SKIP;
+        cls[k] = (uint8_t)((!skip && rt_event_starts_request(k) ? K_START : 0) |
+                           (!skip && rt_event_ends_request(k) ? K_END : 0) |
+                           (k == RT_EV_SEND || k == RT_EV_ISEND || k == RT_EV_RECV ||
+                                    k == RT_EV_IRECV_REQUEST
+                                ? K_P2P
+                                : 0));
+        /* sim_world_peer: for every event of the kind, or for those of one target */
+        if (!skip && sim_world_peer(&one))
+            cls[k] |= sim_world_peer(&all) ? K_PEER : K_PEER_ONE;
+    }
+}
+
 /* Pass 1: link completions to their posts (copying what the post lacks), mark cancels. */
-static int link_requests(sim_rank_events *re, load_scratch *s, load_counts *lc, rt_err *err)
+static int link_requests(sim_rank_events *re, const uint8_t *cls, load_scratch *s,
+                         load_counts *lc, rt_err *err)
 {
     for (uint32_t i = 0; i < re->n; i++) {
         rt_event *ev = &re->ev[i];
-        if (rt_event_starts_request(ev->kind)) {
+        unsigned c = cls[ev->kind];
+        if (!(c & (K_START | K_END)))
+            continue;
+        if (c & K_START) {
             uint64_t *v =
                 ev->req <= re->n ? &s->by_id[ev->req] : sim_map_put(&s->ids, ev->req, 0, NULL);
             if (!v)
                 return rt_err_set(err, RT_E_NOMEM, "out of memory loading the trace");
             *v = i; /* a reused id starts a new request */
             s->done_at[i] = NO_EVENT;
-        } else if (rt_event_ends_request(ev->kind)) {
+        } else {
             uint64_t *v = id_get(s, ev->req, re->n);
             if (!v || (*v & LINKED)) {
                 ev->kind = SIM_EV_SKIP;
@@ -113,11 +140,6 @@ static int link_requests(sim_rank_events *re, load_scratch *s, load_counts *lc, 
     return 0;
 }
 
-static int is_p2p(unsigned k)
-{
-    return k == RT_EV_SEND || k == RT_EV_ISEND || k == RT_EV_RECV || k == RT_EV_IRECV_REQUEST;
-}
-
 /* 1 when rank i of MPI_COMM_WORLD is world rank i, as in every trace retrace reads: then a
  * message's peer on it needs no lookup. */
 static int world_is_identity(const rt_defs *defs)
@@ -133,16 +155,17 @@ static int world_is_identity(const rt_defs *defs)
 
 /* Pass 2: slots for linked requests (a completion gets its post's), world ranks for peers,
  * skips for unlinked posts. */
-static int assign_slots(sim_rank_events *re, const rt_defs *defs, int world_ident, load_scratch *s,
-                        load_counts *lc, uint32_t rank, rt_err *err)
+static int assign_slots(sim_rank_events *re, const rt_defs *defs, int world_ident,
+                        const uint8_t *cls, load_scratch *s, load_counts *lc, uint32_t rank,
+                        rt_err *err)
 {
     uint32_t nfree = 0, next = 0;
     for (uint32_t i = 0; i < re->n; i++) {
         rt_event *ev = &re->ev[i];
-        unsigned k = ev->kind;
-        if (k == SIM_EV_SKIP)
+        unsigned k = ev->kind, c = cls[k];
+        if (!c) /* nothing to do; SIM_EV_SKIP too */
             continue;
-        if (rt_event_starts_request(k)) {
+        if (c & K_START) {
             uint32_t done = s->done_at[i];
             if (done == NO_EVENT && (k == RT_EV_IRECV_REQUEST || k == RT_EV_NBC_REQUEST)) {
                 ev->kind = SIM_EV_SKIP;
@@ -159,12 +182,12 @@ static int assign_slots(sim_rank_events *re, const rt_defs *defs, int world_iden
             } else {
                 ev->req = SIM_NONE;
             }
-        } else if (rt_event_ends_request(k)) {
+        } else if (c & K_END) {
             s->free_slots[nfree++] = (uint32_t)ev->req; /* linked: its post set the slot */
         }
-        if (!sim_world_peer(ev))
+        if (!(c & K_PEER) && !((c & K_PEER_ONE) && ev->peer != RT_PEER_ALL))
             continue;
-        if (world_ident && ev->comm == RT_COMM_WORLD && is_p2p(k)) {
+        if (world_ident && ev->comm == RT_COMM_WORLD && (c & K_P2P)) {
             if (ev->peer >= 0 && (uint32_t)ev->peer < defs->nranks)
                 continue;
         } else {
@@ -210,9 +233,95 @@ static int scratch_reset(load_scratch *s, uint32_t n, rt_err *err)
     return 0;
 }
 
+/* ---- slabs: the events of a reader that goes rank by rank --------------------------------- */
+
+/* Such a reader hands out each rank's events contiguously, so the ranks' arrays are carved
+ * one after the other from a few large mappings instead of each growing with realloc: no
+ * copies as an array grows, no allocator bookkeeping. The pages of a slab are populated a
+ * MiB at a time just ahead of the writes (MADV_POPULATE_WRITE): faulting 80 MB of fresh
+ * pages in costs about 35 ms on this kind of VM one page fault at a time, 25 ms populated
+ * (a third of the load of a TI trace; docs/benchmarks.md). Transparent huge pages would
+ * cost less still, but on a VM whose free memory is handed back to the host (free page
+ * reporting, as here), a huge page is nearly always one the host must fault in again: the
+ * load took three times longer (docs/benchmarks.md). */
+struct sim_evslab {
+    rt_event *ev;
+    size_t cap, used; /* events */
+    size_t ready;     /* bytes populated from ev on */
+};
+
+#define SLAB_FIRST ((size_t)2 << 20) /* bytes of the first slab; each next one doubles */
+#define SLAB_MAX ((size_t)256 << 20) /* up to this, unless a rank needs more */
+#define POP_STEP ((size_t)1 << 20)   /* bytes populated at a time */
+
+static size_t slab_bytes(const struct sim_evslab *s)
+{
+    return (s->cap * sizeof *s->ev + POP_STEP - 1) & ~(POP_STEP - 1);
+}
+
+/* A new slab for rank re, whose re->n events so far move there, with room for n more. */
+static int slab_new(rt_sim_trace *t, sim_rank_events *re, size_t n, rt_err *err)
+{
+    size_t bytes = t->nslabs ? slab_bytes(&t->slabs[t->nslabs - 1]) * 2 : SLAB_FIRST;
+    if (bytes > SLAB_MAX)
+        bytes = SLAB_MAX;
+    size_t need = ((size_t)re->n + n) * 2 * sizeof(rt_event);
+    if (bytes < need)
+        bytes = need;
+    bytes = (bytes + POP_STEP - 1) & ~(POP_STEP - 1);
+    struct sim_evslab *v = realloc(t->slabs, (t->nslabs + 1) * sizeof *v);
+    if (v)
+        t->slabs = v;
+    void *m = v ? mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                : MAP_FAILED;
+    if (m == MAP_FAILED)
+        return rt_err_set(err, RT_E_NOMEM, "out of memory loading the trace (%llu events)",
+                          (unsigned long long)t->nevents);
+    rt_event *ev = m;
+    if (re->n) { /* the rank's start, left behind in the old slab, is not used again */
+        memcpy(ev, re->ev, (size_t)re->n * sizeof *ev);
+        t->slabs[t->nslabs - 1].used -= re->n;
+    }
+    t->slabs[t->nslabs++] = (struct sim_evslab){.ev = ev, .cap = bytes / sizeof *ev, .used = re->n};
+    re->ev = ev;
+    return 0;
+}
+
+/* Room for n more events at the end of re, the rank being read. */
+static int slab_room(rt_sim_trace *t, sim_rank_events *re, size_t n, rt_err *err)
+{
+    struct sim_evslab *s = t->nslabs ? &t->slabs[t->nslabs - 1] : NULL;
+    if (s && !re->n)
+        re->ev = s->ev + s->used;
+    if (!s || n > s->cap - s->used) {
+        int rc = slab_new(t, re, n, err);
+        if (rc < 0)
+            return rc;
+        s = &t->slabs[t->nslabs - 1];
+    }
+    size_t end = (size_t)((char *)(re->ev + re->n + n) - (char *)s->ev);
+    if (end > s->ready) {
+        size_t to = (end + POP_STEP - 1) & ~(POP_STEP - 1), all = slab_bytes(s);
+        if (to > all)
+            to = all;
+#ifdef MADV_POPULATE_WRITE /* Linux 5.14; elsewhere (or if it fails) the writes fault them in */
+        madvise((char *)s->ev + s->ready, to - s->ready, MADV_POPULATE_WRITE);
+#endif
+        s->ready = to;
+    }
+    return 0;
+}
+
+static void slabs_free(rt_sim_trace *t)
+{
+    for (size_t i = 0; i < t->nslabs; i++)
+        munmap(t->slabs[i].ev, slab_bytes(&t->slabs[i]));
+    free(t->slabs);
+}
+
 /* Appends a block of one rank's events (checking their order while they are in cache: the
  * engine relies on it). */
-static int append(rt_sim_trace *t, const rt_event *ev, size_t n, rt_err *err)
+static int append(rt_sim_trace *t, const rt_event *ev, size_t n, int by_rank, rt_err *err)
 {
     sim_rank_events *re = &t->ranks[ev->rank];
     uint64_t prev = re->n ? re->ev[re->n - 1].time : 0;
@@ -220,11 +329,14 @@ static int append(rt_sim_trace *t, const rt_event *ev, size_t n, rt_err *err)
         if (ev[j].time < prev)
             return rt_err_set(err, RT_E_ORDER, "rank %u, event %llu: time goes back",
                               (unsigned)ev->rank, (unsigned long long)(re->n + j));
-    if (n > re->cap - re->n) {
+    if (re->n + (uint64_t)n > (1u << 31))
+        return rt_err_set(err, RT_E_INVAL, "rank %u has more than 2^31 events", (unsigned)ev->rank);
+    if (by_rank) {
+        int rc = slab_room(t, re, n, err);
+        if (rc < 0)
+            return rc;
+    } else if (n > re->cap - re->n) {
         uint64_t need = (uint64_t)re->n + n, cap = re->cap ? re->cap : 16;
-        if (need > (1u << 31))
-            return rt_err_set(err, RT_E_INVAL, "rank %u has more than 2^31 events",
-                              (unsigned)ev->rank);
         while (cap < need)
             cap *= 2;
         rt_event *p = realloc(re->ev, cap * sizeof *p);
@@ -235,6 +347,8 @@ static int append(rt_sim_trace *t, const rt_event *ev, size_t n, rt_err *err)
         re->cap = (uint32_t)cap;
     }
     memcpy(re->ev + re->n, ev, n * sizeof *ev);
+    if (by_rank)
+        t->slabs[t->nslabs - 1].used += n;
     re->n += (uint32_t)n;
     t->nevents += n;
     /* in time order: the first and last events bound the block */
@@ -250,6 +364,7 @@ typedef struct load_state {
     load_scratch s;
     load_counts lc;
     int world_ident;
+    uint8_t cls[256]; /* kind_classes */
 } load_state;
 
 /* Prepares rank i's events for the engine once they are all loaded. */
@@ -258,9 +373,9 @@ static int prepare(rt_sim_trace *t, load_state *ls, uint32_t i, rt_err *err)
     sim_rank_events *re = &t->ranks[i];
     int rc = scratch_reset(&ls->s, re->n, err);
     if (rc == 0)
-        rc = link_requests(re, &ls->s, &ls->lc, err);
+        rc = link_requests(re, ls->cls, &ls->s, &ls->lc, err);
     if (rc == 0)
-        rc = assign_slots(re, &t->defs, ls->world_ident, &ls->s, &ls->lc, i, err);
+        rc = assign_slots(re, &t->defs, ls->world_ident, ls->cls, &ls->s, &ls->lc, i, err);
     return rc;
 }
 
@@ -282,7 +397,7 @@ static int load_events(rt_reader *r, rt_sim_trace *t, load_state *ls, rt_err *er
                 return rc;
             cur = blk->rank;
         }
-        if ((rc = append(t, blk, n, err)) < 0)
+        if ((rc = append(t, blk, n, by_rank, err)) < 0)
             return rc;
     }
     if (rc < 0)
@@ -313,6 +428,7 @@ int rt_sim_trace_load(rt_reader *r, rt_sim_trace **out, rt_err *err)
     }
     t->t_first = UINT64_MAX;
     load_state ls = {.world_ident = world_is_identity(&t->defs)};
+    kind_classes(ls.cls);
     rc = load_events(r, t, &ls, err);
     sim_map_free(&ls.s.ids);
     free(ls.s.by_id);
@@ -345,7 +461,9 @@ void rt_sim_trace_free(rt_sim_trace *t)
 {
     if (!t)
         return;
-    if (t->ranks)
+    if (t->nslabs)
+        slabs_free(t);
+    else if (t->ranks)
         for (uint32_t i = 0; i < t->defs.nranks; i++)
             free(t->ranks[i].ev);
     free(t->ranks);

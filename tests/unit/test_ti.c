@@ -1054,6 +1054,57 @@ static void test_blocks(void **state)
 
 /* Action files are read in 1 MiB pieces: lines across their boundaries, a line longer than
  * one, a NUL byte far in. */
+/* Lines that take the 16-bytes-at-a-time path (fields apart by blanks and tabs) and lines
+ * that take the general one (leading blanks, \r before the newline, a comment, more than 16
+ * fields, numbers with leading zeros or an exponent) give the same events as the plain form,
+ * wherever a line falls against the 16-byte steps. */
+static void test_blank_forms(void **state)
+{
+    (void)state;
+    static const char *const plain =
+        "0 init\n0 irecv 1 5 64\n0 compute 100\n0 isend 1 6 128\n0 waitall\n"
+        "0 allreduce 8 0\n0 comm_split 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20\n0 finalize\n";
+    static const char *const odd =
+        "0\tinit\n  0 irecv\t1 \t 5    64 \n0 compute 00000000000000100\r\n# note\n"
+        "0 isend 1 6 1.28e2\t\n\t0 waitall\n0  allreduce  8  0\n"
+        "0 comm_split 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15\t16 17 18 19 20 \n0 finalize\n";
+    /* The same per padding: each line shifted by 0 to 16 bytes against the buffer. */
+    char *texts[2][17];
+    for (int p = 0; p < 17; p++)
+        for (int v = 0; v < 2; v++) {
+            const char *src = v ? odd : plain;
+            size_t len = strlen(src) + 64;
+            texts[v][p] = malloc(len);
+            assert_non_null(texts[v][p]);
+            snprintf(texts[v][p], len, "0 comm_size%.*s\n%s", p, "                 ", src);
+        }
+    rt_test_trace a, b;
+    for (int p = 0; p < 17; p++) {
+        load_ok(ti_trace("plain.ti", texts[0][p], "1 init\n1 irecv 0 6 128\n1 isend 0 5 64\n"
+                         "1 waitall\n1 allreduce 8 0\n"
+                         "1 finalize\n",
+                         NULL),
+                &a);
+        load_ok(ti_trace("odd.ti", texts[1][p], "1 init\n1 irecv 0 6 128\n1 isend 0 5 64\n"
+                         "1 waitall\n1 allreduce 8 0\n"
+                         "1 finalize\n",
+                         NULL),
+                &b);
+        assert_true(a.n > 10);
+        assert_int_equal(a.n, b.n);
+        for (size_t i = 0; i < a.n; i++) {
+            char x[256], y[256];
+            row(&a.ev[i], x, sizeof x);
+            row(&b.ev[i], y, sizeof y);
+            assert_string_equal(x, y);
+        }
+        rt_test_unload(&a);
+        rt_test_unload(&b);
+        free(texts[0][p]);
+        free(texts[1][p]);
+    }
+}
+
 static void test_long_lines(void **state)
 {
     (void)state;
@@ -1128,6 +1179,7 @@ int main(void)
         cmocka_unit_test(test_interleaved_and_truncated),
         cmocka_unit_test(test_blocks),
         cmocka_unit_test(test_long_lines),
+        cmocka_unit_test(test_blank_forms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
