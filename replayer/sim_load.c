@@ -70,7 +70,9 @@ static uint64_t *id_get(load_scratch *s, uint64_t id, uint32_t n)
 
 /* What the two passes ask of an event's kind, from one table: they look at every event of
  * the trace, and most (enter, leave) are none of these, so each costs a load and a branch
- * instead of calls to the event model's predicates. */
+ * instead of calls to the event model's predicates. Both prefetch a few events ahead: the
+ * rank's events are mostly out of the caches by then, and the hardware prefetcher, with the
+ * scattered stores of pass 1, does not keep up (measured: pass time down by about a fifth). */
 enum { K_START = 1, K_END = 2, K_P2P = 4, K_PEER = 8, K_PEER_ONE = 16 };
 
 static void kind_classes(uint8_t cls[256])
@@ -96,6 +98,7 @@ static int link_requests(sim_rank_events *re, const uint8_t *cls, load_scratch *
 {
     for (uint32_t i = 0; i < re->n; i++) {
         rt_event *ev = &re->ev[i];
+        __builtin_prefetch((const void *)((uintptr_t)ev + 8 * sizeof *ev)); /* see kind_classes */
         unsigned c = cls[ev->kind];
         if (!(c & (K_START | K_END)))
             continue;
@@ -162,6 +165,7 @@ static int assign_slots(sim_rank_events *re, const rt_defs *defs, int world_iden
     uint32_t nfree = 0, next = 0;
     for (uint32_t i = 0; i < re->n; i++) {
         rt_event *ev = &re->ev[i];
+        __builtin_prefetch((const void *)((uintptr_t)ev + 8 * sizeof *ev)); /* see kind_classes */
         unsigned k = ev->kind, c = cls[k];
         if (!c) /* nothing to do; SIM_EV_SKIP too */
             continue;
