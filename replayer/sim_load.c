@@ -309,15 +309,17 @@ static int assign_slots(sim_rank_events *re, const rt_defs *defs, int world_iden
  * (a third of the load of a TI trace; docs/benchmarks.md). Transparent huge pages would
  * cost less still, but on a VM whose free memory is handed back to the host (free page
  * reporting, as here), a huge page is nearly always one the host must fault in again: the
- * load took three times longer (docs/benchmarks.md). */
+ * load took three times longer (docs/benchmarks.md). A rank that does not fit in a slab moves
+ * to the next one and leaves its start behind, populated and unused: slabs are few and
+ * large, since what is not populated costs only address space. */
 struct sim_evslab {
     rt_event *ev;
     size_t cap, used; /* events */
     size_t ready;     /* bytes populated from ev on */
 };
 
-#define SLAB_FIRST ((size_t)2 << 20) /* bytes of the first slab; each next one doubles */
-#define SLAB_MAX ((size_t)256 << 20) /* up to this, unless a rank needs more */
+#define SLAB_FIRST ((size_t)64 << 20) /* bytes of the first slab; each next one doubles */
+#define SLAB_MAX ((size_t)1 << 30)    /* up to this, unless a rank needs more */
 #define POP_STEP ((size_t)1 << 20)   /* bytes populated at a time */
 
 static size_t slab_bytes(const struct sim_evslab *s)
