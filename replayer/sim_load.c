@@ -61,9 +61,9 @@ typedef struct load_scratch {
     sim_map ids;
     uint32_t *done_at; /* per post: the index of its completion, NO_EVENT when none */
     uint32_t *free_slots;
-    size_t cap;                  /* of done_at and free_slots */
-    uint32_t linked, slotted;    /* the rank's events each pass has been through */
-    uint32_t nfree, next;        /* pass 2: free slots, and the next new one */
+    size_t cap;               /* of done_at and free_slots */
+    uint32_t linked, slotted; /* the rank's events each pass has been through */
+    uint32_t nfree, next;     /* pass 2: free slots, and the next new one */
 } load_scratch;
 
 static uint64_t *id_get(load_scratch *s, uint64_t id)
@@ -149,7 +149,8 @@ enum { K_START = 1, K_END = 2, K_P2P = 4, K_PEER = 8, K_PEER_ONE = 16 };
 static void kind_classes(uint8_t cls[256])
 {
     for (unsigned k = 0; k < 256; k++) {
-        rt_event one = {.kind = (uint8_t)k, .peer = 0}, all = {.kind = (uint8_t)k, .peer = RT_PEER_ALL};
+        rt_event one = {.kind = (uint8_t)k, .peer = 0},
+                 all = {.kind = (uint8_t)k, .peer = RT_PEER_ALL};
         int skip = k == SIM_EV_SKIP;
         cls[k] = (uint8_t)((!skip && rt_event_starts_request(k) ? K_START : 0) |
                            (!skip && rt_event_ends_request(k) ? K_END : 0) |
@@ -165,8 +166,8 @@ static void kind_classes(uint8_t cls[256])
 
 /* Pass 1: link completions to their posts (copying what the post lacks), mark cancels;
  * events [s->linked, n) of the rank. */
-static int link_requests(sim_rank_events *re, const uint8_t *cls, load_scratch *s,
-                         load_counts *lc, rt_err *err)
+static int link_requests(sim_rank_events *re, const uint8_t *cls, load_scratch *s, load_counts *lc,
+                         rt_err *err)
 {
     for (uint32_t i = s->linked; i < re->n; i++) {
         rt_event *ev = &re->ev[i];
@@ -320,7 +321,7 @@ struct sim_evslab {
 
 #define SLAB_FIRST ((size_t)64 << 20) /* bytes of the first slab; each next one doubles */
 #define SLAB_MAX ((size_t)1 << 30)    /* up to this, unless a rank needs more */
-#define POP_STEP ((size_t)1 << 20)   /* bytes populated at a time */
+#define POP_STEP ((size_t)1 << 20)    /* bytes populated at a time */
 
 static size_t slab_bytes(const struct sim_evslab *s)
 {
@@ -443,8 +444,7 @@ static int prepare(rt_sim_trace *t, load_state *ls, uint32_t i, int final, rt_er
     if (rc == 0)
         rc = link_requests(re, ls->cls, &ls->s, &ls->lc, err);
     if (rc == 0)
-        rc = assign_slots(re, &t->defs, ls->world_ident, ls->cls, &ls->s, &ls->lc, i, final,
-                          err);
+        rc = assign_slots(re, &t->defs, ls->world_ident, ls->cls, &ls->s, &ls->lc, i, final, err);
     return rc;
 }
 
@@ -464,8 +464,7 @@ static int load_events(rt_reader *r, rt_sim_trace *t, load_state *ls, rt_err *er
             if (blk->rank < cur)
                 return rt_err_set(err, RT_E_ORDER, "rank %u's events after rank %u's",
                                   (unsigned)blk->rank, (unsigned)cur);
-            if ((rc = prepare(t, ls, cur, 1, err)) < 0 ||
-                (rc = scratch_begin(&ls->s, 0, err)) < 0)
+            if ((rc = prepare(t, ls, cur, 1, err)) < 0 || (rc = scratch_begin(&ls->s, 0, err)) < 0)
                 return rc;
             cur = blk->rank;
         }
