@@ -44,21 +44,23 @@ int rt__ti_bad(const rt__ti_lines *l, rt_err *err, const char *fmt, ...)
 /* ---- the fields of the current line (field i: l->tok[i]; arguments start at 2) ---------- */
 
 /* The count of arguments after RANK ACTION must be in [min, max]. */
-int rt__ti_arity_slow(const rt__ti_lines *l, size_t min, size_t max, const char *usage, rt_err *err);
+int rt__ti_arity_slow(const rt__ti_lines *l, size_t min, size_t max, const char *usage,
+                      rt_err *err);
 /* An integer as SimGrid reads it with std::stoi (ranks, tags, roots, count vectors), but
  * strict: the whole field, in [lo, hi]. */
 int rt__ti_int_slow(const rt__ti_lines *l, size_t i, const char *what, int64_t lo, int64_t hi,
-               int64_t *out, rt_err *err);
+                    int64_t *out, rt_err *err);
 /* A number as SimGrid's parse_double reads it (flops, seconds): >= 0 and finite. */
 int rt__ti_double_slow(const rt__ti_lines *l, size_t i, const char *what, double *out, rt_err *err);
 /* An element count as SimGrid's parse_integer reads it: a number (1e6 is allowed), the
  * fraction cut off. */
-int rt__ti_count_slow(const rt__ti_lines *l, size_t i, const char *what, uint64_t *out, rt_err *err);
+int rt__ti_count_slow(const rt__ti_lines *l, size_t i, const char *what, uint64_t *out,
+                      rt_err *err);
 /* The size of the datatype in field i, or dflt when the line stops short of it. */
 int rt__ti_type(const rt__ti_lines *l, size_t i, uint32_t dflt, uint32_t *size, rt_err *err);
 /* A world rank below nranks. */
-int rt__ti_rank_slow(const rt__ti_lines *l, size_t i, const char *what, uint32_t nranks, int32_t *out,
-                rt_err *err);
+int rt__ti_rank_slow(const rt__ti_lines *l, size_t i, const char *what, uint32_t nranks,
+                     int32_t *out, rt_err *err);
 int rt__ti_tag_slow(const rt__ti_lines *l, size_t i, int32_t *out, rt_err *err);
 /* Sum of the n counts from field first on (std::stoi integers >= 0). With mine set, *mine
  * is the count at position at. */

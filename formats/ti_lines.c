@@ -152,8 +152,8 @@ static int add_tok(rt__ti_lines *l, char *s, rt_err *err)
 static inline void classify16(const char *p, unsigned *sep, unsigned *low)
 {
     __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-    __m128i sp = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(' ')),
-                              _mm_cmpeq_epi8(x, _mm_set1_epi8('\t')));
+    __m128i sp =
+        _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\t')));
     __m128i le = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(' ')), x);
     *sep = (unsigned)_mm_movemask_epi8(sp);
     *low = (unsigned)_mm_movemask_epi8(le);
@@ -338,7 +338,7 @@ int rt__ti_arity_slow(const rt__ti_lines *l, size_t min, size_t max, const char 
 }
 
 int rt__ti_int_slow(const rt__ti_lines *l, size_t i, const char *what, int64_t lo, int64_t hi,
-               int64_t *out, rt_err *err)
+                    int64_t *out, rt_err *err)
 {
     if (rt__parse_i64(l->tok[i], out))
         return rt__ti_bad(l, err, "bad %s '%.40s' (expected an integer)", what, l->tok[i]);
@@ -400,8 +400,8 @@ int rt__ti_type(const rt__ti_lines *l, size_t i, uint32_t dflt, uint32_t *size, 
     return 0;
 }
 
-int rt__ti_rank_slow(const rt__ti_lines *l, size_t i, const char *what, uint32_t nranks, int32_t *out,
-                rt_err *err)
+int rt__ti_rank_slow(const rt__ti_lines *l, size_t i, const char *what, uint32_t nranks,
+                     int32_t *out, rt_err *err)
 {
     int64_t v = 0;
     if (rt__parse_i64(l->tok[i], &v))

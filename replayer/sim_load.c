@@ -49,34 +49,108 @@ typedef struct load_counts {
 #define LINKED (1ULL << 63)
 #define NO_EVENT UINT32_MAX
 
-/* Scratch space of the two passes, sized for the rank with the most events and reused. */
+/* Scratch space of the two passes, grown to the rank with the most events and reused. The
+ * passes go through one rank at a time and can take its events in pieces, as a reader that
+ * goes rank by rank hands them out: while a piece is still in cache. */
 typedef struct load_scratch {
     /* By request id, the index of its latest post (| LINKED once a completion took it): a
-     * plain array for ids up to the rank's event count (tracer and TI reader number a
-     * rank's requests 1, 2, 3, ...), the hash map for any others. */
+     * plain array for ids below idcap (tracer and TI reader number a rank's requests 1, 2,
+     * 3, ...; it grows up to twice the rank's events so far), the hash map for the others. */
     uint64_t *by_id;
+    size_t idcap;
     sim_map ids;
     uint32_t *done_at; /* per post: the index of its completion, NO_EVENT when none */
     uint32_t *free_slots;
-    size_t cap;
+    size_t cap;               /* of done_at and free_slots */
+    uint32_t linked, slotted; /* the rank's events each pass has been through */
+    uint32_t nfree, next;     /* pass 2: free slots, and the next new one */
 } load_scratch;
 
-static uint64_t *id_get(load_scratch *s, uint64_t id, uint32_t n)
+static uint64_t *id_get(load_scratch *s, uint64_t id)
 {
-    if (id <= n)
+    if (id < s->idcap)
         return s->by_id[id] == SIM_MAP_EMPTY ? NULL : &s->by_id[id];
     return sim_map_get(&s->ids, id, 0);
 }
 
+/* The array covers ids below cap from now on: what the map held of them moves over. */
+static int id_grow(load_scratch *s, size_t cap)
+{
+    uint64_t *b = realloc(s->by_id, cap * sizeof *b);
+    if (!b)
+        return -1;
+    memset(b + s->idcap, 0xff, (cap - s->idcap) * sizeof *b); /* SIM_MAP_EMPTY */
+    s->by_id = b;
+    s->idcap = cap;
+    for (size_t j = 0; j < s->ids.cap;) {
+        sim_map_slot *m = &s->ids.slots[j];
+        if (m->k1 != SIM_MAP_EMPTY && m->k1 < cap) {
+            b[m->k1] = m->v;
+            sim_map_del(&s->ids, m->k1, 0); /* may move a later entry here: look again */
+        } else {
+            j++;
+        }
+    }
+    return 0;
+}
+
+/* The value slot of id, created empty when absent; NULL: no memory. */
+static uint64_t *id_put(load_scratch *s, uint64_t id, uint32_t n)
+{
+    if (id >= s->idcap && id < 2 * (uint64_t)n + 64) {
+        size_t cap = s->idcap * 2 > id + 1 ? s->idcap * 2 : (size_t)id + 1;
+        if (id_grow(s, cap) < 0)
+            return NULL;
+    }
+    if (id < s->idcap)
+        return &s->by_id[id];
+    return sim_map_put(&s->ids, id, 0, NULL);
+}
+
+/* Room in done_at and free_slots for n events. */
+static int scratch_fit(load_scratch *s, uint32_t n, rt_err *err)
+{
+    if (n <= s->cap)
+        return 0;
+    size_t cap = s->cap * 2 > n ? s->cap * 2 : n;
+    uint32_t *d = realloc(s->done_at, cap * sizeof *d);
+    if (d)
+        s->done_at = d;
+    uint32_t *f = realloc(s->free_slots, cap * sizeof *f);
+    if (f)
+        s->free_slots = f;
+    if (!d || !f)
+        return rt_err_set(err, RT_E_NOMEM, "out of memory loading the trace");
+    s->cap = cap;
+    return 0;
+}
+
+/* Empties the scratch space for the next rank, of n events if known (else 0). */
+static int scratch_begin(load_scratch *s, uint32_t n, rt_err *err)
+{
+    if (s->idcap)
+        memset(s->by_id, 0xff, s->idcap * sizeof *s->by_id); /* SIM_MAP_EMPTY */
+    s->ids.n = 0;
+    for (size_t j = 0; j < s->ids.cap; j++)
+        s->ids.slots[j].k1 = SIM_MAP_EMPTY;
+    s->linked = s->slotted = s->nfree = s->next = 0;
+    if (n + (size_t)1 > s->idcap && id_grow(s, n + (size_t)1) < 0)
+        return rt_err_set(err, RT_E_NOMEM, "out of memory loading the trace");
+    return scratch_fit(s, n, err);
+}
+
 /* What the two passes ask of an event's kind, from one table: they look at every event of
  * the trace, and most (enter, leave) are none of these, so each costs a load and a branch
- * instead of calls to the event model's predicates. */
+ * instead of calls to the event model's predicates. Both prefetch a few events ahead: the
+ * rank's events are mostly out of the caches by then, and the hardware prefetcher, with the
+ * scattered stores of pass 1, does not keep up (measured: pass time down by about a fifth). */
 enum { K_START = 1, K_END = 2, K_P2P = 4, K_PEER = 8, K_PEER_ONE = 16 };
 
 static void kind_classes(uint8_t cls[256])
 {
     for (unsigned k = 0; k < 256; k++) {
-        rt_event one = {.kind = (uint8_t)k, .peer = 0}, all = {.kind = (uint8_t)k, .peer = RT_PEER_ALL};
+        rt_event one = {.kind = (uint8_t)k, .peer = 0},
+                 all = {.kind = (uint8_t)k, .peer = RT_PEER_ALL};
         int skip = k == SIM_EV_SKIP;
         cls[k] = (uint8_t)((!skip && rt_event_starts_request(k) ? K_START : 0) |
                            (!skip && rt_event_ends_request(k) ? K_END : 0) |
@@ -90,24 +164,25 @@ static void kind_classes(uint8_t cls[256])
     }
 }
 
-/* Pass 1: link completions to their posts (copying what the post lacks), mark cancels. */
-static int link_requests(sim_rank_events *re, const uint8_t *cls, load_scratch *s,
-                         load_counts *lc, rt_err *err)
+/* Pass 1: link completions to their posts (copying what the post lacks), mark cancels;
+ * events [s->linked, n) of the rank. */
+static int link_requests(sim_rank_events *re, const uint8_t *cls, load_scratch *s, load_counts *lc,
+                         rt_err *err)
 {
-    for (uint32_t i = 0; i < re->n; i++) {
+    for (uint32_t i = s->linked; i < re->n; i++) {
         rt_event *ev = &re->ev[i];
+        __builtin_prefetch((const void *)((uintptr_t)ev + 8 * sizeof *ev)); /* see kind_classes */
         unsigned c = cls[ev->kind];
         if (!(c & (K_START | K_END)))
             continue;
         if (c & K_START) {
-            uint64_t *v =
-                ev->req <= re->n ? &s->by_id[ev->req] : sim_map_put(&s->ids, ev->req, 0, NULL);
+            uint64_t *v = id_put(s, ev->req, re->n);
             if (!v)
                 return rt_err_set(err, RT_E_NOMEM, "out of memory loading the trace");
             *v = i; /* a reused id starts a new request */
             s->done_at[i] = NO_EVENT;
         } else {
-            uint64_t *v = id_get(s, ev->req, re->n);
+            uint64_t *v = id_get(s, ev->req);
             if (!v || (*v & LINKED)) {
                 ev->kind = SIM_EV_SKIP;
                 lc->orphan++;
@@ -137,6 +212,7 @@ static int link_requests(sim_rank_events *re, const uint8_t *cls, load_scratch *
             }
         }
     }
+    s->linked = re->n;
     return 0;
 }
 
@@ -154,19 +230,26 @@ static int world_is_identity(const rt_defs *defs)
 }
 
 /* Pass 2: slots for linked requests (a completion gets its post's), world ranks for peers,
- * skips for unlinked posts. */
+ * skips for unlinked posts; events [s->slotted, s->linked). Unless final (all the rank's
+ * events are linked), it stops at the first post not linked yet, whose completion may still
+ * come, and at an event whose peer does not resolve (final reports it): what it did is
+ * what one pass over the whole rank does. */
 static int assign_slots(sim_rank_events *re, const rt_defs *defs, int world_ident,
                         const uint8_t *cls, load_scratch *s, load_counts *lc, uint32_t rank,
-                        rt_err *err)
+                        int final, rt_err *err)
 {
-    uint32_t nfree = 0, next = 0;
-    for (uint32_t i = 0; i < re->n; i++) {
+    uint32_t nfree = s->nfree, next = s->next, i = s->slotted;
+    for (; i < s->linked; i++) {
         rt_event *ev = &re->ev[i];
+        __builtin_prefetch((const void *)((uintptr_t)ev + 8 * sizeof *ev)); /* see kind_classes */
         unsigned k = ev->kind, c = cls[k];
         if (!c) /* nothing to do; SIM_EV_SKIP too */
             continue;
+        uint32_t done = NO_EVENT;
         if (c & K_START) {
-            uint32_t done = s->done_at[i];
+            done = s->done_at[i];
+            if (done == NO_EVENT && !final)
+                break;
             if (done == NO_EVENT && (k == RT_EV_IRECV_REQUEST || k == RT_EV_NBC_REQUEST)) {
                 ev->kind = SIM_EV_SKIP;
                 if (k == RT_EV_IRECV_REQUEST)
@@ -175,6 +258,30 @@ static int assign_slots(sim_rank_events *re, const rt_defs *defs, int world_iden
                     lc->nbc_open++;
                 continue;
             }
+        }
+        /* the peer first, so that an event stopped at is left as it was */
+        int64_t w = ev->peer;
+        if ((c & K_PEER) || ((c & K_PEER_ONE) && ev->peer != RT_PEER_ALL)) {
+            if (world_ident && ev->comm == RT_COMM_WORLD && (c & K_P2P)) {
+                if (ev->peer < 0 || (uint32_t)ev->peer >= defs->nranks)
+                    w = -1;
+            } else {
+                rt_event probe = *ev;
+                if (k == RT_EV_IRECV_REQUEST)
+                    probe.kind = RT_EV_IRECV;
+                w = rt_defs_peer_world(defs, &probe);
+            }
+            if (w < 0) {
+                if (!final)
+                    break;
+                return rt_err_set(err, RT_E_FORMAT,
+                                  "rank %u, event %u (%s): peer %d does not resolve to a world "
+                                  "rank",
+                                  (unsigned)rank, (unsigned)i, rt_event_kind_name(k), ev->peer);
+            }
+            ev->peer = (int32_t)w;
+        }
+        if (c & K_START) {
             if (done != NO_EVENT) {
                 uint32_t slot = nfree ? s->free_slots[--nfree] : next++;
                 ev->req = slot;
@@ -185,51 +292,11 @@ static int assign_slots(sim_rank_events *re, const rt_defs *defs, int world_iden
         } else if (c & K_END) {
             s->free_slots[nfree++] = (uint32_t)ev->req; /* linked: its post set the slot */
         }
-        if (!(c & K_PEER) && !((c & K_PEER_ONE) && ev->peer != RT_PEER_ALL))
-            continue;
-        if (world_ident && ev->comm == RT_COMM_WORLD && (c & K_P2P)) {
-            if (ev->peer >= 0 && (uint32_t)ev->peer < defs->nranks)
-                continue;
-        } else {
-            rt_event probe = *ev;
-            if (k == RT_EV_IRECV_REQUEST)
-                probe.kind = RT_EV_IRECV;
-            int64_t w = rt_defs_peer_world(defs, &probe);
-            if (w >= 0) {
-                ev->peer = (int32_t)w;
-                continue;
-            }
-        }
-        return rt_err_set(err, RT_E_FORMAT,
-                          "rank %u, event %u (%s): peer %d does not resolve to a world rank",
-                          (unsigned)rank, (unsigned)i, rt_event_kind_name(k), ev->peer);
     }
+    s->slotted = i;
+    s->nfree = nfree;
+    s->next = next;
     re->nslots = next;
-    return 0;
-}
-
-/* Grows the scratch space to a rank of n events and empties it. */
-static int scratch_reset(load_scratch *s, uint32_t n, rt_err *err)
-{
-    if (n + (size_t)1 > s->cap) {
-        size_t cap = n + (size_t)1;
-        uint64_t *b = realloc(s->by_id, cap * sizeof *b);
-        if (b)
-            s->by_id = b;
-        uint32_t *d = realloc(s->done_at, cap * sizeof *d);
-        if (d)
-            s->done_at = d;
-        uint32_t *f = realloc(s->free_slots, cap * sizeof *f);
-        if (f)
-            s->free_slots = f;
-        if (!b || !d || !f)
-            return rt_err_set(err, RT_E_NOMEM, "out of memory loading the trace");
-        s->cap = cap;
-    }
-    memset(s->by_id, 0xff, (n + (size_t)1) * sizeof *s->by_id); /* SIM_MAP_EMPTY */
-    s->ids.n = 0;
-    for (size_t j = 0; j < s->ids.cap; j++)
-        s->ids.slots[j].k1 = SIM_MAP_EMPTY;
     return 0;
 }
 
@@ -243,16 +310,18 @@ static int scratch_reset(load_scratch *s, uint32_t n, rt_err *err)
  * (a third of the load of a TI trace; docs/benchmarks.md). Transparent huge pages would
  * cost less still, but on a VM whose free memory is handed back to the host (free page
  * reporting, as here), a huge page is nearly always one the host must fault in again: the
- * load took three times longer (docs/benchmarks.md). */
+ * load took three times longer (docs/benchmarks.md). A rank that does not fit in a slab moves
+ * to the next one and leaves its start behind, populated and unused: slabs are few and
+ * large, since what is not populated costs only address space. */
 struct sim_evslab {
     rt_event *ev;
     size_t cap, used; /* events */
     size_t ready;     /* bytes populated from ev on */
 };
 
-#define SLAB_FIRST ((size_t)2 << 20) /* bytes of the first slab; each next one doubles */
-#define SLAB_MAX ((size_t)256 << 20) /* up to this, unless a rank needs more */
-#define POP_STEP ((size_t)1 << 20)   /* bytes populated at a time */
+#define SLAB_FIRST ((size_t)64 << 20) /* bytes of the first slab; each next one doubles */
+#define SLAB_MAX ((size_t)1 << 30)    /* up to this, unless a rank needs more */
+#define POP_STEP ((size_t)1 << 20)    /* bytes populated at a time */
 
 static size_t slab_bytes(const struct sim_evslab *s)
 {
@@ -367,43 +436,49 @@ typedef struct load_state {
     uint8_t cls[256]; /* kind_classes */
 } load_state;
 
-/* Prepares rank i's events for the engine once they are all loaded. */
-static int prepare(rt_sim_trace *t, load_state *ls, uint32_t i, rt_err *err)
+/* Passes 1 and 2 over rank i's events appended so far; final: they are all there. */
+static int prepare(rt_sim_trace *t, load_state *ls, uint32_t i, int final, rt_err *err)
 {
     sim_rank_events *re = &t->ranks[i];
-    int rc = scratch_reset(&ls->s, re->n, err);
+    int rc = scratch_fit(&ls->s, re->n, err);
     if (rc == 0)
         rc = link_requests(re, ls->cls, &ls->s, &ls->lc, err);
     if (rc == 0)
-        rc = assign_slots(re, &t->defs, ls->world_ident, ls->cls, &ls->s, &ls->lc, i, err);
+        rc = assign_slots(re, &t->defs, ls->world_ident, ls->cls, &ls->s, &ls->lc, i, final, err);
     return rc;
 }
 
-/* Every block into its rank's events. From a reader that goes rank by rank, each rank is
- * prepared as soon as the next begins, while its events are still in cache (both passes
- * then cost a fraction of what they cost from memory); otherwise all at the end. */
+/* Every block into its rank's events. From a reader that goes rank by rank, the two passes
+ * take each block as soon as it is appended, while it is in cache (from memory they cost
+ * several times more); otherwise each rank at the end. */
 static int load_events(rt_reader *r, rt_sim_trace *t, load_state *ls, rt_err *err)
 {
     int by_rank = rt_reader_by_rank(r), rc;
     uint32_t cur = 0;
     const rt_event *blk;
     size_t n;
+    if (by_rank && (rc = scratch_begin(&ls->s, 0, err)) < 0)
+        return rc;
     while ((rc = rt_reader_next_block(r, &blk, &n, err)) > 0) {
         if (by_rank && blk->rank != cur) {
             if (blk->rank < cur)
                 return rt_err_set(err, RT_E_ORDER, "rank %u's events after rank %u's",
                                   (unsigned)blk->rank, (unsigned)cur);
-            if ((rc = prepare(t, ls, cur, err)) < 0)
+            if ((rc = prepare(t, ls, cur, 1, err)) < 0 || (rc = scratch_begin(&ls->s, 0, err)) < 0)
                 return rc;
             cur = blk->rank;
         }
-        if ((rc = append(t, blk, n, by_rank, err)) < 0)
+        if ((rc = append(t, blk, n, by_rank, err)) < 0 ||
+            (by_rank && (rc = prepare(t, ls, cur, 0, err)) < 0))
             return rc;
     }
     if (rc < 0)
         return rc;
-    for (uint32_t i = by_rank ? cur : 0; i < t->defs.nranks; i++)
-        if ((rc = prepare(t, ls, i, err)) < 0)
+    if (by_rank)
+        return prepare(t, ls, cur, 1, err);
+    for (uint32_t i = 0; i < t->defs.nranks; i++)
+        if ((rc = scratch_begin(&ls->s, t->ranks[i].n, err)) < 0 ||
+            (rc = prepare(t, ls, i, 1, err)) < 0)
             return rc;
     return 0;
 }

@@ -1063,7 +1063,8 @@ static void test_blank_forms(void **state)
     (void)state;
     static const char *const plain =
         "0 init\n0 irecv 1 5 64\n0 compute 100\n0 isend 1 6 128\n0 waitall\n"
-        "0 allreduce 8 0\n0 comm_split 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20\n0 finalize\n";
+        "0 allreduce 8 0\n0 comm_split 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20\n0 "
+        "finalize\n";
     static const char *const odd =
         "0\tinit\n  0 irecv\t1 \t 5    64 \n0 compute 00000000000000100\r\n# note\n"
         "0 isend 1 6 1.28e2\t\n\t0 waitall\n0  allreduce  8  0\n"
@@ -1080,12 +1081,14 @@ static void test_blank_forms(void **state)
         }
     rt_test_trace a, b;
     for (int p = 0; p < 17; p++) {
-        load_ok(ti_trace("plain.ti", texts[0][p], "1 init\n1 irecv 0 6 128\n1 isend 0 5 64\n"
+        load_ok(ti_trace("plain.ti", texts[0][p],
+                         "1 init\n1 irecv 0 6 128\n1 isend 0 5 64\n"
                          "1 waitall\n1 allreduce 8 0\n"
                          "1 finalize\n",
                          NULL),
                 &a);
-        load_ok(ti_trace("odd.ti", texts[1][p], "1 init\n1 irecv 0 6 128\n1 isend 0 5 64\n"
+        load_ok(ti_trace("odd.ti", texts[1][p],
+                         "1 init\n1 irecv 0 6 128\n1 isend 0 5 64\n"
                          "1 waitall\n1 allreduce 8 0\n"
                          "1 finalize\n",
                          NULL),
