@@ -48,9 +48,10 @@ replay() { # NAME TRACE ARGS... : one replay with --timing and GNU time
         > "$work/out" 2> "$work/err"
     load=$(sed -n 's/.*loaded [0-9]* events in \([0-9.]*\) s.*/\1/p' "$work/err")
     sim=$(sed -n 's/.*replay [a-z]*: \([0-9.]*\) s, \([0-9.]*\) M events.*/\1 \2/p' "$work/err")
+    cpu=$(sed -n 's/.*, \([0-9.]*\) s CPU$/\1/p' "$work/err")
     read -r wall rss < "$work/time"
-    printf '%-22s %10s %10s %12s %10s %12s\n' "$name" "$load" "${sim% *}" "${sim#* }" "$wall" \
-        "$((rss / 1024)) MiB"
+    printf '%-22s %10s %10s %10s %12s %10s %12s\n' "$name" "$load" "${sim% *}" "$cpu" \
+        "${sim#* }" "$wall" "$((rss / 1024)) MiB"
 }
 
 median() { # the middle one of the numbers on stdin
@@ -121,7 +122,8 @@ if [ "$mode" = --simgrid ]; then
 fi
 
 echo "retrace replay throughput ($(nproc) cores; times in seconds)"
-printf '%-22s %10s %10s %12s %10s %12s\n' trace load replay "M events/s" wall "peak RSS"
+printf '%-22s %10s %10s %10s %12s %10s %12s\n' trace load replay "replay CPU" "M events/s" \
+    wall "peak RSS"
 "$synth" "$work/k1.otf2" 2200000 1024 64 4 > /dev/null
 replay "1024 ranks, 2.2M ev" "$work/k1.otf2"
 "$synth" "$work/k1.csv" 2200000 1024 64 4 > /dev/null
