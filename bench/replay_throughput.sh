@@ -3,7 +3,8 @@
 # rank a ring halo exchange of four nonblocking messages and an 8-byte allreduce, 22 events).
 #  1. 1024 ranks (64 nodes, 4 modules), about 2.2 million events, OTF2 and CSV, and 64 ranks
 #     (one per node), 1.4 million events, as a SimGrid time-independent trace: trace events
-#     replayed per second (the replay alone, from --timing), load time, peak memory.
+#     replayed per second (the replay alone, from --timing) and the replay's CPU time, load
+#     time, peak memory.
 #  2. SimGrid side by side, when smpirun is installed: the same workload, 22,000 events per
 #     rank (1000 iterations) on one node per rank, written as a SimGrid time-independent trace
 #     (retrace convert --to ti) and replayed by both (bench/simgrid_replay.sh for SimGrid).

@@ -10,7 +10,9 @@
  * call ends when the requests it waits for are done; a rank that waits for unknown
  * completions blocks and is woken when the last one becomes known. The queue (sim_queue.c)
  * orders ranks and collective rounds by (time, sequence); a rank whose clock passes the
- * earliest pending engine event yields, so operations are posted in time order.
+ * earliest pending engine event yields, so operations are posted in time order. The
+ * collective fast path (sim_fast.c) computes whole collectives at once instead, when the
+ * results cannot differ.
  */
 #ifndef RT__SIM_H
 #define RT__SIM_H

@@ -67,10 +67,10 @@ void sim_coll_free_all(sim *s)
     free(s->scratch);
 }
 
-/* Kept schedules are carved from blocks of SLAB bytes (on huge pages, sim_realloc_lines): at
- * a million ranks they are a gigabyte, read at random one round at a time, and separate
- * mallocs would spread them over the heap's 4 KB pages. A rank whose schedule grows takes a
- * new piece; blocks go with the run. */
+/* Kept schedules are carved from blocks of SLAB bytes (sim_realloc_lines: on huge pages but
+ * in fast mode): at a million ranks they are a gigabyte, read at random one round at a time,
+ * and separate mallocs would spread them over the heap's 4 KB pages. A rank whose schedule
+ * grows takes a new piece; blocks go with the run. */
 #define SLAB (32u << 20)
 
 static sim_step *slab_steps(sim *s, uint32_t n)

@@ -571,6 +571,7 @@ static void sim_free(sim *s)
     free(s->lockv);
     free(s->report.s);
     free(s->notes.s);
+    huge_off = 0;
 }
 
 /* One replay; fast: in fast mode (sim_fast.c), which may give up (s->fast_gave_up: returns

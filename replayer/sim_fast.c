@@ -153,8 +153,8 @@ void sim_fast_free(sim *s)
     sim_free_lines(s->factive, (size_t)s->fm_cap * sizeof *s->factive);
 }
 
-/* Grows the computation's arrays for n members: on huge pages at scale (sim_realloc_lines),
- * as partners are found anywhere in them. */
+/* Grows the computation's arrays for n members (sim_realloc_lines: cache-line aligned; big
+ * ones mapped on their own). */
 static int arrays_for(sim *s, uint32_t n, int world)
 {
     if (n > s->fm_cap) {
