@@ -36,6 +36,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "rt__sim.h"
 
@@ -159,6 +160,10 @@ static int arrays_for(sim *s, uint32_t n, int world)
 {
     if (n > s->fm_cap) {
         sim_fmemb *m = sim_realloc_lines(NULL, 0, (size_t)n * sizeof *m);
+#ifdef MADV_HUGEPAGE
+        if (m && (size_t)n * sizeof *m >= ((size_t)4 << 20)) /* partners are anywhere in it */
+            madvise(m, (size_t)n * sizeof *m, MADV_HUGEPAGE);
+#endif
         uint32_t *a = sim_realloc_lines(NULL, 0, (size_t)n * sizeof *a);
         if (!m || !a) {
             sim_free_lines(m, (size_t)n * sizeof *m);
