@@ -3,7 +3,8 @@
 # rank a ring halo exchange of four nonblocking messages and an 8-byte allreduce, 22 events).
 #  1. 1024 ranks (64 nodes, 4 modules), about 2.2 million events, OTF2 and CSV, and 64 ranks
 #     (one per node), 1.4 million events, as a SimGrid time-independent trace: trace events
-#     replayed per second (the replay alone, from --timing), load time, peak memory.
+#     replayed per second (the replay alone, from --timing) and the replay's CPU time, load
+#     time, peak memory.
 #  2. SimGrid side by side, when smpirun is installed: the same workload, 22,000 events per
 #     rank (1000 iterations) on one node per rank, written as a SimGrid time-independent trace
 #     (retrace convert --to ti) and replayed by both (bench/simgrid_replay.sh for SimGrid).
@@ -52,9 +53,10 @@ replay() { # NAME TRACE ARGS... : one replay with --timing and GNU time
         > "$work/out" 2> "$work/err"
     load=$(sed -n 's/.*loaded [0-9]* events in \([0-9.]*\) s.*/\1/p' "$work/err")
     sim=$(sed -n 's/.*replay [a-z]*: \([0-9.]*\) s, \([0-9.]*\) M events.*/\1 \2/p' "$work/err")
+    cpu=$(sed -n 's/.*, \([0-9.]*\) s CPU$/\1/p' "$work/err")
     read -r wall rss < "$work/time"
-    printf '%-22s %10s %10s %12s %10s %12s\n' "$name" "$load" "${sim% *}" "${sim#* }" "$wall" \
-        "$((rss / 1024)) MiB"
+    printf '%-22s %10s %10s %10s %12s %10s %12s\n' "$name" "$load" "${sim% *}" "$cpu" \
+        "${sim#* }" "$wall" "$((rss / 1024)) MiB"
 }
 
 median() { # the middle one of the numbers on stdin
@@ -133,7 +135,8 @@ if [ "$mode" = --simgrid ]; then
 fi
 
 echo "retrace replay throughput ($(nproc) cores; times in seconds)"
-printf '%-22s %10s %10s %12s %10s %12s\n' trace load replay "M events/s" wall "peak RSS"
+printf '%-22s %10s %10s %10s %12s %10s %12s\n' trace load replay "replay CPU" "M events/s" \
+    wall "peak RSS"
 "$synth" "$work/k1.otf2" 2200000 1024 64 4 > /dev/null
 replay "1024 ranks, 2.2M ev" "$work/k1.otf2"
 "$synth" "$work/k1.csv" 2200000 1024 64 4 > /dev/null

@@ -316,6 +316,45 @@ static int report_failure(const char *label, const rt_sim_result *r)
     return !r->completed;
 }
 
+static int same_text(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* Tests only (RETRACE_CHECK_FAST set): replays again without the collective fast path and
+ * fails unless every result is the same to the picosecond (docs/replay.md). */
+static int check_fast(const rt_sim_trace *t, const rt_sim_config *cfg, const rt_sim_result *a)
+{
+    if (cfg->out_trace) /* no fast path then (it would be written twice) */
+        return CLI_OK;
+    rt_sim_config c = *cfg;
+    c.no_fast_coll = 1;
+    rt_sim_result b;
+    rt_err err;
+    if (rt_sim_run(t, &c, &b, &err) < 0)
+        return cli_error("fast path check: the replay without it failed: %s", err.msg);
+    const char *diff = NULL;
+#define SAME(f)                        \
+    if (!diff && a->f != b.f)          \
+        diff = #f;
+    SAME(completed) SAME(time_ps) SAME(critical_rank) SAME(mpi_ps) SAME(messages) SAME(bytes)
+    SAME(gw_messages) SAME(gw_bytes) SAME(events) SAME(nranks)
+#undef SAME
+    if (!diff && !same_text(a->report, b.report))
+        diff = "report";
+    if (!diff && !same_text(a->notes, b.notes))
+        diff = "notes";
+    if (!diff && b.fast_colls)
+        diff = "fast_colls";
+    for (uint32_t r = 0; !diff && r < a->nranks; r++)
+        if (memcmp(&a->ranks[r], &b.ranks[r], sizeof a->ranks[r]))
+            diff = "ranks";
+    rt_sim_result_free(&b);
+    if (diff)
+        return cli_error("fast path check: results differ without the fast path (%s)", diff);
+    return CLI_OK;
+}
+
 static int replay_run(int argc, char **argv)
 {
     const cli_command *cmd = &cli_cmd_replay;
@@ -453,18 +492,24 @@ static int replay_run(int argc, char **argv)
         }
         rt_sim_result res;
         su.cfg.out_trace = out_trace;
+        /* tests only: replay without the collective fast path (results are the same) */
+        su.cfg.no_fast_coll = getenv("RETRACE_NO_FAST_COLL") != NULL;
         double t1 = now_s();
+        clock_t c1 = clock();
         if (rt_sim_run(t, &su.cfg, &res, &err) < 0) {
             rc =
                 cli_error("replay%s%s: %s", nalts ? " " : "", nalts ? confs[i].label : "", err.msg);
         } else {
-            double dt = now_s() - t1;
+            double dt = now_s() - t1, cpu = (double)(clock() - c1) / CLOCKS_PER_SEC;
+            if (getenv("RETRACE_CHECK_FAST") && check_fast(t, &su.cfg, &res) != CLI_OK)
+                rc = CLI_FAIL;
             if (timing)
                 fprintf(stderr,
                         "retrace: timing: replay %s: %.3f s, %.2f M events/s, %llu engine "
-                        "events, %llu messages\n",
+                        "events, %llu messages, %llu fast collectives, %.3f s CPU\n",
                         confs[i].label, dt, dt > 0 ? res.events / dt / 1e6 : 0.0,
-                        (unsigned long long)res.sim_events, (unsigned long long)res.messages);
+                        (unsigned long long)res.sim_events, (unsigned long long)res.messages,
+                        (unsigned long long)res.fast_colls, cpu);
             char coll[256];
             rt_an_algs_name(su.cfg.alg, coll, sizeof coll);
             if (i == 0)

@@ -10,7 +10,9 @@
  * call ends when the requests it waits for are done; a rank that waits for unknown
  * completions blocks and is woken when the last one becomes known. The queue (sim_queue.c)
  * orders ranks and collective rounds by (time, sequence); a rank whose clock passes the
- * earliest pending engine event yields, so operations are posted in time order.
+ * earliest pending engine event yields, so operations are posted in time order. The
+ * collective fast path (sim_fast.c) computes whole collectives at once instead, when the
+ * results cannot differ.
  */
 #ifndef RT__SIM_H
 #define RT__SIM_H
@@ -166,6 +168,7 @@ typedef struct sim_coll {
     uint8_t ctx;   /* SIM_CTX_COLL or SIM_CTX_WIN */
     uint8_t op;
     uint8_t own;
+    uint8_t eager; /* every message of its schedule is eager (sim_fast.c) */
 } sim_coll;
 _Static_assert(sizeof(sim_coll) == 64, "a collective is one cache line");
 
@@ -179,6 +182,7 @@ typedef struct sim_sched {
     uint32_t users; /* running collectives that use it */
     int32_t root;
     uint8_t ctx, op, valid;
+    uint8_t eager; /* every message is eager */
     uint64_t bytes, rbytes;
     uint64_t seq_key;  /* the communicator (context << 32 | id) it called a collective on last */
     uint32_t seq_next; /* its next sequence number there (collseq holds the others) */
@@ -202,11 +206,16 @@ typedef struct sim_rank {
 } sim_rank;
 _Static_assert(sizeof(sim_rank) == 64, "a rank is one cache line");
 
-/* A rank's network ports. */
+/* A rank's network ports. The rest serves the collective fast path (sim_fast.c): who
+ * booked the injection port last, and what may still book it. */
 typedef struct sim_port {
     uint64_t inject; /* injection port free */
     uint64_t eject;  /* ejection port free (contention) */
+    uint64_t tie_t;  /* fast mode: the posting time of the last booking */
+    uint32_t tie_ev; /* ... and the engine event that made it (0: none yet) */
+    uint32_t busy;   /* fast mode: collectives running and rendezvous data not yet sent */
 } sim_port;
+_Static_assert(sizeof(sim_port) == 32, "two ports a cache line");
 
 enum { SIM_H_RANK, SIM_H_COLL, SIM_H_RNDV };
 
@@ -314,6 +323,21 @@ typedef struct sim {
     uint32_t nlocks, locks_cap;
     uint32_t unscheduled[RT_COLL_COUNT], approx[RT_COLL_COUNT]; /* notes given once */
 
+    /* the collective fast path (sim_fast.c) */
+    int fast;          /* fast mode: on for this run (rt_sim_run decides) */
+    const char *fast_gave_up; /* why it gave up (for a debugger); the run is done again */
+    uint64_t evid;     /* the engine event in progress (numbered from 1) */
+    uint32_t evsyn;    /* numbers for no real event, counted down from UINT32_MAX */
+    sim_map fastinst;  /* (comm key, seq) -> fast instance index */
+    struct sim_finst *finst;
+    uint32_t nfinst, finst_cap, finst_free;
+    struct sim_fmemb *fm; /* per member of the instance being computed */
+    uint32_t fm_cap;
+    struct sim_fmsg *fmsg; /* messages on their way in that computation */
+    uint32_t nfmsg, fmsg_cap, fmsg_free;
+    uint32_t *fidx;    /* world rank -> member index (communicators other than world) */
+    uint32_t *factive; /* members not done yet */
+
     sim_rank_events *out; /* --out-trace: the simulated events per rank */
     rt_sim_result *res;
     sim_buf report, notes;
@@ -402,6 +426,8 @@ uint32_t sim_post_recv(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_
                        uint32_t src, uint64_t bytes, uint64_t t, uint8_t flags);
 /* One-sided transfer from origin to target posted at t: when the data is at the target
  * (put, accumulate) or back at the origin (get, fetching atomics). */
+/* What a message of n bytes over connection type ct costs (kept per type for the last size). */
+const sim_cost *sim_cost_of(sim *s, unsigned ct, uint64_t n);
 uint64_t sim_rma_transfer(sim *s, uint32_t origin, uint32_t target, uint64_t to_target,
                           uint64_t from_target, uint64_t t);
 /* Prefetches the channel a send from src to dst (or a receive on dst from src) will use. */
@@ -421,6 +447,8 @@ void sim_pend_give(sim *s, uint32_t p);
 uint32_t sim_coll_start(sim *s, uint32_t rank, uint8_t ctx, uint32_t id, const rt_comm_def *c,
                         unsigned op, int32_t root, uint64_t bytes, uint64_t rbytes,
                         uint64_t t);
+/* Gives back a collective that is done (its schedule stays kept for the rank). */
+void sim_coll_release(sim *s, uint32_t coll);
 /* The collective's round in progress is done (its last operation known). */
 void sim_coll_round_done(sim *s, uint32_t coll);
 /* One operation of the collective's round in progress is done at t. */
@@ -459,6 +487,37 @@ void sim_out_event(sim *s, uint32_t rank, const rt_event *ev, uint64_t t_ps);
 /* The communicator rank of world rank world for an event on ev->comm (or its window). */
 int32_t sim_out_peer(const sim *s, const rt_event *ev, uint32_t world);
 int sim_out_write(sim *s);
+
+/* sim_fast.c: the collective fast path (its comment says when it applies and why the results
+ * are the same) */
+/* Fast mode must give up: the run is stopped and done again without it. */
+void sim_fast_give_up(sim *s, const char *why);
+/* Fast mode: port ps is booked for a message posted at t by the engine event in progress.
+ * Two events booking one port at one time would book it in queue order, which the fast path
+ * changes: the run gives up. */
+static inline void sim_port_booked(sim *s, sim_port *ps, uint64_t t)
+{
+    if (ps->tie_ev && ps->tie_t == t && ps->tie_ev != (uint32_t)s->evid)
+        sim_fast_give_up(s, "two events book one port at one time");
+    ps->tie_t = t;
+    ps->tie_ev = (uint32_t)s->evid;
+}
+/* Rank's collective co_i (schedule expanded, nothing posted) on communicator c, instance
+ * (key, seq), entered at t: 1 when the fast path takes it (deferred until its last member
+ * comes, or computed now), 0 when it runs the usual way, -1 on error (s->rc, s->stop). first
+ * and last: the rank is the instance's first or last to come. */
+int sim_fast_join(sim *s, uint32_t co_i, const rt_comm_def *c, uint64_t key, uint32_t seq,
+                  int first, int last, uint64_t t);
+void sim_fast_free(sim *s);
+/* The reduction time of n bytes: the last size's is kept, rounds repeat sizes. */
+static inline uint64_t sim_reduce_time(sim *s, uint64_t n)
+{
+    if (n != s->reduce_n) {
+        s->reduce_n = n;
+        s->reduce_ps = rt_net_reduce_ps(&s->cfg->model, n);
+    }
+    return s->reduce_ps;
+}
 
 /* sim_load.c */
 void sim_trace_note(rt_sim_trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

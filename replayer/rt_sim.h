@@ -49,6 +49,8 @@ typedef struct rt_sim_config {
     int free_wildcards;         /* match wildcard receives freely instead of as recorded */
     uint64_t compute_scale_ppm; /* recorded computation is spent times this / 10^6 (10^6) */
     const char *out_trace;      /* write the simulated run as OTF2 there; NULL: do not */
+    int no_fast_coll;           /* 1: never use the collective fast path (tests compare the
+                                 * two ways; results are identical, docs/replay.md) */
 } rt_sim_config;
 
 /* The built-in model, mpich for every op, the recorded placement, wildcards as recorded. */
@@ -70,7 +72,8 @@ typedef struct rt_sim_result {
     uint64_t gw_messages; /* of which crossed a gateway */
     uint64_t gw_bytes;
     uint64_t events;     /* trace events replayed */
-    uint64_t sim_events; /* engine events processed (heap pops) */
+    uint64_t sim_events; /* engine events processed (queue pops); fewer with the fast path */
+    uint64_t fast_colls; /* collective instances the fast path computed (docs/replay.md) */
     uint32_t nranks;
     rt_sim_rank *ranks; /* nranks entries */
     char *report;       /* deadlock, mismatch and unmatched-message lines; NULL if none */

@@ -6,6 +6,7 @@ add_library(rt_sim STATIC
   ${CMAKE_CURRENT_SOURCE_DIR}/sim_core.c
   ${CMAKE_CURRENT_SOURCE_DIR}/sim_p2p.c
   ${CMAKE_CURRENT_SOURCE_DIR}/sim_coll.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/sim_fast.c
   ${CMAKE_CURRENT_SOURCE_DIR}/sim_rma.c
   ${CMAKE_CURRENT_SOURCE_DIR}/sim_out.c)
 target_include_directories(rt_sim PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})

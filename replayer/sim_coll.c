@@ -42,7 +42,7 @@ static uint32_t coll_new(sim *s)
     return c;
 }
 
-static void coll_release(sim *s, uint32_t c)
+void sim_coll_release(sim *s, uint32_t c)
 {
     sim_coll *co = &s->colls[c];
     if (co->own)
@@ -67,10 +67,10 @@ void sim_coll_free_all(sim *s)
     free(s->scratch);
 }
 
-/* Kept schedules are carved from blocks of SLAB bytes (on huge pages, sim_realloc_lines): at
- * a million ranks they are a gigabyte, read at random one round at a time, and separate
- * mallocs would spread them over the heap's 4 KB pages. A rank whose schedule grows takes a
- * new piece; blocks go with the run. */
+/* Kept schedules are carved from blocks of SLAB bytes (sim_realloc_lines: on huge pages but
+ * in fast mode): at a million ranks they are a gigabyte, read at random one round at a time,
+ * and separate mallocs would spread them over the heap's 4 KB pages. A rank whose schedule
+ * grows takes a new piece; blocks go with the run. */
 #define SLAB (32u << 20)
 
 static sim_step *slab_steps(sim *s, uint32_t n)
@@ -209,11 +209,7 @@ static void post_round(sim *s, uint32_t c, uint64_t t)
     }
     co->cur = j;
     /* the round's reductions run once its data is in (sim_coll_round_done) */
-    if (reduce != s->reduce_n) { /* the last size's time is kept: rounds repeat sizes */
-        s->reduce_n = reduce;
-        s->reduce_ps = rt_net_reduce_ps(&s->cfg->model, reduce);
-    }
-    co->reduce_ps = s->reduce_ps;
+    co->reduce_ps = sim_reduce_time(s, reduce);
     if (!co->pending)
         sim_coll_round_done(s, c);
 }
@@ -239,7 +235,9 @@ void sim_coll_round_done(sim *s, uint32_t c)
         return;
     }
     uint32_t req = co->req;
-    coll_release(s, c);
+    if (s->fast)
+        s->ports[co->rank].busy--;
+    sim_coll_release(s, c);
     sim_req_done(s, req, end);
 }
 
@@ -248,36 +246,43 @@ void sim_coll_advance(sim *s, uint32_t c)
     post_round(s, c, s->now);
 }
 
+/* Counts rank's arrival at instance (key, seq); *first, *last: it is the first, the last. */
 static int check_instance(sim *s, uint32_t rank, uint64_t key, uint32_t seq, unsigned op,
-                          uint32_t size, const char *what)
+                          uint32_t size, const char *what, int *first, int *last)
 {
     int created;
     uint64_t *v = sim_map_put(&s->collchk, key, seq, &created);
     if (!v)
         return sim_fail(s, RT_E_NOMEM, "out of memory (collectives)");
+    *first = created;
+    *last = 0;
     if (created) {
         *v = op | (uint64_t)rank << 8 | 1ULL << 32;
-        if (size == 1)
+        if (size == 1) {
             sim_map_del(&s->collchk, key, seq);
+            *last = 1;
+        }
         return 0;
     }
     unsigned first_op = (unsigned)(*v & 0xff);
     if (first_op != op) {
-        uint32_t first = (uint32_t)(*v >> 8) & 0xffffffu;
+        uint32_t first_rank = (uint32_t)(*v >> 8) & 0xffffffu;
         sim_buf_printf(&s->report,
                        "mismatched collectives: call %u on %s %u is %s on rank %u but %s on "
                        "rank %u\n",
                        (unsigned)seq + 1, what, (unsigned)(uint32_t)key,
-                       rt_event_op_name(RT_EV_COLL_END, first_op), (unsigned)first,
+                       rt_event_op_name(RT_EV_COLL_END, first_op), (unsigned)first_rank,
                        rt_event_op_name(RT_EV_COLL_END, op), (unsigned)rank);
         s->stop = 1;
         return -1;
     }
     uint32_t arrived = (uint32_t)(*v >> 32) + 1;
-    if (arrived >= size)
+    if (arrived >= size) {
         sim_map_del(&s->collchk, key, seq);
-    else
+        *last = 1;
+    } else {
         *v = (*v & 0xffffffffu) | (uint64_t)arrived << 32;
+    }
     return 0;
 }
 
@@ -313,13 +318,19 @@ static int make_schedule(sim *s, sim_coll *co, sim_sched *sc, const rt_comm_def 
     int rc = rt_coll_schedule(alg, &call, emit_step, &ec, &approx, &e);
     if (rc == -RT_E_NOMEM)
         return sim_fail(s, RT_E_NOMEM, "out of memory (collective schedule)");
-    if (approx && s->approx[op]++ == 0)
+    if (approx && s->approx[op]++ == 0) {
+        if (s->fast && s->notes.lines) /* notes come in the order of events (sim_fast.c) */
+            sim_fast_give_up(s, "a second note");
         sim_buf_printf(&s->notes, "%s: per-peer sizes are not recorded; equal blocks assumed\n",
                        rt_event_op_name(RT_EV_COLL_END, op));
+    }
     if (rc < 0) {
-        if (s->unscheduled[op]++ == 0)
+        if (s->unscheduled[op]++ == 0) {
+            if (s->fast) /* its text is the first rank's to come (sim_fast.c) */
+                sim_fast_give_up(s, "a note of one rank");
             sim_buf_printf(&s->notes, "%s takes no time in the replay: %s\n",
                            rt_event_op_name(RT_EV_COLL_END, op), e.msg);
+        }
         return 0; /* no steps */
     }
     uint32_t n = s->nscratch;
@@ -340,6 +351,10 @@ static int make_schedule(sim *s, sim_coll *co, sim_sched *sc, const rt_comm_def 
         memcpy(steps, s->scratch, (size_t)n * sizeof *steps);
     co->steps = steps;
     co->nsteps = n;
+    co->eager = 1; /* the fast path takes eager messages only */
+    for (uint32_t i = 0; i < n && co->eager; i++)
+        co->eager = steps[i].kind != RT_STEP_SEND ||
+                    steps[i].bytes <= s->cfg->model.link[steps[i].ct].eager;
     if (kept) {
         sc->nsteps = n;
         sc->id = co->id;
@@ -350,6 +365,7 @@ static int make_schedule(sim *s, sim_coll *co, sim_sched *sc, const rt_comm_def 
         sc->valid = 1;
         sc->bytes = bytes;
         sc->rbytes = rbytes;
+        sc->eager = co->eager;
     }
     return 0;
 }
@@ -380,7 +396,8 @@ uint32_t sim_coll_start(sim *s, uint32_t rank, uint8_t ctx, uint32_t id, const r
     }
     uint32_t seq = sc->seq_next++;
     const char *what = ctx == SIM_CTX_WIN ? "window" : "communicator";
-    if (check_instance(s, rank, key, seq, op, c->size, what) < 0)
+    int first = 0, last = 0;
+    if (check_instance(s, rank, key, seq, op, c->size, what, &first, &last) < 0)
         return SIM_NONE;
     uint32_t req = sim_req_new(s);
     uint32_t co_i = req == SIM_NONE ? SIM_NONE : coll_new(s);
@@ -403,14 +420,22 @@ uint32_t sim_coll_start(sim *s, uint32_t rank, uint8_t ctx, uint32_t id, const r
         co->steps = sc->steps;
         co->nsteps = sc->nsteps;
         sc->users++;
+        co->eager = sc->eager;
     } else if (make_schedule(s, co, sc, c, root, bytes, rbytes) < 0) {
         return SIM_NONE;
     }
+    if (s->fast && ctx == SIM_CTX_COLL) {
+        int f = sim_fast_join(s, co_i, c, key, seq, first, last, t);
+        if (f)
+            return f < 0 ? SIM_NONE : req;
+    }
     if (!co->nsteps) {
-        coll_release(s, co_i);
+        sim_coll_release(s, co_i);
         sim_req_done(s, req, t);
         return req;
     }
+    if (s->fast) /* it books the rank's port from now on (sim_fast.c) */
+        s->ports[rank].busy++;
     post_round(s, co_i, t);
     return req;
 }

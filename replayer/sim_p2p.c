@@ -39,7 +39,7 @@ unsigned sim_contype(const sim *s, uint32_t a, uint32_t b)
 /* What a message of n bytes over connection type ct costs, computed when n differs from the
  * last message's over that type (collectives send the same sizes over and over, and each
  * computation divides in 128 bits). */
-static const sim_cost *cost_of(sim *s, unsigned ct, uint64_t n)
+const sim_cost *sim_cost_of(sim *s, unsigned ct, uint64_t n)
 {
     sim_cost *c = &s->cost[ct];
     if (c->n != n || !c->valid) {
@@ -66,8 +66,10 @@ static uint64_t inject(sim *s, uint32_t src, uint32_t dst, unsigned ct, uint64_t
                        uint64_t *freed)
 {
     const rt_net_model *m = &s->cfg->model;
-    const sim_cost *c = cost_of(s, ct, n);
+    const sim_cost *c = sim_cost_of(s, ct, n);
     sim_port *ps = &s->ports[src];
+    if (s->fast)
+        sim_port_booked(s, ps, t);
     uint64_t start = t > ps->inject ? t : ps->inject;
     ps->inject = start + c->busy;
     *freed = ps->inject;
@@ -154,6 +156,8 @@ void sim_rndv_data(sim *s, uint32_t p)
 {
     sim_pend e = s->pends[p];
     sim_pend_give(s, p);
+    if (s->fast) /* the sender's port is booked now: one thing less that may book it */
+        s->ports[e.rank].busy--;
     const rt_net_link *l = &s->cfg->model.link[e.op.ct];
     uint64_t freed;
     uint64_t arrival = inject(s, e.rank, e.peer, e.op.ct, e.op.bytes, s->now, &freed);
@@ -399,6 +403,8 @@ uint64_t sim_send(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t src
         op.arrival = inject(s, src, dst, ct, bytes, t, &done);
     else
         op.arrival = t + l->overhead_ps + l->latency_ps; /* the rendezvous request */
+    if (!op.eager && s->fast) /* its data will book the port later (sim_fast.c) */
+        s->ports[src].busy++;
     post(s, ctx, comm, tag, src, dst, &op);
     return done;
 }
