@@ -13,8 +13,6 @@
  * Each call is measured at two sizes (8 bytes and a larger one) and its cost is a fixed part
  * and, when the larger size costs more, a per-byte part through both points.
  */
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,35 +45,8 @@ static const call_item items[] = {
 };
 _Static_assert(sizeof items / sizeof *items <= RT_CALIB_MAX_CALLS, "room for every call");
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/* The cost of reading the clock twice, taken off single-call times. */
-static double tick_ps(void)
-{
-    double best = 1e300;
-    for (int r = 0; r < 5; r++) {
-        double t0 = MPI_Wtime();
-        for (int i = 0; i < 100; i++)
-            (void)MPI_Wtime();
-        double t = (MPI_Wtime() - t0) * 1e12 / 100;
-        best = t < best ? t : best;
-    }
-    return best;
-}
-
 /* One collective (or fence) call of the item with n bytes per rank. */
-static void coll_call(const call_item *it, MPI_Comm c, int p, uint64_t n, const calib_bufs *b,
-                      MPI_Win win)
+static void coll_call(const call_item *it, MPI_Comm c, uint64_t n, const calib_bufs *b, MPI_Win win)
 {
     int k = (int)n;
     switch (it->fn) {
@@ -101,7 +72,6 @@ static void coll_call(const call_item *it, MPI_Comm c, int p, uint64_t n, const 
         MPI_Alltoall(b->s, k, MPI_BYTE, b->r, k, MPI_BYTE, c);
         break;
     }
-    (void)p;
 }
 
 /* Rank 0's time of one local call (Isend, Irecv, Put) of n bytes to or from rank 1: the best
@@ -143,7 +113,7 @@ static double local_time(const call_item *it, MPI_Comm c, int me, uint64_t n, un
         else if ((me == 0) || (me == 1 && it->fn == RT_FN_Isend))
             MPI_Waitall(CALLS_K, req, st);
         if (me == 0) {
-            double m = median(t, CALLS_K);
+            double m = calib_median(t, CALLS_K);
             best = m < best ? m : best;
         }
     }
@@ -151,7 +121,7 @@ static double local_time(const call_item *it, MPI_Comm c, int me, uint64_t n, un
 }
 
 /* Rank 0's time per call of back-to-back collectives: the best batch. */
-static double loop_time(const call_item *it, MPI_Comm c, int p, uint64_t n, unsigned batches,
+static double loop_time(const call_item *it, MPI_Comm c, uint64_t n, unsigned batches,
                         const calib_bufs *b, MPI_Win win)
 {
     double best = 1e300;
@@ -159,7 +129,7 @@ static double loop_time(const call_item *it, MPI_Comm c, int p, uint64_t n, unsi
         MPI_Barrier(c);
         double t0 = MPI_Wtime();
         for (int i = 0; i < CALLS_K; i++)
-            coll_call(it, c, p, n, b, win);
+            coll_call(it, c, n, b, win);
         double t = (MPI_Wtime() - t0) * 1e12 / CALLS_K;
         best = t < best ? t : best;
     }
@@ -177,7 +147,7 @@ void calib_calls_measure(MPI_Comm c, const rt_calib_opts *o, const calib_bufs *b
     MPI_Win win;
     MPI_Win_create(b->r, (MPI_Aint)o->max_bytes, 1, MPI_INFO_NULL, c, &win);
     unsigned batches = o->quick ? 5 : o->batches;
-    double tick = tick_ps();
+    double tick = calib_clock_cost();
     unsigned ncalls = 0;
     for (size_t i = 0; i < sizeof items / sizeof *items; i++) {
         const call_item *it = &items[i];
@@ -201,7 +171,7 @@ void calib_calls_measure(MPI_Comm c, const rt_calib_opts *o, const calib_bufs *b
             if (need > o->max_bytes || n / 8 > b->nx)
                 break;
             double t = it->local ? local_time(it, c, me, n, batches, b, win, tick)
-                                 : loop_time(it, c, p, n, batches, b, win);
+                                 : loop_time(it, c, n, batches, b, win);
             out->size[s] = n;
             out->measured_ps[s] = t > 0 ? (uint64_t)(t + 0.5) : 0;
             out->npts = s + 1;
@@ -290,15 +260,6 @@ static uint64_t engine_time(const rt_calib_call *cc, uint64_t n, const rt_net_mo
     return per;
 }
 
-/* 4 significant digits, as the link rates. */
-static uint64_t round4(double v)
-{
-    if (!(v >= 1))
-        return 1;
-    double e = pow(10, floor(log10(v)) - 3);
-    return (uint64_t)(floor(v / e + 0.5) * e);
-}
-
 void calib_calls_fit(rt_calib_result *res, rt_net_model *m, const uint32_t *node,
                      const uint32_t *module)
 {
@@ -320,7 +281,7 @@ void calib_calls_fit(rt_calib_result *res, rt_net_model *m, const uint32_t *node
         /* a difference below zero (the engine charges more than was measured) is no cost */
         double r0 = r[0] > 0 ? r[0] : 0, r1 = r[1] > 0 ? r[1] : 0;
         if (cc->npts > 1 && r1 > r0 && n1 > n0) {
-            cost.bandwidth = round4((double)(n1 - n0) * 1e12 / (r1 - r0));
+            cost.bandwidth = calib_round_sig4((double)(n1 - n0) * 1e12 / (r1 - r0));
             double fixed = r0 - (double)n0 * 1e12 / (double)cost.bandwidth;
             cost.fixed_ps = fixed > 0 ? (uint64_t)(fixed / 1000 + 0.5) * 1000 : 0;
         } else {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt_calib.h"
+#include "rt__calib.h"
 
 typedef unsigned __int128 u128;
 
@@ -65,7 +65,7 @@ static void design(const rt_net_model *m, unsigned ct, uint64_t n, int fit_o, do
 }
 
 /* v rounded to 4 significant digits (whole numbers below 10000 stay as they are). */
-static uint64_t round_sig4(double v)
+uint64_t calib_round_sig4(double v)
 {
     if (!(v >= 1))
         return v > 0 ? 1 : 0;
@@ -233,8 +233,8 @@ int rt_calib_fit_link(rt_net_model *m, unsigned ct, rt_calib_point *pts, size_t 
     } else {
         l->latency_ps = fixed;
     }
-    l->bandwidth = round_sig4(1e12 / xr);
-    l->eager_bandwidth = round_sig4(1e12 / xe);
+    l->bandwidth = calib_round_sig4(1e12 / xr);
+    l->eager_bandwidth = calib_round_sig4(1e12 / xe);
     if (l->eager_bandwidth == l->bandwidth)
         l->eager_bandwidth = 0; /* the same rate: no key of its own */
     l->rendezvous_ps = used[P_R] ? (uint64_t)llround(p[P_R] / 1000) * 1000 : 0;
@@ -261,5 +261,5 @@ uint64_t rt_calib_fit_rate(const uint64_t *bytes, const uint64_t *ps, size_t n)
     }
     if (!(s1 > 0))
         return 0;
-    return round_sig4(1e12 * s2 / s1); /* x = s1 / s2 ps per byte; rate = 10^12 / x */
+    return calib_round_sig4(1e12 * s2 / s1); /* x = s1 / s2 ps per byte; rate = 10^12 / x */
 }

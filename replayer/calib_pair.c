@@ -62,7 +62,7 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static double median(double *v, size_t n)
+double calib_median(double *v, size_t n)
 {
     qsort(v, n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -134,7 +134,7 @@ static void pingpong(const pair *p, uint64_t n, uint64_t k, unsigned reps, batch
     for (unsigned b = 0; b < reps; b++)
         if (!hit[b] && (st->best_clean == 0 || t[b] < st->best_clean))
             st->best_clean = t[b];
-    st->median = median(t, reps); /* sorts t */
+    st->median = calib_median(t, reps); /* sorts t */
     st->best = t[0];
 }
 
@@ -175,14 +175,14 @@ static void curve(const pair *p, const rt_calib_opts *o, rt_calib_link *out)
     out->npts = i;
 }
 
-static double clock_cost(void)
+double calib_clock_cost(void)
 {
     double t[101];
     for (int i = 0; i < 101; i++) {
         double a = MPI_Wtime(), b = MPI_Wtime();
         t[i] = (b - a) * 1e12;
     }
-    return median(t, 101);
+    return calib_median(t, 101);
 }
 
 /* o_send and o_recv: median single-call times of 8-byte messages. */
@@ -204,8 +204,8 @@ static void overheads(const pair *p, unsigned reps, rt_calib_link *out)
             ts[i] = t1 - t0 - p->tick_ps;
             tr[i] = t2 - t1 - p->tick_ps;
         }
-        out->o_send_ps = ps_of(median(ts, reps));
-        out->o_recv_ps = ps_of(median(tr, reps));
+        out->o_send_ps = ps_of(calib_median(ts, reps));
+        out->o_recv_ps = ps_of(calib_median(tr, reps));
         free(ts);
         return;
     }
@@ -216,7 +216,7 @@ static void overheads(const pair *p, unsigned reps, rt_calib_link *out)
         ts[i] = now_ps() - t0 - p->tick_ps;
         MPI_Recv(r, 0, MPI_BYTE, p->peer, CALIB_TAG_ACK, p->c, MPI_STATUS_IGNORE);
     }
-    out->o_send_ps = ps_of(median(ts, reps));
+    out->o_send_ps = ps_of(calib_median(ts, reps));
     command(p, CMD_RECV_OVH, SMALL, reps, 1);
     for (unsigned i = 0; i < reps; i++) {
         MPI_Send(s, SMALL, MPI_BYTE, p->peer, CALIB_TAG_DATA, p->c);
@@ -323,7 +323,7 @@ void calib_initiate(MPI_Comm c, int peer, unsigned ct, const rt_calib_opts *o,
 {
     int me;
     MPI_Comm_rank(c, &me);
-    pair p = {c, peer, peer == me, b, clock_cost()};
+    pair p = {c, peer, peer == me, b, calib_clock_cost()};
     unsigned reps = o->quick ? 41 : 201;
     out->batches = o->batches;
 
@@ -354,7 +354,7 @@ void calib_initiate(MPI_Comm c, int peer, unsigned ct, const rt_calib_opts *o,
 
 void calib_respond(MPI_Comm c, int initiator, const calib_bufs *b)
 {
-    double tick = clock_cost();
+    double tick = calib_clock_cost();
     for (;;) {
         calib_cmd cmd;
         MPI_Recv(&cmd, (int)sizeof cmd, MPI_BYTE, initiator, CALIB_TAG_CTRL, c, MPI_STATUS_IGNORE);
@@ -392,7 +392,7 @@ void calib_respond(MPI_Comm c, int initiator, const calib_bufs *b)
                     t[i] = dt;
                 MPI_Send(b->s, 0, MPI_BYTE, initiator, CALIB_TAG_ACK, c);
             }
-            uint64_t o_recv = t && cmd.count ? ps_of(median(t, cmd.count)) : 0;
+            uint64_t o_recv = t && cmd.count ? ps_of(calib_median(t, cmd.count)) : 0;
             free(t);
             MPI_Send(&o_recv, 1, MPI_UINT64_T, initiator, CALIB_TAG_RESULT, c);
             break;

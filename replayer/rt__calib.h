@@ -28,6 +28,13 @@ void calib_respond(MPI_Comm c, int initiator, const calib_bufs *b);
  * the number of sizes measured. */
 uint64_t calib_reduce(const rt_calib_opts *o, const calib_bufs *b, uint64_t *sizes);
 
+/* Shared measuring helpers: the median of v (sorts it; calib_pair.c), the cost of reading
+ * the clock once, in ps (the median of 101 back-to-back MPI_Wtime pairs), and v rounded to
+ * 4 significant digits (calib_fit.c; 1 for 0 < v < 1, 0 for v <= 0). */
+double calib_median(double *v, size_t n);
+double calib_clock_cost(void);
+uint64_t calib_round_sig4(double v);
+
 /* The CPU costs of calls (calib_calls.c). Every rank of c measures (nothing with a single
  * rank), after the links; then rank 0, with the links fitted into m, replays the same calls
  * on the engine and sets m's [calls] to the differences. */
