@@ -147,6 +147,22 @@ int rt_calib_write(const rt_calib_result *res, const rt_net_model *m, FILE *out)
             "reduce_bandwidth: MPI_Reduce_local (MPI_SUM) on doubles, 1 KiB to 1 MiB (%u "
             "sizes), rank 0, fitted rate\n",
             (unsigned)res->reduce_pts);
+    if (res->cores)
+        add(g,
+            "cores: the CPUs the ranks of a node may run on (the union of their affinity masks%s), "
+            "on the node with the fewest\n",
+            res->cores_bound ? "; the online CPUs on a node whose ranks are bound to one each"
+                             : "");
+    if (res->timeslice_ps)
+        add(g,
+            "timeslice: the median of %u pauses of rank 0 reading the clock while a second "
+            "thread spins on its CPU\n",
+            res->timeslice_pauses);
+    else
+        add(g,
+            "timeslice: not measured (%u pauses of rank 0 beside a spinning thread, fewer "
+            "than 3); kept from %s\n",
+            res->timeslice_pauses, res->base);
     add(g, "injection = bytes: a sender is busy o + n/B per message (at least g), latency "
            "overlaps the next message");
     text[RT_CT_NONE] = g->s;

@@ -240,6 +240,10 @@ static void apply(const rt_calib_result *res, rt_net_model *m)
     m->link[RT_CT_NONE] = m->link[RT_CT_NET];
     if (res->reduce_bandwidth)
         m->reduce_bandwidth = res->reduce_bandwidth;
+    if (res->cores)
+        m->cores = res->cores;
+    if (res->timeslice_ps)
+        m->timeslice_ps = res->timeslice_ps;
     /* The sender is busy for o + n/B per message (at least g), and latency overlaps the
      * next message: that is what the measured gap describes. */
     if (any)
@@ -313,6 +317,7 @@ int rt_calib_run(MPI_Comm comm, const rt_calib_opts *o, rt_net_model *model, rt_
     res->nnodes = (uint32_t)distinct(node, (uint32_t)p);
     res->nmodules = (uint32_t)distinct(module, (uint32_t)p);
     describe(how_all, res->placement, sizeof res->placement);
+    calib_cores(c, node, res);
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     int liblen = 0;
     MPI_Get_library_version(lib, &liblen);
@@ -333,9 +338,10 @@ int rt_calib_run(MPI_Comm comm, const rt_calib_opts *o, rt_net_model *model, rt_
         l->module[0] = module[a];
         l->module[1] = module[b];
     }
-    /* The reduction rate: rank 0 alone. */
+    /* The reduction rate and the timeslice: rank 0 alone. */
     if (me == 0) {
         res->reduce_bandwidth = calib_reduce(o, &bufs, &res->reduce_pts);
+        calib_timeslice(o, res);
         release_others(c, p, 0, 0);
     } else {
         calm_wait(c, 0);

@@ -38,6 +38,8 @@ void rt_net_model_default(rt_net_model *m)
     m->gw_mtu = 32768;
     m->reduce_bandwidth = 5000000000;
     m->contention = 0;
+    m->cores = 0;
+    m->timeslice_ps = RT_NET_TIMESLICE_DEFAULT;
     snprintf(m->source, sizeof m->source, "%s", "built-in defaults");
 }
 
@@ -47,9 +49,18 @@ enum { K_LATENCY, K_BANDWIDTH, K_OVERHEAD, K_GAP, K_EAGER, K_EAGER_BW, K_RENDEZV
 static const char *const link_key[K_NLINK] = {"latency", "bandwidth",       "overhead",  "gap",
                                               "eager",   "eager_bandwidth", "rendezvous"};
 
-enum { G_GATEWAYS, G_GW_MTU, G_REDUCE_BANDWIDTH, G_CONTENTION, G_INJECTION, G_N };
-static const char *const global_key[G_N] = {"gateways", "gw_mtu", "reduce_bandwidth", "contention",
-                                            "injection"};
+enum {
+    G_GATEWAYS,
+    G_GW_MTU,
+    G_REDUCE_BANDWIDTH,
+    G_CONTENTION,
+    G_INJECTION,
+    G_CORES,
+    G_TIMESLICE,
+    G_N
+};
+static const char *const global_key[G_N] = {"gateways",  "gw_mtu", "reduce_bandwidth", "contention",
+                                            "injection", "cores",  "timeslice"};
 
 #define SECTION_GLOBAL RT_CT_NONE /* section index 0 is [global]; then the contypes */
 #define SECTION_CALLS RT_CT_COUNT /* [calls] */
@@ -60,7 +71,7 @@ typedef struct loader {
     rt_err *err;
     unsigned line;
     unsigned section;
-    unsigned seen[RT_CT_COUNT][K_NLINK]; /* line where a key was set, 0 if not yet */
+    unsigned seen[RT_CT_COUNT][(int)K_NLINK > (int)G_N ? (int)K_NLINK : (int)G_N]; /* line, or 0 */
     unsigned seen_call[RT_FN_COUNT];
 } loader;
 
@@ -93,13 +104,14 @@ static int find_key(const char *const *keys, unsigned n, const char *key)
     return -1;
 }
 
-static int parse_gateways(const char *v, uint32_t *out)
+/* A whole number from min to UINT32_MAX. */
+static int parse_count(const char *v, unsigned long long min, uint32_t *out)
 {
     size_t n = strspn(v, "0123456789");
     if (!n || v[n] || n > 10)
         return -1;
     unsigned long long x = strtoull(v, NULL, 10);
-    if (!x || x > UINT32_MAX)
+    if (x < min || x > UINT32_MAX)
         return -1;
     *out = (uint32_t)x;
     return 0;
@@ -112,7 +124,7 @@ static int set_global(loader *ld, int k, const char *v)
     int rc = 0;
     switch (k) {
     case G_GATEWAYS:
-        if (parse_gateways(v, &ld->m.gateways) < 0)
+        if (parse_count(v, 1, &ld->m.gateways) < 0)
             return line_err(ld, "gateways: bad value '%s' (expected a whole number from 1 to %u)",
                             clip(v, shown, sizeof shown), (unsigned)UINT32_MAX);
         break;
@@ -136,6 +148,17 @@ static int set_global(loader *ld, int k, const char *v)
             return line_err(ld, "injection: bad value '%s' (expected message or bytes)",
                             clip(v, shown, sizeof shown));
         ld->m.injection = !strcmp(v, "bytes") ? RT_NET_INJECT_BYTES : RT_NET_INJECT_MESSAGE;
+        break;
+    case G_CORES:
+        if (parse_count(v, 0, &ld->m.cores) < 0)
+            return line_err(ld, "cores: bad value '%s' (expected a whole number from 0 to %u)",
+                            clip(v, shown, sizeof shown), (unsigned)UINT32_MAX);
+        break;
+    case G_TIMESLICE:
+        rc = rt_net_parse_time(v, &ld->m.timeslice_ps, &e);
+        if (!rc && !ld->m.timeslice_ps)
+            rc = rt_err_set(&e, RT_E_INVAL, "bad value '%s': must be greater than zero",
+                            clip(v, shown, sizeof shown));
         break;
     }
     return rc < 0 ? line_err(ld, "%s: %s", global_key[k], e.msg) : 0;
@@ -279,7 +302,7 @@ static int key_line(loader *ld, char *s)
         if (global)
             return line_err(ld,
                             "unknown key '%s' (expected gateways, gw_mtu, reduce_bandwidth, "
-                            "contention or injection)",
+                            "contention, injection, cores or timeslice)",
                             what);
         if (find_key(global_key, G_N, key) >= 0)
             return line_err(ld,

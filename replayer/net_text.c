@@ -298,6 +298,12 @@ int rt_net_model_write_notes(const rt_net_model *m, const char *const *notes, FI
             "injection = %s\n",
             (unsigned)m->gateways, a, b, m->contention ? "on" : "off",
             m->injection == RT_NET_INJECT_BYTES ? "bytes" : "message");
+    if (m->cores) /* written when set, so that models without time sharing read as before */
+        fprintf(out, "cores = %u\n", (unsigned)m->cores);
+    if (m->cores || m->timeslice_ps != RT_NET_TIMESLICE_DEFAULT) {
+        exact_time(m->timeslice_ps, a, sizeof a);
+        fprintf(out, "timeslice = %s\n", a);
+    }
     for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++) {
         const rt_net_link *l = &m->link[ct];
         fprintf(out, "\n[%s]\n", rt_contype_name(ct));

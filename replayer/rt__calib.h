@@ -43,4 +43,10 @@ void calib_calls_measure(MPI_Comm c, const rt_calib_opts *o, const calib_bufs *b
 void calib_calls_fit(rt_calib_result *res, rt_net_model *m, const uint32_t *node,
                      const uint32_t *module);
 
+/* The cores and the timeslice (calib_cores.c): calib_cores is collective over c (node: each
+ * rank's node id) and sets res->cores on rank 0; calib_timeslice runs on one rank alone (its
+ * CPU must be free of other ranks) and sets res->timeslice_ps. */
+void calib_cores(MPI_Comm c, const uint32_t *node, rt_calib_result *res);
+void calib_timeslice(const rt_calib_opts *o, rt_calib_result *res);
+
 #endif /* RT__CALIB_H */

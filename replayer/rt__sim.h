@@ -217,6 +217,12 @@ typedef struct sim_port {
 } sim_port;
 _Static_assert(sizeof(sim_port) == 32, "two ports a cache line");
 
+/* A rank's place in the time sharing of its core (sim_share.c): turn of turns (0 or 1: it
+ * has the core to itself). */
+typedef struct sim_share_turn {
+    uint32_t turn, turns;
+} sim_share_turn;
+
 enum { SIM_H_RANK, SIM_H_COLL, SIM_H_RNDV };
 
 /* The event queue (sim_queue.c): per distinct pending time a FIFO bucket of events. */
@@ -317,6 +323,8 @@ typedef struct sim {
     sim_map members;  /* (comm key, 0) -> cached communicator -> world rank array */
 
     uint64_t *gw_free; /* per gateway, contention */
+    sim_share_turn *share; /* per rank, when a node has more ranks than cores; else NULL */
+    uint64_t slice;        /* ... and the timeslice, ps */
     sim_cost cost[RT_CT_COUNT]; /* the last message size's per connection type */
     uint64_t reduce_n, reduce_ps; /* the last reduction size and its time (sim_coll.c) */
     struct sim_lock *lockv;
@@ -478,6 +486,15 @@ void sim_coll_prefetch(const sim *s, uint32_t coll, int stage);
 
 /* sim_rma.c */
 int sim_rma_event(sim *s, uint32_t rank, const rt_event *ev);
+
+/* sim_share.c: ranks taking turns on the cores of a node (model `cores`, `timeslice`) */
+/* Sets up s->share when some node has more ranks than cores, with a note; 0 or -RT_E_NOMEM. */
+int sim_share_init(sim *s);
+void sim_share_free(sim *s);
+/* The first time from t on when rank runs (s->share set). */
+uint64_t sim_share_run_from(const sim *s, uint32_t rank, uint64_t t);
+/* When rank, from t, has run for d more (d 0: sim_share_run_from). */
+uint64_t sim_share_advance(const sim *s, uint32_t rank, uint64_t t, uint64_t d);
 
 /* sim_out.c */
 int sim_out_init(sim *s);

@@ -46,6 +46,10 @@ typedef struct rt_net_call {
 /* link[RT_CT_NONE] is always a copy of link[RT_CT_NET]: an unknown connection type costs
  * what a network message costs. The functions below map RT_CT_NONE (and any out-of-range
  * type) to RT_CT_NET themselves. */
+/* The default timeslice: 4 ms, a Linux scheduler tick at HZ=250 (Debian's kernels), which is
+ * how long a rank polling beside another on one core runs before it is switched out. */
+#define RT_NET_TIMESLICE_DEFAULT 4000000000ULL
+
 typedef struct rt_net_model {
     rt_net_link link[RT_CT_COUNT];
     uint32_t gateways;             /* gateway nodes between modules (simulator: contention) */
@@ -53,6 +57,8 @@ typedef struct rt_net_model {
     uint64_t reduce_bandwidth;     /* bytes per second combined by a reduction, > 0 */
     int contention;                /* rank ejection and gateway contention in the simulator */
     int injection;                 /* RT_NET_INJECT_*: how long a send occupies its rank */
+    uint32_t cores;                /* cores per node for the ranks; 0: one per rank (no sharing) */
+    uint64_t timeslice_ps;         /* a core runs one of its ranks this long, then the next */
     rt_net_call call[RT_FN_COUNT]; /* [calls], by function id */
     char source[256];              /* "built-in defaults" or the file path */
 } rt_net_model;

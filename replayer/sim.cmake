@@ -8,6 +8,7 @@ add_library(rt_sim STATIC
   ${CMAKE_CURRENT_SOURCE_DIR}/sim_coll.c
   ${CMAKE_CURRENT_SOURCE_DIR}/sim_fast.c
   ${CMAKE_CURRENT_SOURCE_DIR}/sim_rma.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/sim_share.c
   ${CMAKE_CURRENT_SOURCE_DIR}/sim_out.c)
 target_include_directories(rt_sim PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
 target_link_libraries(rt_sim PUBLIC rt_coll rt_net rt_formats)

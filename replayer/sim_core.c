@@ -345,30 +345,38 @@ static uint64_t call_bytes(const rt_event *ev, const rt_event *end)
 }
 
 /* A call starts: the recorded computation since the last call (scaled), then the call's
- * own CPU cost, which counts as time in MPI. */
+ * own CPU cost, which counts as time in MPI. With time sharing both take the rank's turns
+ * only (sim_share.c). */
 static void call_enter(const sim *s, sim_rank *rk, const rt_event *ev, const rt_event *end)
 {
+    uint64_t d = 0;
     if (ev->time > rk->last_rec) {
-        uint64_t d = (ev->time - rk->last_rec) * 1000;
+        d = (ev->time - rk->last_rec) * 1000;
         uint64_t scale = s->cfg->compute_scale_ppm;
         if (scale != 1000000)
             d = (uint64_t)(((unsigned __int128)d * scale + 500000) / 1000000);
-        rk->clock += d;
         rk->compute_ps += d;
     }
+    uint32_t rank = s->share ? (uint32_t)(rk - s->ranks) : 0;
+    rk->clock = s->share ? sim_share_advance(s, rank, rk->clock, d) : rk->clock + d;
     rk->last_rec = ev->time;
     rk->call = ev->call;
     rk->call_start = rk->clock;
-    if (s->call_costs)
-        rk->clock += rt_net_call_ps(&s->cfg->model, ev->call, call_bytes(ev, end));
+    if (s->call_costs) {
+        uint64_t c = rt_net_call_ps(&s->cfg->model, ev->call, call_bytes(ev, end));
+        rk->clock = s->share && c ? sim_share_advance(s, rank, rk->clock, c) : rk->clock + c;
+    }
     rk->wait_until = rk->clock;
     rk->waiting = 0;
 }
 
-static void call_leave(sim_rank *rk, const rt_event *ev)
+/* A call ends when what it waits for is done; with time sharing, in the rank's next turn. */
+static void call_leave(const sim *s, sim_rank *rk, const rt_event *ev)
 {
     if (rk->wait_until > rk->clock)
         rk->clock = rk->wait_until;
+    if (s->share)
+        rk->clock = sim_share_run_from(s, (uint32_t)(rk - s->ranks), rk->clock);
     rk->mpi_ps += rk->clock - rk->call_start;
     rk->last_rec = ev->time;
     rk->in_call = 0;
@@ -467,7 +475,7 @@ static void rank_run(sim *s, uint32_t rank)
     const sim_rank_events *re = &s->t->ranks[rank];
     s->now = rk->clock;
     if (rk->in_call == 2 && !rk->waiting) { /* woken inside an implicit call */
-        call_leave(rk, &re->ev[rk->pc - 1]);
+        call_leave(s, rk, &re->ev[rk->pc - 1]);
         s->res->events++;
     }
     while (rk->pc < re->n) {
@@ -495,7 +503,7 @@ static void rank_run(sim *s, uint32_t rank)
                 rk->state = SIM_RANK_BLOCKED;
                 return;
             }
-            call_leave(rk, ev);
+            call_leave(s, rk, ev);
             if (s->out)
                 sim_out_event(s, rank, ev, rk->clock);
             rk->pc++;
@@ -523,7 +531,7 @@ static void rank_run(sim *s, uint32_t rank)
                     rk->state = SIM_RANK_BLOCKED;
                     return;
                 }
-                call_leave(rk, ev);
+                call_leave(s, rk, ev);
             }
             s->res->events++;
         }
@@ -577,6 +585,7 @@ static void report_blocked(sim *s, const char *verb)
 static void sim_free(sim *s)
 {
     sim_free_lines(s->ranks, (size_t)s->nranks * sizeof *s->ranks);
+    sim_share_free(s);
     sim_free_lines(s->ports, (size_t)s->nranks * sizeof *s->ports);
     sim_free_lines(s->slots, s->nslots * sizeof *s->slots);
     sim_queue_free(&s->q);
@@ -642,6 +651,16 @@ static int run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res
     if (!res->ranks || !s->ranks || !s->ports || !s->slots || !s->gw_free) {
         sim_free(s);
         return rt_err_set(err, RT_E_NOMEM, "out of memory (%u ranks)", (unsigned)s->nranks);
+    }
+    if (sim_share_init(s) < 0) {
+        int rc = s->rc;
+        sim_free(s);
+        return rc;
+    }
+    if (s->share && fast) { /* turns make every rank's times depend on the order of events */
+        sim_free(s);
+        rt_sim_result_free(res);
+        return 1;
     }
     memset(s->slots, 0xff, (nslots ? nslots : 1) * sizeof *s->slots);
     nslots = 0;

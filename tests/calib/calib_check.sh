@@ -59,6 +59,12 @@ usable() {
         fail "pipeline --model: $(cat pipeline.err)"
     grep -qx 'injection = bytes' "$model" || fail "injection is not bytes"
     within global reduce_bandwidth 1e7 1e12
+    # time sharing: the CPUs this process may use (no binding here), a turn of 100 us to 1 s
+    cpus=$(nproc)
+    within global cores "$cpus" "$cpus"
+    grep -q '^# cores: the CPUs the ranks of a node may run on' "$model" || fail "cores comment"
+    within global timeslice 1e8 1e12
+    grep -q '^# timeslice: ' "$model" || fail "timeslice comment"
 }
 # Bounds wide enough for a machine busy with other work, narrow enough to catch a unit
 # mistake (a factor of 1000) or garbage.

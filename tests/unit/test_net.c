@@ -37,6 +37,8 @@ static void assert_model_equal(const rt_net_model *a, const rt_net_model *b)
     assert_int_equal(a->reduce_bandwidth, b->reduce_bandwidth);
     assert_int_equal(a->contention, b->contention);
     assert_int_equal(a->injection, b->injection);
+    assert_int_equal(a->cores, b->cores);
+    assert_int_equal(a->timeslice_ps, b->timeslice_ps);
     for (unsigned fn = 0; fn < RT_FN_COUNT; fn++) {
         assert_int_equal(a->call[fn].fixed_ps, b->call[fn].fixed_ps);
         assert_int_equal(a->call[fn].bandwidth, b->call[fn].bandwidth);
@@ -142,6 +144,8 @@ static void test_defaults(void **state)
     assert_int_equal(m.gw_mtu, 32768);
     assert_int_equal(m.reduce_bandwidth, 5000000000);
     assert_int_equal(m.contention, 0);
+    assert_int_equal(m.cores, 0); /* no time sharing */
+    assert_int_equal(m.timeslice_ps, 4000000000);
     assert_string_equal(m.source, "built-in defaults");
 }
 
@@ -260,6 +264,8 @@ static void test_write_round_trip(void **state)
         m.reduce_bandwidth = bws[i % 7];
         m.contention = i & 1;
         m.injection = (i >> 1) & 1;
+        m.cores = i % 3 ? (uint32_t)i * 7 : 0;
+        m.timeslice_ps = times[(i + 5) % 9] ? times[(i + 5) % 9] : 1;
         m.call[RT_FN_Isend].fixed_ps = times[i];
         m.call[RT_FN_Isend].bandwidth = i % 2 ? bws[i % 7] : 0;
         m.call[RT_FN_Win_fence].fixed_ps = times[(i + 4) % 9];
@@ -568,7 +574,20 @@ static void test_file_errors(void **state)
                       "overhead, gap, eager, eager_bandwidth or rendezvous)");
     assert_load_error("gw_mtu = 1K\nspeed = 1\n", RT_E_INVAL,
                       "model.conf:2: unknown key 'speed' (expected gateways, gw_mtu, "
-                      "reduce_bandwidth, contention or injection)");
+                      "reduce_bandwidth, contention, injection, cores or timeslice)");
+    assert_load_error("cores = -2\n", RT_E_INVAL,
+                      "model.conf:1: cores: bad value '-2' (expected a whole number from 0 to "
+                      "4294967295)");
+    assert_load_error("cores = 4294967296\n", RT_E_INVAL,
+                      "model.conf:1: cores: bad value '4294967296' (expected a whole number from "
+                      "0 to 4294967295)");
+    assert_load_error("timeslice = 0ms\n", RT_E_INVAL,
+                      "model.conf:1: timeslice: bad value '0ms': must be greater than zero");
+    assert_load_error("timeslice = 4\n", RT_E_INVAL,
+                      "model.conf:1: timeslice: bad value '4': needs a unit (ps, ns, us, ms "
+                      "or s)");
+    assert_load_error("cores = 2\ncores = 3\n", RT_E_INVAL,
+                      "model.conf:2: cores: duplicate key (first set on line 1)");
     assert_load_error("injection = fast\n", RT_E_INVAL,
                       "model.conf:1: injection: bad value 'fast' (expected message or bytes)");
     assert_load_error("latency = 1us\n", RT_E_INVAL,

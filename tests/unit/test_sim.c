@@ -869,6 +869,73 @@ static void test_call_costs(void **state)
     st_free(&t);
 }
 
+/* Four ranks on one node with two cores, turns of 10 us: ranks 0 and 1 run in [0, 10),
+ * [20, 30), ... (turn 0 of 2 on cores 0 and 1), ranks 2 and 3 in [10, 20), [30, 40), ... */
+static void test_time_sharing(void **state)
+{
+    (void)state;
+    st_text t = {0};
+    st_add(&t, "ranks,4\n");
+    for (unsigned r = 0; r < 4; r++) {
+        init(&t, r);
+        call(&t, r, 25000, "MPI_Finalize", NULL, NULL); /* 25 us of computation */
+    }
+    rt_sim_trace *tr = st_load(t.s);
+    rt_sim_config c;
+    logp_config(&c, EAGER);
+    c.model.cores = 2;
+    c.model.timeslice_ps = 10 * US;
+    rt_sim_result res;
+    st_run(tr, &c, &res);
+    assert_int_equal(res.completed, 1);
+    /* 25 us of turns from 0: [0, 10), [20, 30), [40, 45) */
+    assert_int_equal(res.ranks[0].end_ps, 45 * US);
+    assert_int_equal(res.ranks[1].end_ps, 45 * US);
+    /* the first turn at 10 us: [10, 20), [30, 40), [50, 55) */
+    assert_int_equal(res.ranks[2].end_ps, 55 * US);
+    assert_int_equal(res.ranks[3].end_ps, 55 * US);
+    assert_int_equal(res.ranks[2].compute_ps, 25 * US);
+    assert_int_equal(res.ranks[2].mpi_ps, 0);
+    assert_non_null(res.notes);
+    assert_string_equal(res.notes, "time sharing: 1 node has more ranks than cores = 2 (up to 4 "
+                                   "ranks on one node): their ranks run in turns of 10 us "
+                                   "(docs/replay.md)\n");
+    rt_sim_result_free(&res);
+    c.model.cores = 4; /* a core each: no turns, no note */
+    st_run(tr, &c, &res);
+    for (unsigned r = 0; r < 4; r++)
+        assert_int_equal(res.ranks[r].end_ps, 25 * US);
+    assert_null(res.notes);
+    rt_sim_result_free(&res);
+    rt_sim_trace_free(tr);
+    st_free(&t);
+
+    /* 0 -> 2 and 3 -> 1, all posted at 0. Rank 2 receives in its first turn, the message
+     * long in: at 10 us + o. Rank 3 sends when its turn starts, at 10 us; rank 1 waits,
+     * polling: the message is in at 10 us + wire, and rank 1 sees it in its next turn. */
+    st_add(&t, "ranks,4\n");
+    send(&t, 0, 0, 2, 0, 1000);
+    recv(&t, 2, 0, 0, 0, 1000, "");
+    send(&t, 3, 0, 1, 0, 1000);
+    recv(&t, 1, 0, 3, 0, 1000, "");
+    tr = st_load(t.s);
+    c.model.cores = 2;
+    st_run(tr, &c, &res);
+    assert_int_equal(res.completed, 1);
+    assert_int_equal(res.ranks[2].end_ps, 10 * US + O_PS);
+    assert_int_equal(res.ranks[3].end_ps, 10 * US + res.ranks[0].end_ps);
+    assert_true(10 * US + wire(1000) + O_PS < 20 * US);
+    assert_int_equal(res.ranks[1].end_ps, 20 * US);
+    assert_int_equal(res.ranks[1].mpi_ps, 20 * US);
+    rt_sim_result_free(&res);
+    c.model.cores = 0; /* the default: no sharing */
+    st_run(tr, &c, &res);
+    assert_int_equal(res.ranks[1].end_ps, wire(1000) + O_PS);
+    rt_sim_result_free(&res);
+    rt_sim_trace_free(tr);
+    st_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -897,6 +964,7 @@ int main(void)
         cmocka_unit_test(test_flush),
         cmocka_unit_test(test_mapping_gateways),
         cmocka_unit_test(test_call_costs),
+        cmocka_unit_test(test_time_sharing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

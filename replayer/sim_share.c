@@ -1,0 +1,114 @@
+/*
+ * Time sharing: a node with more ranks than cores (the model's `cores`). An MPI library
+ * waits by polling, so every rank always wants a core, and the operating system runs the
+ * ranks of a core in turn, each for a timeslice Q. The engine takes the simplest schedule
+ * that behaves so: the k-th rank of a node (in world rank order) is on core k mod C, and
+ * takes turn k / C among the T ranks of that core, T = ceil((R - k mod C) / C) with R ranks
+ * on the node; turn j runs during [(iT + j) Q, (iT + j + 1) Q) for i = 0, 1, ..., counted
+ * from the start of the replay. A rank computes and enters calls only while it runs (its
+ * computation and the CPU cost of a call go on in its next turn when its turn ends), and a
+ * call it waits in returns in its first turn after the completion. What the library does
+ * meanwhile (a collective's later steps, rendezvous data) is not held back: shared-memory
+ * MPIs let a peer copy into a descheduled rank's buffers. On a node with at most C ranks
+ * nothing changes.
+ */
+#include <stdlib.h>
+
+#include "rt__sim.h"
+
+static int by_node(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int sim_share_init(sim *s)
+{
+    uint32_t cores = s->cfg->model.cores, n = s->nranks;
+    if (!cores || n <= cores)
+        return 0;
+    /* (node << 32 | rank), sorted: each node's ranks together, in rank order. Node ids are
+     * whatever the trace or the mapping says, so they are grouped by sorting. */
+    uint64_t *v = malloc((size_t)n * sizeof *v);
+    if (!v)
+        return sim_fail(s, RT_E_NOMEM, "out of memory (time sharing, %u ranks)", (unsigned)n);
+    for (uint32_t r = 0; r < n; r++)
+        v[r] = (uint64_t)s->node[r] << 32 | r;
+    qsort(v, n, sizeof *v, by_node);
+    uint32_t shared_nodes = 0, most = 0;
+    for (uint32_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && v[j] >> 32 == v[i] >> 32;)
+            j++;
+        uint32_t on_node = j - i;
+        if (on_node > most)
+            most = on_node;
+        if (on_node > cores)
+            shared_nodes++;
+    }
+    if (!shared_nodes) {
+        free(v);
+        return 0;
+    }
+    s->share = calloc(n, sizeof *s->share);
+    if (!s->share) {
+        free(v);
+        return sim_fail(s, RT_E_NOMEM, "out of memory (time sharing, %u ranks)", (unsigned)n);
+    }
+    for (uint32_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && v[j] >> 32 == v[i] >> 32;)
+            j++;
+        uint32_t on_node = j - i;
+        if (on_node <= cores)
+            continue; /* turns 0: runs all the time */
+        for (uint32_t k = 0; k < on_node; k++) {
+            sim_share_turn *st = &s->share[(uint32_t)v[i + k]];
+            uint32_t core = k % cores;
+            st->turn = k / cores;
+            st->turns = (on_node - core + cores - 1) / cores;
+        }
+    }
+    free(v);
+    s->slice = s->cfg->model.timeslice_ps;
+    char q[32];
+    rt_net_format_time(s->slice, q, sizeof q);
+    sim_buf_printf(&s->notes,
+                   "time sharing: %u node%s more ranks than cores = %u (up to %u ranks on one "
+                   "node): their ranks run in turns of %s (docs/replay.md)\n",
+                   (unsigned)shared_nodes, shared_nodes == 1 ? " has" : "s have", (unsigned)cores,
+                   (unsigned)most, q);
+    return 0;
+}
+
+void sim_share_free(sim *s)
+{
+    free(s->share);
+    s->share = NULL;
+}
+
+uint64_t sim_share_run_from(const sim *s, uint32_t rank, uint64_t t)
+{
+    const sim_share_turn *st = &s->share[rank];
+    if (st->turns <= 1)
+        return t;
+    uint64_t q = s->slice, period = q * st->turns, start = q * st->turn;
+    uint64_t phase = t % period;
+    if (phase >= start && phase - start < q)
+        return t;
+    return t - phase + start + (phase < start ? 0 : period);
+}
+
+uint64_t sim_share_advance(const sim *s, uint32_t rank, uint64_t t, uint64_t d)
+{
+    const sim_share_turn *st = &s->share[rank];
+    if (st->turns <= 1)
+        return t + d;
+    t = sim_share_run_from(s, rank, t);
+    uint64_t q = s->slice, period = q * st->turns;
+    uint64_t left = q - (t % period - q * st->turn); /* of this turn */
+    if (d <= left)
+        return t + d;
+    d -= left;
+    uint64_t next = t + left + period - q; /* the start of the next turn */
+    uint64_t whole = (d - 1) / q;          /* turns used up entirely */
+    return next + whole * period + (d - whole * q);
+}
