@@ -3,13 +3,15 @@
  * rank that makes it beyond what the network model charges for its messages.
  *
  * Two kinds of measurement, both with every rank of the communicator:
- * - calls the engine charges nothing for (posting MPI_Isend and MPI_Irecv, MPI_Put inside a
- *   fence epoch): rank 0 times each call on its own; the median of a batch, the best batch.
- *   The cost is that time.
- * - collectives and MPI_Win_fence, whose messages the engine does charge: back-to-back calls
- *   by all ranks, rank 0's time per call, the best batch; then rank 0 replays the same loop
- *   on the engine with the fitted links and no call costs, and the cost is the difference
- *   (the library's software and local copies that the messages leave out).
+ * - calls the engine charges nothing for (posting MPI_Isend and MPI_Irecv): rank 0 times each
+ *   call on its own; the median of a batch, the best batch. The cost is that time.
+ * - collectives, MPI_Win_fence and MPI_Put, whose messages the engine does charge:
+ *   back-to-back calls by all ranks (for MPI_Put, epochs of one Put to the next rank and a
+ *   fence), rank 0's time per call, the best batch; then rank 0 replays the same loop on the
+ *   engine with the fitted links and no call costs (but Win_fence's, fitted before, in the
+ *   Put loop), and the cost is the difference (the library's software and local copies that
+ *   the messages leave out; for Put, also what a fence costs more with a transfer to finish
+ *   than without: a Put's cost as timed on its own missed most of it).
  * Each call is measured at two sizes (8 bytes and a larger one) and its cost is a fixed part
  * and, when the larger size costs more, a per-byte part through both points.
  */
@@ -34,8 +36,8 @@ typedef struct call_item {
 static const call_item items[] = {
     {RT_FN_Isend, 0, 1, {8, 4096}},
     {RT_FN_Irecv, 0, 1, {8, 0}},
-    {RT_FN_Put, 0, 1, {8, 4096}},
     {RT_FN_Win_fence, 0, 0, {0, 0}},
+    {RT_FN_Put, 0, 0, {8, 4096}}, /* after Win_fence: its loop has fences */
     {RT_FN_Barrier, RT_COLL_BARRIER, 0, {0, 0}},
     {RT_FN_Bcast, RT_COLL_BCAST, 0, {8, 65536}},
     {RT_FN_Reduce, RT_COLL_REDUCE, 0, {8, 65536}},
@@ -53,6 +55,14 @@ static void coll_call(const call_item *it, MPI_Comm c, uint64_t n, const calib_b
     case RT_FN_Win_fence:
         MPI_Win_fence(0, win);
         break;
+    case RT_FN_Put: { /* an epoch: a Put to the next rank, then the fence that ends it */
+        int me, p;
+        MPI_Comm_rank(c, &me);
+        MPI_Comm_size(c, &p);
+        MPI_Put(b->s, k, MPI_BYTE, (me + 1) % p, 0, k, MPI_BYTE, win);
+        MPI_Win_fence(0, win);
+        break;
+    }
     case RT_FN_Barrier:
         MPI_Barrier(c);
         break;
@@ -74,18 +84,16 @@ static void coll_call(const call_item *it, MPI_Comm c, uint64_t n, const calib_b
     }
 }
 
-/* Rank 0's time of one local call (Isend, Irecv, Put) of n bytes to or from rank 1: the best
+/* Rank 0's time of one local call (Isend, Irecv) of n bytes to or from rank 1: the best
  * batch's median. */
 static double local_time(const call_item *it, MPI_Comm c, int me, uint64_t n, unsigned batches,
-                         const calib_bufs *b, MPI_Win win, double tick)
+                         const calib_bufs *b, double tick)
 {
     MPI_Request req[CALLS_K];
     MPI_Status st[CALLS_K];
     double t[CALLS_K], best = 1e300;
     int k = (int)n;
     for (unsigned r = 0; r < batches; r++) {
-        if (it->fn == RT_FN_Put)
-            MPI_Win_fence(0, win);
         if (it->fn == RT_FN_Isend && me == 1)
             for (int i = 0; i < CALLS_K; i++)
                 MPI_Irecv(b->r + (size_t)i * n, k, MPI_BYTE, 0, CALIB_TAG_DATA, c, &req[i]);
@@ -95,11 +103,8 @@ static double local_time(const call_item *it, MPI_Comm c, int me, uint64_t n, un
                 double t0 = MPI_Wtime();
                 if (it->fn == RT_FN_Isend)
                     MPI_Isend(b->s + (size_t)i * n, k, MPI_BYTE, 1, CALIB_TAG_DATA, c, &req[i]);
-                else if (it->fn == RT_FN_Irecv)
-                    MPI_Irecv(b->r + (size_t)i * n, k, MPI_BYTE, 1, CALIB_TAG_DATA, c, &req[i]);
                 else
-                    MPI_Put(b->s + (size_t)i * n, k, MPI_BYTE, 1, (MPI_Aint)((size_t)i * n), k,
-                            MPI_BYTE, win);
+                    MPI_Irecv(b->r + (size_t)i * n, k, MPI_BYTE, 1, CALIB_TAG_DATA, c, &req[i]);
                 t[i] = (MPI_Wtime() - t0) * 1e12 - tick;
             }
         if (it->fn == RT_FN_Irecv) {
@@ -108,9 +113,7 @@ static double local_time(const call_item *it, MPI_Comm c, int me, uint64_t n, un
                 for (int i = 0; i < CALLS_K; i++)
                     MPI_Send(b->s + (size_t)i * n, k, MPI_BYTE, 0, CALIB_TAG_DATA, c);
         }
-        if (it->fn == RT_FN_Put)
-            MPI_Win_fence(0, win);
-        else if ((me == 0) || (me == 1 && it->fn == RT_FN_Isend))
+        if (me == 0 || it->fn == RT_FN_Isend)
             MPI_Waitall(CALLS_K, req, st);
         if (me == 0) {
             double m = calib_median(t, CALLS_K);
@@ -126,6 +129,8 @@ static double loop_time(const call_item *it, MPI_Comm c, uint64_t n, unsigned ba
 {
     double best = 1e300;
     for (unsigned r = 0; r < batches; r++) {
+        if (it->fn == RT_FN_Put)
+            MPI_Win_fence(0, win); /* opens the first epoch */
         MPI_Barrier(c);
         double t0 = MPI_Wtime();
         for (int i = 0; i < CALLS_K; i++)
@@ -170,7 +175,7 @@ void calib_calls_measure(MPI_Comm c, const rt_calib_opts *o, const calib_bufs *b
                                                                                   : n;
             if (need > o->max_bytes || n / 8 > b->nx)
                 break;
-            double t = it->local ? local_time(it, c, me, n, batches, b, win, tick)
+            double t = it->local ? local_time(it, c, me, n, batches, b, tick)
                                  : loop_time(it, c, n, batches, b, win);
             out->size[s] = n;
             out->measured_ps[s] = t > 0 ? (uint64_t)(t + 0.5) : 0;
@@ -191,11 +196,39 @@ static uint64_t traced_bytes(unsigned fn, uint64_t n, uint32_t p)
     return fn == RT_FN_Alltoall ? n * p : n;
 }
 
-/* The engine's time per call of CALLS_ENGINE_K back-to-back calls on every rank, under m
- * without call costs: a trace written to a temporary file and replayed. Returns 0 when the
- * replay could not run (then the cost is the whole measured time, and a note says so). */
-static uint64_t engine_time(const rt_calib_call *cc, uint64_t n, const rt_net_model *m,
-                            const uint32_t *node, const uint32_t *module, uint32_t p, int *failed)
+/* One rank's call of cc with n bytes (n traced) in the engine's CSV trace; for Put the epoch
+ * of the loop: a Put to the next rank (request req) and the fence. */
+static void engine_call(FILE *f, const rt_calib_call *cc, uint32_t r, uint32_t p, uint64_t n,
+                        unsigned req)
+{
+    const char *fn = rt_func_name(cc->fn);
+    if (cc->fn == RT_FN_Put) {
+        fprintf(f, "%u,0,enter,%s,,,,,,,,\n%u,0,put,%s,0,%u,,%llu,,,%u,\n%u,0,leave,%s,,,,,,,,\n",
+                (unsigned)r, fn, (unsigned)r, fn, (unsigned)((r + 1) % p), (unsigned long long)n,
+                req, (unsigned)r, fn);
+        fn = rt_func_name(RT_FN_Win_fence);
+    }
+    fprintf(f, "%u,0,enter,%s,,,,,,,,\n", (unsigned)r, fn);
+    if (cc->fn == RT_FN_Win_fence || cc->fn == RT_FN_Put) {
+        fprintf(f, "%u,0,rma_coll_begin,%s,,,,,,,,\n%u,0,rma_coll_end,%s,0,,,,,,,barrier\n",
+                (unsigned)r, fn, (unsigned)r, fn);
+    } else {
+        uint64_t b = traced_bytes(cc->fn, n, p), rb = cc->fn == RT_FN_Allgather ? n * p : b;
+        int bcast = cc->op == RT_COLL_BCAST, rooted = bcast || cc->op == RT_COLL_REDUCE;
+        fprintf(f, "%u,0,coll_begin,%s,,,,,,,,\n%u,0,coll_end,%s,0,%s,,%llu,%llu,,,%s\n",
+                (unsigned)r, fn, (unsigned)r, fn, rooted ? "0" : "",
+                (unsigned long long)(bcast && r ? 0 : b),
+                (unsigned long long)((bcast && !r) || (cc->op == RT_COLL_REDUCE && r) ? 0 : rb),
+                rt_event_op_name(RT_EV_COLL_END, cc->op));
+    }
+    fprintf(f, "%u,0,leave,%s,,,,,,,,\n", (unsigned)r, fn);
+}
+
+/* The engine's time of k back-to-back calls of cc on every rank (Put: k epochs after an
+ * opening fence), under m without call costs but Win_fence's for Put: a trace written to a
+ * temporary file and replayed. 0 when the replay could not run (*failed set). */
+static uint64_t engine_run(const rt_calib_call *cc, uint64_t n, unsigned k, const rt_net_model *m,
+                           const uint32_t *node, const uint32_t *module, uint32_t p, int *failed)
 {
     const char *dir = getenv("TMPDIR");
     char path[512];
@@ -208,28 +241,15 @@ static uint64_t engine_time(const rt_calib_call *cc, uint64_t n, const rt_net_mo
         *failed = 1;
         return 0;
     }
-    const char *fn = rt_func_name(cc->fn);
-    int fence = cc->fn == RT_FN_Win_fence;
-    fprintf(f, "ranks,%u\n%s", (unsigned)p, fence ? "win,0,0\n" : "");
-    uint64_t b = traced_bytes(cc->fn, n, p), rb = cc->fn == RT_FN_Allgather ? n * p : b;
-    int rooted = cc->op == RT_COLL_BCAST || cc->op == RT_COLL_REDUCE;
-    for (uint32_t r = 0; r < p; r++)
-        for (unsigned k = 0; k < CALLS_ENGINE_K; k++) {
-            fprintf(f, "%u,0,enter,%s,,,,,,,,\n", (unsigned)r, fn);
-            if (fence)
-                fprintf(f, "%u,0,rma_coll_begin,%s,,,,,,,,\n%u,0,rma_coll_end,%s,0,,,,,,,barrier\n",
-                        (unsigned)r, fn, (unsigned)r, fn);
-            else
-                fprintf(f, "%u,0,coll_begin,%s,,,,,,,,\n%u,0,coll_end,%s,0,%s,,%llu,%llu,,,%s\n",
-                        (unsigned)r, fn, (unsigned)r, fn, rooted ? "0" : "",
-                        (unsigned long long)(cc->op == RT_COLL_BCAST && r ? 0 : b),
-                        (unsigned long long)((cc->op == RT_COLL_BCAST && !r) ||
-                                                     (cc->op == RT_COLL_REDUCE && r)
-                                                 ? 0
-                                                 : rb),
-                        rt_event_op_name(RT_EV_COLL_END, cc->op));
-            fprintf(f, "%u,0,leave,%s,,,,,,,,\n", (unsigned)r, fn);
-        }
+    int rma = cc->fn == RT_FN_Win_fence || cc->fn == RT_FN_Put;
+    fprintf(f, "ranks,%u\n%s", (unsigned)p, rma ? "win,0,0\n" : "");
+    const rt_calib_call fence = {.fn = RT_FN_Win_fence};
+    for (uint32_t r = 0; r < p; r++) {
+        if (cc->fn == RT_FN_Put)
+            engine_call(f, &fence, r, p, 0, 0);
+        for (unsigned i = 0; i < k; i++)
+            engine_call(f, cc, r, p, n, i + 1);
+    }
     int bad = fclose(f) != 0;
     rt_reader *rd = NULL;
     rt_sim_trace *t = NULL;
@@ -240,11 +260,13 @@ static uint64_t engine_time(const rt_calib_call *cc, uint64_t n, const rt_net_mo
         rt_sim_config_default(&cfg);
         cfg.model = *m;
         memset(cfg.model.call, 0, sizeof cfg.model.call);
+        if (cc->fn == RT_FN_Put)
+            cfg.model.call[RT_FN_Win_fence] = m->call[RT_FN_Win_fence];
         cfg.node = node;
         cfg.module = module;
         rt_sim_result res;
         if (rt_sim_run(t, &cfg, &res, &err) == 0 && res.completed)
-            per = res.time_ps / CALLS_ENGINE_K;
+            per = res.time_ps;
         else
             bad = 1;
         rt_sim_result_free(&res);
@@ -260,6 +282,18 @@ static uint64_t engine_time(const rt_calib_call *cc, uint64_t n, const rt_net_mo
     return per;
 }
 
+/* The engine's time per call of CALLS_ENGINE_K back-to-back calls (for Put: per epoch, the
+ * opening fence left out by taking the difference of two loop lengths). */
+static uint64_t engine_time(const rt_calib_call *cc, uint64_t n, const rt_net_model *m,
+                            const uint32_t *node, const uint32_t *module, uint32_t p, int *failed)
+{
+    uint64_t t = engine_run(cc, n, CALLS_ENGINE_K, m, node, module, p, failed);
+    if (cc->fn != RT_FN_Put)
+        return t / CALLS_ENGINE_K;
+    uint64_t t2 = engine_run(cc, n, 2 * CALLS_ENGINE_K, m, node, module, p, failed);
+    return t2 > t ? (t2 - t) / CALLS_ENGINE_K : 0;
+}
+
 void calib_calls_fit(rt_calib_result *res, rt_net_model *m, const uint32_t *node,
                      const uint32_t *module)
 {
@@ -268,7 +302,7 @@ void calib_calls_fit(rt_calib_result *res, rt_net_model *m, const uint32_t *node
         double r[2] = {0, 0};
         for (unsigned s = 0; s < cc->npts; s++) {
             cc->engine_ps[s] =
-                cc->fn == RT_FN_Isend || cc->fn == RT_FN_Irecv || cc->fn == RT_FN_Put
+                cc->fn == RT_FN_Isend || cc->fn == RT_FN_Irecv
                     ? 0
                     : engine_time(cc, cc->size[s], m, node, module, 2, &res->calls_engine_failed);
             r[s] = (double)cc->measured_ps[s] - (double)cc->engine_ps[s];

@@ -175,10 +175,12 @@ int rt_calib_write(const rt_calib_result *res, const rt_net_model *m, FILE *out)
         add(cn,
             "CPU time of a call beyond its messages, fixed + n / rate (n: the call's bytes), "
             "measured by ranks 0 and 1 alone (%s):\n"
-            "  Isend, Irecv, Put: rank 0's time of one call (an Isend to a posted receive, a Put "
-            "in a fence epoch), median of 32, best batch;\n"
+            "  Isend, Irecv: rank 0's time of one call (an Isend to a posted receive), median of "
+            "32, best batch;\n"
             "  collectives and Win_fence: rank 0's time per call of 32 back-to-back calls, best "
             "batch, less the engine's time for the same calls;\n"
+            "  Put: the same for epochs of a Put to the next rank and a fence, the engine with "
+            "Win_fence's cost;\n"
             "  two sizes give the fixed part and the rate (one size, or no growth: fixed only)",
             rt_contype_name(res->calls_ct));
         if (res->calls_engine_failed)

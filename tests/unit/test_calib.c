@@ -365,7 +365,8 @@ static void test_write_result(void **state)
 /* The CPU costs of calls: measured minus what the engine charges, a fixed part and a rate
  * through two sizes. A local call (Isend) costs its measured time; a collective what is
  * left after the engine's time for the same calls (found by a first fit with nothing
- * measured); a negative difference is no cost; the large-count forms follow. */
+ * measured); a Put what is left of a Put-and-fence epoch after the engine's time for it with
+ * the fence's cost; a negative difference is no cost; the large-count forms follow. */
 static void test_fit_calls(void **state)
 {
     (void)state;
@@ -380,7 +381,10 @@ static void test_fit_calls(void **state)
     *ar = (rt_calib_call){.fn = RT_FN_Allreduce, .op = RT_COLL_ALLREDUCE, .npts = 2,
                           .size = {8, 65536}};
     *bc = (rt_calib_call){.fn = RT_FN_Bcast, .op = RT_COLL_BCAST, .npts = 2, .size = {8, 65536}};
-    res.ncalls = 3;
+    rt_calib_call *fence = &res.calls[3], *put = &res.calls[4];
+    *fence = (rt_calib_call){.fn = RT_FN_Win_fence, .npts = 1};
+    *put = (rt_calib_call){.fn = RT_FN_Put, .npts = 2, .size = {8, 4096}};
+    res.ncalls = 5;
     rt_net_model m;
     model(&m);
     uint32_t node[2] = {0, 0}, module[2] = {0, 0};
@@ -391,6 +395,10 @@ static void test_fit_calls(void **state)
     assert_int_equal(isend->engine_ps[0], 0);
     assert_true(ar->engine_ps[0] > 0 && ar->engine_ps[1] > ar->engine_ps[0]);
     assert_int_equal(ar->cost.fixed_ps, 0); /* nothing measured: no cost */
+    assert_true(fence->engine_ps[0] > 0);
+    assert_true(put->engine_ps[0] > fence->engine_ps[0] && put->engine_ps[1] > put->engine_ps[0]);
+    uint64_t put_engine[2] = {put->engine_ps[0], put->engine_ps[1]};
+    fence->measured_ps[0] = fence->engine_ps[0] + US; /* a fence costs 1 us */
     /* allreduce: the engine's time plus 300 ns + n / 5 GB/s */
     for (unsigned s = 0; s < 2; s++)
         ar->measured_ps[s] = ar->engine_ps[s] + 300 * NS + ar->size[s] * 200;
@@ -404,6 +412,19 @@ static void test_fit_calls(void **state)
     assert_int_equal(m.call[RT_FN_Allreduce_c].bandwidth, 5000000000);
     assert_int_equal(bc->cost.fixed_ps + bc->cost.bandwidth, 0);
     assert_int_equal(m.call[RT_FN_Bcast].fixed_ps, 0);
+    assert_int_equal(fence->cost.fixed_ps, US);
+    /* the engine's epoch now has the fence's cost (part of it overlaps the transfer) */
+    for (unsigned s = 0; s < 2; s++) {
+        assert_true(put->engine_ps[s] > put_engine[s] && put->engine_ps[s] <= put_engine[s] + US);
+        put_engine[s] = put->engine_ps[s];
+        /* an epoch 200 ns + n / 4 GB/s over that */
+        put->measured_ps[s] = put->engine_ps[s] + 200 * NS + put->size[s] * 250;
+    }
+    calib_calls_fit(&res, &m, node, module);
+    for (unsigned s = 0; s < 2; s++) /* without the Put's own cost */
+        assert_int_equal(put->engine_ps[s], put_engine[s]);
+    assert_int_equal(put->cost.fixed_ps, 200 * NS);
+    assert_int_equal(put->cost.bandwidth, 4000000000);
 }
 
 int main(void)
