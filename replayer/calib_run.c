@@ -300,14 +300,8 @@ int rt_calib_run(MPI_Comm comm, const rt_calib_opts *o, rt_net_model *model, rt_
     } else if (!ok && rc == 0) {
         rt_err_set(&local, RT_E_NOMEM, "out of memory for the placement of %d ranks", p);
     }
-    if ((rc = first_failure(c, ok, &local, err)) < 0) {
-        free_bufs(&bufs);
-        free(both);
-        free(node);
-        free(module);
-        MPI_Comm_free(&c);
-        return rc;
-    }
+    if ((rc = first_failure(c, ok, &local, err)) < 0)
+        goto out;
     MPI_Allgather(mine, 2, MPI_UINT32_T, both, 2, MPI_UINT32_T, c);
     MPI_Allreduce(&how, &how_all, 1, MPI_UNSIGNED, MPI_BOR, c);
     for (int i = 0; i < p; i++) {
@@ -375,6 +369,7 @@ int rt_calib_run(MPI_Comm comm, const rt_calib_opts *o, rt_net_model *model, rt_
     }
     rc = share_outcome(c, rc, err);
     res->seconds = MPI_Wtime() - start;
+out:
     free_bufs(&bufs);
     free(both);
     free(node);

@@ -30,8 +30,12 @@ int sim_share_init(sim *s)
     /* (node << 32 | rank), sorted: each node's ranks together, in rank order. Node ids are
      * whatever the trace or the mapping says, so they are grouped by sorting. */
     uint64_t *v = malloc((size_t)n * sizeof *v);
-    if (!v)
+    s->share = calloc(n, sizeof *s->share);
+    if (!v || !s->share) {
+        free(v);
+        sim_share_free(s);
         return sim_fail(s, RT_E_NOMEM, "out of memory (time sharing, %u ranks)", (unsigned)n);
+    }
     for (uint32_t r = 0; r < n; r++)
         v[r] = (uint64_t)s->node[r] << 32 | r;
     qsort(v, n, sizeof *v, by_node);
@@ -40,26 +44,10 @@ int sim_share_init(sim *s)
         for (j = i + 1; j < n && v[j] >> 32 == v[i] >> 32;)
             j++;
         uint32_t on_node = j - i;
-        if (on_node > most)
-            most = on_node;
-        if (on_node > cores)
-            shared_nodes++;
-    }
-    if (!shared_nodes) {
-        free(v);
-        return 0;
-    }
-    s->share = calloc(n, sizeof *s->share);
-    if (!s->share) {
-        free(v);
-        return sim_fail(s, RT_E_NOMEM, "out of memory (time sharing, %u ranks)", (unsigned)n);
-    }
-    for (uint32_t i = 0, j; i < n; i = j) {
-        for (j = i + 1; j < n && v[j] >> 32 == v[i] >> 32;)
-            j++;
-        uint32_t on_node = j - i;
+        most = on_node > most ? on_node : most;
         if (on_node <= cores)
             continue; /* turns 0: runs all the time */
+        shared_nodes++;
         for (uint32_t k = 0; k < on_node; k++) {
             sim_share_turn *st = &s->share[(uint32_t)v[i + k]];
             uint32_t core = k % cores;
@@ -68,6 +56,10 @@ int sim_share_init(sim *s)
         }
     }
     free(v);
+    if (!shared_nodes) {
+        sim_share_free(s);
+        return 0;
+    }
     s->slice = s->cfg->model.timeslice_ps;
     char q[32];
     rt_net_format_time(s->slice, q, sizeof q);
