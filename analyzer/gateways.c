@@ -263,7 +263,7 @@ static int build_tables(gw_pass *g, const char *level)
             if (i && g->o->label[i - 1])
                 snprintf(name, sizeof name, "%s", g->o->label[i - 1]);
             else
-                rt_an_algs_name(i ? g->o->choice[i - 1] : g->o->level.alg, name, sizeof name);
+                rt_coll_algs_name(i ? g->o->choice[i - 1] : g->o->level.alg, name, sizeof name);
             const counts *c = &g->alt[i], *base = &g->alt[0];
             if ((rc = rt_table_row(t)) || (rc = rt_table_cell(t, "%s", name)) ||
                 (rc = rt_table_cell_u64(t, c->gw_msgs)) || (rc = rt_table_cell_u64(t, c->gw_bytes)) ||

@@ -16,17 +16,17 @@ int rt_an_run(const char *path, const rt_an_pass *pass, char **truncated, rt_err
         rt_reader_close(r);
         return rc;
     }
-    rt_an_progress prog;
-    rt_an_progress_begin(&prog, r);
+    rt_progress prog;
+    rt_progress_begin(&prog, r);
     rt_event ev;
     while ((rc = rt_reader_next(r, &ev, err)) > 0) {
         if ((rc = pass->event(pass->ctx, &ev)) < 0) {
             rc = rt_err_set(err, -rc, "%s: %s", path, rt_strerror(rc));
             break;
         }
-        rt_an_progress_tick(&prog);
+        rt_progress_tick(&prog);
     }
-    rt_an_progress_end(&prog);
+    rt_progress_end(&prog);
     if (rc == 0 && rt_reader_truncated(r) && !(*truncated = strdup(rt_reader_truncated(r))))
         rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
     if (rc == 0 && pass->finish && (rc = pass->finish(pass->ctx, err)) < 0)
@@ -47,12 +47,4 @@ void rt_an_size_label(uint64_t v, char *buf, size_t len)
         snprintf(buf, len, "%" PRIu64, v);
     else
         snprintf(buf, len, "%" PRIu64 "%c", v, units[u]);
-}
-
-void rt_an_report_free(rt_an_report *r)
-{
-    rt_tables_free(&r->tables);
-    rt_table_free(r->plot);
-    free(r->truncated);
-    memset(r, 0, sizeof *r);
 }

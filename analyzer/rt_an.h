@@ -17,60 +17,9 @@
 #include "rt_error.h"
 #include "rt_event.h"
 #include "rt_hist.h"
+#include "rt_net.h"
+#include "rt_report.h"
 #include "rt_trace.h"
-
-/* ---- tables ------------------------------------------------------------------------------- */
-
-typedef struct rt_table rt_table;
-
-/* name: a short identifier (CSV file suffix, e.g. "matrix"); title: the heading printed
- * above the text form (may be NULL); columns: header names; align: one 'l' or 'r' per column. */
-rt_table *rt_table_new(const char *name, const char *title, unsigned ncols,
-                       const char *const *columns, const char *align);
-void rt_table_free(rt_table *t);
-/* Starts a row; its cells follow one by one, left to right. 0 or -RT_E_NOMEM. */
-int rt_table_row(rt_table *t);
-int rt_table_cell(rt_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int rt_table_cell_u64(rt_table *t, uint64_t v);
-unsigned rt_table_nrows(const rt_table *t);
-unsigned rt_table_ncols(const rt_table *t);
-const char *rt_table_name(const rt_table *t);
-const char *rt_table_get(const rt_table *t, unsigned row, unsigned col);
-const char *rt_table_column(const rt_table *t, unsigned col);
-/* Aligned text: the title, the header, the rows; columns two spaces apart. */
-int rt_table_write_text(const rt_table *t, FILE *out);
-/* RFC 4180 CSV through libcsv: the header, then the rows. */
-int rt_table_write_csv(const rt_table *t, FILE *out);
-
-/* A list of tables a pass produces, in print order. */
-typedef struct rt_tables {
-    rt_table **t;
-    unsigned n;
-} rt_tables;
-
-int rt_tables_add(rt_tables *ts, rt_table *t); /* takes t (frees it on failure) */
-void rt_tables_free(rt_tables *ts);
-/* Writes the tables as CSV: the first to path, the others to path with "-NAME" put before
- * its extension (gw.csv, gw-matrix.csv, ...). Reports the path in err on failure. */
-int rt_tables_write_csv(const rt_tables *ts, const char *path, rt_err *err);
-/* The CSV path of table i (for messages and tests). */
-void rt_tables_csv_path(const rt_tables *ts, unsigned i, const char *path, char *buf,
-                        size_t len);
-
-/* ---- plots (gnuplot) ------------------------------------------------------------------------ */
-
-typedef enum rt_plot_kind {
-    RT_PLOT_BARS,    /* column 0: labels, column 1: values (log2 bins of a histogram) */
-    RT_PLOT_HEATMAP, /* column 0: row labels, columns 1..: values (a square matrix) */
-    RT_PLOT_LINES    /* column 0: x (log2 scale), columns 1..: one line each */
-} rt_plot_kind;
-
-/* Draws table t with gnuplot into path (.svg or .png decides the terminal). The gnuplot
- * program is $RETRACE_GNUPLOT, else "gnuplot". xlabel/ylabel may be NULL. */
-int rt_plot(const rt_table *t, rt_plot_kind kind, const char *title, const char *xlabel,
-            const char *ylabel, const char *path, rt_err *err);
-/* 0 when path ends in .svg or .png (any case), else -RT_E_INVAL with the reason. */
-int rt_plot_check_path(const char *path, rt_err *err);
 
 /* ---- the messages of a trace ------------------------------------------------------------------ */
 
@@ -108,14 +57,6 @@ typedef struct rt_an_level {
 
 /* Call level, point-to-point only, MPICH's selection for wire level. */
 void rt_an_level_default(rt_an_level *l);
-/*
- * Parses an algorithm choice "OP=ALG[,OP=ALG...]" into alg (which keeps its other entries).
- * OP is a collective op name ("allreduce") or "all" (every op the algorithm exists for).
- * Returns 0 or -RT_E_INVAL with the reason in err.
- */
-int rt_an_parse_algs(const char *spec, uint8_t alg[RT_COLL_COUNT], rt_err *err);
-/* "bcast=msa,reduce=msa" for the entries that differ from mpich ("mpich" when none). */
-void rt_an_algs_name(const uint8_t alg[RT_COLL_COUNT], char *buf, size_t len);
 
 /* Messages out of events, one event at a time. */
 typedef struct rt_an_msgs rt_an_msgs;
@@ -139,29 +80,6 @@ void rt_an_notes_print(const rt_an_notes *n, const char *level, FILE *out);
 /* Connection type between two world ranks from the definitions' nodes and modules. */
 unsigned rt_an_contype(const rt_defs *defs, uint32_t a, uint32_t b);
 
-/* ---- progress --------------------------------------------------------------------------------- */
-
-/* A progress bar on stderr, shown only when stderr is a terminal and the pass has run for
- * more than a second. Call rt_an_progress_tick every event (cheap), rt_an_progress_end at
- * the end. */
-typedef struct rt_an_progress {
-    const rt_reader *r;
-    uint64_t events, next_check;
-    double start;
-    int shown, tty;
-} rt_an_progress;
-
-void rt_an_progress_begin(rt_an_progress *p, const rt_reader *r);
-void rt_an_progress_update(rt_an_progress *p);
-static inline void rt_an_progress_tick(rt_an_progress *p)
-{
-    if (++p->events >= p->next_check)
-        rt_an_progress_update(p);
-}
-void rt_an_progress_end(rt_an_progress *p);
-
-#endif /* RT_AN_H */
-
 /* ---- passes ------------------------------------------------------------------------------------ */
 
 /* One streaming pass: opens path, calls setup once with the definitions, then fn for every
@@ -178,15 +96,6 @@ int rt_an_run(const char *path, const rt_an_pass *pass, char **truncated, rt_err
 /* "4K", "64M", "100" (exact binary multiples get a suffix), for labels. */
 void rt_an_size_label(uint64_t v, char *buf, size_t len);
 
-/* What every analysis hands back: its tables, the table its plot draws (NULL: no plot),
- * and the reader's note when the trace was cut short. Free with rt_an_report_free, also
- * after a failure. */
-typedef struct rt_an_report {
-    rt_tables tables;
-    rt_table *plot;
-    char *truncated;
-} rt_an_report;
-void rt_an_report_free(rt_an_report *r);
 
 /* ---- hist ---------------------------------------------------------------------------------------- */
 
@@ -201,7 +110,7 @@ typedef struct rt_an_hist_result {
     rt_an_notes notes;
     /* tables: "histogram" (bin, freq[, per rank or per call columns]); plot: the bins with
      * size labels, for RT_PLOT_BARS */
-    rt_an_report report;
+    rt_report report;
 } rt_an_hist_result;
 
 int rt_an_hist(const char *path, const rt_an_hist_opts *o, rt_an_hist_result *res, rt_err *err);
@@ -222,7 +131,7 @@ typedef struct rt_an_gw_result {
     rt_an_notes notes;
     /* tables: summary, matrix_bytes, matrix_messages, calls, ops, comms[, compare]; plot: the
      * module x module bytes, for RT_PLOT_HEATMAP */
-    rt_an_report report;
+    rt_report report;
 } rt_an_gw_result;
 
 int rt_an_gateways(const char *path, const rt_an_gw_opts *o, rt_an_gw_result *res, rt_err *err);
@@ -232,14 +141,12 @@ int rt_an_gateways(const char *path, const rt_an_gw_opts *o, rt_an_gw_result *re
 typedef struct rt_an_profile_result {
     /* tables: ranks, functions, function_rank, matrix_* or pairs, comms, imbalance; plot: rank
      * x rank bytes (up to 1024 ranks), for RT_PLOT_HEATMAP */
-    rt_an_report report;
+    rt_report report;
 } rt_an_profile_result;
 
 int rt_an_profile(const char *path, rt_an_profile_result *res, rt_err *err);
 
 /* ---- pipeline ------------------------------------------------------------------------------------ */
-
-#include "rt_net.h"
 
 typedef struct rt_an_pipe_opts {
     rt_net_model model;
@@ -252,8 +159,10 @@ typedef struct rt_an_pipe_result {
     uint64_t saving_ps; /* sum over the chains that gain */
     /* tables: summary, chains, gateway; plot: saving against block size of the best chains,
      * for RT_PLOT_LINES (NULL when no chain gains) */
-    rt_an_report report;
+    rt_report report;
 } rt_an_pipe_result;
 
 int rt_an_pipeline(const char *path, const rt_an_pipe_opts *o, rt_an_pipe_result *res,
                    rt_err *err);
+
+#endif /* RT_AN_H */

@@ -72,7 +72,7 @@ int cli_level_finish(const cli_command *cmd, rt_an_level *l, const char *level,
                                    "wire uses", cmd->name, coll_spec);
         l->level = RT_AN_WIRE;
         rt_err err;
-        if (rt_an_parse_algs(coll_spec, l->alg, &err))
+        if (rt_coll_parse_algs(coll_spec, l->alg, &err))
             return cli_usage_error(cmd, "%s: %s", cmd->name, err.msg);
     }
     return CLI_OK;

@@ -66,7 +66,7 @@ typedef struct cli_plot {
 } cli_plot;
 /* The report's tables as text on stdout, a blank line between them (unless text is 0), then
  * the CSV files and the plot when asked for. */
-int cli_out_report(const cli_out *o, const rt_an_report *r, int text, const cli_plot *p);
+int cli_out_report(const cli_out *o, const rt_report *r, int text, const cli_plot *p);
 /* --level and --coll (cli/args.c): a choice of algorithms implies the wire level. */
 int cli_level_finish(const cli_command *cmd, rt_an_level *l, const char *level,
                      const char *coll_spec);

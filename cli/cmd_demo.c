@@ -132,7 +132,7 @@ static int demo_analyses(const char *dir, const char *example)
     if (!rc && rt_plot(hr.report.plot, RT_PLOT_BARS, "Messages by size (wire level)",
                        "message size (bytes, upper bin limit)", "messages", hist_svg, &err))
         rc = -1;
-    rt_an_report_free(&hr.report);
+    rt_report_free(&hr.report);
     if (rc)
         return cli_error("%s", err.msg);
 
@@ -151,7 +151,7 @@ static int demo_analyses(const char *dir, const char *example)
            "      --coll all=msa): the summary, the module x module bytes, and what MSA-aware\n"
            "      collectives would save\n\n", example);
     if (rt_an_gateways(example, &go, &gr, &err)) {
-        rt_an_report_free(&gr.report);
+        rt_report_free(&gr.report);
         return cli_error("%s", err.msg);
     }
     for (unsigned i = 0; i < gr.report.tables.n; i++) {
@@ -163,7 +163,7 @@ static int demo_analyses(const char *dir, const char *example)
     }
     rc = rt_plot(gr.report.plot, RT_PLOT_HEATMAP, "Bytes from module (rows) to module (columns)",
                  "to module", "from module", gw_svg, &err);
-    rt_an_report_free(&gr.report);
+    rt_report_free(&gr.report);
     if (rc)
         return cli_error("%s", err.msg);
     printf("Plots (gnuplot): %s (the histogram), %s (the module matrix)\n", hist_svg, gw_svg);

@@ -80,7 +80,7 @@ static int gateways_run(int argc, char **argv)
     rt_an_gw_result res;
     rt_err err;
     if (rt_an_gateways(path, &o, &res, &err)) {
-        rt_an_report_free(&res.report);
+        rt_report_free(&res.report);
         return cli_error("%s", err.msg);
     }
     static const cli_plot plot = {RT_PLOT_HEATMAP, "Bytes from module (rows) to module (columns)",
@@ -89,7 +89,7 @@ static int gateways_run(int argc, char **argv)
     fflush(stdout);
     rt_an_notes_print(&res.notes, o.level.level == RT_AN_WIRE ? "wire" : "call", stderr);
     cli_out_truncated(res.report.truncated);
-    rt_an_report_free(&res.report);
+    rt_report_free(&res.report);
     return rc;
 }
 

@@ -107,7 +107,7 @@ static int hist_run(int argc, char **argv)
 
     rt_an_hist_result res;
     if (rt_an_hist(path, &o, &res, &err)) {
-        rt_an_report_free(&res.report);
+        rt_report_free(&res.report);
         return cli_error("%s", err.msg);
     }
     /* psmpi's report, unless columns were asked for: then the table. */
@@ -125,7 +125,7 @@ static int hist_run(int argc, char **argv)
     fflush(stdout);
     rt_an_notes_print(&res.notes, o.level.level == RT_AN_WIRE ? "wire" : "call", stderr);
     cli_out_truncated(res.report.truncated);
-    rt_an_report_free(&res.report);
+    rt_report_free(&res.report);
     return rc;
 }
 

@@ -75,7 +75,7 @@ static int pipeline_run(int argc, char **argv)
         o.min_bytes = 2; /* a message must split into two blocks at least */
     rt_an_pipe_result res;
     if (rt_an_pipeline(path, &o, &res, &err)) {
-        rt_an_report_free(&res.report);
+        rt_report_free(&res.report);
         return cli_error("%s", err.msg);
     }
     static const cli_plot plot = {RT_PLOT_LINES, "Saving from pipelining against block size",
@@ -84,7 +84,7 @@ static int pipeline_run(int argc, char **argv)
     int rc = cli_out_report(&out, &res.report, 1, &plot);
     fflush(stdout);
     cli_out_truncated(res.report.truncated);
-    rt_an_report_free(&res.report);
+    rt_report_free(&res.report);
     return rc;
 }
 

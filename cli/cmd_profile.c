@@ -42,7 +42,7 @@ static int profile_run(int argc, char **argv)
     rt_an_profile_result res;
     rt_err err;
     if (rt_an_profile(path, &res, &err)) {
-        rt_an_report_free(&res.report);
+        rt_report_free(&res.report);
         return cli_error("%s", err.msg);
     }
     static const cli_plot plot = {RT_PLOT_HEATMAP,
@@ -52,7 +52,7 @@ static int profile_run(int argc, char **argv)
     int rc = cli_out_report(&out, &res.report, 1, &plot);
     fflush(stdout);
     cli_out_truncated(res.report.truncated);
-    rt_an_report_free(&res.report);
+    rt_report_free(&res.report);
     return rc;
 }
 

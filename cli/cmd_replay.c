@@ -147,7 +147,7 @@ static int setup(const replay_conf *c, const rt_sim_trace *t, replay_setup *su)
     rt_sim_config_default(&su->cfg);
     if (c->model && rt_net_model_load(&su->cfg.model, c->model, &err) < 0)
         return cli_error("%s", err.msg);
-    if (c->coll && rt_an_parse_algs(c->coll, su->cfg.alg, &err) < 0)
+    if (c->coll && rt_coll_parse_algs(c->coll, su->cfg.alg, &err) < 0)
         return cli_error("--coll %s: %s", c->coll, err.msg);
     if (c->eager) {
         uint64_t e;
@@ -469,7 +469,7 @@ static int replay_run(int argc, char **argv)
                 (unsigned long long)rt_sim_trace_events(t), now_s() - t0);
     if (rc == CLI_OK)
         replay_print_notes(NULL, rt_sim_trace_notes(t));
-    rt_an_report rep;
+    rt_report rep;
     memset(&rep, 0, sizeof rep);
     rt_table *cmp = NULL;
     if (rc == CLI_OK && nalts) {
@@ -511,7 +511,7 @@ static int replay_run(int argc, char **argv)
                         (unsigned long long)res.sim_events, (unsigned long long)res.messages,
                         (unsigned long long)res.fast_colls, cpu);
             char coll[256];
-            rt_an_algs_name(su.cfg.alg, coll, sizeof coll);
+            rt_coll_algs_name(su.cfg.alg, coll, sizeof coll);
             if (i == 0)
                 base_ps = res.time_ps;
             if (!nalts) {
@@ -538,7 +538,7 @@ static int replay_run(int argc, char **argv)
         rc = cli_out_report(&out, &rep, 1, &plot);
     }
     rep.plot = NULL; /* the compare table, owned by rep.tables */
-    rt_an_report_free(&rep);
+    rt_report_free(&rep);
     for (unsigned i = 0; i < nalts; i++)
         free(texts[i]);
     rt_sim_trace_free(t);

@@ -348,7 +348,7 @@ static int make_confs(mpi_opts *o, replay_conf *confs, char **texts, uint8_t (*a
         rt_err err;
         for (unsigned op = 0; op < RT_COLL_COUNT; op++)
             alg[i][op] = RT_ALG_MPICH;
-        if (confs[i].coll && rt_an_parse_algs(confs[i].coll, alg[i], &err) < 0)
+        if (confs[i].coll && rt_coll_parse_algs(confs[i].coll, alg[i], &err) < 0)
             return fail("--coll %s: %s", confs[i].coll, err.msg);
         rt_net_model model;
         rt_net_model_default(&model);
@@ -411,7 +411,7 @@ static int run_conf(const mpi_opts *o, const replay_conf *c, const uint8_t *alg,
         if (k != o->repeat / 2)
             rt_mpirun_result_free(&runs[k]);
     free(runs);
-    rt_an_algs_name(alg, oc->coll, sizeof oc->coll);
+    rt_coll_algs_name(alg, oc->coll, sizeof oc->coll);
     oc->label = c->label;
     if (world_rank != 0)
         return 0;
@@ -434,7 +434,7 @@ static int run_conf(const mpi_opts *o, const replay_conf *c, const uint8_t *alg,
 static int report(const mpi_opts *o, const machine *mc, const placement *pl, rt_mpirun *m,
                   const rt_sim_trace *t, outcome *oc, unsigned n, const replay_conf *confs)
 {
-    rt_an_report rep;
+    rt_report rep;
     memset(&rep, 0, sizeof rep);
     int rc = CLI_OK;
     if (!o->nalts) {
@@ -472,7 +472,7 @@ static int report(const mpi_opts *o, const machine *mc, const placement *pl, rt_
         rc = cli_out_report(&o->out, &rep, 1, &plot);
     }
     rep.plot = NULL;
-    rt_an_report_free(&rep);
+    rt_report_free(&rep);
     return rc;
 }
 

@@ -20,7 +20,7 @@ int cli_out_option(cli_args *a, cli_out *o)
     return k;
 }
 
-int cli_out_report(const cli_out *o, const rt_an_report *r, int text, const cli_plot *p)
+int cli_out_report(const cli_out *o, const rt_report *r, int text, const cli_plot *p)
 {
     for (unsigned i = 0; text && i < r->tables.n; i++) {
         if (i)

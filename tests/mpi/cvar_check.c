@@ -1,5 +1,5 @@
 /*
- * Checks retrace's reading of MPICH's collective algorithm variables (replayer/mpi_cvar.c)
+ * Checks retrace's reading of MPICH's collective algorithm variables (replayer/mpi/mpi_cvar.c)
  * against MPICH itself (tests/mpi/cvar_check.sh):
  *   cvar_check list        every algorithm retrace forces: "VARIABLE NAME VALUE", VALUE being
  *                          what retrace writes for NAME

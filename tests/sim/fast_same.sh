@@ -1,5 +1,5 @@
 #!/bin/sh
-# sim.fast_same: the collective fast path (replayer/sim_fast.c) changes no result. Every
+# sim.fast_same: the collective fast path (replayer/sim/sim_fast.c) changes no result. Every
 # replay below runs twice:
 #  - with RETRACE_CHECK_FAST=1, retrace replays each configuration a second time without the
 #    fast path and fails unless completion, total, per-rank end, MPI and compute times (in

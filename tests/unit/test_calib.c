@@ -1,5 +1,5 @@
 /*
- * Unit tests of the calibration's fit and outputs (replayer/calib_fit.c, calib_out.c): the
+ * Unit tests of the calibration's fit and outputs (replayer/calib/calib_fit.c, calib_out.c): the
  * one-way time the fit matches is the one the engine charges (checked by replaying
  * ping-pong traces), curves made by the model give its parameters back, and the model
  * file written with comments loads back to the same model.

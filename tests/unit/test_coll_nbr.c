@@ -1,5 +1,5 @@
 /*
- * Unit tests of the neighbourhood collectives' schedules (replayer/coll_neighbor.c): the
+ * Unit tests of the neighbourhood collectives' schedules (replayer/coll/coll_neighbor.c): the
  * exact steps of one rank on small Cartesian grids and graphs, and for whole worlds
  * (Cartesian grids with periodic dimensions of size 1 and 2, non-periodic borders, a
  * multigraph with self loops) that every send has its receive with the same bytes, in the

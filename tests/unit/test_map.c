@@ -1,4 +1,4 @@
-/* Unit tests for rank placement (replayer/rt_map.h): the spec as text, machine shapes, every
+/* Unit tests for rank placement (replayer/map/rt_map.h): the spec as text, machine shapes, every
  * placement on small cases with hand-computed results, every error message, and auto on a
  * million ranks. */
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* Unit tests for the network model (replayer/rt_net.h): defaults, the model file, units,
+/* Unit tests for the network model (replayer/net/rt_net.h): defaults, the model file, units,
  * exact picosecond arithmetic, the gateway pipeline and every error message. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,11 +1,9 @@
-/* Algorithm choices ("allreduce=ring,bcast=msa") and the progress bar. */
+/* Algorithm choices as text: "allreduce=ring,bcast=msa" (rt_coll.h). */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "rt_an.h"
+#include "rt__coll.h"
+
 
 /* Collective op names are those of the event model (COLL_END's op field). */
 static int coll_op_lookup(const char *name, size_t len)
@@ -23,7 +21,7 @@ static const char *coll_op_name(unsigned op)
     return rt_event_op_name(RT_EV_COLL_END, op);
 }
 
-int rt_an_parse_algs(const char *spec, uint8_t alg[RT_COLL_COUNT], rt_err *err)
+int rt_coll_parse_algs(const char *spec, uint8_t alg[RT_COLL_COUNT], rt_err *err)
 {
     uint8_t out[RT_COLL_COUNT];
     memcpy(out, alg, sizeof out);
@@ -75,7 +73,7 @@ int rt_an_parse_algs(const char *spec, uint8_t alg[RT_COLL_COUNT], rt_err *err)
     return 0;
 }
 
-void rt_an_algs_name(const uint8_t alg[RT_COLL_COUNT], char *buf, size_t len)
+void rt_coll_algs_name(const uint8_t alg[RT_COLL_COUNT], char *buf, size_t len)
 {
     size_t n = 0;
     buf[0] = 0;
@@ -87,52 +85,3 @@ void rt_an_algs_name(const uint8_t alg[RT_COLL_COUNT], char *buf, size_t len)
         snprintf(buf, len, "mpich");
 }
 
-/* ---- progress ------------------------------------------------------------------------------ */
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-#define PROGRESS_EVERY 262144u /* events between clock reads */
-
-void rt_an_progress_begin(rt_an_progress *p, const rt_reader *r)
-{
-    memset(p, 0, sizeof *p);
-    p->r = r;
-    p->tty = isatty(2);
-    p->start = now();
-    p->next_check = PROGRESS_EVERY;
-}
-
-void rt_an_progress_update(rt_an_progress *p)
-{
-    p->next_check = p->events + PROGRESS_EVERY;
-    if (!p->tty)
-        return;
-    double t = now() - p->start;
-    if (t < 1.0)
-        return; /* small traces: no bar */
-    double f = rt_reader_progress(p->r);
-    char bar[41];
-    int fill = f < 0 ? 0 : (int)(f * 40);
-    for (int i = 0; i < 40; i++)
-        bar[i] = i < fill ? '#' : '.';
-    bar[40] = 0;
-    if (f >= 0)
-        fprintf(stderr, "\r[%s] %3d%%  %llu events  %.1f M events/s", bar, (int)(f * 100),
-                (unsigned long long)p->events, (double)p->events / t * 1e-6);
-    else
-        fprintf(stderr, "\r%llu events  %.1f M events/s", (unsigned long long)p->events,
-                (double)p->events / t * 1e-6);
-    p->shown = 1;
-}
-
-void rt_an_progress_end(rt_an_progress *p)
-{
-    if (p->shown)
-        fprintf(stderr, "\r%*s\r", 79, "");
-    p->shown = 0;
-}

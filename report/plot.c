@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "rt_an.h"
+#include "rt_report.h"
 
 static int ends_with_nocase(const char *s, const char *suffix)
 {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt_an.h"
+#include "rt_report.h"
 
 struct rt_table {
     char *name, *title;
@@ -224,4 +224,12 @@ int rt_tables_write_csv(const rt_tables *ts, const char *path, rt_err *err)
             return rt_err_set(err, RT_E_IO, "%s: write failed: %s", p, strerror(errno ? errno : EIO));
     }
     return 0;
+}
+
+void rt_report_free(rt_report *r)
+{
+    rt_tables_free(&r->tables);
+    rt_table_free(r->plot);
+    free(r->truncated);
+    memset(r, 0, sizeof *r);
 }

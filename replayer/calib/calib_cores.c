@@ -1,7 +1,7 @@
 /*
  * The cores of a node and the scheduler's timeslice (model keys cores and timeslice,
  * docs/model.md): with more ranks than cores on a node the engine lets them take turns
- * (replayer/sim_share.c), and these two numbers say when that happens and how long a turn is.
+ * (replayer/sim/sim_share.c), and these two numbers say when that happens and how long a turn is.
  *
  * cores: the CPUs the ranks of a node may run on, the union of their affinity masks. A rank
  * bound to a single CPU says nothing about the node (mpiexec -bind-to core gives each rank

@@ -138,6 +138,14 @@ int rt_coll_alg_valid(unsigned op, unsigned alg);
 /* Writes into buf the names of the algorithms valid for op, ", " separated, "mpich" first
  * ("" for ops without a schedule); always NUL-terminated when len > 0, cut short if needed. */
 void rt_coll_alg_list(unsigned op, char *buf, size_t len);
+/*
+ * Parses an algorithm choice "OP=ALG[,OP=ALG...]" into alg (which keeps its other entries).
+ * OP is a collective op name ("allreduce") or "all" (every op the algorithm exists for).
+ * Returns 0 or -RT_E_INVAL with the reason in err.
+ */
+int rt_coll_parse_algs(const char *spec, uint8_t alg[RT_COLL_COUNT], rt_err *err);
+/* "bcast=msa,reduce=msa" for the entries that differ from mpich ("mpich" when none). */
+void rt_coll_algs_name(const uint8_t alg[RT_COLL_COUNT], char *buf, size_t len);
 
 typedef struct rt_coll_call {
     unsigned op;            /* rt_coll_op */
