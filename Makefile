@@ -9,7 +9,7 @@ CMAKE_FLAGS ?= -DRETRACE_WERROR=ON
 
 # Debian 12 packages retrace needs to build and test.
 PACKAGES = build-essential cmake pkg-config mpich libmpich-dev libopen-trace-format2-dev \
-           otf2-tools libcsv-dev gnuplot-nox libcmocka-dev
+           otf2-tools libcsv-dev gnuplot-nox libcmocka-dev clang-format
 
 .PHONY: all deps build test demo clean
 

@@ -21,11 +21,11 @@ typedef struct gw_pass {
     const rt_defs *defs;
     rt_an_msgs *ms;
     uint32_t nmod;
-    uint32_t *mod_index; /* per world rank: index of its module in mods */
-    uint32_t *mods;      /* distinct module ids, ascending */
+    uint32_t *mod_index;            /* per world rank: index of its module in mods */
+    uint32_t *mods;                 /* distinct module ids, ascending */
     uint64_t *mat_bytes, *mat_msgs; /* nmod * nmod */
     counts call[RT_FN_COUNT], op[RT_COLL_COUNT], total;
-    counts *comm; /* per entry of defs->comms */
+    counts *comm;                      /* per entry of defs->comms */
     counts alt[RT_AN_MAX_CHOICES + 1]; /* collective traffic per choice (0: mpich) */
     unsigned cur_alt;
 } gw_pass;
@@ -125,8 +125,8 @@ static char *pct(char *buf, size_t len, uint64_t part, uint64_t whole)
     return buf;
 }
 
-static const char *const count_cols[] = {"messages", "across gw", "% messages", "bytes",
-                                         "bytes across gw", "% bytes"};
+static const char *const count_cols[] = {"messages", "across gw",       "% messages",
+                                         "bytes",    "bytes across gw", "% bytes"};
 
 static int count_cells(rt_table *t, const counts *c)
 {
@@ -220,8 +220,9 @@ static int build_tables(gw_pass *g, const char *level)
     if ((rc = rt_tables_add(ts, t)))
         return rc;
     for (unsigned f = 0; f < RT_FN_COUNT; f++)
-        if (g->call[f].msgs && ((rc = rt_table_row(t)) || (rc = rt_table_cell(t, "%s", rt_func_name(f))) ||
-                                (rc = count_cells(t, &g->call[f]))))
+        if (g->call[f].msgs &&
+            ((rc = rt_table_row(t)) || (rc = rt_table_cell(t, "%s", rt_func_name(f))) ||
+             (rc = count_cells(t, &g->call[f]))))
             return rc;
     int any_op = 0;
     for (unsigned op = 0; op < RT_COLL_COUNT; op++)
@@ -249,9 +250,13 @@ static int build_tables(gw_pass *g, const char *level)
             return rc;
     }
     if (g->o->nchoices) {
-        static const char *const cols[] = {"collective algorithms", "coll messages across gw",
-                                           "coll bytes across gw", "all messages across gw",
-                                           "all bytes across gw", "messages saved", "bytes saved"};
+        static const char *const cols[] = {"collective algorithms",
+                                           "coll messages across gw",
+                                           "coll bytes across gw",
+                                           "all messages across gw",
+                                           "all bytes across gw",
+                                           "messages saved",
+                                           "bytes saved"};
         t = rt_table_new("compare", "Collective algorithm choices compared (wire level)", 7, cols,
                          "lrrrrrr");
         if ((rc = rt_tables_add(ts, t)))
@@ -266,7 +271,8 @@ static int build_tables(gw_pass *g, const char *level)
                 rt_coll_algs_name(i ? g->o->choice[i - 1] : g->o->level.alg, name, sizeof name);
             const counts *c = &g->alt[i], *base = &g->alt[0];
             if ((rc = rt_table_row(t)) || (rc = rt_table_cell(t, "%s", name)) ||
-                (rc = rt_table_cell_u64(t, c->gw_msgs)) || (rc = rt_table_cell_u64(t, c->gw_bytes)) ||
+                (rc = rt_table_cell_u64(t, c->gw_msgs)) ||
+                (rc = rt_table_cell_u64(t, c->gw_bytes)) ||
                 (rc = rt_table_cell_u64(t, other_msgs + c->gw_msgs)) ||
                 (rc = rt_table_cell_u64(t, other_bytes + c->gw_bytes)) ||
                 (rc = rt_table_cell(t, "%" PRId64, (int64_t)(base->gw_msgs - c->gw_msgs))) ||

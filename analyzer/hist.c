@@ -29,7 +29,8 @@ static int setup(void *ctx, const rt_defs *defs, rt_err *err)
         !(h->per_rank = calloc((size_t)defs->nranks * h->nbins, sizeof *h->per_rank)))
         return rt_err_set(err, RT_E_NOMEM, "out of memory for %u ranks' histograms",
                           (unsigned)defs->nranks);
-    if (h->o->by_call && !(h->per_call = calloc((size_t)RT_FN_COUNT * h->nbins, sizeof *h->per_call)))
+    if (h->o->by_call &&
+        !(h->per_call = calloc((size_t)RT_FN_COUNT * h->nbins, sizeof *h->per_call)))
         return rt_err_set(err, RT_E_NOMEM, "out of memory");
     return rt_an_msgs_new(defs, &h->ms, err);
 }

@@ -76,11 +76,12 @@ void rt_an_msgs_free(rt_an_msgs *ms)
 void rt_an_notes_print(const rt_an_notes *n, const char *level, FILE *out)
 {
     if (n->approx)
-        fprintf(out,
-                "retrace: note: %llu collective calls of variable size (v/w forms) were expanded at %s "
-                "level with equal blocks per peer: a trace holds each rank's totals, not its "
-                "per-peer counts\n",
-                (unsigned long long)n->approx, level);
+        fprintf(
+            out,
+            "retrace: note: %llu collective calls of variable size (v/w forms) were expanded at %s "
+            "level with equal blocks per peer: a trace holds each rank's totals, not its "
+            "per-peer counts\n",
+            (unsigned long long)n->approx, level);
     if (n->unexpanded)
         fprintf(out,
                 "retrace: note: %llu collective calls on inter-communicators or without the "
@@ -124,7 +125,7 @@ static int comm_places(rt_an_msgs *ms, const rt_comm_def *c, comm_cache **out)
     if (!pl || !cc->module || !cc->node || !cc->same_node || !cc->same_module || !cc->mod_id ||
         !cc->mod_count || !cc->mod_rep) {
         free(pl);
-        uint32_t **all[] = {&cc->module, &cc->node, &cc->same_node, &cc->same_module,
+        uint32_t **all[] = {&cc->module, &cc->node,      &cc->same_node, &cc->same_module,
                             &cc->mod_id, &cc->mod_count, &cc->mod_rep};
         for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
             free(*all[i]);
@@ -136,8 +137,8 @@ static int comm_places(rt_an_msgs *ms, const rt_comm_def *c, comm_cache **out)
         uint32_t w = c->members[i];
         cc->module[i] = ms->defs->module[w];
         cc->node[i] = ms->defs->node[w];
-        pl[i] = (place){.key = (uint64_t)cc->module[i] << 32 | cc->node[i],
-                        .module = cc->module[i], .rank = i};
+        pl[i] = (place){
+            .key = (uint64_t)cc->module[i] << 32 | cc->node[i], .module = cc->module[i], .rank = i};
     }
     qsort(pl, p, sizeof *pl, cmp_place);
     cc->nmods = 0;
@@ -284,14 +285,20 @@ static int logical_flows(emitter *e, const rt_event *ev, uint32_t me, uint32_t p
     return rc;
 }
 
-static int collective(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev,
-                      rt_an_msg_fn fn, void *ctx, rt_an_notes *notes)
+static int collective(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_an_msg_fn fn,
+                      void *ctx, rt_an_notes *notes)
 {
     if (ev->op > RT_COLL_NEIGHBOR_ALLTOALLW)
         return 0; /* handle and allocation pseudo-operations move no data */
-    emitter e = {.ms = ms, .fn = fn, .ctx = ctx, .notes = notes,
-                 .m = {.src = ev->rank, .comm = ev->comm, .call = ev->call,
-                       .origin = RT_AN_COLL, .op = ev->op}};
+    emitter e = {.ms = ms,
+                 .fn = fn,
+                 .ctx = ctx,
+                 .notes = notes,
+                 .m = {.src = ev->rank,
+                       .comm = ev->comm,
+                       .call = ev->call,
+                       .origin = RT_AN_COLL,
+                       .op = ev->op}};
     if (l->coll == RT_AN_COLL_PAYLOAD && l->level == RT_AN_CALL) {
         if (!ev->bytes)
             return 0;
@@ -320,9 +327,15 @@ static int collective(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev,
      * it is its one-round schedule. */
     if (l->level == RT_AN_CALL && !neighbor)
         return logical_flows(&e, ev, (uint32_t)me, c->size);
-    rt_coll_call call = {.op = ev->op, .size = c->size, .me = (uint32_t)me, .root = ev->peer,
-                         .bytes = ev->bytes, .rbytes = ev->rbytes, .module = cc->module,
-                         .node = cc->node, .nbrs = nb};
+    rt_coll_call call = {.op = ev->op,
+                         .size = c->size,
+                         .me = (uint32_t)me,
+                         .root = ev->peer,
+                         .bytes = ev->bytes,
+                         .rbytes = ev->rbytes,
+                         .module = cc->module,
+                         .node = cc->node,
+                         .nbrs = nb};
     int approx = 0;
     rt_err err;
     int rc = rt_coll_schedule(l->alg[ev->op], &call, on_step, &e, &approx, &err);
@@ -343,8 +356,13 @@ static int rma(rt_an_msgs *ms, const rt_event *ev, rt_an_msg_fn fn, void *ctx)
     const rt_win_def *w = rt_defs_win(ms->defs, ev->comm);
     if (target < 0 || !w)
         return 0;
-    rt_an_msg m = {.src = ev->rank, .dst = (uint32_t)target, .count = 1, .comm = w->comm,
-                   .call = ev->call, .contype = ev->contype, .origin = RT_AN_RMA,
+    rt_an_msg m = {.src = ev->rank,
+                   .dst = (uint32_t)target,
+                   .count = 1,
+                   .comm = w->comm,
+                   .call = ev->call,
+                   .contype = ev->contype,
+                   .origin = RT_AN_RMA,
                    .op = ev->kind};
     int rc = 0;
     if (ev->kind != RT_EV_RMA_GET) { /* data to the target */
@@ -370,8 +388,13 @@ int rt_an_msgs_of(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_a
         int64_t dst = rt_defs_peer_world(ms->defs, ev);
         if (dst < 0)
             return 0;
-        rt_an_msg m = {.src = ev->rank, .dst = (uint32_t)dst, .bytes = ev->bytes, .count = 1,
-                       .comm = ev->comm, .call = ev->call, .contype = ev->contype,
+        rt_an_msg m = {.src = ev->rank,
+                       .dst = (uint32_t)dst,
+                       .bytes = ev->bytes,
+                       .count = 1,
+                       .comm = ev->comm,
+                       .call = ev->call,
+                       .contype = ev->contype,
                        .origin = RT_AN_P2P};
         return fn(ctx, &m);
     }

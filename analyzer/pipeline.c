@@ -105,13 +105,19 @@ static int on_event(void *ctx, const rt_event *ev)
         if (ev->contype == RT_CT_GW && ev->bytes) {
             p->gw_msgs++;
             for (unsigned i = GW_MTU_FIRST; i <= GW_MTU_LAST; i++)
-                p->gw_time[i] += rt_net_wire_ps(&p->o->model, RT_CT_GW, ev->bytes, UINT64_C(1) << i);
+                p->gw_time[i] +=
+                    rt_net_wire_ps(&p->o->model, RT_CT_GW, ev->bytes, UINT64_C(1) << i);
         }
         if (ev->bytes < p->o->min_bytes)
             return 0;
         uint64_t start = s->depth ? s->enter : ev->time;
-        half h = {.comm = ev->comm, .src = ev->rank, .dst = (uint32_t)dst, .tag = ev->tag,
-                  .seq = p->seq++, .bytes = ev->bytes, .contype = ev->contype,
+        half h = {.comm = ev->comm,
+                  .src = ev->rank,
+                  .dst = (uint32_t)dst,
+                  .tag = ev->tag,
+                  .seq = p->seq++,
+                  .bytes = ev->bytes,
+                  .contype = ev->contype,
                   .comp = s->left_once && start > s->last_leave ? start - s->last_leave : 0};
         return push(&p->sends, &h);
     }
@@ -120,8 +126,13 @@ static int on_event(void *ctx, const rt_event *ev)
         int64_t src = rt_defs_peer_world(p->defs, ev);
         if (src < 0 || ev->bytes < p->o->min_bytes)
             return 0;
-        half h = {.comm = ev->comm, .src = (uint32_t)src, .dst = ev->rank, .tag = ev->tag,
-                  .seq = p->seq++, .bytes = ev->bytes, .contype = ev->contype};
+        half h = {.comm = ev->comm,
+                  .src = (uint32_t)src,
+                  .dst = ev->rank,
+                  .tag = ev->tag,
+                  .seq = p->seq++,
+                  .bytes = ev->bytes,
+                  .contype = ev->contype};
         if (s->nopen == s->capopen) {
             size_t cap = s->capopen ? 2 * s->capopen : 4;
             size_t *v = realloc(s->open, cap * sizeof *v);
@@ -190,8 +201,8 @@ static uint64_t pipelined(const rt_net_model *m, const chain *c, uint64_t bs)
 
 static void evaluate(const rt_net_model *m, chain *c)
 {
-    c->t0 = c->comp_s + rt_net_wire_ps(m, c->contype, c->bytes, 0) + startc(m, c->contype) +
-            c->comp_r;
+    c->t0 =
+        c->comp_s + rt_net_wire_ps(m, c->contype, c->bytes, 0) + startc(m, c->contype) + c->comp_r;
     c->t_best = c->t0;
     c->block = 0;
     for (uint64_t bs = MIN_BLOCK; bs < c->bytes; bs *= 2) {
@@ -241,16 +252,26 @@ static int build(pipe_pass *p, chain *ch, size_t n, rt_an_pipe_result *res)
         if ((rc = rt_table_row(t)) || (rc = rt_table_cell(t, "%s", rows[i][0])) ||
             (rc = rt_table_cell(t, "%s", rows[i][1])))
             return rc;
-    if ((rc = rt_table_row(t)) || (rc = rt_table_cell(t, "chains (send, large message, receive)")) ||
+    if ((rc = rt_table_row(t)) ||
+        (rc = rt_table_cell(t, "chains (send, large message, receive)")) ||
         (rc = rt_table_cell_u64(t, res->chains)) || (rc = rt_table_row(t)) ||
         (rc = rt_table_cell(t, "chains that gain from pipelining")) ||
         (rc = rt_table_cell_u64(t, res->gaining)) || (rc = rt_table_row(t)) ||
         (rc = rt_table_cell(t, "total possible saving")) || (rc = rt_table_cell(t, "%s", total)))
         return rc;
 
-    static const char *const cols[] = {"rank", "from", "to", "bytes", "type", "send comp (us)",
-                                       "recv comp (us)", "no pipeline (us)", "best block",
-                                       "pipelined (us)", "saving (us)", "best gw mtu"};
+    static const char *const cols[] = {"rank",
+                                       "from",
+                                       "to",
+                                       "bytes",
+                                       "type",
+                                       "send comp (us)",
+                                       "recv comp (us)",
+                                       "no pipeline (us)",
+                                       "best block",
+                                       "pipelined (us)",
+                                       "saving (us)",
+                                       "best gw mtu"};
     unsigned shown = p->o->top && n > p->o->top ? p->o->top : (unsigned)n;
     snprintf(line, sizeof line, "Chains ranked by saving (%u of %zu)", shown, n);
     t = rt_table_new("chains", line, 12, cols, "rrrrlrrrrrrr");
@@ -267,9 +288,10 @@ static int build(pipe_pass *p, chain *ch, size_t n, rt_an_pipe_result *res)
             (rc = rt_table_cell_u64(t, c->src)) || (rc = rt_table_cell_u64(t, c->dst)) ||
             (rc = rt_table_cell_u64(t, c->bytes)) ||
             (rc = rt_table_cell(t, "%s", rt_contype_name(c->contype))) ||
-            (rc = cell_us(t, c->comp_s)) || (rc = cell_us(t, c->comp_r)) || (rc = cell_us(t, c->t0)) ||
-            (rc = rt_table_cell(t, "%s", blk)) || (rc = cell_us(t, c->t_best)) ||
-            (rc = cell_us(t, c->saving)) || (rc = rt_table_cell(t, "%s", mtu)))
+            (rc = cell_us(t, c->comp_s)) || (rc = cell_us(t, c->comp_r)) ||
+            (rc = cell_us(t, c->t0)) || (rc = rt_table_cell(t, "%s", blk)) ||
+            (rc = cell_us(t, c->t_best)) || (rc = cell_us(t, c->saving)) ||
+            (rc = rt_table_cell(t, "%s", mtu)))
             return rc;
     }
 
@@ -277,8 +299,10 @@ static int build(pipe_pass *p, chain *ch, size_t n, rt_an_pipe_result *res)
         /* The chunk size that minimises the gateway wire time summed over every message that
          * crossed a gateway (chunks larger than a message cost what the message does). */
         static const char *const gcols[] = {"gw mtu", "wire time of all gw messages (us)"};
-        snprintf(line, sizeof line, "Gateway chunk size (PSP_GW_MTU) over the %" PRIu64
-                 " messages that cross a gateway", p->gw_msgs);
+        snprintf(line, sizeof line,
+                 "Gateway chunk size (PSP_GW_MTU) over the %" PRIu64
+                 " messages that cross a gateway",
+                 p->gw_msgs);
         t = rt_table_new("gateway", line, 2, gcols, "rr");
         if ((rc = rt_tables_add(ts, t)))
             return rc;
@@ -336,8 +360,7 @@ static int build(pipe_pass *p, chain *ch, size_t n, rt_an_pipe_result *res)
     return 0;
 }
 
-int rt_an_pipeline(const char *path, const rt_an_pipe_opts *o, rt_an_pipe_result *res,
-                   rt_err *err)
+int rt_an_pipeline(const char *path, const rt_an_pipe_opts *o, rt_an_pipe_result *res, rt_err *err)
 {
     memset(res, 0, sizeof *res);
     pipe_pass p = {.o = o};

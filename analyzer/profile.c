@@ -12,8 +12,8 @@
 
 #include "rt_an.h"
 
-#define MATRIX_MAX_RANKS 32u  /* full matrices in the text output up to this many ranks */
-#define PLOT_MAX_RANKS 1024u  /* heat map up to this many ranks */
+#define MATRIX_MAX_RANKS 32u /* full matrices in the text output up to this many ranks */
+#define PLOT_MAX_RANKS 1024u /* heat map up to this many ranks */
 #define TOP_PAIRS 100u
 #define TOP_COMMS 10u
 
@@ -199,8 +199,8 @@ static int cell_pct(rt_table *t, uint64_t part, uint64_t whole)
 
 static int ranks_table(prof *p, rt_tables *ts)
 {
-    static const char *const cols[] = {"rank", "app (us)", "MPI (us)", "MPI %", "compute (us)",
-                                       "messages sent", "bytes sent"};
+    static const char *const cols[] = {"rank",         "app (us)",      "MPI (us)",  "MPI %",
+                                       "compute (us)", "messages sent", "bytes sent"};
     rt_table *t = rt_table_new("ranks", "Time per rank", 7, cols, "r");
     int rc = rt_tables_add(ts, t);
     for (uint32_t r = 0; !rc && r < p->defs->nranks; r++) {
@@ -247,10 +247,10 @@ static int functions_tables(prof *p, rt_tables *ts)
         }
     }
     qsort(agg, RT_FN_COUNT, sizeof *agg, cmp_fagg);
-    static const char *const cols[] = {"function", "calls", "time (us)", "mean (us)", "min (us)",
-                                       "max (us)", "% of MPI", "% of app"};
-    rt_table *t = rt_table_new("functions", "Time in MPI per function (all ranks)", 8, cols,
-                               "lrrrrrrr");
+    static const char *const cols[] = {"function", "calls",    "time (us)", "mean (us)",
+                                       "min (us)", "max (us)", "% of MPI",  "% of app"};
+    rt_table *t =
+        rt_table_new("functions", "Time in MPI per function (all ranks)", 8, cols, "lrrrrrrr");
     int rc = rt_tables_add(ts, t);
     for (unsigned i = 0; !rc && i < RT_FN_COUNT && agg[i].calls; i++) {
         fagg *a = &agg[i];
@@ -260,10 +260,11 @@ static int functions_tables(prof *p, rt_tables *ts)
                (rc = cell_us(t, a->max)) || (rc = cell_pct(t, a->time, mpi)) ||
                (rc = cell_pct(t, a->time, app)));
     }
-    static const char *const cols2[] = {"function", "rank", "calls", "time (us)", "mean (us)",
-                                        "min (us)", "max (us)"};
-    t = rc ? NULL : rt_table_new("function_rank", "Time in MPI per function and rank", 7, cols2,
-                                 "lrrrrrr");
+    static const char *const cols2[] = {"function",  "rank",     "calls",   "time (us)",
+                                        "mean (us)", "min (us)", "max (us)"};
+    t = rc ? NULL
+           : rt_table_new("function_rank", "Time in MPI per function and rank", 7, cols2,
+                          "lrrrrrr");
     if (!rc)
         rc = rt_tables_add(ts, t);
     for (unsigned i = 0; !rc && i < RT_FN_COUNT && agg[i].calls; i++)
@@ -273,7 +274,8 @@ static int functions_tables(prof *p, rt_tables *ts)
                 fstat *f = &s->f[j];
                 if (f->fn != agg[i].fn)
                     continue;
-                (void)((rc = rt_table_row(t)) || (rc = rt_table_cell(t, "%s", rt_func_name(f->fn))) ||
+                (void)((rc = rt_table_row(t)) ||
+                       (rc = rt_table_cell(t, "%s", rt_func_name(f->fn))) ||
                        (rc = rt_table_cell_u64(t, r)) || (rc = rt_table_cell_u64(t, f->calls)) ||
                        (rc = cell_us(t, f->time)) || (rc = cell_us(t, f->time / f->calls)) ||
                        (rc = cell_us(t, f->min)) || (rc = cell_us(t, f->max)));
@@ -348,8 +350,8 @@ static int matrix_tables(prof *p, rt_an_profile_result *res)
         if ((rc = square(p, "matrix_messages",
                          "Point-to-point messages from rank (rows) to rank (columns)", 0, &t)) ||
             (rc = rt_tables_add(ts, t)) ||
-            (rc = square(p, "matrix_bytes", "Point-to-point bytes from rank (rows) to rank (columns)",
-                         1, &t)))
+            (rc = square(p, "matrix_bytes",
+                         "Point-to-point bytes from rank (rows) to rank (columns)", 1, &t)))
             return rc;
         return rt_tables_add(ts, t);
     }
@@ -370,7 +372,8 @@ static int matrix_tables(prof *p, rt_an_profile_result *res)
     for (size_t i = 0; !rc && i < k && i < TOP_PAIRS; i++)
         (void)((rc = rt_table_row(t)) || (rc = rt_table_cell_u64(t, list[i].key >> 32)) ||
                (rc = rt_table_cell_u64(t, list[i].key & UINT32_MAX)) ||
-               (rc = rt_table_cell_u64(t, list[i].msgs)) || (rc = rt_table_cell_u64(t, list[i].bytes)));
+               (rc = rt_table_cell_u64(t, list[i].msgs)) ||
+               (rc = rt_table_cell_u64(t, list[i].bytes)));
     free(list);
     return rc;
 }
@@ -398,11 +401,16 @@ static int comms_table(prof *p, rt_tables *ts)
         if (p->comm[i].p2p_msgs || p->comm[i].colls || p->comm[i].time)
             idx[k++] = i;
     qsort_r(idx, k, sizeof *idx, cmp_comm, p->comm);
-    static const char *const cols[] = {"communicator", "name", "size", "p2p messages",
-                                       "p2p bytes", "collective calls", "collective bytes",
+    static const char *const cols[] = {"communicator",
+                                       "name",
+                                       "size",
+                                       "p2p messages",
+                                       "p2p bytes",
+                                       "collective calls",
+                                       "collective bytes",
                                        "time in calls (us)"};
-    rt_table *t = rt_table_new("comms", "Busiest communicators (by bytes sent)", 8, cols,
-                               "llrrrrrr");
+    rt_table *t =
+        rt_table_new("comms", "Busiest communicators (by bytes sent)", 8, cols, "llrrrrrr");
     int rc = rt_tables_add(ts, t);
     for (uint32_t i = 0; !rc && i < k && i < TOP_COMMS; i++) {
         const rt_comm_def *c = &p->defs->comms[idx[i]];
@@ -410,9 +418,9 @@ static int comms_table(prof *p, rt_tables *ts)
         (void)((rc = rt_table_row(t)) || (rc = rt_table_cell(t, "%u", (unsigned)c->id)) ||
                (rc = rt_table_cell(t, "%s", c->name[0] ? c->name : "-")) ||
                (rc = rt_table_cell(t, "%u", (unsigned)(c->size + c->remote_size))) ||
-               (rc = rt_table_cell_u64(t, s->p2p_msgs)) || (rc = rt_table_cell_u64(t, s->p2p_bytes)) ||
-               (rc = rt_table_cell_u64(t, s->colls)) || (rc = rt_table_cell_u64(t, s->coll_bytes)) ||
-               (rc = cell_us(t, s->time)));
+               (rc = rt_table_cell_u64(t, s->p2p_msgs)) ||
+               (rc = rt_table_cell_u64(t, s->p2p_bytes)) || (rc = rt_table_cell_u64(t, s->colls)) ||
+               (rc = rt_table_cell_u64(t, s->coll_bytes)) || (rc = cell_us(t, s->time)));
     }
     free(idx);
     return rc;
@@ -453,11 +461,11 @@ static int imbalance_row(rt_table *t, const char *what, const rank_state *rk, ui
 
 static int imbalance_table(prof *p, rt_tables *ts)
 {
-    static const char *const cols[] = {"per rank", "min", "mean", "max", "max at rank",
-                                       "imbalance %"};
-    rt_table *t = rt_table_new("imbalance",
-                               "Load imbalance: (max - mean) / max over ranks (times in us)", 6,
-                               cols, "lrrrrr");
+    static const char *const cols[] = {"per rank", "min",         "mean",
+                                       "max",      "max at rank", "imbalance %"};
+    rt_table *t =
+        rt_table_new("imbalance", "Load imbalance: (max - mean) / max over ranks (times in us)", 6,
+                     cols, "lrrrrr");
     int rc = rt_tables_add(ts, t);
     uint32_t n = p->defs->nranks;
     if (!rc)
@@ -476,8 +484,9 @@ static int finish(void *ctx, rt_err *err)
     prof *p = ctx;
     rt_an_profile_result *res = p->res;
     int rc;
-    if ((rc = ranks_table(p, &res->report.tables)) || (rc = functions_tables(p, &res->report.tables)) ||
-        (rc = matrix_tables(p, res)) || (rc = comms_table(p, &res->report.tables)))
+    if ((rc = ranks_table(p, &res->report.tables)) ||
+        (rc = functions_tables(p, &res->report.tables)) || (rc = matrix_tables(p, res)) ||
+        (rc = comms_table(p, &res->report.tables)))
         return rc;
     return imbalance_table(p, &res->report.tables);
 }

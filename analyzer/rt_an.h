@@ -21,7 +21,8 @@
 #include "rt_report.h"
 #include "rt_trace.h"
 
-/* ---- the messages of a trace ------------------------------------------------------------------ */
+/* ---- the messages of a trace ------------------------------------------------------------------
+ */
 
 typedef enum rt_an_origin { RT_AN_P2P, RT_AN_COLL, RT_AN_RMA } rt_an_origin;
 
@@ -32,11 +33,11 @@ typedef struct rt_an_msg {
                         * and with the connection type of all of them) */
     uint64_t bytes;    /* per message */
     uint64_t count;    /* identical messages this one stands for (1 but for collective flows) */
-    uint32_t comm;    /* communicator (for RMA: the window's communicator) */
-    uint16_t call;    /* rt_func */
-    uint8_t contype;  /* rt_contype */
-    uint8_t origin;   /* rt_an_origin */
-    uint8_t op;       /* collective op for RT_AN_COLL */
+    uint32_t comm;     /* communicator (for RMA: the window's communicator) */
+    uint16_t call;     /* rt_func */
+    uint8_t contype;   /* rt_contype */
+    uint8_t origin;    /* rt_an_origin */
+    uint8_t op;        /* collective op for RT_AN_COLL */
 } rt_an_msg;
 
 typedef enum rt_an_level_kind { RT_AN_CALL = 0, RT_AN_WIRE = 1 } rt_an_level_kind;
@@ -45,7 +46,11 @@ typedef enum rt_an_level_kind { RT_AN_CALL = 0, RT_AN_WIRE = 1 } rt_an_level_kin
  * algorithm's messages. At call level PAYLOAD counts one message per rank and call of the
  * bytes the rank supplies (no destination: dst = src, contype none); FLOWS counts the data
  * each rank's call hands to each other member (docs/analyzer.md). */
-typedef enum rt_an_coll_mode { RT_AN_COLL_NONE = 0, RT_AN_COLL_PAYLOAD, RT_AN_COLL_FLOWS } rt_an_coll_mode;
+typedef enum rt_an_coll_mode {
+    RT_AN_COLL_NONE = 0,
+    RT_AN_COLL_PAYLOAD,
+    RT_AN_COLL_FLOWS
+} rt_an_coll_mode;
 
 /* Which messages a pass sees. */
 typedef struct rt_an_level {
@@ -66,8 +71,8 @@ int rt_an_msgs_new(const rt_defs *defs, rt_an_msgs **out, rt_err *err);
 void rt_an_msgs_free(rt_an_msgs *ms);
 /* Counters for the notes a pass prints after its tables (each 0 when nothing to say). */
 typedef struct rt_an_notes {
-    uint64_t approx;      /* collectives whose per-peer sizes were assumed equal */
-    uint64_t unexpanded;  /* neighbourhood or inter-communicator collectives left out */
+    uint64_t approx;     /* collectives whose per-peer sizes were assumed equal */
+    uint64_t unexpanded; /* neighbourhood or inter-communicator collectives left out */
 } rt_an_notes;
 /* Calls fn for every message ev stands for at level l; returns fn's non-zero value, 0, or
  * -RT_E_NOMEM. Collectives that cannot be expanded, or only with guessed sizes, are counted
@@ -80,7 +85,8 @@ void rt_an_notes_print(const rt_an_notes *n, const char *level, FILE *out);
 /* Connection type between two world ranks from the definitions' nodes and modules. */
 unsigned rt_an_contype(const rt_defs *defs, uint32_t a, uint32_t b);
 
-/* ---- passes ------------------------------------------------------------------------------------ */
+/* ---- passes ------------------------------------------------------------------------------------
+ */
 
 /* One streaming pass: opens path, calls setup once with the definitions, then fn for every
  * event (progress bar included). *truncated gets a copy of the reader's note when the trace
@@ -96,8 +102,8 @@ int rt_an_run(const char *path, const rt_an_pass *pass, char **truncated, rt_err
 /* "4K", "64M", "100" (exact binary multiples get a suffix), for labels. */
 void rt_an_size_label(uint64_t v, char *buf, size_t len);
 
-
-/* ---- hist ---------------------------------------------------------------------------------------- */
+/* ---- hist
+ * ---------------------------------------------------------------------------------------- */
 
 typedef struct rt_an_hist_opts {
     rt_hist_config cfg;
@@ -115,13 +121,14 @@ typedef struct rt_an_hist_result {
 
 int rt_an_hist(const char *path, const rt_an_hist_opts *o, rt_an_hist_result *res, rt_err *err);
 
-/* ---- gateways ------------------------------------------------------------------------------------ */
+/* ---- gateways
+ * ------------------------------------------------------------------------------------ */
 
 #define RT_AN_MAX_CHOICES 16
 
 typedef struct rt_an_gw_opts {
-    rt_an_level level;                          /* the tables' level and algorithms */
-    unsigned nchoices;                          /* alternatives to compare (0: none) */
+    rt_an_level level; /* the tables' level and algorithms */
+    unsigned nchoices; /* alternatives to compare (0: none) */
     uint8_t choice[RT_AN_MAX_CHOICES][RT_COLL_COUNT];
     const char *label[RT_AN_MAX_CHOICES]; /* how each choice is shown (NULL: its algorithms) */
 } rt_an_gw_opts;
@@ -136,7 +143,8 @@ typedef struct rt_an_gw_result {
 
 int rt_an_gateways(const char *path, const rt_an_gw_opts *o, rt_an_gw_result *res, rt_err *err);
 
-/* ---- profile ------------------------------------------------------------------------------------- */
+/* ---- profile
+ * ------------------------------------------------------------------------------------- */
 
 typedef struct rt_an_profile_result {
     /* tables: ranks, functions, function_rank, matrix_* or pairs, comms, imbalance; plot: rank
@@ -146,7 +154,8 @@ typedef struct rt_an_profile_result {
 
 int rt_an_profile(const char *path, rt_an_profile_result *res, rt_err *err);
 
-/* ---- pipeline ------------------------------------------------------------------------------------ */
+/* ---- pipeline
+ * ------------------------------------------------------------------------------------ */
 
 typedef struct rt_an_pipe_opts {
     rt_net_model model;
@@ -162,7 +171,6 @@ typedef struct rt_an_pipe_result {
     rt_report report;
 } rt_an_pipe_result;
 
-int rt_an_pipeline(const char *path, const rt_an_pipe_opts *o, rt_an_pipe_result *res,
-                   rt_err *err);
+int rt_an_pipeline(const char *path, const rt_an_pipe_opts *o, rt_an_pipe_result *res, rt_err *err);
 
 #endif /* RT_AN_H */

@@ -62,13 +62,18 @@ static int iteration(rt_writer *w, uint32_t r, uint64_t it, uint64_t *t)
     uint32_t peers[2] = {left, right};
     for (int i = 0; i < 2; i++) {
         ev = (rt_event){.rank = r, .req = req + (uint64_t)i};
-        if (put(w, &ev, t, RT_EV_ENTER, RT_FN_Irecv) || put(w, &ev, t, RT_EV_IRECV_REQUEST, RT_FN_Irecv) ||
+        if (put(w, &ev, t, RT_EV_ENTER, RT_FN_Irecv) ||
+            put(w, &ev, t, RT_EV_IRECV_REQUEST, RT_FN_Irecv) ||
             put(w, &ev, t, RT_EV_LEAVE, RT_FN_Irecv))
             return -1;
     }
     for (int i = 0; i < 2; i++) {
-        ev = (rt_event){.rank = r, .comm = RT_COMM_WORLD, .peer = (int32_t)peers[i], .tag = i,
-                        .bytes = bytes, .contype = (uint8_t)contype(r, peers[i]),
+        ev = (rt_event){.rank = r,
+                        .comm = RT_COMM_WORLD,
+                        .peer = (int32_t)peers[i],
+                        .tag = i,
+                        .bytes = bytes,
+                        .contype = (uint8_t)contype(r, peers[i]),
                         .req = req + 2 + (uint64_t)i};
         if (put(w, &ev, t, RT_EV_ENTER, RT_FN_Isend) || put(w, &ev, t, RT_EV_ISEND, RT_FN_Isend) ||
             put(w, &ev, t, RT_EV_LEAVE, RT_FN_Isend))
@@ -79,8 +84,13 @@ static int iteration(rt_writer *w, uint32_t r, uint64_t it, uint64_t *t)
         return -1;
     for (int i = 0; i < 2; i++) {
         /* The message from the left neighbour was sent to its right (tag 1), and back. */
-        ev = (rt_event){.rank = r, .comm = RT_COMM_WORLD, .peer = (int32_t)peers[i], .tag = 1 - i,
-                        .bytes = bytes, .contype = (uint8_t)contype(r, peers[i]), .req = req + (uint64_t)i};
+        ev = (rt_event){.rank = r,
+                        .comm = RT_COMM_WORLD,
+                        .peer = (int32_t)peers[i],
+                        .tag = 1 - i,
+                        .bytes = bytes,
+                        .contype = (uint8_t)contype(r, peers[i]),
+                        .req = req + (uint64_t)i};
         if (put(w, &ev, t, RT_EV_IRECV, RT_FN_Waitall))
             return -1;
     }
@@ -93,11 +103,16 @@ static int iteration(rt_writer *w, uint32_t r, uint64_t it, uint64_t *t)
     if (put(w, &ev, t, RT_EV_LEAVE, RT_FN_Waitall))
         return -1;
     *t += 2000;
-    ev = (rt_event){.rank = r, .comm = RT_COMM_WORLD, .peer = RT_PEER_NONE, .bytes = 8,
-                    .rbytes = 8, .op = RT_COLL_ALLREDUCE};
+    ev = (rt_event){.rank = r,
+                    .comm = RT_COMM_WORLD,
+                    .peer = RT_PEER_NONE,
+                    .bytes = 8,
+                    .rbytes = 8,
+                    .op = RT_COLL_ALLREDUCE};
     if (put(w, &ev, t, RT_EV_ENTER, RT_FN_Allreduce) ||
         put(w, &ev, t, RT_EV_COLL_BEGIN, RT_FN_Allreduce) ||
-        put(w, &ev, t, RT_EV_COLL_END, RT_FN_Allreduce) || put(w, &ev, t, RT_EV_LEAVE, RT_FN_Allreduce))
+        put(w, &ev, t, RT_EV_COLL_END, RT_FN_Allreduce) ||
+        put(w, &ev, t, RT_EV_LEAVE, RT_FN_Allreduce))
         return -1;
     return 0;
 }
@@ -131,7 +146,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "synth_trace: %s\n", err.msg);
         return 1;
     }
-    uint64_t iters = (events + (uint64_t)EVENTS_PER_ITER * nranks - 1) / ((uint64_t)EVENTS_PER_ITER * nranks);
+    uint64_t iters =
+        (events + (uint64_t)EVENTS_PER_ITER * nranks - 1) / ((uint64_t)EVENTS_PER_ITER * nranks);
     uint64_t *t = calloc(nranks, sizeof *t);
     for (uint64_t it = 0; it < iters; it++)
         for (uint32_t r = 0; r < nranks; r++)

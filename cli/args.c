@@ -68,8 +68,10 @@ int cli_level_finish(const cli_command *cmd, rt_an_level *l, const char *level,
         return cli_usage_error(cmd, "%s: --level: '%s' is not call or wire", cmd->name, level);
     if (coll_spec) {
         if (l->level == RT_AN_CALL && level)
-            return cli_usage_error(cmd, "%s: --coll %s chooses algorithms, which only --level "
-                                   "wire uses", cmd->name, coll_spec);
+            return cli_usage_error(cmd,
+                                   "%s: --coll %s chooses algorithms, which only --level "
+                                   "wire uses",
+                                   cmd->name, coll_spec);
         l->level = RT_AN_WIRE;
         rt_err err;
         if (rt_coll_parse_algs(coll_spec, l->alg, &err))

@@ -8,19 +8,18 @@
 
 static void convert_usage(FILE *out)
 {
-    fprintf(out,
-            "usage: retrace convert TRACE [--to otf2|csv|ti] OUT\n"
-            "\n"
-            "Writes the events and definitions of TRACE in another form:\n"
-            "  otf2   an OTF2 archive: the directory OUT with OUT/traces.otf2 as anchor\n"
-            "  csv    retrace's CSV form, one row per event (see the README)\n"
-            "  ti     a SimGrid time-independent trace for smpirun -replay: the index\n"
-            "         file OUT, one action file per rank in OUT_files (docs/ti.md);\n"
-            "         RETRACE_TI_FLOPS sets the flop rate of compute (default 1e9)\n"
-            "Without --to, OUT ending in .csv means csv, anything else otf2.\n"
-            "OUT must not exist (an empty directory is accepted for otf2; for ti,\n"
-            "OUT_files must not exist either): nothing is overwritten. A trace cut\n"
-            "short is converted up to its last complete event, with a warning.\n");
+    fprintf(out, "usage: retrace convert TRACE [--to otf2|csv|ti] OUT\n"
+                 "\n"
+                 "Writes the events and definitions of TRACE in another form:\n"
+                 "  otf2   an OTF2 archive: the directory OUT with OUT/traces.otf2 as anchor\n"
+                 "  csv    retrace's CSV form, one row per event (see the README)\n"
+                 "  ti     a SimGrid time-independent trace for smpirun -replay: the index\n"
+                 "         file OUT, one action file per rank in OUT_files (docs/ti.md);\n"
+                 "         RETRACE_TI_FLOPS sets the flop rate of compute (default 1e9)\n"
+                 "Without --to, OUT ending in .csv means csv, anything else otf2.\n"
+                 "OUT must not exist (an empty directory is accepted for otf2; for ti,\n"
+                 "OUT_files must not exist either): nothing is overwritten. A trace cut\n"
+                 "short is converted up to its last complete event, with a warning.\n");
 }
 
 int cli_convert(const char *in, const char *outpath, rt_format fmt)
@@ -85,8 +84,7 @@ static int convert_run(int argc, char **argv)
                                        "convert: --to takes otf2, csv or ti, not '%s'", optarg);
             break;
         case ':':
-            return cli_usage_error(&cli_cmd_convert, "convert: %s needs a value",
-                                   argv[optind - 1]);
+            return cli_usage_error(&cli_cmd_convert, "convert: %s needs a value", argv[optind - 1]);
         default:
             return cli_usage_error(&cli_cmd_convert, "convert: unknown option '%s'",
                                    argv[optind - 1]);

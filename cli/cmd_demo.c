@@ -149,7 +149,8 @@ static int demo_analyses(const char *dir, const char *example)
     rt_an_gw_result gr;
     printf("\n== 5. Traffic through the gateways between the modules (retrace gateways %s\n"
            "      --coll all=msa): the summary, the module x module bytes, and what MSA-aware\n"
-           "      collectives would save\n\n", example);
+           "      collectives would save\n\n",
+           example);
     if (rt_an_gateways(example, &go, &gr, &err)) {
         rt_report_free(&gr.report);
         return cli_error("%s", err.msg);
@@ -175,9 +176,14 @@ static int demo_whatif(const char *dir, const char *example)
 {
     char svg[4096];
     snprintf(svg, sizeof svg, "%s/whatif.svg", dir);
-    char *argv[] = {"replay", (char *)example, "--compare", "coll:all=msa", "--compare",
-                    "map:cyclic", "--compare", "eager:0", "--compare", "contention:on",
-                    "--compare", "nodes:4+map:cyclic", "--plot", svg, NULL};
+    char *argv[] = {"replay",    (char *)example,
+                    "--compare", "coll:all=msa",
+                    "--compare", "map:cyclic",
+                    "--compare", "eager:0",
+                    "--compare", "contention:on",
+                    "--compare", "nodes:4+map:cyclic",
+                    "--plot",    svg,
+                    NULL};
     printf("\n== 6. What if (retrace replay %s --compare ...): the run replayed on the\n"
            "      built-in MPI engine with MSA-aware collectives, another placement, no eager\n"
            "      messages, network contention, and four nodes instead of two\n\n",
@@ -249,5 +255,4 @@ static int demo_run(int argc, char **argv)
     return CLI_OK;
 }
 
-const cli_command cli_cmd_demo = {"demo", "run retrace on a bundled example", demo_run,
-                                  demo_usage};
+const cli_command cli_cmd_demo = {"demo", "run retrace on a bundled example", demo_run, demo_usage};

@@ -65,7 +65,8 @@ static int hist_run(int argc, char **argv)
         } else if (cli_args_flag(&a, "--algorithms")) {
             list_algorithms(stdout);
             return CLI_OK;
-        } else if ((k = cli_args_value(&a, "--min", &min)) || (k = cli_args_value(&a, "--max", &max)) ||
+        } else if ((k = cli_args_value(&a, "--min", &min)) ||
+                   (k = cli_args_value(&a, "--max", &max)) ||
                    (k = cli_args_value(&a, "--shift", &shift)) ||
                    (k = cli_args_value(&a, "--contype", &contype)) ||
                    (k = cli_args_value(&a, "--level", &level)) || (k = cli_out_option(&a, &out))) {

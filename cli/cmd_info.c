@@ -8,8 +8,8 @@
 
 /* Event classes of the summary, by event kind. */
 enum { CL_CALLS, CL_P2P, CL_COLL, CL_RMA, CL_COUNT };
-static const char *const class_names[CL_COUNT] = {
-    "calls (enter, leave)", "point-to-point", "collective", "one-sided (RMA)"};
+static const char *const class_names[CL_COUNT] = {"calls (enter, leave)", "point-to-point",
+                                                  "collective", "one-sided (RMA)"};
 
 static int class_of(unsigned kind)
 {
@@ -97,8 +97,8 @@ static void print_summary(FILE *out, const char *path, const rt_reader *r, const
         fprintf(out, "  %-22s %14" PRIu64 "\n", ct ? rt_contype_name(ct) : "unknown",
                 s->by_contype[ct]);
     fprintf(out, "bytes moved   %" PRIu64 "\n", s->bytes_p2p + s->bytes_coll + s->bytes_rma);
-    fprintf(out, "  %-22s %14" PRIu64 "  (%" PRIu64 " messages)\n", "point-to-point",
-            s->bytes_p2p, s->messages);
+    fprintf(out, "  %-22s %14" PRIu64 "  (%" PRIu64 " messages)\n", "point-to-point", s->bytes_p2p,
+            s->messages);
     fprintf(out, "  %-22s %14" PRIu64 "  (%" PRIu64 " calls, bytes sent)\n", "collective",
             s->bytes_coll, s->colls);
     fprintf(out, "  %-22s %14" PRIu64 "  (%" PRIu64 " operations)\n", "one-sided (RMA)",
@@ -130,14 +130,13 @@ int cli_info_report(const char *path, FILE *out)
 
 static void info_usage(FILE *out)
 {
-    fprintf(out,
-            "usage: retrace info TRACE\n"
-            "\n"
-            "Summarises a trace: ranks, nodes, modules, communicators, windows, process\n"
-            "topologies (the communicators whose neighbour lists it holds), the time\n"
-            "span, events per class, messages per connection type and bytes moved\n"
-            "(point-to-point bytes counted once, at the sender; collective bytes as sent\n"
-            "by each rank; RMA bytes put, got and exchanged by atomics).\n");
+    fprintf(out, "usage: retrace info TRACE\n"
+                 "\n"
+                 "Summarises a trace: ranks, nodes, modules, communicators, windows, process\n"
+                 "topologies (the communicators whose neighbour lists it holds), the time\n"
+                 "span, events per class, messages per connection type and bytes moved\n"
+                 "(point-to-point bytes counted once, at the sender; collective bytes as sent\n"
+                 "by each rank; RMA bytes put, got and exchanged by atomics).\n");
 }
 
 static int info_run(int argc, char **argv)

@@ -6,23 +6,22 @@
 
 static void pipeline_usage(FILE *out)
 {
-    fprintf(out,
-            "usage: retrace pipeline TRACE [--model FILE] [--min-size SIZE] [--top N]\n"
-            "                        [--csv FILE] [--plot FILE.svg|.png]\n"
-            "       retrace pipeline --print-model [--model FILE]\n"
-            "\n"
-            "Finds chains of sender computation, a large message and receiver computation\n"
-            "(computation is the recorded gap between MPI calls) and estimates, with the\n"
-            "Advanced-MPI software-pipelining model, the time of each without pipelining,\n"
-            "the best block size, the time with it and the saving; then the total saving,\n"
-            "and for messages that cross a gateway the best gateway chunk size (PSP_GW_MTU).\n"
-            "  --model FILE     network model (docs/model.md; default: built-in, the same as\n"
-            "                   examples/model.conf)\n"
-            "  --min-size SIZE  smallest message considered (default 64K; K, M, G suffixes)\n"
-            "  --top N          chains listed, best first (default 20; 0 lists all)\n"
-            "  --csv FILE       every table as CSV: FILE, FILE-chains.csv, ...\n"
-            "  --plot FILE      saving against block size for the best chains (gnuplot)\n"
-            "  --print-model    print the model in effect, in the model file format\n");
+    fprintf(out, "usage: retrace pipeline TRACE [--model FILE] [--min-size SIZE] [--top N]\n"
+                 "                        [--csv FILE] [--plot FILE.svg|.png]\n"
+                 "       retrace pipeline --print-model [--model FILE]\n"
+                 "\n"
+                 "Finds chains of sender computation, a large message and receiver computation\n"
+                 "(computation is the recorded gap between MPI calls) and estimates, with the\n"
+                 "Advanced-MPI software-pipelining model, the time of each without pipelining,\n"
+                 "the best block size, the time with it and the saving; then the total saving,\n"
+                 "and for messages that cross a gateway the best gateway chunk size (PSP_GW_MTU).\n"
+                 "  --model FILE     network model (docs/model.md; default: built-in, the same as\n"
+                 "                   examples/model.conf)\n"
+                 "  --min-size SIZE  smallest message considered (default 64K; K, M, G suffixes)\n"
+                 "  --top N          chains listed, best first (default 20; 0 lists all)\n"
+                 "  --csv FILE       every table as CSV: FILE, FILE-chains.csv, ...\n"
+                 "  --plot FILE      saving against block size for the best chains (gnuplot)\n"
+                 "  --print-model    print the model in effect, in the model file format\n");
 }
 
 static int pipeline_run(int argc, char **argv)
@@ -88,5 +87,5 @@ static int pipeline_run(int argc, char **argv)
     return rc;
 }
 
-const cli_command cli_cmd_pipeline = {"pipeline", "software-pipelining estimates",
-                                      pipeline_run, pipeline_usage};
+const cli_command cli_cmd_pipeline = {"pipeline", "software-pipelining estimates", pipeline_run,
+                                      pipeline_usage};

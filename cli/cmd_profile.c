@@ -45,10 +45,9 @@ static int profile_run(int argc, char **argv)
         rt_report_free(&res.report);
         return cli_error("%s", err.msg);
     }
-    static const cli_plot plot = {RT_PLOT_HEATMAP,
-                                  "Point-to-point bytes from rank (rows) to rank (columns)",
-                                  "to rank", "from rank",
-                                  "the rank x rank plot is drawn up to 1024 ranks"};
+    static const cli_plot plot = {
+        RT_PLOT_HEATMAP, "Point-to-point bytes from rank (rows) to rank (columns)", "to rank",
+        "from rank", "the rank x rank plot is drawn up to 1024 ranks"};
     int rc = cli_out_report(&out, &res.report, 1, &plot);
     fflush(stdout);
     cli_out_truncated(res.report.truncated);

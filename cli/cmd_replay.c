@@ -334,11 +334,21 @@ static int check_fast(const rt_sim_trace *t, const rt_sim_config *cfg, const rt_
     if (rt_sim_run(t, &c, &b, &err) < 0)
         return cli_error("fast path check: the replay without it failed: %s", err.msg);
     const char *diff = NULL;
-#define SAME(f)                        \
-    if (!diff && a->f != b.f)          \
-        diff = #f;
-    SAME(completed) SAME(time_ps) SAME(critical_rank) SAME(mpi_ps) SAME(messages) SAME(bytes)
-    SAME(gw_messages) SAME(gw_bytes) SAME(events) SAME(nranks)
+#define SAME(f)                   \
+    do {                          \
+        if (!diff && a->f != b.f) \
+            diff = #f;            \
+    } while (0)
+    SAME(completed);
+    SAME(time_ps);
+    SAME(critical_rank);
+    SAME(mpi_ps);
+    SAME(messages);
+    SAME(bytes);
+    SAME(gw_messages);
+    SAME(gw_bytes);
+    SAME(events);
+    SAME(nranks);
 #undef SAME
     if (!diff && !same_text(a->report, b.report))
         diff = "report";

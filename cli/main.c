@@ -6,16 +6,8 @@
 #include "cli.h"
 
 static const cli_command *const commands[] = {
-    &cli_cmd_record,
-    &cli_cmd_info,
-    &cli_cmd_convert,
-    &cli_cmd_hist,
-    &cli_cmd_gateways,
-    &cli_cmd_pipeline,
-    &cli_cmd_profile,
-    &cli_cmd_replay,
-    &cli_cmd_calibrate,
-    &cli_cmd_demo,
+    &cli_cmd_record,   &cli_cmd_info,    &cli_cmd_convert, &cli_cmd_hist,      &cli_cmd_gateways,
+    &cli_cmd_pipeline, &cli_cmd_profile, &cli_cmd_replay,  &cli_cmd_calibrate, &cli_cmd_demo,
 };
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 
@@ -56,18 +48,16 @@ int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: retrace [--version] [--help] COMMAND [ARGS]\n"
-            "\n"
-            "Record, analyse and replay MPI traces.\n"
-            "\n"
-            "Commands:\n");
+    fprintf(out, "usage: retrace [--version] [--help] COMMAND [ARGS]\n"
+                 "\n"
+                 "Record, analyse and replay MPI traces.\n"
+                 "\n"
+                 "Commands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
-    fprintf(out,
-            "\n"
-            "TRACE is an OTF2 archive (its directory or its .otf2 anchor file) or a\n"
-            "retrace CSV trace. 'retrace COMMAND --help' describes a command.\n");
+    fprintf(out, "\n"
+                 "TRACE is an OTF2 archive (its directory or its .otf2 anchor file) or a\n"
+                 "retrace CSV trace. 'retrace COMMAND --help' describes a command.\n");
 }
 
 int main(int argc, char **argv)

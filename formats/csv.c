@@ -19,13 +19,24 @@
 #define SHOW_LEN 48 /* room for a field quoted in an error message */
 
 enum {
-    F_RANK, F_TIME, F_EVENT, F_CALL, F_COMM, F_PEER, F_TAG, F_BYTES, F_RBYTES, F_CONTYPE,
-    F_REQ, F_OP, NFIELDS
+    F_RANK,
+    F_TIME,
+    F_EVENT,
+    F_CALL,
+    F_COMM,
+    F_PEER,
+    F_TAG,
+    F_BYTES,
+    F_RBYTES,
+    F_CONTYPE,
+    F_REQ,
+    F_OP,
+    NFIELDS
 };
 
 static const char *const field_names[NFIELDS] = {
-    "RANK", "TIME", "EVENT", "CALL", "COMM", "PEER", "TAG", "BYTES", "RBYTES", "CONTYPE",
-    "REQ", "OP",
+    "RANK", "TIME",  "EVENT",  "CALL",    "COMM", "PEER",
+    "TAG",  "BYTES", "RBYTES", "CONTYPE", "REQ",  "OP",
 };
 
 /* The RT_EVENT_KINDS letter of each optional column (0: every event has it). */
@@ -327,16 +338,13 @@ static int def_nbrs(rt_reader *r, csv_reader *cr, const uint32_t *v, rt_err *e)
 
 static const struct def_record {
     const char *name;
-    size_t lo, hi; /* number of fields */
+    size_t lo, hi;      /* number of fields */
     const char *num[3]; /* the uint32 fields from the second on; PARENT may be empty (none) */
     int (*add)(rt_reader *r, csv_reader *cr, const uint32_t *v, rt_err *e);
 } def_records[] = {
-    {"ranks", 2, 2, {"N"}, def_ranks},
-    {"proc", 4, 4, {"R", "NODE", "MODULE"}, def_proc},
-    {"comm", 5, 6, {"ID", "PARENT"}, def_comm},
-    {"group", 3, 3, {"ID"}, def_group},
-    {"win", 3, 3, {"ID", "COMM"}, def_win},
-    {"neighbors", 5, 5, {"COMM", "RANK"}, def_nbrs},
+    {"ranks", 2, 2, {"N"}, def_ranks},          {"proc", 4, 4, {"R", "NODE", "MODULE"}, def_proc},
+    {"comm", 5, 6, {"ID", "PARENT"}, def_comm}, {"group", 3, 3, {"ID"}, def_group},
+    {"win", 3, 3, {"ID", "COMM"}, def_win},     {"neighbors", 5, 5, {"COMM", "RANK"}, def_nbrs},
 };
 
 static int definition(rt_reader *r, csv_reader *cr, const struct def_record *d, rt_err *e)
@@ -344,11 +352,10 @@ static int definition(rt_reader *r, csv_reader *cr, const struct def_record *d, 
     if (cr->in_events)
         return rt_err_set(e, RT_E_FORMAT, "definition after the first event");
     if (cr->nfields < d->lo || cr->nfields > d->hi)
-        return d->lo == d->hi
-                   ? rt_err_set(e, RT_E_FORMAT, "%s has %zu fields, expected %zu", d->name,
-                                cr->nfields, d->lo)
-                   : rt_err_set(e, RT_E_FORMAT, "%s has %zu fields, expected %zu or %zu",
-                                d->name, cr->nfields, d->lo, d->hi);
+        return d->lo == d->hi ? rt_err_set(e, RT_E_FORMAT, "%s has %zu fields, expected %zu",
+                                           d->name, cr->nfields, d->lo)
+                              : rt_err_set(e, RT_E_FORMAT, "%s has %zu fields, expected %zu or %zu",
+                                           d->name, cr->nfields, d->lo, d->hi);
     uint32_t v[3] = {0, 0, 0};
     for (int i = 0; i < 3 && d->num[i]; i++) {
         uint64_t x = RT_ID_NONE;
@@ -451,8 +458,8 @@ static int rec_event(csv_reader *cr, rt_event *ev, rt_err *e)
                 ev->peer = RT_PEER_NONE; /* a rootless collective */
                 continue;
             }
-            return rt_err_set(e, RT_E_FORMAT, "field %s is required by event %s",
-                              field_names[i], kname);
+            return rt_err_set(e, RT_E_FORMAT, "field %s is required by event %s", field_names[i],
+                              kname);
         }
         if ((rc = event_field(ev, i, s, e)))
             return rc;
@@ -622,12 +629,14 @@ static int event_write(rt_writer *w, const rt_event *ev, rt_err *err)
     const char *uses = rt_event_kind_fields(ev->kind);
     const char *peer = ev->peer == RT_PEER_ALL ? "all" : ev->peer == RT_PEER_NONE ? "" : NULL;
     const char *text[NFIELDS] = {
-        [F_EVENT] = rt_event_kind_name(ev->kind), [F_CALL] = rt_func_name(ev->call),
-        [F_PEER] = peer, [F_CONTYPE] = rt_contype_name(ev->contype),
+        [F_EVENT] = rt_event_kind_name(ev->kind),
+        [F_CALL] = rt_func_name(ev->call),
+        [F_PEER] = peer,
+        [F_CONTYPE] = rt_contype_name(ev->contype),
         [F_OP] = rt_event_op_name(ev->kind, ev->op),
     };
     const uint64_t num[NFIELDS] = {
-        [F_RANK] = ev->rank, [F_TIME] = ev->time, [F_COMM] = ev->comm,
+        [F_RANK] = ev->rank,   [F_TIME] = ev->time,     [F_COMM] = ev->comm,
         [F_BYTES] = ev->bytes, [F_RBYTES] = ev->rbytes, [F_REQ] = ev->req,
     };
     char row[512], *p = row; /* names are short: a row is at most about 260 bytes */
@@ -782,8 +791,10 @@ int rt__csv_create(rt_writer *w, rt_err *err)
     const rt_defs *d = &w->defs;
     for (uint32_t i = 0; i < d->ngroups; i++)
         if (d->groups[i].size == 0)
-            return rt_err_set(err, RT_E_INVAL, "%s: group %u has no members, which the CSV "
-                              "form cannot hold", w->path, (unsigned)d->groups[i].id);
+            return rt_err_set(err, RT_E_INVAL,
+                              "%s: group %u has no members, which the CSV "
+                              "form cannot hold",
+                              w->path, (unsigned)d->groups[i].id);
     csv_writer *cw = calloc(1, sizeof *cw);
     if (!cw || !(cw->buf = malloc(WRITE_BUF))) {
         free(cw);

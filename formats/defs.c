@@ -19,8 +19,8 @@ int rt_defs_init(rt_defs *defs, uint32_t nranks, rt_err *err)
         goto fail;
     for (uint32_t i = 0; i < nranks; i++)
         all[i] = i;
-    rc = rt_defs_add_comm(defs, RT_COMM_WORLD, RT_ID_NONE, 0, nranks, 0, all,
-                          "MPI_COMM_WORLD", err);
+    rc =
+        rt_defs_add_comm(defs, RT_COMM_WORLD, RT_ID_NONE, 0, nranks, 0, all, "MPI_COMM_WORLD", err);
     if (rc == 0) {
         uint32_t zero = 0;
         rc = rt_defs_add_comm(defs, RT_COMM_SELF, RT_ID_NONE, RT_COMM_IS_SELF, 1, 0, &zero,
@@ -100,14 +100,12 @@ static int check_members(const rt_defs *defs, const char *what, uint32_t id, uin
     for (uint32_t i = 0; i < n; i++)
         if (members[i] >= defs->nranks)
             return rt_err_set(err, RT_E_INVAL, "%s %u: member %u is not a world rank (0 to %u)",
-                              what, (unsigned)id, (unsigned)members[i],
-                              (unsigned)defs->nranks - 1);
+                              what, (unsigned)id, (unsigned)members[i], (unsigned)defs->nranks - 1);
     return 0;
 }
 
-int rt_defs_add_comm(rt_defs *defs, uint32_t id, uint32_t parent, uint32_t flags,
-                     uint32_t size, uint32_t remote_size, const uint32_t *members,
-                     const char *name, rt_err *err)
+int rt_defs_add_comm(rt_defs *defs, uint32_t id, uint32_t parent, uint32_t flags, uint32_t size,
+                     uint32_t remote_size, const uint32_t *members, const char *name, rt_err *err)
 {
     int found;
     uint32_t pos = find_slot(defs->comms, defs->ncomms, sizeof *defs->comms, id, &found);
@@ -124,13 +122,13 @@ int rt_defs_add_comm(rt_defs *defs, uint32_t id, uint32_t parent, uint32_t flags
     int rc = check_members(defs, "communicator", id, (uint32_t)n, members, err);
     if (rc)
         return rc;
-    rt_comm_def c = {.id = id, .parent = parent, .flags = flags, .size = size,
-                     .remote_size = remote_size};
+    rt_comm_def c = {
+        .id = id, .parent = parent, .flags = flags, .size = size, .remote_size = remote_size};
     c.members = malloc(n * sizeof *c.members);
     c.by_world = malloc(n * sizeof *c.by_world);
     c.name = strdup(name ? name : "");
-    if (!c.members || !c.by_world || !c.name || insert_slot((void **)&defs->comms, &defs->ncomms,
-                                             sizeof *defs->comms, pos)) {
+    if (!c.members || !c.by_world || !c.name ||
+        insert_slot((void **)&defs->comms, &defs->ncomms, sizeof *defs->comms, pos)) {
         free(c.members);
         free(c.by_world);
         free(c.name);
@@ -218,12 +216,12 @@ int rt_defs_copy(rt_defs *dst, const rt_defs *src, rt_err *err)
         const rt_comm_def *c = &src->comms[i];
         if (c->id == RT_COMM_WORLD || c->id == RT_COMM_SELF)
             rt__defs_drop_comm(dst, c->id); /* src may have renamed or reshaped them */
-        rc = rt_defs_add_comm(dst, c->id, c->parent, c->flags, c->size, c->remote_size,
-                              c->members, c->name, err);
+        rc = rt_defs_add_comm(dst, c->id, c->parent, c->flags, c->size, c->remote_size, c->members,
+                              c->name, err);
     }
     for (uint32_t i = 0; i < src->ngroups && !rc; i++)
-        rc = rt_defs_add_group(dst, src->groups[i].id, src->groups[i].size,
-                               src->groups[i].members, err);
+        rc = rt_defs_add_group(dst, src->groups[i].id, src->groups[i].size, src->groups[i].members,
+                               err);
     for (uint32_t i = 0; i < src->nwins && !rc; i++)
         rc = rt_defs_add_win(dst, src->wins[i].id, src->wins[i].comm, err);
     for (uint32_t i = 0; i < src->nnbrs && !rc; i++) {
@@ -395,9 +393,8 @@ int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err)
     if ((coll && ev->peer == RT_PEER_NONE) || (all_ok && ev->peer == RT_PEER_ALL))
         return 0;
     if (rt_defs_peer_world(defs, ev) < 0)
-        return rt_err_set(err, RT_E_INVAL, "%s: peer %d is not a rank of %s %u", kname,
-                          ev->peer, is_rma_kind(k) ? "window" : "communicator",
-                          (unsigned)ev->comm);
+        return rt_err_set(err, RT_E_INVAL, "%s: peer %d is not a rank of %s %u", kname, ev->peer,
+                          is_rma_kind(k) ? "window" : "communicator", (unsigned)ev->comm);
     return 0;
 }
 

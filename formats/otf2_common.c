@@ -43,8 +43,7 @@ OTF2_CollectiveOp rt__otf2_coll_op(unsigned op)
         [RT_COLL_ALLOCATE] = OTF2_COLLECTIVE_OP_ALLOCATE,
         [RT_COLL_DEALLOCATE] = OTF2_COLLECTIVE_OP_DEALLOCATE,
         [RT_COLL_CREATE_HANDLE_AND_ALLOCATE] = OTF2_COLLECTIVE_OP_CREATE_HANDLE_AND_ALLOCATE,
-        [RT_COLL_DESTROY_HANDLE_AND_DEALLOCATE] =
-            OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE,
+        [RT_COLL_DESTROY_HANDLE_AND_DEALLOCATE] = OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE,
     };
     return op < RT_COLL_COUNT ? map[op] : OTF2_COLLECTIVE_OP_BARRIER;
 }
@@ -125,9 +124,8 @@ unsigned rt__otf2_default_op(unsigned kind, unsigned v, unsigned call)
 /* OTF2 prints its errors to stderr by default; we report them ourselves, in one line. */
 static _Thread_local char last_error[256];
 
-static OTF2_ErrorCode on_otf2_error(void *data, const char *file, uint64_t line,
-                                    const char *func, OTF2_ErrorCode code, const char *fmt,
-                                    va_list va)
+static OTF2_ErrorCode on_otf2_error(void *data, const char *file, uint64_t line, const char *func,
+                                    OTF2_ErrorCode code, const char *fmt, va_list va)
 {
     vsnprintf(last_error, sizeof last_error, fmt ? fmt : "", va);
     return code;

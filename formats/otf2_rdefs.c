@@ -10,7 +10,6 @@
 
 #include "rt__otf2r.h"
 
-
 static OTF2_CallbackCode def_string(void *data, OTF2_StringRef ref, const char *s)
 {
     otf2r *o = data;
@@ -276,8 +275,7 @@ static const dgroup *group_by_ref(const otf2r *o, const uint32_t *by_ref, uint32
         else
             hi = mid;
     }
-    return lo < o->groups.n && o->groups.v[by_ref[lo]].ref == ref ? &o->groups.v[by_ref[lo]]
-                                                                   : NULL;
+    return lo < o->groups.n && o->groups.v[by_ref[lo]].ref == ref ? &o->groups.v[by_ref[lo]] : NULL;
 }
 
 /* A neighbour list from its group: communicator ranks, OTF2_UNDEFINED_UINT64 for none. */
@@ -501,4 +499,3 @@ int rt__otf2r_read_global_defs(rt_reader *r, otf2r *o, rt_err *err)
                           r->path);
     return 0;
 }
-

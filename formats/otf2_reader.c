@@ -72,7 +72,7 @@ static int32_t peer_i32(uint32_t v, int32_t undefined)
     return v == OTF2_UNDEFINED_UINT32 ? undefined : (int32_t)v;
 }
 
-#define CB_ARGS                                                                                    \
+#define CB_ARGS \
     OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *data, OTF2_AttributeList *a
 #define OK OTF2_CALLBACK_SUCCESS
 
@@ -498,7 +498,8 @@ static int read_cut_rank(rt_reader *r, otf2r *o, const char *evt, rt_err *err)
     const char *base = strrchr(o->anchor, '/');
     base = base ? base + 1 : o->anchor;
     size_t stem = strlen(base) - 5;
-    char anchor[4300], defs[4300], sub[4300], copy[4400], *orig_defs = rt__otf2r_archive_file(o, ".def");
+    char anchor[4300], defs[4300], sub[4300], copy[4400],
+        *orig_defs = rt__otf2r_archive_file(o, ".def");
     char *real_defs = orig_defs ? realpath(orig_defs, NULL) : NULL;
     snprintf(anchor, sizeof anchor, "%s/%s", dir, base);
     snprintf(defs, sizeof defs, "%s/%.*s.def", dir, (int)stem, base);
@@ -541,7 +542,8 @@ static int open_rank(rt_reader *r, otf2r *o, rt_err *err)
     char name[48];
     snprintf(name, sizeof name, "/%llu.evt", (unsigned long long)o->rank_loc[o->cur]);
     char *evt = rt__otf2r_archive_file(o, name);
-    int rc = evt && !rt__otf2r_file_complete(evt) ? read_cut_rank(r, o, evt, err) : attach_reader(r, o, err);
+    int rc = evt && !rt__otf2r_file_complete(evt) ? read_cut_rank(r, o, evt, err)
+                                                  : attach_reader(r, o, err);
     free(evt);
     return rc;
 }

@@ -33,8 +33,8 @@ typedef struct otf2w {
     int made_dir;
 } otf2w;
 
-static OTF2_FlushType pre_flush(void *data, OTF2_FileType type, OTF2_LocationRef loc,
-                                void *caller, bool final)
+static OTF2_FlushType pre_flush(void *data, OTF2_FileType type, OTF2_LocationRef loc, void *caller,
+                                bool final)
 {
     return OTF2_FLUSH;
 }
@@ -155,8 +155,8 @@ static int w_write(rt_writer *w, const rt_event *ev, rt_err *err)
             ec = OTF2_EvtWriter_MpiSend(ew, a, t, peer, obj, (uint32_t)ev->tag, ev->bytes);
             break;
         case RT_EV_ISEND:
-            ec = OTF2_EvtWriter_MpiIsend(ew, a, t, peer, obj, (uint32_t)ev->tag, ev->bytes,
-                                         ev->req);
+            ec =
+                OTF2_EvtWriter_MpiIsend(ew, a, t, peer, obj, (uint32_t)ev->tag, ev->bytes, ev->req);
             break;
         case RT_EV_ISEND_COMPLETE:
             ec = OTF2_EvtWriter_MpiIsendComplete(ew, a, t, ev->req);
@@ -168,8 +168,8 @@ static int w_write(rt_writer *w, const rt_event *ev, rt_err *err)
             ec = OTF2_EvtWriter_MpiIrecvRequest(ew, a, t, ev->req);
             break;
         case RT_EV_IRECV:
-            ec = OTF2_EvtWriter_MpiIrecv(ew, a, t, peer, obj, (uint32_t)ev->tag, ev->bytes,
-                                         ev->req);
+            ec =
+                OTF2_EvtWriter_MpiIrecv(ew, a, t, peer, obj, (uint32_t)ev->tag, ev->bytes, ev->req);
             break;
         case RT_EV_REQUEST_CANCELLED:
             ec = OTF2_EvtWriter_MpiRequestCancelled(ew, a, t, ev->req);
@@ -185,8 +185,8 @@ static int w_write(rt_writer *w, const rt_event *ev, rt_err *err)
             ec = OTF2_EvtWriter_NonBlockingCollectiveRequest(ew, a, t, ev->req);
             break;
         case RT_EV_NBC_COMPLETE:
-            ec = OTF2_EvtWriter_NonBlockingCollectiveComplete(
-                ew, a, t, (OTF2_CollectiveOp)v, obj, peer, ev->bytes, ev->rbytes, ev->req);
+            ec = OTF2_EvtWriter_NonBlockingCollectiveComplete(ew, a, t, (OTF2_CollectiveOp)v, obj,
+                                                              peer, ev->bytes, ev->rbytes, ev->req);
             break;
         case RT_EV_WIN_CREATE:
             ec = OTF2_EvtWriter_RmaWinCreate(ew, a, t, obj);
@@ -201,8 +201,8 @@ static int w_write(rt_writer *w, const rt_event *ev, rt_err *err)
             ec = OTF2_EvtWriter_RmaGet(ew, a, t, obj, peer, ev->rbytes, ev->req);
             break;
         case RT_EV_RMA_ATOMIC:
-            ec = OTF2_EvtWriter_RmaAtomic(ew, a, t, obj, peer, (OTF2_RmaAtomicType)v,
-                                          ev->bytes, ev->rbytes, ev->req);
+            ec = OTF2_EvtWriter_RmaAtomic(ew, a, t, obj, peer, (OTF2_RmaAtomicType)v, ev->bytes,
+                                          ev->rbytes, ev->req);
             break;
         case RT_EV_RMA_OP_COMPLETE:
             ec = OTF2_EvtWriter_RmaOpCompleteBlocking(ew, a, t, obj, ev->req);
@@ -219,8 +219,7 @@ static int w_write(rt_writer *w, const rt_event *ev, rt_err *err)
                                              group_ref(&w->defs, (uint32_t)ev->peer));
             break;
         case RT_EV_RMA_LOCK:
-            ec = OTF2_EvtWriter_RmaRequestLock(ew, a, t, obj, peer, ev->req,
-                                               (OTF2_LockType)v);
+            ec = OTF2_EvtWriter_RmaRequestLock(ew, a, t, obj, peer, ev->req, (OTF2_LockType)v);
             break;
         case RT_EV_RMA_UNLOCK:
             ec = OTF2_EvtWriter_RmaReleaseLock(ew, a, t, obj, peer, ev->req);
@@ -259,7 +258,7 @@ static OTF2_RegionRole region_role(unsigned fn)
         return OTF2_REGION_ROLE_POINT2POINT;
     case RT_CLASS_COLL:
         return fn == RT_FN_Barrier || fn == RT_FN_Ibarrier ? OTF2_REGION_ROLE_BARRIER
-                                                            : OTF2_REGION_ROLE_COLL_OTHER;
+                                                           : OTF2_REGION_ROLE_COLL_OTHER;
     case RT_CLASS_RMA:
         return OTF2_REGION_ROLE_RMA;
     default:
@@ -342,9 +341,9 @@ static OTF2_ErrorCode write_nbr_group(otf2w *o, OTF2_GroupRef ref, uint32_t n, c
         return OTF2_ERROR_MEM_ALLOC_FAILED;
     for (uint32_t i = 0; i < n; i++)
         m[i] = v[i] == RT_PEER_NONE ? OTF2_UNDEFINED_UINT64 : (uint64_t)v[i];
-    OTF2_ErrorCode ec = OTF2_GlobalDefWriter_WriteGroup(o->gdw, ref, o->empty,
-                                                        OTF2_GROUP_TYPE_UNKNOWN, OTF2_PARADIGM_MPI,
-                                                        OTF2_GROUP_FLAG_NONE, n, m);
+    OTF2_ErrorCode ec =
+        OTF2_GlobalDefWriter_WriteGroup(o->gdw, ref, o->empty, OTF2_GROUP_TYPE_UNKNOWN,
+                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, n, m);
     free(m);
     return ec;
 }
@@ -386,8 +385,8 @@ static OTF2_ErrorCode write_nbrs(otf2w *o, const rt_defs *d, OTF2_GroupRef next)
                 ec = write_nbr_group(o, v.groupRef, n->nout, n->out);
         }
         if (ec == OTF2_SUCCESS)
-            ec = OTF2_GlobalDefWriter_WriteLocationGroupProperty(
-                o->gdw, n->rank, names[2 * c + 1], OTF2_TYPE_GROUP, v);
+            ec = OTF2_GlobalDefWriter_WriteLocationGroupProperty(o->gdw, n->rank, names[2 * c + 1],
+                                                                 OTF2_TYPE_GROUP, v);
     }
     free(names);
     return ec;
@@ -409,8 +408,8 @@ static OTF2_ErrorCode write_comms(otf2w *o, const rt_defs *d)
     OTF2_GroupRef next = d->ngroups + 1;
     for (uint32_t i = 0; i < d->ncomms && ec == OTF2_SUCCESS; i++) {
         const rt_comm_def *c = &d->comms[i];
-        OTF2_CommRef parent = c->parent == RT_ID_NONE ? OTF2_UNDEFINED_COMM
-                                                      : comm_ref(d, c->parent);
+        OTF2_CommRef parent =
+            c->parent == RT_ID_NONE ? OTF2_UNDEFINED_COMM : comm_ref(d, c->parent);
         OTF2_GroupRef ga = next++;
         if (c->flags & RT_COMM_IS_SELF)
             ec = write_group(o, ga, "", OTF2_GROUP_TYPE_COMM_SELF, 0, NULL);
@@ -427,15 +426,13 @@ static OTF2_ErrorCode write_comms(otf2w *o, const rt_defs *d)
                 ec = OTF2_GlobalDefWriter_WriteInterComm(o->gdw, i, cname, ga, gb, parent,
                                                          OTF2_COMM_FLAG_NONE);
         } else {
-            ec = OTF2_GlobalDefWriter_WriteComm(o->gdw, i, cname, ga, parent,
-                                                OTF2_COMM_FLAG_NONE);
+            ec = OTF2_GlobalDefWriter_WriteComm(o->gdw, i, cname, ga, parent, OTF2_COMM_FLAG_NONE);
         }
     }
     for (uint32_t i = 0; i < d->nwins && ec == OTF2_SUCCESS; i++) {
         snprintf(name, sizeof name, "MPI_Win %u", (unsigned)d->wins[i].id);
         ec = OTF2_GlobalDefWriter_WriteRmaWin(o->gdw, i, str(o, name, &ec),
-                                              comm_ref(d, d->wins[i].comm),
-                                              OTF2_RMA_WIN_FLAG_NONE);
+                                              comm_ref(d, d->wins[i].comm), OTF2_RMA_WIN_FLAG_NONE);
     }
     if (ec == OTF2_SUCCESS)
         ec = write_nbrs(o, d, next);
@@ -444,8 +441,8 @@ static OTF2_ErrorCode write_comms(otf2w *o, const rt_defs *d)
 
 static OTF2_ErrorCode write_global_defs(otf2w *o, const rt_defs *d)
 {
-    OTF2_ErrorCode ec = OTF2_GlobalDefWriter_WriteClockProperties(
-        o->gdw, 1000000000u, 0, o->tmax, OTF2_UNDEFINED_TIMESTAMP);
+    OTF2_ErrorCode ec = OTF2_GlobalDefWriter_WriteClockProperties(o->gdw, 1000000000u, 0, o->tmax,
+                                                                  OTF2_UNDEFINED_TIMESTAMP);
     OTF2_StringRef empty = o->empty = str(o, "", &ec);
     if (ec == OTF2_SUCCESS)
         ec = OTF2_GlobalDefWriter_WriteParadigm(o->gdw, OTF2_PARADIGM_MPI, str(o, "MPI", &ec),
@@ -454,7 +451,7 @@ static OTF2_ErrorCode write_global_defs(otf2w *o, const rt_defs *d)
         [RT__ATTR_CONTYPE] = "connection type: 1 loop, 2 shm, 3 net, 4 gw",
         [RT__ATTR_CALL] = "retrace MPI function id of the call in effect",
         [RT__ATTR_OP] = "retrace op of the event; on a receive the wildcards it was posted with: "
-                         "1 MPI_ANY_SOURCE, 2 MPI_ANY_TAG, 3 both",
+                        "1 MPI_ANY_SOURCE, 2 MPI_ANY_TAG, 3 both",
     };
     static const OTF2_Type attr_type[RT__ATTR_COUNT] = {
         [RT__ATTR_CONTYPE] = OTF2_TYPE_UINT8,
@@ -466,9 +463,9 @@ static OTF2_ErrorCode write_global_defs(otf2w *o, const rt_defs *d)
                                                  str(o, attr_desc[i], &ec), attr_type[i]);
     for (unsigned fn = 1; fn < RT_FN_COUNT && ec == OTF2_SUCCESS; fn++) {
         OTF2_StringRef s = str(o, rt_func_name(fn), &ec);
-        ec = OTF2_GlobalDefWriter_WriteRegion(o->gdw, fn - 1, s, s, empty, region_role(fn),
-                                              OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, empty,
-                                              0, 0);
+        ec =
+            OTF2_GlobalDefWriter_WriteRegion(o->gdw, fn - 1, s, s, empty, region_role(fn),
+                                             OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, empty, 0, 0);
     }
     uint32_t *tree_of = malloc((size_t)d->nranks * sizeof *tree_of);
     if (!tree_of)
@@ -482,8 +479,7 @@ static OTF2_ErrorCode write_global_defs(otf2w *o, const rt_defs *d)
     for (uint32_t r = 0; r < d->nranks && ec == OTF2_SUCCESS; r++) {
         snprintf(name, sizeof name, "MPI Rank %u", (unsigned)r);
         ec = OTF2_GlobalDefWriter_WriteLocationGroup(o->gdw, r, str(o, name, &ec),
-                                                     OTF2_LOCATION_GROUP_TYPE_PROCESS,
-                                                     tree_of[r],
+                                                     OTF2_LOCATION_GROUP_TYPE_PROCESS, tree_of[r],
                                                      OTF2_UNDEFINED_LOCATION_GROUP);
         OTF2_AttributeValue v;
         v.uint32 = d->node[r];
@@ -495,9 +491,8 @@ static OTF2_ErrorCode write_global_defs(otf2w *o, const rt_defs *d)
             ec = OTF2_GlobalDefWriter_WriteLocationGroupProperty(o->gdw, r, s_module,
                                                                  OTF2_TYPE_UINT32, v);
         if (ec == OTF2_SUCCESS)
-            ec = OTF2_GlobalDefWriter_WriteLocation(o->gdw, r, s_thread,
-                                                    OTF2_LOCATION_TYPE_CPU_THREAD,
-                                                    o->ranks[r].nevents, r);
+            ec = OTF2_GlobalDefWriter_WriteLocation(
+                o->gdw, r, s_thread, OTF2_LOCATION_TYPE_CPU_THREAD, o->ranks[r].nevents, r);
     }
     free(tree_of);
     if (ec == OTF2_SUCCESS)

@@ -510,8 +510,7 @@ static int def_nbrs(const defctx *c, rt_err *err)
     uint32_t gcomm;
     if (rt__raw_global(c->u, RT__RAW_COMM, c->rank, d.comm, &gcomm))
         return rt__raw_fail_at(err, c->path, c->off,
-                               "neighbour lists: communicator %u is not defined",
-                               (unsigned)d.comm);
+                               "neighbour lists: communicator %u is not defined", (unsigned)d.comm);
     if (reserve(&c->u->mem, &c->u->mem_cap, (uint64_t)d.nin + d.nout + 1))
         return no_memory(c, err);
     memcpy(c->u->mem, c->payload + sizeof d, 4 * ((size_t)d.nin + d.nout));

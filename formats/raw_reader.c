@@ -768,8 +768,7 @@ static int raw_next(rt_reader *r, rt_event *ev, rt_err *err)
         }
         close_rank(rr);
         if (++rr->cur == rr->nranks && rr->more_cuts)
-            rt__reader_set_truncated(r, "%s (and %u more cut short)", r->truncated,
-                                     rr->more_cuts);
+            rt__reader_set_truncated(r, "%s (and %u more cut short)", r->truncated, rr->more_cuts);
     }
     if (rr->failed)
         return rt_err_set(err, rr->fail.code, "%s", rr->fail.msg);

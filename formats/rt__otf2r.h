@@ -46,16 +46,15 @@ typedef struct dnbrs {
     int dest;
 } dnbrs;
 
-#define VEC(T)                                                                                     \
-    struct {                                                                                       \
-        T *v;                                                                                      \
-        size_t n, cap;                                                                             \
+#define VEC(T)         \
+    struct {           \
+        T *v;          \
+        size_t n, cap; \
     }
-#define VEC_PUSH(vec, x)                                                                           \
-    ((vec).n < (vec).cap || vec_grow((void **)&(vec).v, &(vec).cap, sizeof *(vec).v) == 0          \
-         ? ((vec).v[(vec).n++] = (x), 0)                                                           \
+#define VEC_PUSH(vec, x)                                                                  \
+    ((vec).n < (vec).cap || vec_grow((void **)&(vec).v, &(vec).cap, sizeof *(vec).v) == 0 \
+         ? ((vec).v[(vec).n++] = (x), 0)                                                  \
          : -1)
-
 
 static inline int vec_grow(void **v, size_t *cap, size_t size)
 {

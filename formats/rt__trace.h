@@ -31,7 +31,7 @@ struct rt_reader {
     char *truncated;     /* message when the trace was cut short */
     uint64_t *last_time; /* per rank: for the time-order check */
     uint64_t nevents;
-    int by_rank; /* set by a back end that hands out rank 0's events, then rank 1's, ... */
+    int by_rank;         /* set by a back end that hands out rank 0's events, then rank 1's, ... */
     const rt_event *blk; /* next_block back ends: the block rt_reader_next hands out */
     size_t blk_n, blk_i;
     /* Other back ends: rt_reader_next_block gathers their events, RT__GATHER at most, and

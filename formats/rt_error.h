@@ -6,16 +6,17 @@
 #ifndef RT_ERROR_H
 #define RT_ERROR_H
 
-#define RT_ERRORS(X)                                        \
-    X(NOMEM, "out of memory")                               \
-    X(IO, "input/output error")                             \
-    X(NOTFOUND, "no such file or directory")                \
-    X(FORMAT, "not a retrace trace or damaged")             \
-    X(INVAL, "invalid value")                               \
-    X(ORDER, "events out of time order")                    \
-    X(OTF2, "OTF2 library error")                           \
+#define RT_ERRORS(X)                            \
+    X(NOMEM, "out of memory")                   \
+    X(IO, "input/output error")                 \
+    X(NOTFOUND, "no such file or directory")    \
+    X(FORMAT, "not a retrace trace or damaged") \
+    X(INVAL, "invalid value")                   \
+    X(ORDER, "events out of time order")        \
+    X(OTF2, "OTF2 library error")               \
     X(USAGE, "bad command line")
 
+// clang-format off
 typedef enum rt_errcode {
     RT_OK = 0,
 #define X(id, text) RT_E_##id,
@@ -23,6 +24,7 @@ typedef enum rt_errcode {
 #undef X
     RT_E_COUNT
 } rt_errcode;
+// clang-format on
 
 /* Codes are returned negated: if (rc < 0) ... ; rt_strerror(rc). */
 const char *rt_strerror(int code);
@@ -35,7 +37,6 @@ typedef struct rt_err {
 } rt_err;
 
 /* Fills err (if not NULL) and returns -code; use as: return rt_err_set(err, RT_E_INVAL, ...). */
-int rt_err_set(rt_err *err, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+int rt_err_set(rt_err *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif /* RT_ERROR_H */

@@ -48,12 +48,14 @@ rt_func rt_func_lookup(const char *name);
     X(NET, "net")      \
     X(GW, "gw")
 
+// clang-format off
 typedef enum rt_contype {
 #define X(id, name) RT_CT_##id,
     RT_CONTYPES(X)
 #undef X
     RT_CT_COUNT
 } rt_contype;
+// clang-format on
 
 const char *rt_contype_name(unsigned ct);
 /* Accepts our names, "gateway" for gw, and psmpi's network plugin names (openib, velo,
@@ -72,6 +74,7 @@ int rt_contype_lookup(const char *name);
     X(ANY_SOURCE, 1, "any_source") \
     X(ANY_TAG, 2, "any_tag")
 
+// clang-format off
 typedef enum rt_recv_flag {
 #define X(id, bit, name) RT_RECV_##id = bit,
     RT_RECV_FLAGS(X)
@@ -81,46 +84,49 @@ typedef enum rt_recv_flag {
     RT_RECV_FLAGS(X)
 #undef X
 } rt_recv_flag;
+// clang-format on
 
 /* ---- collective operations --------------------------------------------------------------- */
 
 /* X(id, name): the op field of COLL_END, NBC_COMPLETE and RMA_COLL_END events. */
-#define RT_COLL_OPS(X)                                         \
-    X(BARRIER, "barrier")                                      \
-    X(BCAST, "bcast")                                          \
-    X(GATHER, "gather")                                        \
-    X(GATHERV, "gatherv")                                      \
-    X(SCATTER, "scatter")                                      \
-    X(SCATTERV, "scatterv")                                    \
-    X(ALLGATHER, "allgather")                                  \
-    X(ALLGATHERV, "allgatherv")                                \
-    X(ALLTOALL, "alltoall")                                    \
-    X(ALLTOALLV, "alltoallv")                                  \
-    X(ALLTOALLW, "alltoallw")                                  \
-    X(ALLREDUCE, "allreduce")                                  \
-    X(REDUCE, "reduce")                                        \
-    X(REDUCE_SCATTER, "reduce_scatter")                        \
-    X(REDUCE_SCATTER_BLOCK, "reduce_scatter_block")            \
-    X(SCAN, "scan")                                            \
-    X(EXSCAN, "exscan")                                        \
-    X(NEIGHBOR_ALLGATHER, "neighbor_allgather")                \
-    X(NEIGHBOR_ALLGATHERV, "neighbor_allgatherv")              \
-    X(NEIGHBOR_ALLTOALL, "neighbor_alltoall")                  \
-    X(NEIGHBOR_ALLTOALLV, "neighbor_alltoallv")                \
-    X(NEIGHBOR_ALLTOALLW, "neighbor_alltoallw")                \
-    X(CREATE_HANDLE, "create_handle")                          \
-    X(DESTROY_HANDLE, "destroy_handle")                        \
-    X(ALLOCATE, "allocate")                                    \
-    X(DEALLOCATE, "deallocate")                                \
+#define RT_COLL_OPS(X)                                          \
+    X(BARRIER, "barrier")                                       \
+    X(BCAST, "bcast")                                           \
+    X(GATHER, "gather")                                         \
+    X(GATHERV, "gatherv")                                       \
+    X(SCATTER, "scatter")                                       \
+    X(SCATTERV, "scatterv")                                     \
+    X(ALLGATHER, "allgather")                                   \
+    X(ALLGATHERV, "allgatherv")                                 \
+    X(ALLTOALL, "alltoall")                                     \
+    X(ALLTOALLV, "alltoallv")                                   \
+    X(ALLTOALLW, "alltoallw")                                   \
+    X(ALLREDUCE, "allreduce")                                   \
+    X(REDUCE, "reduce")                                         \
+    X(REDUCE_SCATTER, "reduce_scatter")                         \
+    X(REDUCE_SCATTER_BLOCK, "reduce_scatter_block")             \
+    X(SCAN, "scan")                                             \
+    X(EXSCAN, "exscan")                                         \
+    X(NEIGHBOR_ALLGATHER, "neighbor_allgather")                 \
+    X(NEIGHBOR_ALLGATHERV, "neighbor_allgatherv")               \
+    X(NEIGHBOR_ALLTOALL, "neighbor_alltoall")                   \
+    X(NEIGHBOR_ALLTOALLV, "neighbor_alltoallv")                 \
+    X(NEIGHBOR_ALLTOALLW, "neighbor_alltoallw")                 \
+    X(CREATE_HANDLE, "create_handle")                           \
+    X(DESTROY_HANDLE, "destroy_handle")                         \
+    X(ALLOCATE, "allocate")                                     \
+    X(DEALLOCATE, "deallocate")                                 \
     X(CREATE_HANDLE_AND_ALLOCATE, "create_handle_and_allocate") \
     X(DESTROY_HANDLE_AND_DEALLOCATE, "destroy_handle_and_deallocate")
 
+// clang-format off
 typedef enum rt_coll_op {
 #define X(id, name) RT_COLL_##id,
     RT_COLL_OPS(X)
 #undef X
     RT_COLL_COUNT
 } rt_coll_op;
+// clang-format on
 
 /* 1 for the neighbourhood collectives: their peers come from the process topology of the
  * communicator (rt_nbr_def), not from its size. */
@@ -132,57 +138,65 @@ static inline int rt_coll_is_neighbor(unsigned op)
 /* ---- RMA sub-operations ------------------------------------------------------------------- */
 
 /* The op field of RMA_ATOMIC events. */
-#define RT_ATOMIC_OPS(X)                 \
-    X(ACCUMULATE, "accumulate")          \
-    X(GET_ACCUMULATE, "get_accumulate")  \
-    X(FETCH_AND_OP, "fetch_and_op")      \
+#define RT_ATOMIC_OPS(X)                \
+    X(ACCUMULATE, "accumulate")         \
+    X(GET_ACCUMULATE, "get_accumulate") \
+    X(FETCH_AND_OP, "fetch_and_op")     \
     X(COMPARE_AND_SWAP, "compare_and_swap")
 
+// clang-format off
 typedef enum rt_atomic_op {
 #define X(id, name) RT_ATOMIC_##id,
     RT_ATOMIC_OPS(X)
 #undef X
     RT_ATOMIC_COUNT
 } rt_atomic_op;
+// clang-format on
 
 /* The op field of RMA_GROUP_SYNC events (general active target synchronisation). */
-#define RT_PSCW_OPS(X)         \
-    X(POST, "post")            \
-    X(START, "start")          \
-    X(COMPLETE, "complete")    \
+#define RT_PSCW_OPS(X)      \
+    X(POST, "post")         \
+    X(START, "start")       \
+    X(COMPLETE, "complete") \
     X(WAIT, "wait")
 
+// clang-format off
 typedef enum rt_pscw_op {
 #define X(id, name) RT_PSCW_##id,
     RT_PSCW_OPS(X)
 #undef X
     RT_PSCW_COUNT
 } rt_pscw_op;
+// clang-format on
 
 /* The op field of RMA_SYNC events (passive target). */
-#define RT_SYNC_OPS(X)               \
-    X(FLUSH, "flush")                \
-    X(FLUSH_LOCAL, "flush_local")    \
+#define RT_SYNC_OPS(X)            \
+    X(FLUSH, "flush")             \
+    X(FLUSH_LOCAL, "flush_local") \
     X(WIN_SYNC, "win_sync")
 
+// clang-format off
 typedef enum rt_sync_op {
 #define X(id, name) RT_SYNC_##id,
     RT_SYNC_OPS(X)
 #undef X
     RT_SYNC_COUNT
 } rt_sync_op;
+// clang-format on
 
 /* The op field of RMA_LOCK events. */
-#define RT_LOCK_TYPES(X)        \
-    X(EXCLUSIVE, "exclusive")   \
+#define RT_LOCK_TYPES(X)      \
+    X(EXCLUSIVE, "exclusive") \
     X(SHARED, "shared")
 
+// clang-format off
 typedef enum rt_lock_type {
 #define X(id, name) RT_LOCK_##id,
     RT_LOCK_TYPES(X)
 #undef X
     RT_LOCK_COUNT
 } rt_lock_type;
+// clang-format on
 
 /* ---- event kinds ---------------------------------------------------------------------------- */
 
@@ -195,39 +209,41 @@ typedef enum rt_lock_type {
  * RMA events the target's rank in the window's communicator. RMA_GROUP_SYNC keeps its group
  * id in peer.
  */
-#define RT_EVENT_KINDS(X)                                                                 \
-    X(ENTER, "enter", "")              /* call entered */                                \
-    X(LEAVE, "leave", "")              /* call left */                                   \
-    X(SEND, "send", "cptbk")           /* blocking send posted */                        \
-    X(ISEND, "isend", "cptbkq")        /* nonblocking or persistent send started */      \
-    X(ISEND_COMPLETE, "isend_complete", "q")                                             \
-    X(RECV, "recv", "cptbko")          /* blocking receive completed */                  \
-    X(IRECV_REQUEST, "irecv_request", "q") /* nonblocking receive posted */              \
-    X(IRECV, "irecv", "cptbkqo")       /* nonblocking receive completed */               \
-    X(REQUEST_CANCELLED, "request_cancelled", "q")                                       \
-    X(COLL_BEGIN, "coll_begin", "")                                                      \
-    X(COLL_END, "coll_end", "cpbro")   /* p = root or RT_PEER_NONE */                    \
-    X(NBC_REQUEST, "nbc_request", "q") /* nonblocking collective started */              \
-    X(NBC_COMPLETE, "nbc_complete", "cpbroq")                                            \
-    X(WIN_CREATE, "win_create", "c")                                                     \
-    X(WIN_FREE, "win_free", "c")                                                         \
-    X(RMA_PUT, "put", "cpbkq")                                                           \
-    X(RMA_GET, "get", "cprkq")         /* r = bytes fetched from the target */           \
-    X(RMA_ATOMIC, "atomic", "cpbrkqo") /* b = bytes to target, r = bytes back */         \
-    X(RMA_OP_COMPLETE, "rma_complete", "cq")                                             \
-    X(RMA_COLL_BEGIN, "rma_coll_begin", "")                                              \
-    X(RMA_COLL_END, "rma_coll_end", "co") /* a fence: op barrier */                      \
-    X(RMA_GROUP_SYNC, "group_sync", "cpo")                                               \
-    X(RMA_LOCK, "lock", "cpqo")        /* p may be RT_PEER_ALL; q = lock id */           \
-    X(RMA_UNLOCK, "unlock", "cpq")                                                       \
-    X(RMA_SYNC, "sync", "cpo")         /* p may be RT_PEER_ALL */
+#define RT_EVENT_KINDS(X)                                                        \
+    X(ENTER, "enter", "")       /* call entered */                               \
+    X(LEAVE, "leave", "")       /* call left */                                  \
+    X(SEND, "send", "cptbk")    /* blocking send posted */                       \
+    X(ISEND, "isend", "cptbkq") /* nonblocking or persistent send started */     \
+    X(ISEND_COMPLETE, "isend_complete", "q")                                     \
+    X(RECV, "recv", "cptbko")              /* blocking receive completed */      \
+    X(IRECV_REQUEST, "irecv_request", "q") /* nonblocking receive posted */      \
+    X(IRECV, "irecv", "cptbkqo")           /* nonblocking receive completed */   \
+    X(REQUEST_CANCELLED, "request_cancelled", "q")                               \
+    X(COLL_BEGIN, "coll_begin", "")                                              \
+    X(COLL_END, "coll_end", "cpbro")   /* p = root or RT_PEER_NONE */            \
+    X(NBC_REQUEST, "nbc_request", "q") /* nonblocking collective started */      \
+    X(NBC_COMPLETE, "nbc_complete", "cpbroq")                                    \
+    X(WIN_CREATE, "win_create", "c")                                             \
+    X(WIN_FREE, "win_free", "c")                                                 \
+    X(RMA_PUT, "put", "cpbkq")                                                   \
+    X(RMA_GET, "get", "cprkq")         /* r = bytes fetched from the target */   \
+    X(RMA_ATOMIC, "atomic", "cpbrkqo") /* b = bytes to target, r = bytes back */ \
+    X(RMA_OP_COMPLETE, "rma_complete", "cq")                                     \
+    X(RMA_COLL_BEGIN, "rma_coll_begin", "")                                      \
+    X(RMA_COLL_END, "rma_coll_end", "co") /* a fence: op barrier */              \
+    X(RMA_GROUP_SYNC, "group_sync", "cpo")                                       \
+    X(RMA_LOCK, "lock", "cpqo") /* p may be RT_PEER_ALL; q = lock id */          \
+    X(RMA_UNLOCK, "unlock", "cpq")                                               \
+    X(RMA_SYNC, "sync", "cpo") /* p may be RT_PEER_ALL */
 
+// clang-format off
 typedef enum rt_event_kind {
 #define X(id, name, fields) RT_EV_##id,
     RT_EVENT_KINDS(X)
 #undef X
     RT_EV_COUNT
 } rt_event_kind;
+// clang-format on
 
 /* Named special peers (never a bare -1). */
 #define RT_PEER_NONE (-1) /* no peer: a rootless collective */
@@ -269,14 +285,14 @@ int rt_event_op_valid(unsigned kind, unsigned op);
 int rt_event_kind_uses(unsigned kind, char field);
 /* The same for all fields at once: RT_FIELD_* bits (0 for out of range). */
 enum {
-    RT_FIELD_COMM = 1 << 0,   /* c */
-    RT_FIELD_PEER = 1 << 1,   /* p */
-    RT_FIELD_TAG = 1 << 2,    /* t */
-    RT_FIELD_BYTES = 1 << 3,  /* b */
-    RT_FIELD_RBYTES = 1 << 4, /* r */
+    RT_FIELD_COMM = 1 << 0,    /* c */
+    RT_FIELD_PEER = 1 << 1,    /* p */
+    RT_FIELD_TAG = 1 << 2,     /* t */
+    RT_FIELD_BYTES = 1 << 3,   /* b */
+    RT_FIELD_RBYTES = 1 << 4,  /* r */
     RT_FIELD_CONTYPE = 1 << 5, /* k */
-    RT_FIELD_REQ = 1 << 6,    /* q */
-    RT_FIELD_OP = 1 << 7      /* o */
+    RT_FIELD_REQ = 1 << 6,     /* q */
+    RT_FIELD_OP = 1 << 7       /* o */
 };
 unsigned rt_event_kind_mask(unsigned kind);
 /* 1 for the kinds that start a request (its id in req: isend, irecv_request, nbc_request,

@@ -82,9 +82,9 @@ static inline unsigned rt_raw_slots(unsigned type)
 typedef struct rt_raw_call {
     uint8_t type; /* RT_RAW_CALL */
     uint8_t flags;
-    uint16_t fn;  /* rt_func */
-    uint32_t dt;  /* t1 - t0 in ns, or RT_RAW_DT_LONG */
-    uint64_t t0;  /* ns since this rank's time 0 */
+    uint16_t fn; /* rt_func */
+    uint32_t dt; /* t1 - t0 in ns, or RT_RAW_DT_LONG */
+    uint64_t t0; /* ns since this rank's time 0 */
 } rt_raw_call;
 
 typedef struct rt_raw_time {

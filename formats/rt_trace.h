@@ -31,9 +31,8 @@ int rt_defs_init(rt_defs *defs, uint32_t nranks, rt_err *err);
 void rt_defs_free(rt_defs *defs);
 int rt_defs_copy(rt_defs *dst, const rt_defs *src, rt_err *err);
 /* Members are copied. Ids must be new; members must be world ranks. */
-int rt_defs_add_comm(rt_defs *defs, uint32_t id, uint32_t parent, uint32_t flags,
-                     uint32_t size, uint32_t remote_size, const uint32_t *members,
-                     const char *name, rt_err *err);
+int rt_defs_add_comm(rt_defs *defs, uint32_t id, uint32_t parent, uint32_t flags, uint32_t size,
+                     uint32_t remote_size, const uint32_t *members, const char *name, rt_err *err);
 int rt_defs_add_group(rt_defs *defs, uint32_t id, uint32_t size, const uint32_t *members,
                       rt_err *err);
 int rt_defs_add_win(rt_defs *defs, uint32_t id, uint32_t comm, rt_err *err);
@@ -44,8 +43,8 @@ const rt_win_def *rt_defs_win(const rt_defs *defs, uint32_t id);
  * sources then nout destinations, each a rank of comm or RT_PEER_NONE. The communicator must
  * be defined and not an inter-communicator, rank one of its members, the pair new, each list
  * at most RT_MAX_DEGREE long. */
-int rt_defs_add_nbrs(rt_defs *defs, uint32_t comm, uint32_t rank, uint32_t nin,
-                     const int32_t *in, uint32_t nout, const int32_t *out, rt_err *err);
+int rt_defs_add_nbrs(rt_defs *defs, uint32_t comm, uint32_t rank, uint32_t nin, const int32_t *in,
+                     uint32_t nout, const int32_t *out, rt_err *err);
 /* NULL when the trace holds no neighbour lists of rank on comm. O(log nnbrs). */
 const rt_nbr_def *rt_defs_nbrs(const rt_defs *defs, uint32_t comm, uint32_t rank);
 /*

@@ -87,10 +87,10 @@ static inline rt_event *push(ti_reader *t, unsigned kind, unsigned call, uint32_
     return ev;
 }
 
-#define PUSH(ev, kind, call)                                                                       \
-    do {                                                                                           \
-        if (!((ev) = push(t, (kind), (call), me, now, err)))                                       \
-            return -RT_E_NOMEM;                                                                    \
+#define PUSH(ev, kind, call)                                 \
+    do {                                                     \
+        if (!((ev) = push(t, (kind), (call), me, now, err))) \
+            return -RT_E_NOMEM;                              \
     } while (0)
 
 static uint64_t clock_ns(const ti_rank *k)
@@ -185,12 +185,12 @@ typedef struct ti_ctx {
 
 typedef int (*action_fn)(ti_ctx *c, rt_err *err);
 
-#define CTX                                                                                        \
-    ti_reader *t = c->t;                                                                           \
-    const rt__ti_lines *in = &t->in;                                                               \
-    ti_rank *k = c->k;                                                                             \
-    uint32_t me = c->me;                                                                           \
-    uint64_t now = clock_ns(k);                                                                    \
+#define CTX                          \
+    ti_reader *t = c->t;             \
+    const rt__ti_lines *in = &t->in; \
+    ti_rank *k = c->k;               \
+    uint32_t me = c->me;             \
+    uint64_t now = clock_ns(k);      \
     (void)t, (void)in, (void)k, (void)me, (void)now
 
 static int a_init(ti_ctx *c, rt_err *err)

@@ -132,7 +132,8 @@ static int detect(const char *path, rt_format *fmt, rt_err *err)
     }
     return rt_err_set(err, RT_E_FORMAT,
                       "%s: not a trace (expected an OTF2 archive, a retrace CSV trace or a "
-                      "SimGrid TI index)", path);
+                      "SimGrid TI index)",
+                      path);
 }
 
 int rt_reader_open(const char *path, rt_reader **out, rt_err *err)
@@ -188,8 +189,8 @@ static int next_checked(rt_reader *r, rt_event *ev, rt_err *err)
     if (ev->time < r->last_time[ev->rank]) {
         r->ops->where(r, where, sizeof where);
         return rt_err_set(err, RT_E_ORDER,
-                          "%s: events out of time order: rank %u at %llu ns after %llu ns",
-                          where, (unsigned)ev->rank, (unsigned long long)ev->time,
+                          "%s: events out of time order: rank %u at %llu ns after %llu ns", where,
+                          (unsigned)ev->rank, (unsigned long long)ev->time,
                           (unsigned long long)r->last_time[ev->rank]);
     }
     r->last_time[ev->rank] = ev->time;
@@ -351,8 +352,8 @@ int rt_writer_write(rt_writer *w, const rt_event *ev, rt_err *err)
         return rt_err_set(err, e.code, "%s: %s", w->path, e.msg);
     if (ev->time < w->last_time[ev->rank])
         return rt_err_set(err, RT_E_ORDER,
-                          "%s: events out of time order: rank %u at %llu ns after %llu ns",
-                          w->path, (unsigned)ev->rank, (unsigned long long)ev->time,
+                          "%s: events out of time order: rank %u at %llu ns after %llu ns", w->path,
+                          (unsigned)ev->rank, (unsigned long long)ev->time,
                           (unsigned long long)w->last_time[ev->rank]);
     w->last_time[ev->rank] = ev->time;
     rt_event e2 = *ev;

@@ -111,14 +111,13 @@ int rt_hist_config_check(const rt_hist_config *c, rt_err *err)
                           c->max, RT_HIST_LIMIT_CAP);
     if (c->max < c->min)
         return rt_err_set(err, RT_E_INVAL,
-                          "histogram maximum %" PRIu64 " is less than the minimum %" PRIu64,
-                          c->max, c->min);
+                          "histogram maximum %" PRIu64 " is less than the minimum %" PRIu64, c->max,
+                          c->min);
     if (c->shift < 1 || c->shift > RT_HIST_MAX_SHIFT)
-        return rt_err_set(err, RT_E_INVAL, "histogram shift %u is not between 1 and %u",
-                          c->shift, RT_HIST_MAX_SHIFT);
+        return rt_err_set(err, RT_E_INVAL, "histogram shift %u is not between 1 and %u", c->shift,
+                          RT_HIST_MAX_SHIFT);
     if (c->contype >= RT_CT_COUNT || c->contype < -1 || c->contype == RT_CT_NONE)
-        return rt_err_set(err, RT_E_INVAL, "histogram connection type %d is not valid",
-                          c->contype);
+        return rt_err_set(err, RT_E_INVAL, "histogram connection type %d is not valid", c->contype);
     return 0;
 }
 
@@ -148,8 +147,8 @@ static void warn(warn_buf *w, const char *var, const char *value, const char *fm
      * nothing more is written, so the buffer stays as snprintf left it, terminated. */
     if (w->used + 1 >= w->len)
         return;
-    int r = snprintf(w->buf + w->used, w->len - w->used, "%s_%s=%s%s: ", w->prefix, var,
-                     shown, value[n] ? "..." : "");
+    int r = snprintf(w->buf + w->used, w->len - w->used, "%s_%s=%s%s: ", w->prefix, var, shown,
+                     value[n] ? "..." : "");
     if (r > 0)
         w->used += (size_t)r;
     if (w->used + 1 < w->len) {
@@ -172,8 +171,7 @@ static int is_set(const char *s)
 }
 
 /* A size variable: 1 when text holds a usable value in *out, else 0 after one warning. */
-static int env_size(warn_buf *w, const char *var, const char *text, uint64_t deflt,
-                    uint64_t *out)
+static int env_size(warn_buf *w, const char *var, const char *text, uint64_t deflt, uint64_t *out)
 {
     uint64_t v = 0;
     switch (parse_plain(text, &v)) {
@@ -196,14 +194,13 @@ static int env_size(warn_buf *w, const char *var, const char *text, uint64_t def
         }
         break;
     }
-    warn(w, var, text, "must be at most %" PRIu64 "; using the default %" PRIu64,
-         RT_HIST_LIMIT_CAP, deflt);
+    warn(w, var, text, "must be at most %" PRIu64 "; using the default %" PRIu64, RT_HIST_LIMIT_CAP,
+         deflt);
     return 0;
 }
 
-int rt_hist_config_from_env(rt_hist_config *c, const char *prefix, const char *min,
-                            const char *max, const char *shift, const char *contype,
-                            char *warnings, size_t len)
+int rt_hist_config_from_env(rt_hist_config *c, const char *prefix, const char *min, const char *max,
+                            const char *shift, const char *contype, char *warnings, size_t len)
 {
     warn_buf w = {warnings, warnings ? len : 0, 0, 0, prefix ? prefix : "PSP_HISTOGRAM"};
     if (warnings && len)
@@ -228,9 +225,8 @@ int rt_hist_config_from_env(rt_hist_config *c, const char *prefix, const char *m
             c->min = RT_HIST_DEFAULT_MIN;
             c->max = RT_HIST_DEFAULT_MAX;
         } else {
-            warn(&w, "MIN", min,
-                 "more than the maximum %" PRIu64 "; using the default %" PRIu64, c->max,
-                 RT_HIST_DEFAULT_MIN);
+            warn(&w, "MIN", min, "more than the maximum %" PRIu64 "; using the default %" PRIu64,
+                 c->max, RT_HIST_DEFAULT_MIN);
             c->min = RT_HIST_DEFAULT_MIN;
         }
     }
@@ -247,8 +243,8 @@ int rt_hist_config_from_env(rt_hist_config *c, const char *prefix, const char *m
             warn(&w, "SHIFT", shift, "must be at least 1; using the default %u",
                  RT_HIST_DEFAULT_SHIFT);
         else if (st == NUM_TOO_LARGE || v > RT_HIST_MAX_SHIFT)
-            warn(&w, "SHIFT", shift, "must be at most %u; using the default %u",
-                 RT_HIST_MAX_SHIFT, RT_HIST_DEFAULT_SHIFT);
+            warn(&w, "SHIFT", shift, "must be at most %u; using the default %u", RT_HIST_MAX_SHIFT,
+                 RT_HIST_DEFAULT_SHIFT);
         else
             c->shift = (unsigned)v;
     }
@@ -269,8 +265,8 @@ int rt_hist_config_from_env(rt_hist_config *c, const char *prefix, const char *m
 
 /* ---- command-line flavour ----------------------------------------------------------------- */
 
-int rt_hist_config_from_args(rt_hist_config *c, const char *min, const char *max,
-                             const char *shift, const char *contype, rt_err *err)
+int rt_hist_config_from_args(rt_hist_config *c, const char *min, const char *max, const char *shift,
+                             const char *contype, rt_err *err)
 {
     rt_hist_config nc;
     int rc;
@@ -282,11 +278,11 @@ int rt_hist_config_from_args(rt_hist_config *c, const char *min, const char *max
     if (nc.min < 1)
         return rt_err_set(err, RT_E_INVAL, "--min: must be at least 1 (got '%s')", min);
     if (nc.min > RT_HIST_LIMIT_CAP)
-        return rt_err_set(err, RT_E_INVAL, "--min: '%s' is too large (at most %" PRIu64 ")",
-                          min, RT_HIST_LIMIT_CAP);
+        return rt_err_set(err, RT_E_INVAL, "--min: '%s' is too large (at most %" PRIu64 ")", min,
+                          RT_HIST_LIMIT_CAP);
     if (nc.max > RT_HIST_LIMIT_CAP)
-        return rt_err_set(err, RT_E_INVAL, "--max: '%s' is too large (at most %" PRIu64 ")",
-                          max, RT_HIST_LIMIT_CAP);
+        return rt_err_set(err, RT_E_INVAL, "--max: '%s' is too large (at most %" PRIu64 ")", max,
+                          RT_HIST_LIMIT_CAP);
     if (nc.max < nc.min && max)
         return rt_err_set(err, RT_E_INVAL, "--max (%" PRIu64 ") is less than %s (%" PRIu64 ")",
                           nc.max, min ? "--min" : "the default minimum", nc.min);
@@ -298,8 +294,8 @@ int rt_hist_config_from_args(rt_hist_config *c, const char *min, const char *max
         uint64_t v = 0;
         if (parse_plain(shift, &v) != NUM_OK || v < 1 || v > RT_HIST_MAX_SHIFT)
             return rt_err_set(err, RT_E_INVAL,
-                              "--shift: bad value '%s' (expected an integer from 1 to %u)",
-                              shift, RT_HIST_MAX_SHIFT);
+                              "--shift: bad value '%s' (expected an integer from 1 to %u)", shift,
+                              RT_HIST_MAX_SHIFT);
         nc.shift = (unsigned)v;
     }
     if (contype) {
@@ -384,7 +380,7 @@ int rt_hist_write_text(const rt_hist *h, FILE *out)
     if (h->cfg.contype >= 0) {
         /* The name as typed; a config built by hand may not carry one. */
         const char *name = h->cfg.contype_name[0] ? h->cfg.contype_name
-                                                   : rt_contype_name((unsigned)h->cfg.contype);
+                                                  : rt_contype_name((unsigned)h->cfg.contype);
         r = fprintf(out, " %*s  freq (%s)\n", d, "bin", name);
     } else {
         r = fprintf(out, " %*s  freq\n", d, "bin");

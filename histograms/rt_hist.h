@@ -53,9 +53,8 @@ void rt_hist_config_default(rt_hist_config *c);
  * '\n', go to warnings (truncated to len, always terminated; may be NULL when len is 0).
  * prefix NULL means "PSP_HISTOGRAM". Returns the number of warnings.
  */
-int rt_hist_config_from_env(rt_hist_config *c, const char *prefix, const char *min,
-                            const char *max, const char *shift, const char *contype,
-                            char *warnings, size_t len);
+int rt_hist_config_from_env(rt_hist_config *c, const char *prefix, const char *min, const char *max,
+                            const char *shift, const char *contype, char *warnings, size_t len);
 
 /*
  * A size from the command line: digits with an optional binary suffix K, M, G, T or
@@ -69,18 +68,18 @@ int rt_hist_parse_size(const char *option, const char *text, uint64_t *out, rt_e
  * NULL means the default. Unlike the environment flavour, a bad value is an error
  * (-RT_E_INVAL, err names the option) and c is left untouched.
  */
-int rt_hist_config_from_args(rt_hist_config *c, const char *min, const char *max,
-                             const char *shift, const char *contype, rt_err *err);
+int rt_hist_config_from_args(rt_hist_config *c, const char *min, const char *max, const char *shift,
+                             const char *contype, rt_err *err);
 
 /* 0 when c can be given to rt_hist_init, else -RT_E_INVAL with the reason in err. */
 int rt_hist_config_check(const rt_hist_config *c, rt_err *err);
 
 typedef struct rt_hist {
     rt_hist_config cfg;
-    unsigned nlimits;                         /* k */
-    uint64_t limit[RT_HIST_MAX_LIMITS + 1];   /* L_0 .. L_{k-1}, then UINT64_MAX */
-    uint8_t bin_of_bits[65];                  /* bin of 2^(b-1), by bit length b of len */
-    uint64_t count[RT_HIST_MAX_BINS];         /* k + 1 used, the rest stay 0 */
+    unsigned nlimits;                       /* k */
+    uint64_t limit[RT_HIST_MAX_LIMITS + 1]; /* L_0 .. L_{k-1}, then UINT64_MAX */
+    uint8_t bin_of_bits[65];                /* bin of 2^(b-1), by bit length b of len */
+    uint64_t count[RT_HIST_MAX_BINS];       /* k + 1 used, the rest stay 0 */
 } rt_hist;
 
 /* Limits from c and all counts zero. Returns 0, or -RT_E_INVAL (h untouched) when c fails

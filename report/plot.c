@@ -121,11 +121,12 @@ static void script_heatmap(FILE *f, const rt_table *t)
         }
         fputs(")\n", f);
     }
-    fprintf(f,
-            "set xrange [-0.5:%u.5]\nset yrange [%u.5:-0.5]\n"
-            "set palette defined (0 '#ffffff', 1 '#fde0c5', 2 '#f3a25d', 3 '#c2410c', 4 '#6b1d05')\n"
-            "set cbrange [0:*]\nset size ratio -1\n",
-            m ? m - 1 : 0, n ? n - 1 : 0);
+    fprintf(
+        f,
+        "set xrange [-0.5:%u.5]\nset yrange [%u.5:-0.5]\n"
+        "set palette defined (0 '#ffffff', 1 '#fde0c5', 2 '#f3a25d', 3 '#c2410c', 4 '#6b1d05')\n"
+        "set cbrange [0:*]\nset size ratio -1\n",
+        m ? m - 1 : 0, n ? n - 1 : 0);
     if (n <= 12 && m <= 12)
         fputs("plot $d using 1:2:3 with image notitle, "
               "$d using 1:2:(sprintf('%.0f', $3)) with labels notitle\n",
@@ -148,11 +149,12 @@ static void script_lines(FILE *f, const rt_table *t)
             fprintf(f, "%s%s", c ? " " : "", num(rt_table_get(t, r, c)));
         fputc('\n', f);
     }
-    fprintf(f,
-            "EOD\n"
-            "set logscale x 2\nset format x '%%.0b %%BB'\nset grid\nset key outside right noenhanced\n"
-            "plot for [i=2:%u] $d using 1:i with linespoints pt 7 ps 0.6 title columnheader(i)\n",
-            m);
+    fprintf(
+        f,
+        "EOD\n"
+        "set logscale x 2\nset format x '%%.0b %%BB'\nset grid\nset key outside right noenhanced\n"
+        "plot for [i=2:%u] $d using 1:i with linespoints pt 7 ps 0.6 title columnheader(i)\n",
+        m);
 }
 
 int rt_plot(const rt_table *t, rt_plot_kind kind, const char *title, const char *xlabel,
@@ -235,10 +237,10 @@ int rt_plot(const rt_table *t, rt_plot_kind kind, const char *title, const char 
     struct stat st;
     int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-        return rt_err_set(err, RT_E_IO, "%s: cannot run %s (install gnuplot-nox or set RETRACE_GNUPLOT)",
-                          path, prog);
+        return rt_err_set(err, RT_E_IO,
+                          "%s: cannot run %s (install gnuplot-nox or set RETRACE_GNUPLOT)", path,
+                          prog);
     if (!ok || stat(path, &st) < 0 || st.st_size == 0)
-        return rt_err_set(err, RT_E_IO, "%s: gnuplot failed%s%s", path, *first ? ": " : "",
-                          first);
+        return rt_err_set(err, RT_E_IO, "%s: gnuplot failed%s%s", path, *first ? ": " : "", first);
     return 0;
 }

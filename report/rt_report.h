@@ -48,8 +48,7 @@ void rt_tables_free(rt_tables *ts);
  * its extension (gw.csv, gw-matrix.csv, ...). Reports the path in err on failure. */
 int rt_tables_write_csv(const rt_tables *ts, const char *path, rt_err *err);
 /* The CSV path of table i (for messages and tests). */
-void rt_tables_csv_path(const rt_tables *ts, unsigned i, const char *path, char *buf,
-                        size_t len);
+void rt_tables_csv_path(const rt_tables *ts, unsigned i, const char *path, char *buf, size_t len);
 
 /* ---- plots (gnuplot) ------------------------------------------------------------------------ */
 
@@ -78,7 +77,8 @@ typedef struct rt_report {
 } rt_report;
 void rt_report_free(rt_report *r);
 
-/* ---- progress --------------------------------------------------------------------------------- */
+/* ---- progress ---------------------------------------------------------------------------------
+ */
 
 /* A progress bar on stderr, shown only when stderr is a terminal and the pass has run for
  * more than a second. Call rt_progress_tick every event (cheap), rt_progress_end at the end. */

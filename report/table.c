@@ -17,7 +17,7 @@ struct rt_table {
     unsigned ncols, nrows, cap;
     char **columns;
     char *align;
-    char **cells; /* nrows * ncols, row-major; NULL until set */
+    char **cells;    /* nrows * ncols, row-major; NULL until set */
     unsigned filled; /* cells of the last row set so far */
 };
 
@@ -197,8 +197,7 @@ void rt_tables_free(rt_tables *ts)
     ts->n = 0;
 }
 
-void rt_tables_csv_path(const rt_tables *ts, unsigned i, const char *path, char *buf,
-                        size_t len)
+void rt_tables_csv_path(const rt_tables *ts, unsigned i, const char *path, char *buf, size_t len)
 {
     if (i == 0) {
         snprintf(buf, len, "%s", path);
@@ -221,7 +220,8 @@ int rt_tables_write_csv(const rt_tables *ts, const char *path, rt_err *err)
             return rt_err_set(err, RT_E_IO, "%s: cannot write: %s", p, strerror(errno));
         int rc = rt_table_write_csv(ts->t[i], f);
         if (fclose(f) != 0 || rc)
-            return rt_err_set(err, RT_E_IO, "%s: write failed: %s", p, strerror(errno ? errno : EIO));
+            return rt_err_set(err, RT_E_IO, "%s: write failed: %s", p,
+                              strerror(errno ? errno : EIO));
     }
     return 0;
 }

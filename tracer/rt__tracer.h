@@ -123,8 +123,8 @@ typedef struct rt__comm {
     uint32_t size, remote_size;
     int inter;
     uint32_t *members;
-    atomic_uint seq;             /* creating calls made on it so far */
-    atomic_int topo_ready;       /* 1 once the degrees below are known (rt__comm_degrees) */
+    atomic_uint seq;       /* creating calls made on it so far */
+    atomic_int topo_ready; /* 1 once the degrees below are known (rt__comm_degrees) */
     uint32_t topo_indeg, topo_outdeg;
 } rt__comm;
 

@@ -10,20 +10,20 @@
 
 #define RT__EXPORT __attribute__((visibility("default")))
 
-#define RT__WRAP(name, params, args, pre, post)                                                    \
-    RT__EXPORT int MPI_##name params                                                               \
-    {                                                                                              \
-        rt__call c_;                                                                               \
-        rt__call *const c = &c_;                                                                   \
-        if (rt__begin(c, RT_FN_##name)) {                                                          \
-            pre;                                                                                   \
-        }                                                                                          \
-        c->rc = PMPI_##name args;                                                                  \
-        if (c->on) {                                                                               \
-            post;                                                                                  \
-            rt__end(c);                                                                            \
-        }                                                                                          \
-        return c->rc;                                                                              \
+#define RT__WRAP(name, params, args, pre, post) \
+    RT__EXPORT int MPI_##name params            \
+    {                                           \
+        rt__call c_;                            \
+        rt__call *const c = &c_;                \
+        if (rt__begin(c, RT_FN_##name)) {       \
+            pre;                                \
+        }                                       \
+        c->rc = PMPI_##name args;               \
+        if (c->on) {                            \
+            post;                               \
+            rt__end(c);                         \
+        }                                       \
+        return c->rc;                           \
     }
 
 #define RT__SKIP(name, params, args, pre, post)

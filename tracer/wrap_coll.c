@@ -87,7 +87,7 @@ typedef struct coll_counts {
     const MPI_Datatype *types; /* w forms: per peer, in place of the hook's datatype */
 } coll_counts;
 
-#define RT__COUNTS_W(a, t)                                                                         \
+#define RT__COUNTS_W(a, t) \
     _Generic((a), const int *: (coll_counts){.i = (const int *)(a), .types = (t)},    \
              const MPI_Count *: (coll_counts){.c = (const MPI_Count *)(a), .types = (t)})
 #define RT__COUNTS(a) RT__COUNTS_W(a, NULL)

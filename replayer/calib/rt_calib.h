@@ -130,14 +130,14 @@ typedef struct rt_calib_result {
     uint64_t reduce_bandwidth; /* 0: not measured */
     uint64_t reduce_pts;       /* sizes measured for it */
     rt_calib_call calls[RT_CALIB_MAX_CALLS];
-    unsigned ncalls;         /* 0: not measured (a single rank) */
-    unsigned calls_ct;       /* the connection type between ranks 0 and 1 */
-    int calls_engine_failed; /* some engine replay could not run: its cost is the whole time */
+    unsigned ncalls;           /* 0: not measured (a single rank) */
+    unsigned calls_ct;         /* the connection type between ranks 0 and 1 */
+    int calls_engine_failed;   /* some engine replay could not run: its cost is the whole time */
     uint32_t cores;            /* CPUs of the node with the fewest (calib_cores.c); 0: unknown */
     int cores_bound;           /* nodes whose ranks were each bound to one CPU: online CPUs */
     uint64_t timeslice_ps;     /* the scheduler's turn on a shared CPU; 0: not measured */
     unsigned timeslice_pauses; /* turns seen while measuring it */
-    double seconds;          /* wall time of the measurement */
+    double seconds;            /* wall time of the measurement */
 } rt_calib_result;
 
 void rt_calib_opts_default(rt_calib_opts *o);

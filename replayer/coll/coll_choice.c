@@ -4,7 +4,6 @@
 
 #include "rt__coll.h"
 
-
 /* Collective op names are those of the event model (COLL_END's op field). */
 static int coll_op_lookup(const char *name, size_t len)
 {
@@ -55,8 +54,8 @@ int rt_coll_parse_algs(const char *spec, uint8_t alg[RT_COLL_COUNT], rt_err *err
         } else {
             int op = coll_op_lookup(p, olen);
             if (op < 0)
-                return rt_err_set(err, RT_E_INVAL, "--coll: unknown collective '%.*s'",
-                                  (int)olen, p);
+                return rt_err_set(err, RT_E_INVAL, "--coll: unknown collective '%.*s'", (int)olen,
+                                  p);
             if (!rt_coll_alg_valid((unsigned)op, (unsigned)a)) {
                 char list[512];
                 rt_coll_alg_list((unsigned)op, list, sizeof list);
@@ -84,4 +83,3 @@ void rt_coll_algs_name(const uint8_t alg[RT_COLL_COUNT], char *buf, size_t len)
     if (!buf[0])
         snprintf(buf, len, "mpich");
 }
-

@@ -226,7 +226,8 @@ static void h_barrier(rt__sched *s, const lvl *L, int nl, const rt__grp *m)
  * offset inside each run but the first, folded in by every member. */
 static void h_scan(rt__sched *s, const hier *h, int k, const rt__grp *m, uint64_t n, int ex)
 {
-    if (k >= h->n || k >= (int)(sizeof h->l / sizeof h->l[0])) { /* the second test bounds k for the compiler */
+    if (k >= h->n ||
+        k >= (int)(sizeof h->l / sizeof h->l[0])) { /* the second test bounds k for the compiler */
         rt__scan_rd(s, m, n, ex);
         return;
     }

@@ -121,12 +121,14 @@
     X(MSA, "msa")                             \
     X(MSA2, "msa2")
 
+// clang-format off
 typedef enum rt_coll_alg {
 #define X(id, name) RT_ALG_##id,
     RT_COLL_ALGS(X)
 #undef X
     RT_ALG_COUNT
 } rt_coll_alg;
+// clang-format on
 
 /* "binomial" for RT_ALG_BINOMIAL; NULL when out of range. */
 const char *rt_coll_alg_name(unsigned alg);

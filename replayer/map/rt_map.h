@@ -26,20 +26,22 @@ typedef struct rt_map_shape {
     uint32_t ranks_per_node; /* >= 1; nodes * ranks_per_node >= ranks */
 } rt_map_shape;
 
-#define RT_MAP_KINDS(X)        \
-    X(RECORDED, "recorded")    \
-    X(BLOCK, "block")          \
-    X(CYCLIC, "cyclic")        \
-    X(RANDOM, "random")        \
-    X(FILE, "file")            \
+#define RT_MAP_KINDS(X)     \
+    X(RECORDED, "recorded") \
+    X(BLOCK, "block")       \
+    X(CYCLIC, "cyclic")     \
+    X(RANDOM, "random")     \
+    X(FILE, "file")         \
     X(AUTO, "auto")
 
+// clang-format off
 typedef enum rt_map_kind {
 #define X(id, name) RT_MAP_##id,
     RT_MAP_KINDS(X)
 #undef X
     RT_MAP_KIND_COUNT
 } rt_map_kind;
+// clang-format on
 
 #define RT_MAP_PATH_MAX 4096
 
@@ -66,8 +68,8 @@ void rt_map_shape_recorded(const rt_defs *defs, rt_map_shape *shape);
  * ("--nodes 2 --ranks-per-node 3 hold 6 ranks; the trace has 8", "--modules 4 exceeds
  * --nodes 2") when the shape cannot hold the ranks or is inconsistent.
  */
-int rt_map_shape_complete(const rt_map_shape *given, const rt_map_shape *recorded,
-                          uint32_t nranks, rt_map_shape *out, rt_err *err);
+int rt_map_shape_complete(const rt_map_shape *given, const rt_map_shape *recorded, uint32_t nranks,
+                          rt_map_shape *out, rt_err *err);
 
 /* Traffic between two world ranks (either order; pairs may repeat, bytes add up). */
 typedef struct rt_map_edge {

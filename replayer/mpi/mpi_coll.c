@@ -85,9 +85,14 @@ static int run_schedule(mr_run *r, int ci, const rt_event *ev, int p, int me)
             module[i] = r->cfg->module[c->members[i]];
         }
     }
-    rt_coll_call call = {.op = ev->op, .size = (uint32_t)p, .me = (uint32_t)me,
-                         .root = ev->peer, .bytes = ev->bytes, .rbytes = ev->rbytes,
-                         .node = node, .module = module};
+    rt_coll_call call = {.op = ev->op,
+                         .size = (uint32_t)p,
+                         .me = (uint32_t)me,
+                         .root = ev->peer,
+                         .bytes = ev->bytes,
+                         .rbytes = ev->rbytes,
+                         .node = node,
+                         .module = module};
     steps v = {0};
     rt_err err;
     int rc = rt_coll_schedule(r->cfg->alg[ev->op], &call, collect, &v, NULL, &err);
@@ -160,8 +165,7 @@ static int member_counts(mr_run *r, const rt_event *ev, int p, int which, uint64
 }
 
 /* alltoallv, alltoallw: what this rank sends to and receives from each member. */
-static int pair_counts(mr_run *r, const rt_event *ev, int p, int me, uint64_t *stot,
-                       uint64_t *rtot)
+static int pair_counts(mr_run *r, const rt_event *ev, int p, int me, uint64_t *stot, uint64_t *rtot)
 {
     uint32_t n;
     const mr_vpart *v = mr_vparts_find(r->m, ev->comm, (uint32_t)ev->tag, &n);
@@ -185,7 +189,6 @@ static int pair_counts(mr_run *r, const rt_event *ev, int p, int me, uint64_t *s
     return s > INT_MAX || q > INT_MAX ? -1 : 0;
 }
 
-
 /* ---- neighbourhood collectives -------------------------------------------------------------- */
 
 /* On the recorded neighbour graph (r->topo), each block as large as retrace's schedule of
@@ -197,8 +200,12 @@ static int neighbor(mr_run *r, int ci, const rt_event *ev, MPI_Request *req)
     MPI_Comm comm = r->topo[ci];
     int me;
     MPI_Comm_rank(r->comms[ci], &me);
-    rt_coll_call call = {.op = ev->op, .size = c->size, .me = (uint32_t)me,
-                         .root = RT_PEER_NONE, .bytes = ev->bytes, .rbytes = ev->rbytes,
+    rt_coll_call call = {.op = ev->op,
+                         .size = c->size,
+                         .me = (uint32_t)me,
+                         .root = RT_PEER_NONE,
+                         .bytes = ev->bytes,
+                         .rbytes = ev->rbytes,
                          .nbrs = rt_defs_nbrs(&r->m->defs, c->id, r->me)};
     if (comm == MPI_COMM_NULL || !call.nbrs)
         return -1;
@@ -228,8 +235,8 @@ static int neighbor(mr_run *r, int ci, const rt_event *ev, MPI_Request *req)
         if (stot <= INT_MAX && rtot <= INT_MAX && ensure_buf(r, stot > rtot ? stot : rtot) == 0)
             rc = req ? MPI_Ineighbor_alltoallv(r->sbuf, sc, sd, MPI_BYTE, r->rbuf, rc_, rd,
                                                MPI_BYTE, comm, req)
-                     : MPI_Neighbor_alltoallv(r->sbuf, sc, sd, MPI_BYTE, r->rbuf, rc_, rd,
-                                              MPI_BYTE, comm);
+                     : MPI_Neighbor_alltoallv(r->sbuf, sc, sd, MPI_BYTE, r->rbuf, rc_, rd, MPI_BYTE,
+                                              comm);
     }
     free(sc);
     free(v.s);
@@ -269,10 +276,10 @@ static int issue(mr_run *r, const rt_event *ev, MPI_Comm comm, int p, int me, MP
     case RT_COLL_GATHERV:
         if (member_counts(r, ev, p, 0, 1, &tot) < 0 || ensure_buf(r, tot))
             return -1;
-        return ISSUE(MPI_Gatherv(s, (int)b, MPI_BYTE, r->rbuf, r->counts, r->displs, MPI_BYTE,
-                                 root, comm),
-                     MPI_Igatherv(s, (int)b, MPI_BYTE, r->rbuf, r->counts, r->displs, MPI_BYTE,
-                                  root, comm, req));
+        return ISSUE(
+            MPI_Gatherv(s, (int)b, MPI_BYTE, r->rbuf, r->counts, r->displs, MPI_BYTE, root, comm),
+            MPI_Igatherv(s, (int)b, MPI_BYTE, r->rbuf, r->counts, r->displs, MPI_BYTE, root, comm,
+                         req));
     case RT_COLL_SCATTERV:
         if (member_counts(r, ev, p, 1, 1, &tot) < 0 || ensure_buf(r, tot))
             return -1;
@@ -293,8 +300,8 @@ static int issue(mr_run *r, const rt_event *ev, MPI_Comm comm, int p, int me, MP
             return -1;
         return ISSUE(MPI_Alltoallv(r->sbuf, r->counts, r->displs, MPI_BYTE, r->rbuf, r->rcounts,
                                    r->rdispls, MPI_BYTE, comm),
-                     MPI_Ialltoallv(r->sbuf, r->counts, r->displs, MPI_BYTE, r->rbuf,
-                                    r->rcounts, r->rdispls, MPI_BYTE, comm, req));
+                     MPI_Ialltoallv(r->sbuf, r->counts, r->displs, MPI_BYTE, r->rbuf, r->rcounts,
+                                    r->rdispls, MPI_BYTE, comm, req));
     case RT_COLL_ALLREDUCE:
         e = rt_coll_elem_size(b);
         return ISSUE(MPI_Allreduce(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm),
@@ -313,9 +320,9 @@ static int issue(mr_run *r, const rt_event *ev, MPI_Comm comm, int p, int me, MP
                      MPI_Iexscan(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm, req));
     case RT_COLL_REDUCE_SCATTER_BLOCK:
         e = rt_coll_elem_size(rb);
-        return ISSUE(MPI_Reduce_scatter_block(s, q, (int)(rb / e), elem_type(e), MPI_SUM, comm),
-                     MPI_Ireduce_scatter_block(s, q, (int)(rb / e), elem_type(e), MPI_SUM,
-                                               comm, req));
+        return ISSUE(
+            MPI_Reduce_scatter_block(s, q, (int)(rb / e), elem_type(e), MPI_SUM, comm),
+            MPI_Ireduce_scatter_block(s, q, (int)(rb / e), elem_type(e), MPI_SUM, comm, req));
     case RT_COLL_REDUCE_SCATTER: {
         uint32_t n;
         const mr_vpart *v = mr_vparts_find(r->m, ev->comm, (uint32_t)ev->tag, &n);
@@ -325,10 +332,9 @@ static int issue(mr_run *r, const rt_event *ev, MPI_Comm comm, int p, int me, MP
                 e /= 2;
         if (member_counts(r, ev, p, 1, e, &tot) < 0 || ensure_buf(r, tot))
             return -1;
-        return ISSUE(MPI_Reduce_scatter(r->sbuf, r->rbuf, r->counts, elem_type(e), MPI_SUM,
-                                        comm),
-                     MPI_Ireduce_scatter(r->sbuf, r->rbuf, r->counts, elem_type(e), MPI_SUM,
-                                         comm, req));
+        return ISSUE(
+            MPI_Reduce_scatter(r->sbuf, r->rbuf, r->counts, elem_type(e), MPI_SUM, comm),
+            MPI_Ireduce_scatter(r->sbuf, r->rbuf, r->counts, elem_type(e), MPI_SUM, comm, req));
     }
     default: /* handle creation and the like: the members synchronise */
         return ISSUE(MPI_Barrier(comm), MPI_Ibarrier(comm, req));

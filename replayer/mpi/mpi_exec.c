@@ -11,7 +11,6 @@
 
 #include "rt__mpirun.h"
 
-
 /* Spends s seconds of CPU time, as the recorded computation did. */
 static void busy(double s)
 {
@@ -179,15 +178,28 @@ static void note(char **notes, const char *fmt, ...)
     *notes = p;
 }
 
-enum { U_MSG, U_BYTES, U_RMA, U_MPICH, U_FORCED, U_SCHED, U_SKIP, U_REQS, U_NEIGH, U_INTER,
-       U_FALLBACK, U_COUNT };
+enum {
+    U_MSG,
+    U_BYTES,
+    U_RMA,
+    U_MPICH,
+    U_FORCED,
+    U_SCHED,
+    U_SKIP,
+    U_REQS,
+    U_NEIGH,
+    U_INTER,
+    U_FALLBACK,
+    U_COUNT
+};
 
 static int gather_result(mr_run *r, const clocks *ck, rt_mpirun_result *res)
 {
     rt_mpirun *m = r->m;
-    uint64_t u[U_COUNT] = {r->messages, r->bytes, r->rma_ops, r->colls.mpich, r->colls.forced,
-                           r->colls.schedule, r->colls.skipped, m->own.skipped_requests,
-                           r->neighbor_colls, r->inter_skipped, r->fallbacks};
+    uint64_t u[U_COUNT] = {
+        r->messages,       r->bytes,          r->rma_ops,       r->colls.mpich,
+        r->colls.forced,   r->colls.schedule, r->colls.skipped, m->own.skipped_requests,
+        r->neighbor_colls, r->inter_skipped,  r->fallbacks};
     uint64_t sum[U_COUNT];
     double d[2] = {ck->mpi, ck->compute}, dsum[2], span = ck->end - ck->start, most;
     MPI_Allreduce(u, sum, U_COUNT, MPI_UINT64_T, MPI_SUM, r->world);
@@ -222,23 +234,27 @@ static int gather_result(mr_run *r, const clocks *ck, rt_mpirun_result *res)
     free(all);
     if (m->rank == 0) {
         if (sum[U_REQS])
-            note(&res->notes, "%llu nonblocking receives or collectives never completed in "
-                              "the trace, or were cancelled: not replayed",
+            note(&res->notes,
+                 "%llu nonblocking receives or collectives never completed in "
+                 "the trace, or were cancelled: not replayed",
                  (unsigned long long)sum[U_REQS]);
         if (sum[U_NEIGH])
-            note(&res->notes, "%llu neighbourhood collective calls not replayed: the trace "
-                              "has no neighbour lists for their communicator",
+            note(&res->notes,
+                 "%llu neighbourhood collective calls not replayed: the trace "
+                 "has no neighbour lists for their communicator",
                  (unsigned long long)sum[U_NEIGH]);
         if (sum[U_INTER])
             note(&res->notes, "%llu collective calls on inter-communicators not replayed",
                  (unsigned long long)sum[U_INTER]);
         if (sum[U_SKIP] > sum[U_NEIGH] + sum[U_INTER])
-            note(&res->notes, "%llu v-collective calls not replayed: some member's record of "
-                              "the call is missing from the trace",
+            note(&res->notes,
+                 "%llu v-collective calls not replayed: some member's record of "
+                 "the call is missing from the trace",
                  (unsigned long long)(sum[U_SKIP] - sum[U_NEIGH] - sum[U_INTER]));
         if (sum[U_FALLBACK])
-            note(&res->notes, "MPICH refused the chosen algorithm for %llu calls (it does not "
-                              "apply to them); they ran retrace's schedule of it",
+            note(&res->notes,
+                 "MPICH refused the chosen algorithm for %llu calls (it does not "
+                 "apply to them); they ran retrace's schedule of it",
                  (unsigned long long)sum[U_FALLBACK]);
     }
     return ok ? 0 : -1;
@@ -249,9 +265,9 @@ int rt_mpirun_run(rt_mpirun *m, const rt_mpirun_config *c, rt_mpirun_result *res
     memset(res, 0, sizeof *res);
     mr_run r = {.m = m, .cfg = c, .world = MPI_COMM_NULL};
     r.me = c->play ? c->play[m->rank] : (uint32_t)m->rank;
-    int rc = r.me < m->defs.nranks ? 0
-                                   : rt_err_set(err, RT_E_INVAL, "no trace rank %u to play",
-                                                (unsigned)r.me);
+    int rc = r.me < m->defs.nranks
+                 ? 0
+                 : rt_err_set(err, RT_E_INVAL, "no trace rank %u to play", (unsigned)r.me);
     if (rc == 0)
         rc = mr_load_rank(m, r.me, err);
     /* the load may fail on one process only: agree before any collective setup */
@@ -282,9 +298,10 @@ int rt_mpirun_run(rt_mpirun *m, const rt_mpirun_config *c, rt_mpirun_result *res
         int len = 0;
         MPI_Error_string(mrc, text, &len);
         const rt_event *ev = &m->own.ev[at];
-        rt_err_set(err, RT_E_INVAL, "process %d (trace rank %u), event %llu (%s at %llu ns): "
-                                    "%s", m->rank, (unsigned)r.me,
-                   (unsigned long long)at, rt_event_kind_name(ev->kind),
+        rt_err_set(err, RT_E_INVAL,
+                   "process %d (trace rank %u), event %llu (%s at %llu ns): "
+                   "%s",
+                   m->rank, (unsigned)r.me, (unsigned long long)at, rt_event_kind_name(ev->kind),
                    (unsigned long long)ev->time, text);
         return RT_MPIRUN_STUCK; /* no teardown: others may wait in a collective */
     }

@@ -147,8 +147,8 @@ static int build_vparts(rt_mpirun *m, coll_rec *cr, uint64_t n, rt_err *err)
             const rt_comm_def *c = rt_defs_comm(&m->defs, cr[i].comm);
             int64_t pos = c ? rt_comm_position(c, cr[i].rank) : -1;
             if (pos >= 0)
-                m->vparts[m->nvparts++] = (mr_vpart){cr[i].comm, seq, (uint32_t)pos,
-                                                     cr[i].bytes, cr[i].rbytes};
+                m->vparts[m->nvparts++] =
+                    (mr_vpart){cr[i].comm, seq, (uint32_t)pos, cr[i].bytes, cr[i].rbytes};
         }
         seq++;
     }
@@ -235,8 +235,7 @@ int mr_prepass(rt_mpirun *m, rt_err *err)
                     rc = rt_err_set(err, RT_E_NOMEM, "out of memory reading %s", m->path);
                     break;
                 }
-                uint64_t st = begin[ev.rank] != UINT64_MAX ? begin[ev.rank]
-                                                           : counter[ev.rank]++;
+                uint64_t st = begin[ev.rank] != UINT64_MAX ? begin[ev.rank] : counter[ev.rank]++;
                 begin[ev.rank] = UINT64_MAX;
                 r = &cr[ncr++];
                 *r = (coll_rec){.start = st, .rank = ev.rank};

@@ -192,7 +192,6 @@ static int make_comm(mr_run *r, uint32_t i)
     return rc;
 }
 
-
 /* The neighbour graph of communicator i as the trace recorded it (a distributed graph of
  * this rank's sources and destinations, MPI_PROC_NULL slots left out: they move nothing),
  * where any member has neighbour lists on it. Collective over the communicator. */
@@ -253,9 +252,11 @@ static int win_of(mr_run *r, uint32_t id, MPI_Win *win)
 
 static MPI_Datatype int_of_size(uint64_t n)
 {
-    return n == 8 ? MPI_INT64_T : n == 4 ? MPI_INT32_T : n == 2 ? MPI_INT16_T : n == 1
-                                                                             ? MPI_INT8_T
-                                                                             : MPI_DATATYPE_NULL;
+    return n == 8   ? MPI_INT64_T
+           : n == 4 ? MPI_INT32_T
+           : n == 2 ? MPI_INT16_T
+           : n == 1 ? MPI_INT8_T
+                    : MPI_DATATYPE_NULL;
 }
 
 static int is_rform(unsigned call)
@@ -335,8 +336,7 @@ int mr_rma(mr_run *r, const rt_event *ev)
         if (ev->op == RT_ATOMIC_FETCH_AND_OP && int_of_size(b) != MPI_DATATYPE_NULL)
             return MPI_Fetch_and_op(r->sbuf, r->rbuf, int_of_size(b), t, 0, MPI_SUM, win);
         if (ev->op == RT_ATOMIC_COMPARE_AND_SWAP && int_of_size(rb) != MPI_DATATYPE_NULL)
-            return MPI_Compare_and_swap(r->sbuf, r->sbuf + rb, r->rbuf, int_of_size(rb), t, 0,
-                                        win);
+            return MPI_Compare_and_swap(r->sbuf, r->sbuf + rb, r->rbuf, int_of_size(rb), t, 0, win);
         e = b % 8 == 0 && rb % 8 == 0 ? 8 : b % 4 == 0 && rb % 4 == 0 ? 4 : 1;
         {
             MPI_Datatype ty = e == 8 ? MPI_INT64_T : e == 4 ? MPI_INT32_T : MPI_INT8_T;
@@ -344,10 +344,10 @@ int mr_rma(mr_run *r, const rt_event *ev)
             if (ev->op == RT_ATOMIC_GET_ACCUMULATE || ev->op == RT_ATOMIC_FETCH_AND_OP) {
                 MPI_Op op = n ? MPI_SUM : MPI_NO_OP;
                 int tn = n ? n : nr;
-                return req ? MPI_Rget_accumulate(r->sbuf, n, ty, r->rbuf, nr, ty, t, 0, tn, ty,
-                                                 op, win, req)
-                           : MPI_Get_accumulate(r->sbuf, n, ty, r->rbuf, nr, ty, t, 0, tn, ty,
-                                                op, win);
+                return req ? MPI_Rget_accumulate(r->sbuf, n, ty, r->rbuf, nr, ty, t, 0, tn, ty, op,
+                                                 win, req)
+                           : MPI_Get_accumulate(r->sbuf, n, ty, r->rbuf, nr, ty, t, 0, tn, ty, op,
+                                                win);
             }
             return req ? MPI_Raccumulate(r->sbuf, n, ty, t, 0, n, ty, MPI_SUM, win, req)
                        : MPI_Accumulate(r->sbuf, n, ty, t, 0, n, ty, MPI_SUM, win);
@@ -370,16 +370,15 @@ int mr_rma(mr_run *r, const rt_event *ev)
     case RT_EV_RMA_LOCK:
         if (t == RT_PEER_ALL)
             return MPI_Win_lock_all(0, win);
-        return MPI_Win_lock(ev->op == RT_LOCK_EXCLUSIVE ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED,
-                            t, 0, win);
+        return MPI_Win_lock(ev->op == RT_LOCK_EXCLUSIVE ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, t,
+                            0, win);
     case RT_EV_RMA_UNLOCK:
         return t == RT_PEER_ALL ? MPI_Win_unlock_all(win) : MPI_Win_unlock(t, win);
     case RT_EV_RMA_SYNC:
         if (ev->op == RT_SYNC_WIN_SYNC)
             return MPI_Win_sync(win);
         if (ev->op == RT_SYNC_FLUSH_LOCAL)
-            return t == RT_PEER_ALL ? MPI_Win_flush_local_all(win)
-                                    : MPI_Win_flush_local(t, win);
+            return t == RT_PEER_ALL ? MPI_Win_flush_local_all(win) : MPI_Win_flush_local(t, win);
         return t == RT_PEER_ALL ? MPI_Win_flush_all(win) : MPI_Win_flush(t, win);
     default:
         return MPI_SUCCESS;

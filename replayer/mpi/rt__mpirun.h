@@ -21,9 +21,9 @@ typedef struct mr_events {
     uint32_t rank; /* the trace rank; UINT32_MAX when none is loaded */
     rt_event *ev;
     uint64_t n, cap;
-    uint32_t nslots;            /* requests open at once, at most */
-    uint64_t max_bytes;         /* the largest buffer a call needs */
-    uint64_t skipped_requests;  /* receives or collectives that never completed, cancelled */
+    uint32_t nslots;           /* requests open at once, at most */
+    uint64_t max_bytes;        /* the largest buffer a call needs */
+    uint64_t skipped_requests; /* receives or collectives that never completed, cancelled */
 } mr_events;
 
 struct rt_mpirun {
@@ -33,7 +33,7 @@ struct rt_mpirun {
     rt_defs defs;
     mr_vpart *vparts; /* sorted by (comm, seq, pos) */
     uint64_t nvparts;
-    uint64_t *win_bytes; /* per window (defs.wins order): the largest transfer into it */
+    uint64_t *win_bytes;  /* per window (defs.wins order): the largest transfer into it */
     uint64_t inter_colls; /* collectives on inter-communicators in the trace */
     uint64_t rec_messages, rec_bytes; /* point-to-point sends in the trace */
     mr_events own;
@@ -61,17 +61,17 @@ int mr_cvar_choice(unsigned op, const char *mpich, int *index);
 typedef struct mr_run {
     rt_mpirun *m;
     const rt_mpirun_config *cfg;
-    uint32_t me;         /* the trace rank played */
-    MPI_Comm world;      /* private duplicate of m->comm */
-    MPI_Comm *comms;     /* per defs.comms entry: the replayed communicator or MPI_COMM_NULL */
-    MPI_Comm *sched;     /* per defs.comms entry: a duplicate for retrace's own schedules */
-    MPI_Comm *topo;      /* per defs.comms entry: the recorded neighbour graph, where the
-                          * trace has neighbour lists on it (else MPI_COMM_NULL) */
-    MPI_Win *wins;       /* per defs.wins entry */
+    uint32_t me;     /* the trace rank played */
+    MPI_Comm world;  /* private duplicate of m->comm */
+    MPI_Comm *comms; /* per defs.comms entry: the replayed communicator or MPI_COMM_NULL */
+    MPI_Comm *sched; /* per defs.comms entry: a duplicate for retrace's own schedules */
+    MPI_Comm *topo;  /* per defs.comms entry: the recorded neighbour graph, where the
+                      * trace has neighbour lists on it (else MPI_COMM_NULL) */
+    MPI_Win *wins;   /* per defs.wins entry */
     char **win_mem;
-    MPI_Group *groups;   /* per defs.groups entry, built on first use (MPI_GROUP_NULL) */
-    MPI_Request *reqs;   /* per request slot */
-    char *sbuf, *rbuf;   /* scratch buffers of max_bytes (the contents do not matter) */
+    MPI_Group *groups; /* per defs.groups entry, built on first use (MPI_GROUP_NULL) */
+    MPI_Request *reqs; /* per request slot */
+    char *sbuf, *rbuf; /* scratch buffers of max_bytes (the contents do not matter) */
     uint64_t buf_bytes;
     int *counts, *displs, *rcounts, *rdispls; /* per peer, for v-collectives */
     mr_cvars *cvars;
@@ -90,8 +90,8 @@ int mr_comm_index(const mr_run *r, uint32_t id);
 /* Every process learns the first failing process's error (rc != 0 there), prefixed with
  * that process's rank unless same_everywhere; returns its code, or 0 when none failed. */
 int mr_agree(MPI_Comm comm, int rc, rt_err *err, int same_everywhere);
-int mr_setup_local(mr_run *r);  /* memory: 0 or -1 */
-int mr_setup_comms(mr_run *r);  /* collective; an MPI error code */
+int mr_setup_local(mr_run *r); /* memory: 0 or -1 */
+int mr_setup_comms(mr_run *r); /* collective; an MPI error code */
 int mr_rma(mr_run *r, const rt_event *ev);
 void mr_teardown(mr_run *r);
 

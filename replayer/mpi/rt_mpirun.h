@@ -72,9 +72,9 @@ typedef struct rt_mpirun_result {
     uint64_t rma_ops;  /* put, get, accumulate and atomic operations issued */
     rt_mpirun_colls colls;
     uint32_t nranks;
-    double *end_s;     /* per trace rank: when it left its last call (root only) */
-    double *rank_mpi_s;/* per trace rank: time inside MPI calls (root only) */
-    char *notes;       /* what was approximated or left out; NULL if nothing (root only) */
+    double *end_s;      /* per trace rank: when it left its last call (root only) */
+    double *rank_mpi_s; /* per trace rank: time inside MPI calls (root only) */
+    char *notes;        /* what was approximated or left out; NULL if nothing (root only) */
 } rt_mpirun_result;
 
 /* Replays the trace once under c; the result's totals are on every process, the per-rank
@@ -83,8 +83,7 @@ typedef struct rt_mpirun_result {
  * in the middle of the replay (an MPI error): the others may then wait for it forever, so
  * the caller should end the job (MPI_Abort). */
 #define RT_MPIRUN_STUCK 1
-int rt_mpirun_run(rt_mpirun *m, const rt_mpirun_config *c, rt_mpirun_result *res,
-                  rt_err *err);
+int rt_mpirun_run(rt_mpirun *m, const rt_mpirun_config *c, rt_mpirun_result *res, rt_err *err);
 void rt_mpirun_result_free(rt_mpirun_result *res);
 
 /* The MPICH algorithm (the value of MPIR_CVAR_<OP>_INTRA_ALGORITHM) that runs alg for op in

@@ -55,7 +55,8 @@ struct rt_sim_trace {
     size_t notes_len, notes_cap;
 };
 
-/* ---- a hash map from a pair of keys to a value ------------------------------------------------ */
+/* ---- a hash map from a pair of keys to a value ------------------------------------------------
+ */
 
 typedef struct sim_map_slot {
     uint64_t k1, k2, v; /* k1 == SIM_MAP_EMPTY: free */
@@ -142,10 +143,10 @@ typedef struct sim_chans {
  * rank and its connection type looked up once, in 16 bytes. */
 typedef struct sim_step {
     uint64_t bytes;
-    uint32_t peer;  /* world rank */
-    uint8_t kind;   /* rt_coll_step_kind */
-    uint8_t ct;     /* connection type to the peer */
-    uint8_t first;  /* 1: the first step of its round */
+    uint32_t peer; /* world rank */
+    uint8_t kind;  /* rt_coll_step_kind */
+    uint8_t ct;    /* connection type to the peer */
+    uint8_t first; /* 1: the first step of its round */
 } sim_step;
 
 /* One rank's part of one collective call. The fields the engine touches on every round
@@ -303,7 +304,7 @@ typedef struct sim {
     uint32_t npends, pends_cap, pend_free;
     sim_coll *colls;
     uint32_t ncolls, colls_cap, coll_free;
-    sim_sched *sched; /* per rank, allocated with the first collective */
+    sim_sched *sched;  /* per rank, allocated with the first collective */
     sim_step *scratch; /* a schedule being expanded (sim_coll.c) */
     uint32_t nscratch, scratch_cap;
     char *slab; /* kept schedules: the open block and what is left in it */
@@ -311,7 +312,7 @@ typedef struct sim {
     struct sim_slab {
         void *p;
         size_t size;
-    } *slabs;
+    } * slabs;
     uint32_t nslabs, slabs_cap;
 
     sim_chans chans;  /* (context|dst|src, comm|tag) -> pending operations */
@@ -322,21 +323,21 @@ typedef struct sim {
     sim_map locks;    /* (window, target) -> lock state index */
     sim_map members;  /* (comm key, 0) -> cached communicator -> world rank array */
 
-    uint64_t *gw_free; /* per gateway, contention */
-    sim_share_turn *share; /* per rank, when a node has more ranks than cores; else NULL */
-    uint64_t slice;        /* ... and the timeslice, ps */
-    sim_cost cost[RT_CT_COUNT]; /* the last message size's per connection type */
+    uint64_t *gw_free;            /* per gateway, contention */
+    sim_share_turn *share;        /* per rank, when a node has more ranks than cores; else NULL */
+    uint64_t slice;               /* ... and the timeslice, ps */
+    sim_cost cost[RT_CT_COUNT];   /* the last message size's per connection type */
     uint64_t reduce_n, reduce_ps; /* the last reduction size and its time (sim_coll.c) */
     struct sim_lock *lockv;
     uint32_t nlocks, locks_cap;
     uint32_t unscheduled[RT_COLL_COUNT], approx[RT_COLL_COUNT]; /* notes given once */
 
     /* the collective fast path (sim_fast.c) */
-    int fast;          /* fast mode: on for this run (rt_sim_run decides) */
+    int fast;                 /* fast mode: on for this run (rt_sim_run decides) */
     const char *fast_gave_up; /* why it gave up (for a debugger); the run is done again */
-    uint64_t evid;     /* the engine event in progress (numbered from 1) */
-    uint32_t evsyn;    /* numbers for no real event, counted down from UINT32_MAX */
-    sim_map fastinst;  /* (comm key, seq) -> fast instance index */
+    uint64_t evid;            /* the engine event in progress (numbered from 1) */
+    uint32_t evsyn;           /* numbers for no real event, counted down from UINT32_MAX */
+    sim_map fastinst;         /* (comm key, seq) -> fast instance index */
     struct sim_finst *finst;
     uint32_t nfinst, finst_cap, finst_free;
     struct sim_fmemb *fm; /* per member of the instance being computed */
@@ -428,10 +429,10 @@ uint64_t sim_send(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t src
 uint64_t sim_recv(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t dst, uint32_t src,
                   uint64_t bytes, uint64_t t, uint8_t flags, uint8_t wk, uint32_t who);
 /* The same with a new request, returned (done when the operation is); SIM_NONE: no memory. */
-uint32_t sim_post_send(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t src,
-                       uint32_t dst, uint64_t bytes, uint64_t t);
-uint32_t sim_post_recv(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t dst,
-                       uint32_t src, uint64_t bytes, uint64_t t, uint8_t flags);
+uint32_t sim_post_send(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t src, uint32_t dst,
+                       uint64_t bytes, uint64_t t);
+uint32_t sim_post_recv(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t dst, uint32_t src,
+                       uint64_t bytes, uint64_t t, uint8_t flags);
 /* One-sided transfer from origin to target posted at t: when the data is at the target
  * (put, accumulate) or back at the origin (get, fetching atomics). */
 /* What a message of n bytes over connection type ct costs (kept per type for the last size). */
@@ -453,8 +454,7 @@ void sim_pend_give(sim *s, uint32_t p);
  * or SIM_NONE (error or mismatch: s->stop / s->rc set). ctx SIM_CTX_COLL with a
  * communicator, SIM_CTX_WIN with a window (fence, window creation and freeing). */
 uint32_t sim_coll_start(sim *s, uint32_t rank, uint8_t ctx, uint32_t id, const rt_comm_def *c,
-                        unsigned op, int32_t root, uint64_t bytes, uint64_t rbytes,
-                        uint64_t t);
+                        unsigned op, int32_t root, uint64_t bytes, uint64_t rbytes, uint64_t t);
 /* Gives back a collective that is done (its schedule stays kept for the rank). */
 void sim_coll_release(sim *s, uint32_t coll);
 /* The collective's round in progress is done (its last operation known). */

@@ -170,8 +170,12 @@ static void out_step(sim *s, const sim_coll *co, const sim_step *st, uint64_t t)
         return;
     const rt_comm_def *c = rt_defs_comm(s->defs, co->id);
     rt_event ev = {.kind = st->kind == RT_STEP_SEND ? RT_EV_SEND : RT_EV_RECV,
-                   .call = co->call, .comm = co->id, .peer = (int32_t)comm_rank(c, st->peer),
-                   .tag = (int32_t)(co->tag & 0x7fffffff), .bytes = st->bytes, .contype = st->ct};
+                   .call = co->call,
+                   .comm = co->id,
+                   .peer = (int32_t)comm_rank(c, st->peer),
+                   .tag = (int32_t)(co->tag & 0x7fffffff),
+                   .bytes = st->bytes,
+                   .contype = st->ct};
     if (st->kind == RT_STEP_RECV)
         ev.contype = (uint8_t)sim_contype(s, co->rank, st->peer);
     sim_out_event(s, co->rank, &ev, t);
@@ -289,13 +293,17 @@ static int check_instance(sim *s, uint32_t rank, uint64_t key, uint32_t seq, uns
 /* Expands co's schedule: into the rank's kept schedule sc when no running collective uses
  * it, else into a buffer of co's own. Returns 0 (no steps: the op takes no time, noted), or
  * -1 (no memory, s->rc set). */
-static int make_schedule(sim *s, sim_coll *co, sim_sched *sc, const rt_comm_def *c,
-                         int32_t root, uint64_t bytes, uint64_t rbytes)
+static int make_schedule(sim *s, sim_coll *co, sim_sched *sc, const rt_comm_def *c, int32_t root,
+                         uint64_t bytes, uint64_t rbytes)
 {
     unsigned op = co->op;
     unsigned alg = co->ctx == SIM_CTX_WIN ? s->cfg->alg[RT_COLL_BARRIER] : s->cfg->alg[op];
-    rt_coll_call call = {.op = op, .size = c->size, .me = comm_rank(c, co->rank),
-                         .root = root, .bytes = bytes, .rbytes = rbytes};
+    rt_coll_call call = {.op = op,
+                         .size = c->size,
+                         .me = comm_rank(c, co->rank),
+                         .root = root,
+                         .bytes = bytes,
+                         .rbytes = rbytes};
     if (rt_coll_is_neighbor(op)) /* the peers: this rank's neighbour lists */
         call.nbrs = rt_defs_nbrs(s->defs, c->id, co->rank);
     if (alg == RT_ALG_MSA || alg == RT_ALG_MSA2) {

@@ -284,8 +284,8 @@ static int advance(sim *s, uint32_t i, int world, fast_count *cnt)
             }
             const sim_fmsg *g = &s->fmsg[k];
             /* a receive is done o after the later of the data's arrival and its posting */
-            uint64_t done = (g->arrival > m->r ? g->arrival : m->r) +
-                            md->link[g->src & 7].overhead_ps;
+            uint64_t done =
+                (g->arrival > m->r ? g->arrival : m->r) + md->link[g->src & 7].overhead_ps;
             if (done > m->end)
                 m->end = done;
             if (prev == SIM_NONE)
@@ -328,8 +328,12 @@ static int compute(sim *s, sim_finst *fi, const rt_comm_def *c, uint64_t t)
          * later rounds come after its first one whatever the order */
         if (ps->tie_ev && ps->tie_t == co->round_end && ps->tie_ev != co->pending)
             return sim_fast_give_up(s, "its port booked at its entry by another event"), -1;
-        s->fm[i] = (sim_fmemb){.st = co->steps, .r = co->round_end, .port = ps->inject,
-                               .booked = SIM_NEVER, .nsteps = co->nsteps, .head = SIM_NONE,
+        s->fm[i] = (sim_fmemb){.st = co->steps,
+                               .r = co->round_end,
+                               .port = ps->inject,
+                               .booked = SIM_NEVER,
+                               .nsteps = co->nsteps,
+                               .head = SIM_NONE,
                                .tail = SIM_NONE};
         s->factive[i] = i;
     }

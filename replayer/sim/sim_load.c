@@ -517,8 +517,10 @@ int rt_sim_trace_load(rt_reader *r, rt_sim_trace **out, rt_err *err)
         t->t_first = 0;
     load_counts lc = ls.lc;
     if (lc.irecv_open)
-        sim_trace_note(t, "%llu nonblocking receives never completed: left out (their source "
-                       "is unknown)", (unsigned long long)lc.irecv_open);
+        sim_trace_note(t,
+                       "%llu nonblocking receives never completed: left out (their source "
+                       "is unknown)",
+                       (unsigned long long)lc.irecv_open);
     if (lc.nbc_open)
         sim_trace_note(t, "%llu nonblocking collectives never completed: left out",
                        (unsigned long long)lc.nbc_open);
@@ -547,16 +549,24 @@ void rt_sim_trace_free(rt_sim_trace *t)
     free(t);
 }
 
-const rt_defs *rt_sim_trace_defs(const rt_sim_trace *t) { return &t->defs; }
-uint64_t rt_sim_trace_events(const rt_sim_trace *t) { return t->nevents; }
+const rt_defs *rt_sim_trace_defs(const rt_sim_trace *t)
+{
+    return &t->defs;
+}
+uint64_t rt_sim_trace_events(const rt_sim_trace *t)
+{
+    return t->nevents;
+}
 uint64_t rt_sim_trace_span_ps(const rt_sim_trace *t)
 {
     return (t->t_last - t->t_first) * 1000;
 }
-const char *rt_sim_trace_notes(const rt_sim_trace *t) { return t->notes ? t->notes : ""; }
+const char *rt_sim_trace_notes(const rt_sim_trace *t)
+{
+    return t->notes ? t->notes : "";
+}
 
-int rt_sim_trace_traffic(const rt_sim_trace *t, rt_map_edge **edges, size_t *nedges,
-                         rt_err *err)
+int rt_sim_trace_traffic(const rt_sim_trace *t, rt_map_edge **edges, size_t *nedges, rt_err *err)
 {
     sim_map pairs = {0};
     for (uint32_t r = 0; r < t->defs.nranks; r++) {

@@ -101,8 +101,8 @@ uint32_t sim_pend_take(sim *s)
     }
     if (s->npends == s->pends_cap) {
         uint32_t cap = s->pends_cap ? s->pends_cap * 2 : 1024;
-        sim_pend *q = sim_realloc_lines(s->pends, (size_t)s->pends_cap * sizeof *q,
-                                        (size_t)cap * sizeof *q);
+        sim_pend *q =
+            sim_realloc_lines(s->pends, (size_t)s->pends_cap * sizeof *q, (size_t)cap * sizeof *q);
         if (!q) {
             sim_fail(s, RT_E_NOMEM, "out of memory (pending messages)");
             return SIM_NONE;
@@ -133,16 +133,15 @@ static uint64_t match(sim *s, const sim_op *snd, const sim_op *rcv, uint32_t src
     uint32_t p = sim_pend_take(s);
     if (p == SIM_NONE)
         return SIM_NEVER;
-    s->pends[p] = (sim_pend){.op = *snd, .rank = src, .peer = dst, .who2 = rcv->who,
-                             .wk2 = rcv->wk};
+    s->pends[p] =
+        (sim_pend){.op = *snd, .rank = src, .peer = dst, .who2 = rcv->who, .wk2 = rcv->wk};
     sim_queue_push(s, tm + l->latency_ps, SIM_H_RNDV, p);
     return SIM_NEVER;
 }
 
 /* A match found when posting op (me, its peer): a receive learns its own completion from
  * the return value; the other side, waiting already, is told. */
-static uint64_t matched(sim *s, const sim_op *op, const sim_op *waiting, uint32_t me,
-                        uint32_t peer)
+static uint64_t matched(sim *s, const sim_op *op, const sim_op *waiting, uint32_t me, uint32_t peer)
 {
     if (!op->send)
         return match(s, waiting, op, peer, me);
@@ -354,7 +353,7 @@ static uint64_t post(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t 
         return post_free(s, comm, tag, me, peer, op);
     int created;
     sim_chan *c = chan_add(s, op->send ? chan_k1(ctx, peer, me) : chan_k1(ctx, me, peer),
-                               comm << 32 | tag, &created);
+                           comm << 32 | tag, &created);
     if (!c)
         return SIM_NEVER;
     if (created) {
@@ -396,8 +395,13 @@ uint64_t sim_send(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t src
         res->gw_messages++;
         res->gw_bytes += bytes;
     }
-    sim_op op = {.time = t, .bytes = bytes, .who = who, .wk = wk, .send = 1,
-                 .eager = bytes <= l->eager, .ct = (uint8_t)ct};
+    sim_op op = {.time = t,
+                 .bytes = bytes,
+                 .who = who,
+                 .wk = wk,
+                 .send = 1,
+                 .eager = bytes <= l->eager,
+                 .ct = (uint8_t)ct};
     uint64_t done = SIM_NEVER;
     if (op.eager)
         op.arrival = inject(s, src, dst, ct, bytes, t, &done);
@@ -412,26 +416,29 @@ uint64_t sim_send(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t src
 uint64_t sim_recv(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t dst, uint32_t src,
                   uint64_t bytes, uint64_t t, uint8_t flags, uint8_t wk, uint32_t who)
 {
-    sim_op op = {.time = t, .bytes = bytes, .who = who, .wk = wk,
+    sim_op op = {.time = t,
+                 .bytes = bytes,
+                 .who = who,
+                 .wk = wk,
                  .flags = s->cfg->free_wildcards ? flags : 0};
     return post(s, ctx, comm, tag, dst, src, &op);
 }
 
-uint32_t sim_post_send(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t src,
-                       uint32_t dst, uint64_t bytes, uint64_t t)
+uint32_t sim_post_send(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t src, uint32_t dst,
+                       uint64_t bytes, uint64_t t)
 {
     uint32_t r = sim_req_new(s);
     if (r == SIM_NONE)
         return SIM_NONE;
-    uint64_t d = sim_send(s, ctx, comm, tag, src, dst, sim_contype(s, src, dst), bytes, t,
-                          SIM_T_REQ, r);
+    uint64_t d =
+        sim_send(s, ctx, comm, tag, src, dst, sim_contype(s, src, dst), bytes, t, SIM_T_REQ, r);
     if (d != SIM_NEVER)
         s->reqs[r].done = d; /* nobody waits for r yet */
     return s->rc ? SIM_NONE : r;
 }
 
-uint32_t sim_post_recv(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t dst,
-                       uint32_t src, uint64_t bytes, uint64_t t, uint8_t flags)
+uint32_t sim_post_recv(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t dst, uint32_t src,
+                       uint64_t bytes, uint64_t t, uint8_t flags)
 {
     uint32_t r = sim_req_new(s);
     if (r == SIM_NONE)
@@ -567,8 +574,8 @@ void sim_report_channels(sim *s, int deadlocked)
     }
     for (unsigned i = 0; i < l.n; i++) {
         const rep_ent *e = &l.e[i];
-        const char *where = e->ctx <= SIM_CTX_COLL || e->ctx == CTX_FREE ? "communicator"
-                                                                           : "window";
+        const char *where =
+            e->ctx <= SIM_CTX_COLL || e->ctx == CTX_FREE ? "communicator" : "window";
         if (e->send)
             sim_buf_printf(&s->report,
                            "unmatched: rank %u sent a %s to rank %u (%s %u, tag %u, %llu "

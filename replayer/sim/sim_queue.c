@@ -54,8 +54,8 @@ static uint32_t bucket_new(sim_queue *q, uint64_t time)
     } else {
         if (q->nbuckets == q->buckets_cap) {
             uint32_t cap = q->buckets_cap ? q->buckets_cap * 2 : 256;
-            sim_bucket *p = cap > q->buckets_cap ? realloc(q->buckets, (size_t)cap * sizeof *p)
-                                                 : NULL;
+            sim_bucket *p =
+                cap > q->buckets_cap ? realloc(q->buckets, (size_t)cap * sizeof *p) : NULL;
             if (!p)
                 return SIM_NONE;
             q->buckets = p;

@@ -23,7 +23,7 @@
 #include "rt__sim.h"
 
 typedef struct sim_lock {
-    uint64_t free_at; /* last release reached the target */
+    uint64_t free_at;    /* last release reached the target */
     uint32_t head, tail; /* waiting requests (sim_pend: op.time = arrival, op.flags = type) */
     uint32_t shared;
     uint8_t exclusive;
@@ -147,8 +147,7 @@ static int compatible(const sim_lock *l, unsigned type)
     return !l->exclusive && (type == RT_LOCK_SHARED || l->shared == 0);
 }
 
-static void grant(sim *s, sim_lock *l, unsigned type, uint32_t req, uint64_t arrival,
-                  uint64_t back)
+static void grant(sim *s, sim_lock *l, unsigned type, uint32_t req, uint64_t arrival, uint64_t back)
 {
     if (type == RT_LOCK_EXCLUSIVE)
         l->exclusive = 1;
@@ -174,7 +173,9 @@ static void lock(sim *s, uint32_t rank, const rt_event *ev, uint64_t t)
         if (p == SIM_NONE)
             return;
         s->pends[p] = (sim_pend){.op = {.time = arrival, .who = req, .flags = ev->op},
-                                 .rank = rank, .peer = target, .next = SIM_NONE};
+                                 .rank = rank,
+                                 .peer = target,
+                                 .next = SIM_NONE};
         if (l->tail == SIM_NONE)
             l->head = p;
         else

@@ -14,16 +14,16 @@
 
 static long mt_checks, mt_failures;
 
-#define MT_CHECK(cond)                                                                             \
-    do {                                                                                           \
-        mt_checks++;                                                                               \
-        if (!(cond)) {                                                                             \
-            int mt_rank_;                                                                          \
-            MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank_);                                              \
-            fprintf(stderr, "rank %d: %s:%d: check failed: %s\n", mt_rank_, __FILE__, __LINE__,    \
-                    #cond);                                                                        \
-            mt_failures++;                                                                         \
-        }                                                                                          \
+#define MT_CHECK(cond)                                                                          \
+    do {                                                                                        \
+        mt_checks++;                                                                            \
+        if (!(cond)) {                                                                          \
+            int mt_rank_;                                                                       \
+            MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank_);                                           \
+            fprintf(stderr, "rank %d: %s:%d: check failed: %s\n", mt_rank_, __FILE__, __LINE__, \
+                    #cond);                                                                     \
+            mt_failures++;                                                                      \
+        }                                                                                       \
     } while (0)
 
 /* MPI_Init, or MPI_Init_thread when thread_level is not MT_NO_THREADS; ends the run (after

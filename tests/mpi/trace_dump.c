@@ -26,8 +26,8 @@
  *
  *   nbrs RANK comm=C [name=NAME] in=SOURCES out=DESTINATIONS
  *
- * (NAME: the communicator's name, for the tracer the MPI call that made it), with the lists as communicator ranks in MPI's neighbour order, "none" for MPI_PROC_NULL
- * and "-" for an empty list.
+ * (NAME: the communicator's name, for the tracer the MPI call that made it), with the lists as
+ * communicator ranks in MPI's neighbour order, "none" for MPI_PROC_NULL and "-" for an empty list.
  *
  * Exit status: 0; 2 after one error line for bad usage or a bad trace (nothing on stdout);
  * 3 when the reader reports the trace cut short (the events are printed, then

@@ -51,7 +51,6 @@ static inline void rt_test_unload(rt_test_trace *t)
     free(t->truncated);
 }
 
-
 #ifdef RT_TEST_TMP
 #include <errno.h>
 #include <stdio.h>

@@ -378,8 +378,8 @@ static void test_fit_calls(void **state)
     /* 100 ns + n / 8 GB/s */
     isend->measured_ps[0] = 100 * NS + 1000;
     isend->measured_ps[1] = 100 * NS + 512 * NS;
-    *ar = (rt_calib_call){.fn = RT_FN_Allreduce, .op = RT_COLL_ALLREDUCE, .npts = 2,
-                          .size = {8, 65536}};
+    *ar = (rt_calib_call){
+        .fn = RT_FN_Allreduce, .op = RT_COLL_ALLREDUCE, .npts = 2, .size = {8, 65536}};
     *bc = (rt_calib_call){.fn = RT_FN_Bcast, .op = RT_COLL_BCAST, .npts = 2, .size = {8, 65536}};
     rt_calib_call *fence = &res.calls[3], *put = &res.calls[4];
     *fence = (rt_calib_call){.fn = RT_FN_Win_fence, .npts = 1};

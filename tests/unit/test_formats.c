@@ -364,9 +364,9 @@ static void test_nbrs(void **state)
         {2, 1, 1, 0, "neighbour lists of rank 1 on communicator 2 are defined twice"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        assert_int_equal(rt_defs_add_nbrs(&d, bad[i].comm, bad[i].rank, bad[i].nin, &bad[i].v,
-                                          0, NULL, &err),
-                         -RT_E_INVAL);
+        assert_int_equal(
+            rt_defs_add_nbrs(&d, bad[i].comm, bad[i].rank, bad[i].nin, &bad[i].v, 0, NULL, &err),
+            -RT_E_INVAL);
         assert_string_equal(err.msg, bad[i].msg);
     }
     uint32_t odd[] = {1, 3};
@@ -586,16 +586,17 @@ static void test_otf2_roundtrip(void **state)
  */
 static void test_recv_flags_roundtrip(void **state)
 {
-    const char *in = rt_test_write_file("wild.csv", "ranks,2\n"
-                                            "0,10,recv,MPI_Recv,0,1,5,8,,shm,,\n"
-                                            "0,20,recv,MPI_Recv,0,1,5,8,,shm,,any_source\n"
-                                            "0,30,recv,MPI_Recv,0,1,5,8,,shm,,any_tag\n"
-                                            "0,40,recv,MPI_Recv,0,1,5,8,,shm,,any_tag|any_source\n"
-                                            "1,10,irecv,MPI_Wait,0,0,6,4,,shm,1,\n"
-                                            "1,20,irecv,MPI_Wait,0,0,6,4,,shm,2,any_source\n"
-                                            "1,30,irecv,MPI_Wait,0,0,6,4,,shm,3,any_tag\n"
-                                            "1,40,irecv,MPI_Test,0,0,6,4,,shm,4,"
-                                            "any_source|any_tag\n");
+    const char *in =
+        rt_test_write_file("wild.csv", "ranks,2\n"
+                                       "0,10,recv,MPI_Recv,0,1,5,8,,shm,,\n"
+                                       "0,20,recv,MPI_Recv,0,1,5,8,,shm,,any_source\n"
+                                       "0,30,recv,MPI_Recv,0,1,5,8,,shm,,any_tag\n"
+                                       "0,40,recv,MPI_Recv,0,1,5,8,,shm,,any_tag|any_source\n"
+                                       "1,10,irecv,MPI_Wait,0,0,6,4,,shm,1,\n"
+                                       "1,20,irecv,MPI_Wait,0,0,6,4,,shm,2,any_source\n"
+                                       "1,30,irecv,MPI_Wait,0,0,6,4,,shm,3,any_tag\n"
+                                       "1,40,irecv,MPI_Test,0,0,6,4,,shm,4,"
+                                       "any_source|any_tag\n");
     static const unsigned want[8] = {0, RT_RECV_ANY_SOURCE, RT_RECV_ANY_TAG, RT_RECV_ALL,
                                      0, RT_RECV_ANY_SOURCE, RT_RECV_ANY_TAG, RT_RECV_ALL};
     const char *csv = rt_test_tmp_path("wild-back.csv"), *otf2 = rt_test_tmp_path("wild-otf2"),
@@ -641,14 +642,14 @@ static void test_recv_flags_roundtrip(void **state)
 static void test_otf2_renumbers_sparse_ids(void **state)
 {
     const char *in = rt_test_write_file("sparse.csv", "ranks,3\n"
-                                              "comm,20,0,c,2 0\n"
-                                              "comm,7,,b,1 2\n"
-                                              "group,40,2 1\n"
-                                              "win,30,20\n"
-                                              "0,1,send,,20,0,1,8,,,,\n"
-                                              "1,1,send,,7,1,1,8,,,,\n"
-                                              "2,1,put,,30,1,,4,,,1,\n"
-                                              "2,2,group_sync,,30,40,,,,,,post\n");
+                                                      "comm,20,0,c,2 0\n"
+                                                      "comm,7,,b,1 2\n"
+                                                      "group,40,2 1\n"
+                                                      "win,30,20\n"
+                                                      "0,1,send,,20,0,1,8,,,,\n"
+                                                      "1,1,send,,7,1,1,8,,,,\n"
+                                                      "2,1,put,,30,1,,4,,,1,\n"
+                                                      "2,2,group_sync,,30,40,,,,,,post\n");
     const char *otf2 = rt_test_tmp_path("sparse-otf2");
     remove_any(otf2);
     convert(in, otf2, RT_FMT_OTF2);
@@ -722,8 +723,7 @@ static void test_csv_bad_rows(void **state)
         {"ranks,2\n0,5,coll_end,,0,,,0,0,,,\n", "bad.csv:2: field OP is required by event coll_end",
          RT_E_FORMAT},
         {"ranks,2\nneighbors,0,0,1 x,1\n", "bad.csv:2: bad number 'x' in SOURCES", RT_E_INVAL},
-        {"ranks,2\nneighbors,0,0,1,-1\n", "bad.csv:2: bad number '-1' in DESTINATIONS",
-         RT_E_INVAL},
+        {"ranks,2\nneighbors,0,0,1,-1\n", "bad.csv:2: bad number '-1' in DESTINATIONS", RT_E_INVAL},
         {"ranks,2\nneighbors,0,0,1  1,1\n", "bad.csv:2: bad number '' in SOURCES", RT_E_INVAL},
         {"ranks,2\nneighbors,5,0,1,1\n",
          "bad.csv:2: neighbour lists of rank 0: communicator 5 is not defined", RT_E_INVAL},
@@ -746,9 +746,9 @@ static void test_csv_truncated(void **state)
 {
     /* the run died while the last line was being written */
     const char *p = rt_test_write_file("cut.csv", "ranks,2\n"
-                                          "0,5,send,,0,1,0,8,,,,\n"
-                                          "1,6,recv,,0,0,0,8,,,,\n"
-                                          "1,7,send,,0,0,0,1");
+                                                  "0,5,send,,0,1,0,8,,,,\n"
+                                                  "1,6,recv,,0,0,0,8,,,,\n"
+                                                  "1,7,send,,0,0,0,1");
     loaded l;
     rt_err err;
     assert_int_equal(load(p, &l, &err), 0);
@@ -815,8 +815,8 @@ static void write_nbr_archive(const char *dir, int dests, uint32_t group, uint64
                          OTF2_SUCCESS);
     assert_int_equal(OTF2_Archive_CloseEvtFiles(a), OTF2_SUCCESS);
     OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(a);
-    static const char *const str[] = {"", "MPI Rank", "thread", "retrace::sources::0",
-                                      "retrace::destinations::0", "node"};
+    static const char *const str[] = {
+        "", "MPI Rank", "thread", "retrace::sources::0", "retrace::destinations::0", "node"};
     OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, 0, 1, OTF2_UNDEFINED_TIMESTAMP);
     for (uint32_t i = 0; i < 6; i++)
         OTF2_GlobalDefWriter_WriteString(g, i, str[i]);

@@ -146,8 +146,8 @@ static void test_bin_edges(void **state)
 static void test_bin_matches_reference(void **state)
 {
     (void)state;
-    static const uint64_t mins[] = {1, 2, 3, 5, 7, 64, 100, 1000, 4097, UINT64_C(1) << 40,
-                                    (UINT64_C(1) << 61) + 1};
+    static const uint64_t mins[] = {
+        1, 2, 3, 5, 7, 64, 100, 1000, 4097, UINT64_C(1) << 40, (UINT64_C(1) << 61) + 1};
     static const uint64_t maxs[] = {16, 4096, 67108864, 1000000007, RT_HIST_LIMIT_CAP};
     rt_hist h;
     unsigned checked = 0;
@@ -177,8 +177,7 @@ static void test_bin_matches_reference(void **state)
                     if (rt_hist_bin(&h, probes[i]) != want)
                         fail_msg("min %llu max %llu shift %u len %llu: bin %u, want %u",
                                  (unsigned long long)mins[a], (unsigned long long)maxs[b], s,
-                                 (unsigned long long)probes[i], rt_hist_bin(&h, probes[i]),
-                                 want);
+                                 (unsigned long long)probes[i], rt_hist_bin(&h, probes[i]), want);
                     checked++;
                 }
             }
@@ -332,8 +331,8 @@ static void test_text_contype(void **state)
     rt_hist_config c;
     rt_hist h;
     char warnings[256];
-    assert_int_equal(rt_hist_config_from_env(&c, "PSP_HISTOGRAM", "64", "4096", "2", "gw",
-                                             warnings, sizeof warnings),
+    assert_int_equal(rt_hist_config_from_env(&c, "PSP_HISTOGRAM", "64", "4096", "2", "gw", warnings,
+                                             sizeof warnings),
                      0);
     assert_string_equal(warnings, "");
     assert_int_equal(c.contype, RT_CT_GW);
@@ -355,8 +354,8 @@ static void test_text_contype(void **state)
                       ">4096  0\n");
 
     /* The name as typed, whatever it maps to. */
-    assert_int_equal(rt_hist_config_from_env(&c, "RETRACE_HISTOGRAM", NULL, "64", NULL,
-                                             "gateway", warnings, sizeof warnings),
+    assert_int_equal(rt_hist_config_from_env(&c, "RETRACE_HISTOGRAM", NULL, "64", NULL, "gateway",
+                                             warnings, sizeof warnings),
                      0);
     assert_string_equal(c.contype_name, "gateway");
     assert_int_equal(rt_hist_init(&h, &c), 0);
@@ -364,9 +363,9 @@ static void test_text_contype(void **state)
     assert_report(&h, " bin  freq (gateway)\n"
                       " 64  1\n"
                       ">64  0\n");
-    assert_int_equal(rt_hist_config_from_env(&c, NULL, NULL, "64", NULL, "openib", warnings,
-                                             sizeof warnings),
-                     0);
+    assert_int_equal(
+        rt_hist_config_from_env(&c, NULL, NULL, "64", NULL, "openib", warnings, sizeof warnings),
+        0);
     assert_int_equal(c.contype, RT_CT_NET);
     assert_int_equal(rt_hist_init(&h, &c), 0);
     assert_report(&h, " bin  freq (openib)\n"
@@ -415,15 +414,14 @@ static void test_env_unset(void **state)
     (void)state;
     rt_hist_config c;
     char warnings[64] = "junk";
-    assert_int_equal(rt_hist_config_from_env(&c, "PSP_HISTOGRAM", NULL, NULL, NULL, NULL,
-                                             warnings, sizeof warnings),
+    assert_int_equal(rt_hist_config_from_env(&c, "PSP_HISTOGRAM", NULL, NULL, NULL, NULL, warnings,
+                                             sizeof warnings),
                      0);
     assert_string_equal(warnings, "");
     assert_default_config(&c);
     /* Empty means unset (VAR= in a job script), not a bad value. */
-    assert_int_equal(rt_hist_config_from_env(&c, "PSP_HISTOGRAM", "", "", "", "", warnings,
-                                             sizeof warnings),
-                     0);
+    assert_int_equal(
+        rt_hist_config_from_env(&c, "PSP_HISTOGRAM", "", "", "", "", warnings, sizeof warnings), 0);
     assert_default_config(&c);
     /* No buffer at all. */
     assert_int_equal(rt_hist_config_from_env(&c, NULL, NULL, NULL, "0", NULL, NULL, 0), 1);
@@ -434,8 +432,8 @@ static void test_env_good(void **state)
     (void)state;
     rt_hist_config c;
     char warnings[64];
-    assert_int_equal(rt_hist_config_from_env(&c, "PSP_HISTOGRAM", "1", "16", "2", "shm",
-                                             warnings, sizeof warnings),
+    assert_int_equal(rt_hist_config_from_env(&c, "PSP_HISTOGRAM", "1", "16", "2", "shm", warnings,
+                                             sizeof warnings),
                      0);
     assert_int_equal(c.min, 1);
     assert_int_equal(c.max, 16);
@@ -477,26 +475,28 @@ static void test_env_bad_values(void **state)
          "PSP_HISTOGRAM_MIN=4K: not a number of bytes; using the default 64\n", 64, 67108864, 1},
         {"-5", NULL, NULL, NULL,
          "PSP_HISTOGRAM_MIN=-5: must not be negative; using the default 64\n", 64, 67108864, 1},
-        {"0", NULL, NULL, NULL,
-         "PSP_HISTOGRAM_MIN=0: must be at least 1; using the default 64\n", 64, 67108864, 1},
+        {"0", NULL, NULL, NULL, "PSP_HISTOGRAM_MIN=0: must be at least 1; using the default 64\n",
+         64, 67108864, 1},
         {"4611686018427387905", NULL, NULL, NULL,
          "PSP_HISTOGRAM_MIN=4611686018427387905: must be at most 4611686018427387904; "
-         "using the default 64\n", 64, 67108864, 1},
+         "using the default 64\n",
+         64, 67108864, 1},
         {NULL, "1e6", NULL, NULL,
-         "PSP_HISTOGRAM_MAX=1e6: not a number of bytes; using the default 67108864\n", 64,
-         67108864, 1},
-        {NULL, "-1", NULL, NULL,
-         "PSP_HISTOGRAM_MAX=-1: must not be negative; using the default 67108864\n", 64,
-         67108864, 1},
-        {NULL, "0", NULL, NULL,
-         "PSP_HISTOGRAM_MAX=0: must be at least 1; using the default 67108864\n", 64, 67108864,
+         "PSP_HISTOGRAM_MAX=1e6: not a number of bytes; using the default 67108864\n", 64, 67108864,
          1},
+        {NULL, "-1", NULL, NULL,
+         "PSP_HISTOGRAM_MAX=-1: must not be negative; using the default 67108864\n", 64, 67108864,
+         1},
+        {NULL, "0", NULL, NULL,
+         "PSP_HISTOGRAM_MAX=0: must be at least 1; using the default 67108864\n", 64, 67108864, 1},
         {NULL, "9223372036854775808", NULL, NULL,
          "PSP_HISTOGRAM_MAX=9223372036854775808: must be at most 4611686018427387904; "
-         "using the default 67108864\n", 64, 67108864, 1},
+         "using the default 67108864\n",
+         64, 67108864, 1},
         {NULL, "99999999999999999999999", NULL, NULL,
          "PSP_HISTOGRAM_MAX=99999999999999999999999: must be at most 4611686018427387904; "
-         "using the default 67108864\n", 64, 67108864, 1},
+         "using the default 67108864\n",
+         64, 67108864, 1},
         {NULL, "32", NULL, NULL,
          "PSP_HISTOGRAM_MAX=32: less than the minimum 64; using the default 67108864\n", 64,
          67108864, 1},
@@ -505,35 +505,37 @@ static void test_env_bad_values(void **state)
          67108864, 1},
         {"1073741824", "1048576", NULL, NULL,
          "PSP_HISTOGRAM_MAX=1048576: less than PSP_HISTOGRAM_MIN=1073741824, which is above "
-         "the default maximum; using the defaults MIN=64 and MAX=67108864\n", 64, 67108864, 1},
-        {"1073741824", NULL, NULL, NULL,
-         "PSP_HISTOGRAM_MIN=1073741824: more than the maximum 67108864; using the default 64\n",
+         "the default maximum; using the defaults MIN=64 and MAX=67108864\n",
          64, 67108864, 1},
-        {NULL, NULL, "0", NULL,
-         "PSP_HISTOGRAM_SHIFT=0: must be at least 1; using the default 1\n", 64, 67108864, 1},
+        {"1073741824", NULL, NULL, NULL,
+         "PSP_HISTOGRAM_MIN=1073741824: more than the maximum 67108864; using the default 64\n", 64,
+         67108864, 1},
+        {NULL, NULL, "0", NULL, "PSP_HISTOGRAM_SHIFT=0: must be at least 1; using the default 1\n",
+         64, 67108864, 1},
         {NULL, NULL, "64", NULL,
          "PSP_HISTOGRAM_SHIFT=64: must be at most 63; using the default 1\n", 64, 67108864, 1},
         {NULL, NULL, "99999999999999999999999", NULL,
          "PSP_HISTOGRAM_SHIFT=99999999999999999999999: must be at most 63; using the default "
-         "1\n", 64, 67108864, 1},
+         "1\n",
+         64, 67108864, 1},
         {NULL, NULL, "-2", NULL,
          "PSP_HISTOGRAM_SHIFT=-2: must not be negative; using the default 1\n", 64, 67108864, 1},
-        {NULL, NULL, "two", NULL,
-         "PSP_HISTOGRAM_SHIFT=two: not a number; using the default 1\n", 64, 67108864, 1},
-        {NULL, NULL, "2 ", NULL,
-         "PSP_HISTOGRAM_SHIFT=2 : not a number; using the default 1\n", 64, 67108864, 1},
+        {NULL, NULL, "two", NULL, "PSP_HISTOGRAM_SHIFT=two: not a number; using the default 1\n",
+         64, 67108864, 1},
+        {NULL, NULL, "2 ", NULL, "PSP_HISTOGRAM_SHIFT=2 : not a number; using the default 1\n", 64,
+         67108864, 1},
         {NULL, NULL, NULL, "infiniband",
          "PSP_HISTOGRAM_CONTYPE=infiniband: unknown connection type (expected loop, shm, net, "
-         "gw, gateway or a psmpi network such as openib); counting all messages\n", 64,
-         67108864, 1},
+         "gw, gateway or a psmpi network such as openib); counting all messages\n",
+         64, 67108864, 1},
         {NULL, NULL, NULL, "GW",
          "PSP_HISTOGRAM_CONTYPE=GW: unknown connection type (expected loop, shm, net, gw, "
-         "gateway or a psmpi network such as openib); counting all messages\n", 64, 67108864,
-         1},
+         "gateway or a psmpi network such as openib); counting all messages\n",
+         64, 67108864, 1},
         /* A bad value next to good ones: only the bad one falls back. */
         {"1", "abc", "2", NULL,
-         "PSP_HISTOGRAM_MAX=abc: not a number of bytes; using the default 67108864\n", 1,
-         67108864, 2},
+         "PSP_HISTOGRAM_MAX=abc: not a number of bytes; using the default 67108864\n", 1, 67108864,
+         2},
         {"128", "4096", "0", NULL,
          "PSP_HISTOGRAM_SHIFT=0: must be at least 1; using the default 1\n", 128, 4096, 1},
     };
@@ -542,8 +544,8 @@ static void test_env_bad_values(void **state)
         rt_hist_config c;
         rt_hist h;
         char warnings[512];
-        int n = rt_hist_config_from_env(&c, "PSP_HISTOGRAM", k->min, k->max, k->shift,
-                                        k->contype, warnings, sizeof warnings);
+        int n = rt_hist_config_from_env(&c, "PSP_HISTOGRAM", k->min, k->max, k->shift, k->contype,
+                                        warnings, sizeof warnings);
         if (n != 1 || strcmp(warnings, k->warning))
             fail_msg("case %zu: %d warnings:\n%s", i, n, warnings);
         assert_int_equal(c.min, k->want_min);
@@ -590,8 +592,7 @@ static void test_env_warning_buffer(void **state)
     /* A short buffer: the count stays right and the text stays terminated. */
     char small[24];
     memset(small, 'x', sizeof small);
-    int n = rt_hist_config_from_env(&c, "PSP_HISTOGRAM", "0", "0", "0", NULL, small,
-                                    sizeof small);
+    int n = rt_hist_config_from_env(&c, "PSP_HISTOGRAM", "0", "0", "0", NULL, small, sizeof small);
     assert_int_equal(n, 3);
     assert_int_equal(strlen(small), sizeof small - 1);
     assert_memory_equal(small, "PSP_HISTOGRAM_MIN=0: mu", sizeof small);
@@ -606,15 +607,17 @@ static void test_env_warning_buffer(void **state)
     value[1] = '\n';
     value[sizeof value - 1] = '\0';
     char warnings[512];
-    assert_int_equal(rt_hist_config_from_env(&c, "PSP_HISTOGRAM", NULL, NULL, value, NULL,
-                                             warnings, sizeof warnings),
+    assert_int_equal(rt_hist_config_from_env(&c, "PSP_HISTOGRAM", NULL, NULL, value, NULL, warnings,
+                                             sizeof warnings),
                      1);
     char want[512];
-    snprintf(want, sizeof want, "PSP_HISTOGRAM_SHIFT=z?%.62s...: not a number; using the "
-             "default 1\n", value + 2);
+    snprintf(want, sizeof want,
+             "PSP_HISTOGRAM_SHIFT=z?%.62s...: not a number; using the "
+             "default 1\n",
+             value + 2);
     assert_string_equal(warnings, want);
     assert_int_equal(strlen(want), strlen("PSP_HISTOGRAM_SHIFT=") + 64 + 3 +
-                     strlen(": not a number; using the default 1\n"));
+                                       strlen(": not a number; using the default 1\n"));
 }
 
 /* ---- command-line configuration ----------------------------------------------------------- */
@@ -650,8 +653,8 @@ static void test_parse_size(void **state)
         assert_int_equal(v, good[i].want);
     }
 
-    static const char *const bad[] = {"64X", "", "K", "-1", " 64", "64 ", "4KB", "4Kb",
-                                      "4Ki", "1.5M", "0x40", "64MiBs", "+64"};
+    static const char *const bad[] = {"64X", "",    "K",    "-1",   " 64",    "64 ", "4KB",
+                                      "4Kb", "4Ki", "1.5M", "0x40", "64MiBs", "+64"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         uint64_t v = 12345;
         rt_err err = {0};
@@ -659,16 +662,14 @@ static void test_parse_size(void **state)
         assert_int_equal(rt_hist_parse_size("--max", bad[i], &v, &err), -RT_E_INVAL);
         assert_int_equal(err.code, RT_E_INVAL);
         snprintf(want, sizeof want,
-                 "--max: bad size '%s' (expected a number of bytes such as 4096, 4K, 64M)",
-                 bad[i]);
+                 "--max: bad size '%s' (expected a number of bytes such as 4096, 4K, 64M)", bad[i]);
         assert_string_equal(err.msg, want);
         assert_int_equal(v, 12345);
     }
 
     uint64_t v = 7;
     rt_err err = {0};
-    assert_int_equal(rt_hist_parse_size("--min", "18446744073709551616", &v, &err),
-                     -RT_E_INVAL);
+    assert_int_equal(rt_hist_parse_size("--min", "18446744073709551616", &v, &err), -RT_E_INVAL);
     assert_string_equal(err.msg, "--min: size '18446744073709551616' is too large");
     assert_int_equal(rt_hist_parse_size("--min", "16777216T", &v, &err), -RT_E_INVAL);
     assert_string_equal(err.msg, "--min: size '16777216T' is too large");
@@ -705,8 +706,7 @@ static void test_config_from_args(void **state)
          "--min: '8388608T' is too large (at most 4611686018427387904)"},
         {"4K", "1K", NULL, NULL, "--max (1024) is less than --min (4096)"},
         {NULL, "32", NULL, NULL, "--max (32) is less than the default minimum (64)"},
-        {"1G", NULL, NULL, NULL,
-         "--min (1073741824) is more than the default maximum (67108864)"},
+        {"1G", NULL, NULL, NULL, "--min (1073741824) is more than the default maximum (67108864)"},
         {NULL, NULL, "0", NULL, "--shift: bad value '0' (expected an integer from 1 to 63)"},
         {NULL, NULL, "64", NULL, "--shift: bad value '64' (expected an integer from 1 to 63)"},
         {NULL, NULL, "1K", NULL, "--shift: bad value '1K' (expected an integer from 1 to 63)"},
@@ -718,10 +718,9 @@ static void test_config_from_args(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         rt_hist_config_default(&c);
         c.min = 99; /* must survive a failure */
-        assert_int_equal(
-            rt_hist_config_from_args(&c, bad[i].min, bad[i].max, bad[i].shift, bad[i].contype,
-                                     &err),
-            -RT_E_INVAL);
+        assert_int_equal(rt_hist_config_from_args(&c, bad[i].min, bad[i].max, bad[i].shift,
+                                                  bad[i].contype, &err),
+                         -RT_E_INVAL);
         assert_string_equal(err.msg, bad[i].msg);
         assert_int_equal(c.min, 99);
     }

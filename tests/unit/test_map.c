@@ -371,14 +371,14 @@ static void test_file(void **state)
 {
     (void)state;
     const char *path = rt_test_write_file("good.txt", "# rank node\n"
-                                              "\n"
-                                              "3 0\n"
-                                              "  0\t2   # rank 0 alone with rank 5\r\n"
-                                              "1 1\n"
-                                              "   # indented comment\n"
-                                              "5 2\n"
-                                              "2 1\n"
-                                              "4 0"); /* no newline at the end */
+                                                      "\n"
+                                                      "3 0\n"
+                                                      "  0\t2   # rank 0 alone with rank 5\r\n"
+                                                      "1 1\n"
+                                                      "   # indented comment\n"
+                                                      "5 2\n"
+                                                      "2 1\n"
+                                                      "4 0"); /* no newline at the end */
     char text[4200];
     snprintf(text, sizeof text, "file:%s", path);
     rt_defs d = defs_of(6, NULL, NULL);

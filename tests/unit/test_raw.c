@@ -1214,8 +1214,8 @@ static void test_neighbor_lists(void **state)
     for (uint32_t r = 0; r < 2; r++) {
         rbuf t = thread_file(r, 2, 0);
         call(&t, RT_FN_Neighbor_alltoall, 5, 5);
-        coll(&t, RT_EV_COLL_END, RT_COLL_NEIGHBOR_ALLTOALL, r ? 4 : 3, RT_PEER_NONE, 8 * (r ? 3 : 2),
-             8 * (r ? 1 : 3));
+        coll(&t, RT_EV_COLL_END, RT_COLL_NEIGHBOR_ALLTOALL, r ? 4 : 3, RT_PEER_NONE,
+             8 * (r ? 3 : 2), 8 * (r ? 1 : 3));
         close_rec(&t, 20);
         save_thread(dir, r, 0, &t);
     }

@@ -77,13 +77,12 @@ static inline rt_sim_trace *st_load(const char *csv)
 
 /* Every link: latency L, overhead o (ps), bandwidth bw (bytes/s), eager threshold, gap 0;
  * one-port injection by message, no contention, reductions at 500 MB/s (g = 2000 ps/B). */
-static inline void st_model(rt_net_model *m, uint64_t L, uint64_t o, uint64_t bw,
-                            uint64_t eager)
+static inline void st_model(rt_net_model *m, uint64_t L, uint64_t o, uint64_t bw, uint64_t eager)
 {
     rt_net_model_default(m);
     for (unsigned ct = 0; ct < RT_CT_COUNT; ct++)
-        m->link[ct] = (rt_net_link){.latency_ps = L, .overhead_ps = o, .gap_ps = 0,
-                                    .bandwidth = bw, .eager = eager};
+        m->link[ct] = (rt_net_link){
+            .latency_ps = L, .overhead_ps = o, .gap_ps = 0, .bandwidth = bw, .eager = eager};
     m->reduce_bandwidth = 500000000;
     m->contention = 0;
     m->injection = RT_NET_INJECT_MESSAGE;

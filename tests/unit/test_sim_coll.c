@@ -101,17 +101,25 @@ static const struct coll_op {
     int rooted;
     unsigned algs[5];
 } ops[] = {
-    {RT_COLL_BCAST, "MPI_Bcast", 1,
+    {RT_COLL_BCAST,
+     "MPI_Bcast",
+     1,
      {RT_ALG_BINOMIAL, RT_ALG_SCATTER_RING, RT_ALG_SCATTER_RDB, RT_ALG_LINEAR}},
     {RT_COLL_GATHER, "MPI_Gather", 1, {RT_ALG_BINOMIAL}},
     {RT_COLL_SCATTER, "MPI_Scatter", 1, {RT_ALG_BINOMIAL}},
     {RT_COLL_ALLGATHER, "MPI_Allgather", 0, {RT_ALG_RING, RT_ALG_RDB, RT_ALG_GATHER_BCAST}},
     {RT_COLL_REDUCE, "MPI_Reduce", 1, {RT_ALG_BINOMIAL, RT_ALG_RABENSEIFNER}},
-    {RT_COLL_REDUCE_SCATTER, "MPI_Reduce_scatter", 0,
+    {RT_COLL_REDUCE_SCATTER,
+     "MPI_Reduce_scatter",
+     0,
      {RT_ALG_RING, RT_ALG_PAIRWISE, RT_ALG_RECURSIVE_HALVING}},
-    {RT_COLL_REDUCE_SCATTER_BLOCK, "MPI_Reduce_scatter_block", 0,
+    {RT_COLL_REDUCE_SCATTER_BLOCK,
+     "MPI_Reduce_scatter_block",
+     0,
      {RT_ALG_RING, RT_ALG_PAIRWISE, RT_ALG_RECURSIVE_HALVING}},
-    {RT_COLL_ALLREDUCE, "MPI_Allreduce", 0,
+    {RT_COLL_ALLREDUCE,
+     "MPI_Allreduce",
+     0,
      {RT_ALG_REDUCE_BCAST, RT_ALG_RING, RT_ALG_RABENSEIFNER}},
     {RT_COLL_ALLTOALL, "MPI_Alltoall", 0, {RT_ALG_DIRECT, RT_ALG_PAIRWISE}},
     {RT_COLL_BARRIER, "MPI_Barrier", 0, {RT_ALG_DISSEMINATION}},
@@ -170,8 +178,8 @@ static rt_sim_trace *coll_trace(const struct coll_op *o, uint32_t p, uint32_t ro
             snprintf(rootf, sizeof rootf, "%u", (unsigned)root);
         st_add(&t, "%u,0,enter,%s,,,,,,,,\n%u,0,coll_begin,%s,,,,,,,,\n", (unsigned)r, o->fn,
                (unsigned)r, o->fn);
-        st_add(&t, "%u,5,coll_end,%s,0,%s,,%llu,%llu,,,%s\n%u,5,leave,%s,,,,,,,,\n",
-               (unsigned)r, o->fn, rootf, (unsigned long long)b, (unsigned long long)rb,
+        st_add(&t, "%u,5,coll_end,%s,0,%s,,%llu,%llu,,,%s\n%u,5,leave,%s,,,,,,,,\n", (unsigned)r,
+               o->fn, rootf, (unsigned long long)b, (unsigned long long)rb,
                rt_event_op_name(RT_EV_COLL_END, o->op), (unsigned)r, o->fn);
     }
     rt_sim_trace *tr = st_load(t.s);
@@ -217,17 +225,13 @@ void test_sim_coll_formulas(void **state)
                             print_error("%s %s p=%u n=%llu root=%u: %llu ps (formula %llu), "
                                         "%llu messages (%llu), %llu bytes (%llu)%s%s%s%s\n",
                                         rt_event_op_name(RT_EV_COLL_END, o->op),
-                                        rt_coll_alg_name(alg), (unsigned)p,
-                                        (unsigned long long)n, (unsigned)root,
-                                        (unsigned long long)res.time_ps,
-                                        (unsigned long long)e.ps,
-                                        (unsigned long long)res.messages,
-                                        (unsigned long long)e.msgs,
-                                        (unsigned long long)res.bytes,
+                                        rt_coll_alg_name(alg), (unsigned)p, (unsigned long long)n,
+                                        (unsigned)root, (unsigned long long)res.time_ps,
+                                        (unsigned long long)e.ps, (unsigned long long)res.messages,
+                                        (unsigned long long)e.msgs, (unsigned long long)res.bytes,
                                         (unsigned long long)e.bytes,
                                         res.completed ? "" : ", not completed: ",
-                                        res.report ? res.report : "",
-                                        notes_ok ? "" : ", notes: ",
+                                        res.report ? res.report : "", notes_ok ? "" : ", notes: ",
                                         notes_ok ? "" : (res.notes ? res.notes : "none"));
                         }
                         rt_sim_result_free(&res);
@@ -315,7 +319,8 @@ void test_sim_coll_large(void **state)
     for (uint32_t r = 0; r < p; r++) {
         recorded(RT_COLL_ALLREDUCE, p, r, 0, 65536, &b, &rb);
         for (int k = 0; k < 2; k++)
-            st_add(&txt, "%u,0,enter,MPI_Allreduce,,,,,,,,\n%u,0,coll_begin,MPI_Allreduce,,,,,,,,\n"
+            st_add(&txt,
+                   "%u,0,enter,MPI_Allreduce,,,,,,,,\n%u,0,coll_begin,MPI_Allreduce,,,,,,,,\n"
                    "%u,0,coll_end,MPI_Allreduce,0,,,%llu,%llu,,,allreduce\n"
                    "%u,0,leave,MPI_Allreduce,,,,,,,,\n",
                    (unsigned)r, (unsigned)r, (unsigned)r, (unsigned long long)b,

@@ -393,7 +393,7 @@ static void test_shared_file(void **state)
     char *index = rt_test_tmp_path("shared.ti"), *actions = rt_test_tmp_path("shared.txt");
     rt_test_write_text(index, "shared.txt\n");
     rt_test_write_text(actions, "0 init\n2 init\n0 isend 2 1 4\n2 recv 0 1 4\n2 compute 5\n"
-                        "2 finalize\n");
+                                "2 finalize\n");
     rt_test_trace l;
     load_ok(index, &l);
     assert_int_equal(l.defs.nranks, 3); /* 0 to the largest rank named */
