@@ -25,6 +25,8 @@ typedef struct rbuf {
 
 static void put(rbuf *b, const void *data, size_t n)
 {
+    if (!n) /* data may be NULL then, and memcpy must not see a null pointer */
+        return;
     if (b->n + n > b->cap) {
         b->cap = (b->n + n) * 2;
         b->p = realloc(b->p, b->cap);
