@@ -6,6 +6,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "rt_test_main.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1361,5 +1363,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_neighbor_lists),
         cmocka_unit_test(test_bad_neighbor_lists),
     };
-    return cmocka_run_group_tests_name("raw", tests, NULL, NULL);
+    return rt_test_main("raw", tests, argc, argv);
 }
