@@ -1,5 +1,6 @@
 # The two commands of the README, for a fresh Debian 12 machine:
-#   make demo   install what is missing, build, run the demo on a bundled example
+#   make demo   install what is missing, build, record a bundled example program under
+#               MPICH, analyse and replay its trace (a bundled trace when MPI cannot run)
 #   make test   install what is missing, build, run every test (ctest)
 # Other targets: deps (install only), build, clean, and test-sanitize (CI): the unit and
 # command-line tests built with AddressSanitizer and UBSan in build-san/.
