@@ -371,7 +371,7 @@ int mr_coll(mr_run *r, const rt_event *ev, MPI_Request *req)
     if (ensure_buf(r, ev->bytes > ev->rbytes ? ev->bytes : ev->rbytes))
         return MPI_ERR_NO_MEM;
     unsigned alg = r->cfg->alg[ev->op];
-    if (req || alg == RT_ALG_MPICH || ev->op >= RT_COLL_CREATE_HANDLE) {
+    if (req || alg == RT_ALG_MPICH || !rt_coll_alg_valid(ev->op, RT_ALG_MPICH)) {
         int rc = issue(r, ev, comm, p, me, req);
         if (rc == -1) { /* the prepass lacks a member's counts: the same on every member */
             r->colls.skipped++;
