@@ -140,7 +140,7 @@ static int w_write(rt_writer *w, const rt_event *ev, rt_err *err)
         ec = put_attrs(o, r, ev, v);
     }
     const OTF2_RmaSyncLevel level = OTF2_RMA_SYNC_LEVEL_PROCESS | OTF2_RMA_SYNC_LEVEL_MEMORY;
-    const int rma = ev->kind >= RT_EV_WIN_CREATE;
+    const int rma = rt_event_is_rma(ev->kind);
     const uint32_t obj = rma ? win_ref(&w->defs, ev->comm) : comm_ref(&w->defs, ev->comm);
     uint32_t peer = peer_u32(ev->peer);
     if (ec == OTF2_SUCCESS) {

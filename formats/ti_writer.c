@@ -619,7 +619,7 @@ static int translate(rt_writer *w, uint32_t r, unsigned fn, const rt_event *evs,
 static int expressible(const rt_writer *w, const rt_event *ev, rt_err *err)
 {
     unsigned k = ev->kind;
-    if (k >= RT_EV_WIN_CREATE)
+    if (rt_event_is_rma(k))
         return refuse(w, ev, err, "SimGrid's TI format has no one-sided communication");
     if (k == RT_EV_NBC_REQUEST || k == RT_EV_NBC_COMPLETE)
         return refuse(w, ev, err, "SimGrid 3.32's replay has no nonblocking collectives");

@@ -96,19 +96,11 @@ static int issue(mr_run *r, const rt_event *ev, pending *p)
         return mr_coll(r, ev, NULL);
     case RT_EV_NBC_REQUEST:
         return mr_coll(r, ev, &r->reqs[ev->req]);
-    case RT_EV_WIN_CREATE:
-    case RT_EV_WIN_FREE:
-    case RT_EV_RMA_PUT:
-    case RT_EV_RMA_GET:
-    case RT_EV_RMA_ATOMIC:
-    case RT_EV_RMA_COLL_END:
-    case RT_EV_RMA_GROUP_SYNC:
-    case RT_EV_RMA_LOCK:
-    case RT_EV_RMA_UNLOCK:
-    case RT_EV_RMA_SYNC:
-        return mr_rma(r, ev);
-    default: /* COLL_BEGIN, RMA_COLL_BEGIN, REQUEST_CANCELLED, skipped events */
+    case RT_EV_COLL_BEGIN:
+    case RT_EV_RMA_COLL_BEGIN: /* the END event does the work */
         return MPI_SUCCESS;
+    default: /* the other RMA kinds; REQUEST_CANCELLED and skipped events: nothing */
+        return rt_event_is_rma(ev->kind) ? mr_rma(r, ev) : MPI_SUCCESS;
     }
 }
 

@@ -194,6 +194,42 @@ static void test_kind_and_op_names(void **state)
     assert_string_equal(rt_strerror(-RT_E_ORDER), "events out of time order");
 }
 
+/* The class and req columns of RT_EVENT_KINDS: every kind has a class, the predicates agree
+ * with it, kinds out of range (an engine's own markers) have none; a request is started or
+ * ended, never both, by kinds that carry its id. */
+static void test_kind_classes(void **state)
+{
+    unsigned n[RT_EVC_COUNT] = {0};
+    for (unsigned k = 0; k < RT_EV_COUNT; k++) {
+        rt_event_class c = rt_event_class_of(k);
+        assert_true(c < RT_EVC_COUNT);
+        n[c]++;
+        for (unsigned d = 0; d < RT_EVC_COUNT; d++)
+            assert_int_equal(rt_event_in_class(k, (rt_event_class)d), c == d);
+        assert_int_equal(rt_event_is_rma(k), c == RT_EVC_RMA);
+        assert_int_equal(rt_event_is_coll(k), c == RT_EVC_COLL);
+        int starts = rt_event_starts_request(k), ends = rt_event_ends_request(k);
+        assert_false(starts && ends);
+        if (starts || ends)
+            assert_true(rt_event_kind_uses(k, 'q'));
+    }
+    for (unsigned d = 0; d < RT_EVC_COUNT; d++)
+        assert_true(n[d] > 0);
+    static const unsigned out[] = {RT_EV_COUNT, 63, 64, 0xff, 1000, UINT32_MAX};
+    for (size_t i = 0; i < sizeof out / sizeof *out; i++) {
+        assert_int_equal(rt_event_class_of(out[i]), RT_EVC_COUNT);
+        assert_false(rt_event_is_rma(out[i]) || rt_event_is_coll(out[i]));
+        assert_false(rt_event_starts_request(out[i]) || rt_event_ends_request(out[i]));
+    }
+    assert_int_equal(rt_event_class_of(RT_EV_LEAVE), RT_EVC_CALL);
+    assert_int_equal(rt_event_class_of(RT_EV_REQUEST_CANCELLED), RT_EVC_P2P);
+    assert_int_equal(rt_event_class_of(RT_EV_NBC_COMPLETE), RT_EVC_COLL);
+    assert_int_equal(rt_event_class_of(RT_EV_RMA_COLL_BEGIN), RT_EVC_RMA);
+    assert_true(rt_event_starts_request(RT_EV_RMA_ATOMIC));
+    assert_true(rt_event_ends_request(RT_EV_REQUEST_CANCELLED));
+    assert_false(rt_event_starts_request(RT_EV_RMA_LOCK)); /* its q is a lock id */
+}
+
 /* The op of RECV and IRECV is a set of wildcard bits, named by joining the bits' names. */
 static void test_recv_flag_names(void **state)
 {
@@ -1046,6 +1082,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_func_names),
         cmocka_unit_test(test_contype_names),
         cmocka_unit_test(test_kind_and_op_names),
+        cmocka_unit_test(test_kind_classes),
         cmocka_unit_test(test_recv_flag_names),
         cmocka_unit_test(test_event_equal_uses_only_kind_fields),
         cmocka_unit_test(test_defs),
