@@ -38,14 +38,14 @@ int rt_err_set(rt_err *err, int code, const char *fmt, ...)
 
 static const char *const func_names[RT_FN_COUNT] = {
     [RT_FN_NONE] = "",
-#define RT_FUNC(name, cls) [RT_FN_##name] = "MPI_" #name,
+#define RT_FUNC(name, cls, wrapper) [RT_FN_##name] = "MPI_" #name,
 #include "rt_funcs.def"
 #undef RT_FUNC
 };
 
 static const unsigned char func_classes[RT_FN_COUNT] = {
     [RT_FN_NONE] = RT_CLASS_NONE,
-#define RT_FUNC(name, cls) [RT_FN_##name] = RT_CLASS_##cls,
+#define RT_FUNC(name, cls, wrapper) [RT_FN_##name] = RT_CLASS_##cls,
 #include "rt_funcs.def"
 #undef RT_FUNC
 };

@@ -27,7 +27,7 @@ typedef enum rt_func_class {
 
 typedef enum rt_func {
     RT_FN_NONE = 0,
-#define RT_FUNC(name, cls) RT_FN_##name,
+#define RT_FUNC(name, cls, wrapper) RT_FN_##name,
 #include "rt_funcs.def"
 #undef RT_FUNC
     RT_FN_COUNT
