@@ -18,12 +18,27 @@ typedef struct cli_command {
     void (*usage)(FILE *out);
 } cli_command;
 
-/* "retrace: <message>" on stderr; returns CLI_BAD. */
+/*
+ * Errors and warnings: one line each on stderr, every control character escaped (rt_escape),
+ * so nothing from an input can break the line or hide what it holds.
+ *   cli_error         "retrace: MESSAGE": bad input, an output that cannot be written, a
+ *                     failure; MESSAGE names the input or output first. Returns CLI_BAD.
+ *   cli_usage_error   "retrace CMD: MESSAGE", then "Try 'retrace CMD --help'.": the command
+ *                     line is wrong; MESSAGE is "--OPTION: problem" when an option is at
+ *                     fault. Never the whole usage. Returns CLI_BAD (exit status 2).
+ *   cli_warning       "retrace: warning: MESSAGE"; the command goes on.
+ * With cli_quiet set (the processes other than the first under mpiexec) they print nothing.
+ */
+extern int cli_quiet;
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Prints a subcommand's usage to stderr after a usage error; returns CLI_BAD. */
 int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* cli_error for a message about the input path: "retrace: PATH: MSG", or "retrace: MSG" when
+ * MSG names PATH already (a reader's messages do, a later stage's need not): once only. */
+int cli_input_error(const char *path, const char *msg);
+/* One line on stderr with its control characters escaped, as above (no prefix added). */
+void cli_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 extern const cli_command cli_cmd_record;
 extern const cli_command cli_cmd_convert;
@@ -52,6 +67,9 @@ int cli_args_value(cli_args *a, const char *name, const char **value);
 int cli_args_optional(cli_args *a, const char *name, const char **value);
 /* Usage error for an unknown option or an unexpected argument; returns CLI_BAD. */
 int cli_args_unknown(cli_args *a);
+/* For the commands that use getopt_long (opterr = 0, ":" first in the short options): the
+ * usage error for what it returned, ':' (a value missing) or '?' (an unknown option). */
+int cli_getopt_error(const cli_command *cmd, int c, char **argv);
 
 /* --csv FILE and --plot FILE of the analysis commands (cli/output.c). */
 typedef struct cli_out {

@@ -80,18 +80,15 @@ static int convert_run(int argc, char **argv)
         case 't':
             fmt = rt_format_lookup(optarg);
             if (fmt == RT_FMT_AUTO)
-                return cli_usage_error(&cli_cmd_convert,
-                                       "convert: --to takes otf2, csv or ti, not '%s'", optarg);
+                return cli_usage_error(&cli_cmd_convert, "--to: takes otf2, csv or ti, not '%s'",
+                                       optarg);
             break;
-        case ':':
-            return cli_usage_error(&cli_cmd_convert, "convert: %s needs a value", argv[optind - 1]);
         default:
-            return cli_usage_error(&cli_cmd_convert, "convert: unknown option '%s'",
-                                   argv[optind - 1]);
+            return cli_getopt_error(&cli_cmd_convert, c, argv);
         }
     }
     if (argc - optind != 2)
-        return cli_usage_error(&cli_cmd_convert, "convert: expected TRACE and OUT");
+        return cli_usage_error(&cli_cmd_convert, "expected TRACE and OUT");
     const char *out = argv[optind + 1];
     if (fmt == RT_FMT_AUTO) {
         size_t n = strlen(out);

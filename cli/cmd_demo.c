@@ -218,14 +218,12 @@ static int demo_run(int argc, char **argv)
         case 'e':
             example = optarg;
             break;
-        case ':':
-            return cli_usage_error(&cli_cmd_demo, "demo: %s needs a value", argv[optind - 1]);
         default:
-            return cli_usage_error(&cli_cmd_demo, "demo: unknown option '%s'", argv[optind - 1]);
+            return cli_getopt_error(&cli_cmd_demo, c, argv);
         }
     }
     if (optind != argc)
-        return cli_usage_error(&cli_cmd_demo, "demo: unexpected argument '%s'", argv[optind]);
+        return cli_usage_error(&cli_cmd_demo, "unexpected argument '%s'", argv[optind]);
     int rc = make_dir(dir);
     if (rc)
         return rc;

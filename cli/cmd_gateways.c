@@ -49,8 +49,7 @@ static int gateways_run(int argc, char **argv)
             if (k < 0)
                 return CLI_BAD;
             if (nspecs == RT_AN_MAX_CHOICES)
-                return cli_usage_error(cmd, "gateways: at most %d --coll choices",
-                                       RT_AN_MAX_CHOICES);
+                return cli_usage_error(cmd, "--coll: at most %d choices", RT_AN_MAX_CHOICES);
             specs[nspecs++] = v;
         } else if (argv[a.i][0] != '-' && !path) {
             path = argv[a.i];
@@ -59,7 +58,7 @@ static int gateways_run(int argc, char **argv)
         }
     }
     if (!path)
-        return cli_usage_error(cmd, "gateways: no trace given");
+        return cli_usage_error(cmd, "no trace given");
     int rc = cli_level_finish(cmd, &o.level, level, nspecs ? specs[0] : NULL);
     if (rc)
         return rc;

@@ -89,14 +89,14 @@ static int hist_run(int argc, char **argv)
         }
     }
     if (!path)
-        return cli_usage_error(cmd, "hist: no trace given");
+        return cli_usage_error(cmd, "no trace given");
     if (o.per_rank && o.by_call)
-        return cli_usage_error(cmd, "hist: --per-rank and --by-call do not go together");
+        return cli_usage_error(cmd, "--by-call: not with --per-rank (one or the other)");
     rt_err err;
     if (contype && !strcmp(contype, "all"))
         contype = NULL;
     if (rt_hist_config_from_args(&o.cfg, min, max, shift, contype, &err))
-        return cli_usage_error(cmd, "hist: %s", err.msg);
+        return cli_usage_error(cmd, "%s", err.msg);
     int rc = cli_level_finish(cmd, &o.level, level, coll_spec);
     if (rc)
         return rc;

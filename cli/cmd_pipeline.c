@@ -56,18 +56,18 @@ static int pipeline_run(int argc, char **argv)
         return cli_error("%s", err.msg);
     if (print_model) {
         if (path)
-            return cli_usage_error(cmd, "pipeline: --print-model takes no trace");
+            return cli_usage_error(cmd, "--print-model: takes no trace");
         return rt_net_model_write(&o.model, stdout) ? cli_error("cannot write the output") : 0;
     }
     if (!path)
-        return cli_usage_error(cmd, "pipeline: no trace given");
+        return cli_usage_error(cmd, "no trace given");
     if (min && rt_hist_parse_size("--min-size", min, &o.min_bytes, &err))
-        return cli_usage_error(cmd, "pipeline: %s", err.msg);
+        return cli_usage_error(cmd, "%s", err.msg);
     if (top) {
         char *end;
         unsigned long v = strtoul(top, &end, 10);
         if (!*top || *end || top[0] == '-' || v > 1000000000ul)
-            return cli_usage_error(cmd, "pipeline: --top: '%s' is not a count", top);
+            return cli_usage_error(cmd, "--top: '%s' is not a count", top);
         o.top = (unsigned)v;
     }
     if (o.min_bytes < 2)

@@ -38,7 +38,7 @@ static int profile_run(int argc, char **argv)
         }
     }
     if (!path)
-        return cli_usage_error(cmd, "profile: no trace given");
+        return cli_usage_error(cmd, "no trace given");
     rt_an_profile_result res;
     rt_err err;
     if (rt_an_profile(path, &res, &err)) {

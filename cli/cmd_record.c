@@ -74,8 +74,7 @@ static int parse_count(const char *opt, const char *text, unsigned *out)
     errno = 0;
     unsigned long v = strtoul(text, &end, 10);
     if (!*text || *end || errno || v == 0 || v > RT_MAX_RANKS || text[0] == '-')
-        return cli_usage_error(&cli_cmd_record, "record: %s takes a positive number, not '%s'", opt,
-                               text);
+        return cli_usage_error(&cli_cmd_record, "%s: takes a positive number, not '%s'", opt, text);
     *out = (unsigned)v;
     return 0;
 }
@@ -96,7 +95,9 @@ static int run_command(char **argv, int *status)
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
         execvp(argv[0], argv);
-        fprintf(stderr, "retrace: record: cannot run %s: %s\n", argv[0], strerror(errno));
+        char line[PATH_MAX + 256], out[4 * sizeof line]; /* not cli_line: stdout is not ours */
+        snprintf(line, sizeof line, "retrace: record: cannot run %s: %s", argv[0], strerror(errno));
+        fprintf(stderr, "%s\n", rt_escape(out, sizeof out, line));
         _exit(127);
     }
     int st;
@@ -156,22 +157,19 @@ static int record_run(int argc, char **argv)
             if (parse_count("--modules", optarg, &modules))
                 return CLI_BAD;
             break;
-        case ':':
-            return cli_usage_error(&cli_cmd_record, "record: %s needs a value", argv[optind - 1]);
         default:
-            return cli_usage_error(&cli_cmd_record, "record: unknown option '%s'",
-                                   argv[optind - 1]);
+            return cli_getopt_error(&cli_cmd_record, c, argv);
         }
     }
     if (optind >= argc)
-        return cli_usage_error(&cli_cmd_record, "record: no command to run (put it after --)");
+        return cli_usage_error(&cli_cmd_record, "no command to run (put it after --)");
     if (modules && !nodes)
-        return cli_usage_error(&cli_cmd_record, "record: --modules needs --nodes");
+        return cli_usage_error(&cli_cmd_record, "--modules: needs --nodes");
     if (modules > nodes)
-        return cli_usage_error(&cli_cmd_record, "record: --modules %u is more than --nodes %u",
-                               modules, nodes);
+        return cli_usage_error(&cli_cmd_record, "--modules: %u is more than --nodes %u", modules,
+                               nodes);
     if (!trace && out)
-        return cli_usage_error(&cli_cmd_record, "record: --out and --no-trace exclude each other");
+        return cli_usage_error(&cli_cmd_record, "--out: not with --no-trace (no trace is written)");
 
     char lib[PATH_MAX];
     if (tracer) {
@@ -237,14 +235,14 @@ static int record_run(int argc, char **argv)
     char defs0[PATH_MAX + 32];
     snprintf(defs0, sizeof defs0, "%s/r0.defs.rtr", raw);
     if (exists(anchor)) {
-        fprintf(stderr, "retrace: trace written to %s\n", name);
+        cli_line("retrace: trace written to %s", name);
     } else if (exists(defs0)) {
         /* The run ended before MPI_Finalize could assemble the archive. */
         cli_warning("the program ended before MPI_Finalize (exit status %d); assembling what "
                     "it recorded",
                     status);
         if (cli_convert(raw, path, RT_FMT_OTF2) == CLI_OK) {
-            fprintf(stderr, "retrace: trace written to %s\n", name);
+            cli_line("retrace: trace written to %s", name);
             if (!keep_raw)
                 rt_raw_remove(raw);
         }

@@ -49,7 +49,8 @@ grep -q '^measured run time   .* (median of 3 runs)$' "$w/one.out" || fail "no m
 grep -q '^predicted run time  ' "$w/one.out" || fail "no prediction"
 [ "$(grep -c '^ *[0-2]  ' "$w/one.out")" = 3 ] || fail "not 3 rows of per-rank times"
 
-# Bad use: one line from rank 0, exit status 2, no hang.
+# Bad use: rank 0 says it (a usage error: its line and where to find help), exit status 2,
+# no hang.
 bad() { # WANT NP ARGS...
     want=$1 np=$2
     shift 2
@@ -60,11 +61,15 @@ bad() { # WANT NP ARGS...
     [ "$(cat "$w/bad.err")" = "$want" ] || fail "$*: stderr '$(cat "$w/bad.err")', expected '$want'"
 }
 bad "retrace: $trace has 3 ranks but 2 processes replay it (mpiexec -n 3)" 2 "$trace"
-bad "retrace: --eager: not with --engine mpi (the MPI library has its own eager threshold)" \
-    3 "$trace" --eager 0
-bad "retrace: --compare 'nodes:2': only coll, map and model can change with --engine mpi (the machine and its MPI library are what they are)" \
-    3 "$trace" --compare nodes:2
-bad "retrace: --repeat: bad value '0' (expected 1 to 1000)" 3 "$trace" --repeat 0
+try="Try 'retrace replay --help'."
+bad "retrace replay: --eager: not with --engine mpi (the MPI library has its own eager threshold)
+$try" 3 "$trace" --eager 0
+bad "retrace replay: --compare: 'nodes:2': only coll, map and model can change with --engine mpi (the machine and its MPI library are what they are; --compute-scale applies to every configuration)
+$try" 3 "$trace" --compare nodes:2
+bad "retrace replay: --repeat: bad value '0' (expected 1 to 1000)
+$try" 3 "$trace" --repeat 0
+bad "retrace replay: --nodes: not with --engine mpi (the machine is the one mpiexec runs the processes on)
+$try" 3 "$trace" --nodes=2
 bad "retrace: $w/none.csv: No such file or directory" 3 "$w/none.csv"
 
 # A trace no MPI library can run in its order: stopped at --timeout, with one line.
