@@ -29,7 +29,8 @@ void rt__warn(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "retrace: warning: %s\n", buf);
+    char out[4 * sizeof buf]; /* settings and paths may hold control characters */
+    fprintf(stderr, "retrace: warning: %s\n", rt_escape(out, sizeof out, buf));
 }
 
 void rt__fail(const char *fmt, ...)
@@ -42,10 +43,11 @@ void rt__fail(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    char out[4 * sizeof buf];
     fprintf(stderr,
             "retrace: warning: %s; tracing is off for this rank, the application "
             "carries on\n",
-            buf);
+            rt_escape(out, sizeof out, buf));
 }
 
 /* ---- environment -------------------------------------------------------------------------- */

@@ -132,6 +132,28 @@ static void expect_open_error(const char *path, int code, const char *text)
     unload(&l);
 }
 
+/* ---- errors ---------------------------------------------------------------------------------- */
+
+static void test_escape(void **state)
+{
+    char buf[64];
+    assert_string_equal(rt_escape(buf, sizeof buf, "t.csv:5: unknown event 'sned'"),
+                        "t.csv:5: unknown event 'sned'");
+    assert_string_equal(rt_escape(buf, sizeof buf, "a\rb\nc\td"), "a\\rb\\nc\\td");
+    assert_string_equal(rt_escape(buf, sizeof buf, "\033[31m\x01\x7f"), "\\x1B[31m\\x01\\x7F");
+    /* other bytes (UTF-8 in a path) stay; escaping escaped text changes nothing */
+    assert_string_equal(rt_escape(buf, sizeof buf, "r\xc3\xa9sum\xc3\xa9 \\r"),
+                        "r\xc3\xa9sum\xc3\xa9 \\r");
+    char twice[64];
+    rt_escape(buf, sizeof buf, "x\ry\033");
+    assert_string_equal(rt_escape(twice, sizeof twice, buf), buf);
+    /* cut short at the end of the buffer, never inside an escape */
+    char small[6];
+    assert_string_equal(rt_escape(small, sizeof small, "abc\rdef"), "abc\\r");
+    assert_string_equal(rt_escape(small, sizeof small, "abcd\033"), "abcd");
+    assert_string_equal(rt_escape(small, 1, "abc"), "");
+}
+
 /* ---- the event model ----------------------------------------------------------------------- */
 
 static void test_func_names(void **state)
@@ -1041,6 +1063,7 @@ static void test_blocks_gathered(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_escape),
         cmocka_unit_test(test_func_names),
         cmocka_unit_test(test_contype_names),
         cmocka_unit_test(test_kind_and_op_names),
