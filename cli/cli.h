@@ -71,12 +71,33 @@ int cli_args_unknown(cli_args *a);
  * usage error for what it returned, ':' (a value missing) or '?' (an unknown option). */
 int cli_getopt_error(const cli_command *cmd, int c, char **argv);
 
-/* --csv FILE and --plot FILE of the analysis commands (cli/output.c). */
+/*
+ * Outputs (cli/output.c). Nothing is overwritten unless --force is given: before any work a
+ * command claims each output. A free path (absent; for an OTF2 archive also an empty
+ * directory) is fine. A taken one is a usage error ("--OPT: PATH: exists (--force replaces
+ * it)") unless force; then a file (fmt RT_FMT_AUTO: an output that is not a trace) is
+ * overwritten when written, and a trace retrace wrote (fmt the format it is written in: an
+ * OTF2 archive, a CSV file, a TI index and its PATH_files) is removed at once; anything else
+ * (a directory where a file goes, a directory that is not such a trace) is refused even
+ * then, and so is the input (or a directory that holds it: input may be NULL). opt names the
+ * option, or is NULL for an argument. CLI_OK or CLI_BAD (reported).
+ */
+int cli_out_claim(const cli_command *cmd, const char *opt, const char *path, rt_format fmt,
+                  int force, const char *input);
+
+/* --csv FILE, --plot FILE and --force of the analysis commands and replay. */
 typedef struct cli_out {
+    const cli_command *cmd;
     const char *csv, *plot;
+    int force;
 } cli_out;
-/* Like cli_args_value for --csv and --plot (a plot path must end in .svg or .png). */
+/* Like cli_args_value for --csv and --plot (a plot path must end in .svg or .png), and the
+ * flag --force. */
 int cli_out_option(cli_args *a, cli_out *o);
+/* Claims --csv FILE and --plot FILE (cli_out_claim) before the work. The other CSV files
+ * (FILE-NAME.csv) are known once the report is: cli_out_report checks them before writing
+ * any. */
+int cli_out_claim_report(const cli_out *o, const char *input);
 /* How a command draws its report's plot; none is the error when the report has none. */
 typedef struct cli_plot {
     rt_plot_kind kind;

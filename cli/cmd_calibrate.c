@@ -21,8 +21,9 @@
 static void calibrate_usage(FILE *out)
 {
     fprintf(out,
-            "usage: mpiexec -n P retrace calibrate [--out FILE] [--model FILE] [--quick]\n"
-            "                                      [--max-size SIZE] [--batches N] [--verbose]\n"
+            "usage: mpiexec -n P retrace calibrate [--out FILE [--force]] [--model FILE]\n"
+            "                                      [--quick] [--max-size SIZE] [--batches N]\n"
+            "                                      [--verbose]\n"
             "\n"
             "Measures latency, bandwidth, per-message overhead, gap and the eager/rendezvous\n"
             "switch of each connection type among the ranks (loop: a rank with itself; shm:\n"
@@ -30,8 +31,9 @@ static void calibrate_usage(FILE *out)
             "and the reduction rate; fits the network model to the measured ping-pong times\n"
             "and writes it (docs/model.md) for 'retrace replay --model' and 'retrace pipeline\n"
             "--model'. Without mpiexec only loop is measured.\n"
-            "  --out FILE       write the model to FILE (replaced if it exists; checked before\n"
-            "                   measuring); default: standard output\n"
+            "  --out FILE       write the model to FILE (checked before measuring; an existing\n"
+            "                   FILE only with --force); default: standard output\n"
+            "  --force          replace an existing --out FILE\n"
             "  --model FILE     start from this model: types not measured and the gateway\n"
             "                   keys keep its values (default: the built-in defaults)\n"
             "  --quick          a short run for tests: sizes up to 256K, 5 batches\n"
@@ -56,7 +58,7 @@ static int first_process(void)
 
 typedef struct cal_args {
     const char *out, *model;
-    int verbose;
+    int verbose, force;
     rt_calib_opts opts;
 } cal_args;
 
@@ -77,6 +79,8 @@ static int parse(int argc, char **argv, cal_args *c)
             quick = 1;
         } else if (cli_args_flag(&a, "--verbose") || cli_args_flag(&a, "-v")) {
             c->verbose = 1;
+        } else if (cli_args_flag(&a, "--force")) {
+            c->force = 1;
         } else if ((k = cli_args_value(&a, "--out", &c->out)) ||
                    (k = cli_args_value(&a, "--model", &c->model)) ||
                    (k = cli_args_value(&a, "--max-size", &max)) ||
@@ -118,11 +122,7 @@ static int parse(int argc, char **argv, cal_args *c)
 static int check_out(const char *path, int *created, char *why, size_t len)
 {
     struct stat st;
-    *created = stat(path, &st) != 0;
-    if (!*created && S_ISDIR(st.st_mode)) {
-        snprintf(why, len, "%s: is a directory", path);
-        return -1;
-    }
+    *created = stat(path, &st) != 0; /* not a directory: cli_out_claim said so */
     FILE *f = fopen(path, "a");
     if (!f) {
         snprintf(why, len, "%s: cannot write the model: %s", path, strerror(errno));
@@ -205,11 +205,13 @@ static int calibrate_run(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     cli_quiet = me != 0;
     char why[RT_ERR_LEN] = "";
-    int created = 0;
-    if (agree(me == 0 && c.out && check_out(c.out, &created, why, sizeof why) < 0 ? CLI_BAD
-                                                                                  : CLI_OK)) {
-        if (me == 0)
-            cli_error("calibrate: %s", why);
+    int created = 0, st = CLI_OK;
+    if (me == 0 && c.out) { /* nothing is overwritten without --force */
+        st = cli_out_claim(&cli_cmd_calibrate, "--out", c.out, RT_FMT_AUTO, c.force, c.model);
+        if (st == CLI_OK && check_out(c.out, &created, why, sizeof why) < 0)
+            st = cli_error("calibrate: %s", why);
+    }
+    if (agree(st)) {
         MPI_Finalize();
         return CLI_BAD;
     }

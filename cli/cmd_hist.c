@@ -9,6 +9,7 @@ static void hist_usage(FILE *out)
             "usage: retrace hist TRACE [--min SIZE] [--max SIZE] [--shift N] [--contype TYPE]\n"
             "                    [--level call|wire] [--coll [OP=ALG,...]] [--rma]\n"
             "                    [--per-rank | --by-call] [--csv FILE] [--plot FILE.svg|.png]\n"
+            "                    [--force]\n"
             "\n"
             "Counts every message a rank sends, once, in bins of size like ParaStation MPI's\n"
             "PSP_HISTOGRAM, and prints psmpi's report. On a trace of the same run, the default\n"
@@ -32,6 +33,8 @@ static void hist_usage(FILE *out)
             "  --by-call        one column per MPI function that sent\n"
             "  --csv FILE       the table as CSV (bin, freq, ...)\n"
             "  --plot FILE      a bar chart of the bins (gnuplot; .svg or .png)\n"
+            "  --force          replace existing --csv and --plot files (nothing is\n"
+            "                   overwritten without it)\n"
             "  --algorithms     list the collective algorithms per operation and exit\n");
 }
 
@@ -105,7 +108,8 @@ static int hist_run(int argc, char **argv)
         o.level.coll = RT_AN_COLL_FLOWS;
     else if (coll)
         o.level.coll = RT_AN_COLL_PAYLOAD;
-
+    if (cli_out_claim_report(&out, path))
+        return CLI_BAD;
     rt_an_hist_result res;
     if (rt_an_hist(path, &o, &res, &err)) {
         rt_report_free(&res.report);

@@ -7,7 +7,7 @@
 static void pipeline_usage(FILE *out)
 {
     fprintf(out, "usage: retrace pipeline TRACE [--model FILE] [--min-size SIZE] [--top N]\n"
-                 "                        [--csv FILE] [--plot FILE.svg|.png]\n"
+                 "                        [--csv FILE] [--plot FILE.svg|.png] [--force]\n"
                  "       retrace pipeline --print-model [--model FILE]\n"
                  "\n"
                  "Finds chains of sender computation, a large message and receiver computation\n"
@@ -21,6 +21,8 @@ static void pipeline_usage(FILE *out)
                  "  --top N          chains listed, best first (default 20; 0 lists all)\n"
                  "  --csv FILE       every table as CSV: FILE, FILE-chains.csv, ...\n"
                  "  --plot FILE      saving against block size for the best chains (gnuplot)\n"
+                 "  --force          replace existing --csv and --plot files (nothing is\n"
+                 "                   overwritten without it)\n"
                  "  --print-model    print the model in effect, in the model file format\n");
 }
 
@@ -72,6 +74,8 @@ static int pipeline_run(int argc, char **argv)
     }
     if (o.min_bytes < 2)
         o.min_bytes = 2; /* a message must split into two blocks at least */
+    if (cli_out_claim_report(&out, path))
+        return CLI_BAD;
     rt_an_pipe_result res;
     if (rt_an_pipeline(path, &o, &res, &err)) {
         rt_report_free(&res.report);

@@ -21,8 +21,10 @@ static void record_usage(FILE *out)
             "and leaves one OTF2 archive for the run. The exit status is COMMAND's.\n"
             "\n"
             "Options:\n"
-            "  --out DIR        the archive to write (must not exist, or be empty);\n"
-            "                   default retrace-YYYYMMDD-HHMMSS in the current directory\n"
+            "  --out DIR        the archive to write (must not exist, or be empty); default\n"
+            "                   retrace-YYYYMMDD-HHMMSS in the current directory\n"
+            "  --force          replace an archive retrace wrote at DIR, and raw files at\n"
+            "                   DIR.raw\n"
             "  --histogram      rank 0 prints the psmpi message-size histogram at\n"
             "                   MPI_Finalize (settings: RETRACE_HISTOGRAM_MIN, _MAX,\n"
             "                   _SHIFT, _CONTYPE or PSP_HISTOGRAM_*)\n"
@@ -112,18 +114,14 @@ static int run_command(char **argv, int *status)
 static int record_run(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"out", required_argument, NULL, 'o'},
-        {"histogram", no_argument, NULL, 'H'},
-        {"no-trace", no_argument, NULL, 'N'},
-        {"nodes", required_argument, NULL, 'n'},
-        {"modules", required_argument, NULL, 'm'},
-        {"keep-raw", no_argument, NULL, 'k'},
-        {"tracer", required_argument, NULL, 't'},
-        {"help", no_argument, NULL, 'h'},
-        {0},
+        {"out", required_argument, NULL, 'o'},     {"histogram", no_argument, NULL, 'H'},
+        {"no-trace", no_argument, NULL, 'N'},      {"nodes", required_argument, NULL, 'n'},
+        {"modules", required_argument, NULL, 'm'}, {"keep-raw", no_argument, NULL, 'k'},
+        {"tracer", required_argument, NULL, 't'},  {"force", no_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},          {0},
     };
     const char *out = NULL, *tracer = NULL;
-    int histogram = 0, trace = 1, keep_raw = 0;
+    int histogram = 0, trace = 1, keep_raw = 0, force = 0;
     unsigned nodes = 0, modules = 0;
     int c;
     opterr = 0;
@@ -145,6 +143,9 @@ static int record_run(int argc, char **argv)
             break;
         case 'k':
             keep_raw = 1;
+            break;
+        case 'f':
+            force = 1;
             break;
         case 't':
             tracer = optarg;
@@ -185,6 +186,8 @@ static int record_run(int argc, char **argv)
     char name[PATH_MAX], path[PATH_MAX], raw[PATH_MAX + 8];
     if (out) {
         snprintf(name, sizeof name, "%s", out);
+        for (size_t n = strlen(name); n > 1 && name[n - 1] == '/';)
+            name[--n] = '\0'; /* "run1/" is run1, and its raw files run1.raw */
     } else {
         time_t now = time(NULL);
         struct tm tm;
@@ -200,12 +203,33 @@ static int record_run(int argc, char **argv)
             return cli_error("record: %s: path too long", name);
     }
     snprintf(raw, sizeof raw, "%s.raw", path);
-    if (trace && !rt_path_is_free(path))
-        return cli_error("record: %s: already exists (remove it or choose another --out)", name);
-    if (trace && !rt_path_is_free(raw))
-        return cli_error("record: %s.raw: already exists (the raw files of an earlier run? "
-                         "'retrace convert %s.raw %s' assembles them)",
-                         name, name, name);
+    /* Before the program starts: where the trace goes must be writable, and nothing is
+     * overwritten without --force (the tracer could only warn, once the program runs). */
+    if (trace) {
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s", path);
+        char *slash = strrchr(dir, '/');
+        slash[slash == dir] = '\0'; /* path is absolute: "/x" is in "/" */
+        if (access(dir, W_OK | X_OK) != 0)
+            return cli_error("record: %s: cannot write the trace: %s: %s", name, dir,
+                             strerror(errno));
+        if (!force && !rt_path_is_free(raw))
+            return cli_usage_error(&cli_cmd_record,
+                                   "--out: %s.raw: exists (the raw files of an earlier run? "
+                                   "'retrace convert %s.raw %s' assembles them; --force removes "
+                                   "them)",
+                                   name, name, name);
+        if (cli_out_claim(&cli_cmd_record, "--out", name, RT_FMT_OTF2, force, NULL))
+            return CLI_BAD;
+        if (!rt_path_is_free(raw)) {
+            rt_raw_remove(raw);
+            if (!rt_path_is_free(raw))
+                return cli_usage_error(&cli_cmd_record,
+                                       "--out: %s.raw: holds other files besides raw trace files: "
+                                       "not removed",
+                                       name);
+        }
+    }
 
     char preload[2 * PATH_MAX];
     const char *old = getenv("LD_PRELOAD");

@@ -14,13 +14,13 @@ static void replay_usage(FILE *out)
             "usage: retrace replay TRACE [--model FILE] [--coll OP=ALG,...] [--map SPEC]\n"
             "                      [--nodes N] [--modules M] [--ranks-per-node K]\n"
             "                      [--eager BYTES] [--contention on|off] [--free-wildcards]\n"
-            "                      [--compute-scale F]\n"
+            "                      [--compute-scale F] [--force]\n"
             "                      [--compare ALT ...] [--out-trace DIR] [--csv FILE]\n"
             "                      [--plot FILE.svg|.png] [--timing] [--engine sim|mpi]\n"
             "       mpiexec -n P retrace replay --engine mpi TRACE [--coll ...] [--map ...]\n"
             "                      [--model FILE] [--compare ALT ...] [--repeat N]\n"
             "                      [--compute-scale F] [--timeout SEC] [--free-wildcards]\n"
-            "                      [--csv F] [--plot F]\n"
+            "                      [--csv F] [--plot F] [--force]\n"
             "\n"
             "Replays the trace on a simulated machine (docs/replay.md) and prints the\n"
             "predicted run time, the time per rank and the critical rank (the last to end).\n"
@@ -53,6 +53,8 @@ static void replay_usage(FILE *out)
             "                     as the wire messages of their algorithms)\n"
             "  --csv FILE         the tables as CSV (FILE, FILE-ranks.csv)\n"
             "  --plot FILE        a bar chart of the predicted times (with --compare)\n"
+            "  --force            replace existing --csv, --plot files and a --out-trace\n"
+            "                     archive retrace wrote (nothing is overwritten without it)\n"
             "  --timing           how long loading and each replay took, on stderr\n"
             "  --engine sim|mpi   sim: the built-in engine (default); mpi: real MPI (above)\n"
             "  --repeat N         mpi: replay each configuration N times, report the median\n"
@@ -479,8 +481,6 @@ static int replay_run(int argc, char **argv)
         return cli_usage_error(cmd, "--plot: draws the --compare table; give --compare");
     if (out_trace && nalts)
         return cli_usage_error(cmd, "--out-trace: writes one replay; not with --compare");
-    if (out_trace && !rt_path_is_free(out_trace))
-        return cli_error("--out-trace %s: exists and is not an empty directory", out_trace);
     /* check every alternative before the (possibly long) load */
     replay_conf confs[MAX_ALTS + 1];
     char *texts[MAX_ALTS] = {0};
@@ -502,6 +502,10 @@ static int replay_run(int argc, char **argv)
         else if (replay_check_conf(&confs[i + 1], alg, &ppm))
             rc = CLI_BAD;
     }
+    if (rc == CLI_OK) /* the outputs last: --force may remove an earlier --out-trace */
+        rc = cli_out_claim_report(&out, path);
+    if (rc == CLI_OK && out_trace)
+        rc = cli_out_claim(cmd, "--out-trace", out_trace, RT_FMT_OTF2, out.force, path);
     rt_reader *rd = NULL;
     rt_sim_trace *t = NULL;
     rt_err err;

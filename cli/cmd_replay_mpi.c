@@ -530,7 +530,9 @@ static int run(int argc, char **argv, int size)
     int loaded = rc;                  /* make_confs: alike everywhere */
     if (rc == 0 && world_rank == 0) { /* the built-in engine's copy, for the predictions */
         rt_reader *rd = NULL;
-        if (rt_reader_open(o.path, &rd, &err) < 0)
+        if (cli_out_claim_report(&o.out, o.path)) /* rank 0 writes them */
+            rc = CLI_BAD;
+        else if (rt_reader_open(o.path, &rd, &err) < 0)
             rc = cli_error("%s", err.msg);
         else if (rt_sim_trace_load(rd, &t, &err) < 0)
             rc = cli_input_error(o.path, err.msg);
