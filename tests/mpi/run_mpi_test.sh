@@ -196,6 +196,10 @@ dump_status=$?
 if [ "$TRUNCATED" = 1 ]; then
     [ "$dump_status" = 3 ] || fail "trace_dump exited $dump_status, expected 3 (cut short)"
     grep -q '^truncated: ' "$w/dump.err" || fail "the trace is not reported cut short"
+    # record assembled the raw files and removed them: no message may send anyone there
+    grep -q "$trace: rank " "$w/dump.err" || fail "the note does not name the archive"
+    grep -F "$trace.raw" "$w/traced.err" "$w/dump.err" &&
+        fail "a message names the raw files, which record removed"
 else
     [ "$dump_status" = 0 ] || fail "trace_dump exited $dump_status"
     [ -s "$w/dump.err" ] && { fail "trace_dump complained:"; show "$w/dump.err"; }
