@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "rt_place.h"
 
 static void record_usage(FILE *out)
 {
@@ -29,8 +30,10 @@ static void record_usage(FILE *out)
             "                   MPI_Finalize (settings: RETRACE_HISTOGRAM_MIN, _MAX,\n"
             "                   _SHIFT, _CONTYPE or PSP_HISTOGRAM_*)\n"
             "  --no-trace       write no trace (with --histogram: counters only)\n"
-            "  --nodes N        emulate N nodes: world ranks block-wise onto nodes\n"
-            "  --modules M      emulate M modules: nodes block-wise onto modules (needs --nodes)\n"
+            "  --nodes N        emulate N nodes: world ranks block-wise onto nodes (each node\n"
+            "                   needs a rank: else the tracer warns and does not emulate)\n"
+            "  --modules M      emulate M modules: nodes block-wise onto modules (needs\n"
+            "                   --nodes; each module needs a node)\n"
             "  --keep-raw       keep the raw per-rank files (DIR.raw) after assembly\n"
             "  --tracer FILE    the tracer library (default: the one built with retrace)\n"
             "\n"
@@ -166,9 +169,9 @@ static int record_run(int argc, char **argv)
         return cli_usage_error(&cli_cmd_record, "no command to run (put it after --)");
     if (modules && !nodes)
         return cli_usage_error(&cli_cmd_record, "--modules: needs --nodes");
-    if (modules > nodes)
-        return cli_usage_error(&cli_cmd_record, "--modules: %u is more than --nodes %u", modules,
-                               nodes);
+    rt_err why; /* the ranks are known once the program runs: the tracer checks them */
+    if (modules && rt_place_check_emulated(0, nodes, modules, &why) < 0)
+        return cli_usage_error(&cli_cmd_record, "--modules: %s", why.msg);
     if (!trace && out)
         return cli_usage_error(&cli_cmd_record, "--out: not with --no-trace (no trace is written)");
 

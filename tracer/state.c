@@ -281,6 +281,12 @@ void rt__init_after(int thread_level)
         rt__warn("RETRACE_EMULATE=%s: expected nodes=N,modules=M with N, M >= 1; not "
                  "emulating",
                  em);
+    rt_err why; /* a shape with empty nodes or modules: the same on every rank */
+    if (emulate && rt_place_check_emulated((uint32_t)rt__g.nranks, nodes, modules, &why) < 0) {
+        emulate = 0;
+        if (rt__g.rank == 0)
+            rt__warn("RETRACE_EMULATE=%s: %s; not emulating", em, why.msg);
+    }
     if (rt__g.rank == 0) {
         s.tracing = env_flag("RETRACE_TRACE", 1);
         read_histogram_settings(&s);
