@@ -98,10 +98,12 @@ int cli_out_option(cli_args *a, cli_out *o);
  * (FILE-NAME.csv) are known once the report is: cli_out_report checks them before writing
  * any. */
 int cli_out_claim_report(const cli_out *o, const char *input);
-/* How a command draws its report's plot; none is the error when the report has none. */
+/* How a command draws its report's plot. When the report has none, none says why: an error,
+ * or with empty set, a legitimate outcome: the plot is drawn empty with none as its note. */
 typedef struct cli_plot {
     rt_plot_kind kind;
     const char *title, *xlabel, *ylabel, *none;
+    int empty;
 } cli_plot;
 /* The report's tables as text on stdout, a blank line between them (unless text is 0), then
  * the CSV files and the plot when asked for. */

@@ -87,7 +87,8 @@ static int gateways_run(int argc, char **argv)
         return cli_error("%s", err.msg);
     }
     static const cli_plot plot = {RT_PLOT_HEATMAP, "Bytes from module (rows) to module (columns)",
-                                  "to module", "from module", "no plot"};
+                                  "to module",     "from module",
+                                  "no plot",       0};
     rc = cli_out_report(&out, &res.report, 1, &plot);
     fflush(stdout);
     rt_an_notes_print(&res.notes, o.level.level == RT_AN_WIRE ? "wire" : "call", stderr);

@@ -123,8 +123,8 @@ static int hist_run(int argc, char **argv)
     snprintf(title, sizeof title, "Messages by size (%s level%s%s)",
              o.level.level == RT_AN_WIRE ? "wire" : "call", o.cfg.contype_name[0] ? ", " : "",
              o.cfg.contype_name);
-    cli_plot plot = {RT_PLOT_BARS, title, "message size (bytes, upper bin limit)", "messages",
-                     "no plot"};
+    cli_plot plot = {RT_PLOT_BARS, title,     "message size (bytes, upper bin limit)",
+                     "messages",   "no plot", 0};
     if (!rc)
         rc = cli_out_report(&out, &res.report, !psmpi, &plot);
     fflush(stdout);

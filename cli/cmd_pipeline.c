@@ -81,9 +81,12 @@ static int pipeline_run(int argc, char **argv)
         rt_report_free(&res.report);
         return cli_error("%s", err.msg);
     }
-    static const cli_plot plot = {RT_PLOT_LINES, "Saving from pipelining against block size",
-                                  "block size", "saving (us)",
-                                  "no chain gains from pipelining: nothing to plot"};
+    static const cli_plot plot = {RT_PLOT_LINES,
+                                  "Saving from pipelining against block size",
+                                  "block size",
+                                  "saving (us)",
+                                  "no chain gains from pipelining",
+                                  1};
     int rc = cli_out_report(&out, &res.report, 1, &plot);
     fflush(stdout);
     cli_out_truncated(res.report.truncated);

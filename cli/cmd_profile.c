@@ -50,7 +50,7 @@ static int profile_run(int argc, char **argv)
     }
     static const cli_plot plot = {
         RT_PLOT_HEATMAP, "Point-to-point bytes from rank (rows) to rank (columns)", "to rank",
-        "from rank", "the rank x rank plot is drawn up to 1024 ranks"};
+        "from rank",     "the rank x rank plot is drawn up to 1024 ranks",          0};
     int rc = cli_out_report(&out, &res.report, 1, &plot);
     fflush(stdout);
     cli_out_truncated(res.report.truncated);

@@ -586,8 +586,8 @@ static int replay_run(int argc, char **argv)
     if (rc == CLI_OK) {
         if (!nalts)
             printf("\n");
-        static const cli_plot plot = {RT_PLOT_BARS, "Predicted run time (us)", "configuration",
-                                      "microseconds", "no plot"};
+        static const cli_plot plot = {
+            RT_PLOT_BARS, "Predicted run time (us)", "configuration", "microseconds", "no plot", 0};
         rc = cli_out_report(&out, &rep, 1, &plot);
     }
     rep.plot = NULL; /* the compare table, owned by rep.tables */

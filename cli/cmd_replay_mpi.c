@@ -463,8 +463,9 @@ static int report(const mpi_opts *o, const machine *mc, const placement *pl, rt_
     for (unsigned i = 0; i < n; i++)
         replay_print_notes(o->nalts ? oc[i].label : NULL, oc[i].run.notes);
     if (rc == CLI_OK) {
-        static const cli_plot plot = {RT_PLOT_BARS, "Measured run time on MPI (us)",
-                                      "configuration", "microseconds", "no plot"};
+        static const cli_plot plot = {RT_PLOT_BARS,    "Measured run time on MPI (us)",
+                                      "configuration", "microseconds",
+                                      "no plot",       0};
         rc = cli_out_report(&o->out, &rep, 1, &plot);
     }
     rep.plot = NULL;

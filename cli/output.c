@@ -168,6 +168,12 @@ int cli_out_report(const cli_out *o, const rt_report *r, int text, const cli_plo
     }
     if (o->csv && rt_tables_write_csv(&r->tables, o->csv, &err))
         return cli_error("%s", err.msg);
+    if (o->plot && !r->plot && p->empty) { /* the tables say why: an empty chart says it too */
+        if (rt_plot_note(p->none, p->kind, p->title, p->xlabel, p->ylabel, o->plot, &err))
+            return cli_error("%s", err.msg);
+        cli_line("retrace: note: %s: the plot is empty", p->none);
+        return CLI_OK;
+    }
     if (o->plot && !r->plot)
         return cli_error("%s: %s", o->plot, p->none);
     if (o->plot && rt_plot(r->plot, p->kind, p->title, p->xlabel, p->ylabel, o->plot, &err))

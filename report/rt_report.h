@@ -62,6 +62,10 @@ typedef enum rt_plot_kind {
  * program is $RETRACE_GNUPLOT, else "gnuplot". xlabel/ylabel may be NULL. */
 int rt_plot(const rt_table *t, rt_plot_kind kind, const char *title, const char *xlabel,
             const char *ylabel, const char *path, rt_err *err);
+/* The same chart, empty, with note in its middle: for a report asked for a plot that has
+ * nothing to draw (its tables say why). */
+int rt_plot_note(const char *note, rt_plot_kind kind, const char *title, const char *xlabel,
+                 const char *ylabel, const char *path, rt_err *err);
 /* 0 when path ends in .svg or .png (any case), else -RT_E_INVAL with the reason. */
 int rt_plot_check_path(const char *path, rt_err *err);
 
