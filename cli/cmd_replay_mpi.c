@@ -269,10 +269,11 @@ static void print_summary(const mpi_opts *o, const machine *mc, const placement 
     printf("messages            %llu (%llu bytes); the trace has %llu (%llu bytes)\n",
            (unsigned long long)r->messages, (unsigned long long)r->bytes, (unsigned long long)rm,
            (unsigned long long)rb);
-    printf("collective calls    %llu by MPICH's choice, %llu with MPICH's algorithm forced, "
-           "%llu as retrace's schedule, %llu left out\n",
-           (unsigned long long)r->colls.mpich, (unsigned long long)r->colls.forced,
-           (unsigned long long)r->colls.schedule, (unsigned long long)r->colls.skipped);
+    printf("collective calls    %llu by MPICH's choice (%llu of them nonblocking), %llu with "
+           "MPICH's algorithm forced, %llu as retrace's schedule, %llu left out\n",
+           (unsigned long long)r->colls.mpich, (unsigned long long)r->colls.nonblocking,
+           (unsigned long long)r->colls.forced, (unsigned long long)r->colls.schedule,
+           (unsigned long long)r->colls.skipped);
     printf("one-sided transfers %llu\n", (unsigned long long)r->rma_ops);
 }
 

@@ -267,6 +267,12 @@ if [ "$TRUNCATED" != 1 ] && [ "$MPI_REPLAY" = 1 ]; then
     left=$(sed -n 's/^collective calls .*, \([0-9]*\) left out$/\1/p' "$w/mpi_replay.out")
     [ "$left" = "$MPI_LEFT_OUT" ] ||
         fail "the replay on MPI left out '$left' collective calls, expected $MPI_LEFT_OUT"
+    # every collective call of the trace is accounted for, nonblocking ones too
+    calls=$(awk '$2 == "coll_end" || $2 == "nbc_request"' "$w/dump.txt" | wc -l)
+    got=$(sed -n "s/^collective calls  *\([0-9]*\) by MPICH's choice ([0-9]* of them nonblocking), \([0-9]*\) with MPICH's algorithm forced, \([0-9]*\) as retrace's schedule, \([0-9]*\) left out$/\1 \2 \3 \4/p" \
+        "$w/mpi_replay.out" | awk '{ print $1 + $2 + $3 + $4 }')
+    [ "$got" = "$calls" ] ||
+        fail "the replay on MPI accounts for '$got' collective calls, the trace has $calls"
 fi
 
 for a in $ANALYZE; do # each NAME runs 'retrace $ARGS_NAME TRACE': stdout = expected/EXPECT.NAME
