@@ -177,6 +177,15 @@ static void summary(const cal_args *c, const rt_calib_result *res)
                  "more, across nodes) for shm, net and gw");
 }
 
+/* The progress line of rank 0 (rt_calib_opts.step). */
+static void show_step(void *ctx, unsigned k, unsigned n, const char *what)
+{
+    rt_steps *s = ctx;
+    s->n = n;
+    s->k = k - 1;
+    rt_steps_next(s, "%s", what);
+}
+
 /* Rank 0's verdict to all: 0, or the status every rank exits with. */
 static int agree(int status)
 {
@@ -220,11 +229,16 @@ static int calibrate_run(int argc, char **argv)
     int have = res != NULL, all_have = 0;
     MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
     int status = all_have ? CLI_OK : CLI_FAIL;
+    rt_steps steps; /* on a terminal: which pair is measured */
+    rt_steps_begin(&steps, "calibrate", 0);
+    c.opts.step = me == 0 ? show_step : NULL;
+    c.opts.step_ctx = &steps;
     if (status == CLI_OK) {
         if (rt_calib_run(MPI_COMM_WORLD, &c.opts, &model, res, &err) < 0) {
             status = CLI_FAIL;
             snprintf(why, sizeof why, "%s", err.msg);
         }
+        rt_steps_end(&steps);
         if (me == 0 && c.verbose)
             rt_calib_report(res, stderr);
     }

@@ -356,7 +356,8 @@ static int make_confs(mpi_opts *o, replay_conf *confs, char **texts, uint8_t (*a
 /* One configuration, replayed o->repeat times; the median run into oc->run (every
  * process), the built-in engine's prediction into oc->sim (rank 0). */
 static int run_conf(const mpi_opts *o, const replay_conf *c, const uint8_t *alg, rt_mpirun *m,
-                    const rt_sim_trace *t, const machine *mc, placement *pl, outcome *oc)
+                    const rt_sim_trace *t, const machine *mc, placement *pl, outcome *oc,
+                    rt_steps *steps)
 {
     rt_err err;
     int rc = 0;
@@ -383,11 +384,14 @@ static int run_conf(const mpi_opts *o, const replay_conf *c, const uint8_t *alg,
         return fail("out of memory");
     }
     for (unsigned k = 0; k < o->repeat; k++) {
+        if (world_rank == 0) /* a terminal sees where a replay of minutes is */
+            rt_steps_next(steps, "%s, run %u of %u", c->label, k + 1, o->repeat);
         double t0 = MPI_Wtime();
         rc = rt_mpirun_run(m, &cfg, &runs[k], &err);
         if (rc == RT_MPIRUN_STUCK) {
             char line[RT_ERR_LEN + 512], out[4 * sizeof line]; /* any process says it */
             snprintf(line, sizeof line, "retrace: replay %s: %s", c->label, err.msg);
+            rt_steps_clear();
             fprintf(stderr, "%s\n", rt_escape(out, sizeof out, line));
             fflush(stderr);
             MPI_Abort(MPI_COMM_WORLD, CLI_FAIL);
@@ -501,10 +505,10 @@ static void watchdog(const mpi_opts *o, const rt_sim_trace *t)
     if (s <= 0)
         return;
     snprintf(alarm_msg, sizeof alarm_msg,
-             "retrace: replay --engine mpi did not finish within %.0f s: stopped (a deadlock "
+             "%sretrace: replay --engine mpi did not finish within %.0f s: stopped (a deadlock "
              "in this order on this MPI library? see docs/replay.md; --timeout changes the "
              "limit)\n",
-             s);
+             isatty(2) ? "\n" : "", s); /* below the progress line on a terminal */
     signal(SIGALRM, on_alarm);
     /* the other processes a second later, so that rank 0 says why before hydra ends it */
     unsigned secs = s > 4e6 ? 4000000u : (unsigned)(s + 0.999);
@@ -558,8 +562,11 @@ static int run(int argc, char **argv, int size)
         if (bad)
             rc = fail("out of memory");
     }
+    rt_steps steps;
+    rt_steps_begin(&steps, "replay on MPI", (o.nalts + 1) * o.repeat);
     for (; rc == 0 && done <= o.nalts; done++)
-        rc = run_conf(&o, &confs[done], alg[done], m, t, &mc, &pl, &oc[done]);
+        rc = run_conf(&o, &confs[done], alg[done], m, t, &mc, &pl, &oc[done], &steps);
+    rt_steps_end(&steps);
     if (rc == 0 && world_rank == 0)
         rc = report(&o, &mc, &pl, m, t, oc, done, confs);
     for (unsigned i = 0; i < done; i++) {

@@ -23,7 +23,8 @@ static void vline(const char *prefix, const char *fmt, va_list ap)
     size_t n = (size_t)snprintf(raw, sizeof raw, "%s", prefix);
     if (n < sizeof raw)
         vsnprintf(raw + n, sizeof raw - n, fmt, ap);
-    fflush(stdout); /* what was printed before the problem shows before it */
+    fflush(stdout);   /* what was printed before the problem shows before it */
+    rt_steps_clear(); /* a progress line on the terminal makes room for the message */
     fprintf(stderr, "%s\n", rt_escape(out, sizeof out, raw));
 }
 

@@ -102,4 +102,23 @@ static inline void rt_progress_tick(rt_progress *p)
 }
 void rt_progress_end(rt_progress *p);
 
+/* A progress line on stderr for work in steps that take long each (replays on MPI, the pairs
+ * of ranks calibrate measures), shown only when stderr is a terminal:
+ * "WHAT: K of N: DETAIL (T s)", cut at 79 columns, rewritten at each step, cleared at the end.
+ * rt_steps_next as each step starts. */
+typedef struct rt_steps {
+    const char *what;
+    unsigned k, n;
+    double start;
+    int tty, width; /* width: of the line shown (0: none) */
+    FILE *out;      /* stderr (tests may point it elsewhere, and set tty) */
+} rt_steps;
+
+void rt_steps_begin(rt_steps *s, const char *what, unsigned n);
+void rt_steps_next(rt_steps *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rt_steps_end(rt_steps *s);
+/* Clears the line shown, if any, so that a message goes on a line of its own (the next
+ * step shows it again): for whatever prints errors and warnings. */
+void rt_steps_clear(void);
+
 #endif /* RT_REPORT_H */

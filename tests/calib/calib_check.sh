@@ -138,9 +138,14 @@ single)
     # Without mpiexec, from a base model whose values not measured must stay.
     model=single.conf
     printf 'gateways = 3\n[net]\nlatency = 7us\n' > base.conf
-    run "$retrace" calibrate --quick --model base.conf > "$model" 2> err ||
+    # RETRACE_PROGRESS=1: the progress line, as on a terminal (then cleared)
+    RETRACE_PROGRESS=1 run "$retrace" calibrate --quick --model base.conf > "$model" 2> err ||
         fail "calibrate exited $?: $(cat err)"
     grep -q '^calibrate: one process can only measure loop' err || fail "no note: $(cat err)"
+    tr '\r' '\n' < err | grep -q '^calibrate: 1 of 2: loop (rank 0) ([0-9]* s)' ||
+        fail "no progress line: $(cat err)"
+    tr '\r' '\n' < err | grep -q '^calibrate: 2 of 2: the reduction rate and the timeslice' ||
+        fail "no second step: $(cat err)"
     usable
     measured loop
     plausible loop

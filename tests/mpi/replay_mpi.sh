@@ -38,8 +38,9 @@ want_note="retrace: note for coll:allgather=recursive_doubling: MPICH refused th
 grep -qxF "$want_note" "$w/cmp.err" || { fail "no note on the refused algorithm"; cat "$w/cmp.err"; }
 
 # One configuration, with per-process node ids (two emulated nodes): the summary.
-timeout -k 5 "$t" mpiexec -n 1 -env RETRACE_NODE_ID 0 "$retrace" replay --engine mpi "$trace" \
-    --repeat 3 : -n 2 -env RETRACE_NODE_ID 1 "$retrace" replay --engine mpi "$trace" --repeat 3 \
+RETRACE_PROGRESS=1 timeout -k 5 "$t" mpiexec -n 1 -env RETRACE_NODE_ID 0 "$retrace" replay \
+    --engine mpi "$trace" --repeat 3 : -n 2 -env RETRACE_NODE_ID 1 "$retrace" replay \
+    --engine mpi "$trace" --repeat 3 \
     > "$w/one.out" 2> "$w/one.err" || fail "the single run exited $?"
 grep -qx 'machine             3 processes on 2 nodes, 1 module; map recorded' "$w/one.out" ||
     fail "machine line: $(grep '^machine' "$w/one.out")"
@@ -47,6 +48,12 @@ grep -qx 'messages            3 (300 bytes); the trace has 3 (300 bytes)' "$w/on
     fail "messages line: $(grep '^messages' "$w/one.out")"
 grep -q '^measured run time   .* (median of 3 runs)$' "$w/one.out" || fail "no measured time"
 grep -q '^predicted run time  ' "$w/one.out" || fail "no prediction"
+# The progress line of the replays (RETRACE_PROGRESS=1: as on a terminal), from rank 0 only.
+tr '\r' '\n' < "$w/one.err" > "$w/one.lines"
+for k in 1 2 3; do
+    [ "$(grep -c "^replay on MPI: $k of 3: recorded, run $k of 3 ([0-9]* s)$" "$w/one.lines")" = 1 ] ||
+        { fail "progress line $k"; cat "$w/one.err"; }
+done
 [ "$(grep -c '^ *[0-2]  ' "$w/one.out")" = 3 ] || fail "not 3 rows of per-rank times"
 
 # Bad use: rank 0 says it (a usage error: its line and where to find help), exit status 2,
