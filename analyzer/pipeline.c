@@ -376,8 +376,10 @@ int rt_an_pipeline(const char *path, const rt_an_pipe_opts *o, rt_an_pipe_result
     chain *ch = NULL;
     size_t n = 0;
     if (!rc) {
-        qsort(p.sends.v, p.sends.n, sizeof *p.sends.v, cmp_half);
-        qsort(p.recvs.v, p.recvs.n, sizeof *p.recvs.v, cmp_half);
+        if (p.sends.n) /* none: v is NULL, which qsort must not get */
+            qsort(p.sends.v, p.sends.n, sizeof *p.sends.v, cmp_half);
+        if (p.recvs.n)
+            qsort(p.recvs.v, p.recvs.n, sizeof *p.recvs.v, cmp_half);
         ch = malloc((p.sends.n ? p.sends.n : 1) * sizeof *ch);
         if (!ch)
             rc = rt_err_set(err, RT_E_NOMEM, "out of memory");

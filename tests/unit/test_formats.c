@@ -6,6 +6,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "rt_test_main.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1091,7 +1093,7 @@ static void test_blocks_gathered(void **state)
     rt_reader_close(r);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_escape),
@@ -1120,5 +1122,5 @@ int main(void)
         cmocka_unit_test(test_writer_checks),
         cmocka_unit_test(test_blocks_gathered),
     };
-    return cmocka_run_group_tests_name("formats", tests, NULL, NULL);
+    return rt_test_main("formats", tests, argc, argv);
 }

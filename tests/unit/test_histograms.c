@@ -5,6 +5,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "rt_test_main.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -770,7 +772,7 @@ static void test_merge(void **state)
     assert_int_equal(a.count[0], 2);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_default_limits),
@@ -793,5 +795,5 @@ int main(void)
         cmocka_unit_test(test_config_from_args),
         cmocka_unit_test(test_merge),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return rt_test_main("histograms", tests, argc, argv);
 }

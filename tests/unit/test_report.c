@@ -5,6 +5,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "rt_test_main.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,12 +86,12 @@ static void test_steps_long_line(void **state)
     fclose(f);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_steps_terminal),
         cmocka_unit_test(test_steps_not_terminal),
         cmocka_unit_test(test_steps_long_line),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return rt_test_main("report", tests, argc, argv);
 }
