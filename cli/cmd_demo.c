@@ -379,10 +379,14 @@ static int demo_whatif(const char *dir, const char *trace)
 {
     char svg[4096];
     snprintf(svg, sizeof svg, "%s/whatif.svg", dir);
-    char *argv[] = {
-        "replay",    (char *)trace, "--compare", "coll:all=msa",  "--compare", "map:cyclic",
-        "--compare", "eager:0",     "--compare", "contention:on", "--compare", "nodes:4+map:cyclic",
-        "--plot",    svg,           NULL};
+    char *argv[] = {"replay",    (char *)trace,
+                    "--compare", "coll:all=msa",
+                    "--compare", "map:cyclic",
+                    "--compare", "eager:0",
+                    "--compare", "contention:on",
+                    "--compare", "nodes:4+map:cyclic",
+                    "--plot",    svg,
+                    "--force",   NULL}; /* its own earlier plot: replaced */
     heading("What if (retrace replay %s --compare ...): the run replayed on the\n"
             "      built-in MPI engine with MSA-aware collectives, another placement, no eager\n"
             "      messages, network contention, and four nodes instead of two\n\n",
@@ -462,14 +466,12 @@ static int demo_run(int argc, char **argv)
         case 'n':
             record = 0;
             break;
-        case ':':
-            return cli_usage_error(&cli_cmd_demo, "demo: %s needs a value", argv[optind - 1]);
         default:
-            return cli_usage_error(&cli_cmd_demo, "demo: unknown option '%s'", argv[optind - 1]);
+            return cli_getopt_error(&cli_cmd_demo, c, argv);
         }
     }
     if (optind != argc)
-        return cli_usage_error(&cli_cmd_demo, "demo: unexpected argument '%s'", argv[optind]);
+        return cli_usage_error(&cli_cmd_demo, "unexpected argument '%s'", argv[optind]);
     int rc = make_dir(dir);
     if (rc)
         return rc;

@@ -142,10 +142,10 @@ static int info_run(int argc, char **argv)
             info_usage(stdout);
             return CLI_OK;
         }
-        return cli_usage_error(&cli_cmd_info, "info: unknown option '%s'", argv[optind - 1]);
+        return cli_getopt_error(&cli_cmd_info, c, argv);
     }
     if (argc - optind != 1)
-        return cli_usage_error(&cli_cmd_info, "info: expected one TRACE");
+        return cli_usage_error(&cli_cmd_info, "expected one TRACE");
     return cli_info_report(argv[optind], stdout);
 }
 

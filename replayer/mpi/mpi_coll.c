@@ -361,7 +361,8 @@ int mr_coll(mr_run *r, const rt_event *ev, MPI_Request *req)
             r->neighbor_colls++;
             return MPI_SUCCESS;
         }
-        r->colls.mpich += !req;
+        r->colls.mpich++;
+        r->colls.nonblocking += req != NULL;
         return rc;
     }
     MPI_Comm comm = r->comms[ci];
@@ -377,7 +378,8 @@ int mr_coll(mr_run *r, const rt_event *ev, MPI_Request *req)
             r->colls.skipped++;
             return MPI_SUCCESS;
         }
-        r->colls.mpich += !req;
+        r->colls.mpich++;
+        r->colls.nonblocking += req != NULL;
         return rc;
     }
     if (mr_cvars_forced(r->cvars, ev->op)) {

@@ -175,6 +175,7 @@ enum {
     U_BYTES,
     U_RMA,
     U_MPICH,
+    U_NONBLOCK,
     U_FORCED,
     U_SCHED,
     U_SKIP,
@@ -188,10 +189,18 @@ enum {
 static int gather_result(mr_run *r, const clocks *ck, rt_mpirun_result *res)
 {
     rt_mpirun *m = r->m;
-    uint64_t u[U_COUNT] = {
-        r->messages,       r->bytes,          r->rma_ops,       r->colls.mpich,
-        r->colls.forced,   r->colls.schedule, r->colls.skipped, m->own.skipped_requests,
-        r->neighbor_colls, r->inter_skipped,  r->fallbacks};
+    uint64_t u[U_COUNT] = {[U_MSG] = r->messages,
+                           [U_BYTES] = r->bytes,
+                           [U_RMA] = r->rma_ops,
+                           [U_MPICH] = r->colls.mpich,
+                           [U_NONBLOCK] = r->colls.nonblocking,
+                           [U_FORCED] = r->colls.forced,
+                           [U_SCHED] = r->colls.schedule,
+                           [U_SKIP] = r->colls.skipped,
+                           [U_REQS] = m->own.skipped_requests,
+                           [U_NEIGH] = r->neighbor_colls,
+                           [U_INTER] = r->inter_skipped,
+                           [U_FALLBACK] = r->fallbacks};
     uint64_t sum[U_COUNT];
     double d[2] = {ck->mpi, ck->compute}, dsum[2], span = ck->end - ck->start, most;
     MPI_Allreduce(u, sum, U_COUNT, MPI_UINT64_T, MPI_SUM, r->world);
@@ -204,7 +213,11 @@ static int gather_result(mr_run *r, const clocks *ck, rt_mpirun_result *res)
     res->messages = sum[U_MSG];
     res->bytes = sum[U_BYTES];
     res->rma_ops = sum[U_RMA];
-    res->colls = (rt_mpirun_colls){sum[U_MPICH], sum[U_FORCED], sum[U_SCHED], sum[U_SKIP]};
+    res->colls = (rt_mpirun_colls){.mpich = sum[U_MPICH],
+                                   .nonblocking = sum[U_NONBLOCK],
+                                   .forced = sum[U_FORCED],
+                                   .schedule = sum[U_SCHED],
+                                   .skipped = sum[U_SKIP]};
     res->nranks = m->defs.nranks;
     double mine[3] = {(double)r->me, span, ck->mpi}, *all = NULL;
     int ok = 1;

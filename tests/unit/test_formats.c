@@ -16,6 +16,7 @@
 
 #include <otf2/otf2.h>
 
+#include "rt_place.h"
 #include "rt_test.h"
 #include "rt_trace.h"
 
@@ -132,6 +133,58 @@ static void expect_open_error(const char *path, int code, const char *text)
     if (rc != -code || !strstr(err.msg, text))
         fail_msg("%s: got %d '%s', expected %d '%s'", path, rc, err.msg, -code, text);
     unload(&l);
+}
+
+/* ---- errors ---------------------------------------------------------------------------------- */
+
+static void test_escape(void **state)
+{
+    char buf[64];
+    assert_string_equal(rt_escape(buf, sizeof buf, "t.csv:5: unknown event 'sned'"),
+                        "t.csv:5: unknown event 'sned'");
+    assert_string_equal(rt_escape(buf, sizeof buf, "a\rb\nc\td"), "a\\rb\\nc\\td");
+    assert_string_equal(rt_escape(buf, sizeof buf, "\033[31m\x01\x7f"), "\\x1B[31m\\x01\\x7F");
+    /* other bytes (UTF-8 in a path) stay; escaping escaped text changes nothing */
+    assert_string_equal(rt_escape(buf, sizeof buf, "r\xc3\xa9sum\xc3\xa9 \\r"),
+                        "r\xc3\xa9sum\xc3\xa9 \\r");
+    char twice[64];
+    rt_escape(buf, sizeof buf, "x\ry\033");
+    assert_string_equal(rt_escape(twice, sizeof twice, buf), buf);
+    /* cut short at the end of the buffer, never inside an escape */
+    char small[6];
+    assert_string_equal(rt_escape(small, sizeof small, "abc\rdef"), "abc\\r");
+    assert_string_equal(rt_escape(small, sizeof small, "abcd\033"), "abcd");
+    assert_string_equal(rt_escape(small, 1, "abc"), "");
+}
+
+/* ---- emulated placement -------------------------------------------------------------------- */
+
+static void test_emulated_shapes(void **state)
+{
+    uint32_t nodes, modules, node, module;
+    assert_int_equal(rt_place_parse_emulate("nodes=4,modules=2", &nodes, &modules), 0);
+    assert_int_equal(nodes, 4);
+    assert_int_equal(modules, 2);
+    assert_int_equal(rt_place_parse_emulate("modules=2", &nodes, &modules), -RT_E_INVAL);
+    rt_place_emulated(5, 8, 4, 2, &node, &module); /* 2 ranks per node, 2 nodes per module */
+    assert_int_equal(node, 2);
+    assert_int_equal(module, 1);
+    /* every node gets a rank and every module a node, or the shape is refused */
+    rt_err err;
+    assert_int_equal(rt_place_check_emulated(8, 4, 2, &err), 0);
+    assert_int_equal(rt_place_check_emulated(4, 4, 4, &err), 0);
+    assert_int_equal(rt_place_check_emulated(4, 8, 2, &err), -RT_E_INVAL);
+    assert_string_equal(err.msg, "8 nodes for 4 ranks leave 4 nodes without a rank (ranks go "
+                                 "block-wise, 1 per node)");
+    assert_int_equal(rt_place_check_emulated(5, 4, 1, &err), -RT_E_INVAL); /* 2, 2, 1, none */
+    assert_string_equal(err.msg, "4 nodes for 5 ranks leave 1 node without a rank (ranks go "
+                                 "block-wise, 2 per node)");
+    assert_int_equal(rt_place_check_emulated(4, 1, 5, &err), -RT_E_INVAL);
+    assert_string_equal(err.msg, "5 modules for 1 node leave 4 modules without a node (nodes go "
+                                 "block-wise, 1 per module)");
+    assert_int_equal(rt_place_check_emulated(0, 4, 3, &err), -RT_E_INVAL); /* ranks unknown */
+    assert_int_equal(rt_place_check_emulated(0, 4, 2, &err), 0);
+    assert_int_equal(rt_place_check_emulated(1, 1, 1, &err), 0);
 }
 
 /* ---- the event model ----------------------------------------------------------------------- */
@@ -1079,6 +1132,8 @@ static void test_blocks_gathered(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_escape),
+        cmocka_unit_test(test_emulated_shapes),
         cmocka_unit_test(test_func_names),
         cmocka_unit_test(test_contype_names),
         cmocka_unit_test(test_kind_and_op_names),

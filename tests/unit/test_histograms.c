@@ -530,6 +530,11 @@ static void test_env_bad_values(void **state)
          "PSP_HISTOGRAM_CONTYPE=infiniband: unknown connection type (expected loop, shm, net, "
          "gw, gateway or a psmpi network such as openib); counting all messages\n",
          64, 67108864, 1},
+        /* control characters escaped: one warning is one line */
+        {NULL, NULL, NULL, "gw\r",
+         "PSP_HISTOGRAM_CONTYPE=gw\\r: unknown connection type (expected loop, shm, net, gw, "
+         "gateway or a psmpi network such as openib); counting all messages\n",
+         64, 67108864, 1},
         {NULL, NULL, NULL, "GW",
          "PSP_HISTOGRAM_CONTYPE=GW: unknown connection type (expected loop, shm, net, gw, "
          "gateway or a psmpi network such as openib); counting all messages\n",
@@ -614,11 +619,11 @@ static void test_env_warning_buffer(void **state)
                      1);
     char want[512];
     snprintf(want, sizeof want,
-             "PSP_HISTOGRAM_SHIFT=z?%.62s...: not a number; using the "
+             "PSP_HISTOGRAM_SHIFT=z\\n%.62s...: not a number; using the "
              "default 1\n",
              value + 2);
     assert_string_equal(warnings, want);
-    assert_int_equal(strlen(want), strlen("PSP_HISTOGRAM_SHIFT=") + 64 + 3 +
+    assert_int_equal(strlen(want), strlen("PSP_HISTOGRAM_SHIFT=") + 65 + 3 +
                                        strlen(": not a number; using the default 1\n"));
 }
 
