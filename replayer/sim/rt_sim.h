@@ -50,8 +50,8 @@ typedef struct rt_sim_config {
     int free_wildcards;         /* match wildcard receives freely instead of as recorded */
     uint64_t compute_scale_ppm; /* recorded computation is spent times this / 10^6 (10^6) */
     const char *out_trace;      /* write the simulated run as OTF2 there; NULL: do not */
-    int no_fast_coll;           /* 1: never use the collective fast path (tests compare the
-                                 * two ways; results are identical, docs/replay.md) */
+    int no_fast_coll;           /* 1: never use the collective fast path (the results are the
+                                 * same, docs/replay.md; rt_sim_check_fast compares) */
 } rt_sim_config;
 
 /* The built-in model, mpich for every op, the recorded placement, wildcards as recorded. */
@@ -89,5 +89,21 @@ typedef struct rt_sim_result {
  */
 int rt_sim_run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res, rt_err *err);
 void rt_sim_result_free(rt_sim_result *res);
+
+/* ---- the fast path's self-check (sim_check.c) ---------------------------------------------- */
+
+/* Whether two replays of one trace gave the same results: NULL when every result is the same
+ * to the picosecond (completion, times, critical rank, counts, report, notes and every
+ * rank's times), else the name of the first field that differs ("time_ps", "ranks", ...).
+ * The engine's own counters (sim_events, fast_colls) are not compared. */
+const char *rt_sim_result_diff(const rt_sim_result *a, const rt_sim_result *b);
+
+/* Replays t under c once more without the collective fast path and compares with a, the
+ * result of a replay under c. 0 when they are the same (or when c uses no fast path: with
+ * no_fast_coll or out_trace); else -RT_E_INVAL "fast path check: results differ without
+ * the fast path (FIELD)", or the second replay's error as "fast path check: the replay
+ * without it failed: ...". */
+int rt_sim_check_fast(const rt_sim_trace *t, const rt_sim_config *c, const rt_sim_result *a,
+                      rt_err *err);
 
 #endif /* RT_SIM_H */

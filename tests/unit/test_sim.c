@@ -967,6 +967,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_mapping_gateways),
         cmocka_unit_test(test_call_costs),
         cmocka_unit_test(test_time_sharing),
+        cmocka_unit_test(test_sim_result_diff),
+        cmocka_unit_test(test_sim_check_fast),
     };
     return rt_test_main("sim", tests, argc, argv);
 }

@@ -116,5 +116,8 @@ static inline void st_replay(const char *csv, const rt_sim_config *c, rt_sim_res
 void test_sim_coll_formulas(void **state);
 void test_sim_coll_bcast_8x8192(void **state);
 void test_sim_coll_large(void **state);
+/* test_sim_check.c */
+void test_sim_result_diff(void **state);
+void test_sim_check_fast(void **state);
 
 #endif /* TEST_SIM_H */
