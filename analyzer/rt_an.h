@@ -1,5 +1,5 @@
 /*
- * analyzer/: streaming passes over a trace (hist, gateways, pipeline, profile) and their
+ * analyzer/: streaming passes over a trace (info, hist, gateways, pipeline, profile) and their
  * output as aligned text, CSV tables (libcsv) and gnuplot plots.
  *
  * Every pass reads the trace once through rt_reader. hist and gateways keep state that
@@ -172,5 +172,34 @@ typedef struct rt_an_pipe_result {
 } rt_an_pipe_result;
 
 int rt_an_pipeline(const char *path, const rt_an_pipe_opts *o, rt_an_pipe_result *res, rt_err *err);
+
+/* ---- info: what a trace holds (retrace info) --------------------------------------------- */
+
+typedef struct rt_an_info_result {
+    rt_format format;
+    /* the definitions */
+    uint32_t nranks, nodes, modules, comms, wins;
+    uint32_t topologies; /* communicators with neighbour lists (process topologies used) */
+    uint32_t nbr_lists;  /* neighbour lists, one per rank and communicator */
+    /* the events */
+    uint64_t events, by_class[RT_EVC_COUNT + 1]; /* per rt_event_class (last: none) */
+    uint64_t tmin, tmax;                         /* first and last event time, ns */
+    uint64_t messages, by_contype[RT_CT_COUNT];  /* point-to-point sends, per connection */
+    uint64_t bytes_p2p;  /* bytes sent point-to-point, counted once at the sender */
+    uint64_t colls;      /* collective calls completed (blocking and nonblocking) */
+    uint64_t bytes_coll; /* bytes sent in them, as each rank recorded its call */
+    uint64_t rma_ops;    /* puts, gets and atomics */
+    uint64_t bytes_rma;  /* bytes put, got and exchanged by atomics */
+    char *truncated;     /* the reader's note when the trace was cut short, else NULL */
+} rt_an_info_result;
+
+/* Reads the trace at path once and counts (docs/analyzer.md, "retrace info"). Errors are the
+ * reader's, naming the trace. rt_an_info_free when it returns 0. */
+int rt_an_info(const char *path, rt_an_info_result *in, rt_err *err);
+void rt_an_info_free(rt_an_info_result *in);
+/* The pass in pieces (in zeroed first): the counts of the definitions (0 or -RT_E_NOMEM),
+ * and one event. */
+int rt_an_info_defs(rt_an_info_result *in, const rt_defs *defs);
+void rt_an_info_event(rt_an_info_result *in, const rt_event *ev);
 
 #endif /* RT_AN_H */

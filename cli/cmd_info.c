@@ -1,7 +1,6 @@
-/* retrace info TRACE: what a trace holds, in one streaming pass. */
+/* retrace info TRACE: what a trace holds (rt_an_info), printed. */
 #include <getopt.h>
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -14,68 +13,19 @@ static const char *const class_names[RT_EVC_COUNT] = {
     [RT_EVC_RMA] = "one-sided (RMA)",
 };
 
-typedef struct summary {
-    uint64_t events, by_class[RT_EVC_COUNT + 1];
-    uint64_t tmin, tmax;
-    uint64_t messages, by_contype[RT_CT_COUNT];
-    uint64_t bytes_p2p, bytes_coll, bytes_rma;
-    uint64_t colls, rma_ops;
-} summary;
-
-static void account(summary *s, const rt_event *ev)
+static void print_summary(FILE *out, const char *path, const rt_an_info_result *s)
 {
-    if (s->events == 0 || ev->time < s->tmin)
-        s->tmin = ev->time;
-    if (ev->time > s->tmax)
-        s->tmax = ev->time;
-    s->events++;
-    s->by_class[rt_event_class_of(ev->kind)]++; /* RT_EVC_COUNT: out of range */
-    switch (ev->kind) {
-    case RT_EV_SEND:
-    case RT_EV_ISEND:
-        /* A message moves once: counted where it is sent. */
-        s->messages++;
-        s->by_contype[ev->contype]++;
-        s->bytes_p2p += ev->bytes;
-        break;
-    case RT_EV_COLL_END:
-    case RT_EV_NBC_COMPLETE:
-        s->colls++;
-        s->bytes_coll += ev->bytes;
-        break;
-    case RT_EV_RMA_PUT:
-    case RT_EV_RMA_GET:
-    case RT_EV_RMA_ATOMIC:
-        s->rma_ops++;
-        s->bytes_rma += ev->bytes + ev->rbytes;
-        break;
-    }
-}
-
-static void print_summary(FILE *out, const char *path, const rt_reader *r, const summary *s)
-{
-    const rt_defs *d = rt_reader_defs(r);
-    fprintf(out, "trace         %s (%s)\n", path, rt_format_name(rt_reader_format(r)));
-    fprintf(out, "ranks         %" PRIu32 "\n", d->nranks);
-    fprintf(out, "nodes         %" PRIu32 "\n", rt_defs_count_nodes(d));
-    fprintf(out, "modules       %" PRIu32 "\n", rt_defs_count_modules(d));
-    fprintf(out, "communicators %" PRIu32 "\n", d->ncomms);
-    fprintf(out, "windows       %" PRIu32 "\n", d->nwins);
-    if (d->nnbrs) {
-        /* communicators whose process topology a neighbourhood collective used */
-        unsigned char *seen = calloc(d->ncomms, 1);
-        uint32_t ncomms = 0;
-        for (uint32_t j = 0; seen && j < d->nnbrs; j++) {
-            size_t at = (size_t)(rt_defs_comm(d, d->nbrs[j].comm) - d->comms);
-            ncomms += !seen[at];
-            seen[at] = 1;
-        }
-        free(seen);
+    fprintf(out, "trace         %s (%s)\n", path, rt_format_name(s->format));
+    fprintf(out, "ranks         %" PRIu32 "\n", s->nranks);
+    fprintf(out, "nodes         %" PRIu32 "\n", s->nodes);
+    fprintf(out, "modules       %" PRIu32 "\n", s->modules);
+    fprintf(out, "communicators %" PRIu32 "\n", s->comms);
+    fprintf(out, "windows       %" PRIu32 "\n", s->wins);
+    if (s->nbr_lists)
         fprintf(out,
                 "topologies    %" PRIu32 " (%" PRIu32
                 " neighbour lists, one per rank and communicator)\n",
-                ncomms, d->nnbrs);
-    }
+                s->topologies, s->nbr_lists);
     if (s->events)
         fprintf(out, "time span     %" PRIu64 " ns (%.9f s, from %" PRIu64 " to %" PRIu64 " ns)\n",
                 s->tmax - s->tmin, (double)(s->tmax - s->tmin) * 1e-9, s->tmin, s->tmax);
@@ -99,24 +49,14 @@ static void print_summary(FILE *out, const char *path, const rt_reader *r, const
 
 int cli_info_report(const char *path, FILE *out)
 {
-    rt_reader *r;
+    rt_an_info_result s;
     rt_err err;
-    if (rt_reader_open(path, &r, &err) < 0)
+    if (rt_an_info(path, &s, &err) < 0)
         return cli_error("%s", err.msg);
-    summary s;
-    memset(&s, 0, sizeof s);
-    rt_event ev;
-    int rc;
-    while ((rc = rt_reader_next(r, &ev, &err)) > 0)
-        account(&s, &ev);
-    if (rc < 0) {
-        rt_reader_close(r);
-        return cli_error("%s", err.msg);
-    }
-    print_summary(out, path, r, &s);
-    if (rt_reader_truncated(r))
-        cli_warning("%s", rt_reader_truncated(r));
-    rt_reader_close(r);
+    print_summary(out, path, &s);
+    if (s.truncated)
+        cli_warning("%s", s.truncated);
+    rt_an_info_free(&s);
     return CLI_OK;
 }
 

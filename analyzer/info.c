@@ -1,0 +1,87 @@
+/* retrace info's summary of a trace: one streaming pass (rt_an.h, "info"). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_an.h"
+
+int rt_an_info_defs(rt_an_info_result *in, const rt_defs *d)
+{
+    in->nranks = d->nranks;
+    in->nodes = rt_defs_count_nodes(d);
+    in->modules = rt_defs_count_modules(d);
+    in->comms = d->ncomms;
+    in->wins = d->nwins;
+    in->nbr_lists = d->nnbrs;
+    in->topologies = 0;
+    if (!d->nnbrs)
+        return 0;
+    /* communicators whose process topology a neighbourhood collective used */
+    unsigned char *seen = calloc(d->ncomms ? d->ncomms : 1, 1);
+    if (!seen)
+        return -RT_E_NOMEM;
+    for (uint32_t j = 0; j < d->nnbrs; j++) {
+        size_t at = (size_t)(rt_defs_comm(d, d->nbrs[j].comm) - d->comms);
+        in->topologies += !seen[at];
+        seen[at] = 1;
+    }
+    free(seen);
+    return 0;
+}
+
+void rt_an_info_event(rt_an_info_result *in, const rt_event *ev)
+{
+    if (in->events == 0 || ev->time < in->tmin)
+        in->tmin = ev->time;
+    if (ev->time > in->tmax)
+        in->tmax = ev->time;
+    in->events++;
+    in->by_class[rt_event_class_of(ev->kind)]++; /* RT_EVC_COUNT: out of range */
+    switch (ev->kind) {
+    case RT_EV_SEND:
+    case RT_EV_ISEND:
+        /* A message moves once: counted where it is sent. */
+        in->messages++;
+        in->by_contype[ev->contype < RT_CT_COUNT ? ev->contype : 0]++;
+        in->bytes_p2p += ev->bytes;
+        break;
+    case RT_EV_COLL_END:
+    case RT_EV_NBC_COMPLETE:
+        in->colls++;
+        in->bytes_coll += ev->bytes;
+        break;
+    case RT_EV_RMA_PUT:
+    case RT_EV_RMA_GET:
+    case RT_EV_RMA_ATOMIC:
+        in->rma_ops++;
+        in->bytes_rma += ev->bytes + ev->rbytes;
+        break;
+    }
+}
+
+int rt_an_info(const char *path, rt_an_info_result *in, rt_err *err)
+{
+    memset(in, 0, sizeof *in);
+    rt_reader *r;
+    int rc = rt_reader_open(path, &r, err);
+    if (rc < 0)
+        return rc;
+    in->format = rt_reader_format(r);
+    rt_event ev;
+    while ((rc = rt_reader_next(r, &ev, err)) > 0)
+        rt_an_info_event(in, &ev);
+    if (rc == 0 && rt_an_info_defs(in, rt_reader_defs(r)) < 0) /* as they are at the end */
+        rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
+    const char *note = rt_reader_truncated(r);
+    if (rc == 0 && note && !(in->truncated = strdup(note)))
+        rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
+    rt_reader_close(r);
+    if (rc < 0)
+        rt_an_info_free(in);
+    return rc;
+}
+
+void rt_an_info_free(rt_an_info_result *in)
+{
+    free(in->truncated);
+    in->truncated = NULL;
+}

@@ -1,0 +1,151 @@
+/* Unit tests for the analyzer's summary of a trace (rt_an_info, analyzer/info.c): the counts
+ * of hand-made events and of test traces, worked out by hand from docs/analyzer.md ("retrace
+ * info") and the traces' lines. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "rt_test_main.h"
+
+#include <string.h>
+
+#include "rt_an.h"
+
+static rt_event event(unsigned kind, uint64_t time, uint64_t bytes, uint64_t rbytes,
+                      unsigned contype)
+{
+    rt_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = (uint8_t)kind;
+    ev.time = time;
+    ev.bytes = bytes;
+    ev.rbytes = rbytes;
+    ev.contype = (uint8_t)contype;
+    return ev;
+}
+
+/* What each kind adds: messages at the sender only, collectives at their end, RMA bytes
+ * both ways; the time span from the earliest to the latest event in any order. */
+static void test_info_events(void **state)
+{
+    (void)state;
+    rt_an_info_result in;
+    memset(&in, 0, sizeof in);
+    const rt_event evs[] = {
+        event(RT_EV_ENTER, 500, 0, 0, 0),
+        event(RT_EV_SEND, 510, 100, 0, RT_CT_NET),
+        event(RT_EV_ISEND, 520, 1000, 0, RT_CT_GW),
+        event(RT_EV_RECV, 400, 100, 0, RT_CT_NET),     /* counted at the sender */
+        event(RT_EV_IRECV, 900, 1000, 0, RT_CT_GW),    /* too */
+        event(RT_EV_COLL_BEGIN, 530, 0, 0, 0),         /* not a call yet */
+        event(RT_EV_COLL_END, 540, 64, 128, 0),        /* bytes sent: 64 */
+        event(RT_EV_NBC_COMPLETE, 550, 32, 0, 0),      /* 32 */
+        event(RT_EV_RMA_PUT, 560, 8, 0, RT_CT_SHM),    /* 8 put */
+        event(RT_EV_RMA_GET, 570, 0, 16, RT_CT_SHM),   /* 16 got */
+        event(RT_EV_RMA_ATOMIC, 580, 4, 4, RT_CT_SHM), /* 4 sent, 4 received */
+        event(RT_EV_RMA_OP_COMPLETE, 590, 0, 0, 0),    /* no transfer */
+        event(RT_EV_LEAVE, 1200, 0, 0, 0),
+    };
+    for (size_t i = 0; i < sizeof evs / sizeof *evs; i++)
+        rt_an_info_event(&in, &evs[i]);
+    assert_int_equal(in.events, 13);
+    assert_int_equal(in.by_class[RT_EVC_CALL], 2);
+    assert_int_equal(in.by_class[RT_EVC_P2P], 4);
+    assert_int_equal(in.by_class[RT_EVC_COLL], 3);
+    assert_int_equal(in.by_class[RT_EVC_RMA], 4);
+    assert_int_equal(in.by_class[RT_EVC_COUNT], 0);
+    assert_int_equal(in.tmin, 400);
+    assert_int_equal(in.tmax, 1200);
+    assert_int_equal(in.messages, 2);
+    assert_int_equal(in.by_contype[RT_CT_NET], 1);
+    assert_int_equal(in.by_contype[RT_CT_GW], 1);
+    assert_int_equal(in.by_contype[RT_CT_SHM], 0);
+    assert_int_equal(in.bytes_p2p, 1100);
+    assert_int_equal(in.colls, 2);
+    assert_int_equal(in.bytes_coll, 96);
+    assert_int_equal(in.rma_ops, 3);
+    assert_int_equal(in.bytes_rma, 8 + 16 + 4 + 4);
+    /* a kind out of range is counted as an event of no class */
+    rt_event odd = event(RT_EV_COUNT, 450, 0, 0, 0);
+    rt_an_info_event(&in, &odd);
+    assert_int_equal(in.events, 14);
+    assert_int_equal(in.by_class[RT_EVC_COUNT], 1);
+}
+
+/* tests/data/neighbors.csv: 4 ranks, ranks 2 and 3 on node 1 of module 1; communicators
+ * world, self, 2 (a Cartesian grid) and 3 (a graph), each with a neighbour list per rank;
+ * per rank an MPI_Neighbor_allgather (enter, coll_begin, coll_end of 4000 bytes, leave) and
+ * an MPI_Ineighbor_alltoallv (enter, nbc_request, leave) completed in MPI_Wait (enter,
+ * nbc_complete of 0, 1000, 1000 and 2000 bytes on ranks 0 to 3, leave), from 0 to 12100 ns. */
+static void test_info_neighbors(void **state)
+{
+    (void)state;
+    rt_an_info_result in;
+    rt_err err;
+    assert_int_equal(rt_an_info(RT_TEST_DATA "/neighbors.csv", &in, &err), 0);
+    assert_int_equal(in.format, RT_FMT_CSV);
+    assert_int_equal(in.nranks, 4);
+    assert_int_equal(in.nodes, 2);
+    assert_int_equal(in.modules, 2);
+    assert_int_equal(in.comms, 4);
+    assert_int_equal(in.wins, 0);
+    assert_int_equal(in.topologies, 2);
+    assert_int_equal(in.nbr_lists, 8);
+    assert_int_equal(in.events, 40);
+    assert_int_equal(in.by_class[RT_EVC_CALL], 24);
+    assert_int_equal(in.by_class[RT_EVC_COLL], 16);
+    assert_int_equal(in.by_class[RT_EVC_P2P], 0);
+    assert_int_equal(in.tmin, 0);
+    assert_int_equal(in.tmax, 12100);
+    assert_int_equal(in.messages, 0);
+    assert_int_equal(in.colls, 8);
+    assert_int_equal(in.bytes_coll, 4 * 4000 + 0 + 1000 + 1000 + 2000);
+    assert_null(in.truncated);
+    rt_an_info_free(&in);
+}
+
+/* tests/data/truncated.csv: a send of 8 bytes over shm and its receive, then a line cut
+ * short: the two events count, and the reader's note comes back. */
+static void test_info_truncated(void **state)
+{
+    (void)state;
+    rt_an_info_result in;
+    rt_err err;
+    assert_int_equal(rt_an_info(RT_TEST_DATA "/truncated.csv", &in, &err), 0);
+    assert_int_equal(in.nranks, 2);
+    assert_int_equal(in.events, 2);
+    assert_int_equal(in.tmin, 10);
+    assert_int_equal(in.tmax, 12);
+    assert_int_equal(in.messages, 1);
+    assert_int_equal(in.by_contype[RT_CT_SHM], 1);
+    assert_int_equal(in.bytes_p2p, 8);
+    assert_non_null(in.truncated);
+    assert_non_null(strstr(in.truncated, "trace cut short"));
+    rt_an_info_free(&in);
+}
+
+/* A trace that cannot be read: the reader's error, naming the trace; nothing to free. */
+static void test_info_errors(void **state)
+{
+    (void)state;
+    rt_an_info_result in;
+    rt_err err;
+    assert_true(rt_an_info(RT_TEST_DATA "/no-such-trace.csv", &in, &err) < 0);
+    assert_non_null(strstr(err.msg, "no-such-trace.csv"));
+    assert_int_equal(rt_an_info(RT_TEST_DATA "/out_of_order.csv", &in, &err), -RT_E_ORDER);
+    assert_non_null(strstr(err.msg, "out_of_order.csv"));
+    assert_null(in.truncated);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_info_events),
+        cmocka_unit_test(test_info_neighbors),
+        cmocka_unit_test(test_info_truncated),
+        cmocka_unit_test(test_info_errors),
+    };
+    return rt_test_main("analyzer", tests, argc, argv);
+}
