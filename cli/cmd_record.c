@@ -114,7 +114,15 @@ static int run_command(char **argv, int *status)
     return 0;
 }
 
-static int record_run(int argc, char **argv)
+typedef struct record_opts {
+    const char *out, *tracer;
+    int histogram, trace, keep_raw, force;
+    unsigned nodes, modules;
+    char **command; /* the program to run, with its arguments */
+} record_opts;
+
+/* CLI_OK with o filled, -1 after --help, or CLI_BAD (reported). */
+static int parse(int argc, char **argv, record_opts *o)
 {
     static const struct option opts[] = {
         {"out", required_argument, NULL, 'o'},     {"histogram", no_argument, NULL, 'H'},
@@ -123,10 +131,8 @@ static int record_run(int argc, char **argv)
         {"tracer", required_argument, NULL, 't'},  {"force", no_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},          {0},
     };
-    const char *out = NULL, *tracer = NULL;
-    int histogram = 0, trace = 1, keep_raw = 0, force = 0;
-    unsigned nodes = 0, modules = 0;
     int c;
+    o->trace = 1;
     opterr = 0;
     optind = 1;
     /* '+': stop at the first non-option, so the command's own options stay its own. */
@@ -134,31 +140,31 @@ static int record_run(int argc, char **argv)
         switch (c) {
         case 'h':
             record_usage(stdout);
-            return CLI_OK;
+            return -1;
         case 'o':
-            out = optarg;
+            o->out = optarg;
             break;
         case 'H':
-            histogram = 1;
+            o->histogram = 1;
             break;
         case 'N':
-            trace = 0;
+            o->trace = 0;
             break;
         case 'k':
-            keep_raw = 1;
+            o->keep_raw = 1;
             break;
         case 'f':
-            force = 1;
+            o->force = 1;
             break;
         case 't':
-            tracer = optarg;
+            o->tracer = optarg;
             break;
         case 'n':
-            if (parse_count("--nodes", optarg, &nodes))
+            if (parse_count("--nodes", optarg, &o->nodes))
                 return CLI_BAD;
             break;
         case 'm':
-            if (parse_count("--modules", optarg, &modules))
+            if (parse_count("--modules", optarg, &o->modules))
                 return CLI_BAD;
             break;
         default:
@@ -167,117 +173,150 @@ static int record_run(int argc, char **argv)
     }
     if (optind >= argc)
         return cli_usage_error(&cli_cmd_record, "no command to run (put it after --)");
-    if (modules && !nodes)
+    o->command = argv + optind;
+    if (o->modules && !o->nodes)
         return cli_usage_error(&cli_cmd_record, "--modules: needs --nodes");
     rt_err why; /* the ranks are known once the program runs: the tracer checks them */
-    if (modules && rt_place_check_emulated(0, nodes, modules, &why) < 0)
+    if (o->modules && rt_place_check_emulated(0, o->nodes, o->modules, &why) < 0)
         return cli_usage_error(&cli_cmd_record, "--modules: %s", why.msg);
-    if (!trace && out)
+    if (!o->trace && o->out)
         return cli_usage_error(&cli_cmd_record, "--out: not with --no-trace (no trace is written)");
+    return CLI_OK;
+}
 
-    char lib[PATH_MAX];
-    if (tracer) {
-        if (access(tracer, R_OK) != 0)
-            return cli_error("record: %s: %s", tracer, strerror(errno));
-        if (!realpath(tracer, lib))
-            return cli_error("record: %s: %s", tracer, strerror(errno));
-    } else if (find_tracer(lib, sizeof lib) < 0) {
-        return cli_error("record: cannot find the tracer library libretrace.so next to retrace "
-                         "(use --tracer FILE or RETRACE_TRACER)");
-    }
-
+/* Where the trace goes: its name as given (or dated), the absolute path, the raw files. */
+typedef struct record_paths {
     char name[PATH_MAX], path[PATH_MAX], raw[PATH_MAX + 8];
-    if (out) {
-        snprintf(name, sizeof name, "%s", out);
-        for (size_t n = strlen(name); n > 1 && name[n - 1] == '/';)
-            name[--n] = '\0'; /* "run1/" is run1, and its raw files run1.raw */
+} record_paths;
+
+static int trace_paths(const record_opts *o, record_paths *p)
+{
+    if (o->out) {
+        snprintf(p->name, sizeof p->name, "%s", o->out);
+        for (size_t n = strlen(p->name); n > 1 && p->name[n - 1] == '/';)
+            p->name[--n] = '\0'; /* "run1/" is run1, and its raw files run1.raw */
     } else {
         time_t now = time(NULL);
         struct tm tm;
         localtime_r(&now, &tm);
-        strftime(name, sizeof name, "retrace-%Y%m%d-%H%M%S", &tm);
+        strftime(p->name, sizeof p->name, "retrace-%Y%m%d-%H%M%S", &tm);
     }
-    if (name[0] == '/') {
-        snprintf(path, sizeof path, "%s", name);
+    if (p->name[0] == '/') {
+        snprintf(p->path, sizeof p->path, "%s", p->name);
     } else {
         char cwd[PATH_MAX];
         if (!getcwd(cwd, sizeof cwd) ||
-            (size_t)snprintf(path, sizeof path, "%s/%s", cwd, name) >= sizeof path)
-            return cli_error("record: %s: path too long", name);
+            (size_t)snprintf(p->path, sizeof p->path, "%s/%s", cwd, p->name) >= sizeof p->path)
+            return cli_error("record: %s: path too long", p->name);
     }
-    snprintf(raw, sizeof raw, "%s.raw", path);
-    /* Before the program starts: where the trace goes must be writable, and nothing is
-     * overwritten without --force (the tracer could only warn, once the program runs). */
-    if (trace) {
-        char dir[PATH_MAX];
-        snprintf(dir, sizeof dir, "%s", path);
-        char *slash = strrchr(dir, '/');
-        slash[slash == dir] = '\0'; /* path is absolute: "/x" is in "/" */
-        if (access(dir, W_OK | X_OK) != 0)
-            return cli_error("record: %s: cannot write the trace: %s: %s", name, dir,
-                             strerror(errno));
-        if (!force && !rt_path_is_free(raw))
-            return cli_usage_error(&cli_cmd_record,
-                                   "--out: %s.raw: exists (the raw files of an earlier run? "
-                                   "'retrace convert %s.raw %s' assembles them; --force removes "
-                                   "them)",
-                                   name, name, name);
-        if (cli_out_claim(&cli_cmd_record, "--out", name, RT_FMT_OTF2, force, NULL))
-            return CLI_BAD;
-        if (!rt_path_is_free(raw)) {
-            rt_raw_remove(raw);
-            if (!rt_path_is_free(raw))
-                return cli_usage_error(&cli_cmd_record,
-                                       "--out: %s.raw: holds other files besides raw trace files: "
-                                       "not removed",
-                                       name);
-        }
-    }
+    snprintf(p->raw, sizeof p->raw, "%s.raw", p->path);
+    return CLI_OK;
+}
 
+/* Before the program starts: where the trace goes must be writable, and nothing is
+ * overwritten without --force (the tracer could only warn, once the program runs). */
+static int claim_paths(const record_opts *o, const record_paths *p)
+{
+    const char *name = p->name;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", p->path);
+    char *slash = strrchr(dir, '/');
+    slash[slash == dir] = '\0'; /* path is absolute: "/x" is in "/" */
+    if (access(dir, W_OK | X_OK) != 0)
+        return cli_error("record: %s: cannot write the trace: %s: %s", name, dir, strerror(errno));
+    if (!o->force && !rt_path_is_free(p->raw))
+        return cli_usage_error(&cli_cmd_record,
+                               "--out: %s.raw: exists (the raw files of an earlier run? "
+                               "'retrace convert %s.raw %s' assembles them; --force removes "
+                               "them)",
+                               name, name, name);
+    if (cli_out_claim(&cli_cmd_record, "--out", name, RT_FMT_OTF2, o->force, NULL))
+        return CLI_BAD;
+    if (!rt_path_is_free(p->raw)) {
+        rt_raw_remove(p->raw);
+        if (!rt_path_is_free(p->raw))
+            return cli_usage_error(&cli_cmd_record,
+                                   "--out: %s.raw: holds other files besides raw trace files: "
+                                   "not removed",
+                                   name);
+    }
+    return CLI_OK;
+}
+
+/* The tracer's settings, for the program and everything it starts. */
+static void set_environment(const record_opts *o, const char *lib, const record_paths *p)
+{
     char preload[2 * PATH_MAX];
     const char *old = getenv("LD_PRELOAD");
     snprintf(preload, sizeof preload, "%s%s%s", lib, old && *old ? " " : "", old ? old : "");
     setenv("LD_PRELOAD", preload, 1);
-    setenv("RETRACE_TRACE", trace ? "1" : "0", 1);
-    if (trace)
-        setenv("RETRACE_OUT", path, 1);
-    if (histogram)
+    setenv("RETRACE_TRACE", o->trace ? "1" : "0", 1);
+    if (o->trace)
+        setenv("RETRACE_OUT", p->path, 1);
+    if (o->histogram)
         setenv("RETRACE_HISTOGRAM", "1", 1);
-    if (keep_raw)
+    if (o->keep_raw)
         setenv("RETRACE_KEEP_RAW", "1", 1);
-    if (nodes) {
+    if (o->nodes) {
         char em[64];
-        snprintf(em, sizeof em, "nodes=%u,modules=%u", nodes, modules ? modules : 1);
+        snprintf(em, sizeof em, "nodes=%u,modules=%u", o->nodes, o->modules ? o->modules : 1);
         setenv("RETRACE_EMULATE", em, 1);
     }
+}
 
-    int status = 0;
-    if (run_command(argv + optind, &status))
-        return CLI_BAD;
-    if (!trace)
-        return status;
-
+/* After the program: the archive MPI_Finalize wrote, or one assembled from the raw files of
+ * a run that died, or a warning that there is none. */
+static void collect(const record_opts *o, const record_paths *p, int status)
+{
     char anchor[PATH_MAX + 16];
-    snprintf(anchor, sizeof anchor, "%s/traces.otf2", path);
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", p->path);
     char defs0[PATH_MAX + 32];
-    snprintf(defs0, sizeof defs0, "%s/r0.defs.rtr", raw);
+    snprintf(defs0, sizeof defs0, "%s/r0.defs.rtr", p->raw);
     if (exists(anchor)) {
-        cli_line("retrace: trace written to %s", name);
+        cli_line("retrace: trace written to %s", p->name);
     } else if (exists(defs0)) {
         /* The run ended before MPI_Finalize could assemble the archive. */
         cli_warning("the program ended before MPI_Finalize (exit status %d); assembling what "
                     "it recorded",
                     status);
-        if (cli_convert(raw, path, RT_FMT_OTF2) == CLI_OK) {
-            cli_line("retrace: trace written to %s", name);
-            if (!keep_raw)
-                rt_raw_remove(raw);
+        if (cli_convert(p->raw, p->path, RT_FMT_OTF2) == CLI_OK) {
+            cli_line("retrace: trace written to %s", p->name);
+            if (!o->keep_raw)
+                rt_raw_remove(p->raw);
         }
     } else {
         cli_warning("no trace was recorded (did %s start MPI programs linked against a shared "
                     "MPI library?)",
-                    argv[optind]);
+                    o->command[0]);
     }
+}
+
+static int record_run(int argc, char **argv)
+{
+    record_opts o;
+    memset(&o, 0, sizeof o);
+    int rc = parse(argc, argv, &o);
+    if (rc)
+        return rc < 0 ? CLI_OK : rc;
+    char lib[PATH_MAX];
+    if (o.tracer) {
+        if (access(o.tracer, R_OK) != 0)
+            return cli_error("record: %s: %s", o.tracer, strerror(errno));
+        if (!realpath(o.tracer, lib))
+            return cli_error("record: %s: %s", o.tracer, strerror(errno));
+    } else if (find_tracer(lib, sizeof lib) < 0) {
+        return cli_error("record: cannot find the tracer library libretrace.so next to retrace "
+                         "(use --tracer FILE or RETRACE_TRACER)");
+    }
+    record_paths p;
+    if (trace_paths(&o, &p) != CLI_OK || (o.trace && claim_paths(&o, &p) != CLI_OK))
+        return CLI_BAD;
+    set_environment(&o, lib, &p);
+    int status = 0;
+    if (run_command(o.command, &status))
+        return CLI_BAD;
+    if (o.trace)
+        collect(&o, &p, status);
     return status;
 }
 
