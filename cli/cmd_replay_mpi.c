@@ -128,98 +128,19 @@ static int parse(int argc, char **argv, mpi_opts *o)
 
 /* ---- the placement of trace ranks on processes (rank 0) ----------------------------------- */
 
-typedef struct placement {
-    uint32_t *play;          /* per process: the trace rank it plays */
-    uint32_t *node, *module; /* per trace rank: where it runs (dense node index, module) */
-    char map_name[RT_MAP_PATH_MAX + 16];
-} placement;
-
-/* The processes' machine: dense node indexes in order of first appearance. */
-typedef struct machine {
-    uint32_t n, nodes, modules, most; /* processes, nodes, modules, most processes on a node */
-    uint32_t *node, *module;          /* per process */
-} machine;
-
-static int place(const replay_conf *c, const rt_sim_trace *t, const machine *mc, placement *pl,
-                 rt_err *err)
+/* Which trace rank each process plays under c's --map (recorded by default). */
+static int place(const replay_conf *c, const rt_sim_trace *t, const rt_mpirun_machine *mc,
+                 rt_mpirun_placement *pl, rt_err *err)
 {
     rt_map_spec spec = {.kind = RT_MAP_RECORDED};
-    if (c->map && rt_map_parse(c->map, &spec, err) < 0)
-        return -1;
-    rt_map_format(&spec, pl->map_name, sizeof pl->map_name);
-    uint32_t n = mc->n;
-    for (uint32_t p = 0; p < n; p++)
-        pl->play[p] = p;
-    if (spec.kind != RT_MAP_RECORDED) {
-        const rt_defs *defs = rt_sim_trace_defs(t);
-        rt_map_shape shape = {mc->nodes, mc->modules, mc->most};
-        rt_map_edge *edges = NULL;
-        size_t nedges = 0;
-        uint32_t *tn = malloc(n * sizeof *tn), *tm = malloc(n * sizeof *tm);
-        uint32_t *next = calloc(mc->nodes, sizeof *next);
-        int rc = tn && tm && next ? 0 : rt_err_set(err, RT_E_NOMEM, "out of memory");
-        if (rc == 0 && spec.kind == RT_MAP_AUTO)
-            rc = rt_sim_trace_traffic(t, &edges, &nedges, err);
-        if (rc == 0)
-            rc = rt_map_place(&spec, &shape, defs, edges, nedges, tn, tm, err);
-        /* trace ranks placed on node k go to node k's processes, both in rank order */
-        for (uint32_t r = 0; rc == 0 && r < n; r++) {
-            uint32_t k = tn[r], seen = 0, p = 0;
-            for (; p < n; p++)
-                if (mc->node[p] == k && seen++ == next[k])
-                    break;
-            if (k >= mc->nodes || p == n)
-                rc = rt_err_set(err, RT_E_INVAL,
-                                "--map %s: node %u gets more ranks than it has processes",
-                                pl->map_name, (unsigned)k);
-            else {
-                next[k]++;
-                pl->play[p] = r;
-            }
-        }
-        free(edges);
-        free(tn);
-        free(tm);
-        free(next);
-        if (rc)
-            return rc;
-    }
-    for (uint32_t p = 0; p < n; p++) {
-        pl->node[pl->play[p]] = mc->node[p];
-        pl->module[pl->play[p]] = mc->module[p];
-    }
-    return 0;
-}
-
-static int make_machine(machine *mc, int size, rt_err *err)
-{
-    mc->n = (uint32_t)size;
-    mc->node = malloc(mc->n * sizeof *mc->node);
-    mc->module = malloc(mc->n * sizeof *mc->module);
-    uint32_t *ids = malloc(mc->n * sizeof *ids), *count = calloc(mc->n, sizeof *count);
-    int rc =
-        mc->node && mc->module && ids && count ? 0 : rt_err_set(err, RT_E_NOMEM, "out of memory");
+    rt_map_edge *edges = NULL;
+    size_t nedges = 0;
+    int rc = c->map ? rt_map_parse(c->map, &spec, err) : 0;
+    if (rc == 0 && spec.kind == RT_MAP_AUTO)
+        rc = rt_sim_trace_traffic(t, &edges, &nedges, err);
     if (rc == 0)
-        rc = rt_mpirun_locate(MPI_COMM_WORLD, mc->node, mc->module, err);
-    mc->nodes = mc->modules = mc->most = 0;
-    for (uint32_t p = 0; rc == 0 && p < mc->n; p++) { /* dense node indexes */
-        uint32_t k = 0;
-        while (k < mc->nodes && ids[k] != mc->node[p])
-            k++;
-        if (k == mc->nodes)
-            ids[mc->nodes++] = mc->node[p];
-        mc->node[p] = k;
-        if (++count[k] > mc->most)
-            mc->most = count[k];
-    }
-    for (uint32_t p = 0; rc == 0 && p < mc->n; p++) {
-        uint32_t q = 0;
-        while (q < p && mc->module[q] != mc->module[p])
-            q++;
-        mc->modules += q == p;
-    }
-    free(ids);
-    free(count);
+        rc = rt_mpirun_place(&spec, rt_sim_trace_defs(t), edges, nedges, mc, pl, err);
+    free(edges);
     return rc;
 }
 
@@ -238,9 +159,9 @@ static double pct(double measured, double predicted)
     return measured > 0 ? 100.0 * (predicted - measured) / measured : 0.0;
 }
 
-static void print_summary(const mpi_opts *o, const machine *mc, const placement *pl,
-                          const rt_mpirun *m, const rt_sim_trace *t, const outcome *oc,
-                          const char *model)
+static void print_summary(const mpi_opts *o, const rt_mpirun_machine *mc,
+                          const rt_mpirun_placement *pl, const rt_mpirun *m, const rt_sim_trace *t,
+                          const outcome *oc, const char *model)
 {
     char a[32];
     uint64_t rm, rb;
@@ -356,8 +277,8 @@ static int make_confs(mpi_opts *o, replay_conf *confs, char **texts, uint8_t (*a
 /* One configuration, replayed o->repeat times; the median run into oc->run (every
  * process), the built-in engine's prediction into oc->sim (rank 0). */
 static int run_conf(const mpi_opts *o, const replay_conf *c, const uint8_t *alg, rt_mpirun *m,
-                    const rt_sim_trace *t, const machine *mc, placement *pl, outcome *oc,
-                    rt_steps *steps)
+                    const rt_sim_trace *t, const rt_mpirun_machine *mc, rt_mpirun_placement *pl,
+                    outcome *oc, rt_steps *steps)
 {
     rt_err err;
     int rc = 0;
@@ -432,8 +353,9 @@ static int run_conf(const mpi_opts *o, const replay_conf *c, const uint8_t *alg,
     return 0;
 }
 
-static int report(const mpi_opts *o, const machine *mc, const placement *pl, rt_mpirun *m,
-                  const rt_sim_trace *t, outcome *oc, unsigned n, const replay_conf *confs)
+static int report(const mpi_opts *o, const rt_mpirun_machine *mc, const rt_mpirun_placement *pl,
+                  rt_mpirun *m, const rt_sim_trace *t, outcome *oc, unsigned n,
+                  const replay_conf *confs)
 {
     rt_report rep;
     memset(&rep, 0, sizeof rep);
@@ -514,7 +436,7 @@ static void watchdog(const mpi_opts *o, const rt_sim_trace *t)
     unsigned secs = s > 4e6 ? 4000000u : (unsigned)(s + 0.999);
     alarm(secs + (world_rank != 0));
 }
-static int run(int argc, char **argv, int size)
+static int run(int argc, char **argv)
 {
     mpi_opts o;
     memset(&o, 0, sizeof o);
@@ -526,8 +448,8 @@ static int run(int argc, char **argv, int size)
     uint8_t alg[REPLAY_MAX_ALTS + 1][RT_COLL_COUNT];
     rt_sim_trace *t = NULL;
     rt_mpirun *m = NULL;
-    machine mc = {0};
-    placement pl = {0};
+    rt_mpirun_machine mc = {0};
+    rt_mpirun_placement pl = {0};
     outcome oc[REPLAY_MAX_ALTS + 1];
     unsigned done = 0;
     memset(oc, 0, sizeof oc);
@@ -549,15 +471,12 @@ static int run(int argc, char **argv, int size)
         rc = shared_status(rc);
     if (rc == 0 && rt_mpirun_open(MPI_COMM_WORLD, o.path, &m, &err) < 0)
         rc = fail("%s", err.msg);
-    if (rc == 0 && make_machine(&mc, size, &err) < 0)
+    if (rc == 0 && rt_mpirun_machine_locate(MPI_COMM_WORLD, &mc, &err) < 0)
         rc = fail("%s", err.msg);
     if (rc == 0)
         watchdog(&o, t);
     if (rc == 0) {
-        pl.play = malloc(mc.n * sizeof *pl.play);
-        pl.node = malloc(mc.n * sizeof *pl.node);
-        pl.module = malloc(mc.n * sizeof *pl.module);
-        int bad = !pl.play || !pl.node || !pl.module;
+        int bad = rt_mpirun_placement_init(&pl, mc.n, &err) < 0;
         MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         if (bad)
             rc = fail("out of memory");
@@ -576,11 +495,8 @@ static int run(int argc, char **argv, int size)
     }
     for (unsigned i = 0; i < o.nalts; i++)
         free(texts[i]);
-    free(pl.play);
-    free(pl.node);
-    free(pl.module);
-    free(mc.node);
-    free(mc.module);
+    rt_mpirun_placement_free(&pl);
+    rt_mpirun_machine_free(&mc);
     rt_mpirun_close(m);
     rt_sim_trace_free(t);
     /* rank 0's report may fail (an unwritable --csv): everyone exits alike */
@@ -590,16 +506,15 @@ static int run(int argc, char **argv, int size)
 
 int replay_mpi_run(int argc, char **argv)
 {
-    int inited = 0, size;
+    int inited = 0;
     MPI_Initialized(&inited);
     if (!inited)
         MPI_Init(NULL, NULL);
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
     cli_quiet = world_rank != 0; /* errors alike everywhere: rank 0 says them */
     if (world_rank != 0)         /* one copy of the report */
         (void)!freopen("/dev/null", "w", stdout);
-    int rc = run(argc, argv, size);
+    int rc = run(argc, argv);
     MPI_Finalize();
     return rc;
 }

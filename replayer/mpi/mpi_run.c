@@ -15,49 +15,6 @@
 #include <string.h>
 
 #include "rt__mpirun.h"
-#include "rt_place_mpi.h"
-
-/* ---- where processes run ------------------------------------------------------------------ */
-
-int rt_mpirun_locate(MPI_Comm comm, uint32_t *node, uint32_t *module, rt_err *err)
-{
-    int rank, size;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    /* the tracer's rules (formats/rt_place.h), RETRACE_EMULATE included */
-    uint32_t mine[2] = {(uint32_t)rank, 0}, en = 0, em = 0, shared = (uint32_t)rank;
-    const char *bad = NULL, *bad2 = NULL, *emu = getenv(RT_PLACE_EMULATE_VAR);
-    int emulate = emu && *emu && rt_place_parse_emulate(emu, &en, &em) == 0;
-    int have_shared = rt_place_shared_node(comm, comm, &shared); /* collective: always */
-    if (emulate)
-        rt_place_emulated((uint32_t)rank, (uint32_t)size, en, em, &mine[0], &mine[1]);
-    else {
-        if (!rt_place_env_id(RT_PLACE_NODE_VARS, &mine[0], &bad) && have_shared)
-            mine[0] = shared;
-        if (!rt_place_env_id(RT_PLACE_MODULE_VARS, &mine[1], &bad2))
-            rt_place_info_module(&mine[1]);
-    }
-    int good = !bad && !bad2 && (!emu || !*emu || emulate), all_good;
-    uint32_t *both = malloc((size_t)size * 2 * sizeof *both);
-    int ok = both != NULL, all_ok;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-    MPI_Allreduce(&good, &all_good, 1, MPI_INT, MPI_MIN, comm);
-    if (!all_ok || !all_good) {
-        free(both);
-        return all_ok ? rt_err_set(err, RT_E_INVAL,
-                                   "RETRACE_NODE_ID, PSP_SMP_NODE_ID, RETRACE_MODULE_ID, "
-                                   "PSP_MSA_MODULE_ID or RETRACE_EMULATE has a bad value on "
-                                   "some process")
-                      : rt_err_set(err, RT_E_NOMEM, "out of memory");
-    }
-    MPI_Allgather(mine, 2, MPI_UINT32_T, both, 2, MPI_UINT32_T, comm);
-    for (int i = 0; i < size; i++) {
-        node[i] = both[2 * i];
-        module[i] = both[2 * i + 1];
-    }
-    free(both);
-    return 0;
-}
 
 /* ---- agreeing on errors -------------------------------------------------------------------- */
 

@@ -21,12 +21,53 @@
 #include "rt_coll.h"
 #include "rt_error.h"
 #include "rt_event.h"
+#include "rt_map.h"
 
 /* Where this process runs: its node and module id, as the tracer finds them (rt_place.h,
  * "Connection types": RETRACE_NODE_ID or PSP_SMP_NODE_ID, else the lowest world rank of its
  * MPI_COMM_TYPE_SHARED group; RETRACE_MODULE_ID or PSP_MSA_MODULE_ID, else 0). Collective;
  * fills node[] and module[] for every process of comm (arrays of its size). */
 int rt_mpirun_locate(MPI_Comm comm, uint32_t *node, uint32_t *module, rt_err *err);
+
+/* The processes' machine: nodes as dense indexes 0 .. nodes-1 in order of first appearance. */
+typedef struct rt_mpirun_machine {
+    uint32_t n, nodes, modules, most; /* processes, nodes, modules, most processes on a node */
+    uint32_t *node, *module;          /* per process: dense node index, module id */
+} rt_mpirun_machine;
+
+/* The machine of n processes from each one's node and module id (as rt_mpirun_locate gives
+ * them). No MPI. mc is to be freed when this returns 0. */
+int rt_mpirun_machine_make(rt_mpirun_machine *mc, uint32_t n, const uint32_t *node_id,
+                           const uint32_t *module_id, rt_err *err);
+/* The machine comm's processes run on: rt_mpirun_locate, then rt_mpirun_machine_make.
+ * Collective; the result is the same on every process. */
+int rt_mpirun_machine_locate(MPI_Comm comm, rt_mpirun_machine *mc, rt_err *err);
+void rt_mpirun_machine_free(rt_mpirun_machine *mc);
+
+/* Which trace rank each process plays, and where each trace rank runs then. */
+typedef struct rt_mpirun_placement {
+    uint32_t n;              /* processes, and trace ranks */
+    uint32_t *play;          /* per process: the trace rank it plays */
+    uint32_t *node, *module; /* per trace rank: the machine's dense node index, module id */
+    char map_name[RT_MAP_PATH_MAX + 16]; /* the placement as the user would type it */
+} rt_mpirun_placement;
+
+/* Arrays for n processes (contents undefined until rt_mpirun_place). */
+int rt_mpirun_placement_init(rt_mpirun_placement *pl, uint32_t n, rt_err *err);
+void rt_mpirun_placement_free(rt_mpirun_placement *pl);
+
+/*
+ * Places the trace's ranks (defs->nranks, as many as the machine has processes) on the
+ * machine by spec. recorded: process p plays trace rank p. Any other spec places the ranks
+ * on the machine's shape (its nodes, modules and most processes on a node; rt_map_place,
+ * with the traffic edges for auto), then the ranks placed on node k go to node k's
+ * processes, both in rank order: -RT_E_INVAL "--map SPEC: node K gets more ranks than it
+ * has processes" when a node has fewer processes than the spec gives it ranks. No MPI. On
+ * failure pl is unchanged.
+ */
+int rt_mpirun_place(const rt_map_spec *spec, const rt_defs *defs, const rt_map_edge *edges,
+                    size_t nedges, const rt_mpirun_machine *mc, rt_mpirun_placement *pl,
+                    rt_err *err);
 
 typedef struct rt_mpirun rt_mpirun;
 
