@@ -17,7 +17,6 @@
 #include "cli.h"
 #include "replay.h"
 #include "rt_mpirun.h"
-#include "rt_sim.h"
 
 static int world_rank;
 
@@ -27,8 +26,8 @@ static int world_rank;
 
 typedef struct mpi_opts {
     const char *path;
-    replay_conf base;
-    const char *alts[REPLAY_MAX_ALTS];
+    rt_whatif_conf base;
+    const char *alts[RT_WHATIF_MAX_ALTS];
     unsigned nalts;
     unsigned repeat;
     double compute_scale;
@@ -85,9 +84,9 @@ static int parse(int argc, char **argv, mpi_opts *o)
         } else if ((k = cli_args_value(&a, "--compute-scale", &v))) {
             if (k < 0)
                 return CLI_BAD;
-            if (replay_parse_scale(v, &o->compute_scale_ppm) < 0)
+            if (rt_whatif_parse_scale(v, &o->compute_scale_ppm) < 0)
                 return usage_fail("--compute-scale: bad value '%s' (expected %s)", v,
-                                  REPLAY_SCALE_EXPECTED);
+                                  RT_WHATIF_SCALE_EXPECTED);
             o->compute_scale = (double)o->compute_scale_ppm / 1e6;
         } else if ((k = cli_args_value(&a, "--timeout", &v))) {
             char *end;
@@ -101,8 +100,8 @@ static int parse(int argc, char **argv, mpi_opts *o)
         } else if ((k = cli_args_value(&a, "--compare", &v))) {
             if (k < 0)
                 return CLI_BAD;
-            if (o->nalts == REPLAY_MAX_ALTS)
-                return usage_fail("--compare: at most %d alternatives", REPLAY_MAX_ALTS);
+            if (o->nalts == RT_WHATIF_MAX_ALTS)
+                return usage_fail("--compare: at most %d alternatives", RT_WHATIF_MAX_ALTS);
             o->alts[o->nalts++] = v;
         } else if (is_option(arg, "--eager")) {
             return refuse(arg, "the MPI library has its own eager threshold");
@@ -124,24 +123,6 @@ static int parse(int argc, char **argv, mpi_opts *o)
     if (o->out.plot && !o->nalts)
         return usage_fail("--plot: draws the --compare table; give --compare");
     return 0;
-}
-
-/* ---- the placement of trace ranks on processes (rank 0) ----------------------------------- */
-
-/* Which trace rank each process plays under c's --map (recorded by default). */
-static int place(const replay_conf *c, const rt_sim_trace *t, const rt_mpirun_machine *mc,
-                 rt_mpirun_placement *pl, rt_err *err)
-{
-    rt_map_spec spec = {.kind = RT_MAP_RECORDED};
-    rt_map_edge *edges = NULL;
-    size_t nedges = 0;
-    int rc = c->map ? rt_map_parse(c->map, &spec, err) : 0;
-    if (rc == 0 && spec.kind == RT_MAP_AUTO)
-        rc = rt_sim_trace_traffic(t, &edges, &nedges, err);
-    if (rc == 0)
-        rc = rt_mpirun_place(&spec, rt_sim_trace_defs(t), edges, nedges, mc, pl, err);
-    free(edges);
-    return rc;
 }
 
 /* ---- output (rank 0) ---------------------------------------------------------------------- */
@@ -246,18 +227,20 @@ static int shared_status(int rc)
 }
 
 /* The configurations: the base and one per --compare, checked on every process alike. */
-static int make_confs(mpi_opts *o, replay_conf *confs, char **texts, uint8_t (*alg)[RT_COLL_COUNT])
+static int make_confs(mpi_opts *o, rt_whatif_conf *confs, char **texts,
+                      uint8_t (*alg)[RT_COLL_COUNT])
 {
+    rt_err err;
+    int rc;
     confs[0] = o->base;
-    confs[0].label =
-        o->base.coll || o->base.map || o->base.model || o->base.free_wild ? "baseline" : "recorded";
+    confs[0].label = rt_whatif_base_label(&o->base);
     for (unsigned i = 0; i < o->nalts; i++) {
         confs[i + 1] = o->base;
         if (!(texts[i] = strdup(o->alts[i])))
             return fail("out of memory");
-        if (replay_parse_alt(texts[i], o->alts[i], &confs[i + 1]))
-            return CLI_BAD;
-        const replay_conf *c = &confs[i + 1];
+        if ((rc = rt_whatif_parse_alt(texts[i], o->alts[i], &confs[i + 1], &err)) < 0)
+            return replay_error(rc, &err);
+        const rt_whatif_conf *c = &confs[i + 1];
         if (c->eager || c->contention || c->nodes || c->modules || c->rpn || c->compute_scale)
             return usage_fail("--compare: '%s': only coll, map and model can change with "
                               "--engine mpi (the machine and its MPI library are what they "
@@ -268,37 +251,61 @@ static int make_confs(mpi_opts *o, replay_conf *confs, char **texts, uint8_t (*a
         uint64_t ppm;
         for (unsigned op = 0; op < RT_COLL_COUNT; op++)
             alg[i][op] = RT_ALG_MPICH;
-        if (replay_check_conf(&confs[i], alg[i], &ppm))
-            return CLI_BAD;
+        if ((rc = rt_whatif_check(&confs[i], alg[i], &ppm, &err)) < 0)
+            return replay_error(rc, &err);
     }
     return 0;
 }
 
-/* One configuration, replayed o->repeat times; the median run into oc->run (every
- * process), the built-in engine's prediction into oc->sim (rank 0). */
-static int run_conf(const mpi_opts *o, const replay_conf *c, const uint8_t *alg, rt_mpirun *m,
-                    const rt_sim_trace *t, const rt_mpirun_machine *mc, rt_mpirun_placement *pl,
-                    outcome *oc, rt_steps *steps)
+/* Rank 0: the built-in engine's copy of the trace, for the placements and predictions. */
+static int load(const mpi_opts *o, rt_sim_trace **t)
 {
+    rt_reader *rd = NULL;
     rt_err err;
-    int rc = 0;
-    if (world_rank == 0 && place(c, t, mc, pl, &err) < 0)
+    int rc = CLI_OK;
+    if (cli_out_claim_report(&o->out, o->path)) /* rank 0 writes them */
+        rc = CLI_BAD;
+    else if (rt_reader_open(o->path, &rd, &err) < 0)
         rc = cli_error("%s", err.msg);
+    else if (rt_sim_trace_load(rd, t, &err) < 0)
+        rc = cli_input_error(o->path, err.msg);
+    if (rd)
+        rt_reader_close(rd);
+    return rc;
+}
+
+/* The placement under c's --map (recorded by default), worked out by rank 0, on every
+ * process. */
+static int share_placement(const rt_whatif_conf *c, const rt_sim_trace *t,
+                           const rt_mpirun_machine *mc, rt_mpirun_placement *pl)
+{
+    int rc = 0;
+    if (world_rank == 0) {
+        rt_map_spec spec = {.kind = RT_MAP_RECORDED};
+        rt_map_edge *edges = NULL;
+        size_t nedges = 0;
+        rt_err err;
+        if ((c->map && rt_map_parse(c->map, &spec, &err) < 0) ||
+            rt_whatif_traffic(&spec, t, &edges, &nedges, &err) < 0 ||
+            rt_mpirun_place(&spec, rt_sim_trace_defs(t), edges, nedges, mc, pl, &err) < 0)
+            rc = cli_error("%s", err.msg);
+        free(edges);
+    }
     if (shared_status(rc))
         return CLI_BAD;
     MPI_Bcast(pl->play, (int)mc->n, MPI_UINT32_T, 0, MPI_COMM_WORLD);
     MPI_Bcast(pl->node, (int)mc->n, MPI_UINT32_T, 0, MPI_COMM_WORLD);
     MPI_Bcast(pl->module, (int)mc->n, MPI_UINT32_T, 0, MPI_COMM_WORLD);
-    rt_mpirun_config cfg;
-    rt_mpirun_config_default(&cfg);
-    memcpy(cfg.alg, alg, sizeof cfg.alg);
-    cfg.play = pl->play;
-    cfg.node = pl->node;
-    cfg.module = pl->module;
-    cfg.free_wildcards = c->free_wild;
-    cfg.compute_scale = o->compute_scale;
+    return 0;
+}
+
+/* c replayed o->repeat times under cfg: the median run into *median (every process). */
+static int measure(const mpi_opts *o, const rt_whatif_conf *c, const rt_mpirun_config *cfg,
+                   rt_mpirun *m, rt_mpirun_result *median, rt_steps *steps)
+{
+    rt_err err;
     rt_mpirun_result *runs = calloc(o->repeat, sizeof *runs);
-    rc = runs ? 0 : 1;
+    int rc = runs ? 0 : 1;
     MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (rc) {
         free(runs);
@@ -308,7 +315,7 @@ static int run_conf(const mpi_opts *o, const replay_conf *c, const uint8_t *alg,
         if (world_rank == 0) /* a terminal sees where a replay of minutes is */
             rt_steps_next(steps, "%s, run %u of %u", c->label, k + 1, o->repeat);
         double t0 = MPI_Wtime();
-        rc = rt_mpirun_run(m, &cfg, &runs[k], &err);
+        rc = rt_mpirun_run(m, cfg, &runs[k], &err);
         if (rc == RT_MPIRUN_STUCK) {
             char line[RT_ERR_LEN + 512], out[4 * sizeof line]; /* any process says it */
             snprintf(line, sizeof line, "retrace: replay %s: %s", c->label, err.msg);
@@ -328,44 +335,72 @@ static int run_conf(const mpi_opts *o, const replay_conf *c, const uint8_t *alg,
                      c->label, k + 1, MPI_Wtime() - t0, runs[k].time_s);
     }
     qsort(runs, o->repeat, sizeof *runs, by_time);
-    oc->run = runs[o->repeat / 2];
+    *median = runs[o->repeat / 2];
     for (unsigned k = 0; k < o->repeat; k++)
         if (k != o->repeat / 2)
             rt_mpirun_result_free(&runs[k]);
     free(runs);
-    rt_coll_algs_name(alg, oc->coll, sizeof oc->coll);
-    oc->label = c->label;
-    if (world_rank != 0)
-        return 0;
+    return 0;
+}
+
+/* Rank 0: the built-in engine's prediction of c on the same placement (a warning when it
+ * cannot be made). */
+static void predict(const mpi_opts *o, const rt_whatif_conf *c, const rt_sim_trace *t,
+                    const rt_mpirun_placement *pl, outcome *oc)
+{
     rt_sim_config sc;
-    rt_sim_config_default(&sc);
-    if (c->model)
-        rt_net_model_load(&sc.model, c->model, &err); /* checked in make_confs */
-    memcpy(sc.alg, alg, sizeof sc.alg);
+    rt_err err;
+    if (rt_whatif_sim_config(c, &sc, &err) < 0) { /* checked in make_confs */
+        cli_warning("built-in replay %s: %s", c->label, err.msg);
+        return;
+    }
     sc.node = pl->node;
     sc.module = pl->module;
-    sc.free_wildcards = c->free_wild;
     sc.compute_scale_ppm = o->compute_scale_ppm;
-    if (rt_sim_run(t, &sc, &oc->sim, &err) < 0)
+    if (rt_sim_run(t, &sc, &oc->sim, &err) < 0) {
         cli_warning("built-in replay %s: %s", c->label, err.msg);
-    else
-        oc->sim_ok = oc->sim.completed;
+        return;
+    }
+    oc->sim_ok = oc->sim.completed;
+}
+
+/* One configuration: its placement, o->repeat runs on MPI (the median into oc->run, on every
+ * process) and the built-in engine's prediction (oc->sim, rank 0). */
+static int run_conf(const mpi_opts *o, const rt_whatif_conf *c, const uint8_t *alg, rt_mpirun *m,
+                    const rt_sim_trace *t, const rt_mpirun_machine *mc, rt_mpirun_placement *pl,
+                    outcome *oc, rt_steps *steps)
+{
+    if (share_placement(c, t, mc, pl))
+        return CLI_BAD;
+    rt_mpirun_config cfg;
+    rt_mpirun_config_default(&cfg);
+    memcpy(cfg.alg, alg, sizeof cfg.alg);
+    cfg.play = pl->play;
+    cfg.node = pl->node;
+    cfg.module = pl->module;
+    cfg.free_wildcards = c->free_wild;
+    cfg.compute_scale = o->compute_scale;
+    int rc = measure(o, c, &cfg, m, &oc->run, steps);
+    if (rc)
+        return rc;
+    rt_coll_algs_name(alg, oc->coll, sizeof oc->coll);
+    oc->label = c->label;
+    if (world_rank == 0)
+        predict(o, c, t, pl, oc);
     return 0;
 }
 
 static int report(const mpi_opts *o, const rt_mpirun_machine *mc, const rt_mpirun_placement *pl,
                   rt_mpirun *m, const rt_sim_trace *t, outcome *oc, unsigned n,
-                  const replay_conf *confs)
+                  const rt_whatif_conf *confs)
 {
     rt_report rep;
     memset(&rep, 0, sizeof rep);
     int rc = CLI_OK;
     if (!o->nalts) {
         rt_sim_config sc;
-        rt_sim_config_default(&sc);
         rt_err err;
-        if (confs[0].model)
-            rt_net_model_load(&sc.model, confs[0].model, &err);
+        rt_whatif_sim_config(&confs[0], &sc, &err); /* checked: its model's name */
         print_summary(o, mc, pl, m, t, &oc[0], sc.model.source);
         printf("\n");
         rt_table *tb = rank_table(&oc[0]);
@@ -436,6 +471,7 @@ static void watchdog(const mpi_opts *o, const rt_sim_trace *t)
     unsigned secs = s > 4e6 ? 4000000u : (unsigned)(s + 0.999);
     alarm(secs + (world_rank != 0));
 }
+
 static int run(int argc, char **argv)
 {
     mpi_opts o;
@@ -443,30 +479,21 @@ static int run(int argc, char **argv)
     int rc = parse(argc, argv, &o);
     if (rc)
         return rc < 0 ? CLI_OK : rc;
-    replay_conf confs[REPLAY_MAX_ALTS + 1];
-    char *texts[REPLAY_MAX_ALTS] = {0};
-    uint8_t alg[REPLAY_MAX_ALTS + 1][RT_COLL_COUNT];
+    rt_whatif_conf confs[RT_WHATIF_MAX_ALTS + 1];
+    char *texts[RT_WHATIF_MAX_ALTS] = {0};
+    uint8_t alg[RT_WHATIF_MAX_ALTS + 1][RT_COLL_COUNT];
     rt_sim_trace *t = NULL;
     rt_mpirun *m = NULL;
     rt_mpirun_machine mc = {0};
     rt_mpirun_placement pl = {0};
-    outcome oc[REPLAY_MAX_ALTS + 1];
+    outcome oc[RT_WHATIF_MAX_ALTS + 1];
     unsigned done = 0;
     memset(oc, 0, sizeof oc);
     rt_err err;
     rc = make_confs(&o, confs, texts, alg);
-    int loaded = rc;                  /* make_confs: alike everywhere */
-    if (rc == 0 && world_rank == 0) { /* the built-in engine's copy, for the predictions */
-        rt_reader *rd = NULL;
-        if (cli_out_claim_report(&o.out, o.path)) /* rank 0 writes them */
-            rc = CLI_BAD;
-        else if (rt_reader_open(o.path, &rd, &err) < 0)
-            rc = cli_error("%s", err.msg);
-        else if (rt_sim_trace_load(rd, &t, &err) < 0)
-            rc = cli_input_error(o.path, err.msg);
-        if (rd)
-            rt_reader_close(rd);
-    }
+    int loaded = rc; /* make_confs: alike everywhere */
+    if (rc == 0 && world_rank == 0)
+        rc = load(&o, &t);
     if (loaded == 0)
         rc = shared_status(rc);
     if (rc == 0 && rt_mpirun_open(MPI_COMM_WORLD, o.path, &m, &err) < 0)
@@ -490,8 +517,7 @@ static int run(int argc, char **argv)
         rc = report(&o, &mc, &pl, m, t, oc, done, confs);
     for (unsigned i = 0; i < done; i++) {
         rt_mpirun_result_free(&oc[i].run);
-        if (world_rank == 0 && (oc[i].sim_ok || oc[i].sim.ranks))
-            rt_sim_result_free(&oc[i].sim);
+        rt_sim_result_free(&oc[i].sim);
     }
     for (unsigned i = 0; i < o.nalts; i++)
         free(texts[i]);
