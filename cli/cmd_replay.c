@@ -14,13 +14,13 @@ static void replay_usage(FILE *out)
             "usage: retrace replay TRACE [--model FILE] [--coll OP=ALG,...] [--map SPEC]\n"
             "                      [--nodes N] [--modules M] [--ranks-per-node K]\n"
             "                      [--eager BYTES] [--contention on|off] [--free-wildcards]\n"
-            "                      [--compute-scale F] [--force]\n"
+            "                      [--compute-scale F] [--force] [--no-fast | --check-fast]\n"
             "                      [--compare ALT ...] [--out-trace DIR] [--csv FILE]\n"
             "                      [--plot FILE.svg|.png] [--timing] [--engine sim|mpi]\n"
             "       mpiexec -n P retrace replay --engine mpi TRACE [--coll ...] [--map ...]\n"
             "                      [--model FILE] [--compare ALT ...] [--repeat N]\n"
             "                      [--compute-scale F] [--timeout SEC] [--free-wildcards]\n"
-            "                      [--csv F] [--plot F] [--force]\n"
+            "                      [--csv F] [--plot F] [--force] [--no-fast | --check-fast]\n"
             "\n"
             "Replays the trace on a simulated machine (docs/replay.md) and prints the\n"
             "predicted run time, the time per rank and the critical rank (the last to end).\n"
@@ -56,6 +56,11 @@ static void replay_usage(FILE *out)
             "  --force            replace existing --csv, --plot files and a --out-trace\n"
             "                     archive retrace wrote (nothing is overwritten without it)\n"
             "  --timing           how long loading and each replay took, on stderr\n"
+            "  --no-fast          diagnostics: replay without the built-in engine's collective\n"
+            "                     fast path (the same results, only slower; docs/replay.md)\n"
+            "  --check-fast       diagnostics: replay each configuration once more without the\n"
+            "                     fast path; exit status 1 unless the results are the same to\n"
+            "                     the picosecond (with --engine mpi: the predictions)\n"
             "  --engine sim|mpi   sim: the built-in engine (default); mpi: real MPI (above)\n"
             "  --repeat N         mpi: replay each configuration N times, report the median\n"
             "  --timeout SEC      mpi: stop a replay that has not finished after SEC seconds\n"
@@ -65,6 +70,25 @@ static void replay_usage(FILE *out)
 }
 
 /* ---- shared with cmd_replay_mpi.c ------------------------------------------------------ */
+
+int replay_fast_option(cli_args *a, replay_fast *f)
+{
+    if (cli_args_flag(a, "--no-fast"))
+        f->off = 1;
+    else if (cli_args_flag(a, "--check-fast"))
+        f->check = 1;
+    else
+        return 0;
+    return 1;
+}
+
+int replay_fast_finish(const replay_fast *f)
+{
+    if (f->off && f->check)
+        return cli_usage_error(&cli_cmd_replay,
+                               "--check-fast: not with --no-fast (no fast path to check)");
+    return CLI_OK;
+}
 
 int replay_error(int rc, const rt_err *err)
 {
@@ -92,6 +116,7 @@ typedef struct replay_opts {
     unsigned nalts;
     int timing;
     const char *out_trace;
+    replay_fast fast;
     cli_out out;
 } replay_opts;
 
@@ -138,6 +163,7 @@ static int parse(int argc, char **argv, replay_opts *o)
             o->base.free_wild = 1;
         } else if (cli_args_flag(&a, "--timing")) {
             o->timing = 1;
+        } else if (replay_fast_option(&a, &o->fast)) { /* --no-fast, --check-fast */
         } else if ((k = conf_option(&a, &o->base)) ||
                    (k = cli_args_value(&a, "--out-trace", &o->out_trace)) ||
                    (k = cli_out_option(&a, &o->out))) {
@@ -172,7 +198,7 @@ static int parse(int argc, char **argv, replay_opts *o)
         return cli_usage_error(cmd, "--plot: draws the --compare table; give --compare");
     if (o->out_trace && o->nalts)
         return cli_usage_error(cmd, "--out-trace: writes one replay; not with --compare");
-    return CLI_OK;
+    return replay_fast_finish(&o->fast);
 }
 
 /* ---- output ------------------------------------------------------------------------------ */
@@ -306,8 +332,7 @@ static int replay_one(replay_state *st, const rt_whatif_conf *c, unsigned i)
         return replay_error(rc, &err);
     }
     su.cfg.out_trace = o->out_trace;
-    /* tests only: replay without the collective fast path (results are the same) */
-    su.cfg.no_fast_coll = getenv("RETRACE_NO_FAST_COLL") != NULL;
+    su.cfg.no_fast_coll = o->fast.off;
     double t1 = now_s();
     clock_t c1 = clock();
     if (rt_sim_run(st->t, &su.cfg, &res, &err) < 0) {
@@ -315,8 +340,7 @@ static int replay_one(replay_state *st, const rt_whatif_conf *c, unsigned i)
     } else {
         double dt = now_s() - t1, cpu = (double)(clock() - c1) / CLOCKS_PER_SEC;
         rc = CLI_OK;
-        /* tests only (RETRACE_CHECK_FAST set): the same without the fast path, docs/replay.md */
-        if (getenv("RETRACE_CHECK_FAST") && rt_sim_check_fast(st->t, &su.cfg, &res, &err) < 0) {
+        if (o->fast.check && rt_sim_check_fast(st->t, &su.cfg, &res, &err) < 0) {
             cli_error("%s", err.msg);
             rc = CLI_FAIL;
         }

@@ -34,6 +34,7 @@ typedef struct mpi_opts {
     uint64_t compute_scale_ppm; /* the same exactly, for the built-in engine */
     double timeout;             /* seconds; 0: none; < 0: not given (derived from the trace) */
     int timing;
+    replay_fast fast; /* for the built-in engine's predictions */
     cli_out out;
 } mpi_opts;
 
@@ -67,6 +68,7 @@ static int parse(int argc, char **argv, mpi_opts *o)
             o->base.free_wild = 1;
         } else if (cli_args_flag(&a, "--timing")) {
             o->timing = 1;
+        } else if (replay_fast_option(&a, &o->fast)) { /* --no-fast, --check-fast */
         } else if ((k = cli_args_value(&a, "--engine", &v)) ||
                    (k = cli_args_value(&a, "--model", &o->base.model)) ||
                    (k = cli_args_value(&a, "--coll", &o->base.coll)) ||
@@ -122,7 +124,7 @@ static int parse(int argc, char **argv, mpi_opts *o)
         return usage_fail("no trace given");
     if (o->out.plot && !o->nalts)
         return usage_fail("--plot: draws the --compare table; give --compare");
-    return 0;
+    return replay_fast_finish(&o->fast);
 }
 
 /* ---- output (rank 0) ---------------------------------------------------------------------- */
@@ -133,6 +135,7 @@ typedef struct outcome {
     rt_mpirun_result run; /* the median run */
     rt_sim_result sim;
     int sim_ok;
+    int check_failed; /* --check-fast found the prediction changed without the fast path */
 } outcome;
 
 static double pct(double measured, double predicted)
@@ -357,11 +360,16 @@ static void predict(const mpi_opts *o, const rt_whatif_conf *c, const rt_sim_tra
     sc.node = pl->node;
     sc.module = pl->module;
     sc.compute_scale_ppm = o->compute_scale_ppm;
+    sc.no_fast_coll = o->fast.off;
     if (rt_sim_run(t, &sc, &oc->sim, &err) < 0) {
         cli_warning("built-in replay %s: %s", c->label, err.msg);
         return;
     }
     oc->sim_ok = oc->sim.completed;
+    if (o->fast.check && rt_sim_check_fast(t, &sc, &oc->sim, &err) < 0) {
+        cli_error("%s", err.msg);
+        oc->check_failed = 1;
+    }
 }
 
 /* One configuration: its placement, o->repeat runs on MPI (the median into oc->run, on every
@@ -516,6 +524,8 @@ static int run(int argc, char **argv)
     if (rc == 0 && world_rank == 0)
         rc = report(&o, &mc, &pl, m, t, oc, done, confs);
     for (unsigned i = 0; i < done; i++) {
+        if (rc == 0 && oc[i].check_failed) /* --check-fast: said where it failed */
+            rc = CLI_FAIL;
         rt_mpirun_result_free(&oc[i].run);
         rt_sim_result_free(&oc[i].sim);
     }

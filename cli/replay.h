@@ -6,6 +6,17 @@
 #include "cli.h"
 #include "rt_whatif.h"
 
+/* --no-fast and --check-fast, for both engines (with --engine mpi they apply to the
+ * built-in engine's predictions): the collective fast path off, or every replay checked
+ * against one without it (rt_sim_check_fast). */
+typedef struct replay_fast {
+    int off, check;
+} replay_fast;
+/* 1 when argv[a->i] is one of the two flags (f updated), else 0. */
+int replay_fast_option(cli_args *a, replay_fast *f);
+/* After the options: CLI_OK, or the usage error when both were given. */
+int replay_fast_finish(const replay_fast *f);
+
 /* An rt_whatif error as the user sees it: a usage error (-RT_E_USAGE, the message names the
  * option) or an error. Returns CLI_BAD. */
 int replay_error(int rc, const rt_err *err);

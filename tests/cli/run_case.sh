@@ -23,6 +23,14 @@ while IFS= read -r line || [ -n "$line" ]; do
     set -- "$@" "$line"
 done < "$tests/cli/$name.cmd"
 
+# Every replay is checked against one without the built-in engine's collective fast path
+# (docs/replay.md): --check-fast goes in front of the command's own arguments, where it
+# cannot take the place of an option's value. It changes no output unless the check fails.
+if [ "${1:-}" = replay ]; then
+    shift
+    set -- replay --check-fast "$@"
+fi
+
 # NAME.pre (optional) puts files in $WORK before the call (outputs that exist already), one
 # a line: "PATH/" makes a folder, "PATH" a file holding the line "an earlier output",
 # "PATH < SRC" a copy of SRC ($WORK, $DATA and $EXAMPLES expanded). PATH must be in $WORK.

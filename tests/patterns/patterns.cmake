@@ -5,6 +5,5 @@ foreach(case ${rt_patterns} errors)
             ${CMAKE_BINARY_DIR}/patterns ${CMAKE_CURRENT_BINARY_DIR}/patterns-work/${case}
             ${case})
   set_tests_properties(mpi.pattern.${case} PROPERTIES
-    LABELS "mpi;patterns" TIMEOUT 120 RESOURCE_LOCK mpi
-    ENVIRONMENT RETRACE_CHECK_FAST=1) # replays checked without the fast path too
+    LABELS "mpi;patterns" TIMEOUT 120 RESOURCE_LOCK mpi)
 endforeach()

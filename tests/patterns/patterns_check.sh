@@ -1,4 +1,6 @@
-#!/bin/sh
+    # checked against a replay without the collective fast path too (--check-fast)
+    run "$retrace" replay --check-fast trace > replay.out 2> replay.err ||
+        fail "replay: exit $?: $(cat replay.err)"#!/bin/sh
 # One example pattern (examples/patterns) under mpiexec with 2 ranks: its output line, its
 # traced calls (how often each MPI function was called, from 'retrace profile'), and the
 # trace replays to completion. With PATTERN=errors: bad arguments fail cleanly.
@@ -56,7 +58,9 @@ else
     join -a 1 -e none -o 1.1,2.2 calls.expected calls > calls.found
     cmp -s calls.expected calls.found ||
         fail "calls: expected $(tr '\n' ' ' < calls.expected), found $(tr '\n' ' ' < calls)"
-    run "$retrace" replay trace > replay.out 2> replay.err || fail "replay: exit $?: $(cat replay.err)"
+    # --check-fast: the results must be the same without the collective fast path
+    run "$retrace" replay --check-fast trace > replay.out 2> replay.err ||
+        fail "replay: exit $?: $(cat replay.err)"
     grep -q '^predicted run time' replay.out || fail "no prediction: $(cat replay.out)"
 fi
 [ $fails -eq 0 ] || exit 1

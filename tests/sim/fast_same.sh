@@ -1,11 +1,11 @@
 #!/bin/sh
 # sim.fast_same: the collective fast path (replayer/sim/sim_fast.c) changes no result. Every
 # replay below runs twice:
-#  - with RETRACE_CHECK_FAST=1, retrace replays each configuration a second time without the
+#  - with --check-fast, retrace replays each configuration a second time without the
 #    fast path and fails unless completion, total, per-rank end, MPI and compute times (in
 #    picoseconds), critical rank, message, byte and gateway counts, report and notes are
 #    the same;
-#  - with RETRACE_NO_FAST_COLL=1 (no fast path at all): its whole output, stdout, stderr
+#  - with --no-fast (no fast path at all): its whole output, stdout, stderr
 #    and exit status, must equal the first run's byte for byte.
 # Traces: synthetic ones of several sizes (bench/synth_trace: halo exchange and allreduce;
 # gen_colls.sh: every collective family at eager and rendezvous sizes, a sub-communicator,
@@ -81,9 +81,9 @@ check() { # TRACE OPTIONS: one configuration both ways
     shift
     [ "$1" = - ] && shift
     n=$((n + 1))
-    RETRACE_CHECK_FAST=1 "$retrace" replay "$t" "$@" --timing > "$work/a.out" 2> "$work/a.err"
+    "$retrace" replay --check-fast "$t" "$@" --timing > "$work/a.out" 2> "$work/a.err"
     echo "status $?" >> "$work/a.out"
-    RETRACE_NO_FAST_COLL=1 "$retrace" replay "$t" "$@" --timing > "$work/b.out" 2> "$work/b.err"
+    "$retrace" replay --no-fast "$t" "$@" --timing > "$work/b.out" 2> "$work/b.err"
     echo "status $?" >> "$work/b.out"
     sed -n "s/.* \([0-9][0-9]*\) fast collectives.*/\1/p" "$work/a.err" >> "$work/fast"
     # the timing lines differ (seconds, engine events, fast collectives)
