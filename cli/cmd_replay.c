@@ -65,9 +65,8 @@ static void replay_usage(FILE *out)
 
 int replay_parse_count(const char *what, const char *v, uint32_t *out)
 {
-    char *end;
-    unsigned long long n = strtoull(v, &end, 10);
-    if (!*v || *end || v[0] == '-' || n == 0 || n > RT_MAX_RANKS)
+    uint64_t n;
+    if (rt_parse_uint(v, 1, RT_MAX_RANKS, &n, NULL) < 0)
         return cli_error("%s: bad value '%s' (expected a whole number from 1 to %u)", what, v,
                          (unsigned)RT_MAX_RANKS);
     *out = (uint32_t)n;
@@ -446,7 +445,8 @@ static int replay_run(int argc, char **argv)
                              base.free_wild
                          ? "baseline"
                          : "recorded";
-    uint64_t ppm;
+    uint64_t ppm, eager;
+    rt_err err;
     int rc = CLI_OK;
     if (base.compute_scale && replay_parse_scale(base.compute_scale, &ppm) < 0)
         rc = cli_usage_error(cmd, "--compute-scale: bad value '%s' (expected %s)",
@@ -461,10 +461,12 @@ static int replay_run(int argc, char **argv)
                  replay_parse_scale(confs[i + 1].compute_scale, &ppm) < 0)
             rc = cli_error("--compare '%s': compute-scale: bad value '%s' (expected %s)", alts[i],
                            confs[i + 1].compute_scale, REPLAY_SCALE_EXPECTED);
+        else if (confs[i + 1].eager && confs[i + 1].eager != base.eager &&
+                 rt_net_parse_size(confs[i + 1].eager, &eager, &err) < 0)
+            rc = cli_error("--compare '%s': eager: %s", alts[i], err.msg);
     }
     rt_reader *rd = NULL;
     rt_sim_trace *t = NULL;
-    rt_err err;
     double t0 = now_s();
     if (rc == CLI_OK && rt_reader_open(path, &rd, &err) < 0)
         rc = cli_error("%s", err.msg);

@@ -195,12 +195,11 @@ static const char *const local_what[] = {"", "communicator", "group", "window"};
 static int parse_num(const char **s, uint32_t *out)
 {
     const char *p = *s;
-    if (*p < '0' || *p > '9' || (p[0] == '0' && p[1] >= '0' && p[1] <= '9'))
+    uint64_t v;
+    if (p[0] == '0' && p[1] >= '0' && p[1] <= '9')
         return -1;
-    uint64_t v = 0;
-    for (; *p >= '0' && *p <= '9'; p++)
-        if ((v = v * 10 + (unsigned)(*p - '0')) > UINT32_MAX)
-            return -1;
+    if (rt_parse_digits(p, &p, &v) < 0 || v > UINT32_MAX)
+        return -1;
     *s = p;
     *out = (uint32_t)v;
     return 0;

@@ -340,7 +340,7 @@ int rt__ti_arity_slow(const rt__ti_lines *l, size_t min, size_t max, const char 
 int rt__ti_int_slow(const rt__ti_lines *l, size_t i, const char *what, int64_t lo, int64_t hi,
                     int64_t *out, rt_err *err)
 {
-    if (rt__parse_i64(l->tok[i], out))
+    if (rt_parse_i64(l->tok[i], out))
         return rt__ti_bad(l, err, "bad %s '%.40s' (expected an integer)", what, l->tok[i]);
     if (*out < lo || *out > hi)
         return rt__ti_bad(l, err, "%s %s out of range (%lld to %lld)", what, l->tok[i],
@@ -404,7 +404,7 @@ int rt__ti_rank_slow(const rt__ti_lines *l, size_t i, const char *what, uint32_t
                      int32_t *out, rt_err *err)
 {
     int64_t v = 0;
-    if (rt__parse_i64(l->tok[i], &v))
+    if (rt_parse_i64(l->tok[i], &v))
         return rt__ti_bad(l, err, "bad %s '%.40s' (expected a rank)", what, l->tok[i]);
     if (v < 0 || v >= nranks)
         return rt__ti_bad(l, err, "%s %s is not a rank (0 to %u)%s", what, l->tok[i],
@@ -417,7 +417,7 @@ int rt__ti_rank_slow(const rt__ti_lines *l, size_t i, const char *what, uint32_t
 int rt__ti_tag_slow(const rt__ti_lines *l, size_t i, int32_t *out, rt_err *err)
 {
     int64_t v = 0;
-    if (rt__parse_i64(l->tok[i], &v))
+    if (rt_parse_i64(l->tok[i], &v))
         return rt__ti_bad(l, err, "bad tag '%.40s' (expected an integer)", l->tok[i]);
     if (v < 0 || v > INT32_MAX)
         return rt__ti_bad(l, err, "tag %s out of range%s", l->tok[i],
@@ -452,7 +452,7 @@ int rt__ti_mul_slow(const rt__ti_lines *l, uint64_t n, uint32_t size, uint64_t *
 int rt__ti_who_slow(const rt__ti_lines *l, uint64_t *who, rt_err *err)
 {
     const char *s = l->tok[0];
-    if (rt__parse_u64(s, who) || (s[0] == '0' && s[1]))
+    if (rt_parse_u64(s, who) || (s[0] == '0' && s[1]))
         return rt__ti_bad(l, err, "bad rank '%.40s' (expected a rank number)", s);
     return 0;
 }
