@@ -2,7 +2,7 @@
 #ifndef RT__TRACE_H
 #define RT__TRACE_H
 
-#include "rt_parse.h"
+#include "rt_util.h"
 #include "rt_trace.h"
 
 #define RT__GATHER 64 /* events per block from back ends without next_block */

@@ -28,6 +28,13 @@ void rt_hmap_free(rt_hmap *m)
     m->cap = m->n = 0;
 }
 
+void rt_hmap_clear(rt_hmap *m)
+{
+    for (size_t i = 0; i < m->cap; i++)
+        m->slots[i].k1 = RT_HASH_EMPTY;
+    m->n = 0;
+}
+
 uint64_t *rt_hmap_get(const rt_hmap *m, uint64_t k1, uint64_t k2)
 {
     if (!m->n)

@@ -118,6 +118,8 @@ typedef struct rt_hmap {
 } rt_hmap;
 
 void rt_hmap_free(rt_hmap *m);
+/* Removes every key, keeping the room. */
+void rt_hmap_clear(rt_hmap *m);
 /* The value of (k1, k2), NULL when absent. Valid until the next put or del. */
 uint64_t *rt_hmap_get(const rt_hmap *m, uint64_t k1, uint64_t k2);
 /* The value of (k1, k2), created with value 0 (*created = 1; created may be NULL) when absent.

@@ -137,14 +137,14 @@ static int emit_step(void *ctx, const rt_coll_step *st)
 static const uint32_t *per_comm_rank(sim *s, const rt_comm_def *c, int modules)
 {
     int created;
-    uint64_t *v = sim_map_put(&s->members, c->id, (uint64_t)modules, &created);
+    uint64_t *v = rt_hmap_put(&s->members, c->id, (uint64_t)modules, &created);
     if (!v)
         return NULL;
     if (!created)
         return (const uint32_t *)(uintptr_t)*v;
     uint32_t *a = malloc((c->size ? c->size : 1) * sizeof *a);
     if (!a) {
-        sim_map_del(&s->members, c->id, (uint64_t)modules);
+        rt_hmap_del(&s->members, c->id, (uint64_t)modules);
         return NULL;
     }
     for (uint32_t i = 0; i < c->size; i++)
@@ -255,7 +255,7 @@ static int check_instance(sim *s, uint32_t rank, uint64_t key, uint32_t seq, uns
                           uint32_t size, const char *what, int *first, int *last)
 {
     int created;
-    uint64_t *v = sim_map_put(&s->collchk, key, seq, &created);
+    uint64_t *v = rt_hmap_put(&s->collchk, key, seq, &created);
     if (!v)
         return sim_fail(s, RT_E_NOMEM, "out of memory (collectives)");
     *first = created;
@@ -263,7 +263,7 @@ static int check_instance(sim *s, uint32_t rank, uint64_t key, uint32_t seq, uns
     if (created) {
         *v = op | (uint64_t)rank << 8 | 1ULL << 32;
         if (size == 1) {
-            sim_map_del(&s->collchk, key, seq);
+            rt_hmap_del(&s->collchk, key, seq);
             *last = 1;
         }
         return 0;
@@ -282,7 +282,7 @@ static int check_instance(sim *s, uint32_t rank, uint64_t key, uint32_t seq, uns
     }
     uint32_t arrived = (uint32_t)(*v >> 32) + 1;
     if (arrived >= size) {
-        sim_map_del(&s->collchk, key, seq);
+        rt_hmap_del(&s->collchk, key, seq);
         *last = 1;
     } else {
         *v = (*v & 0xffffffffu) | (uint64_t)arrived << 32;
@@ -391,14 +391,14 @@ uint32_t sim_coll_start(sim *s, uint32_t rank, uint8_t ctx, uint32_t id, const r
     if (sc->seq_key != key) {
         /* the rank's sequence numbers on the communicator it used last live in sc; the
          * others in collseq (a key is never 0: contexts start at 1) */
-        uint64_t *v = sc->seq_key ? sim_map_put(&s->collseq, rank, sc->seq_key, NULL) : &key;
+        uint64_t *v = sc->seq_key ? rt_hmap_put(&s->collseq, rank, sc->seq_key, NULL) : &key;
         if (!v) {
             sim_fail(s, RT_E_NOMEM, "out of memory (collectives)");
             return SIM_NONE;
         }
         if (sc->seq_key)
             *v = sc->seq_next;
-        v = sim_map_get(&s->collseq, rank, key);
+        v = rt_hmap_get(&s->collseq, rank, key);
         sc->seq_key = key;
         sc->seq_next = v ? (uint32_t)*v : 0;
     }

@@ -594,15 +594,15 @@ static void sim_free(sim *s)
     sim_coll_free_all(s);
     sim_out_free(s);
     sim_chans_free(&s->chans);
-    sim_map_free(&s->mail);
-    sim_map_free(&s->collseq);
-    sim_map_free(&s->collchk);
-    sim_map_free(&s->rma_done);
-    sim_map_free(&s->locks);
+    rt_hmap_free(&s->mail);
+    rt_hmap_free(&s->collseq);
+    rt_hmap_free(&s->collchk);
+    rt_hmap_free(&s->rma_done);
+    rt_hmap_free(&s->locks);
     for (size_t i = 0; i < s->members.cap; i++)
-        if (s->members.slots[i].k1 != SIM_MAP_EMPTY)
+        if (s->members.slots[i].k1 != RT_HASH_EMPTY)
             free((void *)(uintptr_t)s->members.slots[i].v);
-    sim_map_free(&s->members);
+    rt_hmap_free(&s->members);
     sim_fast_free(s);
     free(s->gw_free);
     free(s->lockv);

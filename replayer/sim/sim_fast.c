@@ -147,7 +147,7 @@ void sim_fast_free(sim *s)
     for (uint32_t i = 0; i < s->nfinst; i++)
         free(s->finst[i].memb);
     free(s->finst);
-    sim_map_free(&s->fastinst);
+    rt_hmap_free(&s->fastinst);
     sim_free_lines(s->fm, (size_t)s->fm_cap * sizeof *s->fm);
     free(s->fmsg);
     free(s->fidx);
@@ -414,12 +414,12 @@ int sim_fast_join(sim *s, uint32_t co_i, const rt_comm_def *c, uint64_t key, uin
         if (!ok) /* the whole instance goes the usual way */
             return 0;
         f = finst_new(s, c->size);
-        uint64_t *v = f == SIM_NONE ? NULL : sim_map_put(&s->fastinst, key, seq, NULL);
+        uint64_t *v = f == SIM_NONE ? NULL : rt_hmap_put(&s->fastinst, key, seq, NULL);
         if (!v)
             return sim_fail(s, RT_E_NOMEM, "out of memory (collectives)");
         *v = f;
     } else {
-        const uint64_t *v = sim_map_get(&s->fastinst, key, seq);
+        const uint64_t *v = rt_hmap_get(&s->fastinst, key, seq);
         if (!v)
             return 0;
         if (!ok) {
@@ -437,7 +437,7 @@ int sim_fast_join(sim *s, uint32_t co_i, const rt_comm_def *c, uint64_t key, uin
     s->ports[w].busy++;
     if (!last)
         return 1;
-    sim_map_del(&s->fastinst, key, seq);
+    rt_hmap_del(&s->fastinst, key, seq);
     int rc = compute(s, fi, c, t);
     finst_give(s, f);
     if (rc < 0 && !s->fast_gave_up) /* no memory: the usual way may do with less */

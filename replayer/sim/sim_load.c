@@ -58,7 +58,7 @@ typedef struct load_scratch {
      * 3, ...; it grows up to twice the rank's events so far), the hash map for the others. */
     uint64_t *by_id;
     size_t idcap;
-    sim_map ids;
+    rt_hmap ids;
     uint32_t *done_at; /* per post: the index of its completion, NO_EVENT when none */
     uint32_t *free_slots;
     size_t cap;               /* of done_at and free_slots */
@@ -69,8 +69,8 @@ typedef struct load_scratch {
 static uint64_t *id_get(load_scratch *s, uint64_t id)
 {
     if (id < s->idcap)
-        return s->by_id[id] == SIM_MAP_EMPTY ? NULL : &s->by_id[id];
-    return sim_map_get(&s->ids, id, 0);
+        return s->by_id[id] == RT_HASH_EMPTY ? NULL : &s->by_id[id];
+    return rt_hmap_get(&s->ids, id, 0);
 }
 
 /* The array covers ids below cap from now on: what the map held of them moves over. */
@@ -79,14 +79,14 @@ static int id_grow(load_scratch *s, size_t cap)
     uint64_t *b = realloc(s->by_id, cap * sizeof *b);
     if (!b)
         return -1;
-    memset(b + s->idcap, 0xff, (cap - s->idcap) * sizeof *b); /* SIM_MAP_EMPTY */
+    memset(b + s->idcap, 0xff, (cap - s->idcap) * sizeof *b); /* RT_HASH_EMPTY */
     s->by_id = b;
     s->idcap = cap;
     for (size_t j = 0; j < s->ids.cap;) {
-        sim_map_slot *m = &s->ids.slots[j];
-        if (m->k1 != SIM_MAP_EMPTY && m->k1 < cap) {
+        rt_hmap_slot *m = &s->ids.slots[j];
+        if (m->k1 != RT_HASH_EMPTY && m->k1 < cap) {
             b[m->k1] = m->v;
-            sim_map_del(&s->ids, m->k1, 0); /* may move a later entry here: look again */
+            rt_hmap_del(&s->ids, m->k1, 0); /* may move a later entry here: look again */
         } else {
             j++;
         }
@@ -104,7 +104,7 @@ static uint64_t *id_put(load_scratch *s, uint64_t id, uint32_t n)
     }
     if (id < s->idcap)
         return &s->by_id[id];
-    return sim_map_put(&s->ids, id, 0, NULL);
+    return rt_hmap_put(&s->ids, id, 0, NULL);
 }
 
 /* Room in done_at and free_slots for n events. */
@@ -129,10 +129,8 @@ static int scratch_fit(load_scratch *s, uint32_t n, rt_err *err)
 static int scratch_begin(load_scratch *s, uint32_t n, rt_err *err)
 {
     if (s->idcap)
-        memset(s->by_id, 0xff, s->idcap * sizeof *s->by_id); /* SIM_MAP_EMPTY */
-    s->ids.n = 0;
-    for (size_t j = 0; j < s->ids.cap; j++)
-        s->ids.slots[j].k1 = SIM_MAP_EMPTY;
+        memset(s->by_id, 0xff, s->idcap * sizeof *s->by_id); /* RT_HASH_EMPTY */
+    rt_hmap_clear(&s->ids);
     s->linked = s->slotted = s->nfree = s->next = 0;
     if (n + (size_t)1 > s->idcap && id_grow(s, n + (size_t)1) < 0)
         return rt_err_set(err, RT_E_NOMEM, "out of memory loading the trace");
@@ -505,7 +503,7 @@ int rt_sim_trace_load(rt_reader *r, rt_sim_trace **out, rt_err *err)
     load_state ls = {.world_ident = world_is_identity(&t->defs)};
     kind_classes(ls.cls);
     rc = load_events(r, t, &ls, err);
-    sim_map_free(&ls.s.ids);
+    rt_hmap_free(&ls.s.ids);
     free(ls.s.by_id);
     free(ls.s.done_at);
     free(ls.s.free_slots);
@@ -568,7 +566,7 @@ const char *rt_sim_trace_notes(const rt_sim_trace *t)
 
 int rt_sim_trace_traffic(const rt_sim_trace *t, rt_map_edge **edges, size_t *nedges, rt_err *err)
 {
-    sim_map pairs = {0};
+    rt_hmap pairs = {0};
     for (uint32_t r = 0; r < t->defs.nranks; r++) {
         const sim_rank_events *re = &t->ranks[r];
         for (uint32_t i = 0; i < re->n; i++) {
@@ -592,9 +590,9 @@ int rt_sim_trace_traffic(const rt_sim_trace *t, rt_map_edge **edges, size_t *ned
             uint32_t a = r, p = (uint32_t)ev->peer;
             if (a == p || !b)
                 continue;
-            uint64_t *v = sim_map_put(&pairs, a < p ? a : p, a < p ? p : a, NULL);
+            uint64_t *v = rt_hmap_put(&pairs, a < p ? a : p, a < p ? p : a, NULL);
             if (!v) {
-                sim_map_free(&pairs);
+                rt_hmap_free(&pairs);
                 return rt_err_set(err, RT_E_NOMEM, "out of memory");
             }
             *v += b;
@@ -602,15 +600,15 @@ int rt_sim_trace_traffic(const rt_sim_trace *t, rt_map_edge **edges, size_t *ned
     }
     rt_map_edge *e = malloc((pairs.n ? pairs.n : 1) * sizeof *e);
     if (!e) {
-        sim_map_free(&pairs);
+        rt_hmap_free(&pairs);
         return rt_err_set(err, RT_E_NOMEM, "out of memory");
     }
     size_t n = 0;
     for (size_t i = 0; i < pairs.cap; i++)
-        if (pairs.slots[i].k1 != SIM_MAP_EMPTY)
+        if (pairs.slots[i].k1 != RT_HASH_EMPTY)
             e[n++] = (rt_map_edge){(uint32_t)pairs.slots[i].k1, (uint32_t)pairs.slots[i].k2,
                                    pairs.slots[i].v};
-    sim_map_free(&pairs);
+    rt_hmap_free(&pairs);
     *edges = e;
     *nedges = n;
     return 0;

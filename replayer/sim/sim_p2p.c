@@ -180,45 +180,44 @@ static uint64_t chan_k1(uint8_t ctx, uint32_t dst, uint32_t src)
 
 static size_t home(const sim_chans *t, uint64_t k1, uint64_t k2)
 {
-    return (size_t)sim_hash2(k1, k2) & (t->cap - 1);
+    return (size_t)rt_hash_pair(k1, k2) & (t->cap - 1);
 }
 
-static sim_chan *slots_new(size_t cap)
+static int chan_empty(const void *c)
 {
-    sim_chan *c = sim_realloc_lines(NULL, 0, cap * sizeof *c);
-    if (!c)
-        return NULL;
-    for (size_t i = 0; i < cap; i++)
-        c[i].k1 = SIM_MAP_EMPTY;
-    return c;
+    return ((const sim_chan *)c)->k1 == RT_HASH_EMPTY;
 }
+
+static void chan_clear(void *c)
+{
+    ((sim_chan *)c)->k1 = RT_HASH_EMPTY;
+}
+
+static uint64_t chan_hash(const void *c)
+{
+    const sim_chan *ch = c;
+    return rt_hash_pair(ch->k1, ch->k2);
+}
+
+static const rt_htab_ops chan_ops = {sizeof(sim_chan), chan_empty, chan_clear, chan_hash};
 
 static int grow(sim_chans *t)
 {
-    size_t cap = t->cap ? t->cap * 2 : 1024;
-    sim_chan *slots = slots_new(cap);
+    size_t cap = rt_htab_next_cap(t->cap, 1024, sizeof *t->slots);
+    sim_chan *slots = cap ? sim_realloc_lines(NULL, 0, cap * sizeof *slots) : NULL;
     if (!slots)
         return -1;
-    sim_chans old = *t;
+    rt_htab_rehash(slots, cap, t->slots, t->cap, &chan_ops);
+    sim_free_lines(t->slots, t->cap * sizeof *t->slots);
     t->slots = slots;
     t->cap = cap;
-    for (size_t i = 0; i < old.cap; i++) {
-        const sim_chan *c = &old.slots[i];
-        if (c->k1 == SIM_MAP_EMPTY)
-            continue;
-        size_t j = home(t, c->k1, c->k2);
-        while (slots[j].k1 != SIM_MAP_EMPTY)
-            j = (j + 1) & (cap - 1);
-        slots[j] = *c;
-    }
-    sim_free_lines(old.slots, old.cap * sizeof *old.slots);
     return 0;
 }
 
 static sim_chan *chan_add(sim *s, uint64_t k1, uint64_t k2, int *created)
 {
     sim_chans *t = &s->chans;
-    if ((t->n + 1) * 2 > t->cap && grow(t) < 0) {
+    if (rt_htab_full(t->n, t->cap, 1, 2) && grow(t) < 0) {
         sim_fail(s, RT_E_NOMEM, "out of memory (channels)");
         return NULL;
     }
@@ -229,7 +228,7 @@ static sim_chan *chan_add(sim *s, uint64_t k1, uint64_t k2, int *created)
             *created = 0;
             return c;
         }
-        if (c->k1 == SIM_MAP_EMPTY) {
+        if (c->k1 == RT_HASH_EMPTY) {
             c->k1 = k1;
             c->k2 = k2;
             c->more = c->more_tail = SIM_NONE;
@@ -243,21 +242,7 @@ static sim_chan *chan_add(sim *s, uint64_t k1, uint64_t k2, int *created)
 static void chan_remove(sim *s, sim_chan *c)
 {
     sim_chans *t = &s->chans;
-    size_t mask = t->cap - 1;
-    size_t i = (size_t)(c - t->slots);
-    /* Backward shift: move later members of the probe run into the hole when their home
-     * slot does not lie cyclically in (hole, their position]. */
-    for (size_t j = (i + 1) & mask;; j = (j + 1) & mask) {
-        sim_chan *m = &t->slots[j];
-        if (m->k1 == SIM_MAP_EMPTY)
-            break;
-        size_t h = home(t, m->k1, m->k2);
-        if (((j - h) & mask) >= ((j - i) & mask)) {
-            t->slots[i] = *m;
-            i = j;
-        }
-    }
-    t->slots[i].k1 = SIM_MAP_EMPTY;
+    rt_htab_erase(t->slots, t->cap, (size_t)(c - t->slots), &chan_ops);
     t->n--;
 }
 
@@ -274,7 +259,7 @@ void sim_chans_free(sim_chans *t)
 static int mail_push(sim *s, uint64_t k1, uint64_t k2, uint32_t p)
 {
     int created;
-    uint64_t *v = sim_map_put(&s->mail, k1, k2, &created);
+    uint64_t *v = rt_hmap_put(&s->mail, k1, k2, &created);
     if (!v)
         return sim_fail(s, RT_E_NOMEM, "out of memory (channels)");
     s->pends[p].next = SIM_NONE;
@@ -300,7 +285,7 @@ static void mail_unlink(sim *s, uint64_t k1, uint64_t k2, uint64_t *v, uint32_t 
     if (tail == p)
         tail = prev;
     if (head == SIM_NONE)
-        sim_map_del(&s->mail, k1, k2);
+        rt_hmap_del(&s->mail, k1, k2);
     else
         *v = head | (uint64_t)tail << 32;
 }
@@ -324,7 +309,7 @@ static uint64_t post_free(sim *s, uint64_t comm, uint32_t tag, uint32_t me, uint
     const sim_pend *e = &s->pends[p];
     uint64_t k1 = chan_k1(CTX_FREE, is_send ? peer : me, 0);
     uint64_t other = comm << 32 | (is_send ? 0u : 1u);
-    uint64_t *v = sim_map_get(&s->mail, k1, other);
+    uint64_t *v = rt_hmap_get(&s->mail, k1, other);
     uint32_t prev = SIM_NONE;
     for (uint32_t q = v ? (uint32_t)*v : SIM_NONE; q != SIM_NONE; prev = q, q = s->pends[q].next) {
         const sim_pend *o = &s->pends[q];
@@ -552,7 +537,7 @@ void sim_report_channels(sim *s, int deadlocked)
     rep_list l = {.n = 0};
     for (size_t i = 0; i < s->chans.cap; i++) {
         const sim_chan *c = &s->chans.slots[i];
-        if (c->k1 == SIM_MAP_EMPTY)
+        if (c->k1 == RT_HASH_EMPTY)
             continue;
         unsigned ctx = (unsigned)(c->k1 >> 56);
         uint32_t dst = (uint32_t)(c->k1 >> 28) & 0xfffffffu, src = (uint32_t)c->k1 & 0xfffffffu;
@@ -563,8 +548,8 @@ void sim_report_channels(sim *s, int deadlocked)
             rep_op(&l, &s->pends[q].op, ctx, me, peer, comm, tag, seq++);
     }
     for (size_t i = 0; i < s->mail.cap; i++) {
-        const sim_map_slot *c = &s->mail.slots[i];
-        if (c->k1 == SIM_MAP_EMPTY)
+        const rt_hmap_slot *c = &s->mail.slots[i];
+        if (c->k1 == RT_HASH_EMPTY)
             continue;
         uint32_t comm = (uint32_t)(c->k2 >> 32), seq = 0;
         for (uint32_t q = (uint32_t)c->v; q != SIM_NONE; q = s->pends[q].next) {

@@ -126,13 +126,13 @@ int sim_queue_push_slow(sim *s, uint64_t time, uint8_t kind, uint32_t idx)
     uint32_t b = q->last;
     if (b == SIM_NONE || q->buckets[b].time != time) {
         int created;
-        uint64_t *v = sim_map_put(&q->by_time, time, 0, &created);
+        uint64_t *v = rt_hmap_put(&q->by_time, time, 0, &created);
         if (!v)
             return sim_fail(s, RT_E_NOMEM, "out of memory (engine queue)");
         if (created) {
             b = bucket_new(q, time);
             if (b == SIM_NONE || times_push(q, time, b) < 0) {
-                sim_map_del(&q->by_time, time, 0);
+                rt_hmap_del(&q->by_time, time, 0);
                 return sim_fail(s, RT_E_NOMEM, "out of memory (engine queue)");
             }
             *v = b;
@@ -167,7 +167,7 @@ void sim_queue_popped(sim_queue *q)
         c->next = q->chunk_free;
         q->chunk_free = bk->head;
         times_pop(q);
-        sim_map_del(&q->by_time, bk->time, 0);
+        rt_hmap_del(&q->by_time, bk->time, 0);
         bk->head = q->bucket_free;
         q->bucket_free = b;
         if (q->last == b)
@@ -243,6 +243,6 @@ void sim_queue_free(sim_queue *q)
     sim_free_lines(q->chunks, (size_t)q->chunks_cap * sizeof *q->chunks);
     free(q->buckets);
     free(q->times);
-    sim_map_free(&q->by_time);
+    rt_hmap_free(&q->by_time);
     sim_queue_init(q);
 }

@@ -31,7 +31,7 @@ typedef struct sim_lock {
 
 static uint64_t *done_slot(sim *s, uint32_t rank, uint32_t win, uint32_t target)
 {
-    uint64_t *v = sim_map_put(&s->rma_done, (uint64_t)rank << 32 | win, target, NULL);
+    uint64_t *v = rt_hmap_put(&s->rma_done, (uint64_t)rank << 32 | win, target, NULL);
     if (!v)
         sim_fail(s, RT_E_NOMEM, "out of memory (RMA)");
     return v;
@@ -39,7 +39,7 @@ static uint64_t *done_slot(sim *s, uint32_t rank, uint32_t win, uint32_t target)
 
 static uint64_t done_of(const sim *s, uint32_t rank, uint32_t win, uint32_t target)
 {
-    uint64_t *v = sim_map_get(&s->rma_done, (uint64_t)rank << 32 | win, target);
+    uint64_t *v = rt_hmap_get(&s->rma_done, (uint64_t)rank << 32 | win, target);
     return v ? *v : 0;
 }
 
@@ -120,7 +120,7 @@ static void group_sync(sim *s, uint32_t rank, const rt_event *ev, uint64_t t)
 static sim_lock *lock_of(sim *s, uint32_t win, uint32_t target)
 {
     int created;
-    uint64_t *v = sim_map_put(&s->locks, win, target, &created);
+    uint64_t *v = rt_hmap_put(&s->locks, win, target, &created);
     if (!v) {
         sim_fail(s, RT_E_NOMEM, "out of memory (locks)");
         return NULL;

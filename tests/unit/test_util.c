@@ -56,6 +56,12 @@ static void test_hmap_basic(void **state)
     rt_hmap_del1(&m, UINT64_MAX);
     assert_int_equal(m.n, 0);
     assert_null(rt_hmap_get1(&m, UINT64_MAX));
+    for (uint64_t k = 0; k < 10; k++)
+        assert_non_null(rt_hmap_put(&m, k, k, NULL));
+    rt_hmap_clear(&m); /* empty, the room kept */
+    assert_int_equal(m.n, 0);
+    assert_int_equal(m.cap, 64);
+    assert_null(rt_hmap_get(&m, 3, 3));
     rt_hmap_free(&m);
     assert_null(m.slots);
     assert_int_equal(m.cap, 0);
