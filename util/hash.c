@@ -64,7 +64,7 @@ static int grow(rt_hmap *m)
 
 uint64_t *rt_hmap_put(rt_hmap *m, uint64_t k1, uint64_t k2, int *created)
 {
-    if (k1 == RT_HASH_EMPTY || (rt_htab_full(m->n, m->cap, 3, 4) && grow(m) < 0))
+    if (rt_htab_full(m->n, m->cap, 3, 4) && grow(m) < 0)
         return NULL;
     size_t mask = m->cap - 1, i = (size_t)rt_hash_pair(k1, k2) & mask;
     for (;; i = (i + 1) & mask) {

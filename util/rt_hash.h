@@ -123,7 +123,8 @@ void rt_hmap_clear(rt_hmap *m);
 /* The value of (k1, k2), NULL when absent. Valid until the next put or del. */
 uint64_t *rt_hmap_get(const rt_hmap *m, uint64_t k1, uint64_t k2);
 /* The value of (k1, k2), created with value 0 (*created = 1; created may be NULL) when absent.
- * NULL: no memory, or k1 is RT_HASH_EMPTY. Valid until the next put or del. */
+ * NULL: no memory. k1 must not be RT_HASH_EMPTY (not checked: the engine puts on its hot
+ * path). Valid until the next put or del. */
 uint64_t *rt_hmap_put(rt_hmap *m, uint64_t k1, uint64_t k2, int *created);
 /* Removes (k1, k2) if present. */
 void rt_hmap_del(rt_hmap *m, uint64_t k1, uint64_t k2);

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rt_vec.h"
@@ -31,43 +32,71 @@ typedef struct rt_pool {
         0, 0, RT_POOL_NONE \
     }
 
-/* The slow part of RT_POOL_GET: grows the array and hands out its next new object. */
-uint32_t rt_pool_grow_(rt_pool *p, void *items, size_t size, uint32_t first, rt_realloc_fn re);
-
-static inline uint32_t rt_pool_get_(rt_pool *p, void *items, size_t size, size_t link,
-                                    uint32_t first, rt_realloc_fn re)
+/* Every object free again (none handed out), the array and its room kept. */
+static inline void rt_pool_clear(rt_pool *p)
 {
-    uint32_t i = p->free;
-    if (i != RT_POOL_NONE) {
-        char *a;
-        memcpy(&a, items, sizeof a);
-        memcpy(&p->free, a + (size_t)i * size + link, sizeof p->free);
-        return i;
-    }
-    if (p->n < p->room)
-        return p->n++;
-    return rt_pool_grow_(p, items, size, first, re);
+    p->n = 0;
+    p->free = RT_POOL_NONE;
 }
 
-static inline void rt_pool_put_(rt_pool *p, void *items, size_t size, size_t link, uint32_t i)
+/* The slow part of RT_POOL_GET: grows the array (*itemsp) and hands out its next new object. */
+uint32_t rt_pool_grow_(rt_pool *p, void *itemsp, size_t size, uint32_t first, rt_realloc_fn re)
+    __attribute__((cold));
+
+/* The same for the pools on the C heap (re NULL), inline: GCC knows that realloc touches no
+ * memory of the caller's, so a hot loop that may grow a pool keeps the caller's fields in
+ * registers; an out-of-line call there would make it reload them on every turn. */
+static inline uint32_t rt_pool_grow_heap_(rt_pool *p, void *itemsp, size_t size, uint32_t first)
 {
-    memcpy((char *)items + (size_t)i * size + link, &p->free, sizeof p->free);
+    size_t room = p->n < RT_POOL_NONE - 1
+                      ? rt_vec_next(p->room, (uint64_t)p->n + 1, first, size, RT_POOL_NONE - 1)
+                      : 0;
+    void *old, *q;
+    memcpy(&old, itemsp, sizeof old);
+    if (!room || !(q = realloc(old, room * size)))
+        return RT_POOL_NONE;
+    memcpy(itemsp, &q, sizeof q);
+    p->room = (uint32_t)room;
+    return p->n++;
+}
+
+static inline uint32_t rt_pool_grow_any_(rt_pool *p, void *itemsp, size_t size, uint32_t first,
+                                         rt_realloc_fn re)
+{
+    return re ? rt_pool_grow_(p, itemsp, size, first, re)
+              : rt_pool_grow_heap_(p, itemsp, size, first);
+}
+
+/* The free list's head taken; link is the head object's link field. */
+static inline uint32_t rt_pool_pop_(rt_pool *p, const uint32_t *link)
+{
+    uint32_t i = p->free;
+    p->free = *link;
+    return i;
+}
+
+static inline void rt_pool_push_(rt_pool *p, uint32_t *link, uint32_t i)
+{
+    *link = p->free;
     p->free = i;
 }
 
-/* The byte offset of the uint32_t field link in an object of items (refused at compile time
- * when the field is not 4 bytes wide). */
-#define RT_POOL_LINK(items, link) \
-    (offsetof(__typeof__(*(items)), link) + 0 * sizeof(char[sizeof((items)->link) == 4 ? 1 : -1]))
-
-/* The index of a free object of the pool (pool an rt_pool, items its T * array, link the name
+/*
+ * The index of a free object of the pool (pool an rt_pool, items its T * array, link the name
  * of T's uint32_t field that chains free objects): a freed one, else a new one, the array
  * grown through re (rt_realloc_fn; first objects at the first growth) when it is full. Its
- * contents are what they were (freed) or what re left (new). RT_POOL_NONE: no memory. */
-#define RT_POOL_GET(pool, items, link, first, re) \
-    rt_pool_get_(&(pool), &(items), sizeof *(items), RT_POOL_LINK(items, link), (first), (re))
-/* Gives object i back to the pool (its link field is overwritten). */
-#define RT_POOL_PUT(pool, items, link, i) \
-    rt_pool_put_(&(pool), (items), sizeof *(items), RT_POOL_LINK(items, link), (i))
+ * contents are what they were (freed) or what re left (new). RT_POOL_NONE: no memory.
+ *
+ * Macros, so that the link is reached as items[i].link, a typed field: the compiler then
+ * knows a get or a put writes no pointer and keeps the owner's array pointers in registers
+ * (through memcpy at an offset it could not). pool and items are evaluated more than once.
+ */
+#define RT_POOL_GET(pool, items, link, first, re)                                    \
+    ((pool).free != RT_POOL_NONE ? rt_pool_pop_(&(pool), &(items)[(pool).free].link) \
+     : (pool).n < (pool).room                                                        \
+         ? (pool).n++                                                                \
+         : rt_pool_grow_any_(&(pool), &(items), sizeof *(items), (first), (re)))
+/* Gives object i back to the pool (its link field is overwritten); i is evaluated twice. */
+#define RT_POOL_PUT(pool, items, link, i) rt_pool_push_(&(pool), &(items)[(i)].link, (i))
 
 #endif /* RT_POOL_H */

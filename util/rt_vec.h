@@ -19,8 +19,19 @@ void *rt_vec_realloc(void *p, size_t old, size_t bytes);
 
 /* The room to grow an array of room items of size bytes to, so that it holds need (> room):
  * twice room (first when room is 0), need when that is more; never more than max items nor
- * than size_t bytes. 0: need items do not fit. */
-size_t rt_vec_next(size_t room, uint64_t need, size_t first, size_t size, size_t max);
+ * than size_t bytes. 0: need items do not fit. Inline: pure arithmetic, which growth paths
+ * inside hot loops can do without a call. */
+static inline size_t rt_vec_next(size_t room, uint64_t need, size_t first, size_t size, size_t max)
+{
+    if (size && max > SIZE_MAX / size)
+        max = SIZE_MAX / size;
+    if (need > max)
+        return 0;
+    size_t next = !room ? first : room > max / 2 ? max : room * 2;
+    if (next > max)
+        next = max;
+    return next < need ? (size_t)need : next;
+}
 
 /* What RT_VEC_RESERVE calls when the room is short: items points to the array pointer, room
  * to the count (room_size bytes wide). 0 or -RT_E_NOMEM. */

@@ -11,18 +11,6 @@ void *rt_vec_realloc(void *p, size_t old, size_t bytes)
     return realloc(p, bytes ? bytes : 1);
 }
 
-size_t rt_vec_next(size_t room, uint64_t need, size_t first, size_t size, size_t max)
-{
-    if (size && max > SIZE_MAX / size)
-        max = SIZE_MAX / size;
-    if (need > max)
-        return 0;
-    size_t next = !room ? first : room > max / 2 ? max : room * 2;
-    if (next > max)
-        next = max;
-    return next < need ? (size_t)need : next;
-}
-
 /* The room count is read and written at its own width, so that one function serves arrays
  * whose count is a uint32_t as well as those whose count is a size_t. */
 static uint64_t room_get(const void *room, size_t width)

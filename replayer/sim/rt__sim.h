@@ -230,9 +230,9 @@ typedef struct sim_qcursor {
 
 typedef struct sim_queue {
     sim_qchunk *chunks;
-    uint32_t nchunks, chunks_cap, chunk_free;
-    sim_bucket *buckets;
-    uint32_t nbuckets, buckets_cap, bucket_free;
+    rt_pool chunkp;
+    sim_bucket *buckets; /* a free bucket's head links the free list */
+    rt_pool bucketp;
     sim_qtime *times; /* binary heap of the distinct pending times */
     size_t ntimes, times_cap;
     rt_hmap by_time; /* time -> bucket */
@@ -272,12 +272,12 @@ typedef struct sim {
     uint64_t now;
     int call_costs; /* the model charges some MPI calls CPU time ([calls]) */
 
-    sim_req *reqs;
-    uint32_t nreqs, reqs_cap, req_free;
+    sim_req *reqs; /* the pools (rt_pool.h) of requests, pending messages, collectives */
+    rt_pool reqp;
     sim_pend *pends;
-    uint32_t npends, pends_cap, pend_free;
+    rt_pool pendp;
     sim_coll *colls;
-    uint32_t ncolls, colls_cap, coll_free;
+    rt_pool collp;
     sim_sched *sched;  /* per rank, allocated with the first collective */
     sim_step *scratch; /* a schedule being expanded (sim_coll.c) */
     uint32_t nscratch, scratch_cap;
@@ -313,11 +313,11 @@ typedef struct sim {
     uint32_t evsyn;           /* numbers for no real event, counted down from UINT32_MAX */
     rt_hmap fastinst;         /* (comm key, seq) -> fast instance index */
     struct sim_finst *finst;
-    uint32_t nfinst, finst_cap, finst_free;
+    rt_pool finstp;
     struct sim_fmemb *fm; /* per member of the instance being computed */
     uint32_t fm_cap;
     struct sim_fmsg *fmsg; /* messages on their way in that computation */
-    uint32_t nfmsg, fmsg_cap, fmsg_free;
+    rt_pool fmsgp;
     uint32_t *fidx;    /* world rank -> member index (communicators other than world) */
     uint32_t *factive; /* members not done yet */
 

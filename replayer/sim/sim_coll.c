@@ -18,24 +18,11 @@
 
 static uint32_t coll_new(sim *s)
 {
-    uint32_t c;
-    if (s->coll_free != SIM_NONE) {
-        c = s->coll_free;
-        s->coll_free = s->colls[c].next_free;
-    } else {
-        if (s->ncolls == s->colls_cap) {
-            uint32_t cap = s->colls_cap ? s->colls_cap * 2 : 256;
-            /* aligned: a collective is one cache line */
-            sim_coll *p = sim_realloc_lines(s->colls, (size_t)s->colls_cap * sizeof *p,
-                                            (size_t)cap * sizeof *p);
-            if (!p) {
-                sim_fail(s, RT_E_NOMEM, "out of memory (collectives)");
-                return SIM_NONE;
-            }
-            s->colls = p;
-            s->colls_cap = cap;
-        }
-        c = s->ncolls++;
+    /* aligned: a collective is one cache line */
+    uint32_t c = RT_POOL_GET(s->collp, s->colls, next_free, 256, sim_realloc_lines);
+    if (c == RT_POOL_NONE) {
+        sim_fail(s, RT_E_NOMEM, "out of memory (collectives)");
+        return SIM_NONE;
     }
     memset(&s->colls[c], 0, sizeof s->colls[c]);
     s->colls[c].next_free = SIM_NONE;
@@ -49,17 +36,16 @@ void sim_coll_release(sim *s, uint32_t c)
         free(co->steps);
     else if (co->steps)
         s->sched[co->rank].users--;
+    RT_POOL_PUT(s->collp, s->colls, next_free, c); /* before the pointer store: no reload */
     co->steps = NULL;
-    co->next_free = s->coll_free;
-    s->coll_free = c;
 }
 
 void sim_coll_free_all(sim *s)
 {
-    for (uint32_t i = 0; i < s->ncolls; i++)
+    for (uint32_t i = 0; i < s->collp.n; i++)
         if (s->colls[i].own)
             free(s->colls[i].steps);
-    sim_free_lines(s->colls, (size_t)s->colls_cap * sizeof *s->colls);
+    sim_free_lines(s->colls, (size_t)s->collp.room * sizeof *s->colls);
     sim_free_lines(s->sched, (size_t)s->nranks * sizeof *s->sched);
     for (uint32_t i = 0; i < s->nslabs; i++)
         sim_free_lines(s->slabs[i].p, s->slabs[i].size);

@@ -93,30 +93,15 @@ static uint64_t inject(sim *s, uint32_t src, uint32_t dst, unsigned ct, uint64_t
 
 uint32_t sim_pend_take(sim *s)
 {
-    uint32_t p;
-    if (s->pend_free != SIM_NONE) {
-        p = s->pend_free;
-        s->pend_free = s->pends[p].next;
-        return p;
-    }
-    if (s->npends == s->pends_cap) {
-        uint32_t cap = s->pends_cap ? s->pends_cap * 2 : 1024;
-        sim_pend *q =
-            sim_realloc_lines(s->pends, (size_t)s->pends_cap * sizeof *q, (size_t)cap * sizeof *q);
-        if (!q) {
-            sim_fail(s, RT_E_NOMEM, "out of memory (pending messages)");
-            return SIM_NONE;
-        }
-        s->pends = q;
-        s->pends_cap = cap;
-    }
-    return s->npends++;
+    uint32_t p = RT_POOL_GET(s->pendp, s->pends, next, 1024, sim_realloc_lines);
+    if (p == RT_POOL_NONE)
+        sim_fail(s, RT_E_NOMEM, "out of memory (pending messages)");
+    return p;
 }
 
 void sim_pend_give(sim *s, uint32_t p)
 {
-    s->pends[p].next = s->pend_free;
-    s->pend_free = p;
+    RT_POOL_PUT(s->pendp, s->pends, next, p);
 }
 
 /* Both sides known: completion times follow. snd is the send (from src), rcv the receive
