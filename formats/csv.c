@@ -139,13 +139,8 @@ static int read_record(csv_reader *cr, rt_err *e)
             return rt_err_set(e, RT_E_FORMAT, "carriage return inside line");
         /* Unquoting only shrinks a field, so the line's length plus a NUL per kept field
          * bounds the text: no allocation inside libcsv's callback. */
-        if (n + NFIELDS > cr->text_cap) {
-            char *t = realloc(cr->text, n + NFIELDS);
-            if (!t)
-                return rt_err_set(e, RT_E_NOMEM, "out of memory parsing a line");
-            cr->text = t;
-            cr->text_cap = n + NFIELDS;
-        }
+        if (RT_VEC_RESERVE(cr->text, cr->text_cap, (uint64_t)n + NFIELDS, 0) < 0)
+            return rt_err_set(e, RT_E_NOMEM, "out of memory parsing a line");
         cr->nfields = cr->text_len = 0;
         /* libcsv grows its field buffer by blk_size: one step per long line, not many. */
         if (n + 2 > cr->parser.blk_size)

@@ -43,20 +43,15 @@ static inline void rt_pool_clear(rt_pool *p)
 uint32_t rt_pool_grow_(rt_pool *p, void *itemsp, size_t size, uint32_t first, rt_realloc_fn re)
     __attribute__((cold));
 
-/* The same for the pools on the C heap (re NULL), inline: GCC knows that realloc touches no
- * memory of the caller's, so a hot loop that may grow a pool keeps the caller's fields in
- * registers; an out-of-line call there would make it reload them on every turn. */
+/* The same for the pools on the C heap (re NULL), inline for the reason rt_vec_grow_heap_ is. */
 static inline uint32_t rt_pool_grow_heap_(rt_pool *p, void *itemsp, size_t size, uint32_t first)
 {
-    size_t room = p->n < RT_POOL_NONE - 1
-                      ? rt_vec_next(p->room, (uint64_t)p->n + 1, first, size, RT_POOL_NONE - 1)
-                      : 0;
-    void *old, *q;
-    memcpy(&old, itemsp, sizeof old);
-    if (!room || !(q = realloc(old, room * size)))
+    /* RT_POOL_NONE is never an index: the room stops one short of it */
+    if (p->n >= RT_POOL_NONE - 1 ||
+        rt_vec_grow_heap_(itemsp, &p->room, sizeof p->room, (uint64_t)p->n + 1, size, first) < 0)
         return RT_POOL_NONE;
-    memcpy(itemsp, &q, sizeof q);
-    p->room = (uint32_t)room;
+    if (p->room == RT_POOL_NONE)
+        p->room--;
     return p->n++;
 }
 

@@ -56,21 +56,6 @@ static int by_comm_seq_pos(const void *a, const void *b)
     return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-static int grow(void **p, uint64_t *cap, uint64_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    uint64_t c = *cap ? *cap : 256;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, c * size);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
 static int win_index(const rt_defs *d, uint32_t id)
 {
     const rt_win_def *w = rt_defs_win(d, id);
@@ -158,7 +143,7 @@ int mr_prepass(rt_mpirun *m, rt_err *err)
                 break;
             }
             *s = counter[ev.rank]++;
-            if (grow((void **)&cr, &capcr, ncr + 1, sizeof *cr)) {
+            if (RT_VEC_RESERVE(cr, capcr, ncr + 1, 256) < 0) {
                 rc = rt_err_set(err, RT_E_NOMEM, "out of memory reading %s", m->path);
                 break;
             }
@@ -179,7 +164,7 @@ int mr_prepass(rt_mpirun *m, rt_err *err)
                 r = &cr[*s];
                 *s = UINT64_MAX;
             } else {
-                if (grow((void **)&cr, &capcr, ncr + 1, sizeof *cr)) {
+                if (RT_VEC_RESERVE(cr, capcr, ncr + 1, 256) < 0) {
                     rc = rt_err_set(err, RT_E_NOMEM, "out of memory reading %s", m->path);
                     break;
                 }
@@ -270,14 +255,9 @@ static int assign_slots(mr_events *e, rt_err *err)
             uint32_t slot = (uint32_t)(*s - 1);
             *s = 0;
             ev->req = slot;
-            if (nfree == cap) {
-                uint32_t *p = realloc(free_list, (cap ? cap * 2 : 64) * sizeof *p);
-                if (!p) {
-                    rc = rt_err_set(err, RT_E_NOMEM, "out of memory for requests");
-                    break;
-                }
-                free_list = p;
-                cap = cap ? cap * 2 : 64;
+            if (RT_VEC_RESERVE(free_list, cap, (uint64_t)nfree + 1, 64) < 0) {
+                rc = rt_err_set(err, RT_E_NOMEM, "out of memory for requests");
+                break;
             }
             free_list[nfree++] = slot;
         }
@@ -388,7 +368,7 @@ static void own_reset(mr_events *e)
 
 static int own_keep(mr_events *e, const rt_event *ev, rt_err *err)
 {
-    if (grow((void **)&e->ev, &e->cap, e->n + 1, sizeof *e->ev))
+    if (RT_VEC_RESERVE(e->ev, e->cap, (uint64_t)e->n + 1, 256) < 0)
         return rt_err_set(err, RT_E_NOMEM, "out of memory for the events of rank %u",
                           (unsigned)ev->rank);
     e->ev[e->n++] = *ev;

@@ -49,7 +49,7 @@ struct rt_sim_trace {
     rt_defs defs;
     sim_rank_events *ranks; /* events in slabs (sim_load.c) when nslabs, else each its own */
     struct sim_evslab *slabs;
-    size_t nslabs;
+    size_t nslabs, slabs_cap;
     uint64_t nevents;
     uint64_t t_first, t_last; /* ns */
     char *notes;

@@ -32,12 +32,14 @@ static uint32_t coll_new(sim *s)
 void sim_coll_release(sim *s, uint32_t c)
 {
     sim_coll *co = &s->colls[c];
-    if (co->own)
-        free(co->steps);
-    else if (co->steps)
+    sim_step *steps = co->steps;
+    if (!co->own && steps)
         s->sched[co->rank].users--;
-    RT_POOL_PUT(s->collp, s->colls, next_free, c); /* before the pointer store: no reload */
     co->steps = NULL;
+    /* before free(): GCC reloads s->colls after a call */
+    RT_POOL_PUT(s->collp, s->colls, next_free, c);
+    if (co->own)
+        free(steps);
 }
 
 void sim_coll_free_all(sim *s)
@@ -64,14 +66,8 @@ static sim_step *slab_steps(sim *s, uint32_t n)
     size_t bytes = ((size_t)n * sizeof(sim_step) + 63) & ~(size_t)63;
     if (bytes > s->slab_left) {
         size_t size = bytes > SLAB / 4 ? bytes : SLAB;
-        if (s->nslabs == s->slabs_cap) {
-            uint32_t cap = s->slabs_cap ? s->slabs_cap * 2 : 16;
-            struct sim_slab *p = realloc(s->slabs, (size_t)cap * sizeof *p);
-            if (!p)
-                return NULL;
-            s->slabs = p;
-            s->slabs_cap = cap;
-        }
+        if (RT_VEC_RESERVE(s->slabs, s->slabs_cap, (uint64_t)s->nslabs + 1, 16) < 0)
+            return NULL;
         char *b = sim_realloc_lines(NULL, 0, size);
         if (!b)
             return NULL;
@@ -100,14 +96,8 @@ static int emit_step(void *ctx, const rt_coll_step *st)
     emit_ctx *ec = ctx;
     sim *s = ec->s;
     uint32_t n = s->nscratch;
-    if (n == s->scratch_cap) {
-        uint32_t cap = n ? n * 2 : 64;
-        sim_step *p = cap > n ? realloc(s->scratch, (size_t)cap * sizeof *p) : NULL;
-        if (!p)
-            return -RT_E_NOMEM;
-        s->scratch = p;
-        s->scratch_cap = cap;
-    }
+    if (RT_VEC_RESERVE(s->scratch, s->scratch_cap, (uint64_t)n + 1, 64) < 0)
+        return -RT_E_NOMEM;
     sim_step *d = &s->scratch[n];
     *d = (sim_step){.bytes = st->bytes, .kind = st->kind, .first = !n || st->round != ec->round};
     if (st->kind != RT_STEP_REDUCE)

@@ -102,14 +102,8 @@ void sim_buf_printf(sim_buf *b, const char *fmt, ...)
     va_end(ap);
     if (n < 0)
         return;
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = (b->cap ? b->cap * 2 : 1024) + (size_t)n + 1;
-        char *p = realloc(b->s, cap);
-        if (!p)
-            return;
-        b->s = p;
-        b->cap = cap;
-    }
+    if (RT_VEC_RESERVE(b->s, b->cap, (uint64_t)b->len + (size_t)n + 1, 1024) < 0)
+        return;
     va_start(ap, fmt);
     vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
     va_end(ap);

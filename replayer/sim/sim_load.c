@@ -28,14 +28,8 @@ void sim_trace_note(rt_sim_trace *t, const char *fmt, ...)
         return;
     if ((size_t)n >= sizeof line)
         n = sizeof line - 1;
-    if (t->notes_len + (size_t)n + 2 > t->notes_cap) {
-        size_t cap = (t->notes_cap ? t->notes_cap * 2 : 256) + (size_t)n + 2;
-        char *p = realloc(t->notes, cap);
-        if (!p)
-            return;
-        t->notes = p;
-        t->notes_cap = cap;
-    }
+    if (RT_VEC_RESERVE(t->notes, t->notes_cap, (uint64_t)t->notes_len + (size_t)n + 2, 256) < 0)
+        return;
     memcpy(t->notes + t->notes_len, line, (size_t)n);
     t->notes_len += (size_t)n;
     t->notes[t->notes_len++] = '\n';
@@ -74,14 +68,14 @@ static uint64_t *id_get(load_scratch *s, uint64_t id)
 }
 
 /* The array covers ids below cap from now on: what the map held of them moves over. */
-static int id_grow(load_scratch *s, size_t cap)
+static int id_grow(load_scratch *s, size_t need)
 {
-    uint64_t *b = realloc(s->by_id, cap * sizeof *b);
-    if (!b)
+    size_t old = s->idcap, cap;
+    if (RT_VEC_RESERVE(s->by_id, s->idcap, need, 0) < 0)
         return -1;
-    memset(b + s->idcap, 0xff, (cap - s->idcap) * sizeof *b); /* RT_HASH_EMPTY */
-    s->by_id = b;
-    s->idcap = cap;
+    cap = s->idcap;
+    uint64_t *b = s->by_id;
+    memset(b + old, 0xff, (cap - old) * sizeof *b); /* RT_HASH_EMPTY */
     for (size_t j = 0; j < s->ids.cap;) {
         rt_hmap_slot *m = &s->ids.slots[j];
         if (m->k1 != RT_HASH_EMPTY && m->k1 < cap) {
@@ -97,11 +91,8 @@ static int id_grow(load_scratch *s, size_t cap)
 /* The value slot of id, created empty when absent; NULL: no memory. */
 static uint64_t *id_put(load_scratch *s, uint64_t id, uint32_t n)
 {
-    if (id >= s->idcap && id < 2 * (uint64_t)n + 64) {
-        size_t cap = s->idcap * 2 > id + 1 ? s->idcap * 2 : (size_t)id + 1;
-        if (id_grow(s, cap) < 0)
-            return NULL;
-    }
+    if (id >= s->idcap && id < 2 * (uint64_t)n + 64 && id_grow(s, (size_t)id + 1) < 0)
+        return NULL; /* the array doubles, or grows to id */
     if (id < s->idcap)
         return &s->by_id[id];
     return rt_hmap_put(&s->ids, id, 0, NULL);
@@ -110,18 +101,11 @@ static uint64_t *id_put(load_scratch *s, uint64_t id, uint32_t n)
 /* Room in done_at and free_slots for n events. */
 static int scratch_fit(load_scratch *s, uint32_t n, rt_err *err)
 {
-    if (n <= s->cap)
-        return 0;
-    size_t cap = s->cap * 2 > n ? s->cap * 2 : n;
-    uint32_t *d = realloc(s->done_at, cap * sizeof *d);
-    if (d)
-        s->done_at = d;
-    uint32_t *f = realloc(s->free_slots, cap * sizeof *f);
-    if (f)
-        s->free_slots = f;
-    if (!d || !f)
+    size_t cap_d = s->cap, cap_f = s->cap; /* the two grow alike */
+    if (RT_VEC_RESERVE(s->done_at, cap_d, n, 0) < 0 ||
+        RT_VEC_RESERVE(s->free_slots, cap_f, n, 0) < 0)
         return rt_err_set(err, RT_E_NOMEM, "out of memory loading the trace");
-    s->cap = cap;
+    s->cap = cap_d < cap_f ? cap_d : cap_f;
     return 0;
 }
 
@@ -336,11 +320,9 @@ static int slab_new(rt_sim_trace *t, sim_rank_events *re, size_t n, rt_err *err)
     if (bytes < need)
         bytes = need;
     bytes = (bytes + POP_STEP - 1) & ~(POP_STEP - 1);
-    struct sim_evslab *v = realloc(t->slabs, (t->nslabs + 1) * sizeof *v);
-    if (v)
-        t->slabs = v;
-    void *m = v ? mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-                : MAP_FAILED;
+    int room = RT_VEC_RESERVE(t->slabs, t->slabs_cap, (uint64_t)t->nslabs + 1, 8) == 0;
+    void *m = room ? mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                   : MAP_FAILED;
     if (m == MAP_FAILED)
         return rt_err_set(err, RT_E_NOMEM, "out of memory loading the trace (%llu events)",
                           (unsigned long long)t->nevents);
@@ -402,16 +384,9 @@ static int append(rt_sim_trace *t, const rt_event *ev, size_t n, int by_rank, rt
         int rc = slab_room(t, re, n, err);
         if (rc < 0)
             return rc;
-    } else if (n > re->cap - re->n) {
-        uint64_t need = (uint64_t)re->n + n, cap = re->cap ? re->cap : 16;
-        while (cap < need)
-            cap *= 2;
-        rt_event *p = realloc(re->ev, cap * sizeof *p);
-        if (!p)
-            return rt_err_set(err, RT_E_NOMEM, "out of memory loading the trace (%llu events)",
-                              (unsigned long long)t->nevents);
-        re->ev = p;
-        re->cap = (uint32_t)cap;
+    } else if (RT_VEC_RESERVE(re->ev, re->cap, (uint64_t)re->n + n, 16) < 0) {
+        return rt_err_set(err, RT_E_NOMEM, "out of memory loading the trace (%llu events)",
+                          (unsigned long long)t->nevents);
     }
     memcpy(re->ev + re->n, ev, n * sizeof *ev);
     if (by_rank)

@@ -48,14 +48,8 @@ static uint32_t bucket_new(sim_queue *q, uint64_t time)
 
 static int times_push(sim_queue *q, uint64_t time, uint32_t b)
 {
-    if (q->ntimes == q->times_cap) {
-        size_t cap = q->times_cap ? q->times_cap * 2 : 256;
-        sim_qtime *h = realloc(q->times, cap * sizeof *h);
-        if (!h)
-            return -1;
-        q->times = h;
-        q->times_cap = cap;
-    }
+    if (RT_VEC_RESERVE(q->times, q->times_cap, (uint64_t)q->ntimes + 1, 256) < 0)
+        return -1;
     size_t i = q->ntimes++;
     while (i) {
         size_t p = (i - 1) / 2;

@@ -126,15 +126,9 @@ static sim_lock *lock_of(sim *s, uint32_t win, uint32_t target)
         return NULL;
     }
     if (created) {
-        if (s->nlocks == s->locks_cap) {
-            uint32_t cap = s->locks_cap ? s->locks_cap * 2 : 64;
-            sim_lock *p = realloc(s->lockv, (size_t)cap * sizeof *p);
-            if (!p) {
-                sim_fail(s, RT_E_NOMEM, "out of memory (locks)");
-                return NULL;
-            }
-            s->lockv = p;
-            s->locks_cap = cap;
+        if (RT_VEC_RESERVE(s->lockv, s->locks_cap, (uint64_t)s->nlocks + 1, 64) < 0) {
+            sim_fail(s, RT_E_NOMEM, "out of memory (locks)");
+            return NULL;
         }
         s->lockv[s->nlocks] = (sim_lock){0, SIM_NONE, SIM_NONE, 0, 0};
         *v = s->nlocks++;
