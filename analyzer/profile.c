@@ -91,7 +91,8 @@ static uint64_t pair_hash(const void *s)
 }
 
 /* The (src, dst) table: rt_hash.h's probing over slots of its own. */
-static const rt_htab_ops pair_ops = {sizeof(pair), pair_empty, pair_clear, pair_hash};
+static const rt_htab_ops pair_ops = {
+    .size = sizeof(pair), .empty = pair_empty, .clear = pair_clear, .hash = pair_hash};
 
 static size_t slot(const pair *t, size_t cap, uint64_t key)
 {
@@ -103,16 +104,9 @@ static size_t slot(const pair *t, size_t cap, uint64_t key)
 
 static int count_pair(prof *p, uint32_t src, uint32_t dst, uint64_t bytes)
 {
-    if (rt_htab_full(p->npairs, p->cap, 1, 2)) {
-        size_t cap = rt_htab_next_cap(p->cap, 1024, sizeof *p->pairs);
-        pair *t = cap ? malloc(cap * sizeof *t) : NULL;
-        if (!t)
-            return -RT_E_NOMEM;
-        rt_htab_rehash(t, cap, p->pairs, p->cap, &pair_ops);
-        free(p->pairs);
-        p->pairs = t;
-        p->cap = cap;
-    }
+    if (rt_htab_full(p->npairs, p->cap, 1, 2) &&
+        rt_htab_grow(&p->pairs, &p->cap, 1024, &pair_ops) < 0)
+        return -RT_E_NOMEM;
     uint64_t key = (uint64_t)src << 32 | dst;
     pair *e = &p->pairs[slot(p->pairs, p->cap, key)];
     if (e->key == UINT64_MAX) {

@@ -57,7 +57,8 @@ static uint64_t kslot_hash(const void *s)
     return ((const kslot *)s)->hash;
 }
 
-static const rt_htab_ops kslot_ops = {sizeof(kslot), kslot_empty, kslot_clear, kslot_hash};
+static const rt_htab_ops kslot_ops = {
+    .size = sizeof(kslot), .empty = kslot_empty, .clear = kslot_clear, .hash = kslot_hash};
 
 static uint64_t hash_words(const uint32_t *k, uint32_t len)
 {
@@ -67,24 +68,11 @@ static uint64_t hash_words(const uint32_t *k, uint32_t len)
     return rt_hash_u64(h);
 }
 
-static int kmap_grow(kmap *m)
-{
-    size_t cap = rt_htab_next_cap(m->cap, 64, sizeof *m->slots);
-    kslot *s = cap ? malloc(cap * sizeof *s) : NULL;
-    if (!s)
-        return -1;
-    rt_htab_rehash(s, cap, m->slots, m->cap, &kslot_ops);
-    free(m->slots);
-    m->slots = s;
-    m->cap = cap;
-    return 0;
-}
-
 /* The value of key (len >= 1 words) in *val; a new key gets the value *val holds.
  * 1: added; 0: found; -1: out of memory. */
 static int kmap_get(kmap *m, const uint32_t *key, uint32_t len, uint32_t *val)
 {
-    if (rt_htab_full(m->n, m->cap, 1, 2) && kmap_grow(m))
+    if (rt_htab_full(m->n, m->cap, 1, 2) && rt_htab_grow(&m->slots, &m->cap, 64, &kslot_ops) < 0)
         return -1;
     uint64_t h = hash_words(key, len);
     size_t mask = m->cap - 1, i = h & mask;

@@ -117,17 +117,14 @@ static uint64_t slot_hash(const void *e)
     return mix(((const slot *)e)->key) >> 8; /* the low bits chose the shard */
 }
 
-static const rt_htab_ops slot_ops = {sizeof(slot), slot_empty, slot_clear, slot_hash};
+static const rt_htab_ops slot_ops = {
+    .size = sizeof(slot), .empty = slot_empty, .clear = slot_clear, .hash = slot_hash};
 
 static int grow(shard *s)
 {
-    size_t cap = rt_htab_next_cap(s->cap, INITIAL_CAP, sizeof *s->slots);
-    slot *n = cap && cap <= UINT32_MAX ? malloc(cap * sizeof *n) : NULL;
-    if (!n)
+    size_t cap = s->cap;
+    if (cap > UINT32_MAX / 2 || rt_htab_grow(&s->slots, &cap, INITIAL_CAP, &slot_ops) < 0)
         return -1;
-    rt_htab_rehash(n, cap, s->slots, s->cap, &slot_ops);
-    free(s->slots);
-    s->slots = n;
     s->cap = (uint32_t)cap;
     return 0;
 }

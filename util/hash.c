@@ -3,23 +3,10 @@
 
 #include "rt_hash.h"
 
-static int slot_empty(const void *s)
-{
-    return ((const rt_hmap_slot *)s)->k1 == RT_HASH_EMPTY;
-}
-
-static void slot_clear(void *s)
-{
-    ((rt_hmap_slot *)s)->k1 = RT_HASH_EMPTY;
-}
-
-static uint64_t slot_hash(const void *s)
-{
-    const rt_hmap_slot *e = s;
-    return rt_hash_pair(e->k1, e->k2);
-}
-
-static const rt_htab_ops ops = {sizeof(rt_hmap_slot), slot_empty, slot_clear, slot_hash};
+static const rt_htab_ops ops = {.size = sizeof(rt_hmap_slot),
+                                .empty = rt_htab_pair_empty,
+                                .clear = rt_htab_pair_clear,
+                                .hash = rt_htab_pair_hash};
 
 void rt_hmap_free(rt_hmap *m)
 {
@@ -49,22 +36,9 @@ uint64_t *rt_hmap_get(const rt_hmap *m, uint64_t k1, uint64_t k2)
     }
 }
 
-static int grow(rt_hmap *m)
-{
-    size_t cap = rt_htab_next_cap(m->cap, 64, sizeof *m->slots);
-    rt_hmap_slot *slots = cap ? malloc(cap * sizeof *slots) : NULL;
-    if (!slots)
-        return -1;
-    rt_htab_rehash(slots, cap, m->slots, m->cap, &ops);
-    free(m->slots);
-    m->slots = slots;
-    m->cap = cap;
-    return 0;
-}
-
 uint64_t *rt_hmap_put(rt_hmap *m, uint64_t k1, uint64_t k2, int *created)
 {
-    if (rt_htab_full(m->n, m->cap, 3, 4) && grow(m) < 0)
+    if (rt_htab_full(m->n, m->cap, 3, 4) && rt_htab_grow(&m->slots, &m->cap, 64, &ops) < 0)
         return NULL;
     size_t mask = m->cap - 1, i = (size_t)rt_hash_pair(k1, k2) & mask;
     for (;; i = (i + 1) & mask) {

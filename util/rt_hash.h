@@ -15,7 +15,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "rt_error.h"
 
 /* ---- hash functions --------------------------------------------------------------------- */
 
@@ -44,7 +47,36 @@ typedef struct rt_htab_ops {
     int (*empty)(const void *slot);     /* 1: the slot is free */
     void (*clear)(void *slot);          /* marks the slot free */
     uint64_t (*hash)(const void *slot); /* of the key the slot holds; home = hash & (cap - 1) */
+    /* where the slots live: NULL, NULL for malloc and free */
+    void *(*alloc)(size_t bytes);
+    void (*release)(void *slots, size_t bytes);
 } rt_htab_ops;
+
+/* k1 of a free slot in tables keyed by (k1, k2): a key whose k1 is RT_HASH_EMPTY cannot be
+ * stored (rt_hmap's one-key calls put their key in k2, so any 64-bit key can). */
+#define RT_HASH_EMPTY UINT64_MAX
+
+/* The ops of slots that begin with two 64-bit keys k1, k2 (k1 RT_HASH_EMPTY: free), hashed with
+ * rt_hash_pair: rt_hmap's and the engine's channel table's. */
+static inline int rt_htab_pair_empty(const void *slot)
+{
+    uint64_t k1;
+    memcpy(&k1, slot, sizeof k1);
+    return k1 == RT_HASH_EMPTY;
+}
+
+static inline void rt_htab_pair_clear(void *slot)
+{
+    uint64_t k1 = RT_HASH_EMPTY;
+    memcpy(slot, &k1, sizeof k1);
+}
+
+static inline uint64_t rt_htab_pair_hash(const void *slot)
+{
+    uint64_t k[2];
+    memcpy(k, slot, sizeof k);
+    return rt_hash_pair(k[0], k[1]);
+}
 
 /* 1 when a table of cap slots holding n must grow before one more goes in: it would be more
  * than num/den full (cap 0: always). */
@@ -102,11 +134,26 @@ static inline void rt_htab_rehash(void *to, size_t tocap, const void *from, size
     }
 }
 
-/* ---- rt_hmap: (k1, k2) -> 64-bit value -------------------------------------------------- */
+/* Doubles the table at *slotsp of *cap slots (first slots when it has none): a new array, every
+ * key moved, the old one released. 0, or -RT_E_NOMEM with the table unchanged. */
+static inline int rt_htab_grow(void *slotsp, size_t *cap, size_t first, const rt_htab_ops *o)
+{
+    size_t next = rt_htab_next_cap(*cap, first, o->size);
+    void *old, *t = !next ? NULL : o->alloc ? o->alloc(next * o->size) : malloc(next * o->size);
+    if (!t)
+        return -RT_E_NOMEM;
+    memcpy(&old, slotsp, sizeof old);
+    rt_htab_rehash(t, next, old, *cap, o);
+    if (o->release)
+        o->release(old, *cap * o->size);
+    else
+        free(old);
+    memcpy(slotsp, &t, sizeof t);
+    *cap = next;
+    return 0;
+}
 
-/* k1 of a free slot: a key whose k1 is RT_HASH_EMPTY cannot be stored (the one-key calls put
- * their key in k2, so any 64-bit key can). */
-#define RT_HASH_EMPTY UINT64_MAX
+/* ---- rt_hmap: (k1, k2) -> 64-bit value -------------------------------------------------- */
 
 typedef struct rt_hmap_slot {
     uint64_t k1, k2, v;

@@ -102,7 +102,7 @@ typedef struct sim_pend {
  * its first pending operation (in most channels the only one: a collective round sends one
  * message per pair) and the list of further ones, in posting order. */
 typedef struct sim_chan {
-    uint64_t k1, k2; /* k1 == RT_HASH_EMPTY: free slot */
+    uint64_t k1, k2; /* k1 == RT_HASH_EMPTY: free slot (first: rt_htab_pair_*) */
     sim_op op;
     uint32_t more, more_tail; /* sim_pend list; SIM_NONE: none */
 } sim_chan;

@@ -168,41 +168,22 @@ static size_t home(const sim_chans *t, uint64_t k1, uint64_t k2)
     return (size_t)rt_hash_pair(k1, k2) & (t->cap - 1);
 }
 
-static int chan_empty(const void *c)
+static void *chan_alloc(size_t bytes)
 {
-    return ((const sim_chan *)c)->k1 == RT_HASH_EMPTY;
+    return sim_realloc_lines(NULL, 0, bytes); /* on cache lines */
 }
 
-static void chan_clear(void *c)
-{
-    ((sim_chan *)c)->k1 = RT_HASH_EMPTY;
-}
-
-static uint64_t chan_hash(const void *c)
-{
-    const sim_chan *ch = c;
-    return rt_hash_pair(ch->k1, ch->k2);
-}
-
-static const rt_htab_ops chan_ops = {sizeof(sim_chan), chan_empty, chan_clear, chan_hash};
-
-static int grow(sim_chans *t)
-{
-    size_t cap = rt_htab_next_cap(t->cap, 1024, sizeof *t->slots);
-    sim_chan *slots = cap ? sim_realloc_lines(NULL, 0, cap * sizeof *slots) : NULL;
-    if (!slots)
-        return -1;
-    rt_htab_rehash(slots, cap, t->slots, t->cap, &chan_ops);
-    sim_free_lines(t->slots, t->cap * sizeof *t->slots);
-    t->slots = slots;
-    t->cap = cap;
-    return 0;
-}
+static const rt_htab_ops chan_ops = {.size = sizeof(sim_chan),
+                                     .empty = rt_htab_pair_empty,
+                                     .clear = rt_htab_pair_clear,
+                                     .hash = rt_htab_pair_hash,
+                                     .alloc = chan_alloc,
+                                     .release = sim_free_lines};
 
 static sim_chan *chan_add(sim *s, uint64_t k1, uint64_t k2, int *created)
 {
     sim_chans *t = &s->chans;
-    if (rt_htab_full(t->n, t->cap, 1, 2) && grow(t) < 0) {
+    if (rt_htab_full(t->n, t->cap, 1, 2) && rt_htab_grow(&t->slots, &t->cap, 1024, &chan_ops) < 0) {
         sim_fail(s, RT_E_NOMEM, "out of memory (channels)");
         return NULL;
     }

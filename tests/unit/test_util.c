@@ -184,7 +184,8 @@ static uint64_t one_hash(const void *s)
 {
     return ((const one_slot *)s)->key; /* home = key & mask: placement by hand */
 }
-static const rt_htab_ops one_ops = {sizeof(one_slot), one_empty, one_clear, one_hash};
+static const rt_htab_ops one_ops = {
+    .size = sizeof(one_slot), .empty = one_empty, .clear = one_clear, .hash = one_hash};
 
 static void test_htab_core(void **state)
 {
@@ -207,6 +208,23 @@ static void test_htab_core(void **state)
     for (int i = 0; i < 16; i++)
         used += !one_empty(&big[i]);
     assert_int_equal(used, 3);
+    /* the same through rt_htab_grow, which allocates and frees */
+    one_slot *g = malloc(8 * sizeof *g);
+    assert_non_null(g);
+    memcpy(g, t, 8 * sizeof *g);
+    size_t gcap = 8;
+    assert_int_equal(rt_htab_grow(&g, &gcap, 4, &one_ops), 0);
+    assert_int_equal(gcap, 16);
+    assert_int_equal(g[7].key, 7);
+    assert_int_equal(g[8].key, 8);
+    assert_int_equal(g[15].key, 15);
+    free(g);
+    one_slot *none = NULL;
+    size_t ncap = 0;
+    assert_int_equal(rt_htab_grow(&none, &ncap, 4, &one_ops), 0); /* first: an empty table */
+    assert_int_equal(ncap, 4);
+    assert_true(one_empty(&none[0]) && one_empty(&none[3]));
+    free(none);
 
     assert_true(rt_htab_full(0, 0, 3, 4));
     assert_false(rt_htab_full(47, 64, 3, 4));
