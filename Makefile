@@ -1,9 +1,12 @@
 # The two commands of the README, for a fresh Debian 12 machine:
-#   make demo   install what is missing, build, run the demo on a bundled example
+#   make demo   install what is missing, build, record a bundled example program under
+#               MPICH, analyse and replay its trace (a bundled trace when MPI cannot run)
 #   make test   install what is missing, build, run every test (ctest)
-# Other targets: deps (install only), build, clean.
+# Other targets: deps (install only), build, clean, and test-sanitize (CI): the unit and
+# command-line tests built with AddressSanitizer and UBSan in build-san/.
 
 BUILD ?= build
+SAN_BUILD ?= build-san
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?= -DRETRACE_WERROR=ON
 
@@ -11,7 +14,7 @@ CMAKE_FLAGS ?= -DRETRACE_WERROR=ON
 PACKAGES = build-essential cmake pkg-config mpich libmpich-dev libopen-trace-format2-dev \
            otf2-tools libcsv-dev gnuplot-nox libcmocka-dev clang-format
 
-.PHONY: all deps build test demo clean
+.PHONY: all deps build test test-sanitize demo clean
 
 all: build
 
@@ -27,8 +30,15 @@ build: deps $(BUILD)/CMakeCache.txt
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# A finding fails its test: tests/CMakeLists.txt sets ASAN_OPTIONS, UBSAN_OPTIONS and
+# LSAN_OPTIONS for every test of a -DRETRACE_SANITIZE=ON build.
+test-sanitize: deps
+	cmake -S . -B $(SAN_BUILD) $(CMAKE_FLAGS) -DRETRACE_SANITIZE=ON
+	cmake --build $(SAN_BUILD) -j $(JOBS)
+	cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS) -L 'unit|cli'
+
 demo: build
 	./$(BUILD)/retrace demo --out $(BUILD)/demo
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD)

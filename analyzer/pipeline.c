@@ -53,6 +53,7 @@ typedef struct pipe_pass {
     halves sends, recvs;
     uint64_t seq;
     uint64_t gw_msgs, gw_time[GW_MTU_LAST + 1]; /* wire time of all gw messages, chunk 2^i */
+    uint64_t gw_empty; /* 0-byte gw messages: no chunk size changes them, left out */
 } pipe_pass;
 
 static int setup(void *ctx, const rt_defs *defs, rt_err *err)
@@ -97,6 +98,8 @@ static int on_event(void *ctx, const rt_event *ev)
         int64_t dst = rt_defs_peer_world(p->defs, ev);
         if (dst < 0)
             return 0;
+        if (ev->contype == RT_CT_GW && !ev->bytes)
+            p->gw_empty++;
         if (ev->contype == RT_CT_GW && ev->bytes) {
             p->gw_msgs++;
             for (unsigned i = GW_MTU_FIRST; i <= GW_MTU_LAST; i++)
@@ -288,10 +291,14 @@ static int build(pipe_pass *p, chain *ch, size_t n, rt_an_pipe_result *res)
         /* The chunk size that minimises the gateway wire time summed over every message that
          * crossed a gateway (chunks larger than a message cost what the message does). */
         static const char *const gcols[] = {"gw mtu", "wire time of all gw messages (us)"};
-        snprintf(line, sizeof line,
-                 "Gateway chunk size (PSP_GW_MTU) over the %" PRIu64
-                 " messages that cross a gateway",
-                 p->gw_msgs);
+        int k = snprintf(line, sizeof line,
+                         "Gateway chunk size (PSP_GW_MTU) over the %" PRIu64
+                         " message%s that cross%s a gateway",
+                         p->gw_msgs, p->gw_msgs == 1 ? "" : "s", p->gw_msgs == 1 ? "es" : "");
+        if (p->gw_empty && k > 0 && (size_t)k < sizeof line) /* say what is left out */
+            snprintf(line + k, sizeof line - (size_t)k,
+                     "; %" PRIu64 " of 0 bytes left out (no chunk size changes %s)", p->gw_empty,
+                     p->gw_empty == 1 ? "it" : "them");
         t = rt_table_new("gateway", line, 2, gcols, "rr");
         if ((rc = rt_tables_add(ts, t)))
             return rc;
@@ -358,8 +365,10 @@ int rt_an_pipeline(const char *path, const rt_an_pipe_opts *o, rt_an_pipe_result
     chain *ch = NULL;
     size_t n = 0;
     if (!rc) {
-        qsort(p.sends.v, p.sends.n, sizeof *p.sends.v, cmp_half);
-        qsort(p.recvs.v, p.recvs.n, sizeof *p.recvs.v, cmp_half);
+        if (p.sends.n) /* none: v is NULL, which qsort must not get */
+            qsort(p.sends.v, p.sends.n, sizeof *p.sends.v, cmp_half);
+        if (p.recvs.n)
+            qsort(p.recvs.v, p.recvs.n, sizeof *p.recvs.v, cmp_half);
         ch = malloc((p.sends.n ? p.sends.n : 1) * sizeof *ch);
         if (!ch)
             rc = rt_err_set(err, RT_E_NOMEM, "out of memory");

@@ -59,7 +59,7 @@ time_of() { sed -n 's/.* time_us=\([0-9.]*\)$/\1/p' "$1"; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 load_start=$(load)
 echo "calibrating (mpiexec -n 2 retrace calibrate) ..."
-mpiexec -n 2 "$retrace" calibrate --out "$out/calibrated.conf" 2> "$work/calibrate.err" ||
+mpiexec -n 2 "$retrace" calibrate --force --out "$out/calibrated.conf" 2> "$work/calibrate.err" ||
     { cat "$work/calibrate.err" >&2; exit 1; }
 cat "$work/calibrate.err"
 

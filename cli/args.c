@@ -3,6 +3,7 @@
  * or "--opt=VALUE", and --coll whose value is optional (taken only when it looks like
  * OP=ALG), which getopt cannot express.
  */
+#include <getopt.h>
 #include <string.h>
 
 #include "cli.h"
@@ -28,7 +29,7 @@ int cli_args_value(cli_args *a, const char *name, const char **value)
         return 0;
     if (a->i + 1 >= a->argc) {
         a->bad = 1;
-        cli_usage_error(a->cmd, "%s: %s needs a value", a->cmd->name, name);
+        cli_usage_error(a->cmd, "%s: needs a value", name);
         return -1;
     }
     *value = a->argv[++a->i];
@@ -54,8 +55,8 @@ int cli_args_unknown(cli_args *a)
     const char *arg = a->argv[a->i];
     a->bad = 1;
     if (arg[0] == '-' && arg[1])
-        return cli_usage_error(a->cmd, "%s: unknown option '%s'", a->cmd->name, arg);
-    return cli_usage_error(a->cmd, "%s: unexpected argument '%s'", a->cmd->name, arg);
+        return cli_usage_error(a->cmd, "%s: unknown option", arg);
+    return cli_usage_error(a->cmd, "unexpected argument '%s'", arg);
 }
 
 /* --coll and --level, shared by hist and gateways. */
@@ -65,17 +66,26 @@ int cli_level_finish(const cli_command *cmd, rt_an_level *l, const char *level,
     if (level && !strcmp(level, "wire"))
         l->level = RT_AN_WIRE;
     else if (level && strcmp(level, "call"))
-        return cli_usage_error(cmd, "%s: --level: '%s' is not call or wire", cmd->name, level);
+        return cli_usage_error(cmd, "--level: '%s' is not call or wire", level);
     if (coll_spec) {
         if (l->level == RT_AN_CALL && level)
-            return cli_usage_error(cmd,
-                                   "%s: --coll %s chooses algorithms, which only --level "
-                                   "wire uses",
-                                   cmd->name, coll_spec);
+            return cli_usage_error(
+                cmd, "--coll: %s chooses algorithms, which only --level wire uses", coll_spec);
         l->level = RT_AN_WIRE;
         rt_err err;
         if (rt_coll_parse_algs(coll_spec, l->alg, &err))
-            return cli_usage_error(cmd, "%s: %s", cmd->name, err.msg);
+            return cli_usage_error(cmd, "%s", err.msg);
     }
     return CLI_OK;
+}
+
+int cli_getopt_error(const cli_command *cmd, int c, char **argv)
+{
+    const char *arg = argv[optind - 1];
+    int n = (int)strcspn(arg, "="); /* "--opt=VALUE" names the option only */
+    if (c == ':')
+        return cli_usage_error(cmd, "%.*s: needs a value", n, arg);
+    if (optopt && arg[0] == '-' && arg[1] != '-')
+        return cli_usage_error(cmd, "-%c: unknown option", optopt);
+    return cli_usage_error(cmd, "%.*s: unknown option", n, arg);
 }

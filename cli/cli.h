@@ -19,12 +19,27 @@ typedef struct cli_command {
     void (*usage)(FILE *out);
 } cli_command;
 
-/* "retrace: <message>" on stderr; returns CLI_BAD. */
+/*
+ * Errors and warnings: one line each on stderr, every control character escaped (rt_escape),
+ * so nothing from an input can break the line or hide what it holds.
+ *   cli_error         "retrace: MESSAGE": bad input, an output that cannot be written, a
+ *                     failure; MESSAGE names the input or output first. Returns CLI_BAD.
+ *   cli_usage_error   "retrace CMD: MESSAGE", then "Try 'retrace CMD --help'.": the command
+ *                     line is wrong; MESSAGE is "--OPTION: problem" when an option is at
+ *                     fault. Never the whole usage. Returns CLI_BAD (exit status 2).
+ *   cli_warning       "retrace: warning: MESSAGE"; the command goes on.
+ * With cli_quiet set (the processes other than the first under mpiexec) they print nothing.
+ */
+extern int cli_quiet;
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Prints a subcommand's usage to stderr after a usage error; returns CLI_BAD. */
 int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* cli_error for a message about the input path: "retrace: PATH: MSG", or "retrace: MSG" when
+ * MSG names PATH already (a reader's messages do, a later stage's need not): once only. */
+int cli_input_error(const char *path, const char *msg);
+/* One line on stderr with its control characters escaped, as above (no prefix added). */
+void cli_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 extern const cli_command cli_cmd_record;
 extern const cli_command cli_cmd_convert;
@@ -53,17 +68,43 @@ int cli_args_value(cli_args *a, const char *name, const char **value);
 int cli_args_optional(cli_args *a, const char *name, const char **value);
 /* Usage error for an unknown option or an unexpected argument; returns CLI_BAD. */
 int cli_args_unknown(cli_args *a);
+/* For the commands that use getopt_long (opterr = 0, ":" first in the short options): the
+ * usage error for what it returned, ':' (a value missing) or '?' (an unknown option). */
+int cli_getopt_error(const cli_command *cmd, int c, char **argv);
 
-/* --csv FILE and --plot FILE of the analysis commands (cli/output.c). */
+/*
+ * Outputs (cli/output.c). Nothing is overwritten unless --force is given: before any work a
+ * command claims each output. A free path (absent; for an OTF2 archive also an empty
+ * directory) is fine. A taken one is a usage error ("--OPT: PATH: exists (--force replaces
+ * it)") unless force; then a file (fmt RT_FMT_AUTO: an output that is not a trace) is
+ * overwritten when written, and a trace retrace wrote (fmt the format it is written in: an
+ * OTF2 archive, a CSV file, a TI index and its PATH_files) is removed at once; anything else
+ * (a directory where a file goes, a directory that is not such a trace) is refused even
+ * then, and so is the input (or a directory that holds it: input may be NULL). opt names the
+ * option, or is NULL for an argument. CLI_OK or CLI_BAD (reported).
+ */
+int cli_out_claim(const cli_command *cmd, const char *opt, const char *path, rt_format fmt,
+                  int force, const char *input);
+
+/* --csv FILE, --plot FILE and --force of the analysis commands and replay. */
 typedef struct cli_out {
+    const cli_command *cmd;
     const char *csv, *plot;
+    int force;
 } cli_out;
-/* Like cli_args_value for --csv and --plot (a plot path must end in .svg or .png). */
+/* Like cli_args_value for --csv and --plot (a plot path must end in .svg or .png), and the
+ * flag --force. */
 int cli_out_option(cli_args *a, cli_out *o);
-/* How a command draws its report's plot; none is the error when the report has none. */
+/* Claims --csv FILE and --plot FILE (cli_out_claim) before the work. The other CSV files
+ * (FILE-NAME.csv) are known once the report is: cli_out_report checks them before writing
+ * any. */
+int cli_out_claim_report(const cli_out *o, const char *input);
+/* How a command draws its report's plot. When the report has none, none says why: an error,
+ * or with empty set, a legitimate outcome: the plot is drawn empty with none as its note. */
 typedef struct cli_plot {
     rt_plot_kind kind;
     const char *title, *xlabel, *ylabel, *none;
+    int empty;
 } cli_plot;
 /* The report's tables as text on stdout, a blank line between them (unless text is 0), then
  * the CSV files and the plot when asked for. */

@@ -21,8 +21,9 @@
 static void calibrate_usage(FILE *out)
 {
     fprintf(out,
-            "usage: mpiexec -n P retrace calibrate [--out FILE] [--model FILE] [--quick]\n"
-            "                                      [--max-size SIZE] [--batches N] [--verbose]\n"
+            "usage: mpiexec -n P retrace calibrate [--out FILE [--force]] [--model FILE]\n"
+            "                                      [--quick] [--max-size SIZE] [--batches N]\n"
+            "                                      [--verbose]\n"
             "\n"
             "Measures latency, bandwidth, per-message overhead, gap and the eager/rendezvous\n"
             "switch of each connection type among the ranks (loop: a rank with itself; shm:\n"
@@ -30,8 +31,9 @@ static void calibrate_usage(FILE *out)
             "and the reduction rate; fits the network model to the measured ping-pong times\n"
             "and writes it (docs/model.md) for 'retrace replay --model' and 'retrace pipeline\n"
             "--model'. Without mpiexec only loop is measured.\n"
-            "  --out FILE       write the model to FILE (replaced if it exists; checked before\n"
-            "                   measuring); default: standard output\n"
+            "  --out FILE       write the model to FILE (checked before measuring; an existing\n"
+            "                   FILE only with --force); default: standard output\n"
+            "  --force          replace an existing --out FILE\n"
             "  --model FILE     start from this model: types not measured and the gateway\n"
             "                   keys keep its values (default: the built-in defaults)\n"
             "  --quick          a short run for tests: sizes up to 256K, 5 batches\n"
@@ -54,58 +56,39 @@ static int first_process(void)
     return 1;
 }
 
-static int quiet_usage_error(const char *fmt, const char *a, const char *b)
-{
-    if (first_process()) {
-        cli_error(fmt, a, b);
-        calibrate_usage(stderr);
-    }
-    return CLI_BAD;
-}
-
 typedef struct cal_args {
     const char *out, *model;
-    int verbose;
+    int verbose, force;
     rt_calib_opts opts;
 } cal_args;
-
-/* An option that takes a value, written without "=VALUE". */
-static int needs_value(const char *arg)
-{
-    static const char *const opts[] = {"--out", "--model", "--max-size", "--batches"};
-    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
-        if (!strcmp(arg, opts[i]))
-            return 1;
-    return 0;
-}
 
 /* Parses the command line; CLI_OK, a usage error's status, or -1 for --help (done). */
 static int parse(int argc, char **argv, cal_args *c)
 {
-    cli_args a = {.cmd = &cli_cmd_calibrate, .argc = argc, .argv = argv};
+    const cli_command *cmd = &cli_cmd_calibrate;
+    cli_args a = {.cmd = cmd, .argc = argc, .argv = argv};
     const char *max = NULL, *batches = NULL;
     int quick = 0;
     for (a.i = 1; a.i < argc; a.i++) {
-        const char *arg = argv[a.i];
+        int k;
         if (cli_args_flag(&a, "--help") || cli_args_flag(&a, "-h")) {
-            if (first_process())
+            if (!cli_quiet)
                 calibrate_usage(stdout);
             return -1;
         } else if (cli_args_flag(&a, "--quick")) {
             quick = 1;
         } else if (cli_args_flag(&a, "--verbose") || cli_args_flag(&a, "-v")) {
             c->verbose = 1;
-        } else if (needs_value(arg) && a.i + 1 >= argc) {
-            return quiet_usage_error("calibrate: %s needs a value%s", arg, "");
-        } else if (cli_args_value(&a, "--out", &c->out) ||
-                   cli_args_value(&a, "--model", &c->model) ||
-                   cli_args_value(&a, "--max-size", &max) ||
-                   cli_args_value(&a, "--batches", &batches)) {
-            continue; /* a missing value was caught above, so these cannot fail */
-        } else if (arg[0] == '-' && arg[1]) {
-            return quiet_usage_error("calibrate: unknown option '%s'%s", arg, "");
+        } else if (cli_args_flag(&a, "--force")) {
+            c->force = 1;
+        } else if ((k = cli_args_value(&a, "--out", &c->out)) ||
+                   (k = cli_args_value(&a, "--model", &c->model)) ||
+                   (k = cli_args_value(&a, "--max-size", &max)) ||
+                   (k = cli_args_value(&a, "--batches", &batches))) {
+            if (k < 0)
+                return CLI_BAD;
         } else {
-            return quiet_usage_error("calibrate: unexpected argument '%s'%s", arg, "");
+            return cli_args_unknown(&a);
         }
     }
     rt_calib_opts_default(&c->opts);
@@ -119,18 +102,15 @@ static int parse(int argc, char **argv, cal_args *c)
     if (max) {
         uint64_t v;
         if (rt_net_parse_size(max, &v, &err) < 0)
-            return quiet_usage_error("calibrate: --max-size: %s%s", err.msg, "");
+            return cli_usage_error(cmd, "--max-size: %s", err.msg);
         if (v < 1024 || v > (1u << 30))
-            return quiet_usage_error("calibrate: --max-size: '%s' is out of range (1K to 1G)%s",
-                                     max, "");
+            return cli_usage_error(cmd, "--max-size: '%s' is out of range (1K to 1G)", max);
         c->opts.max_bytes = v;
     }
     if (batches) {
         uint64_t v;
         if (rt_parse_uint(batches, 1, 256, &v, NULL) < 0)
-            return quiet_usage_error("calibrate: --batches: '%s' is not a number from 1 to "
-                                     "256%s",
-                                     batches, "");
+            return cli_usage_error(cmd, "--batches: '%s' is not a number from 1 to 256", batches);
         c->opts.batches = (unsigned)v;
     }
     return CLI_OK;
@@ -141,11 +121,7 @@ static int parse(int argc, char **argv, cal_args *c)
 static int check_out(const char *path, int *created, char *why, size_t len)
 {
     struct stat st;
-    *created = stat(path, &st) != 0;
-    if (!*created && S_ISDIR(st.st_mode)) {
-        snprintf(why, len, "%s: is a directory", path);
-        return -1;
-    }
+    *created = stat(path, &st) != 0; /* not a directory: cli_out_claim said so */
     FILE *f = fopen(path, "a");
     if (!f) {
         snprintf(why, len, "%s: cannot write the model: %s", path, strerror(errno));
@@ -183,13 +159,12 @@ static void summary(const cal_args *c, const rt_calib_result *res)
         size_t n = strlen(dst);
         snprintf(dst + n, 64 - n, "%s%s", n ? ", " : "", rt_contype_name(ct));
     }
-    fprintf(stderr,
-            "calibrate: %u rank%s on %u node%s in %u module%s; measured %s in %.2f s; not "
-            "measured (kept from %s): %s; model written to %s\n",
-            (unsigned)res->nranks, res->nranks == 1 ? "" : "s", (unsigned)res->nnodes,
-            res->nnodes == 1 ? "" : "s", (unsigned)res->nmodules, res->nmodules == 1 ? "" : "s",
-            measured, res->seconds, res->base, absent[0] ? absent : "none",
-            c->out ? c->out : "standard output");
+    cli_line("calibrate: %u rank%s on %u node%s in %u module%s; measured %s in %.2f s; not "
+             "measured (kept from %s): %s; model written to %s",
+             (unsigned)res->nranks, res->nranks == 1 ? "" : "s", (unsigned)res->nnodes,
+             res->nnodes == 1 ? "" : "s", (unsigned)res->nmodules, res->nmodules == 1 ? "" : "s",
+             measured, res->seconds, res->base, absent[0] ? absent : "none",
+             c->out ? c->out : "standard output");
     for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++)
         if (res->link[ct].disturbed)
             cli_warning("calibrate: [%s] at %u of %u sizes every batch was disturbed by other "
@@ -197,8 +172,17 @@ static void summary(const cal_args *c, const rt_calib_result *res)
                         rt_contype_name(ct), (unsigned)res->link[ct].disturbed,
                         (unsigned)res->link[ct].npts);
     if (res->nranks == 1)
-        fprintf(stderr, "calibrate: one process can only measure loop: run it under mpiexec "
-                        "-n 2 (or more, across nodes) for shm, net and gw\n");
+        cli_line("calibrate: one process can only measure loop: run it under mpiexec -n 2 (or "
+                 "more, across nodes) for shm, net and gw");
+}
+
+/* The progress line of rank 0 (rt_calib_opts.step). */
+static void show_step(void *ctx, unsigned k, unsigned n, const char *what)
+{
+    rt_steps *s = ctx;
+    s->n = n;
+    s->k = k - 1;
+    rt_steps_next(s, "%s", what);
 }
 
 /* Rank 0's verdict to all: 0, or the status every rank exits with. */
@@ -211,31 +195,31 @@ static int agree(int status)
 static int calibrate_run(int argc, char **argv)
 {
     cal_args c = {0};
+    cli_quiet = !first_process(); /* a usage error under mpiexec -n 8: one line, not eight */
     int rc = parse(argc, argv, &c);
     if (rc)
         return rc < 0 ? CLI_OK : rc;
     rt_net_model model;
     rt_err err;
     rt_net_model_default(&model);
-    if (c.model && rt_net_model_load(&model, c.model, &err) < 0) {
-        if (first_process())
-            cli_error("%s", err.msg);
-        return CLI_BAD;
-    }
+    if (c.model && rt_net_model_load(&model, c.model, &err) < 0)
+        return cli_error("%s", err.msg);
 
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
-        if (first_process())
-            cli_error("calibrate: MPI_Init failed");
+        cli_error("calibrate: MPI_Init failed");
         return CLI_FAIL;
     }
     int me;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    cli_quiet = me != 0;
     char why[RT_ERR_LEN] = "";
-    int created = 0;
-    if (agree(me == 0 && c.out && check_out(c.out, &created, why, sizeof why) < 0 ? CLI_BAD
-                                                                                  : CLI_OK)) {
-        if (me == 0)
-            cli_error("calibrate: %s", why);
+    int created = 0, st = CLI_OK;
+    if (me == 0 && c.out) { /* nothing is overwritten without --force */
+        st = cli_out_claim(&cli_cmd_calibrate, "--out", c.out, RT_FMT_AUTO, c.force, c.model);
+        if (st == CLI_OK && check_out(c.out, &created, why, sizeof why) < 0)
+            st = cli_error("calibrate: %s", why);
+    }
+    if (agree(st)) {
         MPI_Finalize();
         return CLI_BAD;
     }
@@ -244,11 +228,16 @@ static int calibrate_run(int argc, char **argv)
     int have = res != NULL, all_have = 0;
     MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
     int status = all_have ? CLI_OK : CLI_FAIL;
+    rt_steps steps; /* on a terminal: which pair is measured */
+    rt_steps_begin(&steps, "calibrate", 0);
+    c.opts.step = me == 0 ? show_step : NULL;
+    c.opts.step_ctx = &steps;
     if (status == CLI_OK) {
         if (rt_calib_run(MPI_COMM_WORLD, &c.opts, &model, res, &err) < 0) {
             status = CLI_FAIL;
             snprintf(why, sizeof why, "%s", err.msg);
         }
+        rt_steps_end(&steps);
         if (me == 0 && c.verbose)
             rt_calib_report(res, stderr);
     }

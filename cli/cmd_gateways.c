@@ -7,7 +7,7 @@ static void gateways_usage(FILE *out)
 {
     fprintf(out,
             "usage: retrace gateways TRACE [--level call|wire] [--coll OP=ALG,... ...]\n"
-            "                        [--csv FILE] [--plot FILE.svg|.png]\n"
+            "                        [--csv FILE] [--plot FILE.svg|.png] [--force]\n"
             "\n"
             "Messages and bytes that cross module boundaries (through a gateway): in total,\n"
             "module by module, per MPI function, per collective operation and per\n"
@@ -22,7 +22,9 @@ static void gateways_usage(FILE *out)
             "                   to 16) and says how many crossings each saves.\n"
             "                   'retrace hist --algorithms' lists the algorithms.\n"
             "  --csv FILE       every table as CSV: FILE, FILE-matrix_bytes.csv, ...\n"
-            "  --plot FILE      a module x module heat map of the bytes (gnuplot)\n");
+            "  --plot FILE      a module x module heat map of the bytes (gnuplot)\n"
+            "  --force          replace existing --csv and --plot files (nothing is\n"
+            "                   overwritten without it)\n");
 }
 
 static int gateways_run(int argc, char **argv)
@@ -49,8 +51,7 @@ static int gateways_run(int argc, char **argv)
             if (k < 0)
                 return CLI_BAD;
             if (nspecs == RT_AN_MAX_CHOICES)
-                return cli_usage_error(cmd, "gateways: at most %d --coll choices",
-                                       RT_AN_MAX_CHOICES);
+                return cli_usage_error(cmd, "--coll: at most %d choices", RT_AN_MAX_CHOICES);
             specs[nspecs++] = v;
         } else if (argv[a.i][0] != '-' && !path) {
             path = argv[a.i];
@@ -59,7 +60,7 @@ static int gateways_run(int argc, char **argv)
         }
     }
     if (!path)
-        return cli_usage_error(cmd, "gateways: no trace given");
+        return cli_usage_error(cmd, "no trace given");
     int rc = cli_level_finish(cmd, &o.level, level, nspecs ? specs[0] : NULL);
     if (rc)
         return rc;
@@ -77,6 +78,8 @@ static int gateways_run(int argc, char **argv)
             o.level.alg[op] = RT_ALG_MPICH;
     o.level.coll = RT_AN_COLL_FLOWS;
     o.level.rma = 1;
+    if (cli_out_claim_report(&out, path))
+        return CLI_BAD;
     rt_an_gw_result res;
     rt_err err;
     if (rt_an_gateways(path, &o, &res, &err)) {
@@ -84,7 +87,8 @@ static int gateways_run(int argc, char **argv)
         return cli_error("%s", err.msg);
     }
     static const cli_plot plot = {RT_PLOT_HEATMAP, "Bytes from module (rows) to module (columns)",
-                                  "to module", "from module", "no plot"};
+                                  "to module",     "from module",
+                                  "no plot",       0};
     rc = cli_out_report(&out, &res.report, 1, &plot);
     fflush(stdout);
     rt_an_notes_print(&res.notes, o.level.level == RT_AN_WIRE ? "wire" : "call", stderr);

@@ -9,6 +9,7 @@ static void hist_usage(FILE *out)
             "usage: retrace hist TRACE [--min SIZE] [--max SIZE] [--shift N] [--contype TYPE]\n"
             "                    [--level call|wire] [--coll [OP=ALG,...]] [--rma]\n"
             "                    [--per-rank | --by-call] [--csv FILE] [--plot FILE.svg|.png]\n"
+            "                    [--force]\n"
             "\n"
             "Counts every message a rank sends, once, in bins of size like ParaStation MPI's\n"
             "PSP_HISTOGRAM, and prints psmpi's report. On a trace of the same run, the default\n"
@@ -32,6 +33,8 @@ static void hist_usage(FILE *out)
             "  --by-call        one column per MPI function that sent\n"
             "  --csv FILE       the table as CSV (bin, freq, ...)\n"
             "  --plot FILE      a bar chart of the bins (gnuplot; .svg or .png)\n"
+            "  --force          replace existing --csv and --plot files (nothing is\n"
+            "                   overwritten without it)\n"
             "  --algorithms     list the collective algorithms per operation and exit\n");
 }
 
@@ -89,14 +92,14 @@ static int hist_run(int argc, char **argv)
         }
     }
     if (!path)
-        return cli_usage_error(cmd, "hist: no trace given");
+        return cli_usage_error(cmd, "no trace given");
     if (o.per_rank && o.by_call)
-        return cli_usage_error(cmd, "hist: --per-rank and --by-call do not go together");
+        return cli_usage_error(cmd, "--by-call: not with --per-rank (one or the other)");
     rt_err err;
     if (contype && !strcmp(contype, "all"))
         contype = NULL;
     if (rt_hist_config_from_args(&o.cfg, min, max, shift, contype, &err))
-        return cli_usage_error(cmd, "hist: %s", err.msg);
+        return cli_usage_error(cmd, "%s", err.msg);
     int rc = cli_level_finish(cmd, &o.level, level, coll_spec);
     if (rc)
         return rc;
@@ -105,7 +108,8 @@ static int hist_run(int argc, char **argv)
         o.level.coll = RT_AN_COLL_FLOWS;
     else if (coll)
         o.level.coll = RT_AN_COLL_PAYLOAD;
-
+    if (cli_out_claim_report(&out, path))
+        return CLI_BAD;
     rt_an_hist_result res;
     if (rt_an_hist(path, &o, &res, &err)) {
         rt_report_free(&res.report);
@@ -119,8 +123,8 @@ static int hist_run(int argc, char **argv)
     snprintf(title, sizeof title, "Messages by size (%s level%s%s)",
              o.level.level == RT_AN_WIRE ? "wire" : "call", o.cfg.contype_name[0] ? ", " : "",
              o.cfg.contype_name);
-    cli_plot plot = {RT_PLOT_BARS, title, "message size (bytes, upper bin limit)", "messages",
-                     "no plot"};
+    cli_plot plot = {RT_PLOT_BARS, title,     "message size (bytes, upper bin limit)",
+                     "messages",   "no plot", 0};
     if (!rc)
         rc = cli_out_report(&out, &res.report, !psmpi, &plot);
     fflush(stdout);

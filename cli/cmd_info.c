@@ -6,24 +6,16 @@
 
 #include "cli.h"
 
-/* Event classes of the summary, by event kind. */
-enum { CL_CALLS, CL_P2P, CL_COLL, CL_RMA, CL_COUNT };
-static const char *const class_names[CL_COUNT] = {"calls (enter, leave)", "point-to-point",
-                                                  "collective", "one-sided (RMA)"};
-
-static int class_of(unsigned kind)
-{
-    if (kind <= RT_EV_LEAVE)
-        return CL_CALLS;
-    if (kind <= RT_EV_REQUEST_CANCELLED)
-        return CL_P2P;
-    if (kind <= RT_EV_NBC_COMPLETE)
-        return CL_COLL;
-    return CL_RMA;
-}
+/* The summary counts events per class of their kind (RT_EVENT_KINDS). */
+static const char *const class_names[RT_EVC_COUNT] = {
+    [RT_EVC_CALL] = "calls (enter, leave)",
+    [RT_EVC_P2P] = "point-to-point",
+    [RT_EVC_COLL] = "collective",
+    [RT_EVC_RMA] = "one-sided (RMA)",
+};
 
 typedef struct summary {
-    uint64_t events, by_class[CL_COUNT];
+    uint64_t events, by_class[RT_EVC_COUNT + 1];
     uint64_t tmin, tmax;
     uint64_t messages, by_contype[RT_CT_COUNT];
     uint64_t bytes_p2p, bytes_coll, bytes_rma;
@@ -37,7 +29,7 @@ static void account(summary *s, const rt_event *ev)
     if (ev->time > s->tmax)
         s->tmax = ev->time;
     s->events++;
-    s->by_class[class_of(ev->kind)]++;
+    s->by_class[rt_event_class_of(ev->kind)]++; /* RT_EVC_COUNT: out of range */
     switch (ev->kind) {
     case RT_EV_SEND:
     case RT_EV_ISEND:
@@ -90,7 +82,7 @@ static void print_summary(FILE *out, const char *path, const rt_reader *r, const
     else
         fprintf(out, "time span     0 ns (no events)\n");
     fprintf(out, "events        %" PRIu64 "\n", s->events);
-    for (int c = 0; c < CL_COUNT; c++)
+    for (int c = 0; c < RT_EVC_COUNT; c++)
         fprintf(out, "  %-22s %14" PRIu64 "\n", class_names[c], s->by_class[c]);
     fprintf(out, "messages      %" PRIu64 "\n", s->messages);
     for (int ct = 0; ct < RT_CT_COUNT; ct++)
@@ -150,10 +142,10 @@ static int info_run(int argc, char **argv)
             info_usage(stdout);
             return CLI_OK;
         }
-        return cli_usage_error(&cli_cmd_info, "info: unknown option '%s'", argv[optind - 1]);
+        return cli_getopt_error(&cli_cmd_info, c, argv);
     }
     if (argc - optind != 1)
-        return cli_usage_error(&cli_cmd_info, "info: expected one TRACE");
+        return cli_usage_error(&cli_cmd_info, "expected one TRACE");
     return cli_info_report(argv[optind], stdout);
 }
 

@@ -7,7 +7,7 @@
 static void pipeline_usage(FILE *out)
 {
     fprintf(out, "usage: retrace pipeline TRACE [--model FILE] [--min-size SIZE] [--top N]\n"
-                 "                        [--csv FILE] [--plot FILE.svg|.png]\n"
+                 "                        [--csv FILE] [--plot FILE.svg|.png] [--force]\n"
                  "       retrace pipeline --print-model [--model FILE]\n"
                  "\n"
                  "Finds chains of sender computation, a large message and receiver computation\n"
@@ -21,6 +21,8 @@ static void pipeline_usage(FILE *out)
                  "  --top N          chains listed, best first (default 20; 0 lists all)\n"
                  "  --csv FILE       every table as CSV: FILE, FILE-chains.csv, ...\n"
                  "  --plot FILE      saving against block size for the best chains (gnuplot)\n"
+                 "  --force          replace existing --csv and --plot files (nothing is\n"
+                 "                   overwritten without it)\n"
                  "  --print-model    print the model in effect, in the model file format\n");
 }
 
@@ -56,29 +58,34 @@ static int pipeline_run(int argc, char **argv)
         return cli_error("%s", err.msg);
     if (print_model) {
         if (path)
-            return cli_usage_error(cmd, "pipeline: --print-model takes no trace");
+            return cli_usage_error(cmd, "--print-model: takes no trace");
         return rt_net_model_write(&o.model, stdout) ? cli_error("cannot write the output") : 0;
     }
     if (!path)
-        return cli_usage_error(cmd, "pipeline: no trace given");
+        return cli_usage_error(cmd, "no trace given");
     if (min && rt_parse_size_opt("--min-size", min, &o.min_bytes, &err))
-        return cli_usage_error(cmd, "pipeline: %s", err.msg);
+        return cli_usage_error(cmd, "%s", err.msg);
     if (top) {
         uint64_t v;
         if (rt_parse_uint(top, 0, 1000000000, &v, NULL) < 0)
-            return cli_usage_error(cmd, "pipeline: --top: '%s' is not a count", top);
+            return cli_usage_error(cmd, "--top: '%s' is not a count", top);
         o.top = (unsigned)v;
     }
     if (o.min_bytes < 2)
         o.min_bytes = 2; /* a message must split into two blocks at least */
+    if (cli_out_claim_report(&out, path))
+        return CLI_BAD;
     rt_an_pipe_result res;
     if (rt_an_pipeline(path, &o, &res, &err)) {
         rt_report_free(&res.report);
         return cli_error("%s", err.msg);
     }
-    static const cli_plot plot = {RT_PLOT_LINES, "Saving from pipelining against block size",
-                                  "block size", "saving (us)",
-                                  "no chain gains from pipelining: nothing to plot"};
+    static const cli_plot plot = {RT_PLOT_LINES,
+                                  "Saving from pipelining against block size",
+                                  "block size",
+                                  "saving (us)",
+                                  "no chain gains from pipelining",
+                                  1};
     int rc = cli_out_report(&out, &res.report, 1, &plot);
     fflush(stdout);
     cli_out_truncated(res.report.truncated);

@@ -5,16 +5,17 @@
 
 static void profile_usage(FILE *out)
 {
-    fprintf(out,
-            "usage: retrace profile TRACE [--csv FILE] [--plot FILE.svg|.png]\n"
-            "\n"
-            "A profile like mpiP's from a trace: time per rank (application, MPI,\n"
-            "computation), time in MPI per function over all ranks and per rank, the\n"
-            "point-to-point message matrix rank x rank (up to 32 ranks; above, the busiest\n"
-            "pairs), the busiest communicators and the load imbalance. Times are in\n"
-            "microseconds; an MPI call's time runs from entering to leaving it.\n"
-            "  --csv FILE       every table as CSV: FILE, FILE-functions.csv, ...\n"
-            "  --plot FILE      a rank x rank heat map of the bytes sent (up to 1024 ranks)\n");
+    fprintf(out, "usage: retrace profile TRACE [--csv FILE] [--plot FILE.svg|.png] [--force]\n"
+                 "\n"
+                 "A profile like mpiP's from a trace: time per rank (application, MPI,\n"
+                 "computation), time in MPI per function over all ranks and per rank, the\n"
+                 "point-to-point message matrix rank x rank (up to 32 ranks; above, the busiest\n"
+                 "pairs), the busiest communicators and the load imbalance. Times are in\n"
+                 "microseconds; an MPI call's time runs from entering to leaving it.\n"
+                 "  --csv FILE       every table as CSV: FILE, FILE-functions.csv, ...\n"
+                 "  --plot FILE      a rank x rank heat map of the bytes sent (up to 1024 ranks)\n"
+                 "  --force          replace existing --csv and --plot files (nothing is\n"
+                 "                   overwritten without it)\n");
 }
 
 static int profile_run(int argc, char **argv)
@@ -38,7 +39,9 @@ static int profile_run(int argc, char **argv)
         }
     }
     if (!path)
-        return cli_usage_error(cmd, "profile: no trace given");
+        return cli_usage_error(cmd, "no trace given");
+    if (cli_out_claim_report(&out, path))
+        return CLI_BAD;
     rt_an_profile_result res;
     rt_err err;
     if (rt_an_profile(path, &res, &err)) {
@@ -47,7 +50,7 @@ static int profile_run(int argc, char **argv)
     }
     static const cli_plot plot = {
         RT_PLOT_HEATMAP, "Point-to-point bytes from rank (rows) to rank (columns)", "to rank",
-        "from rank", "the rank x rank plot is drawn up to 1024 ranks"};
+        "from rank",     "the rank x rank plot is drawn up to 1024 ranks",          0};
     int rc = cli_out_report(&out, &res.report, 1, &plot);
     fflush(stdout);
     cli_out_truncated(res.report.truncated);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "rt_place.h"
 
 static void record_usage(FILE *out)
 {
@@ -21,14 +22,18 @@ static void record_usage(FILE *out)
             "and leaves one OTF2 archive for the run. The exit status is COMMAND's.\n"
             "\n"
             "Options:\n"
-            "  --out DIR        the archive to write (must not exist, or be empty);\n"
-            "                   default retrace-YYYYMMDD-HHMMSS in the current directory\n"
+            "  --out DIR        the archive to write (must not exist, or be empty); default\n"
+            "                   retrace-YYYYMMDD-HHMMSS in the current directory\n"
+            "  --force          replace an archive retrace wrote at DIR, and raw files at\n"
+            "                   DIR.raw\n"
             "  --histogram      rank 0 prints the psmpi message-size histogram at\n"
             "                   MPI_Finalize (settings: RETRACE_HISTOGRAM_MIN, _MAX,\n"
             "                   _SHIFT, _CONTYPE or PSP_HISTOGRAM_*)\n"
             "  --no-trace       write no trace (with --histogram: counters only)\n"
-            "  --nodes N        emulate N nodes: world ranks block-wise onto nodes\n"
-            "  --modules M      emulate M modules: nodes block-wise onto modules (needs --nodes)\n"
+            "  --nodes N        emulate N nodes: world ranks block-wise onto nodes (each node\n"
+            "                   needs a rank: else the tracer warns and does not emulate)\n"
+            "  --modules M      emulate M modules: nodes block-wise onto modules (needs\n"
+            "                   --nodes; each module needs a node)\n"
             "  --keep-raw       keep the raw per-rank files (DIR.raw) after assembly\n"
             "  --tracer FILE    the tracer library (default: the one built with retrace)\n"
             "\n"
@@ -72,8 +77,7 @@ static int parse_count(const char *opt, const char *text, unsigned *out)
 {
     uint64_t v;
     if (rt_parse_uint(text, 1, RT_MAX_RANKS, &v, NULL) < 0)
-        return cli_usage_error(&cli_cmd_record, "record: %s takes a positive number, not '%s'", opt,
-                               text);
+        return cli_usage_error(&cli_cmd_record, "%s: takes a positive number, not '%s'", opt, text);
     *out = (unsigned)v;
     return 0;
 }
@@ -94,7 +98,9 @@ static int run_command(char **argv, int *status)
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
         execvp(argv[0], argv);
-        fprintf(stderr, "retrace: record: cannot run %s: %s\n", argv[0], strerror(errno));
+        char line[PATH_MAX + 256], out[4 * sizeof line]; /* not cli_line: stdout is not ours */
+        snprintf(line, sizeof line, "retrace: record: cannot run %s: %s", argv[0], strerror(errno));
+        fprintf(stderr, "%s\n", rt_escape(out, sizeof out, line));
         _exit(127);
     }
     int st;
@@ -109,18 +115,14 @@ static int run_command(char **argv, int *status)
 static int record_run(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"out", required_argument, NULL, 'o'},
-        {"histogram", no_argument, NULL, 'H'},
-        {"no-trace", no_argument, NULL, 'N'},
-        {"nodes", required_argument, NULL, 'n'},
-        {"modules", required_argument, NULL, 'm'},
-        {"keep-raw", no_argument, NULL, 'k'},
-        {"tracer", required_argument, NULL, 't'},
-        {"help", no_argument, NULL, 'h'},
-        {0},
+        {"out", required_argument, NULL, 'o'},     {"histogram", no_argument, NULL, 'H'},
+        {"no-trace", no_argument, NULL, 'N'},      {"nodes", required_argument, NULL, 'n'},
+        {"modules", required_argument, NULL, 'm'}, {"keep-raw", no_argument, NULL, 'k'},
+        {"tracer", required_argument, NULL, 't'},  {"force", no_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},          {0},
     };
     const char *out = NULL, *tracer = NULL;
-    int histogram = 0, trace = 1, keep_raw = 0;
+    int histogram = 0, trace = 1, keep_raw = 0, force = 0;
     unsigned nodes = 0, modules = 0;
     int c;
     opterr = 0;
@@ -143,6 +145,9 @@ static int record_run(int argc, char **argv)
         case 'k':
             keep_raw = 1;
             break;
+        case 'f':
+            force = 1;
+            break;
         case 't':
             tracer = optarg;
             break;
@@ -154,22 +159,19 @@ static int record_run(int argc, char **argv)
             if (parse_count("--modules", optarg, &modules))
                 return CLI_BAD;
             break;
-        case ':':
-            return cli_usage_error(&cli_cmd_record, "record: %s needs a value", argv[optind - 1]);
         default:
-            return cli_usage_error(&cli_cmd_record, "record: unknown option '%s'",
-                                   argv[optind - 1]);
+            return cli_getopt_error(&cli_cmd_record, c, argv);
         }
     }
     if (optind >= argc)
-        return cli_usage_error(&cli_cmd_record, "record: no command to run (put it after --)");
+        return cli_usage_error(&cli_cmd_record, "no command to run (put it after --)");
     if (modules && !nodes)
-        return cli_usage_error(&cli_cmd_record, "record: --modules needs --nodes");
-    if (modules > nodes)
-        return cli_usage_error(&cli_cmd_record, "record: --modules %u is more than --nodes %u",
-                               modules, nodes);
+        return cli_usage_error(&cli_cmd_record, "--modules: needs --nodes");
+    rt_err why; /* the ranks are known once the program runs: the tracer checks them */
+    if (modules && rt_place_check_emulated(0, nodes, modules, &why) < 0)
+        return cli_usage_error(&cli_cmd_record, "--modules: %s", why.msg);
     if (!trace && out)
-        return cli_usage_error(&cli_cmd_record, "record: --out and --no-trace exclude each other");
+        return cli_usage_error(&cli_cmd_record, "--out: not with --no-trace (no trace is written)");
 
     char lib[PATH_MAX];
     if (tracer) {
@@ -185,6 +187,8 @@ static int record_run(int argc, char **argv)
     char name[PATH_MAX], path[PATH_MAX], raw[PATH_MAX + 8];
     if (out) {
         snprintf(name, sizeof name, "%s", out);
+        for (size_t n = strlen(name); n > 1 && name[n - 1] == '/';)
+            name[--n] = '\0'; /* "run1/" is run1, and its raw files run1.raw */
     } else {
         time_t now = time(NULL);
         struct tm tm;
@@ -200,12 +204,33 @@ static int record_run(int argc, char **argv)
             return cli_error("record: %s: path too long", name);
     }
     snprintf(raw, sizeof raw, "%s.raw", path);
-    if (trace && !rt_path_is_free(path))
-        return cli_error("record: %s: already exists (remove it or choose another --out)", name);
-    if (trace && !rt_path_is_free(raw))
-        return cli_error("record: %s.raw: already exists (the raw files of an earlier run? "
-                         "'retrace convert %s.raw %s' assembles them)",
-                         name, name, name);
+    /* Before the program starts: where the trace goes must be writable, and nothing is
+     * overwritten without --force (the tracer could only warn, once the program runs). */
+    if (trace) {
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s", path);
+        char *slash = strrchr(dir, '/');
+        slash[slash == dir] = '\0'; /* path is absolute: "/x" is in "/" */
+        if (access(dir, W_OK | X_OK) != 0)
+            return cli_error("record: %s: cannot write the trace: %s: %s", name, dir,
+                             strerror(errno));
+        if (!force && !rt_path_is_free(raw))
+            return cli_usage_error(&cli_cmd_record,
+                                   "--out: %s.raw: exists (the raw files of an earlier run? "
+                                   "'retrace convert %s.raw %s' assembles them; --force removes "
+                                   "them)",
+                                   name, name, name);
+        if (cli_out_claim(&cli_cmd_record, "--out", name, RT_FMT_OTF2, force, NULL))
+            return CLI_BAD;
+        if (!rt_path_is_free(raw)) {
+            rt_raw_remove(raw);
+            if (!rt_path_is_free(raw))
+                return cli_usage_error(&cli_cmd_record,
+                                       "--out: %s.raw: holds other files besides raw trace files: "
+                                       "not removed",
+                                       name);
+        }
+    }
 
     char preload[2 * PATH_MAX];
     const char *old = getenv("LD_PRELOAD");
@@ -235,14 +260,14 @@ static int record_run(int argc, char **argv)
     char defs0[PATH_MAX + 32];
     snprintf(defs0, sizeof defs0, "%s/r0.defs.rtr", raw);
     if (exists(anchor)) {
-        fprintf(stderr, "retrace: trace written to %s\n", name);
+        cli_line("retrace: trace written to %s", name);
     } else if (exists(defs0)) {
         /* The run ended before MPI_Finalize could assemble the archive. */
         cli_warning("the program ended before MPI_Finalize (exit status %d); assembling what "
                     "it recorded",
                     status);
         if (cli_convert(raw, path, RT_FMT_OTF2) == CLI_OK) {
-            fprintf(stderr, "retrace: trace written to %s\n", name);
+            cli_line("retrace: trace written to %s", name);
             if (!keep_raw)
                 rt_raw_remove(raw);
         }

@@ -1,4 +1,5 @@
 /* retrace replay TRACE: re-execute a trace on the built-in MPI engine, and compare choices. */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,13 +14,13 @@ static void replay_usage(FILE *out)
             "usage: retrace replay TRACE [--model FILE] [--coll OP=ALG,...] [--map SPEC]\n"
             "                      [--nodes N] [--modules M] [--ranks-per-node K]\n"
             "                      [--eager BYTES] [--contention on|off] [--free-wildcards]\n"
-            "                      [--compute-scale F]\n"
+            "                      [--compute-scale F] [--force]\n"
             "                      [--compare ALT ...] [--out-trace DIR] [--csv FILE]\n"
             "                      [--plot FILE.svg|.png] [--timing] [--engine sim|mpi]\n"
             "       mpiexec -n P retrace replay --engine mpi TRACE [--coll ...] [--map ...]\n"
             "                      [--model FILE] [--compare ALT ...] [--repeat N]\n"
             "                      [--compute-scale F] [--timeout SEC] [--free-wildcards]\n"
-            "                      [--csv F] [--plot F]\n"
+            "                      [--csv F] [--plot F] [--force]\n"
             "\n"
             "Replays the trace on a simulated machine (docs/replay.md) and prints the\n"
             "predicted run time, the time per rank and the critical rank (the last to end).\n"
@@ -52,6 +53,8 @@ static void replay_usage(FILE *out)
             "                     as the wire messages of their algorithms)\n"
             "  --csv FILE         the tables as CSV (FILE, FILE-ranks.csv)\n"
             "  --plot FILE        a bar chart of the predicted times (with --compare)\n"
+            "  --force            replace existing --csv, --plot files and a --out-trace\n"
+            "                     archive retrace wrote (nothing is overwritten without it)\n"
             "  --timing           how long loading and each replay took, on stderr\n"
             "  --engine sim|mpi   sim: the built-in engine (default); mpi: real MPI (above)\n"
             "  --repeat N         mpi: replay each configuration N times, report the median\n"
@@ -67,8 +70,9 @@ int replay_parse_count(const char *what, const char *v, uint32_t *out)
 {
     uint64_t n;
     if (rt_parse_uint(v, 1, RT_MAX_RANKS, &n, NULL) < 0)
-        return cli_error("%s: bad value '%s' (expected a whole number from 1 to %u)", what, v,
-                         (unsigned)RT_MAX_RANKS);
+        return cli_usage_error(&cli_cmd_replay,
+                               "%s: bad value '%s' (expected a whole number from 1 to %u)", what, v,
+                               (unsigned)RT_MAX_RANKS);
     *out = (uint32_t)n;
     return 0;
 }
@@ -91,17 +95,32 @@ int replay_parse_scale(const char *v, uint64_t *ppm)
     return 0;
 }
 
+int replay_conf_error(const replay_conf *c, const char *key, const char *fmt, ...)
+{
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (c->alt)
+        return cli_usage_error(&cli_cmd_replay, "--compare: '%s': %s: %s", c->label, key, msg);
+    return cli_usage_error(&cli_cmd_replay, "--%s: %s", key, msg);
+}
+
 /* ALT: KEY:VALUE[+KEY:VALUE...] on top of the base configuration. */
 int replay_parse_alt(char *text, const char *label, replay_conf *c)
 {
     c->label = label;
+    c->alt = 1;
     for (char *item = text, *next; item; item = next) {
         next = strchr(item, '+');
         if (next)
             *next++ = '\0';
         char *v = strchr(item, ':');
         if (!v || v == item || !v[1])
-            return cli_error("--compare '%s': bad item '%s' (expected KEY:VALUE)", label, item);
+            return cli_usage_error(&cli_cmd_replay,
+                                   "--compare: '%s': bad item '%s' (expected KEY:VALUE)", label,
+                                   item);
         *v++ = '\0';
         if (!strcmp(item, "coll"))
             c->coll = v;
@@ -118,15 +137,45 @@ int replay_parse_alt(char *text, const char *label, replay_conf *c)
         else if (!strcmp(item, "nodes") || !strcmp(item, "modules") ||
                  !strcmp(item, "ranks-per-node")) {
             uint32_t *dst = item[0] == 'n' ? &c->nodes : item[0] == 'm' ? &c->modules : &c->rpn;
-            char what[64];
-            snprintf(what, sizeof what, "--compare '%s': %s", label, item);
+            char what[512];
+            snprintf(what, sizeof what, "--compare: '%s': %s", label, item);
             if (replay_parse_count(what, v, dst))
                 return CLI_BAD;
         } else
-            return cli_error("--compare '%s': unknown key '%s' (expected coll, map, model, "
-                             "eager, contention, compute-scale, nodes, modules or ranks-per-node)",
-                             label, item);
+            return cli_usage_error(&cli_cmd_replay,
+                                   "--compare: '%s': unknown key '%s' (expected coll, map, model, "
+                                   "eager, contention, compute-scale, nodes, modules or "
+                                   "ranks-per-node)",
+                                   label, item);
     }
+    return 0;
+}
+
+int replay_check_conf(const replay_conf *c, uint8_t alg[RT_COLL_COUNT], uint64_t *scale_ppm)
+{
+    rt_err err;
+    rt_net_model model;
+    rt_net_model_default(&model);
+    if (c->model && rt_net_model_load(&model, c->model, &err) < 0)
+        return cli_error("%s", err.msg);
+    if (c->coll && rt_coll_parse_algs(c->coll, alg, &err) < 0) {
+        const char *m = err.msg;
+        if (!strncmp(m, "--coll: ", 8)) /* the option is named by replay_conf_error */
+            m += 8;
+        return replay_conf_error(c, "coll", "%s", m);
+    }
+    if (c->compute_scale && replay_parse_scale(c->compute_scale, scale_ppm) < 0)
+        return replay_conf_error(c, "compute-scale", "bad value '%s' (expected %s)",
+                                 c->compute_scale, REPLAY_SCALE_EXPECTED);
+    rt_map_spec spec;
+    if (c->map && rt_map_parse(c->map, &spec, &err) < 0)
+        return replay_conf_error(c, "map", "%s", err.msg);
+    uint64_t e;
+    if (c->eager && rt_net_parse_size(c->eager, &e, &err) < 0)
+        return replay_conf_error(c, "eager", "%s", err.msg);
+    if (c->contention && strcmp(c->contention, "on") && strcmp(c->contention, "off"))
+        return replay_conf_error(c, "contention", "bad value '%s' (expected on or off)",
+                                 c->contention);
     return 0;
 }
 
@@ -144,34 +193,27 @@ static int setup(const replay_conf *c, const rt_sim_trace *t, replay_setup *su)
     rt_err err;
     memset(su, 0, sizeof *su);
     rt_sim_config_default(&su->cfg);
+    /* checked before the load: this only takes the values */
+    if (replay_check_conf(c, su->cfg.alg, &su->cfg.compute_scale_ppm))
+        return CLI_BAD;
     if (c->model && rt_net_model_load(&su->cfg.model, c->model, &err) < 0)
         return cli_error("%s", err.msg);
-    if (c->coll && rt_coll_parse_algs(c->coll, su->cfg.alg, &err) < 0)
-        return cli_error("--coll %s: %s", c->coll, err.msg);
-    if (c->eager) {
-        uint64_t e;
-        if (rt_net_parse_size(c->eager, &e, &err) < 0)
-            return cli_error("--eager: %s", err.msg);
+    uint64_t e;
+    if (c->eager && rt_net_parse_size(c->eager, &e, &err) == 0)
         for (unsigned ct = 0; ct < RT_CT_COUNT; ct++)
             su->cfg.model.link[ct].eager = e;
-    }
-    if (c->contention) {
-        if (strcmp(c->contention, "on") && strcmp(c->contention, "off"))
-            return cli_error("--contention: bad value '%s' (expected on or off)", c->contention);
+    if (c->contention)
         su->cfg.model.contention = !strcmp(c->contention, "on");
-    }
     su->cfg.free_wildcards = c->free_wild;
-    if (c->compute_scale && replay_parse_scale(c->compute_scale, &su->cfg.compute_scale_ppm) < 0)
-        return cli_error("--compute-scale: bad value '%s' (expected %s)", c->compute_scale,
-                         REPLAY_SCALE_EXPECTED);
     rt_map_shape rec, given = {c->nodes, c->modules, c->rpn};
     rt_map_shape_recorded(defs, &rec);
     if (rt_map_shape_complete(&given, &rec, defs->nranks, &su->shape, &err) < 0)
-        return cli_error("%s", err.msg);
+        return c->alt ? cli_usage_error(&cli_cmd_replay, "--compare: '%s': %s", c->label, err.msg)
+                      : cli_usage_error(&cli_cmd_replay, "%s", err.msg);
     int reshaped = memcmp(&su->shape, &rec, sizeof rec) != 0;
     rt_map_spec spec = {.kind = reshaped ? RT_MAP_BLOCK : RT_MAP_RECORDED};
-    if (c->map && rt_map_parse(c->map, &spec, &err) < 0)
-        return cli_error("%s", err.msg);
+    if (c->map)
+        rt_map_parse(c->map, &spec, &err);
     rt_map_format(&spec, su->map_name, sizeof su->map_name);
     if (spec.kind == RT_MAP_RECORDED && !reshaped)
         return 0; /* the engine uses the trace's own placement */
@@ -212,8 +254,7 @@ void replay_print_notes(const char *label, const char *notes)
     for (const char *p = notes; p && *p;) {
         const char *nl = strchr(p, '\n');
         int n = nl ? (int)(nl - p) : (int)strlen(p);
-        fprintf(stderr, "retrace: note%s%s: %.*s\n", label ? " for " : "", label ? label : "", n,
-                p);
+        cli_line("retrace: note%s%s: %.*s", label ? " for " : "", label ? label : "", n, p);
         p += n + (nl != NULL);
     }
 }
@@ -383,7 +424,7 @@ static int replay_run(int argc, char **argv)
             return replay_mpi_run(argc, argv);
     }
     for (a.i = 1; a.i < argc; a.i++) {
-        const char *v;
+        const char *v, *arg = argv[a.i];
         int k;
         if (cli_args_flag(&a, "--help") || cli_args_flag(&a, "-h")) {
             replay_usage(stdout);
@@ -420,8 +461,13 @@ static int replay_run(int argc, char **argv)
             if (k < 0)
                 return CLI_BAD;
             if (nalts == MAX_ALTS)
-                return cli_usage_error(cmd, "replay: at most %d --compare alternatives", MAX_ALTS);
+                return cli_usage_error(cmd, "--compare: at most %d alternatives", MAX_ALTS);
             alts[nalts++] = v;
+        } else if ((k = cli_args_value(&a, "--repeat", &v)) ||
+                   (k = cli_args_value(&a, "--timeout", &v))) {
+            return k < 0 ? CLI_BAD
+                         : cli_usage_error(cmd, "%.*s: only with --engine mpi",
+                                           (int)strcspn(arg, "="), arg);
         } else if (argv[a.i][0] != '-' && !path) {
             path = argv[a.i];
         } else {
@@ -429,13 +475,11 @@ static int replay_run(int argc, char **argv)
         }
     }
     if (!path)
-        return cli_usage_error(cmd, "replay: no trace given");
+        return cli_usage_error(cmd, "no trace given");
     if (out.plot && !nalts)
-        return cli_usage_error(cmd, "replay: --plot draws the --compare table; give --compare");
+        return cli_usage_error(cmd, "--plot: draws the --compare table; give --compare");
     if (out_trace && nalts)
-        return cli_usage_error(cmd, "replay: --out-trace writes one replay; not with --compare");
-    if (out_trace && !rt_path_is_free(out_trace))
-        return cli_error("--out-trace %s: exists and is not an empty directory", out_trace);
+        return cli_usage_error(cmd, "--out-trace: writes one replay; not with --compare");
     /* check every alternative before the (possibly long) load */
     replay_conf confs[MAX_ALTS + 1];
     char *texts[MAX_ALTS] = {0};
@@ -445,33 +489,30 @@ static int replay_run(int argc, char **argv)
                              base.free_wild
                          ? "baseline"
                          : "recorded";
-    uint64_t ppm, eager;
-    rt_err err;
-    int rc = CLI_OK;
-    if (base.compute_scale && replay_parse_scale(base.compute_scale, &ppm) < 0)
-        rc = cli_usage_error(cmd, "--compute-scale: bad value '%s' (expected %s)",
-                             base.compute_scale, REPLAY_SCALE_EXPECTED);
+    uint8_t alg[RT_COLL_COUNT];
+    uint64_t ppm;
+    int rc = replay_check_conf(&confs[0], alg, &ppm);
     for (unsigned i = 0; i < nalts && rc == CLI_OK; i++) {
         confs[i + 1] = base;
         if (!(texts[i] = strdup(alts[i])))
             rc = cli_error("out of memory");
         else if (replay_parse_alt(texts[i], alts[i], &confs[i + 1]))
             rc = CLI_BAD;
-        else if (confs[i + 1].compute_scale &&
-                 replay_parse_scale(confs[i + 1].compute_scale, &ppm) < 0)
-            rc = cli_error("--compare '%s': compute-scale: bad value '%s' (expected %s)", alts[i],
-                           confs[i + 1].compute_scale, REPLAY_SCALE_EXPECTED);
-        else if (confs[i + 1].eager && confs[i + 1].eager != base.eager &&
-                 rt_net_parse_size(confs[i + 1].eager, &eager, &err) < 0)
-            rc = cli_error("--compare '%s': eager: %s", alts[i], err.msg);
+        else if (replay_check_conf(&confs[i + 1], alg, &ppm))
+            rc = CLI_BAD;
     }
+    if (rc == CLI_OK) /* the outputs last: --force may remove an earlier --out-trace */
+        rc = cli_out_claim_report(&out, path);
+    if (rc == CLI_OK && out_trace)
+        rc = cli_out_claim(cmd, "--out-trace", out_trace, RT_FMT_OTF2, out.force, path);
     rt_reader *rd = NULL;
     rt_sim_trace *t = NULL;
+    rt_err err;
     double t0 = now_s();
     if (rc == CLI_OK && rt_reader_open(path, &rd, &err) < 0)
         rc = cli_error("%s", err.msg);
     if (rc == CLI_OK && rt_sim_trace_load(rd, &t, &err) < 0)
-        rc = cli_error("%s: %s", path, err.msg);
+        rc = cli_input_error(path, err.msg);
     if (rc == CLI_OK)
         cli_out_truncated(rt_reader_truncated(rd));
     if (rd)
@@ -516,12 +557,11 @@ static int replay_run(int argc, char **argv)
             if (getenv("RETRACE_CHECK_FAST") && check_fast(t, &su.cfg, &res) != CLI_OK)
                 rc = CLI_FAIL;
             if (timing)
-                fprintf(stderr,
-                        "retrace: timing: replay %s: %.3f s, %.2f M events/s, %llu engine "
-                        "events, %llu messages, %llu fast collectives, %.3f s CPU\n",
-                        confs[i].label, dt, dt > 0 ? res.events / dt / 1e6 : 0.0,
-                        (unsigned long long)res.sim_events, (unsigned long long)res.messages,
-                        (unsigned long long)res.fast_colls, cpu);
+                cli_line("retrace: timing: replay %s: %.3f s, %.2f M events/s, %llu engine "
+                         "events, %llu messages, %llu fast collectives, %.3f s CPU",
+                         confs[i].label, dt, dt > 0 ? res.events / dt / 1e6 : 0.0,
+                         (unsigned long long)res.sim_events, (unsigned long long)res.messages,
+                         (unsigned long long)res.fast_colls, cpu);
             char coll[256];
             rt_coll_algs_name(su.cfg.alg, coll, sizeof coll);
             if (i == 0)
@@ -545,8 +585,8 @@ static int replay_run(int argc, char **argv)
     if (rc == CLI_OK) {
         if (!nalts)
             printf("\n");
-        static const cli_plot plot = {RT_PLOT_BARS, "Predicted run time (us)", "configuration",
-                                      "microseconds", "no plot"};
+        static const cli_plot plot = {
+            RT_PLOT_BARS, "Predicted run time (us)", "configuration", "microseconds", "no plot", 0};
         rc = cli_out_report(&out, &rep, 1, &plot);
     }
     rep.plot = NULL; /* the compare table, owned by rep.tables */

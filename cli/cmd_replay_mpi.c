@@ -8,11 +8,9 @@
  * processes leave with the same status, except an MPI failure in the middle of a replay,
  * where the others may be blocked in a call: that one ends the job with MPI_Abort.
  */
-#include <fcntl.h>
 #include <signal.h>
 #include <mpi.h>
 #include <unistd.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,20 +21,9 @@
 
 static int world_rank;
 
-/* Errors are the same on every process: rank 0 says them. */
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...)
-{
-    if (world_rank == 0) {
-        char msg[1024];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof msg, fmt, ap);
-        va_end(ap);
-        cli_error("%s", msg);
-    }
-    return CLI_BAD;
-}
+/* Errors are the same on every process: only rank 0 says them (cli_quiet on the others). */
+#define fail cli_error
+#define usage_fail(...) cli_usage_error(&cli_cmd_replay, __VA_ARGS__)
 
 typedef struct mpi_opts {
     const char *path;
@@ -51,9 +38,16 @@ typedef struct mpi_opts {
     cli_out out;
 } mpi_opts;
 
-static int refuse(const char *what, const char *why)
+static int refuse(const char *arg, const char *why)
 {
-    return fail("%s: not with --engine mpi (%s)", what, why);
+    return usage_fail("%.*s: not with --engine mpi (%s)", (int)strcspn(arg, "="), arg, why);
+}
+
+/* argv[i] is the option name, alone or as "name=VALUE" (the other engine's options). */
+static int is_option(const char *arg, const char *name)
+{
+    size_t n = strlen(name);
+    return !strncmp(arg, name, n) && (arg[n] == '\0' || arg[n] == '=');
 }
 
 static int parse(int argc, char **argv, mpi_opts *o)
@@ -64,7 +58,7 @@ static int parse(int argc, char **argv, mpi_opts *o)
     o->compute_scale_ppm = 1000000;
     o->timeout = -1;
     for (a.i = 1; a.i < argc; a.i++) {
-        const char *v;
+        const char *v, *arg = argv[a.i];
         int k;
         if (cli_args_flag(&a, "--help") || cli_args_flag(&a, "-h")) {
             if (world_rank == 0)
@@ -84,47 +78,50 @@ static int parse(int argc, char **argv, mpi_opts *o)
         } else if ((k = cli_args_value(&a, "--repeat", &v))) {
             uint64_t n;
             if (k < 0 || rt_parse_uint(v, 1, 1000, &n, NULL) < 0)
-                return k < 0 ? CLI_BAD : fail("--repeat: bad value '%s' (expected 1 to 1000)", v);
+                return k < 0 ? CLI_BAD
+                             : usage_fail("--repeat: bad value '%s' (expected 1 to 1000)", v);
             o->repeat = (unsigned)n;
         } else if ((k = cli_args_value(&a, "--compute-scale", &v))) {
             if (k < 0)
                 return CLI_BAD;
             if (replay_parse_scale(v, &o->compute_scale_ppm) < 0)
-                return fail("--compute-scale: bad value '%s' (expected %s)", v,
-                            REPLAY_SCALE_EXPECTED);
+                return usage_fail("--compute-scale: bad value '%s' (expected %s)", v,
+                                  REPLAY_SCALE_EXPECTED);
             o->compute_scale = (double)o->compute_scale_ppm / 1e6;
         } else if ((k = cli_args_value(&a, "--timeout", &v))) {
             char *end;
             double s = k < 0 ? 0 : strtod(v, &end);
             if (k < 0 || !*v || *end || !(s >= 0) || s > 1e7)
                 return k < 0 ? CLI_BAD
-                             : fail("--timeout: bad value '%s' (expected seconds, 0 for none)", v);
+                             : usage_fail("--timeout: bad value '%s' (expected seconds, 0 for "
+                                          "none)",
+                                          v);
             o->timeout = s;
         } else if ((k = cli_args_value(&a, "--compare", &v))) {
             if (k < 0)
                 return CLI_BAD;
             if (o->nalts == REPLAY_MAX_ALTS)
-                return fail("replay: at most %d --compare alternatives", REPLAY_MAX_ALTS);
+                return usage_fail("--compare: at most %d alternatives", REPLAY_MAX_ALTS);
             o->alts[o->nalts++] = v;
-        } else if (!strcmp(argv[a.i], "--eager") || !strncmp(argv[a.i], "--eager=", 8)) {
-            return refuse("--eager", "the MPI library has its own eager threshold");
-        } else if (!strcmp(argv[a.i], "--contention") || !strncmp(argv[a.i], "--contention=", 13)) {
-            return refuse("--contention", "the machine has its own");
-        } else if (!strncmp(argv[a.i], "--nodes", 7) || !strncmp(argv[a.i], "--modules", 9) ||
-                   !strncmp(argv[a.i], "--ranks-per-node", 16)) {
-            return refuse(argv[a.i], "the machine is the one mpiexec runs the processes on");
-        } else if (!strncmp(argv[a.i], "--out-trace", 11)) {
-            return refuse("--out-trace", "record the replay with the tracer instead");
-        } else if (argv[a.i][0] != '-' && !o->path) {
-            o->path = argv[a.i];
+        } else if (is_option(arg, "--eager")) {
+            return refuse(arg, "the MPI library has its own eager threshold");
+        } else if (is_option(arg, "--contention")) {
+            return refuse(arg, "the machine has its own");
+        } else if (is_option(arg, "--nodes") || is_option(arg, "--modules") ||
+                   is_option(arg, "--ranks-per-node")) {
+            return refuse(arg, "the machine is the one mpiexec runs the processes on");
+        } else if (is_option(arg, "--out-trace")) {
+            return refuse(arg, "record the replay with the tracer instead");
+        } else if (arg[0] != '-' && !o->path) {
+            o->path = arg;
         } else {
-            return world_rank == 0 ? cli_args_unknown(&a) : CLI_BAD;
+            return cli_args_unknown(&a);
         }
     }
     if (!o->path)
-        return fail("replay: no trace given");
+        return usage_fail("no trace given");
     if (o->out.plot && !o->nalts)
-        return fail("replay: --plot draws the --compare table; give --compare");
+        return usage_fail("--plot: draws the --compare table; give --compare");
     return 0;
 }
 
@@ -271,10 +268,11 @@ static void print_summary(const mpi_opts *o, const machine *mc, const placement 
     printf("messages            %llu (%llu bytes); the trace has %llu (%llu bytes)\n",
            (unsigned long long)r->messages, (unsigned long long)r->bytes, (unsigned long long)rm,
            (unsigned long long)rb);
-    printf("collective calls    %llu by MPICH's choice, %llu with MPICH's algorithm forced, "
-           "%llu as retrace's schedule, %llu left out\n",
-           (unsigned long long)r->colls.mpich, (unsigned long long)r->colls.forced,
-           (unsigned long long)r->colls.schedule, (unsigned long long)r->colls.skipped);
+    printf("collective calls    %llu by MPICH's choice (%llu of them nonblocking), %llu with "
+           "MPICH's algorithm forced, %llu as retrace's schedule, %llu left out\n",
+           (unsigned long long)r->colls.mpich, (unsigned long long)r->colls.nonblocking,
+           (unsigned long long)r->colls.forced, (unsigned long long)r->colls.schedule,
+           (unsigned long long)r->colls.skipped);
     printf("one-sided transfers %llu\n", (unsigned long long)r->rma_ops);
 }
 
@@ -336,23 +334,20 @@ static int make_confs(mpi_opts *o, replay_conf *confs, char **texts, uint8_t (*a
         if (!(texts[i] = strdup(o->alts[i])))
             return fail("out of memory");
         if (replay_parse_alt(texts[i], o->alts[i], &confs[i + 1]))
-            return CLI_BAD; /* said on every process: the same words */
+            return CLI_BAD;
         const replay_conf *c = &confs[i + 1];
-        if (c->eager || c->contention || c->nodes || c->modules || c->rpn)
-            return fail("--compare '%s': only coll, map and model can change with --engine "
-                        "mpi (the machine and its MPI library are what they are)",
-                        o->alts[i]);
+        if (c->eager || c->contention || c->nodes || c->modules || c->rpn || c->compute_scale)
+            return usage_fail("--compare: '%s': only coll, map and model can change with "
+                              "--engine mpi (the machine and its MPI library are what they "
+                              "are; --compute-scale applies to every configuration)",
+                              o->alts[i]);
     }
     for (unsigned i = 0; i <= o->nalts; i++) {
-        rt_err err;
+        uint64_t ppm;
         for (unsigned op = 0; op < RT_COLL_COUNT; op++)
             alg[i][op] = RT_ALG_MPICH;
-        if (confs[i].coll && rt_coll_parse_algs(confs[i].coll, alg[i], &err) < 0)
-            return fail("--coll %s: %s", confs[i].coll, err.msg);
-        rt_net_model model;
-        rt_net_model_default(&model);
-        if (confs[i].model && rt_net_model_load(&model, confs[i].model, &err) < 0)
-            return fail("%s", err.msg);
+        if (replay_check_conf(&confs[i], alg[i], &ppm))
+            return CLI_BAD;
     }
     return 0;
 }
@@ -360,7 +355,8 @@ static int make_confs(mpi_opts *o, replay_conf *confs, char **texts, uint8_t (*a
 /* One configuration, replayed o->repeat times; the median run into oc->run (every
  * process), the built-in engine's prediction into oc->sim (rank 0). */
 static int run_conf(const mpi_opts *o, const replay_conf *c, const uint8_t *alg, rt_mpirun *m,
-                    const rt_sim_trace *t, const machine *mc, placement *pl, outcome *oc)
+                    const rt_sim_trace *t, const machine *mc, placement *pl, outcome *oc,
+                    rt_steps *steps)
 {
     rt_err err;
     int rc = 0;
@@ -387,10 +383,15 @@ static int run_conf(const mpi_opts *o, const replay_conf *c, const uint8_t *alg,
         return fail("out of memory");
     }
     for (unsigned k = 0; k < o->repeat; k++) {
+        if (world_rank == 0) /* a terminal sees where a replay of minutes is */
+            rt_steps_next(steps, "%s, run %u of %u", c->label, k + 1, o->repeat);
         double t0 = MPI_Wtime();
         rc = rt_mpirun_run(m, &cfg, &runs[k], &err);
         if (rc == RT_MPIRUN_STUCK) {
-            fprintf(stderr, "retrace: replay %s: %s\n", c->label, err.msg);
+            char line[RT_ERR_LEN + 512], out[4 * sizeof line]; /* any process says it */
+            snprintf(line, sizeof line, "retrace: replay %s: %s", c->label, err.msg);
+            rt_steps_clear();
+            fprintf(stderr, "%s\n", rt_escape(out, sizeof out, line));
             fflush(stderr);
             MPI_Abort(MPI_COMM_WORLD, CLI_FAIL);
         }
@@ -401,8 +402,8 @@ static int run_conf(const mpi_opts *o, const replay_conf *c, const uint8_t *alg,
             return fail("replay %s: %s", c->label, err.msg);
         }
         if (o->timing && world_rank == 0)
-            fprintf(stderr, "retrace: timing: replay %s on MPI, run %u: %.3f s (measured %.6f s)\n",
-                    c->label, k + 1, MPI_Wtime() - t0, runs[k].time_s);
+            cli_line("retrace: timing: replay %s on MPI, run %u: %.3f s (measured %.6f s)",
+                     c->label, k + 1, MPI_Wtime() - t0, runs[k].time_s);
     }
     qsort(runs, o->repeat, sizeof *runs, by_time);
     oc->run = runs[o->repeat / 2];
@@ -466,8 +467,9 @@ static int report(const mpi_opts *o, const machine *mc, const placement *pl, rt_
     for (unsigned i = 0; i < n; i++)
         replay_print_notes(o->nalts ? oc[i].label : NULL, oc[i].run.notes);
     if (rc == CLI_OK) {
-        static const cli_plot plot = {RT_PLOT_BARS, "Measured run time on MPI (us)",
-                                      "configuration", "microseconds", "no plot"};
+        static const cli_plot plot = {RT_PLOT_BARS,    "Measured run time on MPI (us)",
+                                      "configuration", "microseconds",
+                                      "no plot",       0};
         rc = cli_out_report(&o->out, &rep, 1, &plot);
     }
     rep.plot = NULL;
@@ -502,45 +504,20 @@ static void watchdog(const mpi_opts *o, const rt_sim_trace *t)
     if (s <= 0)
         return;
     snprintf(alarm_msg, sizeof alarm_msg,
-             "retrace: replay --engine mpi did not finish within %.0f s: stopped (a deadlock "
+             "%sretrace: replay --engine mpi did not finish within %.0f s: stopped (a deadlock "
              "in this order on this MPI library? see docs/replay.md; --timeout changes the "
              "limit)\n",
-             s);
+             isatty(2) ? "\n" : "", s); /* below the progress line on a terminal */
     signal(SIGALRM, on_alarm);
     /* the other processes a second later, so that rank 0 says why before hydra ends it */
     unsigned secs = s > 4e6 ? 4000000u : (unsigned)(s + 0.999);
     alarm(secs + (world_rank != 0));
 }
-/* Checks that are alike on every process print their complaint once: from rank 0. */
-static int quiet_begin(void)
-{
-    if (world_rank == 0)
-        return -1;
-    fflush(stderr);
-    int saved = dup(2), null = open("/dev/null", O_WRONLY);
-    if (saved >= 0 && null >= 0)
-        dup2(null, 2);
-    if (null >= 0)
-        close(null);
-    return saved;
-}
-
-static void quiet_end(int saved)
-{
-    if (saved < 0)
-        return;
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-}
-
 static int run(int argc, char **argv, int size)
 {
     mpi_opts o;
     memset(&o, 0, sizeof o);
-    int quiet = quiet_begin();
     int rc = parse(argc, argv, &o);
-    quiet_end(quiet);
     if (rc)
         return rc < 0 ? CLI_OK : rc;
     replay_conf confs[REPLAY_MAX_ALTS + 1];
@@ -554,16 +531,16 @@ static int run(int argc, char **argv, int size)
     unsigned done = 0;
     memset(oc, 0, sizeof oc);
     rt_err err;
-    quiet = quiet_begin();
     rc = make_confs(&o, confs, texts, alg);
-    quiet_end(quiet);
     int loaded = rc;                  /* make_confs: alike everywhere */
     if (rc == 0 && world_rank == 0) { /* the built-in engine's copy, for the predictions */
         rt_reader *rd = NULL;
-        if (rt_reader_open(o.path, &rd, &err) < 0)
+        if (cli_out_claim_report(&o.out, o.path)) /* rank 0 writes them */
+            rc = CLI_BAD;
+        else if (rt_reader_open(o.path, &rd, &err) < 0)
             rc = cli_error("%s", err.msg);
         else if (rt_sim_trace_load(rd, &t, &err) < 0)
-            rc = cli_error("%s: %s", o.path, err.msg);
+            rc = cli_input_error(o.path, err.msg);
         if (rd)
             rt_reader_close(rd);
     }
@@ -584,8 +561,11 @@ static int run(int argc, char **argv, int size)
         if (bad)
             rc = fail("out of memory");
     }
+    rt_steps steps;
+    rt_steps_begin(&steps, "replay on MPI", (o.nalts + 1) * o.repeat);
     for (; rc == 0 && done <= o.nalts; done++)
-        rc = run_conf(&o, &confs[done], alg[done], m, t, &mc, &pl, &oc[done]);
+        rc = run_conf(&o, &confs[done], alg[done], m, t, &mc, &pl, &oc[done], &steps);
+    rt_steps_end(&steps);
     if (rc == 0 && world_rank == 0)
         rc = report(&o, &mc, &pl, m, t, oc, done, confs);
     for (unsigned i = 0; i < done; i++) {
@@ -615,7 +595,8 @@ int replay_mpi_run(int argc, char **argv)
         MPI_Init(NULL, NULL);
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (world_rank != 0) /* one copy of the report */
+    cli_quiet = world_rank != 0; /* errors alike everywhere: rank 0 says them */
+    if (world_rank != 0)         /* one copy of the report */
         (void)!freopen("/dev/null", "w", stdout);
     int rc = run(argc, argv, size);
     MPI_Finalize();

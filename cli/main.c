@@ -1,6 +1,4 @@
 /* retrace: one binary, git-style subcommands. */
-#include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -10,41 +8,6 @@ static const cli_command *const commands[] = {
     &cli_cmd_pipeline, &cli_cmd_profile, &cli_cmd_replay,  &cli_cmd_calibrate, &cli_cmd_demo,
 };
 #define NCOMMANDS (sizeof commands / sizeof *commands)
-
-static void vreport(const char *prefix, const char *fmt, va_list ap)
-{
-    fflush(stdout);
-    fprintf(stderr, "retrace: %s", prefix);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-}
-
-int cli_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vreport("", fmt, ap);
-    va_end(ap);
-    return CLI_BAD;
-}
-
-void cli_warning(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vreport("warning: ", fmt, ap);
-    va_end(ap);
-}
-
-int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vreport("", fmt, ap);
-    va_end(ap);
-    cmd->usage(stderr);
-    return CLI_BAD;
-}
 
 static void usage(FILE *out)
 {
@@ -62,10 +25,8 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        usage(stderr);
-        return CLI_BAD;
-    }
+    if (argc < 2)
+        return cli_usage_error(NULL, "no command given");
     const char *name = argv[1];
     if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
         if (argc > 2 && strcmp(name, "help") == 0) {
@@ -74,7 +35,7 @@ int main(int argc, char **argv)
                     commands[i]->usage(stdout);
                     return CLI_OK;
                 }
-            return cli_error("no such command '%s' (see 'retrace --help')", argv[2]);
+            return cli_usage_error(NULL, "no such command '%s'", argv[2]);
         }
         usage(stdout);
         return CLI_OK;
@@ -87,9 +48,6 @@ int main(int argc, char **argv)
         if (!strcmp(name, commands[i]->name))
             return commands[i]->run(argc - 1, argv + 1);
     if (name[0] == '-')
-        cli_error("unknown option '%s'", name);
-    else
-        cli_error("no such command '%s'", name);
-    usage(stderr);
-    return CLI_BAD;
+        return cli_usage_error(NULL, "%s: unknown option", name);
+    return cli_usage_error(NULL, "no such command '%s'", name);
 }

@@ -278,11 +278,6 @@ uint32_t rt_defs_count_modules(const rt_defs *defs)
     return count_distinct(defs->module, defs->nranks);
 }
 
-static int is_rma_kind(unsigned kind)
-{
-    return kind >= RT_EV_WIN_CREATE && kind <= RT_EV_RMA_SYNC;
-}
-
 /* The group an event's peer indexes, as a slice of members; -1 if self is not a member. */
 int64_t rt_comm_position(const rt_comm_def *c, uint32_t w)
 {
@@ -321,7 +316,7 @@ static int peer_group(const rt_comm_def *c, uint32_t self, const uint32_t **g, u
 int64_t rt_defs_peer_world(const rt_defs *defs, const rt_event *ev)
 {
     uint32_t comm = ev->comm;
-    if (is_rma_kind(ev->kind)) {
+    if (rt_event_is_rma(ev->kind)) {
         const rt_win_def *w = rt_defs_win(defs, ev->comm);
         if (!w)
             return -1;
@@ -362,7 +357,7 @@ int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err)
     if (!(m & RT_FIELD_COMM))
         return 0;
     const rt_comm_def *c;
-    if (is_rma_kind(k)) {
+    if (rt_event_is_rma(k)) {
         const rt_win_def *w = rt_defs_win(defs, ev->comm);
         if (!w)
             return rt_err_set(err, RT_E_INVAL, "%s: window %u is not defined", kname,
@@ -394,7 +389,7 @@ int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err)
         return 0;
     if (rt_defs_peer_world(defs, ev) < 0)
         return rt_err_set(err, RT_E_INVAL, "%s: peer %d is not a rank of %s %u", kname, ev->peer,
-                          is_rma_kind(k) ? "window" : "communicator", (unsigned)ev->comm);
+                          rt_event_is_rma(k) ? "window" : "communicator", (unsigned)ev->comm);
     return 0;
 }
 

@@ -9,14 +9,14 @@
 
 static const char *const func_names[RT_FN_COUNT] = {
     [RT_FN_NONE] = "",
-#define RT_FUNC(name, cls) [RT_FN_##name] = "MPI_" #name,
+#define RT_FUNC(name, cls, wrapper) [RT_FN_##name] = "MPI_" #name,
 #include "rt_funcs.def"
 #undef RT_FUNC
 };
 
 static const unsigned char func_classes[RT_FN_COUNT] = {
     [RT_FN_NONE] = RT_CLASS_NONE,
-#define RT_FUNC(name, cls) [RT_FN_##name] = RT_CLASS_##cls,
+#define RT_FUNC(name, cls, wrapper) [RT_FN_##name] = RT_CLASS_##cls,
 #include "rt_funcs.def"
 #undef RT_FUNC
 };
@@ -81,13 +81,13 @@ int rt_contype_lookup(const char *name)
 /* ---- event kinds and their ops ------------------------------------------------------------ */
 
 static const char *const kind_names[RT_EV_COUNT] = {
-#define X(id, name, fields) [RT_EV_##id] = name,
+#define X(id, name, cls, req, fields) [RT_EV_##id] = name,
     RT_EVENT_KINDS(X)
 #undef X
 };
 
 static const char *const kind_fields[RT_EV_COUNT] = {
-#define X(id, name, fields) [RT_EV_##id] = fields,
+#define X(id, name, cls, req, fields) [RT_EV_##id] = fields,
     RT_EVENT_KINDS(X)
 #undef X
 };
@@ -326,14 +326,20 @@ int rt_event_equal(const rt_event *a, const rt_event *b)
            x.rbytes == y.rbytes && x.contype == y.contype && x.req == y.req && x.op == y.op;
 }
 
+/* The req column of RT_EVENT_KINDS. */
+enum { REQ_NO, REQ_START, REQ_END };
+static const unsigned char kind_req[RT_EV_COUNT] = {
+#define X(id, name, cls, req, fields) [RT_EV_##id] = REQ_##req,
+    RT_EVENT_KINDS(X)
+#undef X
+};
+
 int rt_event_starts_request(unsigned kind)
 {
-    return kind == RT_EV_ISEND || kind == RT_EV_IRECV_REQUEST || kind == RT_EV_NBC_REQUEST ||
-           kind == RT_EV_RMA_PUT || kind == RT_EV_RMA_GET || kind == RT_EV_RMA_ATOMIC;
+    return kind < RT_EV_COUNT && kind_req[kind] == REQ_START;
 }
 
 int rt_event_ends_request(unsigned kind)
 {
-    return kind == RT_EV_ISEND_COMPLETE || kind == RT_EV_IRECV || kind == RT_EV_NBC_COMPLETE ||
-           kind == RT_EV_RMA_OP_COMPLETE || kind == RT_EV_REQUEST_CANCELLED;
+    return kind < RT_EV_COUNT && kind_req[kind] == REQ_END;
 }

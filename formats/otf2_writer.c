@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "rt__otf2.h"
+#include "rt__ti.h"
 
 /* Calls nested deeper than this are tracked by depth only; the reader does the same. */
 #define CALL_STACK 8
@@ -140,7 +141,7 @@ static int w_write(rt_writer *w, const rt_event *ev, rt_err *err)
         ec = put_attrs(o, r, ev, v);
     }
     const OTF2_RmaSyncLevel level = OTF2_RMA_SYNC_LEVEL_PROCESS | OTF2_RMA_SYNC_LEVEL_MEMORY;
-    const int rma = ev->kind >= RT_EV_WIN_CREATE;
+    const int rma = rt_event_is_rma(ev->kind);
     const uint32_t obj = rma ? win_ref(&w->defs, ev->comm) : comm_ref(&w->defs, ev->comm);
     uint32_t peer = peer_u32(ev->peer);
     if (ec == OTF2_SUCCESS) {
@@ -581,12 +582,17 @@ static void remove_tree(const char *path)
 int rt_trace_remove(const char *path, rt_err *err)
 {
     struct stat st;
-    if (lstat(path, &st) != 0)
-        return rt_err_set(err, RT_E_NOTFOUND, "%s: %s", path, strerror(errno));
+    if (lstat(path, &st) != 0) {
+        int e = errno, rc = rt__ti_remove_files(path, err); /* a TI index gone, its files not */
+        if (rc)
+            return rc < 0 ? rc : 0;
+        return rt_err_set(err, RT_E_NOTFOUND, "%s: %s", path, strerror(e));
+    }
     if (!S_ISDIR(st.st_mode)) {
         if (unlink(path) != 0)
             return rt_err_set(err, RT_E_IO, "%s: cannot remove: %s", path, strerror(errno));
-        return 0;
+        int rc = rt__ti_remove_files(path, err); /* a TI index: its rank files too */
+        return rc < 0 ? rc : 0;
     }
     static const char *const parts[] = {RT__OTF2_ARCHIVE_NAME ".otf2", RT__OTF2_ARCHIVE_NAME ".def",
                                         RT__OTF2_ARCHIVE_NAME};

@@ -60,3 +60,29 @@ void rt_place_emulated(uint32_t rank, uint32_t nranks, uint32_t nodes, uint32_t 
     *node = rank / (per_node ? per_node : 1);
     *module = *node / (per_module ? per_module : 1);
 }
+
+/* How many of n groups of ceil(items / n) items each hold one at least. */
+static uint32_t groups_used(uint32_t items, uint32_t n, uint32_t *per)
+{
+    *per = (uint32_t)(((uint64_t)items + n - 1) / n);
+    return *per ? (uint32_t)(((uint64_t)items + *per - 1) / *per) : 0;
+}
+
+int rt_place_check_emulated(uint32_t nranks, uint32_t nodes, uint32_t modules, rt_err *err)
+{
+    uint32_t per, used;
+    if (nranks && (used = groups_used(nranks, nodes, &per)) < nodes)
+        return rt_err_set(err, RT_E_INVAL,
+                          "%u nodes for %u rank%s leave %u node%s without a rank (ranks go "
+                          "block-wise, %u per node)",
+                          (unsigned)nodes, (unsigned)nranks, nranks == 1 ? "" : "s",
+                          (unsigned)(nodes - used), nodes - used == 1 ? "" : "s", (unsigned)per);
+    if ((used = groups_used(nodes, modules, &per)) < modules)
+        return rt_err_set(err, RT_E_INVAL,
+                          "%u modules for %u node%s leave %u module%s without a node (nodes go "
+                          "block-wise, %u per module)",
+                          (unsigned)modules, (unsigned)nodes, nodes == 1 ? "" : "s",
+                          (unsigned)(modules - used), modules - used == 1 ? "" : "s",
+                          (unsigned)per);
+    return 0;
+}

@@ -601,7 +601,7 @@ static int decode(const raw_reader *rr, tstream *ts, const unsigned char *p, rt_
     }
     int rc = 0;
     if (rr->uses_comm[ev->kind])
-        rc = translate(rr, ts, ev->kind >= RT_EV_WIN_CREATE ? RT__RAW_WIN : RT__RAW_COMM, local,
+        rc = translate(rr, ts, rt_event_is_rma(ev->kind) ? RT__RAW_WIN : RT__RAW_COMM, local,
                        &ev->comm, err);
     if (!rc && ev->kind == RT_EV_RMA_GROUP_SYNC) {
         uint32_t g;

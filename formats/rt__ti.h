@@ -30,4 +30,9 @@ char *rt__ti_resolve(const char *index, const char *line);
  * action line starts with a rank and an action name. Reads at most a few KiB. */
 int rt__ti_detect(const char *path);
 
+/* Removes the rank files (rank-N.txt) of the TI trace whose index is index, in index_files,
+ * and that directory: 1 when it was removed, 0 when there was none, or an error when it holds
+ * anything else (then left with that). For rt_trace_remove. */
+int rt__ti_remove_files(const char *index, rt_err *err);
+
 #endif /* RT__TI_H */

@@ -27,7 +27,7 @@ typedef enum rt_func_class {
 
 typedef enum rt_func {
     RT_FN_NONE = 0,
-#define RT_FUNC(name, cls) RT_FN_##name,
+#define RT_FUNC(name, cls, wrapper) RT_FN_##name,
 #include "rt_funcs.def"
 #undef RT_FUNC
     RT_FN_COUNT
@@ -201,49 +201,125 @@ typedef enum rt_lock_type {
 /* ---- event kinds ---------------------------------------------------------------------------- */
 
 /*
- * X(id, name, fields) where fields says which rt_event fields carry meaning (besides rank,
- * time and call, which every event has):
- *   c comm (communicator, or window for RMA kinds)   p peer   t tag   b bytes   r rbytes
- *   k contype   q req   o op
+ * X(id, name, class, req, fields), a row per kind:
+ *   class   what the kind belongs to: CALL a call's bounds (enter, leave); P2P point-to-point
+ *           messages and their requests; COLL collectives, blocking and nonblocking (comm is
+ *           a communicator); RMA one-sided communication: windows, transfers, synchronisation
+ *           (comm is a window). rt_event_class_of, rt_event_is_coll, rt_event_is_rma.
+ *   req     START: the event starts a request (its id in req), END: it ends one, NO: neither
+ *           (rt_event_starts_request, rt_event_ends_request).
+ *   fields  which rt_event fields carry meaning (besides rank, time and call, which every
+ *           event has):
+ *             c comm (communicator, or window for RMA kinds)   p peer   t tag   b bytes
+ *             r rbytes   k contype   q req   o op
  * Peers are ranks in the communicator (the remote group of an inter-communicator); for
  * RMA events the target's rank in the window's communicator. RMA_GROUP_SYNC keeps its group
  * id in peer.
+ * A row's position is the kind number raw traces store (formats/rt_raw.h), so rows are only
+ * ever appended at the end, whatever their class: code asks the class, never the position.
  */
-#define RT_EVENT_KINDS(X)                                                        \
-    X(ENTER, "enter", "")       /* call entered */                               \
-    X(LEAVE, "leave", "")       /* call left */                                  \
-    X(SEND, "send", "cptbk")    /* blocking send posted */                       \
-    X(ISEND, "isend", "cptbkq") /* nonblocking or persistent send started */     \
-    X(ISEND_COMPLETE, "isend_complete", "q")                                     \
-    X(RECV, "recv", "cptbko")              /* blocking receive completed */      \
-    X(IRECV_REQUEST, "irecv_request", "q") /* nonblocking receive posted */      \
-    X(IRECV, "irecv", "cptbkqo")           /* nonblocking receive completed */   \
-    X(REQUEST_CANCELLED, "request_cancelled", "q")                               \
-    X(COLL_BEGIN, "coll_begin", "")                                              \
-    X(COLL_END, "coll_end", "cpbro")   /* p = root or RT_PEER_NONE */            \
-    X(NBC_REQUEST, "nbc_request", "q") /* nonblocking collective started */      \
-    X(NBC_COMPLETE, "nbc_complete", "cpbroq")                                    \
-    X(WIN_CREATE, "win_create", "c")                                             \
-    X(WIN_FREE, "win_free", "c")                                                 \
-    X(RMA_PUT, "put", "cpbkq")                                                   \
-    X(RMA_GET, "get", "cprkq")         /* r = bytes fetched from the target */   \
-    X(RMA_ATOMIC, "atomic", "cpbrkqo") /* b = bytes to target, r = bytes back */ \
-    X(RMA_OP_COMPLETE, "rma_complete", "cq")                                     \
-    X(RMA_COLL_BEGIN, "rma_coll_begin", "")                                      \
-    X(RMA_COLL_END, "rma_coll_end", "co") /* a fence: op barrier */              \
-    X(RMA_GROUP_SYNC, "group_sync", "cpo")                                       \
-    X(RMA_LOCK, "lock", "cpqo") /* p may be RT_PEER_ALL; q = lock id */          \
-    X(RMA_UNLOCK, "unlock", "cpq")                                               \
-    X(RMA_SYNC, "sync", "cpo") /* p may be RT_PEER_ALL */
-
 // clang-format off
+#define RT_EVENT_KINDS(X)                                             \
+    /* call entered */                                                \
+    X(ENTER,             "enter",             CALL, NO,    "")        \
+    /* call left */                                                   \
+    X(LEAVE,             "leave",             CALL, NO,    "")        \
+    /* blocking send posted */                                        \
+    X(SEND,              "send",              P2P,  NO,    "cptbk")   \
+    /* nonblocking or persistent send started */                      \
+    X(ISEND,             "isend",             P2P,  START, "cptbkq")  \
+    X(ISEND_COMPLETE,    "isend_complete",    P2P,  END,   "q")       \
+    /* blocking receive completed */                                  \
+    X(RECV,              "recv",              P2P,  NO,    "cptbko")  \
+    /* nonblocking receive posted */                                  \
+    X(IRECV_REQUEST,     "irecv_request",     P2P,  START, "q")       \
+    /* nonblocking receive completed */                               \
+    X(IRECV,             "irecv",             P2P,  END,   "cptbkqo") \
+    X(REQUEST_CANCELLED, "request_cancelled", P2P,  END,   "q")       \
+    X(COLL_BEGIN,        "coll_begin",        COLL, NO,    "")        \
+    /* p = root or RT_PEER_NONE */                                    \
+    X(COLL_END,          "coll_end",          COLL, NO,    "cpbro")   \
+    /* nonblocking collective started */                              \
+    X(NBC_REQUEST,       "nbc_request",       COLL, START, "q")       \
+    X(NBC_COMPLETE,      "nbc_complete",      COLL, END,   "cpbroq")  \
+    X(WIN_CREATE,        "win_create",        RMA,  NO,    "c")       \
+    X(WIN_FREE,          "win_free",          RMA,  NO,    "c")       \
+    X(RMA_PUT,           "put",               RMA,  START, "cpbkq")   \
+    /* r = bytes fetched from the target */                           \
+    X(RMA_GET,           "get",               RMA,  START, "cprkq")   \
+    /* b = bytes to target, r = bytes back */                         \
+    X(RMA_ATOMIC,        "atomic",            RMA,  START, "cpbrkqo") \
+    X(RMA_OP_COMPLETE,   "rma_complete",      RMA,  END,   "cq")      \
+    X(RMA_COLL_BEGIN,    "rma_coll_begin",    RMA,  NO,    "")        \
+    /* a fence: op barrier */                                         \
+    X(RMA_COLL_END,      "rma_coll_end",      RMA,  NO,    "co")      \
+    X(RMA_GROUP_SYNC,    "group_sync",        RMA,  NO,    "cpo")     \
+    /* p may be RT_PEER_ALL; q = lock id */                           \
+    X(RMA_LOCK,          "lock",              RMA,  NO,    "cpqo")    \
+    X(RMA_UNLOCK,        "unlock",            RMA,  NO,    "cpq")     \
+    /* p may be RT_PEER_ALL */                                        \
+    X(RMA_SYNC,          "sync",              RMA,  NO,    "cpo")
+
 typedef enum rt_event_kind {
-#define X(id, name, fields) RT_EV_##id,
+#define X(id, name, cls, req, fields) RT_EV_##id,
     RT_EVENT_KINDS(X)
 #undef X
     RT_EV_COUNT
 } rt_event_kind;
 // clang-format on
+
+typedef enum rt_event_class {
+    RT_EVC_CALL,
+    RT_EVC_P2P,
+    RT_EVC_COLL,
+    RT_EVC_RMA,
+    RT_EVC_COUNT
+} rt_event_class;
+
+/* The class of a kind; RT_EVC_COUNT when out of range. */
+static inline rt_event_class rt_event_class_of(unsigned kind)
+{
+    switch (kind) {
+#define X(id, name, cls, req, fields) \
+    case RT_EV_##id:                  \
+        return RT_EVC_##cls;
+        RT_EVENT_KINDS(X)
+#undef X
+    default:
+        return RT_EVC_COUNT;
+    }
+}
+
+/* A bit per kind of the class. Where cls is a constant, so is the mask, and a class test is
+ * a compare, a shift and a mask: the engines ask for every event. */
+_Static_assert(RT_EV_COUNT <= 64, "event kinds fit a 64-bit mask");
+static inline uint64_t rt__event_class_mask(rt_event_class cls)
+{
+    // clang-format off
+    return 0
+#define X(id, name, c, req, fields) | (RT_EVC_##c == cls ? UINT64_C(1) << RT_EV_##id : 0)
+        RT_EVENT_KINDS(X)
+#undef X
+        ;
+    // clang-format on
+}
+
+/* 1 when kind is of class cls (0 for kinds out of range, such as an engine's own markers). */
+static inline int rt_event_in_class(unsigned kind, rt_event_class cls)
+{
+    return kind < RT_EV_COUNT && ((rt__event_class_mask(cls) >> kind) & 1u);
+}
+
+static inline int rt_event_is_coll(unsigned kind)
+{
+    return rt_event_in_class(kind, RT_EVC_COLL);
+}
+
+/* Its comm field, if it has one, is a window. */
+static inline int rt_event_is_rma(unsigned kind)
+{
+    return rt_event_in_class(kind, RT_EVC_RMA);
+}
 
 /* Named special peers (never a bare -1). */
 #define RT_PEER_NONE (-1) /* no peer: a rootless collective */
@@ -295,9 +371,8 @@ enum {
     RT_FIELD_OP = 1 << 7       /* o */
 };
 unsigned rt_event_kind_mask(unsigned kind);
-/* 1 for the kinds that start a request (its id in req: isend, irecv_request, nbc_request,
- * put, get, atomic) and for those that end one (isend_complete, irecv, nbc_complete,
- * rma_complete, request_cancelled). */
+/* 1 for the kinds that start a request (its id in req) and for those that end one: the req
+ * column of RT_EVENT_KINDS. */
 int rt_event_starts_request(unsigned kind);
 int rt_event_ends_request(unsigned kind);
 /* Only the fields the kind uses, the rest zero (peer and tag: 0; comm: 0). */

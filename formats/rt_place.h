@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "rt_error.h"
+
 /* Environment variables, in order of precedence. */
 #define RT_PLACE_NODE_VARS "RETRACE_NODE_ID", "PSP_SMP_NODE_ID"
 #define RT_PLACE_MODULE_VARS "RETRACE_MODULE_ID", "PSP_MSA_MODULE_ID"
@@ -29,5 +31,11 @@ int rt_place_parse_emulate(const char *text, uint32_t *nodes, uint32_t *modules)
  * block-wise onto modules (ceil(N/M) per module). */
 void rt_place_emulated(uint32_t rank, uint32_t nranks, uint32_t nodes, uint32_t modules,
                        uint32_t *node, uint32_t *module);
+
+/* Whether that placement gives every one of the nodes a rank and every one of the modules a
+ * node (else a trace would show fewer than asked for): 0, or -RT_E_INVAL with why
+ * ("4 nodes for 2 ranks leave 2 nodes without a rank (...)"). nranks 0: not known yet, only
+ * the modules are checked. */
+int rt_place_check_emulated(uint32_t nranks, uint32_t nodes, uint32_t modules, rt_err *err);
 
 #endif /* RT_PLACE_H */

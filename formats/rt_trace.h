@@ -114,9 +114,10 @@ int rt_writer_open(const char *path, rt_format fmt, const rt_defs *defs, rt_writ
 int rt_writer_write(rt_writer *w, const rt_event *ev, rt_err *err);
 /* Finishes the trace and frees the writer, also on failure. */
 int rt_writer_close(rt_writer *w, rt_err *err);
-/* Removes a trace retrace wrote: a CSV file, or an OTF2 archive directory holding a
- * traces.otf2 anchor (its anchor, definitions and event files; the directory itself only
- * if nothing else is left in it). Refuses anything else. */
+/* Removes a trace retrace wrote: a CSV file, a TI index with the rank files of its
+ * PATH_files directory, or an OTF2 archive directory holding a traces.otf2 anchor (its
+ * anchor, definitions and event files); a directory only if nothing else is left in it.
+ * Refuses anything else. */
 int rt_trace_remove(const char *path, rt_err *err);
 
 /* Marks the trace being written as cut short (a recording that did not finish); note says

@@ -14,6 +14,7 @@
  * size that only its completion tells: until then it is a hole in the rank's text, and the
  * text after it waits too.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -604,7 +605,7 @@ static int translate(rt_writer *w, uint32_t r, unsigned fn, const rt_event *evs,
 static int expressible(const rt_writer *w, const rt_event *ev, rt_err *err)
 {
     unsigned k = ev->kind;
-    if (k >= RT_EV_WIN_CREATE)
+    if (rt_event_is_rma(k))
         return refuse(w, ev, err, "SimGrid's TI format has no one-sided communication");
     if (k == RT_EV_NBC_REQUEST || k == RT_EV_NBC_COMPLETE)
         return refuse(w, ev, err, "SimGrid 3.32's replay has no nonblocking collectives");
@@ -833,4 +834,41 @@ int rt__ti_create(rt_writer *w, rt_err *err)
     }
     tw->dir_made = 1;
     return 0;
+}
+
+int rt__ti_remove_files(const char *index, rt_err *err)
+{
+    size_t n = strlen(index) + sizeof "_files";
+    char *dir = malloc(n);
+    if (!dir)
+        return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", index);
+    snprintf(dir, n, "%s_files", index);
+    DIR *d = opendir(dir);
+    if (!d) {
+        free(dir);
+        return 0; /* no rank files: nothing to do */
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        unsigned r;
+        char tail[8];
+        /* only what the writer makes: rank-N.txt */
+        if (sscanf(e->d_name, "rank-%u%7s", &r, tail) == 2 && !strcmp(tail, ".txt")) {
+            size_t m = strlen(dir) + strlen(e->d_name) + 2;
+            char *p = malloc(m);
+            if (p) {
+                snprintf(p, m, "%s/%s", dir, e->d_name);
+                unlink(p);
+                free(p);
+            }
+        }
+    }
+    closedir(d);
+    int rc = rmdir(dir) == 0 ? 1
+                             : rt_err_set(err, RT_E_INVAL,
+                                          "%s: holds other files than a TI trace's rank files: "
+                                          "left as it is",
+                                          dir);
+    free(dir);
+    return rc;
 }

@@ -51,17 +51,18 @@ typedef struct warn_buf {
 } warn_buf;
 
 /* Appends one warning line "<prefix>_<var>=<value>: <reason>\n". The value is cut and its
- * control characters replaced so that one warning stays one line in the tracer's output. */
+ * control characters escaped (rt_escape) so that one warning stays one line in the tracer's
+ * output. */
 static void warn(warn_buf *w, const char *var, const char *value, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 static void warn(warn_buf *w, const char *var, const char *value, const char *fmt, ...)
 {
-    char shown[65];
-    size_t n = 0;
-    for (; value[n] && n < sizeof shown - 1; n++)
-        shown[n] = (unsigned char)value[n] < 0x20 || value[n] == 0x7f ? '?' : value[n];
-    shown[n] = '\0';
+    char cut[65], shown[4 * sizeof cut];
+    size_t n = strlen(value) < sizeof cut - 1 ? strlen(value) : sizeof cut - 1;
+    memcpy(cut, value, n);
+    cut[n] = '\0';
+    rt_escape(shown, sizeof shown, cut);
     w->n++;
     /* Every write checks the room left: once snprintf has truncated, used is past the end and
      * nothing more is written, so the buffer stays as snprintf left it, terminated. */

@@ -157,14 +157,20 @@ static void script_lines(FILE *f, const rt_table *t)
         m);
 }
 
-int rt_plot(const rt_table *t, rt_plot_kind kind, const char *title, const char *xlabel,
-            const char *ylabel, const char *path, rt_err *err)
+/* An empty chart with a note in the middle. */
+static void script_note(FILE *f, const char *note)
 {
-    int rc = rt_plot_check_path(path, err);
-    if (rc)
-        return rc;
-    if (rt_table_nrows(t) == 0 || rt_table_ncols(t) < 2)
-        return rt_err_set(err, RT_E_INVAL, "%s: nothing to plot (the table is empty)", path);
+    fputs("set xrange [0:1]\nset yrange [0:1]\nunset xtics\nunset ytics\nunset key\n"
+          "set label 1 noenhanced ",
+          f);
+    put_quoted(f, note);
+    fputs(" at graph 0.5, graph 0.5 center\nplot 2 notitle\n", f); /* nothing in range */
+}
+
+/* Runs gnuplot on the script for t (or, t NULL, on an empty chart with note). */
+static int draw(const rt_table *t, const char *note, rt_plot_kind kind, const char *title,
+                const char *xlabel, const char *ylabel, const char *path, rt_err *err)
+{
     const char *prog = getenv("RETRACE_GNUPLOT");
     if (!prog || !*prog)
         prog = "gnuplot";
@@ -207,7 +213,9 @@ int rt_plot(const rt_table *t, rt_plot_kind kind, const char *title, const char 
     FILE *f = fdopen(pfd[1], "w");
     if (f) {
         script_head(f, path, title, xlabel, ylabel, kind == RT_PLOT_LINES);
-        if (kind == RT_PLOT_BARS)
+        if (!t)
+            script_note(f, note);
+        else if (kind == RT_PLOT_BARS)
             script_bars(f, t);
         else if (kind == RT_PLOT_HEATMAP)
             script_heatmap(f, t);
@@ -243,4 +251,22 @@ int rt_plot(const rt_table *t, rt_plot_kind kind, const char *title, const char 
     if (!ok || stat(path, &st) < 0 || st.st_size == 0)
         return rt_err_set(err, RT_E_IO, "%s: gnuplot failed%s%s", path, *first ? ": " : "", first);
     return 0;
+}
+
+int rt_plot(const rt_table *t, rt_plot_kind kind, const char *title, const char *xlabel,
+            const char *ylabel, const char *path, rt_err *err)
+{
+    int rc = rt_plot_check_path(path, err);
+    if (rc)
+        return rc;
+    if (rt_table_nrows(t) == 0 || rt_table_ncols(t) < 2)
+        return rt_err_set(err, RT_E_INVAL, "%s: nothing to plot (the table is empty)", path);
+    return draw(t, NULL, kind, title, xlabel, ylabel, path, err);
+}
+
+int rt_plot_note(const char *note, rt_plot_kind kind, const char *title, const char *xlabel,
+                 const char *ylabel, const char *path, rt_err *err)
+{
+    int rc = rt_plot_check_path(path, err);
+    return rc ? rc : draw(NULL, note, kind, title, xlabel, ylabel, path, err);
 }

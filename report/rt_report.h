@@ -62,6 +62,10 @@ typedef enum rt_plot_kind {
  * program is $RETRACE_GNUPLOT, else "gnuplot". xlabel/ylabel may be NULL. */
 int rt_plot(const rt_table *t, rt_plot_kind kind, const char *title, const char *xlabel,
             const char *ylabel, const char *path, rt_err *err);
+/* The same chart, empty, with note in its middle: for a report asked for a plot that has
+ * nothing to draw (its tables say why). */
+int rt_plot_note(const char *note, rt_plot_kind kind, const char *title, const char *xlabel,
+                 const char *ylabel, const char *path, rt_err *err);
 /* 0 when path ends in .svg or .png (any case), else -RT_E_INVAL with the reason. */
 int rt_plot_check_path(const char *path, rt_err *err);
 
@@ -97,5 +101,24 @@ static inline void rt_progress_tick(rt_progress *p)
         rt_progress_update(p);
 }
 void rt_progress_end(rt_progress *p);
+
+/* A progress line on stderr for work in steps that take long each (replays on MPI, the pairs
+ * of ranks calibrate measures), shown only when stderr is a terminal:
+ * "WHAT: K of N: DETAIL (T s)", cut at 79 columns, rewritten at each step, cleared at the end.
+ * rt_steps_next as each step starts. */
+typedef struct rt_steps {
+    const char *what;
+    unsigned k, n;
+    double start;
+    int tty, width; /* width: of the line shown (0: none) */
+    FILE *out;      /* stderr (tests may point it elsewhere, and set tty) */
+} rt_steps;
+
+void rt_steps_begin(rt_steps *s, const char *what, unsigned n);
+void rt_steps_next(rt_steps *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rt_steps_end(rt_steps *s);
+/* Clears the line shown, if any, so that a message goes on a line of its own (the next
+ * step shows it again): for whatever prints errors and warnings. */
+void rt_steps_clear(void);
 
 #endif /* RT_REPORT_H */

@@ -29,7 +29,8 @@ void rt__warn(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "retrace: warning: %s\n", buf);
+    char out[4 * sizeof buf]; /* settings and paths may hold control characters */
+    fprintf(stderr, "retrace: warning: %s\n", rt_escape(out, sizeof out, buf));
 }
 
 void rt__fail(const char *fmt, ...)
@@ -42,10 +43,11 @@ void rt__fail(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    char out[4 * sizeof buf];
     fprintf(stderr,
             "retrace: warning: %s; tracing is off for this rank, the application "
             "carries on\n",
-            buf);
+            rt_escape(out, sizeof out, buf));
 }
 
 /* ---- environment -------------------------------------------------------------------------- */
@@ -279,6 +281,12 @@ void rt__init_after(int thread_level)
         rt__warn("RETRACE_EMULATE=%s: expected nodes=N,modules=M with N, M >= 1; not "
                  "emulating",
                  em);
+    rt_err why; /* a shape with empty nodes or modules: the same on every rank */
+    if (emulate && rt_place_check_emulated((uint32_t)rt__g.nranks, nodes, modules, &why) < 0) {
+        emulate = 0;
+        if (rt__g.rank == 0)
+            rt__warn("RETRACE_EMULATE=%s: %s; not emulating", em, why.msg);
+    }
     if (rt__g.rank == 0) {
         s.tracing = env_flag("RETRACE_TRACE", 1);
         read_histogram_settings(&s);

@@ -6,6 +6,8 @@
 #ifndef RT_ERROR_H
 #define RT_ERROR_H
 
+#include <stddef.h>
+
 #define RT_ERRORS(X)                            \
     X(NOMEM, "out of memory")                   \
     X(IO, "input/output error")                 \
@@ -38,5 +40,12 @@ typedef struct rt_err {
 
 /* Fills err (if not NULL) and returns -code; use as: return rt_err_set(err, RT_E_INVAL, ...). */
 int rt_err_set(rt_err *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Text from an input (a file name, a field of a trace, a setting) as it may appear in a line
+ * of output: control characters written as \r, \n, \t or \xNN (other bytes as they are), so
+ * that a message stays on one line and shows what the input holds. Writes at most len bytes
+ * with the terminating NUL (cutting the text short if need be) and returns dst. Escaping
+ * escaped text changes nothing, so a line may go through it whole. */
+char *rt_escape(char *dst, size_t len, const char *src);
 
 #endif /* RT_ERROR_H */

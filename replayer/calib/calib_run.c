@@ -318,11 +318,26 @@ int rt_calib_run(MPI_Comm comm, const rt_calib_opts *o, rt_net_model *model, rt_
     lib[strcspn(lib, "\n")] = '\0';
     snprintf(res->library, sizeof res->library, "%.*s", (int)sizeof res->library - 1, lib);
 
+    /* the steps, for a progress line: each pair, the reduction rate, the calls (2 ranks) */
+    unsigned nsteps = 1 + (p > 1), k = 0;
+    for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++) {
+        uint32_t a, b;
+        nsteps += plan_pair(ct, node, module, (uint32_t)p, &a, &b);
+    }
     for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++) {
         uint32_t a, b;
         if (!plan_pair(ct, node, module, (uint32_t)p, &a, &b))
             continue;
         rt_calib_link *l = &res->link[ct];
+        if (me == 0 && o->step) {
+            char what[64];
+            if (a == b)
+                snprintf(what, sizeof what, "%s (rank %u)", rt_contype_name(ct), (unsigned)a);
+            else
+                snprintf(what, sizeof what, "%s (ranks %u and %u)", rt_contype_name(ct),
+                         (unsigned)a, (unsigned)b);
+            o->step(o->step_ctx, ++k, nsteps, what);
+        }
         pair_turn(c, me, p, ct, a, b, o, model, &bufs, l);
         l->measured = 1;
         l->a = a;
@@ -334,6 +349,8 @@ int rt_calib_run(MPI_Comm comm, const rt_calib_opts *o, rt_net_model *model, rt_
     }
     /* The reduction rate and the timeslice: rank 0 alone. */
     if (me == 0) {
+        if (o->step)
+            o->step(o->step_ctx, ++k, nsteps, "the reduction rate and the timeslice");
         res->reduce_bandwidth = calib_reduce(o, &bufs, &res->reduce_pts);
         calib_timeslice(o, res);
         release_others(c, p, 0, 0);
@@ -349,6 +366,8 @@ int rt_calib_run(MPI_Comm comm, const rt_calib_opts *o, rt_net_model *model, rt_
     MPI_Comm two;
     MPI_Comm_split(c, me < 2 ? 0 : MPI_UNDEFINED, me, &two);
     if (two != MPI_COMM_NULL) {
+        if (me == 0 && o->step && p > 1)
+            o->step(o->step_ctx, ++k, nsteps, "the costs of calls (ranks 0 and 1)");
         calib_calls_measure(two, o, &bufs, res);
         MPI_Comm_free(&two);
         if (me == 0)

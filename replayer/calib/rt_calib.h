@@ -119,6 +119,10 @@ typedef struct rt_calib_opts {
     uint64_t batch_ps;  /* target length of one batch (default 200 us) */
     int quick;          /* fewer repetitions of the overhead and gap measurements (tests;
                          * --quick also sets the three fields above smaller) */
+    /* Called on rank 0 as each step starts (a pair of ranks, the reduction rate and the
+     * timeslice, the costs of calls): step k (from 1) of n, what it measures. NULL: none. */
+    void (*step)(void *ctx, unsigned k, unsigned n, const char *what);
+    void *step_ctx;
 } rt_calib_opts;
 
 typedef struct rt_calib_result {

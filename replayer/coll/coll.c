@@ -1,6 +1,6 @@
 /*
- * rt_coll entry points: algorithm names and which ops have them, the checks every call
- * shares, and the step and piece helpers all algorithm files use.
+ * rt_coll entry points: algorithm names (which ops have which algorithms: coll_ops.c), the
+ * checks every call shares, and the step and piece helpers all algorithm files use.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,9 +9,10 @@
 #include "rt__coll.h"
 
 static const char *const alg_names[RT_ALG_COUNT] = {
-#define X(id, name) [RT_ALG_##id] = name,
-    RT_COLL_ALGS(X)
-#undef X
+    [RT_ALG_MPICH] = "mpich",
+#define RT_COLL_ALG(id, name, cells) [RT_ALG_##id] = name,
+#include "rt_coll_algs.def"
+#undef RT_COLL_ALG
 };
 
 const char *rt_coll_alg_name(unsigned alg)
@@ -46,47 +47,6 @@ int rt_coll_alg_lookup(const char *name)
         if (same_nocase(name, aliases[i].alias))
             return (int)aliases[i].alg;
     return -1;
-}
-
-/* Which algorithms each op has; ops left out (handle and allocation pseudo-ops) have no
- * schedule. */
-#define A(id) (1u << RT_ALG_##id)
-#define ROOTED_TREE (A(MPICH) | A(LINEAR) | A(BINOMIAL))
-#define ALLGATHERS (A(MPICH) | A(RING) | A(RDB) | A(BRUCK) | A(GATHER_BCAST))
-#define ALLTOALLS (A(MPICH) | A(DIRECT) | A(PAIRWISE) | A(BRUCK))
-#define REDUCE_SCATTERS (A(MPICH) | A(RING) | A(RECURSIVE_HALVING) | A(PAIRWISE))
-#define SCANS (A(MPICH) | A(LINEAR) | A(RDB) | A(MSA) | A(MSA2))
-#define NEIGHBORS (A(MPICH) | A(LINEAR))
-static const uint32_t valid_algs[RT_COLL_COUNT] = {
-    [RT_COLL_BARRIER] = A(MPICH) | A(DISSEMINATION) | A(BINOMIAL) | A(MSA) | A(MSA2),
-    [RT_COLL_BCAST] = ROOTED_TREE | A(SCATTER_RING) | A(SCATTER_RDB) | A(MSA) | A(MSA2),
-    [RT_COLL_GATHER] = ROOTED_TREE,
-    [RT_COLL_GATHERV] = ROOTED_TREE,
-    [RT_COLL_SCATTER] = ROOTED_TREE,
-    [RT_COLL_SCATTERV] = ROOTED_TREE,
-    [RT_COLL_ALLGATHER] = ALLGATHERS,
-    [RT_COLL_ALLGATHERV] = ALLGATHERS,
-    [RT_COLL_ALLTOALL] = ALLTOALLS,
-    [RT_COLL_ALLTOALLV] = ALLTOALLS,
-    [RT_COLL_ALLTOALLW] = ALLTOALLS,
-    [RT_COLL_ALLREDUCE] =
-        A(MPICH) | A(REDUCE_BCAST) | A(RDB) | A(RING) | A(RABENSEIFNER) | A(MSA) | A(MSA2),
-    [RT_COLL_REDUCE] = ROOTED_TREE | A(RABENSEIFNER) | A(MSA) | A(MSA2),
-    [RT_COLL_REDUCE_SCATTER] = REDUCE_SCATTERS,
-    [RT_COLL_REDUCE_SCATTER_BLOCK] = REDUCE_SCATTERS,
-    [RT_COLL_SCAN] = SCANS,
-    [RT_COLL_EXSCAN] = SCANS,
-    [RT_COLL_NEIGHBOR_ALLGATHER] = NEIGHBORS,
-    [RT_COLL_NEIGHBOR_ALLGATHERV] = NEIGHBORS,
-    [RT_COLL_NEIGHBOR_ALLTOALL] = NEIGHBORS,
-    [RT_COLL_NEIGHBOR_ALLTOALLV] = NEIGHBORS,
-    [RT_COLL_NEIGHBOR_ALLTOALLW] = NEIGHBORS,
-};
-#undef A
-
-int rt_coll_alg_valid(unsigned op, unsigned alg)
-{
-    return op < RT_COLL_COUNT && alg < RT_ALG_COUNT && (valid_algs[op] >> alg & 1u);
 }
 
 void rt_coll_alg_list(unsigned op, char *buf, size_t len)
@@ -165,7 +125,7 @@ static int check_call(const rt_coll_call *c, rt_err *err)
     const char *name = rt_event_op_name(RT_EV_COLL_END, c->op);
     if (c->op >= RT_COLL_COUNT)
         return rt_err_set(err, RT_E_INVAL, "collective op %u is out of range", c->op);
-    if (!valid_algs[c->op])
+    if (!rt_coll_alg_valid(c->op, RT_ALG_MPICH))
         return rt_err_set(err, RT_E_INVAL,
                           "%s: not a data-moving collective (handle or allocation pseudo-op)",
                           name);

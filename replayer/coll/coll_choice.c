@@ -32,6 +32,12 @@ int rt_coll_parse_algs(const char *spec, uint8_t alg[RT_COLL_COUNT], rt_err *err
         const char *eq = memchr(p, '=', len);
         if (!eq || eq == p || eq + 1 == p + len)
             return rt_err_set(err, RT_E_INVAL, "--coll: '%.*s' is not OP=ALG", (int)len, p);
+        /* the op first: "bogus=x" is an unknown op, whatever x is */
+        size_t olen = (size_t)(eq - p);
+        int all = olen == 3 && !strncmp(p, "all", 3);
+        int op = all ? -1 : coll_op_lookup(p, olen);
+        if (!all && op < 0)
+            return rt_err_set(err, RT_E_INVAL, "--coll: unknown collective '%.*s'", (int)olen, p);
         char name[64];
         size_t alen = (size_t)(p + len - eq - 1);
         snprintf(name, sizeof name, "%.*s", (int)(alen < sizeof name ? alen : sizeof name - 1),
@@ -40,22 +46,17 @@ int rt_coll_parse_algs(const char *spec, uint8_t alg[RT_COLL_COUNT], rt_err *err
         if (a < 0)
             return rt_err_set(err, RT_E_INVAL, "--coll: unknown algorithm '%.*s'", (int)alen,
                               eq + 1);
-        size_t olen = (size_t)(eq - p);
-        if (olen == 3 && !strncmp(p, "all", 3)) {
+        if (all) {
             int any = 0;
-            for (unsigned op = 0; op < RT_COLL_COUNT; op++)
-                if (rt_coll_alg_valid(op, (unsigned)a)) {
-                    out[op] = (uint8_t)a;
+            for (unsigned o = 0; o < RT_COLL_COUNT; o++)
+                if (rt_coll_alg_valid(o, (unsigned)a)) {
+                    out[o] = (uint8_t)a;
                     any = 1;
                 }
             if (!any)
                 return rt_err_set(err, RT_E_INVAL, "--coll: no collective has algorithm '%s'",
                                   name);
         } else {
-            int op = coll_op_lookup(p, olen);
-            if (op < 0)
-                return rt_err_set(err, RT_E_INVAL, "--coll: unknown collective '%.*s'", (int)olen,
-                                  p);
             if (!rt_coll_alg_valid((unsigned)op, (unsigned)a)) {
                 char list[512];
                 rt_coll_alg_list((unsigned)op, list, sizeof list);

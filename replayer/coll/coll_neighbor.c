@@ -32,7 +32,7 @@ static int check_total(const char *name, const char *what, uint64_t total, uint3
     return 0;
 }
 
-int rt__neighbor(rt__sched *s, const rt_coll_call *c, rt_err *err)
+int rt__neighbor_check(rt__sched *s, const rt_coll_call *c, rt_err *err)
 {
     const char *name = rt_event_op_name(RT_EV_COLL_END, c->op);
     const rt_nbr_def *nb = c->nbrs;
@@ -54,6 +54,12 @@ int rt__neighbor(rt__sched *s, const rt_coll_call *c, rt_err *err)
         return rc;
     s->skip0 = 0; /* MPICH posts every block, empty ones too */
     s->approx = (!exact_in && nb->nin > 1) || (!exact_out && nb->nout > 1);
+    return 0;
+}
+
+void rt__neighbor_linear(rt__sched *s, const rt_coll_call *c)
+{
+    const rt_nbr_def *nb = c->nbrs;
     rt__blocks out = rt__blocks_of(c->bytes, nb->nout ? nb->nout : 1, 0);
     rt__blocks in = rt__blocks_of(c->rbytes, nb->nin ? nb->nin : 1, 0);
     rt__next(s);
@@ -63,5 +69,4 @@ int rt__neighbor(rt__sched *s, const rt_coll_call *c, rt_err *err)
     for (uint32_t k = 0; k < nb->nin && !rt__stopped(s); k++)
         if (nb->in[k] != RT_PEER_NONE)
             rt__recv(s, nb->in[k], rt__piece(&in, k));
-    return 0;
 }

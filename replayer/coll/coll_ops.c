@@ -1,12 +1,24 @@
 /*
- * Per op: check the recorded bytes and rbytes against docs/tracer.md's table, derive the
- * sizes all ranks agree on, and run the algorithm. Nothing is emitted when a check fails.
+ * The table of algorithms (rt_coll_algs.def) and the schedules it names. Per op: check the
+ * recorded bytes and rbytes against docs/tracer.md's table and derive the sizes all ranks
+ * agree on (prep); per op and algorithm: the builder that emits the steps from them. Nothing
+ * is emitted when a check fails.
  */
 #include <inttypes.h>
 
 #include "rt__coll.h"
 
 #define BAD(...) return rt_err_set(err, RT_E_INVAL, __VA_ARGS__)
+
+/* What an op's checks derive, for the builders. */
+typedef struct args {
+    const rt_coll_call *c;
+    rt__grp g;    /* the communicator: group index = rank */
+    rt__grp r;    /* rooted ops: g rotated so that the root is index 0; else g */
+    rt__blocks b; /* the pieces the op cuts its data into (bcast, gather, scatter, allgather,
+                   * reduce_scatter) */
+    uint64_t n;   /* bcast: n; allgather: the total (rbytes); reductions: bytes */
+} args;
 
 /* x == p * y without overflow. */
 static int is_times(uint64_t x, uint32_t p, uint64_t y)
@@ -37,9 +49,32 @@ uint64_t rt__op_size(const rt_coll_call *c)
     }
 }
 
+/* ---- per op: checks and sizes ---------------------------------------------------------- */
+
+static int prep_barrier(rt__sched *s, const rt_coll_call *c, rt_err *err)
+{
+    if (c->bytes || c->rbytes)
+        BAD("barrier: bytes and rbytes must be 0 (got %" PRIu64 " and %" PRIu64 ")", c->bytes,
+            c->rbytes);
+    s->skip0 = 0; /* its messages are all 0 bytes */
+    return 0;
+}
+
+static int prep_bcast(args *a, const rt_coll_call *c, rt_err *err)
+{
+    int at_root = c->me == (uint32_t)c->root;
+    if (at_root && c->rbytes)
+        BAD("bcast: rbytes must be 0 at the root (got %" PRIu64 ")", c->rbytes);
+    if (!at_root && c->bytes)
+        BAD("bcast: bytes must be 0 away from the root (got %" PRIu64 ")", c->bytes);
+    a->n = at_root ? c->bytes : c->rbytes;
+    a->b = rt__blocks_of(a->n, c->size, 0); /* scatter pieces by relative rank, as MPICH */
+    return 0;
+}
+
 /* Gather, gatherv, scatter, scatterv. own: the block this rank sends (gather) or receives
  * (scatter); whole: the root's total. */
-static int rooted_blocks(rt__sched *s, unsigned alg, const rt_coll_call *c, rt_err *err)
+static int prep_rooted_blocks(rt__sched *s, args *a, const rt_coll_call *c, rt_err *err)
 {
     const char *name = rt_event_op_name(RT_EV_COLL_END, c->op);
     uint32_t p = c->size, root = (uint32_t)c->root;
@@ -61,52 +96,15 @@ static int rooted_blocks(rt__sched *s, unsigned alg, const rt_coll_call *c, rt_e
             wname, whole, oname, own);
 
     /* Equal blocks unless a v-variant's root cuts its known total; pieces by rank. */
-    rt__blocks b = rt__blocks_of(at_root ? whole : own * p, p, root);
-    rt__grp g = rt__rotate((rt__grp){p, c->me, 0, NULL}, root);
+    a->b = rt__blocks_of(at_root ? whole : own * p, p, root);
     if (v) {
         s->skip0 = 0; /* same shape whatever the real counts */
-        s->approx = p > 1 && (at_root || (alg == RT_ALG_BINOMIAL && has_children(g.me, p)));
-    }
-    if (alg == RT_ALG_LINEAR)
-        (gather ? rt__gather_linear : rt__scatter_linear)(s, &g, &b);
-    else
-        (gather ? rt__gather_binomial : rt__scatter_binomial)(s, &g, &b);
-    return 0;
-}
-
-static int bcast(rt__sched *s, unsigned alg, const rt_coll_call *c, rt_err *err)
-{
-    uint32_t p = c->size;
-    int at_root = c->me == (uint32_t)c->root;
-    if (at_root && c->rbytes)
-        BAD("bcast: rbytes must be 0 at the root (got %" PRIu64 ")", c->rbytes);
-    if (!at_root && c->bytes)
-        BAD("bcast: bytes must be 0 away from the root (got %" PRIu64 ")", c->bytes);
-    uint64_t n = at_root ? c->bytes : c->rbytes;
-    rt__grp g = rt__rotate((rt__grp){p, c->me, 0, NULL}, (uint32_t)c->root);
-    rt__blocks b = rt__blocks_of(n, p, 0); /* scatter pieces by relative rank, as MPICH */
-    switch (alg) {
-    case RT_ALG_LINEAR:
-        rt__bcast_linear(s, &g, n);
-        break;
-    case RT_ALG_BINOMIAL:
-        rt__bcast_binomial(s, &g, n);
-        break;
-    case RT_ALG_SCATTER_RING:
-        rt__scatter_binomial(s, &g, &b);
-        rt__allgather_ring(s, &g, &b);
-        break;
-    case RT_ALG_SCATTER_RDB:
-        rt__scatter_binomial(s, &g, &b);
-        rt__allgather_rd(s, &g, &b);
-        break;
-    default:
-        return rt__msa(s, c, n, alg == RT_ALG_MSA2 ? 2 : 1);
+        s->approx = p > 1 && at_root;
     }
     return 0;
 }
 
-static int allgather(rt__sched *s, unsigned alg, const rt_coll_call *c, rt_err *err)
+static int prep_allgather(rt__sched *s, args *a, const rt_coll_call *c, rt_err *err)
 {
     uint32_t p = c->size;
     if (c->op == RT_COLL_ALLGATHER && !is_times(c->rbytes, p, c->bytes))
@@ -118,27 +116,12 @@ static int allgather(rt__sched *s, unsigned alg, const rt_coll_call *c, rt_err *
                 c->bytes);
         s->approx = p > 1; /* rbytes, the same everywhere, is cut into equal blocks */
     }
-    rt__grp g = {p, c->me, 0, NULL};
-    rt__blocks b = rt__blocks_of(c->rbytes, p, 0);
-    switch (alg) {
-    case RT_ALG_RING:
-        rt__allgather_ring(s, &g, &b);
-        break;
-    case RT_ALG_RDB:
-        rt__allgather_rd(s, &g, &b);
-        break;
-    case RT_ALG_BRUCK:
-        rt__allgather_bruck(s, &g, &b);
-        break;
-    default: /* gather_bcast */
-        rt__gather_binomial(s, &g, &b);
-        rt__bcast_binomial(s, &g, c->rbytes);
-        break;
-    }
+    a->n = c->rbytes;
+    a->b = rt__blocks_of(c->rbytes, p, 0);
     return 0;
 }
 
-static int alltoall(rt__sched *s, unsigned alg, const rt_coll_call *c, rt_err *err)
+static int prep_alltoall(rt__sched *s, const rt_coll_call *c, rt_err *err)
 {
     uint32_t p = c->size;
     if (c->op == RT_COLL_ALLTOALL && (c->bytes != c->rbytes || c->bytes % p))
@@ -149,117 +132,336 @@ static int alltoall(rt__sched *s, unsigned alg, const rt_coll_call *c, rt_err *e
         s->skip0 = 0;
         s->approx = p > 1;
     }
-    rt__grp g = {p, c->me, 0, NULL};
-    if (alg == RT_ALG_DIRECT)
-        rt__alltoall_direct(s, &g, c->bytes, c->rbytes);
-    else if (alg == RT_ALG_PAIRWISE)
-        rt__alltoall_pairwise(s, &g, c->bytes, c->rbytes);
-    else
-        rt__alltoall_bruck(s, &g, c->bytes, c->rbytes);
     return 0;
 }
 
-static int reductions(rt__sched *s, unsigned alg, const rt_coll_call *c, rt_err *err)
+/* Reduce, allreduce, scan, exscan: n = bytes, and rbytes is n where the result lands. */
+static int prep_reduction(const rt_coll_call *c, rt_err *err)
 {
     const char *name = rt_event_op_name(RT_EV_COLL_END, c->op);
-    uint32_t p = c->size;
-    uint64_t n = c->bytes;
-    rt__grp g = {p, c->me, 0, NULL};
-    int levels = alg == RT_ALG_MSA2 ? 2 : 1;
-    switch (c->op) {
-    case RT_COLL_REDUCE: {
-        uint64_t want = c->me == (uint32_t)c->root ? n : 0;
-        if (c->rbytes != want)
-            BAD("reduce: rbytes must be %" PRIu64 " here (got %" PRIu64 ")", want, c->rbytes);
-        rt__grp r = rt__rotate(g, (uint32_t)c->root);
-        if (alg == RT_ALG_LINEAR)
-            rt__reduce_linear(s, &r, n);
-        else if (alg == RT_ALG_BINOMIAL)
-            rt__reduce_binomial(s, &r, n);
-        else if (alg == RT_ALG_RABENSEIFNER)
-            rt__reduce_rabenseifner(s, &g, (uint32_t)c->root, n);
-        else
-            return rt__msa(s, c, n, levels);
-        return 0;
-    }
-    case RT_COLL_ALLREDUCE:
-    case RT_COLL_SCAN:
-    case RT_COLL_EXSCAN: {
-        int ex = c->op == RT_COLL_EXSCAN;
-        uint64_t want = ex && c->me == 0 ? 0 : n;
-        if (c->rbytes != want)
-            BAD("%s: rbytes must be %" PRIu64 " here (got %" PRIu64 ")", name, want, c->rbytes);
-        if (alg == RT_ALG_MSA || alg == RT_ALG_MSA2)
-            return rt__msa(s, c, n, levels);
-        if (c->op != RT_COLL_ALLREDUCE)
-            (alg == RT_ALG_LINEAR ? rt__scan_linear : rt__scan_rd)(s, &g, n, ex);
-        else if (alg == RT_ALG_REDUCE_BCAST) {
-            rt__reduce_binomial(s, &g, n);
-            rt__bcast_binomial(s, &g, n);
-        } else if (alg == RT_ALG_RDB)
-            rt__allreduce_rd(s, &g, n);
-        else if (alg == RT_ALG_RING)
-            rt__allreduce_ring(s, &g, n);
-        else
-            rt__allreduce_rabenseifner(s, &g, n);
-        return 0;
-    }
-    default: { /* reduce_scatter, reduce_scatter_block: bytes is the total everywhere */
-        if (c->op == RT_COLL_REDUCE_SCATTER_BLOCK && !is_times(n, p, c->rbytes))
-            BAD("reduce_scatter_block: bytes (%" PRIu64 ") must be %" PRIu32
-                " times rbytes (%" PRIu64 ")",
-                n, p, c->rbytes);
-        if (c->op == RT_COLL_REDUCE_SCATTER) {
-            if (c->rbytes > n)
-                BAD("reduce_scatter: rbytes (%" PRIu64 ") is more than bytes (%" PRIu64 ")",
-                    c->rbytes, n);
-            s->approx = p > 1;
-        }
-        rt__blocks b = rt__blocks_of(n, p, 0);
-        if (alg == RT_ALG_RING)
-            rt__reduce_scatter_ring(s, &g, &b);
-        else if (alg == RT_ALG_PAIRWISE)
-            rt__reduce_scatter_pairwise(s, &g, &b);
-        else
-            rt__reduce_scatter_rh(s, &g, &b);
-        return 0;
-    }
-    }
+    uint64_t n = c->bytes, want = n;
+    if (c->op == RT_COLL_REDUCE)
+        want = c->me == (uint32_t)c->root ? n : 0;
+    else if (c->op == RT_COLL_EXSCAN && c->me == 0)
+        want = 0;
+    if (c->rbytes != want)
+        BAD("%s: rbytes must be %" PRIu64 " here (got %" PRIu64 ")", name, want, c->rbytes);
+    return 0;
 }
 
-int rt__expand(rt__sched *s, unsigned alg, const rt_coll_call *c, rt_err *err)
+/* reduce_scatter, reduce_scatter_block: bytes is the total everywhere. */
+static int prep_reduce_scatter(rt__sched *s, args *a, const rt_coll_call *c, rt_err *err)
 {
+    uint32_t p = c->size;
+    uint64_t n = c->bytes;
+    if (c->op == RT_COLL_REDUCE_SCATTER_BLOCK && !is_times(n, p, c->rbytes))
+        BAD("reduce_scatter_block: bytes (%" PRIu64 ") must be %" PRIu32 " times rbytes (%" PRIu64
+            ")",
+            n, p, c->rbytes);
+    if (c->op == RT_COLL_REDUCE_SCATTER) {
+        if (c->rbytes > n)
+            BAD("reduce_scatter: rbytes (%" PRIu64 ") is more than bytes (%" PRIu64 ")", c->rbytes,
+                n);
+        s->approx = p > 1;
+    }
+    a->b = rt__blocks_of(n, p, 0);
+    return 0;
+}
+
+static int prep(rt__sched *s, args *a, rt_err *err)
+{
+    const rt_coll_call *c = a->c;
+    a->g = (rt__grp){c->size, c->me, 0, NULL};
+    a->r = rt__rooted(c->op) ? rt__rotate(a->g, (uint32_t)c->root) : a->g;
+    a->n = c->bytes;
     s->skip0 = 1;
     if (rt_coll_is_neighbor(c->op))
-        return rt__neighbor(s, c, err);
+        return rt__neighbor_check(s, c, err);
     switch (c->op) {
     case RT_COLL_BARRIER:
-        if (c->bytes || c->rbytes)
-            BAD("barrier: bytes and rbytes must be 0 (got %" PRIu64 " and %" PRIu64 ")", c->bytes,
-                c->rbytes);
-        s->skip0 = 0; /* its messages are all 0 bytes */
-        if (alg == RT_ALG_DISSEMINATION)
-            rt__barrier_dissemination(s, &(rt__grp){c->size, c->me, 0, NULL});
-        else if (alg == RT_ALG_BINOMIAL)
-            rt__barrier_binomial(s, &(rt__grp){c->size, c->me, 0, NULL});
-        else
-            return rt__msa(s, c, 0, alg == RT_ALG_MSA2 ? 2 : 1);
-        return 0;
+        return prep_barrier(s, c, err);
     case RT_COLL_BCAST:
-        return bcast(s, alg, c, err);
+        return prep_bcast(a, c, err);
     case RT_COLL_GATHER:
     case RT_COLL_GATHERV:
     case RT_COLL_SCATTER:
     case RT_COLL_SCATTERV:
-        return rooted_blocks(s, alg, c, err);
+        return prep_rooted_blocks(s, a, c, err);
     case RT_COLL_ALLGATHER:
     case RT_COLL_ALLGATHERV:
-        return allgather(s, alg, c, err);
+        return prep_allgather(s, a, c, err);
     case RT_COLL_ALLTOALL:
     case RT_COLL_ALLTOALLV:
     case RT_COLL_ALLTOALLW:
-        return alltoall(s, alg, c, err);
-    default:
-        return reductions(s, alg, c, err);
+        return prep_alltoall(s, c, err);
+    case RT_COLL_REDUCE_SCATTER:
+    case RT_COLL_REDUCE_SCATTER_BLOCK:
+        return prep_reduce_scatter(s, a, c, err);
+    default: /* reduce, allreduce, scan, exscan */
+        return prep_reduction(c, err);
     }
+}
+
+/* ---- per op and algorithm: the builders the table names ------------------------------- */
+
+/* 0, or -RT_E_NOMEM (msa, msa2 only). */
+typedef int (*build_fn)(rt__sched *s, const args *a);
+
+static int barrier_dissemination(rt__sched *s, const args *a)
+{
+    rt__barrier_dissemination(s, &a->g);
+    return 0;
+}
+
+static int barrier_binomial(rt__sched *s, const args *a)
+{
+    rt__barrier_binomial(s, &a->g);
+    return 0;
+}
+
+static int bcast_linear(rt__sched *s, const args *a)
+{
+    rt__bcast_linear(s, &a->r, a->n);
+    return 0;
+}
+
+static int bcast_binomial(rt__sched *s, const args *a)
+{
+    rt__bcast_binomial(s, &a->r, a->n);
+    return 0;
+}
+
+static int bcast_scatter_ring(rt__sched *s, const args *a)
+{
+    rt__scatter_binomial(s, &a->r, &a->b);
+    rt__allgather_ring(s, &a->r, &a->b);
+    return 0;
+}
+
+static int bcast_scatter_rdb(rt__sched *s, const args *a)
+{
+    rt__scatter_binomial(s, &a->r, &a->b);
+    rt__allgather_rd(s, &a->r, &a->b);
+    return 0;
+}
+
+/* Gatherv and scatterv in a binomial tree: an inner node forwards blocks of sizes it does
+ * not know. */
+static void v_forwards(rt__sched *s, const args *a)
+{
+    unsigned op = a->c->op;
+    if ((op == RT_COLL_GATHERV || op == RT_COLL_SCATTERV) && has_children(a->r.me, a->r.n))
+        s->approx = 1;
+}
+
+static int gather_linear(rt__sched *s, const args *a)
+{
+    rt__gather_linear(s, &a->r, &a->b);
+    return 0;
+}
+
+static int gather_binomial(rt__sched *s, const args *a)
+{
+    v_forwards(s, a);
+    rt__gather_binomial(s, &a->r, &a->b);
+    return 0;
+}
+
+static int scatter_linear(rt__sched *s, const args *a)
+{
+    rt__scatter_linear(s, &a->r, &a->b);
+    return 0;
+}
+
+static int scatter_binomial(rt__sched *s, const args *a)
+{
+    v_forwards(s, a);
+    rt__scatter_binomial(s, &a->r, &a->b);
+    return 0;
+}
+
+static int allgather_ring(rt__sched *s, const args *a)
+{
+    rt__allgather_ring(s, &a->g, &a->b);
+    return 0;
+}
+
+static int allgather_rd(rt__sched *s, const args *a)
+{
+    rt__allgather_rd(s, &a->g, &a->b);
+    return 0;
+}
+
+static int allgather_bruck(rt__sched *s, const args *a)
+{
+    rt__allgather_bruck(s, &a->g, &a->b);
+    return 0;
+}
+
+static int allgather_gather_bcast(rt__sched *s, const args *a)
+{
+    rt__gather_binomial(s, &a->g, &a->b);
+    rt__bcast_binomial(s, &a->g, a->n);
+    return 0;
+}
+
+static int alltoall_direct(rt__sched *s, const args *a)
+{
+    rt__alltoall_direct(s, &a->g, a->c->bytes, a->c->rbytes);
+    return 0;
+}
+
+static int alltoall_pairwise(rt__sched *s, const args *a)
+{
+    rt__alltoall_pairwise(s, &a->g, a->c->bytes, a->c->rbytes);
+    return 0;
+}
+
+static int alltoall_bruck(rt__sched *s, const args *a)
+{
+    rt__alltoall_bruck(s, &a->g, a->c->bytes, a->c->rbytes);
+    return 0;
+}
+
+static int reduce_linear(rt__sched *s, const args *a)
+{
+    rt__reduce_linear(s, &a->r, a->n);
+    return 0;
+}
+
+static int reduce_binomial(rt__sched *s, const args *a)
+{
+    rt__reduce_binomial(s, &a->r, a->n);
+    return 0;
+}
+
+static int reduce_rabenseifner(rt__sched *s, const args *a)
+{
+    rt__reduce_rabenseifner(s, &a->g, (uint32_t)a->c->root, a->n);
+    return 0;
+}
+
+static int allreduce_reduce_bcast(rt__sched *s, const args *a)
+{
+    rt__reduce_binomial(s, &a->g, a->n);
+    rt__bcast_binomial(s, &a->g, a->n);
+    return 0;
+}
+
+static int allreduce_rd(rt__sched *s, const args *a)
+{
+    rt__allreduce_rd(s, &a->g, a->n);
+    return 0;
+}
+
+static int allreduce_ring(rt__sched *s, const args *a)
+{
+    rt__allreduce_ring(s, &a->g, a->n);
+    return 0;
+}
+
+static int allreduce_rabenseifner(rt__sched *s, const args *a)
+{
+    rt__allreduce_rabenseifner(s, &a->g, a->n);
+    return 0;
+}
+
+static int scan_linear(rt__sched *s, const args *a)
+{
+    rt__scan_linear(s, &a->g, a->n, a->c->op == RT_COLL_EXSCAN);
+    return 0;
+}
+
+static int scan_rd(rt__sched *s, const args *a)
+{
+    rt__scan_rd(s, &a->g, a->n, a->c->op == RT_COLL_EXSCAN);
+    return 0;
+}
+
+static int reduce_scatter_ring(rt__sched *s, const args *a)
+{
+    rt__reduce_scatter_ring(s, &a->g, &a->b);
+    return 0;
+}
+
+static int reduce_scatter_pairwise(rt__sched *s, const args *a)
+{
+    rt__reduce_scatter_pairwise(s, &a->g, &a->b);
+    return 0;
+}
+
+static int reduce_scatter_rh(rt__sched *s, const args *a)
+{
+    rt__reduce_scatter_rh(s, &a->g, &a->b);
+    return 0;
+}
+
+static int neighbor_linear(rt__sched *s, const args *a)
+{
+    rt__neighbor_linear(s, a->c);
+    return 0;
+}
+
+static int msa(rt__sched *s, const args *a)
+{
+    return rt__msa(s, a->c, a->n, 1);
+}
+
+static int msa2(rt__sched *s, const args *a)
+{
+    return rt__msa(s, a->c, a->n, 2);
+}
+
+/* ---- the table -------------------------------------------------------------------------- */
+
+typedef struct cell {
+    build_fn build; /* NULL: the algorithm does not exist for the op */
+    const char *mpich;
+} cell;
+
+/* Per algorithm and op; the row of RT_ALG_MPICH stays empty (rt_coll_select_mpich picks a
+ * real one). An op named twice in a row fails to compile (-Woverride-init, in -Wextra). */
+static const cell cells[RT_ALG_COUNT][RT_COLL_COUNT] = {
+#define ON(op, builder, mpich) [RT_COLL_##op] = {builder, mpich},
+#define RT_COLL_ALG(id, name, ons) [RT_ALG_##id] = {ons},
+#include "rt_coll_algs.def"
+#undef RT_COLL_ALG
+#undef ON
+};
+
+/* The ops some algorithm exists for: those with a schedule, which mpich exists for. */
+_Static_assert(RT_COLL_COUNT <= 32, "collective ops fit a 32-bit mask");
+// clang-format off
+static const uint32_t scheduled = 0u
+#define ON(op, builder, mpich) | 1u << RT_COLL_##op
+#define RT_COLL_ALG(id, name, ons) ons
+#include "rt_coll_algs.def"
+#undef RT_COLL_ALG
+#undef ON
+    ;
+// clang-format on
+
+int rt_coll_alg_valid(unsigned op, unsigned alg)
+{
+    if (op >= RT_COLL_COUNT || alg >= RT_ALG_COUNT)
+        return 0;
+    if (alg == RT_ALG_MPICH)
+        return (scheduled >> op) & 1u;
+    return cells[alg][op].build != NULL;
+}
+
+const char *rt_coll_mpich_name(unsigned op, unsigned alg)
+{
+    return op < RT_COLL_COUNT && alg < RT_ALG_COUNT ? cells[alg][op].mpich : NULL;
+}
+
+int rt__expand(rt__sched *s, unsigned alg, const rt_coll_call *c, rt_err *err)
+{
+    build_fn build = alg < RT_ALG_COUNT ? cells[alg][c->op].build : NULL;
+    if (!build) /* a selection that picked what the table does not have */
+        BAD("%s: no schedule of algorithm '%s'", rt_event_op_name(RT_EV_COLL_END, c->op),
+            rt_coll_alg_name(alg));
+    args a = {.c = c};
+    int rc = prep(s, &a, err);
+    return rc ? rc : build(s, &a);
 }

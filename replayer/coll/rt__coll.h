@@ -154,12 +154,15 @@ int rt__msa(rt__sched *s, const rt_coll_call *c, uint64_t n, int levels);
 
 /* ---- neighbourhood collectives (coll_neighbor.c) ------------------------------------- */
 
-/* One round over c->nbrs (see rt_coll.h); checks the lists and the sizes first. */
-int rt__neighbor(rt__sched *s, const rt_coll_call *c, rt_err *err);
+/* Checks the lists and the sizes (see rt_coll.h); 0 or -RT_E_INVAL. */
+int rt__neighbor_check(rt__sched *s, const rt_coll_call *c, rt_err *err);
+/* One round over c->nbrs, checked. */
+void rt__neighbor_linear(rt__sched *s, const rt_coll_call *c);
 
 /* ---- per-op expansion (coll_ops.c) ------------------------------------------------------ */
 
-/* Checks bytes and rbytes for the op, then emits; alg is resolved and valid for the op. */
+/* Checks bytes and rbytes for the op, then emits with the builder rt_coll_algs.def names for
+ * (alg, op); alg is resolved (not mpich). */
 int rt__expand(rt__sched *s, unsigned alg, const rt_coll_call *c, rt_err *err);
 /* The size MPICH selects on: bcast n, allgather total, alltoall block, ... */
 uint64_t rt__op_size(const rt_coll_call *c);

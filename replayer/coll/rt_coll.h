@@ -74,58 +74,15 @@
 #include "rt_error.h"
 #include "rt_event.h"
 
-/* X(id, name): algorithms. "mpich" = MPICH 4.0's default selection, resolved per call.
- *
- * Message patterns (p ranks, relative rank = (rank - root) mod p, pof2 = largest power of
- * two <= p; non-powers of two fold the first 2*(p - pof2) ranks in pairs as MPICH does):
- *   linear          root sends to / receives from every rank in one round (reductions:
- *                   p-1 REDUCEs after it); scan/exscan: a chain rank-1 -> rank -> rank+1.
- *                   Neighbourhood collectives: isend/irecv to every neighbour in one round
- *                   (MPICH's linear schedule).
- *   binomial        binomial tree on relative ranks, one message per round as MPICH's
- *                   blocking sends (bcast, reduce, gather, scatter); barrier: 0-byte fan-in
- *                   to rank 0 then fan-out.
- *   scatter_ring    bcast: binomial scatter of p pieces, then ring allgather.
- *   scatter_rdb     bcast: binomial scatter, then recursive-doubling allgather.
- *   reduce_bcast    allreduce: binomial reduce to 0, binomial bcast from 0.
- *   recursive_doubling  partner rank ^ mask (allreduce, allgather, scan, exscan).
- *   ring            to rank+1, from rank-1 (allgather; reduce-scatter; allreduce = both).
- *   rabenseifner    recursive-halving reduce-scatter (distance 1 first) then recursive-
- *                   doubling allgather (allreduce) or binomial gather to the root (reduce).
- *   bruck           distances 1, 2, 4, ... (allgather: to rank - d; alltoall: to rank + d).
- *   gather_bcast    allgather: binomial gather to 0, binomial bcast of the whole.
- *   direct          alltoall: isend/irecv to every peer, 32 peers per round (MPICH's
- *                   scattered algorithm, MPIR_CVAR_ALLTOALL_THROTTLE = 32).
- *   pairwise        p-1 exchange rounds: alltoall partner rank ^ i when p is a power of
- *                   two, else to rank + i from rank - i; reduce_scatter always the latter.
- *   recursive_halving  reduce_scatter: halves exchanged with partners pof2/2, ..., 1.
- *   dissemination   barrier: round k sends to rank + 2^k, receives from rank - 2^k.
- *   msa, msa2       MSA-aware hierarchies, see rt_coll_schedule below.
- */
-#define RT_COLL_ALGS(X)                       \
-    X(MPICH, "mpich")                         \
-    X(LINEAR, "linear")                       \
-    X(BINOMIAL, "binomial")                   \
-    X(SCATTER_RING, "scatter_ring")           \
-    X(SCATTER_RDB, "scatter_rdb")             \
-    X(REDUCE_BCAST, "reduce_bcast")           \
-    X(RDB, "recursive_doubling")              \
-    X(RING, "ring")                           \
-    X(RABENSEIFNER, "rabenseifner")           \
-    X(BRUCK, "bruck")                         \
-    X(GATHER_BCAST, "gather_bcast")           \
-    X(DIRECT, "direct")                       \
-    X(PAIRWISE, "pairwise")                   \
-    X(RECURSIVE_HALVING, "recursive_halving") \
-    X(DISSEMINATION, "dissemination")         \
-    X(MSA, "msa")                             \
-    X(MSA2, "msa2")
-
+/* Algorithms: RT_ALG_MPICH, MPICH 4.0's default selection resolved per call, then one per
+ * row of rt_coll_algs.def, which says for each algorithm its message pattern and the ops it
+ * exists for. */
 // clang-format off
 typedef enum rt_coll_alg {
-#define X(id, name) RT_ALG_##id,
-    RT_COLL_ALGS(X)
-#undef X
+    RT_ALG_MPICH,
+#define RT_COLL_ALG(id, name, cells) RT_ALG_##id,
+#include "rt_coll_algs.def"
+#undef RT_COLL_ALG
     RT_ALG_COUNT
 } rt_coll_alg;
 // clang-format on
@@ -140,6 +97,10 @@ int rt_coll_alg_valid(unsigned op, unsigned alg);
 /* Writes into buf the names of the algorithms valid for op, ", " separated, "mpich" first
  * ("" for ops without a schedule); always NUL-terminated when len > 0, cut short if needed. */
 void rt_coll_alg_list(unsigned op, char *buf, size_t len);
+/* MPICH's name for the algorithm among the choices of MPIR_CVAR_<OP>_INTRA_ALGORITHM
+ * ("scatter_recursive_doubling_allgather" for bcast, scatter_rdb); NULL when MPICH has no
+ * such choice for the op (and for mpich itself). */
+const char *rt_coll_mpich_name(unsigned op, unsigned alg);
 /*
  * Parses an algorithm choice "OP=ALG[,OP=ALG...]" into alg (which keeps its other entries).
  * OP is a collective op name ("allreduce") or "all" (every op the algorithm exists for).

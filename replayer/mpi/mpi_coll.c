@@ -355,7 +355,8 @@ int mr_coll(mr_run *r, const rt_event *ev, MPI_Request *req)
             r->neighbor_colls++;
             return MPI_SUCCESS;
         }
-        r->colls.mpich += !req;
+        r->colls.mpich++;
+        r->colls.nonblocking += req != NULL;
         return rc;
     }
     MPI_Comm comm = r->comms[ci];
@@ -365,13 +366,14 @@ int mr_coll(mr_run *r, const rt_event *ev, MPI_Request *req)
     if (ensure_buf(r, ev->bytes > ev->rbytes ? ev->bytes : ev->rbytes))
         return MPI_ERR_NO_MEM;
     unsigned alg = r->cfg->alg[ev->op];
-    if (req || alg == RT_ALG_MPICH || ev->op >= RT_COLL_CREATE_HANDLE) {
+    if (req || alg == RT_ALG_MPICH || !rt_coll_alg_valid(ev->op, RT_ALG_MPICH)) {
         int rc = issue(r, ev, comm, p, me, req);
         if (rc == -1) { /* the prepass lacks a member's counts: the same on every member */
             r->colls.skipped++;
             return MPI_SUCCESS;
         }
-        r->colls.mpich += !req;
+        r->colls.mpich++;
+        r->colls.nonblocking += req != NULL;
         return rc;
     }
     if (mr_cvars_forced(r->cvars, ev->op)) {

@@ -20,45 +20,6 @@
 
 #include "rt__mpirun.h"
 
-/* Our algorithm -> MPICH's name for it, per op; ops and algorithms left out have none. */
-typedef struct alg_name {
-    uint8_t op, alg;
-    const char *mpich;
-} alg_name;
-
-static const alg_name names[] = {
-    {RT_COLL_BARRIER, RT_ALG_DISSEMINATION, "dissemination"},
-    {RT_COLL_BCAST, RT_ALG_BINOMIAL, "binomial"},
-    {RT_COLL_BCAST, RT_ALG_SCATTER_RDB, "scatter_recursive_doubling_allgather"},
-    {RT_COLL_BCAST, RT_ALG_SCATTER_RING, "scatter_ring_allgather"},
-    {RT_COLL_GATHER, RT_ALG_BINOMIAL, "binomial"},
-    {RT_COLL_GATHERV, RT_ALG_LINEAR, "linear"},
-    {RT_COLL_SCATTER, RT_ALG_BINOMIAL, "binomial"},
-    {RT_COLL_SCATTERV, RT_ALG_LINEAR, "linear"},
-    {RT_COLL_ALLGATHER, RT_ALG_RDB, "recursive_doubling"},
-    {RT_COLL_ALLGATHER, RT_ALG_RING, "ring"},
-    {RT_COLL_ALLGATHER, RT_ALG_BRUCK, "brucks"},
-    {RT_COLL_ALLGATHERV, RT_ALG_RDB, "recursive_doubling"},
-    {RT_COLL_ALLGATHERV, RT_ALG_RING, "ring"},
-    {RT_COLL_ALLGATHERV, RT_ALG_BRUCK, "brucks"},
-    {RT_COLL_ALLTOALL, RT_ALG_BRUCK, "brucks"},
-    {RT_COLL_ALLTOALL, RT_ALG_PAIRWISE, "pairwise"},
-    {RT_COLL_ALLTOALL, RT_ALG_DIRECT, "scattered"},
-    {RT_COLL_ALLTOALLV, RT_ALG_DIRECT, "scattered"},
-    {RT_COLL_ALLTOALLW, RT_ALG_DIRECT, "scattered"},
-    {RT_COLL_ALLREDUCE, RT_ALG_RDB, "recursive_doubling"},
-    {RT_COLL_ALLREDUCE, RT_ALG_RABENSEIFNER, "reduce_scatter_allgather"},
-    {RT_COLL_ALLREDUCE, RT_ALG_RING, "ring"},
-    {RT_COLL_REDUCE, RT_ALG_BINOMIAL, "binomial"},
-    {RT_COLL_REDUCE, RT_ALG_RABENSEIFNER, "reduce_scatter_gather"},
-    {RT_COLL_REDUCE_SCATTER, RT_ALG_RECURSIVE_HALVING, "recursive_halving"},
-    {RT_COLL_REDUCE_SCATTER, RT_ALG_PAIRWISE, "pairwise"},
-    {RT_COLL_REDUCE_SCATTER_BLOCK, RT_ALG_RECURSIVE_HALVING, "recursive_halving"},
-    {RT_COLL_REDUCE_SCATTER_BLOCK, RT_ALG_PAIRWISE, "pairwise"},
-    {RT_COLL_SCAN, RT_ALG_RDB, "recursive_doubling"},
-    {RT_COLL_EXSCAN, RT_ALG_RDB, "recursive_doubling"},
-};
-
 /* "MPIR_CVAR_REDUCE_SCATTER_BLOCK_INTRA_ALGORITHM" for the op. */
 static void cvar_name(unsigned op, char *buf, size_t len)
 {
@@ -138,15 +99,12 @@ int mr_cvar_choice(unsigned op, const char *mpich, int *index)
 
 int rt_mpirun_mpich_alg(unsigned op, unsigned alg, char *buf, size_t len)
 {
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (names[i].op == op && names[i].alg == alg) {
-            int index;
-            if (mr_cvar_choice(op, names[i].mpich, &index) < 0)
-                return -1;
-            snprintf(buf, len, "%s", names[i].mpich);
-            return 0;
-        }
-    return -1;
+    const char *mpich = rt_coll_mpich_name(op, alg);
+    int index;
+    if (!mpich || mr_cvar_choice(op, mpich, &index) < 0)
+        return -1;
+    snprintf(buf, len, "%s", mpich);
+    return 0;
 }
 
 /* ---- setting and restoring ------------------------------------------------------------- */
@@ -195,14 +153,13 @@ int mr_cvars_set(mr_cvars **out, const uint8_t *alg, rt_err *err)
     for (unsigned op = 0; op < RT_COLL_COUNT; op++) {
         if (alg[op] == RT_ALG_MPICH)
             continue;
-        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-            if (names[i].op != op || names[i].alg != alg[op])
-                continue;
-            int index, value = mr_cvar_choice(op, names[i].mpich, &index);
-            if (value >= 0 && write_cvar(cv, index, value) == 0) {
-                cv->forced[op] = 1;
-                any = 1;
-            }
+        const char *mpich = rt_coll_mpich_name(op, alg[op]); /* rt_coll_algs.def */
+        if (!mpich)
+            continue;
+        int index, value = mr_cvar_choice(op, mpich, &index);
+        if (value >= 0 && write_cvar(cv, index, value) == 0) {
+            cv->forced[op] = 1;
+            any = 1;
         }
     }
     /* without these two, a forced algorithm could be overridden or silently replaced */

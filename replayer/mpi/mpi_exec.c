@@ -90,19 +90,11 @@ static int issue(mr_run *r, const rt_event *ev, pending *p)
         return mr_coll(r, ev, NULL);
     case RT_EV_NBC_REQUEST:
         return mr_coll(r, ev, &r->reqs[ev->req]);
-    case RT_EV_WIN_CREATE:
-    case RT_EV_WIN_FREE:
-    case RT_EV_RMA_PUT:
-    case RT_EV_RMA_GET:
-    case RT_EV_RMA_ATOMIC:
-    case RT_EV_RMA_COLL_END:
-    case RT_EV_RMA_GROUP_SYNC:
-    case RT_EV_RMA_LOCK:
-    case RT_EV_RMA_UNLOCK:
-    case RT_EV_RMA_SYNC:
-        return mr_rma(r, ev);
-    default: /* COLL_BEGIN, RMA_COLL_BEGIN, REQUEST_CANCELLED, skipped events */
+    case RT_EV_COLL_BEGIN:
+    case RT_EV_RMA_COLL_BEGIN: /* the END event does the work */
         return MPI_SUCCESS;
+    default: /* the other RMA kinds; REQUEST_CANCELLED and skipped events: nothing */
+        return rt_event_is_rma(ev->kind) ? mr_rma(r, ev) : MPI_SUCCESS;
     }
 }
 
@@ -177,6 +169,7 @@ enum {
     U_BYTES,
     U_RMA,
     U_MPICH,
+    U_NONBLOCK,
     U_FORCED,
     U_SCHED,
     U_SKIP,
@@ -190,10 +183,18 @@ enum {
 static int gather_result(mr_run *r, const clocks *ck, rt_mpirun_result *res)
 {
     rt_mpirun *m = r->m;
-    uint64_t u[U_COUNT] = {
-        r->messages,       r->bytes,          r->rma_ops,       r->colls.mpich,
-        r->colls.forced,   r->colls.schedule, r->colls.skipped, m->own.skipped_requests,
-        r->neighbor_colls, r->inter_skipped,  r->fallbacks};
+    uint64_t u[U_COUNT] = {[U_MSG] = r->messages,
+                           [U_BYTES] = r->bytes,
+                           [U_RMA] = r->rma_ops,
+                           [U_MPICH] = r->colls.mpich,
+                           [U_NONBLOCK] = r->colls.nonblocking,
+                           [U_FORCED] = r->colls.forced,
+                           [U_SCHED] = r->colls.schedule,
+                           [U_SKIP] = r->colls.skipped,
+                           [U_REQS] = m->own.skipped_requests,
+                           [U_NEIGH] = r->neighbor_colls,
+                           [U_INTER] = r->inter_skipped,
+                           [U_FALLBACK] = r->fallbacks};
     uint64_t sum[U_COUNT];
     double d[2] = {ck->mpi, ck->compute}, dsum[2], span = ck->end - ck->start, most;
     MPI_Allreduce(u, sum, U_COUNT, MPI_UINT64_T, MPI_SUM, r->world);
@@ -206,7 +207,11 @@ static int gather_result(mr_run *r, const clocks *ck, rt_mpirun_result *res)
     res->messages = sum[U_MSG];
     res->bytes = sum[U_BYTES];
     res->rma_ops = sum[U_RMA];
-    res->colls = (rt_mpirun_colls){sum[U_MPICH], sum[U_FORCED], sum[U_SCHED], sum[U_SKIP]};
+    res->colls = (rt_mpirun_colls){.mpich = sum[U_MPICH],
+                                   .nonblocking = sum[U_NONBLOCK],
+                                   .forced = sum[U_FORCED],
+                                   .schedule = sum[U_SCHED],
+                                   .skipped = sum[U_SKIP]};
     res->nranks = m->defs.nranks;
     double mine[3] = {(double)r->me, span, ck->mpi}, *all = NULL;
     int ok = 1;

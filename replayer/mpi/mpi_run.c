@@ -105,9 +105,9 @@ int rt_mpirun_open(MPI_Comm comm, const char *path, rt_mpirun **out, rt_err *err
     if (rc == 0)
         rc = mr_prepass(m, err);
     if (rc == 0 && m->defs.nranks != (uint32_t)m->size)
-        rc = rt_err_set(err, RT_E_INVAL,
-                        "%s has %u ranks but %d processes replay it (mpiexec -n %u)", path,
-                        (unsigned)m->defs.nranks, m->size, (unsigned)m->defs.nranks);
+        rc = rt_err_set(err, RT_E_INVAL, "%s has %u rank%s but %d process%s it (mpiexec -n %u)",
+                        path, (unsigned)m->defs.nranks, m->defs.nranks == 1 ? "" : "s", m->size,
+                        m->size == 1 ? " replays" : "es replay", (unsigned)m->defs.nranks);
     rc = mr_agree(comm, rc, err, 1);
     if (rc) {
         rt_mpirun_close(m);

@@ -54,13 +54,14 @@ typedef struct rt_mpirun_config {
 
 void rt_mpirun_config_default(rt_mpirun_config *c);
 
-/* How the blocking collectives of a run were executed. */
+/* How the collective calls of a run were executed (each process's calls, summed). */
 typedef struct rt_mpirun_colls {
-    uint64_t mpich;    /* by MPICH with its own selection */
-    uint64_t forced;   /* by MPICH with the chosen algorithm forced (MPIR_CVAR_*_ALGORITHM) */
-    uint64_t schedule; /* as retrace's point-to-point schedule over MPI (MPICH lacks the
-                        * algorithm, or refused it for the call) */
-    uint64_t skipped;  /* not replayed (see the notes) */
+    uint64_t mpich;       /* by MPICH with its own selection */
+    uint64_t nonblocking; /* of those, nonblocking ones (no algorithm is forced for them) */
+    uint64_t forced;      /* by MPICH with the chosen algorithm forced (MPIR_CVAR_*_ALGORITHM) */
+    uint64_t schedule;    /* as retrace's point-to-point schedule over MPI (MPICH lacks the
+                           * algorithm, or refused it for the call) */
+    uint64_t skipped;     /* not replayed (see the notes) */
 } rt_mpirun_colls;
 
 typedef struct rt_mpirun_result {

@@ -26,7 +26,8 @@ typedef struct rt_sim_trace rt_sim_trace;
  * replay: peers resolved to world ranks, request ids linked to their completions. Events
  * that cannot be replayed (a receive that never completed, a nonblocking collective never
  * completed) are left out and counted in the notes. On failure err names what is wrong
- * ("rank 3, event 17: ..."), without the trace's path. */
+ * ("rank 3, event 17: ..."), without the trace's path, or passes on the reader's
+ * message, which names it. */
 int rt_sim_trace_load(rt_reader *r, rt_sim_trace **out, rt_err *err);
 void rt_sim_trace_free(rt_sim_trace *t);
 const rt_defs *rt_sim_trace_defs(const rt_sim_trace *t);

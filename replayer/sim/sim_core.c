@@ -230,8 +230,7 @@ static uint32_t coll_of_event(sim *s, uint32_t rank, const rt_event *ev, uint64_
 static void out_op(sim *s, uint32_t rank, const rt_event *ev)
 {
     unsigned k = ev->kind;
-    if (k == RT_EV_COLL_BEGIN || k == RT_EV_COLL_END || k == RT_EV_NBC_REQUEST ||
-        k == RT_EV_NBC_COMPLETE || k == SIM_EV_SKIP)
+    if (rt_event_is_coll(k) || k == SIM_EV_SKIP)
         return; /* collectives appear as their wire messages (sim_coll.c) */
     rt_event o = *ev;
     if (sim_world_peer(ev)) {
@@ -290,23 +289,17 @@ static void rank_op(sim *s, uint32_t rank, const rt_event *ev)
     case RT_EV_NBC_REQUEST:
         sim_slot_set(s, rank, ev->req, coll_of_event(s, rank, ev, t));
         break;
-    case RT_EV_WIN_CREATE:
-    case RT_EV_WIN_FREE:
-    case RT_EV_RMA_PUT:
-    case RT_EV_RMA_GET:
-    case RT_EV_RMA_ATOMIC:
-    case RT_EV_RMA_COLL_END:
-    case RT_EV_RMA_GROUP_SYNC:
-    case RT_EV_RMA_LOCK:
-    case RT_EV_RMA_UNLOCK:
-    case RT_EV_RMA_SYNC:
+    case RT_EV_COLL_BEGIN:
+    case RT_EV_RMA_COLL_BEGIN: /* the END event does the work */
+        break;
+    default:
+        if (!rt_event_is_rma(ev->kind)) /* REQUEST_CANCELLED: nothing to do */
+            break;
         if (s->fast) { /* lock queues and the like go by the order of events */
             sim_fast_give_up(s, "RMA");
             break;
         }
         sim_rma_event(s, rank, ev);
-        break;
-    default: /* COLL_BEGIN, RMA_COLL_BEGIN, skipped events: nothing to do */
         break;
     }
 }

@@ -58,7 +58,7 @@ void sim_out_event(sim *s, uint32_t rank, const rt_event *ev, uint64_t t_ps)
 int32_t sim_out_peer(const sim *s, const rt_event *ev, uint32_t world)
 {
     uint32_t comm = ev->comm;
-    if (ev->kind >= RT_EV_WIN_CREATE) {
+    if (rt_event_is_rma(ev->kind)) {
         const rt_win_def *w = rt_defs_win(s->defs, ev->comm);
         comm = w ? w->comm : ev->comm;
     }

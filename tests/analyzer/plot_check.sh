@@ -39,6 +39,22 @@ for cmd in hist gateways profile pipeline; do
     done
 done
 
+# Nothing to draw, legitimately (no chain of 64M gains from pipelining): the tables say so,
+# the plot is an empty chart with the note, one note on stderr, exit status 0.
+for ext in svg png; do
+    out=$work/empty.$ext
+    "$retrace" pipeline "$trace" --min-size 64M --plot "$out" > "$work/empty.$ext.stdout" \
+        2> "$work/empty.$ext.err" || fail "pipeline --plot with no gaining chain exited $?"
+    grep -q '^chains that gain from pipelining  *0$' "$work/empty.$ext.stdout" ||
+        fail "pipeline with no gaining chain: no summary table"
+    echo "retrace: note: no chain gains from pipelining: the plot is empty" |
+        cmp -s - "$work/empty.$ext.err" || { fail "empty plot: stderr"; cat "$work/empty.$ext.err"; }
+    [ -s "$out" ] || fail "$out: no empty chart"
+done
+grep -q 'no chain gains from pipelining' "$work/empty.svg" || fail "empty.svg: no note"
+tail -c 200 "$work/empty.svg" | grep -q '</svg>' || fail "empty.svg: <svg> not closed"
+check_png "$work/empty.png"
+
 # A gnuplot that cannot run: one error line naming the plot, exit status 2, no image.
 RETRACE_GNUPLOT=$work/no-such-gnuplot "$retrace" hist "$trace" --plot "$work/x.svg" \
     > /dev/null 2> "$work/nognuplot.err"

@@ -3,7 +3,8 @@
 # one per line ($DATA is tests/data, $EXAMPLES is examples/, $WORK a fresh scratch folder).
 # Its stdout, stderr and exit status must equal NAME.out, NAME.err and NAME.status (each
 # optional: absent means empty output, and status 0). BLESS=1 writes them from a run instead.
-# NAME.cat (optional) lists files the command writes, appended to stdout for the comparison.
+# NAME.cat (optional) lists files the command writes, appended to stdout for the comparison;
+# NAME.pre (optional) puts files in $WORK before the call (below).
 # usage: run_case.sh RETRACE TESTS_DIR WORK_ROOT NAME
 set -eu
 retrace=$1 tests=$2 root=$3 name=$4
@@ -21,6 +22,24 @@ while IFS= read -r line || [ -n "$line" ]; do
         -e "s|\$EXAMPLES|$EXAMPLES|g")
     set -- "$@" "$line"
 done < "$tests/cli/$name.cmd"
+
+# NAME.pre (optional) puts files in $WORK before the call (outputs that exist already), one
+# a line: "PATH/" makes a folder, "PATH" a file holding the line "an earlier output",
+# "PATH < SRC" a copy of SRC ($WORK, $DATA and $EXAMPLES expanded). PATH must be in $WORK.
+if [ -f "$tests/cli/$name.pre" ]; then
+    while IFS= read -r line || [ -n "$line" ]; do
+        case "$line" in "#"* | "") continue ;; esac
+        line=$(printf '%s' "$line" | sed -e "s|\$WORK|$WORK|g" -e "s|\$DATA|$DATA|g" \
+            -e "s|\$EXAMPLES|$EXAMPLES|g")
+        dst=${line%% < *}
+        case "$dst" in "$WORK"/*) ;; *) echo "$name.pre: $dst is not in \$WORK" >&2; exit 2 ;; esac
+        case "$line" in
+        *" < "*) mkdir -p "$(dirname "$dst")" && cp -R "${line#* < }" "$dst" ;;
+        */) mkdir -p "$dst" ;;
+        *) mkdir -p "$(dirname "$dst")" && echo "an earlier output" > "$dst" ;;
+        esac
+    done < "$tests/cli/$name.pre"
+fi
 
 status=0
 (cd "$WORK" && "$retrace" "$@") > "$WORK/stdout" 2> "$WORK/stderr" || status=$?

@@ -38,8 +38,9 @@ want_note="retrace: note for coll:allgather=recursive_doubling: MPICH refused th
 grep -qxF "$want_note" "$w/cmp.err" || { fail "no note on the refused algorithm"; cat "$w/cmp.err"; }
 
 # One configuration, with per-process node ids (two emulated nodes): the summary.
-timeout -k 5 "$t" mpiexec -n 1 -env RETRACE_NODE_ID 0 "$retrace" replay --engine mpi "$trace" \
-    --repeat 3 : -n 2 -env RETRACE_NODE_ID 1 "$retrace" replay --engine mpi "$trace" --repeat 3 \
+RETRACE_PROGRESS=1 timeout -k 5 "$t" mpiexec -n 1 -env RETRACE_NODE_ID 0 "$retrace" replay \
+    --engine mpi "$trace" --repeat 3 : -n 2 -env RETRACE_NODE_ID 1 "$retrace" replay \
+    --engine mpi "$trace" --repeat 3 \
     > "$w/one.out" 2> "$w/one.err" || fail "the single run exited $?"
 grep -qx 'machine             3 processes on 2 nodes, 1 module; map recorded' "$w/one.out" ||
     fail "machine line: $(grep '^machine' "$w/one.out")"
@@ -47,9 +48,16 @@ grep -qx 'messages            3 (300 bytes); the trace has 3 (300 bytes)' "$w/on
     fail "messages line: $(grep '^messages' "$w/one.out")"
 grep -q '^measured run time   .* (median of 3 runs)$' "$w/one.out" || fail "no measured time"
 grep -q '^predicted run time  ' "$w/one.out" || fail "no prediction"
+# The progress line of the replays (RETRACE_PROGRESS=1: as on a terminal), from rank 0 only.
+tr '\r' '\n' < "$w/one.err" > "$w/one.lines"
+for k in 1 2 3; do
+    [ "$(grep -c "^replay on MPI: $k of 3: recorded, run $k of 3 ([0-9]* s)$" "$w/one.lines")" = 1 ] ||
+        { fail "progress line $k"; cat "$w/one.err"; }
+done
 [ "$(grep -c '^ *[0-2]  ' "$w/one.out")" = 3 ] || fail "not 3 rows of per-rank times"
 
-# Bad use: one line from rank 0, exit status 2, no hang.
+# Bad use: rank 0 says it (a usage error: its line and where to find help), exit status 2,
+# no hang.
 bad() { # WANT NP ARGS...
     want=$1 np=$2
     shift 2
@@ -60,11 +68,15 @@ bad() { # WANT NP ARGS...
     [ "$(cat "$w/bad.err")" = "$want" ] || fail "$*: stderr '$(cat "$w/bad.err")', expected '$want'"
 }
 bad "retrace: $trace has 3 ranks but 2 processes replay it (mpiexec -n 3)" 2 "$trace"
-bad "retrace: --eager: not with --engine mpi (the MPI library has its own eager threshold)" \
-    3 "$trace" --eager 0
-bad "retrace: --compare 'nodes:2': only coll, map and model can change with --engine mpi (the machine and its MPI library are what they are)" \
-    3 "$trace" --compare nodes:2
-bad "retrace: --repeat: bad value '0' (expected 1 to 1000)" 3 "$trace" --repeat 0
+try="Try 'retrace replay --help'."
+bad "retrace replay: --eager: not with --engine mpi (the MPI library has its own eager threshold)
+$try" 3 "$trace" --eager 0
+bad "retrace replay: --compare: 'nodes:2': only coll, map and model can change with --engine mpi (the machine and its MPI library are what they are; --compute-scale applies to every configuration)
+$try" 3 "$trace" --compare nodes:2
+bad "retrace replay: --repeat: bad value '0' (expected 1 to 1000)
+$try" 3 "$trace" --repeat 0
+bad "retrace replay: --nodes: not with --engine mpi (the machine is the one mpiexec runs the processes on)
+$try" 3 "$trace" --nodes=2
 bad "retrace: $w/none.csv: No such file or directory" 3 "$w/none.csv"
 
 # A trace no MPI library can run in its order: stopped at --timeout, with one line.

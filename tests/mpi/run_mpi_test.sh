@@ -196,6 +196,10 @@ dump_status=$?
 if [ "$TRUNCATED" = 1 ]; then
     [ "$dump_status" = 3 ] || fail "trace_dump exited $dump_status, expected 3 (cut short)"
     grep -q '^truncated: ' "$w/dump.err" || fail "the trace is not reported cut short"
+    # record assembled the raw files and removed them: no message may send anyone there
+    grep -q "$trace: rank " "$w/dump.err" || fail "the note does not name the archive"
+    grep -F "$trace.raw" "$w/traced.err" "$w/dump.err" &&
+        fail "a message names the raw files, which record removed"
 else
     [ "$dump_status" = 0 ] || fail "trace_dump exited $dump_status"
     [ -s "$w/dump.err" ] && { fail "trace_dump complained:"; show "$w/dump.err"; }
@@ -263,6 +267,12 @@ if [ "$TRUNCATED" != 1 ] && [ "$MPI_REPLAY" = 1 ]; then
     left=$(sed -n 's/^collective calls .*, \([0-9]*\) left out$/\1/p' "$w/mpi_replay.out")
     [ "$left" = "$MPI_LEFT_OUT" ] ||
         fail "the replay on MPI left out '$left' collective calls, expected $MPI_LEFT_OUT"
+    # every collective call of the trace is accounted for, nonblocking ones too
+    calls=$(awk '$2 == "coll_end" || $2 == "nbc_request"' "$w/dump.txt" | wc -l)
+    got=$(sed -n "s/^collective calls  *\([0-9]*\) by MPICH's choice ([0-9]* of them nonblocking), \([0-9]*\) with MPICH's algorithm forced, \([0-9]*\) as retrace's schedule, \([0-9]*\) left out$/\1 \2 \3 \4/p" \
+        "$w/mpi_replay.out" | awk '{ print $1 + $2 + $3 + $4 }')
+    [ "$got" = "$calls" ] ||
+        fail "the replay on MPI accounts for '$got' collective calls, the trace has $calls"
 fi
 
 for a in $ANALYZE; do # each NAME runs 'retrace $ARGS_NAME TRACE': stdout = expected/EXPECT.NAME

@@ -78,11 +78,6 @@ static int is_polling_call(unsigned fn)
     }
 }
 
-static int is_rma_kind(unsigned kind)
-{
-    return kind >= RT_EV_WIN_CREATE && kind <= RT_EV_RMA_SYNC;
-}
-
 static void print_members(FILE *f, const uint32_t *m, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
@@ -184,7 +179,7 @@ static int print_event(rank_out *o, const rt_defs *defs, const rt_event *ev, con
             call && *call ? call : "-");
     if (strchr(fields, 'c')) {
         uint32_t comm = ev->comm;
-        if (is_rma_kind(ev->kind)) {
+        if (rt_event_is_rma(ev->kind)) {
             const rt_win_def *w = rt_defs_win(defs, ev->comm);
             fputs(" win=", f);
             if (!w) {

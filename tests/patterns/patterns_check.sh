@@ -19,6 +19,7 @@ expect() { # the calls expected, "FUNCTION COUNT" per line, all ranks together
     allreduce) printf 'MPI_Allreduce 44\nMPI_Barrier 4\n' ;;
     alltoall) printf 'MPI_Alltoall 44\nMPI_Barrier 4\n' ;;
     rma_fence) printf 'MPI_Barrier 4\nMPI_Put 44\nMPI_Win_fence 88\n' ;;
+    stencil) printf 'MPI_Allreduce 44\nMPI_Barrier 4\nMPI_Irecv 176\nMPI_Isend 176\nMPI_Waitall 44\n' ;;
     esac
 }
 

@@ -10,6 +10,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "rt_test_main.h"
+
 #include <math.h>
 
 #include "rt__calib.h"
@@ -427,7 +429,7 @@ static void test_fit_calls(void **state)
     assert_int_equal(put->cost.bandwidth, 4000000000);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_oneway),       cmocka_unit_test(test_oneway_is_the_engines),
@@ -437,5 +439,5 @@ int main(void)
         cmocka_unit_test(test_write_result), cmocka_unit_test(test_fit_disturbed),
         cmocka_unit_test(test_fit_calls),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return rt_test_main("calib", tests, argc, argv);
 }

@@ -13,6 +13,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "rt_test_main.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1024,7 +1026,7 @@ static void test_names(void **state)
     assert_int_equal(strlen(buf), 9);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names),          cmocka_unit_test(test_bad_input),
@@ -1036,5 +1038,5 @@ int main(void)
         cmocka_unit_test(test_nbr_steps),      cmocka_unit_test(test_nbr_consistency),
         cmocka_unit_test(test_nbr_bad_input),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return rt_test_main("coll", tests, argc, argv);
 }

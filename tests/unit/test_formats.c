@@ -6,6 +6,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "rt_test_main.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 
 #include <otf2/otf2.h>
 
+#include "rt_place.h"
 #include "rt_test.h"
 #include "rt_trace.h"
 
@@ -132,6 +135,58 @@ static void expect_open_error(const char *path, int code, const char *text)
     unload(&l);
 }
 
+/* ---- errors ---------------------------------------------------------------------------------- */
+
+static void test_escape(void **state)
+{
+    char buf[64];
+    assert_string_equal(rt_escape(buf, sizeof buf, "t.csv:5: unknown event 'sned'"),
+                        "t.csv:5: unknown event 'sned'");
+    assert_string_equal(rt_escape(buf, sizeof buf, "a\rb\nc\td"), "a\\rb\\nc\\td");
+    assert_string_equal(rt_escape(buf, sizeof buf, "\033[31m\x01\x7f"), "\\x1B[31m\\x01\\x7F");
+    /* other bytes (UTF-8 in a path) stay; escaping escaped text changes nothing */
+    assert_string_equal(rt_escape(buf, sizeof buf, "r\xc3\xa9sum\xc3\xa9 \\r"),
+                        "r\xc3\xa9sum\xc3\xa9 \\r");
+    char twice[64];
+    rt_escape(buf, sizeof buf, "x\ry\033");
+    assert_string_equal(rt_escape(twice, sizeof twice, buf), buf);
+    /* cut short at the end of the buffer, never inside an escape */
+    char small[6];
+    assert_string_equal(rt_escape(small, sizeof small, "abc\rdef"), "abc\\r");
+    assert_string_equal(rt_escape(small, sizeof small, "abcd\033"), "abcd");
+    assert_string_equal(rt_escape(small, 1, "abc"), "");
+}
+
+/* ---- emulated placement -------------------------------------------------------------------- */
+
+static void test_emulated_shapes(void **state)
+{
+    uint32_t nodes, modules, node, module;
+    assert_int_equal(rt_place_parse_emulate("nodes=4,modules=2", &nodes, &modules), 0);
+    assert_int_equal(nodes, 4);
+    assert_int_equal(modules, 2);
+    assert_int_equal(rt_place_parse_emulate("modules=2", &nodes, &modules), -RT_E_INVAL);
+    rt_place_emulated(5, 8, 4, 2, &node, &module); /* 2 ranks per node, 2 nodes per module */
+    assert_int_equal(node, 2);
+    assert_int_equal(module, 1);
+    /* every node gets a rank and every module a node, or the shape is refused */
+    rt_err err;
+    assert_int_equal(rt_place_check_emulated(8, 4, 2, &err), 0);
+    assert_int_equal(rt_place_check_emulated(4, 4, 4, &err), 0);
+    assert_int_equal(rt_place_check_emulated(4, 8, 2, &err), -RT_E_INVAL);
+    assert_string_equal(err.msg, "8 nodes for 4 ranks leave 4 nodes without a rank (ranks go "
+                                 "block-wise, 1 per node)");
+    assert_int_equal(rt_place_check_emulated(5, 4, 1, &err), -RT_E_INVAL); /* 2, 2, 1, none */
+    assert_string_equal(err.msg, "4 nodes for 5 ranks leave 1 node without a rank (ranks go "
+                                 "block-wise, 2 per node)");
+    assert_int_equal(rt_place_check_emulated(4, 1, 5, &err), -RT_E_INVAL);
+    assert_string_equal(err.msg, "5 modules for 1 node leave 4 modules without a node (nodes go "
+                                 "block-wise, 1 per module)");
+    assert_int_equal(rt_place_check_emulated(0, 4, 3, &err), -RT_E_INVAL); /* ranks unknown */
+    assert_int_equal(rt_place_check_emulated(0, 4, 2, &err), 0);
+    assert_int_equal(rt_place_check_emulated(1, 1, 1, &err), 0);
+}
+
 /* ---- the event model ----------------------------------------------------------------------- */
 
 static void test_func_names(void **state)
@@ -190,6 +245,42 @@ static void test_kind_and_op_names(void **state)
             rt_event_op_lookup(RT_EV_NBC_COMPLETE, rt_event_op_name(RT_EV_NBC_COMPLETE, op)), op);
     assert_string_equal(rt_event_op_name(RT_EV_RMA_LOCK, RT_LOCK_COUNT), "");
     assert_string_equal(rt_strerror(-RT_E_ORDER), "events out of time order");
+}
+
+/* The class and req columns of RT_EVENT_KINDS: every kind has a class, the predicates agree
+ * with it, kinds out of range (an engine's own markers) have none; a request is started or
+ * ended, never both, by kinds that carry its id. */
+static void test_kind_classes(void **state)
+{
+    unsigned n[RT_EVC_COUNT] = {0};
+    for (unsigned k = 0; k < RT_EV_COUNT; k++) {
+        rt_event_class c = rt_event_class_of(k);
+        assert_true(c < RT_EVC_COUNT);
+        n[c]++;
+        for (unsigned d = 0; d < RT_EVC_COUNT; d++)
+            assert_int_equal(rt_event_in_class(k, (rt_event_class)d), c == d);
+        assert_int_equal(rt_event_is_rma(k), c == RT_EVC_RMA);
+        assert_int_equal(rt_event_is_coll(k), c == RT_EVC_COLL);
+        int starts = rt_event_starts_request(k), ends = rt_event_ends_request(k);
+        assert_false(starts && ends);
+        if (starts || ends)
+            assert_true(rt_event_kind_uses(k, 'q'));
+    }
+    for (unsigned d = 0; d < RT_EVC_COUNT; d++)
+        assert_true(n[d] > 0);
+    static const unsigned out[] = {RT_EV_COUNT, 63, 64, 0xff, 1000, UINT32_MAX};
+    for (size_t i = 0; i < sizeof out / sizeof *out; i++) {
+        assert_int_equal(rt_event_class_of(out[i]), RT_EVC_COUNT);
+        assert_false(rt_event_is_rma(out[i]) || rt_event_is_coll(out[i]));
+        assert_false(rt_event_starts_request(out[i]) || rt_event_ends_request(out[i]));
+    }
+    assert_int_equal(rt_event_class_of(RT_EV_LEAVE), RT_EVC_CALL);
+    assert_int_equal(rt_event_class_of(RT_EV_REQUEST_CANCELLED), RT_EVC_P2P);
+    assert_int_equal(rt_event_class_of(RT_EV_NBC_COMPLETE), RT_EVC_COLL);
+    assert_int_equal(rt_event_class_of(RT_EV_RMA_COLL_BEGIN), RT_EVC_RMA);
+    assert_true(rt_event_starts_request(RT_EV_RMA_ATOMIC));
+    assert_true(rt_event_ends_request(RT_EV_REQUEST_CANCELLED));
+    assert_false(rt_event_starts_request(RT_EV_RMA_LOCK)); /* its q is a lock id */
 }
 
 /* The op of RECV and IRECV is a set of wildcard bits, named by joining the bits' names. */
@@ -1038,12 +1129,15 @@ static void test_blocks_gathered(void **state)
     rt_reader_close(r);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_escape),
+        cmocka_unit_test(test_emulated_shapes),
         cmocka_unit_test(test_func_names),
         cmocka_unit_test(test_contype_names),
         cmocka_unit_test(test_kind_and_op_names),
+        cmocka_unit_test(test_kind_classes),
         cmocka_unit_test(test_recv_flag_names),
         cmocka_unit_test(test_event_equal_uses_only_kind_fields),
         cmocka_unit_test(test_defs),
@@ -1065,5 +1159,5 @@ int main(void)
         cmocka_unit_test(test_writer_checks),
         cmocka_unit_test(test_blocks_gathered),
     };
-    return cmocka_run_group_tests_name("formats", tests, NULL, NULL);
+    return rt_test_main("formats", tests, argc, argv);
 }

@@ -5,6 +5,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "rt_test_main.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -529,6 +531,11 @@ static void test_env_bad_values(void **state)
          "PSP_HISTOGRAM_CONTYPE=infiniband: unknown connection type (expected loop, shm, net, "
          "gw, gateway or a psmpi network such as openib); counting all messages\n",
          64, 67108864, 1},
+        /* control characters escaped: one warning is one line */
+        {NULL, NULL, NULL, "gw\r",
+         "PSP_HISTOGRAM_CONTYPE=gw\\r: unknown connection type (expected loop, shm, net, gw, "
+         "gateway or a psmpi network such as openib); counting all messages\n",
+         64, 67108864, 1},
         {NULL, NULL, NULL, "GW",
          "PSP_HISTOGRAM_CONTYPE=GW: unknown connection type (expected loop, shm, net, gw, "
          "gateway or a psmpi network such as openib); counting all messages\n",
@@ -613,11 +620,11 @@ static void test_env_warning_buffer(void **state)
                      1);
     char want[512];
     snprintf(want, sizeof want,
-             "PSP_HISTOGRAM_SHIFT=z?%.62s...: not a number; using the "
+             "PSP_HISTOGRAM_SHIFT=z\\n%.62s...: not a number; using the "
              "default 1\n",
              value + 2);
     assert_string_equal(warnings, want);
-    assert_int_equal(strlen(want), strlen("PSP_HISTOGRAM_SHIFT=") + 64 + 3 +
+    assert_int_equal(strlen(want), strlen("PSP_HISTOGRAM_SHIFT=") + 65 + 3 +
                                        strlen(": not a number; using the default 1\n"));
 }
 
@@ -767,7 +774,7 @@ static void test_merge(void **state)
     assert_int_equal(a.count[0], 2);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_default_limits),
@@ -790,5 +797,5 @@ int main(void)
         cmocka_unit_test(test_config_from_args),
         cmocka_unit_test(test_merge),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return rt_test_main("histograms", tests, argc, argv);
 }

@@ -7,6 +7,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "rt_test_main.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -607,7 +609,7 @@ static void test_auto_million(void **state)
     free(count);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_format),
@@ -626,5 +628,5 @@ int main(void)
         cmocka_unit_test(test_auto_keeps_recorded),
         cmocka_unit_test(test_auto_million),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return rt_test_main("map", tests, argc, argv);
 }

@@ -6,6 +6,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "rt_test_main.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -738,7 +740,7 @@ static void test_file_not_found(void **state)
     assert_int_equal(rt_net_model_load(&m, "/nonexistent/model.conf", NULL), -RT_E_NOTFOUND);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),         cmocka_unit_test(test_example_is_defaults),
@@ -751,5 +753,5 @@ int main(void)
         cmocka_unit_test(test_file_not_found),   cmocka_unit_test(test_protocol_rates),
         cmocka_unit_test(test_call_costs),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return rt_test_main("net", tests, argc, argv);
 }

@@ -15,6 +15,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "rt_test_main.h"
+
 #include "test_sim.h"
 
 #define L_PS US
@@ -936,7 +938,7 @@ static void test_time_sharing(void **state)
     st_free(&t);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sim_coll_bcast_8x8192),
@@ -966,5 +968,5 @@ int main(void)
         cmocka_unit_test(test_call_costs),
         cmocka_unit_test(test_time_sharing),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return rt_test_main("sim", tests, argc, argv);
 }

@@ -5,6 +5,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "rt_test_main.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1164,7 +1166,7 @@ static void test_long_lines(void **state)
     free(text);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_p2p_and_time),
@@ -1184,5 +1186,5 @@ int main(void)
         cmocka_unit_test(test_long_lines),
         cmocka_unit_test(test_blank_forms),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return rt_test_main("ti", tests, argc, argv);
 }

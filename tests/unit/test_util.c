@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "rt_test_main.h"
+
 #include "rt_util.h"
 
 /* ---- hash table ----------------------------------------------------------------------------- */
@@ -591,7 +593,7 @@ static void test_parse_size(void **state)
     assert_int_equal(rt_parse_size_opt("--max", "x", &v, NULL), -RT_E_INVAL);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hmap_basic),     cmocka_unit_test(test_hmap_backward_shift_wraps),
@@ -601,5 +603,5 @@ int main(void)
         cmocka_unit_test(test_vec_overflow),   cmocka_unit_test(test_parse_uint),
         cmocka_unit_test(test_parse_size),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return rt_test_main("util", tests, argc, argv);
 }

@@ -1,0 +1,5 @@
+# calibrate --out refuses an existing file before MPI measures anything
+calibrate
+--quick
+--out
+$WORK/m.conf

@@ -1,0 +1,6 @@
+# The raw files of an earlier run are not mixed with a new run's
+record
+--out
+$WORK/t
+--
+true

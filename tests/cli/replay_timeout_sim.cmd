@@ -1,0 +1,3 @@
+replay
+$DATA/an_small.csv
+--timeout=5
