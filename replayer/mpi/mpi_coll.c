@@ -56,14 +56,8 @@ typedef struct steps {
 static int collect(void *ctx, const rt_coll_step *st)
 {
     steps *v = ctx;
-    if (v->n == v->cap) {
-        size_t cap = v->cap ? v->cap * 2 : 64;
-        rt_coll_step *p = realloc(v->s, cap * sizeof *p);
-        if (!p)
-            return -1;
-        v->s = p;
-        v->cap = cap;
-    }
+    if (RT_VEC_RESERVE(v->s, v->cap, (uint64_t)v->n + 1, 64) < 0)
+        return -1;
     v->s[v->n++] = *st;
     return 0;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rt_net.h"
+#include "rt_parse.h"
 
 typedef unsigned __int128 u128;
 
@@ -107,11 +108,8 @@ static int find_key(const char *const *keys, unsigned n, const char *key)
 /* A whole number from min to UINT32_MAX. */
 static int parse_count(const char *v, unsigned long long min, uint32_t *out)
 {
-    size_t n = strspn(v, "0123456789");
-    if (!n || v[n] || n > 10)
-        return -1;
-    unsigned long long x = strtoull(v, NULL, 10);
-    if (x < min || x > UINT32_MAX)
+    uint64_t x;
+    if (rt_parse_uint(v, min, UINT32_MAX, &x, NULL) < 0)
         return -1;
     *out = (uint32_t)x;
     return 0;

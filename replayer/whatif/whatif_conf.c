@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_parse.h"
 #include "rt_whatif.h"
 
 const char *rt_whatif_base_label(const rt_whatif_conf *b)
@@ -16,9 +17,8 @@ const char *rt_whatif_base_label(const rt_whatif_conf *b)
 
 int rt_whatif_parse_count(const char *what, const char *v, uint32_t *out, rt_err *err)
 {
-    char *end;
-    unsigned long long n = strtoull(v, &end, 10);
-    if (!*v || *end || v[0] == '-' || n == 0 || n > RT_MAX_RANKS)
+    uint64_t n;
+    if (rt_parse_uint(v, 1, RT_MAX_RANKS, &n, NULL) < 0)
         return rt_err_set(err, RT_E_USAGE,
                           "%s: bad value '%s' (expected a whole number from 1 to %u)", what, v,
                           (unsigned)RT_MAX_RANKS);

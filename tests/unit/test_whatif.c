@@ -52,7 +52,7 @@ static void test_parse_count(void **state)
     snprintf(over, sizeof over, "%u", RT_MAX_RANKS + 1);
     assert_int_equal(rt_whatif_parse_count("--nodes", max, &n, &err), 0);
     assert_int_equal(n, RT_MAX_RANKS);
-    const char *bad[] = {"0", "-1", "", "4x", "x", over, "99999999999999999999"};
+    const char *bad[] = {"0", "-1", "", "4x", "x", "+4", " 4", over, "99999999999999999999"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         n = 7;
         assert_int_equal(rt_whatif_parse_count("--modules", bad[i], &n, &err), -RT_E_USAGE);
