@@ -54,14 +54,14 @@ typedef struct dnbrs {
 #define VEC_PUSH(vec, x)                                                                  \
     ((vec).n < (vec).cap || vec_grow((void **)&(vec).v, &(vec).cap, sizeof *(vec).v) == 0 \
          ? ((vec).v[(vec).n++] = (x), 0)                                                  \
-         : -1)
+         : -RT_E_NOMEM)
 
 static inline int vec_grow(void **v, size_t *cap, size_t size)
 {
     size_t ncap = *cap ? *cap * 2 : 16;
     void *p = realloc(*v, ncap * size);
     if (!p)
-        return -1;
+        return -RT_E_NOMEM;
     *v = p;
     *cap = ncap;
     return 0;

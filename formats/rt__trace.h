@@ -71,7 +71,7 @@ int rt__ti_create(rt_writer *w, rt_err *err);
 void rt__reader_set_truncated(rt_reader *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Strict unsigned decimal parse of the whole string: 0 on success. */
+/* Strict unsigned decimal parse of the whole string: 0, or -RT_E_INVAL. */
 int rt__parse_u64(const char *s, uint64_t *out);
 int rt__parse_i64(const char *s, int64_t *out);
 

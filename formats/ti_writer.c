@@ -106,7 +106,7 @@ static int grow(void **v, size_t *cap, size_t need, size_t size)
         ncap *= 2;
     void *p = realloc(*v, ncap * size);
     if (!p)
-        return -1;
+        return -RT_E_NOMEM;
     *v = p;
     *cap = ncap;
     return 0;
@@ -221,14 +221,14 @@ static int append(rt_writer *w, tw_rank *k, const char *fmt, ...)
         int n = vsnprintf(k->buf ? k->buf + k->len : NULL, room, fmt, ap);
         va_end(ap);
         if (n < 0)
-            return -1;
+            return -RT_E_INVAL; /* an encoding error: not with these formats */
         if ((size_t)n < room) {
             k->len += (size_t)n;
             tw->buffered += (size_t)n;
             return 0;
         }
         if (grow((void **)&k->buf, &k->cap, k->len + (size_t)n + 1, 1))
-            return -1;
+            return -RT_E_NOMEM;
     }
 }
 

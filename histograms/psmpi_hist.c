@@ -70,7 +70,7 @@ static int same_text_nocase(const char *a, const char *b)
     return *a == *b;
 }
 
-/* Bit shift of a binary size suffix ("", K, KiB, M, ... any case), or -1. */
+/* Bit shift of a binary size suffix ("", K, KiB, M, ... any case), or -RT_E_INVAL. */
 static int suffix_shift(const char *s)
 {
     static const char letters[] = "kmgt";
@@ -78,9 +78,9 @@ static int suffix_shift(const char *s)
         return 0;
     const char *at = strchr(letters, ascii_lower((unsigned char)*s));
     if (!at)
-        return -1;
+        return -RT_E_INVAL;
     if (s[1] && !same_text_nocase(s + 1, "ib"))
-        return -1;
+        return -RT_E_INVAL;
     return 10 * (int)(at - letters + 1);
 }
 
@@ -91,7 +91,7 @@ int rt_hist_parse_size(const char *option, const char *text, uint64_t *out, rt_e
     uint64_t v = 0;
     const char *end;
     num_status st = parse_digits(text, &v, &end);
-    int sh = st == NUM_BAD ? -1 : suffix_shift(end);
+    int sh = st == NUM_BAD ? -RT_E_INVAL : suffix_shift(end);
     if (sh < 0)
         return rt_err_set(err, RT_E_INVAL, "%s: bad size '%s' (" SIZE_HINT ")", option, text);
     if (st == NUM_TOO_LARGE || (sh && v > UINT64_MAX >> sh))
