@@ -27,17 +27,17 @@ static int parse_u64(const char *s, uint64_t *out, int *overflow)
     uint64_t v = 0;
     *overflow = 0;
     if (!*s)
-        return -1;
+        return -RT_E_INVAL;
     for (; *s; s++) {
         if (*s < '0' || *s > '9')
-            return -1;
+            return -RT_E_INVAL;
         unsigned d = (unsigned)(*s - '0');
         if (v > (UINT64_MAX - d) / 10)
             *overflow = 1;
         v = v * 10 + d;
     }
     *out = v;
-    return *overflow ? -1 : 0;
+    return *overflow ? -RT_E_RANGE : 0;
 }
 
 int rt_map_parse(const char *text, rt_map_spec *spec, rt_err *err)
@@ -288,7 +288,7 @@ static int token_u64(const char *t, size_t n, uint64_t *v)
     *v = 0;
     for (size_t i = 0; i < n; i++) {
         if (t[i] < '0' || t[i] > '9')
-            return -1;
+            return -RT_E_INVAL;
         unsigned d = (unsigned)(t[i] - '0');
         *v = *v > (UINT64_MAX - d) / 10 ? UINT64_MAX : *v * 10 + d;
     }
