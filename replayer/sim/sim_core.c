@@ -634,7 +634,11 @@ static int run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res
     res->ranks = calloc(s->nranks ? s->nranks : 1, sizeof *res->ranks);
     s->ranks = sim_realloc_lines(NULL, 0, (size_t)s->nranks * sizeof *s->ranks);
     s->ports = sim_realloc_lines(NULL, 0, (size_t)s->nranks * sizeof *s->ports);
-    uint32_t gws = c->model.gateways ? c->model.gateways : 1;
+    /* a gw message between a and b waits for gateway (a + b) mod gateways: no index past
+     * 2 nranks - 2 is used, whatever the model says */
+    uint64_t gws = c->model.gateways ? c->model.gateways : 1;
+    if (gws > 2 * (uint64_t)s->nranks)
+        gws = s->nranks ? 2 * (uint64_t)s->nranks : 1;
     s->gw_free = calloc(gws, sizeof *s->gw_free);
     uint64_t nslots = 0;
     for (uint32_t r = 0; r < s->nranks; r++)
