@@ -158,6 +158,8 @@ static const uint32_t *per_comm_rank(sim *s, const rt_comm_def *c, int modules)
  * which at a million ranks is twenty cache misses. */
 static uint32_t comm_rank(const rt_comm_def *c, uint32_t w)
 {
+    if (c->flags & RT_COMM_IS_SELF) /* each rank is the one member of its own */
+        return 0;
     if (w < c->size && c->members[w] == w)
         return w;
     return (uint32_t)rt_comm_position(c, w);
@@ -353,7 +355,7 @@ static int make_schedule(sim *s, sim_coll *co, sim_sched *sc, const rt_comm_def 
     } else {
         steps = sc->steps;
     }
-    if (!steps)
+    if (!steps && n) /* none with no steps (one member): a kept schedule may have none yet */
         return sim_fail(s, RT_E_NOMEM, "out of memory (collective schedule)");
     if (n)
         memcpy(steps, s->scratch, (size_t)n * sizeof *steps);
