@@ -252,10 +252,13 @@ void sim_coll_advance(sim *s, uint32_t c)
     post_round(s, c, s->now);
 }
 
-/* Counts rank's arrival at instance (key, seq); *first, *last: it is the first, the last. */
+/* Counts rank's arrival at instance (key, seq); *first, *last: it is the first, the last.
+ * 0, or -RT_E_NOMEM (s->rc set). A call that is another op than the instance's first one
+ * is reported and stops the replay (*mismatch = 1, s->stop). */
 static int check_instance(sim *s, uint32_t rank, uint64_t key, uint32_t seq, unsigned op,
-                          uint32_t size, const char *what, int *first, int *last)
+                          uint32_t size, const char *what, int *first, int *last, int *mismatch)
 {
+    *mismatch = 0;
     int created;
     uint64_t *v = sim_map_put(&s->collchk, key, seq, &created);
     if (!v)
@@ -280,7 +283,8 @@ static int check_instance(sim *s, uint32_t rank, uint64_t key, uint32_t seq, uns
                        rt_event_op_name(RT_EV_COLL_END, first_op), (unsigned)first_rank,
                        rt_event_op_name(RT_EV_COLL_END, op), (unsigned)rank);
         s->stop = 1;
-        return -1;
+        *mismatch = 1;
+        return 0;
     }
     uint32_t arrived = (uint32_t)(*v >> 32) + 1;
     if (arrived >= size) {
@@ -406,8 +410,9 @@ uint32_t sim_coll_start(sim *s, uint32_t rank, uint8_t ctx, uint32_t id, const r
     }
     uint32_t seq = sc->seq_next++;
     const char *what = ctx == SIM_CTX_WIN ? "window" : "communicator";
-    int first = 0, last = 0;
-    if (check_instance(s, rank, key, seq, op, c->size, what, &first, &last) < 0)
+    int first = 0, last = 0, mismatch;
+    if (check_instance(s, rank, key, seq, op, c->size, what, &first, &last, &mismatch) < 0 ||
+        mismatch)
         return SIM_NONE;
     uint32_t req = sim_req_new(s);
     uint32_t co_i = req == SIM_NONE ? SIM_NONE : coll_new(s);
@@ -435,9 +440,11 @@ uint32_t sim_coll_start(sim *s, uint32_t rank, uint8_t ctx, uint32_t id, const r
         return SIM_NONE;
     }
     if (s->fast && ctx == SIM_CTX_COLL) {
-        int f = sim_fast_join(s, co_i, c, key, seq, first, last, t);
-        if (f)
-            return f < 0 ? SIM_NONE : req;
+        int taken;
+        if (sim_fast_join(s, co_i, c, key, seq, first, last, t, &taken) < 0)
+            return SIM_NONE;
+        if (taken)
+            return s->stop ? SIM_NONE : req;
     }
     if (!co->nsteps) {
         sim_coll_release(s, co_i);

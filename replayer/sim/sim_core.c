@@ -604,11 +604,12 @@ static void sim_free(sim *s)
     huge_off = 0;
 }
 
-/* One replay; fast: in fast mode (sim_fast.c), which may give up (s->fast_gave_up: returns
- * 1, res freed). */
+/* One replay; fast: in fast mode (sim_fast.c), which may give up: then *again = 1, res is
+ * freed and the run must be done again without it. 0, or a negative code with err set. */
 static int run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res, rt_err *err,
-               int fast)
+               int fast, int *again)
 {
+    *again = 0;
     memset(res, 0, sizeof *res);
     sim s_, *s = &s_;
     memset(s, 0, sizeof *s);
@@ -657,7 +658,8 @@ static int run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res
     if (s->share && fast) { /* turns make every rank's times depend on the order of events */
         sim_free(s);
         rt_sim_result_free(res);
-        return 1;
+        *again = 1;
+        return 0;
     }
     memset(s->slots, 0xff, (nslots ? nslots : 1) * sizeof *s->slots);
     nslots = 0;
@@ -706,7 +708,8 @@ static int run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res
         if (!done) {
             sim_free(s);
             rt_sim_result_free(res);
-            return 1;
+            *again = 1;
+            return 0;
         }
     }
     if (s->rc) {
@@ -757,12 +760,13 @@ int rt_sim_run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res
 {
     /* the fast path never applies with these (sim_fast.c) */
     int fast = !c->no_fast_coll && !c->model.contention && !c->free_wildcards && !c->out_trace;
+    int again = 0;
     if (fast) {
-        int rc = run(t, c, res, err, 1);
-        if (rc != 1)
+        int rc = run(t, c, res, err, 1, &again);
+        if (rc < 0 || !again)
             return rc;
     }
-    return run(t, c, res, err, 0);
+    return run(t, c, res, err, 0, &again);
 }
 
 void rt_sim_result_free(rt_sim_result *res)

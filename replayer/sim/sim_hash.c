@@ -37,7 +37,7 @@ static int grow(sim_map *m)
     size_t cap = m->cap ? m->cap * 2 : 64;
     sim_map_slot *slots = malloc(cap * sizeof *slots);
     if (!slots)
-        return -1;
+        return -RT_E_NOMEM;
     for (size_t i = 0; i < cap; i++)
         slots[i].k1 = SIM_MAP_EMPTY;
     sim_map old = *m;

@@ -78,7 +78,7 @@ static int id_grow(load_scratch *s, size_t cap)
 {
     uint64_t *b = realloc(s->by_id, cap * sizeof *b);
     if (!b)
-        return -1;
+        return -RT_E_NOMEM;
     memset(b + s->idcap, 0xff, (cap - s->idcap) * sizeof *b); /* SIM_MAP_EMPTY */
     s->by_id = b;
     s->idcap = cap;

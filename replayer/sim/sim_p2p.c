@@ -198,7 +198,7 @@ static int grow(sim_chans *t)
     size_t cap = t->cap ? t->cap * 2 : 1024;
     sim_chan *slots = slots_new(cap);
     if (!slots)
-        return -1;
+        return -RT_E_NOMEM;
     sim_chans old = *t;
     t->slots = slots;
     t->cap = cap;

@@ -81,7 +81,7 @@ static int times_push(sim_queue *q, uint64_t time, uint32_t b)
         size_t cap = q->times_cap ? q->times_cap * 2 : 256;
         sim_qtime *h = realloc(q->times, cap * sizeof *h);
         if (!h)
-            return -1;
+            return -RT_E_NOMEM;
         q->times = h;
         q->times_cap = cap;
     }
