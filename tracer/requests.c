@@ -106,7 +106,7 @@ static int grow(shard *s)
     uint32_t cap = s->cap ? s->cap * 2 : INITIAL_CAP;
     slot *n = calloc(cap, sizeof *n);
     if (!n)
-        return -1;
+        return -RT_E_NOMEM;
     for (uint32_t j = 0; j < s->cap; j++) {
         if (!s->slots[j].key)
             continue;
