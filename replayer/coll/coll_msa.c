@@ -12,6 +12,9 @@
 
 #include "rt__coll.h"
 
+/* The root argument of split_groups for ops without a root (any negative value). */
+#define NO_ROOT (-1)
+
 typedef struct lvl {
     rt__grp local;        /* my group, ascending ranks; local.me = my index */
     rt__grp leaders;      /* one rank per group, ascending; leaders.me = my index if I lead */
@@ -54,7 +57,7 @@ static uint32_t rank_at(const rt__grp *m, uint32_t i)
 }
 
 /* Groups of m (ascending ranks, off 0) by key, each led by its lowest rank, or by root (a
- * rank of m; -1 for none) in root's group. Returns the number of groups, or -RT_E_NOMEM. */
+ * rank of m; NO_ROOT for none) in root's group. Returns the number of groups, or -RT_E_NOMEM. */
 static int64_t split_groups(const rt__grp *m, const uint32_t *key, int64_t root, lvl *L)
 {
     uint32_t n = m->n;
@@ -140,7 +143,7 @@ static int build(hier *h, const rt_coll_call *c, int levels, int scan)
 {
     memset(h, 0, sizeof *h);
     rt__grp m = {c->size, c->me, 0, NULL};
-    int64_t root = rt__rooted(c->op) ? c->root : -1;
+    int64_t root = rt__rooted(c->op) ? c->root : NO_ROOT;
     const uint32_t *keys[2] = {c->module, c->node};
     for (int k = 0; k < levels; k++) {
         if (!keys[k])

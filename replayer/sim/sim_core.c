@@ -259,7 +259,7 @@ static void out_op(sim *s, uint32_t rank, const rt_event *ev)
     }
     if (k == RT_EV_IRECV) {
         const rt_comm_def *c = rt_defs_comm(s->defs, ev->comm);
-        int64_t w = c ? rt_defs_peer_world(s->defs, ev) : -1;
+        int64_t w = c ? rt_defs_peer_world(s->defs, ev) : -RT_E_NOTFOUND;
         if (w >= 0)
             o.contype = (uint8_t)sim_contype(s, rank, (uint32_t)w);
     }
