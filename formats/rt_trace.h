@@ -20,8 +20,9 @@ typedef enum rt_format {
 } rt_format;
 
 const char *rt_format_name(rt_format fmt);
-/* "otf2", "csv" or "ti" (formats retrace writes); RT_FMT_AUTO when the name is unknown. */
-rt_format rt_format_lookup(const char *name);
+/* "otf2", "csv" or "ti" (formats retrace writes): the rt_format; -RT_E_NOTFOUND when the name
+ * is unknown. */
+int rt_format_lookup(const char *name);
 
 /* ---- definitions ---------------------------------------------------------------------------- */
 

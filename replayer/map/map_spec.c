@@ -47,7 +47,7 @@ int rt_map_parse(const char *text, rt_map_spec *spec, rt_err *err)
     const char *colon = strchr(text, ':');
     size_t klen = colon ? (size_t)(colon - text) : strlen(text);
     const char *arg = colon ? colon + 1 : NULL;
-    int kind = -1;
+    int kind = -RT_E_NOTFOUND; /* the lookup below */
     for (int k = 0; k < RT_MAP_KIND_COUNT; k++)
         if (strlen(kind_names[k]) == klen && !memcmp(text, kind_names[k], klen))
             kind = k;
