@@ -287,9 +287,9 @@ static int neighbor(mr_run *r, int ci, const rt_event *ev, MPI_Request *req, int
 
 /* ---- one collective --------------------------------------------------------------------- */
 
-/* The blocking call, or its nonblocking form when there is a request. */
-#define ISSUE(name, blocking, nonblocking) \
-    (req ? mr_mpi((nonblocking), "MPI_I" name, err) : mr_mpi((blocking), "MPI_" name, err))
+/* The blocking call MPI_Name, or its nonblocking form MPI_Iname when there is a request. */
+#define ISSUE(Name, name, blocking, nonblocking) \
+    (req ? mr_mpi((nonblocking), "MPI_I" name, err) : mr_mpi((blocking), "MPI_" Name, err))
 
 /* Issues the call with MPICH's selection (or the algorithm forced for it). *skip: the call is
  * left out, the same on every member. */
@@ -307,31 +307,34 @@ static int issue(mr_run *r, const rt_event *ev, MPI_Comm comm, int p, int me, MP
     }
     switch (ev->op) {
     case RT_COLL_BARRIER:
-        return ISSUE("barrier", MPI_Barrier(comm), MPI_Ibarrier(comm, req));
+        return ISSUE("Barrier", "barrier", MPI_Barrier(comm), MPI_Ibarrier(comm, req));
     case RT_COLL_BCAST: {
         int n = (int)(me == root ? b : rb);
-        return ISSUE("bcast", MPI_Bcast(s, n, MPI_BYTE, root, comm),
+        return ISSUE("Bcast", "bcast", MPI_Bcast(s, n, MPI_BYTE, root, comm),
                      MPI_Ibcast(s, n, MPI_BYTE, root, comm, req));
     }
     case RT_COLL_GATHER:
-        return ISSUE("gather", MPI_Gather(s, (int)b, MPI_BYTE, q, (int)b, MPI_BYTE, root, comm),
+        return ISSUE("Gather", "gather",
+                     MPI_Gather(s, (int)b, MPI_BYTE, q, (int)b, MPI_BYTE, root, comm),
                      MPI_Igather(s, (int)b, MPI_BYTE, q, (int)b, MPI_BYTE, root, comm, req));
     case RT_COLL_SCATTER:
-        return ISSUE("scatter", MPI_Scatter(s, (int)rb, MPI_BYTE, q, (int)rb, MPI_BYTE, root, comm),
+        return ISSUE("Scatter", "scatter",
+                     MPI_Scatter(s, (int)rb, MPI_BYTE, q, (int)rb, MPI_BYTE, root, comm),
                      MPI_Iscatter(s, (int)rb, MPI_BYTE, q, (int)rb, MPI_BYTE, root, comm, req));
     case RT_COLL_ALLGATHER:
-        return ISSUE("allgather", MPI_Allgather(s, (int)b, MPI_BYTE, q, (int)b, MPI_BYTE, comm),
+        return ISSUE("Allgather", "allgather",
+                     MPI_Allgather(s, (int)b, MPI_BYTE, q, (int)b, MPI_BYTE, comm),
                      MPI_Iallgather(s, (int)b, MPI_BYTE, q, (int)b, MPI_BYTE, comm, req));
     case RT_COLL_ALLTOALL: {
         int n = (int)(b / (uint64_t)p);
-        return ISSUE("alltoall", MPI_Alltoall(s, n, MPI_BYTE, q, n, MPI_BYTE, comm),
+        return ISSUE("Alltoall", "alltoall", MPI_Alltoall(s, n, MPI_BYTE, q, n, MPI_BYTE, comm),
                      MPI_Ialltoall(s, n, MPI_BYTE, q, n, MPI_BYTE, comm, req));
     }
     case RT_COLL_GATHERV:
         if ((rc = member_counts(r, ev, v, p, 0, 1, &tot, err)) < 0 ||
             (rc = ensure_buf(r, tot, err)) < 0)
             return rc;
-        return ISSUE("gatherv",
+        return ISSUE("Gatherv", "gatherv",
                      MPI_Gatherv(r->sbuf, (int)b, MPI_BYTE, r->rbuf, r->counts, r->displs, MPI_BYTE,
                                  root, comm),
                      MPI_Igatherv(r->sbuf, (int)b, MPI_BYTE, r->rbuf, r->counts, r->displs,
@@ -340,7 +343,7 @@ static int issue(mr_run *r, const rt_event *ev, MPI_Comm comm, int p, int me, MP
         if ((rc = member_counts(r, ev, v, p, 1, 1, &tot, err)) < 0 ||
             (rc = ensure_buf(r, tot, err)) < 0)
             return rc;
-        return ISSUE("scatterv",
+        return ISSUE("Scatterv", "scatterv",
                      MPI_Scatterv(r->sbuf, r->counts, r->displs, MPI_BYTE, r->rbuf, (int)rb,
                                   MPI_BYTE, root, comm),
                      MPI_Iscatterv(r->sbuf, r->counts, r->displs, MPI_BYTE, r->rbuf, (int)rb,
@@ -349,7 +352,7 @@ static int issue(mr_run *r, const rt_event *ev, MPI_Comm comm, int p, int me, MP
         if ((rc = member_counts(r, ev, v, p, 0, 1, &tot, err)) < 0 ||
             (rc = ensure_buf(r, tot, err)) < 0)
             return rc;
-        return ISSUE("allgatherv",
+        return ISSUE("Allgatherv", "allgatherv",
                      MPI_Allgatherv(r->sbuf, (int)b, MPI_BYTE, r->rbuf, r->counts, r->displs,
                                     MPI_BYTE, comm),
                      MPI_Iallgatherv(r->sbuf, (int)b, MPI_BYTE, r->rbuf, r->counts, r->displs,
@@ -359,31 +362,34 @@ static int issue(mr_run *r, const rt_event *ev, MPI_Comm comm, int p, int me, MP
         if ((rc = pair_counts(r, ev, v, p, me, &tot, &rtot, err)) < 0 ||
             (rc = ensure_buf(r, tot > rtot ? tot : rtot, err)) < 0)
             return rc;
-        return ISSUE("alltoallv",
+        return ISSUE("Alltoallv", "alltoallv",
                      MPI_Alltoallv(r->sbuf, r->counts, r->displs, MPI_BYTE, r->rbuf, r->rcounts,
                                    r->rdispls, MPI_BYTE, comm),
                      MPI_Ialltoallv(r->sbuf, r->counts, r->displs, MPI_BYTE, r->rbuf, r->rcounts,
                                     r->rdispls, MPI_BYTE, comm, req));
     case RT_COLL_ALLREDUCE:
         e = rt_coll_elem_size(b);
-        return ISSUE("allreduce", MPI_Allreduce(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm),
+        return ISSUE("Allreduce", "allreduce",
+                     MPI_Allreduce(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm),
                      MPI_Iallreduce(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm, req));
     case RT_COLL_REDUCE:
         e = rt_coll_elem_size(b);
-        return ISSUE("reduce", MPI_Reduce(s, q, (int)(b / e), elem_type(e), MPI_SUM, root, comm),
+        return ISSUE("Reduce", "reduce",
+                     MPI_Reduce(s, q, (int)(b / e), elem_type(e), MPI_SUM, root, comm),
                      MPI_Ireduce(s, q, (int)(b / e), elem_type(e), MPI_SUM, root, comm, req));
     case RT_COLL_SCAN:
         e = rt_coll_elem_size(b);
-        return ISSUE("scan", MPI_Scan(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm),
+        return ISSUE("Scan", "scan", MPI_Scan(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm),
                      MPI_Iscan(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm, req));
     case RT_COLL_EXSCAN:
         e = rt_coll_elem_size(b);
-        return ISSUE("exscan", MPI_Exscan(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm),
+        return ISSUE("Exscan", "exscan",
+                     MPI_Exscan(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm),
                      MPI_Iexscan(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm, req));
     case RT_COLL_REDUCE_SCATTER_BLOCK:
         e = rt_coll_elem_size(rb);
         return ISSUE(
-            "reduce_scatter_block",
+            "Reduce_scatter_block", "reduce_scatter_block",
             MPI_Reduce_scatter_block(s, q, (int)(rb / e), elem_type(e), MPI_SUM, comm),
             MPI_Ireduce_scatter_block(s, q, (int)(rb / e), elem_type(e), MPI_SUM, comm, req));
     case RT_COLL_REDUCE_SCATTER:
@@ -395,11 +401,11 @@ static int issue(mr_run *r, const rt_event *ev, MPI_Comm comm, int p, int me, MP
             (rc = ensure_buf(r, tot, err)) < 0)
             return rc;
         return ISSUE(
-            "reduce_scatter",
+            "Reduce_scatter", "reduce_scatter",
             MPI_Reduce_scatter(r->sbuf, r->rbuf, r->counts, elem_type(e), MPI_SUM, comm),
             MPI_Ireduce_scatter(r->sbuf, r->rbuf, r->counts, elem_type(e), MPI_SUM, comm, req));
     default: /* handle creation and the like: the members synchronise */
-        return ISSUE("barrier", MPI_Barrier(comm), MPI_Ibarrier(comm, req));
+        return ISSUE("Barrier", "barrier", MPI_Barrier(comm), MPI_Ibarrier(comm, req));
     }
 }
 
