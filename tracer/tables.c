@@ -272,11 +272,16 @@ static rt__comm *comm_register(MPI_Comm comm, const rt__comm *parent, unsigned h
                          .tag = tag};
     memcpy(payload, &d, sizeof d);
     write_def_locked(RT_RAW_DEF_COMM, payload, sizeof d + n * sizeof(uint32_t));
-    int full = slot_set(comm_slots, COMM_SLOTS, handle_key(&comm, sizeof comm), cm) < 0 ||
-               own(cm) < 0 || (cm->members && own(cm->members) < 0);
+    int rc = slot_set(comm_slots, COMM_SLOTS, handle_key(&comm, sizeof comm), cm);
+    if (rc == 0)
+        rc = own(cm);
+    if (rc == 0 && cm->members)
+        rc = own(cm->members);
     pthread_mutex_unlock(&defs_lock);
-    if (full)
+    if (rc == -RT_E_RANGE)
         rt__fail("rank %d: too many communicators for the tracer's table", rt__g.rank);
+    else if (rc < 0)
+        rt__fail("rank %d: out of memory for a communicator", rt__g.rank);
     return cm;
 }
 
@@ -371,10 +376,14 @@ rt__win *rt__win_new(MPI_Win win, rt__comm *comm, uint32_t seq)
     w->id = next_win_id++;
     rt_raw_def_win d = {.id = w->id, .comm = comm->id, .seq = seq};
     write_def_locked(RT_RAW_DEF_WIN, &d, sizeof d);
-    int full = slot_set(win_slots, WIN_SLOTS, handle_key(&win, sizeof win), w) < 0 || own(w) < 0;
+    int rc = slot_set(win_slots, WIN_SLOTS, handle_key(&win, sizeof win), w);
+    if (rc == 0)
+        rc = own(w);
     pthread_mutex_unlock(&defs_lock);
-    if (full)
+    if (rc == -RT_E_RANGE)
         rt__fail("rank %d: too many windows for the tracer's table", rt__g.rank);
+    else if (rc < 0)
+        rt__fail("rank %d: out of memory for a window", rt__g.rank);
     return w;
 }
 
