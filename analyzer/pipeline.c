@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "rt_an.h"
+#include "rt_util.h"
 
 #define MIN_BLOCK UINT64_C(1024)
 #define CURVE_CHAINS 5u
@@ -67,14 +68,8 @@ static int setup(void *ctx, const rt_defs *defs, rt_err *err)
 
 static int push(halves *h, const half *x)
 {
-    if (h->n == h->cap) {
-        size_t cap = h->cap ? 2 * h->cap : 256;
-        half *v = realloc(h->v, cap * sizeof *v);
-        if (!v)
-            return -RT_E_NOMEM;
-        h->v = v;
-        h->cap = cap;
-    }
+    if (RT_VEC_RESERVE(h->v, h->cap, (uint64_t)h->n + 1, 256) < 0)
+        return -RT_E_NOMEM;
     h->v[h->n++] = *x;
     return 0;
 }
@@ -136,14 +131,8 @@ static int on_event(void *ctx, const rt_event *ev)
                   .seq = p->seq++,
                   .bytes = ev->bytes,
                   .contype = ev->contype};
-        if (s->nopen == s->capopen) {
-            size_t cap = s->capopen ? 2 * s->capopen : 4;
-            size_t *v = realloc(s->open, cap * sizeof *v);
-            if (!v)
-                return -RT_E_NOMEM;
-            s->open = v;
-            s->capopen = cap;
-        }
+        if (RT_VEC_RESERVE(s->open, s->capopen, (uint64_t)s->nopen + 1, 4) < 0)
+            return -RT_E_NOMEM;
         s->open[s->nopen++] = p->recvs.n;
         return push(&p->recvs, &h);
     }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rt_an.h"
+#include "rt_util.h"
 
 #define MATRIX_MAX_RANKS 32u /* full matrices in the text output up to this many ranks */
 #define PLOT_MAX_RANKS 1024u /* heat map up to this many ranks */
@@ -29,7 +30,7 @@ typedef struct rank_state {
     uint16_t fn;
     uint32_t comm; /* communicator index touched by the current call, or UINT32_MAX */
     fstat *f;
-    unsigned nf;
+    unsigned nf, fcap;
 } rank_state;
 
 typedef struct pair {
@@ -69,9 +70,33 @@ static int setup(void *ctx, const rt_defs *defs, rt_err *err)
     return 0;
 }
 
+static uint64_t pair_hash_key(uint64_t key)
+{
+    return (key * UINT64_C(0x9E3779B97F4A7C15)) >> 20;
+}
+
+static int pair_empty(const void *s)
+{
+    return ((const pair *)s)->key == UINT64_MAX;
+}
+
+static void pair_clear(void *s)
+{
+    ((pair *)s)->key = UINT64_MAX;
+}
+
+static uint64_t pair_hash(const void *s)
+{
+    return pair_hash_key(((const pair *)s)->key);
+}
+
+/* The (src, dst) table: rt_hash.h's probing over slots of its own. */
+static const rt_htab_ops pair_ops = {
+    .size = sizeof(pair), .empty = pair_empty, .clear = pair_clear, .hash = pair_hash};
+
 static size_t slot(const pair *t, size_t cap, uint64_t key)
 {
-    size_t i = (size_t)((key * UINT64_C(0x9E3779B97F4A7C15)) >> 20) & (cap - 1);
+    size_t i = (size_t)pair_hash_key(key) & (cap - 1);
     while (t[i].key != UINT64_MAX && t[i].key != key)
         i = (i + 1) & (cap - 1);
     return i;
@@ -79,20 +104,9 @@ static size_t slot(const pair *t, size_t cap, uint64_t key)
 
 static int count_pair(prof *p, uint32_t src, uint32_t dst, uint64_t bytes)
 {
-    if (2 * (p->npairs + 1) > p->cap) {
-        size_t cap = 2 * p->cap;
-        pair *t = malloc(cap * sizeof *t);
-        if (!t)
-            return -RT_E_NOMEM;
-        for (size_t i = 0; i < cap; i++)
-            t[i].key = UINT64_MAX;
-        for (size_t i = 0; i < p->cap; i++)
-            if (p->pairs[i].key != UINT64_MAX)
-                t[slot(t, cap, p->pairs[i].key)] = p->pairs[i];
-        free(p->pairs);
-        p->pairs = t;
-        p->cap = cap;
-    }
+    if (rt_htab_full(p->npairs, p->cap, 1, 2) &&
+        rt_htab_grow(&p->pairs, &p->cap, 1024, &pair_ops) < 0)
+        return -RT_E_NOMEM;
     uint64_t key = (uint64_t)src << 32 | dst;
     pair *e = &p->pairs[slot(p->pairs, p->cap, key)];
     if (e->key == UINT64_MAX) {
@@ -116,10 +130,8 @@ static int add_time(rank_state *s, uint16_t fn, uint64_t t)
             f->max = t > f->max ? t : f->max;
             return 0;
         }
-    fstat *f = realloc(s->f, (s->nf + 1) * sizeof *f);
-    if (!f)
+    if (RT_VEC_RESERVE(s->f, s->fcap, (uint64_t)s->nf + 1, 16) < 0)
         return -RT_E_NOMEM;
-    s->f = f;
     s->f[s->nf++] = (fstat){.fn = fn, .calls = 1, .time = t, .min = t, .max = t};
     return 0;
 }

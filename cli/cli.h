@@ -6,6 +6,7 @@
 
 #include "rt_an.h"
 #include "rt_trace.h"
+#include "rt_util.h"
 
 /* Exit statuses: 0 success, 1 the subcommand ran but found a problem it reports (none yet),
  * 2 bad input or bad usage. */

@@ -108,9 +108,8 @@ static int parse(int argc, char **argv, cal_args *c)
         c->opts.max_bytes = v;
     }
     if (batches) {
-        char *end;
-        unsigned long v = strtoul(batches, &end, 10);
-        if (!*batches || *end || batches[0] == '-' || v < 1 || v > 256)
+        uint64_t v;
+        if (rt_parse_uint(batches, 1, 256, &v, NULL) < 0)
             return cli_usage_error(cmd, "--batches: '%s' is not a number from 1 to 256", batches);
         c->opts.batches = (unsigned)v;
     }

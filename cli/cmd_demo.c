@@ -87,14 +87,9 @@ static int load_events(const char *path, rt_event **out, size_t *n)
     int rc;
     *n = 0;
     while ((rc = rt_reader_next(r, &ev, &err)) > 0) {
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 1024;
-            rt_event *p = realloc(v, cap * sizeof *v);
-            if (!p) {
-                rc = rt_err_set(&err, RT_E_NOMEM, "%s: out of memory", path);
-                break;
-            }
-            v = p;
+        if (RT_VEC_RESERVE(v, cap, (uint64_t)*n + 1, 1024) < 0) {
+            rc = rt_err_set(&err, RT_E_NOMEM, "%s: out of memory", path);
+            break;
         }
         v[(*n)++] = ev;
     }

@@ -63,12 +63,11 @@ static int pipeline_run(int argc, char **argv)
     }
     if (!path)
         return cli_usage_error(cmd, "no trace given");
-    if (min && rt_hist_parse_size("--min-size", min, &o.min_bytes, &err))
+    if (min && rt_parse_size_opt("--min-size", min, &o.min_bytes, &err))
         return cli_usage_error(cmd, "%s", err.msg);
     if (top) {
-        char *end;
-        unsigned long v = strtoul(top, &end, 10);
-        if (!*top || *end || top[0] == '-' || v > 1000000000ul)
+        uint64_t v;
+        if (rt_parse_uint(top, 0, 1000000000, &v, NULL) < 0)
             return cli_usage_error(cmd, "--top: '%s' is not a count", top);
         o.top = (unsigned)v;
     }

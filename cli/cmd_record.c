@@ -75,10 +75,8 @@ static int exists(const char *path)
 
 static int parse_count(const char *opt, const char *text, unsigned *out)
 {
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(text, &end, 10);
-    if (!*text || *end || errno || v == 0 || v > RT_MAX_RANKS || text[0] == '-')
+    uint64_t v;
+    if (rt_parse_uint(text, 1, RT_MAX_RANKS, &v, NULL) < 0)
         return cli_usage_error(&cli_cmd_record, "%s: takes a positive number, not '%s'", opt, text);
     *out = (unsigned)v;
     return 0;

@@ -68,9 +68,8 @@ static void replay_usage(FILE *out)
 
 int replay_parse_count(const char *what, const char *v, uint32_t *out)
 {
-    char *end;
-    unsigned long long n = strtoull(v, &end, 10);
-    if (!*v || *end || v[0] == '-' || n == 0 || n > RT_MAX_RANKS)
+    uint64_t n;
+    if (rt_parse_uint(v, 1, RT_MAX_RANKS, &n, NULL) < 0)
         return cli_usage_error(&cli_cmd_replay,
                                "%s: bad value '%s' (expected a whole number from 1 to %u)", what, v,
                                (unsigned)RT_MAX_RANKS);

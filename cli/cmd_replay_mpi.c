@@ -76,9 +76,8 @@ static int parse(int argc, char **argv, mpi_opts *o)
             if (k < 0)
                 return CLI_BAD;
         } else if ((k = cli_args_value(&a, "--repeat", &v))) {
-            char *end;
-            unsigned long n = k < 0 ? 0 : strtoul(v, &end, 10);
-            if (k < 0 || !*v || *end || v[0] == '-' || n < 1 || n > 1000)
+            uint64_t n;
+            if (k < 0 || rt_parse_uint(v, 1, 1000, &n, NULL) < 0)
                 return k < 0 ? CLI_BAD
                              : usage_fail("--repeat: bad value '%s' (expected 1 to 1000)", v);
             o->repeat = (unsigned)n;

@@ -139,13 +139,8 @@ static int read_record(csv_reader *cr, rt_err *e)
             return rt_err_set(e, RT_E_FORMAT, "carriage return inside line");
         /* Unquoting only shrinks a field, so the line's length plus a NUL per kept field
          * bounds the text: no allocation inside libcsv's callback. */
-        if (n + NFIELDS > cr->text_cap) {
-            char *t = realloc(cr->text, n + NFIELDS);
-            if (!t)
-                return rt_err_set(e, RT_E_NOMEM, "out of memory parsing a line");
-            cr->text = t;
-            cr->text_cap = n + NFIELDS;
-        }
+        if (RT_VEC_RESERVE(cr->text, cr->text_cap, (uint64_t)n + NFIELDS, 0) < 0)
+            return rt_err_set(e, RT_E_NOMEM, "out of memory parsing a line");
         cr->nfields = cr->text_len = 0;
         /* libcsv grows its field buffer by blk_size: one step per long line, not many. */
         if (n + 2 > cr->parser.blk_size)
@@ -169,7 +164,7 @@ static int read_record(csv_reader *cr, rt_err *e)
 static int get_u(const char *s, uint64_t max, const char *what, uint64_t *out, rt_err *e)
 {
     char sb[SHOW_LEN];
-    if (rt__parse_u64(s, out) || *out > max)
+    if (rt_parse_u64(s, out) || *out > max)
         return rt_err_set(e, RT_E_INVAL, "bad number '%s' in %s", show(sb, s), what);
     return 0;
 }
@@ -389,13 +384,13 @@ static int event_field(rt_event *ev, int i, const char *s, rt_err *e)
         }
         /* fall through */
     case F_TAG:
-        if (rt__parse_i64(s, &v) || v < INT32_MIN || v > INT32_MAX)
+        if (rt_parse_i64(s, &v) || v < INT32_MIN || v > INT32_MAX)
             return rt_err_set(e, RT_E_INVAL, "bad number '%s' in %s", show(sb, s), name);
         *(i == F_PEER ? &ev->peer : &ev->tag) = (int32_t)v;
         break;
     case F_BYTES:
     case F_RBYTES:
-        if (s[0] == '-' && !rt__parse_u64(s + 1, &u) && u > 0)
+        if (s[0] == '-' && !rt_parse_u64(s + 1, &u) && u > 0)
             return rt_err_set(e, RT_E_INVAL, "negative byte count %s in %s", show(sb, s), name);
         rc = get_u(s, UINT64_MAX, name, i == F_BYTES ? &ev->bytes : &ev->rbytes, e);
         break;

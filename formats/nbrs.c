@@ -85,14 +85,8 @@ int rt_defs_add_nbrs(rt_defs *defs, uint32_t comm, uint32_t rank, uint32_t nin, 
         return rt_err_set(err, RT_E_INVAL,
                           "neighbour lists of rank %u on communicator %u are defined twice",
                           (unsigned)rank, (unsigned)comm);
-    if (defs->nnbrs == defs->nbrs_cap) {
-        uint32_t cap = defs->nbrs_cap ? 2 * defs->nbrs_cap : 16;
-        rt_nbr_def *p = realloc(defs->nbrs, (size_t)cap * sizeof *p);
-        if (!p)
-            return rt_err_set(err, RT_E_NOMEM, "out of memory for neighbour lists");
-        defs->nbrs = p;
-        defs->nbrs_cap = cap;
-    }
+    if (RT_VEC_RESERVE(defs->nbrs, defs->nbrs_cap, (uint64_t)defs->nnbrs + 1, 16) < 0)
+        return rt_err_set(err, RT_E_NOMEM, "out of memory for neighbour lists");
     int32_t *lists = malloc(((size_t)nin + nout + 1) * sizeof *lists);
     if (!lists)
         return rt_err_set(err, RT_E_NOMEM, "out of memory for neighbour lists");

@@ -84,7 +84,7 @@ static int nbrs_prop(const char *name, OTF2_Type type, OTF2_AttributeValue value
         size_t len = strlen(prefix[dest]);
         uint64_t comm;
         if (type == OTF2_TYPE_GROUP && !strncmp(name, prefix[dest], len) &&
-            !rt__parse_u64(name + len, &comm) && comm < OTF2_UNDEFINED_COMM) {
+            !rt_parse_u64(name + len, &comm) && comm < OTF2_UNDEFINED_COMM) {
             *p = (dnbrs){.comm = (uint32_t)comm, .group = value.groupRef, .dest = dest};
             return 1;
         }

@@ -433,14 +433,9 @@ static int read_rank_from(rt_reader *r, otf2r *o, const char *anchor, rt_event *
             break;
         if (!o->have)
             continue;
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 256;
-            rt_event *p = realloc(*out, cap * sizeof *p);
-            if (!p) {
-                rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", r->path);
-                break;
-            }
-            *out = p;
+        if (RT_VEC_RESERVE(*out, cap, (uint64_t)*n + 1, 256) < 0) {
+            rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", r->path);
+            break;
         }
         (*out)[(*n)++] = o->ev;
     }

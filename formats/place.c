@@ -2,18 +2,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt_error.h"
+#include "rt_parse.h"
 #include "rt_place.h"
 
 int rt_place_parse_id(const char *s, uint32_t *out)
 {
-    if (!s || *s < '0' || *s > '9')
-        return -RT_E_INVAL;
-    uint64_t v = 0;
-    for (; *s >= '0' && *s <= '9'; s++)
-        if ((v = v * 10 + (unsigned)(*s - '0')) > UINT32_MAX)
-            return -RT_E_INVAL;
-    if (*s)
+    uint64_t v;
+    if (!s || rt_parse_uint(s, 0, UINT32_MAX, &v, NULL) < 0)
         return -RT_E_INVAL;
     *out = (uint32_t)v;
     return 0;

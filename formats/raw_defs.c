@@ -15,79 +15,19 @@
 
 /* ---- hash maps ------------------------------------------------------------------------------ */
 
-static uint64_t mix64(uint64_t x)
+/* Local ids and occurrence counts: rt_hmap with one key. */
+static int imap_put(rt_hmap *m, uint64_t key, uint32_t val)
 {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    return x ^ (x >> 33);
-}
-
-/* 64-bit key (never 0) to 32-bit value; open addressing, linear probing. */
-typedef struct imap {
-    uint64_t *keys;
-    uint32_t *vals;
-    size_t cap, n; /* cap is 0 or a power of two */
-} imap;
-
-static uint32_t *imap_find(const imap *m, uint64_t key)
-{
-    if (!m->cap)
-        return NULL;
-    size_t mask = m->cap - 1;
-    for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
-        if (m->keys[i] == key)
-            return &m->vals[i];
-        if (!m->keys[i])
-            return NULL;
-    }
-}
-
-static void imap_insert(imap *m, uint64_t key, uint32_t val)
-{
-    size_t mask = m->cap - 1, i = mix64(key) & mask;
-    while (m->keys[i])
-        i = (i + 1) & mask;
-    m->keys[i] = key;
-    m->vals[i] = val;
-    m->n++;
-}
-
-/* Adds a key that is not in the map yet. */
-static int imap_put(imap *m, uint64_t key, uint32_t val)
-{
-    if ((m->n + 1) * 2 > m->cap) {
-        imap old = *m;
-        m->cap = old.cap ? old.cap * 2 : 64;
-        m->n = 0;
-        m->keys = calloc(m->cap, sizeof *m->keys);
-        m->vals = malloc(m->cap * sizeof *m->vals);
-        if (!m->keys || !m->vals) {
-            free(m->keys);
-            free(m->vals);
-            *m = old;
-            return -RT_E_NOMEM;
-        }
-        for (size_t i = 0; i < old.cap; i++)
-            if (old.keys[i])
-                imap_insert(m, old.keys[i], old.vals[i]);
-        free(old.keys);
-        free(old.vals);
-    }
-    imap_insert(m, key, val);
+    uint64_t *v = rt_hmap_put1(m, key, NULL);
+    if (!v)
+        return -RT_E_NOMEM;
+    *v = val;
     return 0;
 }
 
-static void imap_free(imap *m)
-{
-    free(m->keys);
-    free(m->vals);
-    memset(m, 0, sizeof *m);
-}
-
 /* Keys of 32-bit words (member lists and the like) to 32-bit values. The keys live in one
- * growing arena, so a map of thousands of communicators costs a few allocations. */
+ * growing arena, so a map of thousands of communicators costs a few allocations; the table
+ * keeps each key's hash, so growing it reads no key. */
 typedef struct kslot {
     uint64_t hash;
     size_t off;   /* of the key in the arena */
@@ -102,32 +42,30 @@ typedef struct kmap {
     size_t alen, acap;
 } kmap;
 
+static int kslot_empty(const void *s)
+{
+    return !((const kslot *)s)->len;
+}
+
+static void kslot_clear(void *s)
+{
+    ((kslot *)s)->len = 0;
+}
+
+static uint64_t kslot_hash(const void *s)
+{
+    return ((const kslot *)s)->hash;
+}
+
+static const rt_htab_ops kslot_ops = {
+    .size = sizeof(kslot), .empty = kslot_empty, .clear = kslot_clear, .hash = kslot_hash};
+
 static uint64_t hash_words(const uint32_t *k, uint32_t len)
 {
     uint64_t h = len;
     for (uint32_t i = 0; i < len; i++)
         h = (h ^ k[i]) * 0x9e3779b97f4a7c15ULL;
-    return mix64(h);
-}
-
-static int kmap_grow(kmap *m)
-{
-    size_t cap = m->cap ? m->cap * 2 : 64;
-    kslot *s = calloc(cap, sizeof *s);
-    if (!s)
-        return -RT_E_NOMEM;
-    for (size_t i = 0; i < m->cap; i++) {
-        if (!m->slots[i].len)
-            continue;
-        size_t j = m->slots[i].hash & (cap - 1);
-        while (s[j].len)
-            j = (j + 1) & (cap - 1);
-        s[j] = m->slots[i];
-    }
-    free(m->slots);
-    m->slots = s;
-    m->cap = cap;
-    return 0;
+    return rt_hash_u64(h);
 }
 
 /* The value of key (len >= 1 words) in *val; a new key gets the value *val holds, and
@@ -135,7 +73,7 @@ static int kmap_grow(kmap *m)
 static int kmap_get(kmap *m, const uint32_t *key, uint32_t len, uint32_t *val, int *added)
 {
     *added = 0;
-    if ((m->n + 1) * 2 > m->cap && kmap_grow(m))
+    if (rt_htab_full(m->n, m->cap, 1, 2) && rt_htab_grow(&m->slots, &m->cap, 64, &kslot_ops) < 0)
         return -RT_E_NOMEM;
     uint64_t h = hash_words(key, len);
     size_t mask = m->cap - 1, i = h & mask;
@@ -146,16 +84,8 @@ static int kmap_get(kmap *m, const uint32_t *key, uint32_t len, uint32_t *val, i
             return 0;
         }
     }
-    if (m->alen + len > m->acap) {
-        size_t cap = m->acap ? m->acap : 1024;
-        while (cap < m->alen + len)
-            cap *= 2;
-        uint32_t *a = realloc(m->arena, cap * sizeof *a);
-        if (!a)
-            return -RT_E_NOMEM;
-        m->arena = a;
-        m->acap = cap;
-    }
+    if (RT_VEC_RESERVE(m->arena, m->acap, (uint64_t)m->alen + len, 1024) < 0)
+        return -RT_E_NOMEM;
     memcpy(m->arena + m->alen, key, len * sizeof *key);
     m->slots[i] = (kslot){.hash = h, .off = m->alen, .len = len, .val = *val};
     m->alen += len;
@@ -177,10 +107,10 @@ enum { K_COLL = 1, K_TRIPLE, K_PAIR, K_CREATE_GROUP, K_INTERCOMM, K_GROUP, K_WIN
 enum { O_TRIPLE = 1, O_PAIR }; /* occurrence counters, keyed like local ids */
 
 struct rt__raw_ids {
-    imap local; /* (kind, rank, local id) -> global id */
+    rt_hmap local; /* (kind, rank, local id) -> global id */
     /* while the definitions are read */
     kmap keys;
-    imap occ;
+    rt_hmap occ;
     uint32_t *key, *mem; /* scratch: a key being built, a definition's members */
     size_t key_cap, mem_cap;
     uint32_t ncomms, ngroups, nwins, ntriples, npairs; /* ids handed out so far */
@@ -207,7 +137,7 @@ rt__raw_ids *rt__raw_ids_new(void)
 void rt__raw_defs_done(rt__raw_ids *u)
 {
     kmap_free(&u->keys);
-    imap_free(&u->occ);
+    rt_hmap_free(&u->occ);
     free(u->key);
     free(u->mem);
     free(u->f.buf);
@@ -221,7 +151,7 @@ void rt__raw_ids_free(rt__raw_ids *u)
     if (!u)
         return;
     rt__raw_defs_done(u);
-    imap_free(&u->local);
+    rt_hmap_free(&u->local);
     free(u);
 }
 
@@ -231,29 +161,17 @@ int rt__raw_global(const rt__raw_ids *u, unsigned kind, uint32_t rank, uint32_t 
         *out = id;
         return 0;
     }
-    const uint32_t *v = imap_find(&u->local, local_key(kind, rank, id));
+    const uint64_t *v = rt_hmap_get1(&u->local, local_key(kind, rank, id));
     if (!v)
         return -RT_E_NOTFOUND;
-    *out = *v;
-    return 0;
-}
-
-static int reserve(uint32_t **v, size_t *cap, uint64_t n)
-{
-    if (n <= *cap)
-        return 0;
-    uint32_t *p = realloc(*v, n * sizeof *p);
-    if (!p)
-        return -RT_E_NOMEM;
-    *v = p;
-    *cap = n;
+    *out = (uint32_t)*v;
     return 0;
 }
 
 /* Appends n words to the key being built in u->key, *len words long so far. */
 static int key_add(rt__raw_ids *u, uint32_t *len, const uint32_t *w, uint32_t n)
 {
-    if (reserve(&u->key, &u->key_cap, (uint64_t)*len + n))
+    if (RT_VEC_RESERVE(u->key, u->key_cap, (uint64_t)*len + n, 64) < 0)
         return -RT_E_NOMEM;
     memcpy(u->key + *len, w, n * sizeof *w);
     *len += n;
@@ -275,9 +193,9 @@ static int key_id(rt__raw_ids *u, uint32_t len, uint32_t *next, uint32_t *id, in
 static int occurrence(rt__raw_ids *u, unsigned kind, uint32_t rank, uint32_t id, uint32_t *occ)
 {
     uint64_t k = local_key(kind, rank, id);
-    uint32_t *v = imap_find(&u->occ, k);
+    uint64_t *v = rt_hmap_get1(&u->occ, k);
     if (v) {
-        *occ = (*v)++;
+        *occ = (uint32_t)(*v)++;
         return 0;
     }
     *occ = 0;
@@ -365,7 +283,7 @@ static int get_members(const defctx *c, size_t at, uint64_t n, const char *what,
         return rt__raw_fail_at(err, c->path, c->off,
                                "%s %u: %llu members do not fit a payload of %u bytes", what,
                                (unsigned)id, (unsigned long long)n, (unsigned)c->nbytes);
-    if (reserve(&c->u->mem, &c->u->mem_cap, n + 1))
+    if (RT_VEC_RESERVE(c->u->mem, c->u->mem_cap, (uint64_t)n + 1, 64) < 0)
         return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", c->path);
     memcpy(c->u->mem, c->payload + at, n * 4);
     for (uint64_t i = 0; i < n; i++)
@@ -380,7 +298,7 @@ static int get_members(const defctx *c, size_t at, uint64_t n, const char *what,
 static int map_local(const defctx *c, unsigned kind, uint32_t id, uint32_t gid, rt_err *err)
 {
     uint64_t k = local_key(kind, c->rank, id);
-    if (imap_find(&c->u->local, k) || (kind == RT__RAW_COMM && id <= RT_COMM_SELF))
+    if (rt_hmap_get1(&c->u->local, k) || (kind == RT__RAW_COMM && id <= RT_COMM_SELF))
         return rt__raw_fail_at(err, c->path, c->off, "%s %u is defined twice", local_what[kind],
                                (unsigned)id);
     if (imap_put(&c->u->local, k, gid))
@@ -517,7 +435,7 @@ static int def_nbrs(const defctx *c, rt_err *err)
     if (rt__raw_global(c->u, RT__RAW_COMM, c->rank, d.comm, &gcomm))
         return rt__raw_fail_at(err, c->path, c->off,
                                "neighbour lists: communicator %u is not defined", (unsigned)d.comm);
-    if (reserve(&c->u->mem, &c->u->mem_cap, (uint64_t)d.nin + d.nout + 1))
+    if (RT_VEC_RESERVE(c->u->mem, c->u->mem_cap, (uint64_t)d.nin + d.nout + 1, 64) < 0)
         return no_memory(c, err);
     memcpy(c->u->mem, c->payload + sizeof d, 4 * ((size_t)d.nin + d.nout));
     const int32_t *lists = (const int32_t *)c->u->mem;

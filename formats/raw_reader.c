@@ -45,15 +45,9 @@ int rt__rf_need(rt__rfile *f, size_t n)
             f->len -= f->pos;
             f->pos = 0;
         }
-        if (f->len == f->cap || n > f->cap) {
-            size_t cap = f->cap * 2 > n ? f->cap * 2 : n;
-            unsigned char *b = realloc(f->buf, cap);
-            if (!b) {
-                errno = ENOMEM;
-                return -RT_E_NOMEM;
-            }
-            f->buf = b;
-            f->cap = cap;
+        if (RT_VEC_RESERVE(f->buf, f->cap, f->len + 1 > n ? (uint64_t)f->len + 1 : n, 0) < 0) {
+            errno = ENOMEM;
+            return -RT_E_NOMEM;
         }
         ssize_t got = read(f->fd, f->buf + f->len, f->cap - f->len);
         if (got < 0 && errno != EINTR)
@@ -195,12 +189,11 @@ static const char *const local_what[] = {"", "communicator", "group", "window"};
 static int parse_num(const char **s, uint32_t *out)
 {
     const char *p = *s;
-    if (*p < '0' || *p > '9' || (p[0] == '0' && p[1] >= '0' && p[1] <= '9'))
+    uint64_t v;
+    if (p[0] == '0' && p[1] >= '0' && p[1] <= '9')
         return -RT_E_INVAL;
-    uint64_t v = 0;
-    for (; *p >= '0' && *p <= '9'; p++)
-        if ((v = v * 10 + (unsigned)(*p - '0')) > UINT32_MAX)
-            return -RT_E_INVAL;
+    if (rt_parse_digits(p, &p, &v) < 0 || v > UINT32_MAX)
+        return -RT_E_INVAL;
     *s = p;
     *out = (uint32_t)v;
     return 0;
@@ -246,14 +239,9 @@ static int list_dir(raw_reader *rr, rt_err *err)
         tfile t;
         if (parse_name(e->d_name, &t.rank, &t.thread))
             continue;
-        if (rr->nfiles == cap) {
-            cap = cap ? cap * 2 : 64;
-            tfile *p = realloc(rr->files, cap * sizeof *p);
-            if (!p) {
-                rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", rr->dir);
-                break;
-            }
-            rr->files = p;
+        if (RT_VEC_RESERVE(rr->files, cap, (uint64_t)rr->nfiles + 1, 64) < 0) {
+            rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", rr->dir);
+            break;
         }
         rr->files[rr->nfiles++] = t;
     }
@@ -693,16 +681,12 @@ static int open_rank(rt_reader *r, raw_reader *rr, rt_err *err)
     if (!rr->usable[rr->cur])
         return 0;
     size_t first = rr->first[rr->cur], n = rr->first[rr->cur + 1] - first;
-    if (n > rr->ts_cap) {
-        tstream *t = realloc(rr->ts, n * sizeof *t);
-        if (!t)
-            return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", rr->dir);
-        memset(t + rr->ts_cap, 0, (n - rr->ts_cap) * sizeof *t);
-        for (size_t i = rr->ts_cap; i < n; i++)
-            t[i].f.fd = -1;
-        rr->ts = t;
-        rr->ts_cap = n;
-    }
+    size_t old = rr->ts_cap;
+    if (RT_VEC_RESERVE(rr->ts, rr->ts_cap, n, 0) < 0)
+        return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", rr->dir);
+    memset(rr->ts + old, 0, (rr->ts_cap - old) * sizeof *rr->ts);
+    for (size_t i = old; i < rr->ts_cap; i++)
+        rr->ts[i].f.fd = -1;
     for (size_t i = 0; i < n; i++) {
         tstream *ts = &rr->ts[i];
         rt__rfile keep = ts->f; /* the buffer is kept from rank to rank */

@@ -51,21 +51,10 @@ typedef struct dnbrs {
         T *v;          \
         size_t n, cap; \
     }
-#define VEC_PUSH(vec, x)                                                                  \
-    ((vec).n < (vec).cap || vec_grow((void **)&(vec).v, &(vec).cap, sizeof *(vec).v) == 0 \
-         ? ((vec).v[(vec).n++] = (x), 0)                                                  \
+#define VEC_PUSH(vec, x)                                                \
+    (RT_VEC_RESERVE((vec).v, (vec).cap, (uint64_t)(vec).n + 1, 16) == 0 \
+         ? ((vec).v[(vec).n++] = (x), 0)                                \
          : -RT_E_NOMEM)
-
-static inline int vec_grow(void **v, size_t *cap, size_t size)
-{
-    size_t ncap = *cap ? *cap * 2 : 16;
-    void *p = realloc(*v, ncap * size);
-    if (!p)
-        return -RT_E_NOMEM;
-    *v = p;
-    *cap = ncap;
-    return 0;
-}
 
 typedef struct otf2r {
     OTF2_Reader *reader;

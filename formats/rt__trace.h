@@ -2,6 +2,7 @@
 #ifndef RT__TRACE_H
 #define RT__TRACE_H
 
+#include "rt_util.h"
 #include "rt_trace.h"
 
 #define RT__GATHER 64 /* events per block from back ends without next_block */
@@ -71,9 +72,7 @@ int rt__ti_create(rt_writer *w, rt_err *err);
 void rt__reader_set_truncated(rt_reader *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Strict unsigned decimal parse of the whole string: 0, or -RT_E_INVAL. */
-int rt__parse_u64(const char *s, uint64_t *out);
-int rt__parse_i64(const char *s, int64_t *out);
+/* Fields are parsed with rt_parse_u64 and rt_parse_i64 (rt_parse.h: inline, strict). */
 
 /* Removes a communicator (used to replace the predefined ones by an archive's own). */
 void rt__defs_drop_comm(rt_defs *defs, uint32_t id);

@@ -83,6 +83,16 @@ void rt__ti_lines_free(rt__ti_lines *l)
     l->fd = -1;
 }
 
+/* The buffer's allocator (rt_vec.h): SLACK bytes past the room, what is new zeroed (defined
+ * bytes for plain_line). */
+static void *buf_realloc(void *p, size_t old, size_t bytes)
+{
+    char *q = bytes <= SIZE_MAX - SLACK ? realloc(p, bytes + SLACK) : NULL;
+    if (q)
+        memset(q + old, 0, bytes - old + SLACK);
+    return q;
+}
+
 /* Reads on behind what is left in the buffer: the rest moves to the front, and the buffer
  * doubles when one line fills it. */
 static int fill(rt__ti_lines *l, rt_err *err)
@@ -96,16 +106,9 @@ static int fill(rt__ti_lines *l, rt_err *err)
         l->pos = 0;
         l->len = rest;
     }
-    if (l->len + 1 >= l->cap) {
-        size_t cap = l->cap * 2;
-        char *p = cap > l->cap ? realloc(l->buf, cap + SLACK) : NULL;
-        if (!p)
-            return rt_err_set(err, RT_E_NOMEM, "%s:%lu: out of memory (a line of %zu bytes)",
-                              l->path, l->lineno + 1, l->len);
-        memset(p + l->cap, 0, cap - l->cap + SLACK); /* defined bytes for plain_line */
-        l->buf = p;
-        l->cap = cap;
-    }
+    if (RT_VEC_RESERVE_WITH(l->buf, l->cap, (uint64_t)l->len + 2, 0, buf_realloc) < 0)
+        return rt_err_set(err, RT_E_NOMEM, "%s:%lu: out of memory (a line of %zu bytes)", l->path,
+                          l->lineno + 1, l->len);
     ssize_t got;
     do
         got = read(l->fd, l->buf + l->len, l->cap - 1 - l->len);
@@ -134,14 +137,8 @@ static int space(char c)
 
 static int add_tok(rt__ti_lines *l, char *s, rt_err *err)
 {
-    if (l->ntok == l->tokcap) {
-        size_t cap = l->tokcap ? l->tokcap * 2 : 16;
-        char **tk = realloc(l->tok, cap * sizeof *tk);
-        if (!tk)
-            return rt_err_set(err, RT_E_NOMEM, "%s:%lu: out of memory", l->path, l->lineno);
-        l->tok = tk;
-        l->tokcap = cap;
-    }
+    if (RT_VEC_RESERVE(l->tok, l->tokcap, (uint64_t)l->ntok + 1, 16) < 0)
+        return rt_err_set(err, RT_E_NOMEM, "%s:%lu: out of memory", l->path, l->lineno);
     l->tok[l->ntok++] = s;
     return 0;
 }
@@ -340,7 +337,7 @@ int rt__ti_arity_slow(const rt__ti_lines *l, size_t min, size_t max, const char 
 int rt__ti_int_slow(const rt__ti_lines *l, size_t i, const char *what, int64_t lo, int64_t hi,
                     int64_t *out, rt_err *err)
 {
-    if (rt__parse_i64(l->tok[i], out))
+    if (rt_parse_i64(l->tok[i], out))
         return rt__ti_bad(l, err, "bad %s '%.40s' (expected an integer)", what, l->tok[i]);
     if (*out < lo || *out > hi)
         return rt__ti_bad(l, err, "%s %s out of range (%lld to %lld)", what, l->tok[i],
@@ -404,7 +401,7 @@ int rt__ti_rank_slow(const rt__ti_lines *l, size_t i, const char *what, uint32_t
                      int32_t *out, rt_err *err)
 {
     int64_t v = 0;
-    if (rt__parse_i64(l->tok[i], &v))
+    if (rt_parse_i64(l->tok[i], &v))
         return rt__ti_bad(l, err, "bad %s '%.40s' (expected a rank)", what, l->tok[i]);
     if (v < 0 || v >= nranks)
         return rt__ti_bad(l, err, "%s %s is not a rank (0 to %u)%s", what, l->tok[i],
@@ -417,7 +414,7 @@ int rt__ti_rank_slow(const rt__ti_lines *l, size_t i, const char *what, uint32_t
 int rt__ti_tag_slow(const rt__ti_lines *l, size_t i, int32_t *out, rt_err *err)
 {
     int64_t v = 0;
-    if (rt__parse_i64(l->tok[i], &v))
+    if (rt_parse_i64(l->tok[i], &v))
         return rt__ti_bad(l, err, "bad tag '%.40s' (expected an integer)", l->tok[i]);
     if (v < 0 || v > INT32_MAX)
         return rt__ti_bad(l, err, "tag %s out of range%s", l->tok[i],
@@ -452,7 +449,7 @@ int rt__ti_mul_slow(const rt__ti_lines *l, uint64_t n, uint32_t size, uint64_t *
 int rt__ti_who_slow(const rt__ti_lines *l, uint64_t *who, rt_err *err)
 {
     const char *s = l->tok[0];
-    if (rt__parse_u64(s, who) || (s[0] == '0' && s[1]))
+    if (rt_parse_u64(s, who) || (s[0] == '0' && s[1]))
         return rt__ti_bad(l, err, "bad rank '%.40s' (expected a rank number)", s);
     return 0;
 }

@@ -63,12 +63,8 @@ typedef struct ti_reader {
 /* Room for one more event in the block (the block grows beyond BLOCK for a long action). */
 static int grow(ti_reader *t, rt_err *err)
 {
-    size_t cap = t->qcap ? t->qcap * 2 : BLOCK + 64;
-    rt_event *q = realloc(t->q, cap * sizeof *q);
-    if (!q)
+    if (RT_VEC_RESERVE(t->q, t->qcap, (uint64_t)t->qn + 1, BLOCK + 64) < 0)
         return rt_err_set(err, RT_E_NOMEM, "%s:%lu: out of memory", t->in.path, t->in.lineno);
-    t->q = q;
-    t->qcap = cap;
     return 0;
 }
 
@@ -148,14 +144,8 @@ static int wait_all(ti_reader *t, ti_rank *k, uint32_t me, rt_err *err)
 
 static int open_req(const ti_reader *t, ti_rank *k, ti_req q, rt_err *err)
 {
-    if (k->nreqs == k->reqcap) {
-        size_t cap = k->reqcap ? k->reqcap * 2 : 8;
-        ti_req *v = realloc(k->reqs, cap * sizeof *v);
-        if (!v)
-            return rt_err_set(err, RT_E_NOMEM, "%s:%lu: out of memory", t->in.path, t->in.lineno);
-        k->reqs = v;
-        k->reqcap = cap;
-    }
+    if (RT_VEC_RESERVE(k->reqs, k->reqcap, (uint64_t)k->nreqs + 1, 8) < 0)
+        return rt_err_set(err, RT_E_NOMEM, "%s:%lu: out of memory", t->in.path, t->in.lineno);
     k->reqs[k->nreqs++] = q;
     return 0;
 }

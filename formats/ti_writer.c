@@ -97,21 +97,6 @@ static int no_memory(const rt_writer *w, rt_err *err)
     return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", w->path);
 }
 
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t ncap = *cap ? *cap : 16;
-    while (ncap < need)
-        ncap *= 2;
-    void *p = realloc(*v, ncap * size);
-    if (!p)
-        return -RT_E_NOMEM;
-    *v = p;
-    *cap = ncap;
-    return 0;
-}
-
 /* ---- a rank's text ------------------------------------------------------------------------- */
 
 static char *rank_file(const ti_writer *tw, uint32_t r)
@@ -227,7 +212,7 @@ static int append(rt_writer *w, tw_rank *k, const char *fmt, ...)
             tw->buffered += (size_t)n;
             return 0;
         }
-        if (grow((void **)&k->buf, &k->cap, k->len + (size_t)n + 1, 1))
+        if (RT_VEC_RESERVE(k->buf, k->cap, (uint64_t)k->len + (size_t)n + 1, 16) < 0)
             return -RT_E_NOMEM;
     }
 }
@@ -293,7 +278,7 @@ static int start_rank(rt_writer *w, uint32_t r, rt_err *err)
 
 static int open_req(rt_writer *w, tw_rank *k, tw_req q, rt_err *err)
 {
-    if (grow((void **)&k->reqs, &k->reqcap, k->nreqs + 1, sizeof *k->reqs))
+    if (RT_VEC_RESERVE(k->reqs, k->reqcap, (uint64_t)k->nreqs + 1, 16) < 0)
         return no_memory(w, err);
     k->reqs[k->nreqs++] = q;
     return 0;
@@ -543,7 +528,7 @@ static int one_event(rt_writer *w, const rt_event *ev, rt_err *err)
             return refuse(w, ev, err, "request %" PRIu64 " is already open", ev->req);
         if ((rc = idle(w, r, err)))
             return rc;
-        if (grow((void **)&k->holds, &k->holdcap, k->nholds + 1, sizeof *k->holds))
+        if (RT_VEC_RESERVE(k->holds, k->holdcap, (uint64_t)k->nholds + 1, 16) < 0)
             return no_memory(w, err);
         k->holds[k->nholds] = (tw_hold){.off = k->len, .state = HOLD_OPEN};
         uint64_t seq = k->hold_base + k->nholds++;
@@ -664,7 +649,7 @@ static int tw_write(rt_writer *w, const rt_event *ev, rt_err *err)
     default:
         if (k->depth == 0) /* outside any call: on its own */
             return translate(w, r, ev->call, ev, 1, err);
-        if (grow((void **)&k->call, &k->callcap, k->ncall + 1, sizeof *k->call))
+        if (RT_VEC_RESERVE(k->call, k->callcap, (uint64_t)k->ncall + 1, 16) < 0)
             return no_memory(w, err);
         k->call[k->ncall++] = *ev;
         return 0;

@@ -41,36 +41,6 @@ int rt_format_lookup(const char *name)
     return -RT_E_NOTFOUND;
 }
 
-int rt__parse_u64(const char *s, uint64_t *out)
-{
-    if (*s < '0' || *s > '9')
-        return -RT_E_INVAL;
-    uint64_t v = 0;
-    /* 19 digits cannot overflow: check only past them (text readers call this per field) */
-    for (int i = 0; i < 19 && *s >= '0' && *s <= '9'; i++, s++)
-        v = v * 10 + (unsigned)(*s - '0');
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9')
-            return -RT_E_INVAL;
-        unsigned d = (unsigned)(*s - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            return -RT_E_INVAL;
-        v = v * 10 + d;
-    }
-    *out = v;
-    return 0;
-}
-
-int rt__parse_i64(const char *s, int64_t *out)
-{
-    int neg = *s == '-';
-    uint64_t v;
-    if (rt__parse_u64(s + neg, &v) || v > (uint64_t)INT64_MAX + neg)
-        return -RT_E_INVAL;
-    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
-    return 0;
-}
-
 void rt__reader_set_truncated(rt_reader *r, const char *fmt, ...)
 {
     char buf[RT_ERR_LEN];

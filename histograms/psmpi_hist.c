@@ -9,6 +9,7 @@
 
 #include "rt_event.h"
 #include "rt_hist.h"
+#include "rt_parse.h"
 
 void rt_hist_config_default(rt_hist_config *c)
 {
@@ -17,87 +18,6 @@ void rt_hist_config_default(rt_hist_config *c)
     c->max = RT_HIST_DEFAULT_MAX;
     c->shift = RT_HIST_DEFAULT_SHIFT;
     c->contype = -1;
-}
-
-/* ---- number parsing ----------------------------------------------------------------------- */
-
-typedef enum num_status { NUM_OK, NUM_BAD, NUM_NEGATIVE, NUM_TOO_LARGE } num_status;
-
-/* Leading decimal digits of s into *out; *end after them. NUM_BAD when there are none. */
-static num_status parse_digits(const char *s, uint64_t *out, const char **end)
-{
-    uint64_t v = 0;
-    int overflow = 0;
-    const char *p = s;
-    for (; *p >= '0' && *p <= '9'; p++) {
-        unsigned d = (unsigned)(*p - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            overflow = 1; /* keep scanning so that trailing garbage is still reported */
-        else
-            v = v * 10 + d;
-    }
-    *end = p;
-    if (p == s)
-        return NUM_BAD;
-    *out = v;
-    return overflow ? NUM_TOO_LARGE : NUM_OK;
-}
-
-/* A whole string of digits; a leading '-' followed by digits is reported as negative so
- * that the warning says what is wrong rather than "not a number". */
-static num_status parse_plain(const char *s, uint64_t *out)
-{
-    const char *end;
-    int neg = *s == '-';
-    num_status st = parse_digits(s + neg, out, &end);
-    if (st == NUM_BAD || *end)
-        return NUM_BAD;
-    if (neg)
-        return NUM_NEGATIVE;
-    return st;
-}
-
-static int ascii_lower(int ch)
-{
-    return ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch;
-}
-
-static int same_text_nocase(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++)
-        if (ascii_lower((unsigned char)*a) != ascii_lower((unsigned char)*b))
-            return 0;
-    return *a == *b;
-}
-
-/* Bit shift of a binary size suffix ("", K, KiB, M, ... any case), or -RT_E_INVAL. */
-static int suffix_shift(const char *s)
-{
-    static const char letters[] = "kmgt";
-    if (!*s)
-        return 0;
-    const char *at = strchr(letters, ascii_lower((unsigned char)*s));
-    if (!at)
-        return -RT_E_INVAL;
-    if (s[1] && !same_text_nocase(s + 1, "ib"))
-        return -RT_E_INVAL;
-    return 10 * (int)(at - letters + 1);
-}
-
-#define SIZE_HINT "expected a number of bytes such as 4096, 4K, 64M"
-
-int rt_hist_parse_size(const char *option, const char *text, uint64_t *out, rt_err *err)
-{
-    uint64_t v = 0;
-    const char *end;
-    num_status st = parse_digits(text, &v, &end);
-    int sh = st == NUM_BAD ? -RT_E_INVAL : suffix_shift(end);
-    if (sh < 0)
-        return rt_err_set(err, RT_E_INVAL, "%s: bad size '%s' (" SIZE_HINT ")", option, text);
-    if (st == NUM_TOO_LARGE || (sh && v > UINT64_MAX >> sh))
-        return rt_err_set(err, RT_E_INVAL, "%s: size '%s' is too large", option, text);
-    *out = v << sh;
-    return 0;
 }
 
 /* ---- validation ----------------------------------------------------------------------------- */
@@ -171,32 +91,22 @@ static int is_set(const char *s)
     return s && *s;
 }
 
-/* A size variable: 1 when text holds a usable value in *out, else 0 after one warning. */
+/* A size variable: 1 when text holds a usable value in *out, else 0 after one warning. Plain
+ * numbers only, as psmpi reads them. */
 static int env_size(warn_buf *w, const char *var, const char *text, uint64_t deflt, uint64_t *out)
 {
-    uint64_t v = 0;
-    switch (parse_plain(text, &v)) {
-    case NUM_BAD:
+    rt_parse_why why;
+    if (!rt_parse_uint(text, 1, RT_HIST_LIMIT_CAP, out, &why))
+        return 1;
+    if (why == RT_PARSE_BAD)
         warn(w, var, text, "not a number of bytes; using the default %" PRIu64, deflt);
-        return 0;
-    case NUM_NEGATIVE:
+    else if (why == RT_PARSE_NEGATIVE)
         warn(w, var, text, "must not be negative; using the default %" PRIu64, deflt);
-        return 0;
-    case NUM_TOO_LARGE:
-        break;
-    case NUM_OK:
-        if (v < 1) {
-            warn(w, var, text, "must be at least 1; using the default %" PRIu64, deflt);
-            return 0;
-        }
-        if (v <= RT_HIST_LIMIT_CAP) {
-            *out = v;
-            return 1;
-        }
-        break;
-    }
-    warn(w, var, text, "must be at most %" PRIu64 "; using the default %" PRIu64, RT_HIST_LIMIT_CAP,
-         deflt);
+    else if (why == RT_PARSE_SMALL)
+        warn(w, var, text, "must be at least 1; using the default %" PRIu64, deflt);
+    else
+        warn(w, var, text, "must be at most %" PRIu64 "; using the default %" PRIu64,
+             RT_HIST_LIMIT_CAP, deflt);
     return 0;
 }
 
@@ -234,20 +144,20 @@ int rt_hist_config_from_env(rt_hist_config *c, const char *prefix, const char *m
 
     if (is_set(shift)) {
         uint64_t v = 0;
-        num_status st = parse_plain(shift, &v);
-        if (st == NUM_BAD)
+        rt_parse_why why;
+        if (!rt_parse_uint(shift, 1, RT_HIST_MAX_SHIFT, &v, &why))
+            c->shift = (unsigned)v;
+        else if (why == RT_PARSE_BAD)
             warn(&w, "SHIFT", shift, "not a number; using the default %u", RT_HIST_DEFAULT_SHIFT);
-        else if (st == NUM_NEGATIVE)
+        else if (why == RT_PARSE_NEGATIVE)
             warn(&w, "SHIFT", shift, "must not be negative; using the default %u",
                  RT_HIST_DEFAULT_SHIFT);
-        else if (st == NUM_OK && v < 1)
+        else if (why == RT_PARSE_SMALL)
             warn(&w, "SHIFT", shift, "must be at least 1; using the default %u",
                  RT_HIST_DEFAULT_SHIFT);
-        else if (st == NUM_TOO_LARGE || v > RT_HIST_MAX_SHIFT)
+        else
             warn(&w, "SHIFT", shift, "must be at most %u; using the default %u", RT_HIST_MAX_SHIFT,
                  RT_HIST_DEFAULT_SHIFT);
-        else
-            c->shift = (unsigned)v;
     }
 
     if (is_set(contype)) {
@@ -272,9 +182,9 @@ int rt_hist_config_from_args(rt_hist_config *c, const char *min, const char *max
     rt_hist_config nc;
     int rc;
     rt_hist_config_default(&nc);
-    if (min && (rc = rt_hist_parse_size("--min", min, &nc.min, err)) < 0)
+    if (min && (rc = rt_parse_size_opt("--min", min, &nc.min, err)) < 0)
         return rc;
-    if (max && (rc = rt_hist_parse_size("--max", max, &nc.max, err)) < 0)
+    if (max && (rc = rt_parse_size_opt("--max", max, &nc.max, err)) < 0)
         return rc;
     if (nc.min < 1)
         return rt_err_set(err, RT_E_INVAL, "--min: must be at least 1 (got '%s')", min);
@@ -293,7 +203,7 @@ int rt_hist_config_from_args(rt_hist_config *c, const char *min, const char *max
                           nc.min, nc.max);
     if (shift) {
         uint64_t v = 0;
-        if (parse_plain(shift, &v) != NUM_OK || v < 1 || v > RT_HIST_MAX_SHIFT)
+        if (rt_parse_uint(shift, 1, RT_HIST_MAX_SHIFT, &v, NULL) < 0)
             return rt_err_set(err, RT_E_INVAL,
                               "--shift: bad value '%s' (expected an integer from 1 to %u)", shift,
                               RT_HIST_MAX_SHIFT);

@@ -57,15 +57,9 @@ int rt_hist_config_from_env(rt_hist_config *c, const char *prefix, const char *m
                             const char *shift, const char *contype, char *warnings, size_t len);
 
 /*
- * A size from the command line: digits with an optional binary suffix K, M, G, T or
- * KiB, MiB, GiB, TiB, any case (4K = 4096, 64M = 67108864). option names the option in
- * the message ("--max: bad size '64X' (...)"). Returns 0 or -RT_E_INVAL.
- */
-int rt_hist_parse_size(const char *option, const char *text, uint64_t *out, rt_err *err);
-
-/*
  * Configuration from command-line values (retrace hist --min --max --shift --contype);
- * NULL means the default. Unlike the environment flavour, a bad value is an error
+ * NULL means the default. Sizes and the shift are read with rt_parse.h (one grammar for
+ * every option: 4K, 64M, 1T ...). Unlike the environment flavour, a bad value is an error
  * (-RT_E_INVAL, err names the option) and c is left untouched.
  */
 int rt_hist_config_from_args(rt_hist_config *c, const char *min, const char *max, const char *shift,

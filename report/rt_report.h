@@ -39,7 +39,7 @@ int rt_table_write_csv(const rt_table *t, FILE *out);
 /* A list of tables a pass produces, in print order. */
 typedef struct rt_tables {
     rt_table **t;
-    unsigned n;
+    unsigned n, cap;
 } rt_tables;
 
 int rt_tables_add(rt_tables *ts, rt_table *t); /* takes t (frees it on failure) */

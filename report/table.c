@@ -11,10 +11,12 @@
 #include <string.h>
 
 #include "rt_report.h"
+#include "rt_vec.h"
 
 struct rt_table {
     char *name, *title;
-    unsigned ncols, nrows, cap;
+    unsigned ncols, nrows;
+    size_t cell_cap; /* cells */
     char **columns;
     char *align;
     char **cells;    /* nrows * ncols, row-major; NULL until set */
@@ -64,14 +66,9 @@ void rt_table_free(rt_table *t)
 
 int rt_table_row(rt_table *t)
 {
-    if (t->nrows == t->cap) {
-        unsigned cap = t->cap ? 2 * t->cap : 16;
-        char **c = realloc(t->cells, (size_t)cap * t->ncols * sizeof *c);
-        if (!c)
-            return -RT_E_NOMEM;
-        t->cells = c;
-        t->cap = cap;
-    }
+    if (RT_VEC_RESERVE(t->cells, t->cell_cap, ((uint64_t)t->nrows + 1) * t->ncols,
+                       (size_t)16 * t->ncols) < 0)
+        return -RT_E_NOMEM;
     memset(t->cells + (size_t)t->nrows * t->ncols, 0, t->ncols * sizeof *t->cells);
     t->nrows++;
     t->filled = 0;
@@ -178,12 +175,10 @@ int rt_tables_add(rt_tables *ts, rt_table *t)
 {
     if (!t)
         return -RT_E_NOMEM;
-    rt_table **p = realloc(ts->t, (ts->n + 1) * sizeof *p);
-    if (!p) {
+    if (RT_VEC_RESERVE(ts->t, ts->cap, (uint64_t)ts->n + 1, 4) < 0) {
         rt_table_free(t);
         return -RT_E_NOMEM;
     }
-    ts->t = p;
     ts->t[ts->n++] = t;
     return 0;
 }
@@ -194,7 +189,7 @@ void rt_tables_free(rt_tables *ts)
         rt_table_free(ts->t[i]);
     free(ts->t);
     ts->t = NULL;
-    ts->n = 0;
+    ts->n = ts->cap = 0;
 }
 
 void rt_tables_csv_path(const rt_tables *ts, unsigned i, const char *path, char *buf, size_t len)

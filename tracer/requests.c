@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "rt__tracer.h"
+#include "rt_hash.h"
 
 #define NSHARDS 64u
 #define INITIAL_CAP 64u
@@ -101,23 +102,33 @@ static slot *find(shard *s, uint64_t key, uint64_t h)
     }
 }
 
+static int slot_empty(const void *e)
+{
+    return !((const slot *)e)->key;
+}
+
+static void slot_clear(void *e)
+{
+    ((slot *)e)->key = 0;
+}
+
+static uint64_t slot_hash(const void *e)
+{
+    return mix(((const slot *)e)->key) >> 8; /* the low bits chose the shard */
+}
+
+static const rt_htab_ops slot_ops = {
+    .size = sizeof(slot), .empty = slot_empty, .clear = slot_clear, .hash = slot_hash};
+
+/* Twice the room: 0, or -RT_E_RANGE (a shard holds at most 2^31 requests) or -RT_E_NOMEM. */
 static int grow(shard *s)
 {
-    uint32_t cap = s->cap ? s->cap * 2 : INITIAL_CAP;
-    slot *n = calloc(cap, sizeof *n);
-    if (!n)
+    size_t cap = s->cap;
+    if (cap > UINT32_MAX / 2)
+        return -RT_E_RANGE;
+    if (rt_htab_grow(&s->slots, &cap, INITIAL_CAP, &slot_ops) < 0)
         return -RT_E_NOMEM;
-    for (uint32_t j = 0; j < s->cap; j++) {
-        if (!s->slots[j].key)
-            continue;
-        uint32_t i = (uint32_t)(mix(s->slots[j].key) >> 8) & (cap - 1);
-        while (n[i].key)
-            i = (i + 1) & (cap - 1);
-        n[i] = s->slots[j];
-    }
-    free(s->slots);
-    s->slots = n;
-    s->cap = cap;
+    s->cap = (uint32_t)cap;
     return 0;
 }
 
@@ -131,9 +142,13 @@ void rt__req_put(MPI_Request handle, const rt__req *info)
      * claims the oldest. */
     uint64_t key = key_of(handle), h;
     shard *s = shard_of(key, &h);
-    if ((s->used + 1) * 4 > s->cap * 3 && grow(s) < 0) {
+    int rc;
+    if ((s->used + 1) * 4 > s->cap * 3 && (rc = grow(s)) < 0) {
         shard_done(s);
-        rt__fail("rank %d: out of memory for the request table", rt__g.rank);
+        if (rc == -RT_E_RANGE)
+            rt__fail("rank %d: too many requests pending for the request table", rt__g.rank);
+        else
+            rt__fail("rank %d: out of memory for the request table", rt__g.rank);
         return;
     }
     uint32_t mask = s->cap - 1;
@@ -147,20 +162,11 @@ void rt__req_put(MPI_Request handle, const rt__req *info)
     shard_done(s);
 }
 
-/* Backward-shift deletion keeps probe chains unbroken without tombstones. */
+/* Backward-shift deletion keeps probe chains unbroken without tombstones, and the entries of
+ * one handle in their order. Inline with slot_ops: no call on the completion path. */
 static void erase(shard *s, slot *e)
 {
-    uint32_t mask = s->cap - 1;
-    uint32_t i = (uint32_t)(e - s->slots);
-    for (uint32_t j = (i + 1) & mask; s->slots[j].key; j = (j + 1) & mask) {
-        uint32_t home = (uint32_t)(mix(s->slots[j].key) >> 8) & mask;
-        /* slot j may move to i when i lies cyclically in [home, j) */
-        if (((j - home) & mask) >= ((j - i) & mask)) {
-            s->slots[i] = s->slots[j];
-            i = j;
-        }
-    }
-    s->slots[i].key = 0;
+    rt_htab_erase(s->slots, s->cap, (size_t)(e - s->slots), &slot_ops);
     s->used--;
 }
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "rt__tracer.h"
+#include "rt_vec.h"
 
 #define BUFFER (256u << 10) /* bytes of records a thread keeps before writing */
 
@@ -168,10 +169,12 @@ void rt__threads_hist(rt_hist *h)
 
 void *rt__scratch_grow(rt__thread *t, size_t len)
 {
-    size_t cap = t->scratch_cap * 2;
-    while (cap < t->scratch_len + len)
-        cap *= 2;
-    uint8_t *s = malloc(cap);
+    /* the first buffer is inline in the thread: this grows by copying, with the growth rule
+     * of rt_vec.h */
+    size_t cap = len > SIZE_MAX - t->scratch_len
+                     ? 0
+                     : rt_vec_next(t->scratch_cap, (uint64_t)t->scratch_len + len, 0, 1, SIZE_MAX);
+    uint8_t *s = cap ? malloc(cap) : NULL;
     if (!s) {
         rt__fail("rank %d: out of memory for trace records", rt__g.rank);
         t->scratch_len = 0;

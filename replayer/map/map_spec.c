@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "rt__map.h"
+#include "rt_parse.h"
 
 static const char *const kind_names[RT_MAP_KIND_COUNT] = {
 #define X(id, name) [RT_MAP_##id] = name,
@@ -20,25 +21,6 @@ static const char *const kind_names[RT_MAP_KIND_COUNT] = {
 };
 
 /* ---- the spec as text --------------------------------------------------------------------- */
-
-/* A decimal uint64 with nothing else: no sign, no spaces, no base prefix. */
-static int parse_u64(const char *s, uint64_t *out, int *overflow)
-{
-    uint64_t v = 0;
-    *overflow = 0;
-    if (!*s)
-        return -RT_E_INVAL;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9')
-            return -RT_E_INVAL;
-        unsigned d = (unsigned)(*s - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            *overflow = 1;
-        v = v * 10 + d;
-    }
-    *out = v;
-    return *overflow ? -RT_E_RANGE : 0;
-}
 
 int rt_map_parse(const char *text, rt_map_spec *spec, rt_err *err)
 {
@@ -58,13 +40,14 @@ int rt_map_parse(const char *text, rt_map_spec *spec, rt_err *err)
                           text);
     s.kind = (rt_map_kind)kind;
     if (s.kind == RT_MAP_RANDOM) {
-        int overflow;
+        rt_parse_why why;
         if (!arg)
             return rt_err_set(err, RT_E_INVAL,
                               "bad mapping '%s': random needs a seed (random:SEED)", text);
-        if (parse_u64(arg, &s.seed, &overflow) < 0)
+        if (rt_parse_uint(arg, 0, UINT64_MAX, &s.seed, &why) < 0)
             return rt_err_set(err, RT_E_INVAL, "bad mapping '%s': SEED must be %s", text,
-                              overflow ? "at most 18446744073709551615" : "a decimal number");
+                              why == RT_PARSE_LARGE ? "at most 18446744073709551615"
+                                                    : "a decimal number");
     } else if (s.kind == RT_MAP_FILE) {
         if (!arg || !*arg)
             return rt_err_set(err, RT_E_INVAL, "bad mapping '%s': file needs a path (file:FILE)",
@@ -285,13 +268,12 @@ static size_t token(const char **p, const char **start)
 /* A token of decimal digits, saturating: too large is out of range, not malformed. */
 static int token_u64(const char *t, size_t n, uint64_t *v)
 {
-    *v = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (t[i] < '0' || t[i] > '9')
-            return -RT_E_INVAL;
-        unsigned d = (unsigned)(t[i] - '0');
-        *v = *v > (UINT64_MAX - d) / 10 ? UINT64_MAX : *v * 10 + d;
-    }
+    const char *end;
+    int rc = rt_parse_digits(t, &end, v);
+    if (!n || end != t + n)
+        return -RT_E_INVAL;
+    if (rc < 0)
+        *v = UINT64_MAX;
     return 0;
 }
 

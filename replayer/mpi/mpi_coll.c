@@ -76,14 +76,9 @@ typedef struct steps {
 static int collect(void *ctx, const rt_coll_step *st)
 {
     steps *v = ctx;
-    if (v->n == v->cap) {
-        size_t cap = v->cap ? v->cap * 2 : 64;
-        rt_coll_step *p = realloc(v->s, cap * sizeof *p);
-        if (!p)
-            return rt_err_set(v->err, RT_E_NOMEM, "out of memory for a schedule of %zu steps", cap);
-        v->s = p;
-        v->cap = cap;
-    }
+    if (RT_VEC_RESERVE(v->s, v->cap, (uint64_t)v->n + 1, 64) < 0)
+        return rt_err_set(v->err, RT_E_NOMEM, "out of memory for a schedule of %zu steps",
+                          v->n + 1);
     v->s[v->n++] = *st;
     return 0;
 }

@@ -28,14 +28,8 @@ typedef struct pending {
 
 static MPI_Request *pend_add(pending *p)
 {
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 16;
-        MPI_Request *q = realloc(p->q, cap * sizeof *q);
-        if (!q)
-            return NULL;
-        p->q = q;
-        p->cap = cap;
-    }
+    if (RT_VEC_RESERVE(p->q, p->cap, (uint64_t)p->n + 1, 16) < 0)
+        return NULL;
     p->q[p->n] = MPI_REQUEST_NULL;
     return &p->q[p->n++];
 }

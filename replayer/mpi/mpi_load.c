@@ -15,58 +15,6 @@
 
 #include "rt__mpirun.h"
 
-/* ---- a small open-addressing map (rank, id) -> value -------------------------------------- */
-
-typedef struct mr_slot {
-    uint64_t id, val;
-    uint32_t rank, used;
-} mr_slot;
-
-typedef struct mr_map {
-    mr_slot *s;
-    uint64_t cap, n; /* cap a power of two */
-} mr_map;
-
-static uint64_t mr_hash(uint32_t rank, uint64_t id)
-{
-    uint64_t h = (id ^ ((uint64_t)rank << 32 | rank)) * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 29);
-}
-
-static mr_slot *map_find(mr_map *m, uint32_t rank, uint64_t id, int add)
-{
-    if (add && (m->n + 1) * 2 > m->cap) {
-        uint64_t cap = m->cap ? m->cap * 2 : 1024;
-        mr_slot *s = calloc(cap, sizeof *s);
-        if (!s)
-            return NULL;
-        for (uint64_t i = 0; i < m->cap; i++)
-            if (m->s[i].used) {
-                uint64_t j = mr_hash(m->s[i].rank, m->s[i].id) & (cap - 1);
-                while (s[j].used)
-                    j = (j + 1) & (cap - 1);
-                s[j] = m->s[i];
-            }
-        free(m->s);
-        m->s = s;
-        m->cap = cap;
-    }
-    if (!m->cap)
-        return NULL;
-    for (uint64_t j = mr_hash(rank, id) & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
-        mr_slot *e = &m->s[j];
-        if (!e->used) {
-            if (!add)
-                return NULL;
-            *e = (mr_slot){.id = id, .rank = rank, .used = 1};
-            m->n++;
-            return e;
-        }
-        if (e->id == id && e->rank == rank)
-            return e;
-    }
-}
-
 /* One rank's events (below): the prepass keeps those of the process's own rank, so that
  * the usual replay, process i playing rank i, reads the trace once. */
 static void own_reset(mr_events *e);
@@ -106,21 +54,6 @@ static int by_comm_seq_pos(const void *a, const void *b)
     if (x->seq != y->seq)
         return x->seq < y->seq ? -1 : 1;
     return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
-static int grow(void **p, uint64_t *cap, uint64_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    uint64_t c = *cap ? *cap : 256;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, c * size);
-    if (!q)
-        return -RT_E_NOMEM;
-    *p = q;
-    *cap = c;
-    return 0;
 }
 
 static int win_index(const rt_defs *d, uint32_t id)
@@ -166,7 +99,7 @@ int mr_prepass(rt_mpirun *m, rt_err *err)
     uint64_t *counter = NULL, *begin = NULL; /* per rank: starts so far, the open blocking one */
     coll_rec *cr = NULL;
     uint64_t ncr = 0, capcr = 0;
-    mr_map reqs = {0};
+    rt_hmap reqs = {0};
     if (rc == 0) {
         counter = calloc(nr ? nr : 1, sizeof *counter);
         begin = malloc((nr ? nr : 1) * sizeof *begin);
@@ -204,18 +137,18 @@ int mr_prepass(rt_mpirun *m, rt_err *err)
             begin[ev.rank] = counter[ev.rank]++;
             break;
         case RT_EV_NBC_REQUEST: {
-            mr_slot *s = map_find(&reqs, ev.rank, ev.req, 1);
+            uint64_t *s = rt_hmap_put(&reqs, ev.rank, ev.req, NULL);
             if (!s) {
                 rc = rt_err_set(err, RT_E_NOMEM, "out of memory reading %s", m->path);
                 break;
             }
-            s->val = counter[ev.rank]++;
-            if (grow((void **)&cr, &capcr, ncr + 1, sizeof *cr)) {
+            *s = counter[ev.rank]++;
+            if (RT_VEC_RESERVE(cr, capcr, ncr + 1, 256) < 0) {
                 rc = rt_err_set(err, RT_E_NOMEM, "out of memory reading %s", m->path);
                 break;
             }
-            cr[ncr++] = (coll_rec){.start = s->val, .rank = ev.rank, .comm = UINT32_MAX};
-            s->val = ncr - 1; /* from now on: the record's index */
+            cr[ncr++] = (coll_rec){.start = *s, .rank = ev.rank, .comm = UINT32_MAX};
+            *s = ncr - 1; /* from now on: the record's index */
             break;
         }
         case RT_EV_COLL_END:
@@ -225,13 +158,13 @@ int mr_prepass(rt_mpirun *m, rt_err *err)
                 m->inter_colls++;
             coll_rec *r = NULL;
             if (ev.kind == RT_EV_NBC_COMPLETE) {
-                mr_slot *s = map_find(&reqs, ev.rank, ev.req, 0);
-                if (!s || s->val == UINT64_MAX)
+                uint64_t *s = rt_hmap_get(&reqs, ev.rank, ev.req);
+                if (!s || *s == UINT64_MAX)
                     break;
-                r = &cr[s->val];
-                s->val = UINT64_MAX;
+                r = &cr[*s];
+                *s = UINT64_MAX;
             } else {
-                if (grow((void **)&cr, &capcr, ncr + 1, sizeof *cr)) {
+                if (RT_VEC_RESERVE(cr, capcr, ncr + 1, 256) < 0) {
                     rc = rt_err_set(err, RT_E_NOMEM, "out of memory reading %s", m->path);
                     break;
                 }
@@ -266,7 +199,7 @@ int mr_prepass(rt_mpirun *m, rt_err *err)
         rc = build_vparts(m, cr, ncr, err);
     if (rc == 0 && keep < nr)
         rc = own_prepare(m, keep, err);
-    free(reqs.s);
+    rt_hmap_free(&reqs);
     free(cr);
     free(counter);
     free(begin);
@@ -297,7 +230,7 @@ const mr_vpart *mr_vparts_find(const rt_mpirun *m, uint32_t comm, uint32_t seq, 
 /* Request ids become slots: a post takes the lowest free slot, its completion frees it. */
 static int assign_slots(mr_events *e, rt_err *err)
 {
-    mr_map open = {0};
+    rt_hmap open = {0};
     uint32_t *free_list = NULL, nfree = 0, cap = 0;
     int rc = 0;
     for (uint64_t i = 0; i < e->n && rc == 0; i++) {
@@ -305,36 +238,31 @@ static int assign_slots(mr_events *e, rt_err *err)
         if (ev->kind == MR_SKIP)
             continue;
         if (rt_event_starts_request(ev->kind)) {
-            mr_slot *s = map_find(&open, 0, ev->req, 1);
+            uint64_t *s = rt_hmap_put(&open, 0, ev->req, NULL);
             if (!s) {
                 rc = rt_err_set(err, RT_E_NOMEM, "out of memory for requests");
                 break;
             }
             uint32_t slot = nfree ? free_list[--nfree] : e->nslots++;
-            s->val = (uint64_t)slot + 1;
+            *s = (uint64_t)slot + 1;
             ev->req = slot;
         } else if (rt_event_ends_request(ev->kind)) {
-            mr_slot *s = map_find(&open, 0, ev->req, 0);
-            if (!s || !s->val) {
+            uint64_t *s = rt_hmap_get(&open, 0, ev->req);
+            if (!s || !*s) {
                 ev->kind = MR_SKIP;
                 continue;
             }
-            uint32_t slot = (uint32_t)(s->val - 1);
-            s->val = 0;
+            uint32_t slot = (uint32_t)(*s - 1);
+            *s = 0;
             ev->req = slot;
-            if (nfree == cap) {
-                uint32_t *p = realloc(free_list, (cap ? cap * 2 : 64) * sizeof *p);
-                if (!p) {
-                    rc = rt_err_set(err, RT_E_NOMEM, "out of memory for requests");
-                    break;
-                }
-                free_list = p;
-                cap = cap ? cap * 2 : 64;
+            if (RT_VEC_RESERVE(free_list, cap, (uint64_t)nfree + 1, 64) < 0) {
+                rc = rt_err_set(err, RT_E_NOMEM, "out of memory for requests");
+                break;
             }
             free_list[nfree++] = slot;
         }
     }
-    free(open.s);
+    rt_hmap_free(&open);
     free(free_list);
     return rc;
 }
@@ -343,22 +271,22 @@ static int assign_slots(mr_events *e, rt_err *err)
  * that never completed, or was cancelled, is not replayed (nor is its completion). */
 static int link_posts(mr_events *e, rt_err *err)
 {
-    mr_map open = {0};
+    rt_hmap open = {0};
     for (uint64_t i = 0; i < e->n; i++) {
         rt_event *ev = &e->ev[i];
         if (rt_event_starts_request(ev->kind)) {
-            mr_slot *s = map_find(&open, 0, ev->req, 1);
+            uint64_t *s = rt_hmap_put(&open, 0, ev->req, NULL);
             if (!s) {
-                free(open.s);
+                rt_hmap_free(&open);
                 return rt_err_set(err, RT_E_NOMEM, "out of memory for requests");
             }
-            s->val = i + 1;
+            *s = i + 1;
         } else if (rt_event_ends_request(ev->kind)) {
-            mr_slot *s = map_find(&open, 0, ev->req, 0);
-            if (!s || !s->val)
+            uint64_t *s = rt_hmap_get(&open, 0, ev->req);
+            if (!s || !*s)
                 continue;
-            rt_event *p = &e->ev[s->val - 1];
-            s->val = 0;
+            rt_event *p = &e->ev[*s - 1];
+            *s = 0;
             if (ev->kind == RT_EV_REQUEST_CANCELLED) {
                 p->kind = MR_SKIP;
                 ev->kind = MR_SKIP;
@@ -376,14 +304,14 @@ static int link_posts(mr_events *e, rt_err *err)
     }
     /* posts that never completed and need their completion's data */
     for (uint64_t j = 0; j < open.cap; j++)
-        if (open.s[j].used && open.s[j].val) {
-            rt_event *p = &e->ev[open.s[j].val - 1];
+        if (open.slots[j].k1 != RT_HASH_EMPTY && open.slots[j].v) {
+            rt_event *p = &e->ev[open.slots[j].v - 1];
             if (p->kind == RT_EV_IRECV_REQUEST || p->kind == RT_EV_NBC_REQUEST) {
                 p->kind = MR_SKIP;
                 e->skipped_requests++;
             }
         }
-    free(open.s);
+    rt_hmap_free(&open);
     return 0;
 }
 
@@ -440,7 +368,7 @@ static void own_reset(mr_events *e)
 
 static int own_keep(mr_events *e, const rt_event *ev, rt_err *err)
 {
-    if (grow((void **)&e->ev, &e->cap, e->n + 1, sizeof *e->ev))
+    if (RT_VEC_RESERVE(e->ev, e->cap, (uint64_t)e->n + 1, 256) < 0)
         return rt_err_set(err, RT_E_NOMEM, "out of memory for the events of rank %u",
                           (unsigned)ev->rank);
     e->ev[e->n++] = *ev;

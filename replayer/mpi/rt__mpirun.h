@@ -4,6 +4,7 @@
 
 #include "rt_mpirun.h"
 #include "rt_trace.h"
+#include "rt_util.h"
 
 #define MR_SKIP 255 /* an event kind of our own: not replayed (see the notes) */
 

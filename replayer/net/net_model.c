@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rt_net.h"
+#include "rt_parse.h"
 
 typedef unsigned __int128 u128;
 
@@ -107,11 +108,8 @@ static int find_key(const char *const *keys, unsigned n, const char *key)
 /* A whole number from min to max (at most UINT32_MAX): 0, or -RT_E_INVAL. */
 static int parse_count(const char *v, unsigned long long min, unsigned long long max, uint32_t *out)
 {
-    size_t n = strspn(v, "0123456789");
-    if (!n || v[n] || n > 10)
-        return -RT_E_INVAL;
-    unsigned long long x = strtoull(v, NULL, 10);
-    if (x < min || x > max)
+    uint64_t x;
+    if (rt_parse_uint(v, min, max, &x, NULL) < 0)
         return -RT_E_INVAL;
     *out = (uint32_t)x;
     return 0;

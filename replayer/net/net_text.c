@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "rt_net.h"
+#include "rt_parse.h"
 
 typedef unsigned __int128 u128;
 
@@ -44,17 +45,6 @@ static const net_unit bw_units[] = {
     {NULL, 0, 0},
 };
 
-static const net_unit size_units[] = {
-    {"", 1, 1},
-    {"B", 1, 1},
-    {"K", 1 << 10, 1},
-    {"M", 1 << 20, 1},
-    {"G", 1 << 30, 1},
-    {"KiB", 1 << 10, 1},
-    {"MiB", 1 << 20, 1},
-    {"GiB", 1 << 30, 1},
-    {NULL, 0, 0},
-};
 // clang-format on
 
 typedef struct quantity {
@@ -70,8 +60,6 @@ static const quantity q_time = {time_units, "a number and a unit such as 1.5us",
 static const quantity q_bw = {bw_units, "a number and a unit such as 10GB/s",
                               "B/s, KB/s, MB/s, GB/s, KiB/s, MiB/s, GiB/s, Mbit/s or Gbit/s",
                               "bytes per second", 1};
-static const quantity q_size = {size_units, "a number of bytes such as 65536, 64K or 64KiB", NULL,
-                                "bytes", 0};
 
 static int blank(char c)
 {
@@ -170,9 +158,20 @@ int rt_net_parse_bandwidth(const char *text, uint64_t *bytes_per_s, rt_err *err)
     return parse_quantity(text, &q_bw, bytes_per_s, err);
 }
 
+/* Sizes are the one size grammar of retrace (rt_parse.h), in this file's words. */
 int rt_net_parse_size(const char *text, uint64_t *bytes, rt_err *err)
 {
-    return parse_quantity(text, &q_size, bytes, err);
+    char shown[72];
+    rt_parse_why why;
+    if (!rt_parse_size(text, bytes, &why))
+        return 0;
+    const char *v = clip(text, shown, sizeof shown);
+    if (why == RT_PARSE_FRACTION)
+        return rt_err_set(err, RT_E_INVAL, "bad value '%s': not a whole number of bytes", v);
+    if (why == RT_PARSE_LARGE)
+        return rt_err_set(err, RT_E_INVAL, "bad value '%s': too large", v);
+    return rt_err_set(err, RT_E_INVAL,
+                      "bad value '%s' (expected a number of bytes such as 65536, 64K or 64KiB)", v);
 }
 
 /* ---- formatting ------------------------------------------------------------------------- */

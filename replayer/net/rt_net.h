@@ -126,12 +126,13 @@ unsigned rt_net_call_base(unsigned fn);
 uint64_t rt_net_best_gw_mtu(const rt_net_model *m, uint64_t n, uint64_t *time_ps);
 
 /* Parsers, also for command lines; each returns 0 or -RT_E_INVAL with a one-line message
- * "bad value 'TEXT' ..." in err. Blanks around the value and between number and unit are
- * allowed; numbers are decimal ("1.5", ".5"), no sign, no exponent.
+ * "bad value 'TEXT' ..." in err. Numbers are decimal ("1.5", ".5"), no sign, no exponent;
+ * blanks are allowed between number and unit (and, for times and bandwidths, around the value).
  *   time:      ps, ns, us (or µs), ms, s; a unit is required; the result must be whole ps.
  *   bandwidth: B/s, KB/s, MB/s, GB/s (10^3 steps), KiB/s, MiB/s, GiB/s (2^10 steps), Mbit/s,
  *              Gbit/s; a unit is required; the result must be whole bytes/s and > 0.
- *   size:      bytes with no unit or B, or K, M, G, KiB, MiB, GiB (2^10 steps); whole bytes. */
+ *   size:      the size grammar of every option (rt_parse.h): no unit or B, K, M, G, T, P, E
+ *              (2^10 steps), also as KiB ..., any case; whole bytes. */
 int rt_net_parse_time(const char *text, uint64_t *ps, rt_err *err);
 int rt_net_parse_bandwidth(const char *text, uint64_t *bytes_per_s, rt_err *err);
 int rt_net_parse_size(const char *text, uint64_t *bytes, rt_err *err);

@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "rt_sim.h"
+#include "rt_util.h"
 
 #define SIM_NEVER UINT64_MAX
 #define SIM_NONE UINT32_MAX
@@ -48,39 +49,12 @@ struct rt_sim_trace {
     rt_defs defs;
     sim_rank_events *ranks; /* events in slabs (sim_load.c) when nslabs, else each its own */
     struct sim_evslab *slabs;
-    size_t nslabs;
+    size_t nslabs, slabs_cap;
     uint64_t nevents;
     uint64_t t_first, t_last; /* ns */
     char *notes;
     size_t notes_len, notes_cap;
 };
-
-/* ---- a hash map from a pair of keys to a value ------------------------------------------------
- */
-
-typedef struct sim_map_slot {
-    uint64_t k1, k2, v; /* k1 == SIM_MAP_EMPTY: free */
-} sim_map_slot;
-
-#define SIM_MAP_EMPTY UINT64_MAX
-
-/* The hash of a pair of keys (sim_map, the channel table). */
-static inline uint64_t sim_hash2(uint64_t k1, uint64_t k2)
-{
-    uint64_t h = k1 * 0x9e3779b97f4a7c15ULL ^ (k2 + 0x632be59bd9b4e019ULL) * 0xbf58476d1ce4e5b9ULL;
-    return h ^ h >> 31;
-}
-
-typedef struct sim_map {
-    sim_map_slot *slots;
-    size_t cap, n; /* cap a power of two */
-} sim_map;
-
-void sim_map_free(sim_map *m);
-uint64_t *sim_map_get(const sim_map *m, uint64_t k1, uint64_t k2);
-/* The value slot for the key, created (value 0, *created = 1) when absent; NULL: no memory. */
-uint64_t *sim_map_put(sim_map *m, uint64_t k1, uint64_t k2, int *created);
-void sim_map_del(sim_map *m, uint64_t k1, uint64_t k2);
 
 /* ---- engine objects ----------------------------------------------------------------------- */
 
@@ -128,7 +102,7 @@ typedef struct sim_pend {
  * its first pending operation (in most channels the only one: a collective round sends one
  * message per pair) and the list of further ones, in posting order. */
 typedef struct sim_chan {
-    uint64_t k1, k2; /* k1 == SIM_MAP_EMPTY: free slot */
+    uint64_t k1, k2; /* k1 == RT_HASH_EMPTY: free slot (first: rt_htab_pair_*) */
     sim_op op;
     uint32_t more, more_tail; /* sim_pend list; SIM_NONE: none */
 } sim_chan;
@@ -256,12 +230,12 @@ typedef struct sim_qcursor {
 
 typedef struct sim_queue {
     sim_qchunk *chunks;
-    uint32_t nchunks, chunks_cap, chunk_free;
-    sim_bucket *buckets;
-    uint32_t nbuckets, buckets_cap, bucket_free;
+    rt_pool chunkp;
+    sim_bucket *buckets; /* a free bucket's head links the free list */
+    rt_pool bucketp;
     sim_qtime *times; /* binary heap of the distinct pending times */
     size_t ntimes, times_cap;
-    sim_map by_time; /* time -> bucket */
+    rt_hmap by_time; /* time -> bucket */
     uint32_t last;   /* the bucket last pushed to */
     sim_qcursor ahead;
     uint64_t n; /* events queued */
@@ -298,12 +272,12 @@ typedef struct sim {
     uint64_t now;
     int call_costs; /* the model charges some MPI calls CPU time ([calls]) */
 
-    sim_req *reqs;
-    uint32_t nreqs, reqs_cap, req_free;
+    sim_req *reqs; /* the pools (rt_pool.h) of requests, pending messages, collectives */
+    rt_pool reqp;
     sim_pend *pends;
-    uint32_t npends, pends_cap, pend_free;
+    rt_pool pendp;
     sim_coll *colls;
-    uint32_t ncolls, colls_cap, coll_free;
+    rt_pool collp;
     sim_sched *sched;  /* per rank, allocated with the first collective */
     sim_step *scratch; /* a schedule being expanded (sim_coll.c) */
     uint32_t nscratch, scratch_cap;
@@ -316,12 +290,12 @@ typedef struct sim {
     uint32_t nslabs, slabs_cap;
 
     sim_chans chans;  /* (context|dst|src, comm|tag) -> pending operations */
-    sim_map mail;     /* free wildcards: (receiver, comm|0 or 1) -> head | tail << 32 */
-    sim_map collseq;  /* (rank, comm key) -> next collective sequence number (sim_sched) */
-    sim_map collchk;  /* (comm key, seq) -> op | root << 8 | arrived << 32 */
-    sim_map rma_done; /* (rank << 32 | window, target or SIM_NONE) -> latest completion */
-    sim_map locks;    /* (window, target) -> lock state index */
-    sim_map members;  /* (comm key, 0) -> cached communicator -> world rank array */
+    rt_hmap mail;     /* free wildcards: (receiver, comm|0 or 1) -> head | tail << 32 */
+    rt_hmap collseq;  /* (rank, comm key) -> next collective sequence number (sim_sched) */
+    rt_hmap collchk;  /* (comm key, seq) -> op | root << 8 | arrived << 32 */
+    rt_hmap rma_done; /* (rank << 32 | window, target or SIM_NONE) -> latest completion */
+    rt_hmap locks;    /* (window, target) -> lock state index */
+    rt_hmap members;  /* (comm key, 0) -> cached communicator -> world rank array */
 
     uint64_t *gw_free;            /* per gateway, contention */
     sim_share_turn *share;        /* per rank, when a node has more ranks than cores; else NULL */
@@ -337,13 +311,13 @@ typedef struct sim {
     const char *fast_gave_up; /* why it gave up (for a debugger); the run is done again */
     uint64_t evid;            /* the engine event in progress (numbered from 1) */
     uint32_t evsyn;           /* numbers for no real event, counted down from UINT32_MAX */
-    sim_map fastinst;         /* (comm key, seq) -> fast instance index */
+    rt_hmap fastinst;         /* (comm key, seq) -> fast instance index */
     struct sim_finst *finst;
-    uint32_t nfinst, finst_cap, finst_free;
+    rt_pool finstp;
     struct sim_fmemb *fm; /* per member of the instance being computed */
     uint32_t fm_cap;
     struct sim_fmsg *fmsg; /* messages on their way in that computation */
-    uint32_t nfmsg, fmsg_cap, fmsg_free;
+    rt_pool fmsgp;
     uint32_t *fidx;    /* world rank -> member index (communicators other than world) */
     uint32_t *factive; /* members not done yet */
 

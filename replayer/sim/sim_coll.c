@@ -18,24 +18,11 @@
 
 static uint32_t coll_new(sim *s)
 {
-    uint32_t c;
-    if (s->coll_free != SIM_NONE) {
-        c = s->coll_free;
-        s->coll_free = s->colls[c].next_free;
-    } else {
-        if (s->ncolls == s->colls_cap) {
-            uint32_t cap = s->colls_cap ? s->colls_cap * 2 : 256;
-            /* aligned: a collective is one cache line */
-            sim_coll *p = sim_realloc_lines(s->colls, (size_t)s->colls_cap * sizeof *p,
-                                            (size_t)cap * sizeof *p);
-            if (!p) {
-                sim_fail(s, RT_E_NOMEM, "out of memory (collectives)");
-                return SIM_NONE;
-            }
-            s->colls = p;
-            s->colls_cap = cap;
-        }
-        c = s->ncolls++;
+    /* aligned: a collective is one cache line */
+    uint32_t c = RT_POOL_GET(s->collp, s->colls, next_free, 256, sim_realloc_lines);
+    if (c == RT_POOL_NONE) {
+        sim_fail(s, RT_E_NOMEM, "out of memory (collectives)");
+        return SIM_NONE;
     }
     memset(&s->colls[c], 0, sizeof s->colls[c]);
     s->colls[c].next_free = SIM_NONE;
@@ -45,21 +32,22 @@ static uint32_t coll_new(sim *s)
 void sim_coll_release(sim *s, uint32_t c)
 {
     sim_coll *co = &s->colls[c];
-    if (co->own)
-        free(co->steps);
-    else if (co->steps)
+    sim_step *steps = co->steps;
+    if (!co->own && steps)
         s->sched[co->rank].users--;
     co->steps = NULL;
-    co->next_free = s->coll_free;
-    s->coll_free = c;
+    /* before free(): GCC reloads s->colls after a call */
+    RT_POOL_PUT(s->collp, s->colls, next_free, c);
+    if (co->own)
+        free(steps);
 }
 
 void sim_coll_free_all(sim *s)
 {
-    for (uint32_t i = 0; i < s->ncolls; i++)
+    for (uint32_t i = 0; i < s->collp.n; i++)
         if (s->colls[i].own)
             free(s->colls[i].steps);
-    sim_free_lines(s->colls, (size_t)s->colls_cap * sizeof *s->colls);
+    sim_free_lines(s->colls, (size_t)s->collp.room * sizeof *s->colls);
     sim_free_lines(s->sched, (size_t)s->nranks * sizeof *s->sched);
     for (uint32_t i = 0; i < s->nslabs; i++)
         sim_free_lines(s->slabs[i].p, s->slabs[i].size);
@@ -78,14 +66,8 @@ static sim_step *slab_steps(sim *s, uint32_t n)
     size_t bytes = ((size_t)n * sizeof(sim_step) + 63) & ~(size_t)63;
     if (bytes > s->slab_left) {
         size_t size = bytes > SLAB / 4 ? bytes : SLAB;
-        if (s->nslabs == s->slabs_cap) {
-            uint32_t cap = s->slabs_cap ? s->slabs_cap * 2 : 16;
-            struct sim_slab *p = realloc(s->slabs, (size_t)cap * sizeof *p);
-            if (!p)
-                return NULL;
-            s->slabs = p;
-            s->slabs_cap = cap;
-        }
+        if (RT_VEC_RESERVE(s->slabs, s->slabs_cap, (uint64_t)s->nslabs + 1, 16) < 0)
+            return NULL;
         char *b = sim_realloc_lines(NULL, 0, size);
         if (!b)
             return NULL;
@@ -114,14 +96,8 @@ static int emit_step(void *ctx, const rt_coll_step *st)
     emit_ctx *ec = ctx;
     sim *s = ec->s;
     uint32_t n = s->nscratch;
-    if (n == s->scratch_cap) {
-        uint32_t cap = n ? n * 2 : 64;
-        sim_step *p = cap > n ? realloc(s->scratch, (size_t)cap * sizeof *p) : NULL;
-        if (!p)
-            return -RT_E_NOMEM;
-        s->scratch = p;
-        s->scratch_cap = cap;
-    }
+    if (RT_VEC_RESERVE(s->scratch, s->scratch_cap, (uint64_t)n + 1, 64) < 0)
+        return -RT_E_NOMEM;
     sim_step *d = &s->scratch[n];
     *d = (sim_step){.bytes = st->bytes, .kind = st->kind, .first = !n || st->round != ec->round};
     if (st->kind != RT_STEP_REDUCE)
@@ -137,14 +113,14 @@ static int emit_step(void *ctx, const rt_coll_step *st)
 static const uint32_t *per_comm_rank(sim *s, const rt_comm_def *c, int modules)
 {
     int created;
-    uint64_t *v = sim_map_put(&s->members, c->id, (uint64_t)modules, &created);
+    uint64_t *v = rt_hmap_put(&s->members, c->id, (uint64_t)modules, &created);
     if (!v)
         return NULL;
     if (!created)
         return (const uint32_t *)(uintptr_t)*v;
     uint32_t *a = malloc((c->size ? c->size : 1) * sizeof *a);
     if (!a) {
-        sim_map_del(&s->members, c->id, (uint64_t)modules);
+        rt_hmap_del(&s->members, c->id, (uint64_t)modules);
         return NULL;
     }
     for (uint32_t i = 0; i < c->size; i++)
@@ -260,7 +236,7 @@ static int check_instance(sim *s, uint32_t rank, uint64_t key, uint32_t seq, uns
 {
     *mismatch = 0;
     int created;
-    uint64_t *v = sim_map_put(&s->collchk, key, seq, &created);
+    uint64_t *v = rt_hmap_put(&s->collchk, key, seq, &created);
     if (!v)
         return sim_fail(s, RT_E_NOMEM, "out of memory (collectives)");
     *first = created;
@@ -268,7 +244,7 @@ static int check_instance(sim *s, uint32_t rank, uint64_t key, uint32_t seq, uns
     if (created) {
         *v = op | (uint64_t)rank << 8 | 1ULL << 32;
         if (size == 1) {
-            sim_map_del(&s->collchk, key, seq);
+            rt_hmap_del(&s->collchk, key, seq);
             *last = 1;
         }
         return 0;
@@ -288,7 +264,7 @@ static int check_instance(sim *s, uint32_t rank, uint64_t key, uint32_t seq, uns
     }
     uint32_t arrived = (uint32_t)(*v >> 32) + 1;
     if (arrived >= size) {
-        sim_map_del(&s->collchk, key, seq);
+        rt_hmap_del(&s->collchk, key, seq);
         *last = 1;
     } else {
         *v = (*v & 0xffffffffu) | (uint64_t)arrived << 32;
@@ -397,14 +373,14 @@ uint32_t sim_coll_start(sim *s, uint32_t rank, uint8_t ctx, uint32_t id, const r
     if (sc->seq_key != key) {
         /* the rank's sequence numbers on the communicator it used last live in sc; the
          * others in collseq (a key is never 0: contexts start at 1) */
-        uint64_t *v = sc->seq_key ? sim_map_put(&s->collseq, rank, sc->seq_key, NULL) : &key;
+        uint64_t *v = sc->seq_key ? rt_hmap_put(&s->collseq, rank, sc->seq_key, NULL) : &key;
         if (!v) {
             sim_fail(s, RT_E_NOMEM, "out of memory (collectives)");
             return SIM_NONE;
         }
         if (sc->seq_key)
             *v = sc->seq_next;
-        v = sim_map_get(&s->collseq, rank, key);
+        v = rt_hmap_get(&s->collseq, rank, key);
         sc->seq_key = key;
         sc->seq_next = v ? (uint32_t)*v : 0;
     }

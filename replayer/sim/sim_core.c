@@ -102,14 +102,8 @@ void sim_buf_printf(sim_buf *b, const char *fmt, ...)
     va_end(ap);
     if (n < 0)
         return;
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = (b->cap ? b->cap * 2 : 1024) + (size_t)n + 1;
-        char *p = realloc(b->s, cap);
-        if (!p)
-            return;
-        b->s = p;
-        b->cap = cap;
-    }
+    if (RT_VEC_RESERVE(b->s, b->cap, (uint64_t)b->len + (size_t)n + 1, 1024) < 0)
+        return;
     va_start(ap, fmt);
     vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
     va_end(ap);
@@ -122,23 +116,10 @@ void sim_buf_printf(sim_buf *b, const char *fmt, ...)
 
 uint32_t sim_req_new(sim *s)
 {
-    uint32_t r;
-    if (s->req_free != SIM_NONE) {
-        r = s->req_free;
-        s->req_free = s->reqs[r].next_free;
-    } else {
-        if (s->nreqs == s->reqs_cap) {
-            uint32_t cap = s->reqs_cap ? s->reqs_cap * 2 : 1024;
-            sim_req *p = sim_realloc_lines(s->reqs, (size_t)s->reqs_cap * sizeof *p,
-                                           (size_t)cap * sizeof *p);
-            if (!p) {
-                sim_fail(s, RT_E_NOMEM, "out of memory (requests)");
-                return SIM_NONE;
-            }
-            s->reqs = p;
-            s->reqs_cap = cap;
-        }
-        r = s->nreqs++;
+    uint32_t r = RT_POOL_GET(s->reqp, s->reqs, next_free, 1024, sim_realloc_lines);
+    if (r == RT_POOL_NONE) {
+        sim_fail(s, RT_E_NOMEM, "out of memory (requests)");
+        return SIM_NONE;
     }
     s->reqs[r] = (sim_req){SIM_NEVER, SIM_NONE, SIM_W_NONE, SIM_NONE};
     return r;
@@ -146,9 +127,8 @@ uint32_t sim_req_new(sim *s)
 
 void sim_req_free(sim *s, uint32_t r)
 {
-    s->reqs[r].next_free = s->req_free;
+    RT_POOL_PUT(s->reqp, s->reqs, next_free, r);
     s->reqs[r].wkind = SIM_W_NONE;
-    s->req_free = r;
 }
 
 void sim_rank_wake(sim *s, uint32_t rank, uint64_t t)
@@ -582,20 +562,20 @@ static void sim_free(sim *s)
     sim_free_lines(s->ports, (size_t)s->nranks * sizeof *s->ports);
     sim_free_lines(s->slots, s->nslots * sizeof *s->slots);
     sim_queue_free(&s->q);
-    sim_free_lines(s->reqs, (size_t)s->reqs_cap * sizeof *s->reqs);
-    sim_free_lines(s->pends, (size_t)s->pends_cap * sizeof *s->pends);
+    sim_free_lines(s->reqs, (size_t)s->reqp.room * sizeof *s->reqs);
+    sim_free_lines(s->pends, (size_t)s->pendp.room * sizeof *s->pends);
     sim_coll_free_all(s);
     sim_out_free(s);
     sim_chans_free(&s->chans);
-    sim_map_free(&s->mail);
-    sim_map_free(&s->collseq);
-    sim_map_free(&s->collchk);
-    sim_map_free(&s->rma_done);
-    sim_map_free(&s->locks);
+    rt_hmap_free(&s->mail);
+    rt_hmap_free(&s->collseq);
+    rt_hmap_free(&s->collchk);
+    rt_hmap_free(&s->rma_done);
+    rt_hmap_free(&s->locks);
     for (size_t i = 0; i < s->members.cap; i++)
-        if (s->members.slots[i].k1 != SIM_MAP_EMPTY)
+        if (s->members.slots[i].k1 != RT_HASH_EMPTY)
             free((void *)(uintptr_t)s->members.slots[i].v);
-    sim_map_free(&s->members);
+    rt_hmap_free(&s->members);
     sim_fast_free(s);
     free(s->gw_free);
     free(s->lockv);
@@ -626,8 +606,7 @@ static int run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res
     s->nranks = t->defs.nranks;
     s->node = c->node ? c->node : t->defs.node;
     s->module = c->module ? c->module : t->defs.module;
-    s->req_free = s->pend_free = s->coll_free = SIM_NONE;
-    s->finst_free = SIM_NONE;
+    s->reqp = s->pendp = s->collp = s->finstp = s->fmsgp = (rt_pool)RT_POOL_INIT;
     s->fast = fast;
     huge_off = fast;
     s->evsyn = UINT32_MAX;

@@ -107,26 +107,13 @@ static int member_ok(const sim *s, const sim_coll *co)
 
 static uint32_t finst_new(sim *s, uint32_t size)
 {
-    uint32_t i;
-    if (s->finst_free != SIM_NONE) {
-        i = s->finst_free;
-        s->finst_free = s->finst[i].next_free;
-    } else {
-        if (s->nfinst == s->finst_cap) {
-            uint32_t cap = s->finst_cap ? s->finst_cap * 2 : 16;
-            sim_finst *p = realloc(s->finst, (size_t)cap * sizeof *p);
-            if (!p)
-                return SIM_NONE;
-            s->finst = p;
-            s->finst_cap = cap;
-        }
-        i = s->nfinst++;
-    }
+    uint32_t i = RT_POOL_GET(s->finstp, s->finst, next_free, 16, NULL);
+    if (i == RT_POOL_NONE)
+        return SIM_NONE;
     sim_finst *fi = &s->finst[i];
     fi->memb = malloc((size_t)size * sizeof *fi->memb);
     if (!fi->memb) {
-        fi->next_free = s->finst_free;
-        s->finst_free = i;
+        RT_POOL_PUT(s->finstp, s->finst, next_free, i);
         return SIM_NONE;
     }
     fi->size = size;
@@ -138,16 +125,15 @@ static void finst_give(sim *s, uint32_t i)
 {
     free(s->finst[i].memb);
     s->finst[i].memb = NULL;
-    s->finst[i].next_free = s->finst_free;
-    s->finst_free = i;
+    RT_POOL_PUT(s->finstp, s->finst, next_free, i);
 }
 
 void sim_fast_free(sim *s)
 {
-    for (uint32_t i = 0; i < s->nfinst; i++)
+    for (uint32_t i = 0; i < s->finstp.n; i++)
         free(s->finst[i].memb);
     free(s->finst);
-    sim_map_free(&s->fastinst);
+    rt_hmap_free(&s->fastinst);
     sim_free_lines(s->fm, (size_t)s->fm_cap * sizeof *s->fm);
     free(s->fmsg);
     free(s->fidx);
@@ -183,20 +169,8 @@ static int arrays_for(sim *s, uint32_t n, int world)
 
 static uint32_t msg_new(sim *s)
 {
-    if (s->fmsg_free != SIM_NONE) {
-        uint32_t k = s->fmsg_free;
-        s->fmsg_free = s->fmsg[k].next;
-        return k;
-    }
-    if (s->nfmsg == s->fmsg_cap) {
-        uint32_t cap = s->fmsg_cap ? s->fmsg_cap * 2 : 1024;
-        sim_fmsg *p = realloc(s->fmsg, (size_t)cap * sizeof *p);
-        if (!p)
-            return SIM_NONE;
-        s->fmsg = p;
-        s->fmsg_cap = cap;
-    }
-    return s->nfmsg++;
+    uint32_t k = RT_POOL_GET(s->fmsgp, s->fmsg, next, 1024, NULL);
+    return k == RT_POOL_NONE ? SIM_NONE : k;
 }
 
 /* What a step of the computation tells its caller: go on, or the run gives up (the reason in
@@ -307,8 +281,7 @@ static fast_adv advance(sim *s, uint32_t i, int world, fast_count *cnt)
                 s->fmsg[prev].next = g->next;
             if (m->tail == k)
                 m->tail = prev;
-            s->fmsg[k].next = s->fmsg_free; /* taken: its slot is used again */
-            s->fmsg_free = k;
+            RT_POOL_PUT(s->fmsgp, s->fmsg, next, k); /* taken: its slot is used again */
             moved = 1;
         }
         /* the round is done: its reductions, then the next round */
@@ -350,8 +323,7 @@ static fast_go compute(sim *s, sim_finst *fi, const rt_comm_def *c, uint64_t t)
                                .tail = SIM_NONE};
         s->factive[i] = i;
     }
-    s->nfmsg = 0;
-    s->fmsg_free = SIM_NONE;
+    rt_pool_clear(&s->fmsgp);
     fast_count cnt = {0, 0, 0, 0};
     uint32_t nact = n;
     while (nact) { /* sweeps in rank order; a member goes as far as its messages allow */
@@ -428,13 +400,13 @@ int sim_fast_join(sim *s, uint32_t co_i, const rt_comm_def *c, uint64_t key, uin
         if (!ok) /* the whole instance goes the usual way */
             return 0;
         f = finst_new(s, c->size);
-        uint64_t *v = f == SIM_NONE ? NULL : sim_map_put(&s->fastinst, key, seq, NULL);
+        uint64_t *v = f == SIM_NONE ? NULL : rt_hmap_put(&s->fastinst, key, seq, NULL);
         if (!v)
             return sim_fail(s, RT_E_NOMEM, "out of memory (collectives)");
         *v = f;
         *taken = 1;
     } else {
-        const uint64_t *v = sim_map_get(&s->fastinst, key, seq);
+        const uint64_t *v = rt_hmap_get(&s->fastinst, key, seq);
         if (!v)
             return 0;
         *taken = 1;
@@ -453,7 +425,7 @@ int sim_fast_join(sim *s, uint32_t co_i, const rt_comm_def *c, uint64_t key, uin
     s->ports[w].busy++;
     if (!last)
         return 0;
-    sim_map_del(&s->fastinst, key, seq);
+    rt_hmap_del(&s->fastinst, key, seq);
     compute(s, fi, c, t); /* giving up stops the run: nothing more to do here */
     finst_give(s, f);
     return 0;

@@ -28,14 +28,8 @@ void sim_trace_note(rt_sim_trace *t, const char *fmt, ...)
         return;
     if ((size_t)n >= sizeof line)
         n = sizeof line - 1;
-    if (t->notes_len + (size_t)n + 2 > t->notes_cap) {
-        size_t cap = (t->notes_cap ? t->notes_cap * 2 : 256) + (size_t)n + 2;
-        char *p = realloc(t->notes, cap);
-        if (!p)
-            return;
-        t->notes = p;
-        t->notes_cap = cap;
-    }
+    if (RT_VEC_RESERVE(t->notes, t->notes_cap, (uint64_t)t->notes_len + (size_t)n + 2, 256) < 0)
+        return;
     memcpy(t->notes + t->notes_len, line, (size_t)n);
     t->notes_len += (size_t)n;
     t->notes[t->notes_len++] = '\n';
@@ -58,7 +52,7 @@ typedef struct load_scratch {
      * 3, ...; it grows up to twice the rank's events so far), the hash map for the others. */
     uint64_t *by_id;
     size_t idcap;
-    sim_map ids;
+    rt_hmap ids;
     uint32_t *done_at; /* per post: the index of its completion, NO_EVENT when none */
     uint32_t *free_slots;
     size_t cap;               /* of done_at and free_slots */
@@ -69,24 +63,24 @@ typedef struct load_scratch {
 static uint64_t *id_get(load_scratch *s, uint64_t id)
 {
     if (id < s->idcap)
-        return s->by_id[id] == SIM_MAP_EMPTY ? NULL : &s->by_id[id];
-    return sim_map_get(&s->ids, id, 0);
+        return s->by_id[id] == RT_HASH_EMPTY ? NULL : &s->by_id[id];
+    return rt_hmap_get(&s->ids, id, 0);
 }
 
 /* The array covers ids below cap from now on: what the map held of them moves over. */
-static int id_grow(load_scratch *s, size_t cap)
+static int id_grow(load_scratch *s, size_t need)
 {
-    uint64_t *b = realloc(s->by_id, cap * sizeof *b);
-    if (!b)
+    size_t old = s->idcap, cap;
+    if (RT_VEC_RESERVE(s->by_id, s->idcap, need, 0) < 0)
         return -RT_E_NOMEM;
-    memset(b + s->idcap, 0xff, (cap - s->idcap) * sizeof *b); /* SIM_MAP_EMPTY */
-    s->by_id = b;
-    s->idcap = cap;
+    cap = s->idcap;
+    uint64_t *b = s->by_id;
+    memset(b + old, 0xff, (cap - old) * sizeof *b); /* RT_HASH_EMPTY */
     for (size_t j = 0; j < s->ids.cap;) {
-        sim_map_slot *m = &s->ids.slots[j];
-        if (m->k1 != SIM_MAP_EMPTY && m->k1 < cap) {
+        rt_hmap_slot *m = &s->ids.slots[j];
+        if (m->k1 != RT_HASH_EMPTY && m->k1 < cap) {
             b[m->k1] = m->v;
-            sim_map_del(&s->ids, m->k1, 0); /* may move a later entry here: look again */
+            rt_hmap_del(&s->ids, m->k1, 0); /* may move a later entry here: look again */
         } else {
             j++;
         }
@@ -97,31 +91,21 @@ static int id_grow(load_scratch *s, size_t cap)
 /* The value slot of id, created empty when absent; NULL: no memory. */
 static uint64_t *id_put(load_scratch *s, uint64_t id, uint32_t n)
 {
-    if (id >= s->idcap && id < 2 * (uint64_t)n + 64) {
-        size_t cap = s->idcap * 2 > id + 1 ? s->idcap * 2 : (size_t)id + 1;
-        if (id_grow(s, cap) < 0)
-            return NULL;
-    }
+    if (id >= s->idcap && id < 2 * (uint64_t)n + 64 && id_grow(s, (size_t)id + 1) < 0)
+        return NULL; /* the array doubles, or grows to id */
     if (id < s->idcap)
         return &s->by_id[id];
-    return sim_map_put(&s->ids, id, 0, NULL);
+    return rt_hmap_put(&s->ids, id, 0, NULL);
 }
 
 /* Room in done_at and free_slots for n events. */
 static int scratch_fit(load_scratch *s, uint32_t n, rt_err *err)
 {
-    if (n <= s->cap)
-        return 0;
-    size_t cap = s->cap * 2 > n ? s->cap * 2 : n;
-    uint32_t *d = realloc(s->done_at, cap * sizeof *d);
-    if (d)
-        s->done_at = d;
-    uint32_t *f = realloc(s->free_slots, cap * sizeof *f);
-    if (f)
-        s->free_slots = f;
-    if (!d || !f)
+    size_t cap_d = s->cap, cap_f = s->cap; /* the two grow alike */
+    if (RT_VEC_RESERVE(s->done_at, cap_d, n, 0) < 0 ||
+        RT_VEC_RESERVE(s->free_slots, cap_f, n, 0) < 0)
         return rt_err_set(err, RT_E_NOMEM, "out of memory loading the trace");
-    s->cap = cap;
+    s->cap = cap_d < cap_f ? cap_d : cap_f;
     return 0;
 }
 
@@ -129,10 +113,8 @@ static int scratch_fit(load_scratch *s, uint32_t n, rt_err *err)
 static int scratch_begin(load_scratch *s, uint32_t n, rt_err *err)
 {
     if (s->idcap)
-        memset(s->by_id, 0xff, s->idcap * sizeof *s->by_id); /* SIM_MAP_EMPTY */
-    s->ids.n = 0;
-    for (size_t j = 0; j < s->ids.cap; j++)
-        s->ids.slots[j].k1 = SIM_MAP_EMPTY;
+        memset(s->by_id, 0xff, s->idcap * sizeof *s->by_id); /* RT_HASH_EMPTY */
+    rt_hmap_clear(&s->ids);
     s->linked = s->slotted = s->nfree = s->next = 0;
     if (n + (size_t)1 > s->idcap && id_grow(s, n + (size_t)1) < 0)
         return rt_err_set(err, RT_E_NOMEM, "out of memory loading the trace");
@@ -338,11 +320,9 @@ static int slab_new(rt_sim_trace *t, sim_rank_events *re, size_t n, rt_err *err)
     if (bytes < need)
         bytes = need;
     bytes = (bytes + POP_STEP - 1) & ~(POP_STEP - 1);
-    struct sim_evslab *v = realloc(t->slabs, (t->nslabs + 1) * sizeof *v);
-    if (v)
-        t->slabs = v;
-    void *m = v ? mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-                : MAP_FAILED;
+    int room = RT_VEC_RESERVE(t->slabs, t->slabs_cap, (uint64_t)t->nslabs + 1, 8) == 0;
+    void *m = room ? mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                   : MAP_FAILED;
     if (m == MAP_FAILED)
         return rt_err_set(err, RT_E_NOMEM, "out of memory loading the trace (%llu events)",
                           (unsigned long long)t->nevents);
@@ -404,16 +384,9 @@ static int append(rt_sim_trace *t, const rt_event *ev, size_t n, int by_rank, rt
         int rc = slab_room(t, re, n, err);
         if (rc < 0)
             return rc;
-    } else if (n > re->cap - re->n) {
-        uint64_t need = (uint64_t)re->n + n, cap = re->cap ? re->cap : 16;
-        while (cap < need)
-            cap *= 2;
-        rt_event *p = realloc(re->ev, cap * sizeof *p);
-        if (!p)
-            return rt_err_set(err, RT_E_NOMEM, "out of memory loading the trace (%llu events)",
-                              (unsigned long long)t->nevents);
-        re->ev = p;
-        re->cap = (uint32_t)cap;
+    } else if (RT_VEC_RESERVE(re->ev, re->cap, (uint64_t)re->n + n, 16) < 0) {
+        return rt_err_set(err, RT_E_NOMEM, "out of memory loading the trace (%llu events)",
+                          (unsigned long long)t->nevents);
     }
     memcpy(re->ev + re->n, ev, n * sizeof *ev);
     if (by_rank)
@@ -505,7 +478,7 @@ int rt_sim_trace_load(rt_reader *r, rt_sim_trace **out, rt_err *err)
     load_state ls = {.world_ident = world_is_identity(&t->defs)};
     kind_classes(ls.cls);
     rc = load_events(r, t, &ls, err);
-    sim_map_free(&ls.s.ids);
+    rt_hmap_free(&ls.s.ids);
     free(ls.s.by_id);
     free(ls.s.done_at);
     free(ls.s.free_slots);
@@ -568,7 +541,7 @@ const char *rt_sim_trace_notes(const rt_sim_trace *t)
 
 int rt_sim_trace_traffic(const rt_sim_trace *t, rt_map_edge **edges, size_t *nedges, rt_err *err)
 {
-    sim_map pairs = {0};
+    rt_hmap pairs = {0};
     for (uint32_t r = 0; r < t->defs.nranks; r++) {
         const sim_rank_events *re = &t->ranks[r];
         for (uint32_t i = 0; i < re->n; i++) {
@@ -592,9 +565,9 @@ int rt_sim_trace_traffic(const rt_sim_trace *t, rt_map_edge **edges, size_t *ned
             uint32_t a = r, p = (uint32_t)ev->peer;
             if (a == p || !b)
                 continue;
-            uint64_t *v = sim_map_put(&pairs, a < p ? a : p, a < p ? p : a, NULL);
+            uint64_t *v = rt_hmap_put(&pairs, a < p ? a : p, a < p ? p : a, NULL);
             if (!v) {
-                sim_map_free(&pairs);
+                rt_hmap_free(&pairs);
                 return rt_err_set(err, RT_E_NOMEM, "out of memory");
             }
             *v += b;
@@ -602,15 +575,15 @@ int rt_sim_trace_traffic(const rt_sim_trace *t, rt_map_edge **edges, size_t *ned
     }
     rt_map_edge *e = malloc((pairs.n ? pairs.n : 1) * sizeof *e);
     if (!e) {
-        sim_map_free(&pairs);
+        rt_hmap_free(&pairs);
         return rt_err_set(err, RT_E_NOMEM, "out of memory");
     }
     size_t n = 0;
     for (size_t i = 0; i < pairs.cap; i++)
-        if (pairs.slots[i].k1 != SIM_MAP_EMPTY)
+        if (pairs.slots[i].k1 != RT_HASH_EMPTY)
             e[n++] = (rt_map_edge){(uint32_t)pairs.slots[i].k1, (uint32_t)pairs.slots[i].k2,
                                    pairs.slots[i].v};
-    sim_map_free(&pairs);
+    rt_hmap_free(&pairs);
     *edges = e;
     *nedges = n;
     return 0;

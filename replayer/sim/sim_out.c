@@ -42,15 +42,9 @@ void sim_out_event(sim *s, uint32_t rank, const rt_event *ev, uint64_t t_ps)
     if (s->rc)
         return;
     sim_rank_events *o = &s->out[rank];
-    if (o->n == o->cap) {
-        uint32_t cap = o->cap ? o->cap * 2 : 64;
-        rt_event *p = cap > o->cap ? realloc(o->ev, (size_t)cap * sizeof *p) : NULL;
-        if (!p) {
-            sim_fail(s, RT_E_NOMEM, "out of memory (output trace)");
-            return;
-        }
-        o->ev = p;
-        o->cap = cap;
+    if (RT_VEC_RESERVE(o->ev, o->cap, (uint64_t)o->n + 1, 64) < 0) {
+        sim_fail(s, RT_E_NOMEM, "out of memory (output trace)");
+        return;
     }
     rt_event *e = &o->ev[o->n];
     *e = *ev;

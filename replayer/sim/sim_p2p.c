@@ -93,30 +93,15 @@ static uint64_t inject(sim *s, uint32_t src, uint32_t dst, unsigned ct, uint64_t
 
 uint32_t sim_pend_take(sim *s)
 {
-    uint32_t p;
-    if (s->pend_free != SIM_NONE) {
-        p = s->pend_free;
-        s->pend_free = s->pends[p].next;
-        return p;
-    }
-    if (s->npends == s->pends_cap) {
-        uint32_t cap = s->pends_cap ? s->pends_cap * 2 : 1024;
-        sim_pend *q =
-            sim_realloc_lines(s->pends, (size_t)s->pends_cap * sizeof *q, (size_t)cap * sizeof *q);
-        if (!q) {
-            sim_fail(s, RT_E_NOMEM, "out of memory (pending messages)");
-            return SIM_NONE;
-        }
-        s->pends = q;
-        s->pends_cap = cap;
-    }
-    return s->npends++;
+    uint32_t p = RT_POOL_GET(s->pendp, s->pends, next, 1024, sim_realloc_lines);
+    if (p == RT_POOL_NONE)
+        sim_fail(s, RT_E_NOMEM, "out of memory (pending messages)");
+    return p;
 }
 
 void sim_pend_give(sim *s, uint32_t p)
 {
-    s->pends[p].next = s->pend_free;
-    s->pend_free = p;
+    RT_POOL_PUT(s->pendp, s->pends, next, p);
 }
 
 /* Both sides known: completion times follow. snd is the send (from src), rcv the receive
@@ -180,45 +165,25 @@ static uint64_t chan_k1(uint8_t ctx, uint32_t dst, uint32_t src)
 
 static size_t home(const sim_chans *t, uint64_t k1, uint64_t k2)
 {
-    return (size_t)sim_hash2(k1, k2) & (t->cap - 1);
+    return (size_t)rt_hash_pair(k1, k2) & (t->cap - 1);
 }
 
-static sim_chan *slots_new(size_t cap)
+static void *chan_alloc(size_t bytes)
 {
-    sim_chan *c = sim_realloc_lines(NULL, 0, cap * sizeof *c);
-    if (!c)
-        return NULL;
-    for (size_t i = 0; i < cap; i++)
-        c[i].k1 = SIM_MAP_EMPTY;
-    return c;
+    return sim_realloc_lines(NULL, 0, bytes); /* on cache lines */
 }
 
-static int grow(sim_chans *t)
-{
-    size_t cap = t->cap ? t->cap * 2 : 1024;
-    sim_chan *slots = slots_new(cap);
-    if (!slots)
-        return -RT_E_NOMEM;
-    sim_chans old = *t;
-    t->slots = slots;
-    t->cap = cap;
-    for (size_t i = 0; i < old.cap; i++) {
-        const sim_chan *c = &old.slots[i];
-        if (c->k1 == SIM_MAP_EMPTY)
-            continue;
-        size_t j = home(t, c->k1, c->k2);
-        while (slots[j].k1 != SIM_MAP_EMPTY)
-            j = (j + 1) & (cap - 1);
-        slots[j] = *c;
-    }
-    sim_free_lines(old.slots, old.cap * sizeof *old.slots);
-    return 0;
-}
+static const rt_htab_ops chan_ops = {.size = sizeof(sim_chan),
+                                     .empty = rt_htab_pair_empty,
+                                     .clear = rt_htab_pair_clear,
+                                     .hash = rt_htab_pair_hash,
+                                     .alloc = chan_alloc,
+                                     .release = sim_free_lines};
 
 static sim_chan *chan_add(sim *s, uint64_t k1, uint64_t k2, int *created)
 {
     sim_chans *t = &s->chans;
-    if ((t->n + 1) * 2 > t->cap && grow(t) < 0) {
+    if (rt_htab_full(t->n, t->cap, 1, 2) && rt_htab_grow(&t->slots, &t->cap, 1024, &chan_ops) < 0) {
         sim_fail(s, RT_E_NOMEM, "out of memory (channels)");
         return NULL;
     }
@@ -229,7 +194,7 @@ static sim_chan *chan_add(sim *s, uint64_t k1, uint64_t k2, int *created)
             *created = 0;
             return c;
         }
-        if (c->k1 == SIM_MAP_EMPTY) {
+        if (c->k1 == RT_HASH_EMPTY) {
             c->k1 = k1;
             c->k2 = k2;
             c->more = c->more_tail = SIM_NONE;
@@ -243,21 +208,7 @@ static sim_chan *chan_add(sim *s, uint64_t k1, uint64_t k2, int *created)
 static void chan_remove(sim *s, sim_chan *c)
 {
     sim_chans *t = &s->chans;
-    size_t mask = t->cap - 1;
-    size_t i = (size_t)(c - t->slots);
-    /* Backward shift: move later members of the probe run into the hole when their home
-     * slot does not lie cyclically in (hole, their position]. */
-    for (size_t j = (i + 1) & mask;; j = (j + 1) & mask) {
-        sim_chan *m = &t->slots[j];
-        if (m->k1 == SIM_MAP_EMPTY)
-            break;
-        size_t h = home(t, m->k1, m->k2);
-        if (((j - h) & mask) >= ((j - i) & mask)) {
-            t->slots[i] = *m;
-            i = j;
-        }
-    }
-    t->slots[i].k1 = SIM_MAP_EMPTY;
+    rt_htab_erase(t->slots, t->cap, (size_t)(c - t->slots), &chan_ops);
     t->n--;
 }
 
@@ -274,7 +225,7 @@ void sim_chans_free(sim_chans *t)
 static int mail_push(sim *s, uint64_t k1, uint64_t k2, uint32_t p)
 {
     int created;
-    uint64_t *v = sim_map_put(&s->mail, k1, k2, &created);
+    uint64_t *v = rt_hmap_put(&s->mail, k1, k2, &created);
     if (!v)
         return sim_fail(s, RT_E_NOMEM, "out of memory (channels)");
     s->pends[p].next = SIM_NONE;
@@ -300,7 +251,7 @@ static void mail_unlink(sim *s, uint64_t k1, uint64_t k2, uint64_t *v, uint32_t 
     if (tail == p)
         tail = prev;
     if (head == SIM_NONE)
-        sim_map_del(&s->mail, k1, k2);
+        rt_hmap_del(&s->mail, k1, k2);
     else
         *v = head | (uint64_t)tail << 32;
 }
@@ -324,7 +275,7 @@ static uint64_t post_free(sim *s, uint64_t comm, uint32_t tag, uint32_t me, uint
     const sim_pend *e = &s->pends[p];
     uint64_t k1 = chan_k1(CTX_FREE, is_send ? peer : me, 0);
     uint64_t other = comm << 32 | (is_send ? 0u : 1u);
-    uint64_t *v = sim_map_get(&s->mail, k1, other);
+    uint64_t *v = rt_hmap_get(&s->mail, k1, other);
     uint32_t prev = SIM_NONE;
     for (uint32_t q = v ? (uint32_t)*v : SIM_NONE; q != SIM_NONE; prev = q, q = s->pends[q].next) {
         const sim_pend *o = &s->pends[q];
@@ -552,7 +503,7 @@ void sim_report_channels(sim *s, int deadlocked)
     rep_list l = {.n = 0};
     for (size_t i = 0; i < s->chans.cap; i++) {
         const sim_chan *c = &s->chans.slots[i];
-        if (c->k1 == SIM_MAP_EMPTY)
+        if (c->k1 == RT_HASH_EMPTY)
             continue;
         unsigned ctx = (unsigned)(c->k1 >> 56);
         uint32_t dst = (uint32_t)(c->k1 >> 28) & 0xfffffffu, src = (uint32_t)c->k1 & 0xfffffffu;
@@ -563,8 +514,8 @@ void sim_report_channels(sim *s, int deadlocked)
             rep_op(&l, &s->pends[q].op, ctx, me, peer, comm, tag, seq++);
     }
     for (size_t i = 0; i < s->mail.cap; i++) {
-        const sim_map_slot *c = &s->mail.slots[i];
-        if (c->k1 == SIM_MAP_EMPTY)
+        const rt_hmap_slot *c = &s->mail.slots[i];
+        if (c->k1 == RT_HASH_EMPTY)
             continue;
         uint32_t comm = (uint32_t)(c->k2 >> 32), seq = 0;
         for (uint32_t q = (uint32_t)c->v; q != SIM_NONE; q = s->pends[q].next) {

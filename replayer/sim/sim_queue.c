@@ -22,51 +22,22 @@
 
 static uint32_t chunk_new(sim_queue *q)
 {
-    uint32_t c;
-    if (q->chunk_free != SIM_NONE) {
-        c = q->chunk_free;
-        q->chunk_free = q->chunks[c].next;
-    } else {
-        if (q->nchunks == q->chunks_cap) {
-            uint32_t cap = q->chunks_cap ? q->chunks_cap * 2 : 1024;
-            /* cache-line aligned, so that a chunk is one line */
-            sim_qchunk *p = cap > q->chunks_cap
-                                ? sim_realloc_lines(q->chunks, (size_t)q->chunks_cap * sizeof *p,
-                                                    (size_t)cap * sizeof *p)
-                                : NULL;
-            if (!p)
-                return SIM_NONE;
-            q->chunks = p;
-            q->chunks_cap = cap;
-        }
-        c = q->nchunks++;
-    }
-    q->chunks[c].next = SIM_NONE;
+    /* cache-line aligned, so that a chunk is one line */
+    uint32_t c = RT_POOL_GET(q->chunkp, q->chunks, next, 1024, sim_realloc_lines);
+    if (c != RT_POOL_NONE)
+        q->chunks[c].next = SIM_NONE;
     return c;
 }
 
 static uint32_t bucket_new(sim_queue *q, uint64_t time)
 {
-    uint32_t b;
-    if (q->bucket_free != SIM_NONE) {
-        b = q->bucket_free;
-        q->bucket_free = q->buckets[b].head;
-    } else {
-        if (q->nbuckets == q->buckets_cap) {
-            uint32_t cap = q->buckets_cap ? q->buckets_cap * 2 : 256;
-            sim_bucket *p =
-                cap > q->buckets_cap ? realloc(q->buckets, (size_t)cap * sizeof *p) : NULL;
-            if (!p)
-                return SIM_NONE;
-            q->buckets = p;
-            q->buckets_cap = cap;
-        }
-        b = q->nbuckets++;
-    }
+    /* a free bucket's head links it to the next free one */
+    uint32_t b = RT_POOL_GET(q->bucketp, q->buckets, head, 256, NULL);
+    if (b == RT_POOL_NONE)
+        return SIM_NONE;
     uint32_t c = chunk_new(q);
     if (c == SIM_NONE) {
-        q->buckets[b].head = q->bucket_free;
-        q->bucket_free = b;
+        RT_POOL_PUT(q->bucketp, q->buckets, head, b);
         return SIM_NONE;
     }
     q->buckets[b] = (sim_bucket){time, c, c, 0, 0};
@@ -77,14 +48,8 @@ static uint32_t bucket_new(sim_queue *q, uint64_t time)
 
 static int times_push(sim_queue *q, uint64_t time, uint32_t b)
 {
-    if (q->ntimes == q->times_cap) {
-        size_t cap = q->times_cap ? q->times_cap * 2 : 256;
-        sim_qtime *h = realloc(q->times, cap * sizeof *h);
-        if (!h)
-            return -RT_E_NOMEM;
-        q->times = h;
-        q->times_cap = cap;
-    }
+    if (RT_VEC_RESERVE(q->times, q->times_cap, (uint64_t)q->ntimes + 1, 256) < 0)
+        return -RT_E_NOMEM;
     size_t i = q->ntimes++;
     while (i) {
         size_t p = (i - 1) / 2;
@@ -126,13 +91,13 @@ int sim_queue_push_slow(sim *s, uint64_t time, uint8_t kind, uint32_t idx)
     uint32_t b = q->last;
     if (b == SIM_NONE || q->buckets[b].time != time) {
         int created;
-        uint64_t *v = sim_map_put(&q->by_time, time, 0, &created);
+        uint64_t *v = rt_hmap_put(&q->by_time, time, 0, &created);
         if (!v)
             return sim_fail(s, RT_E_NOMEM, "out of memory (engine queue)");
         if (created) {
             b = bucket_new(q, time);
             if (b == SIM_NONE || times_push(q, time, b) < 0) {
-                sim_map_del(&q->by_time, time, 0);
+                rt_hmap_del(&q->by_time, time, 0);
                 return sim_fail(s, RT_E_NOMEM, "out of memory (engine queue)");
             }
             *v = b;
@@ -164,18 +129,15 @@ void sim_queue_popped(sim_queue *q)
     sim_qchunk *c = &q->chunks[bk->head];
     if (bk->head == bk->tail && bk->head_n == bk->tail_n) {
         /* the time is done: drop its bucket */
-        c->next = q->chunk_free;
-        q->chunk_free = bk->head;
+        RT_POOL_PUT(q->chunkp, q->chunks, next, bk->head);
         times_pop(q);
-        sim_map_del(&q->by_time, bk->time, 0);
-        bk->head = q->bucket_free;
-        q->bucket_free = b;
+        rt_hmap_del(&q->by_time, bk->time, 0);
+        RT_POOL_PUT(q->bucketp, q->buckets, head, b);
         if (q->last == b)
             q->last = SIM_NONE;
     } else if (bk->head_n == SIM_QCHUNK) {
         uint32_t next = c->next;
-        c->next = q->chunk_free;
-        q->chunk_free = bk->head;
+        RT_POOL_PUT(q->chunkp, q->chunks, next, bk->head);
         bk->head = next;
         bk->head_n = 0;
     }
@@ -234,15 +196,15 @@ int sim_queue_ahead(sim_queue *q, uint32_t dist, uint32_t *ent)
 
 void sim_queue_init(sim_queue *q)
 {
-    *q = (sim_queue){.chunk_free = SIM_NONE, .bucket_free = SIM_NONE, .last = SIM_NONE};
+    *q = (sim_queue){.chunkp = RT_POOL_INIT, .bucketp = RT_POOL_INIT, .last = SIM_NONE};
     q->ahead.left = -1;
 }
 
 void sim_queue_free(sim_queue *q)
 {
-    sim_free_lines(q->chunks, (size_t)q->chunks_cap * sizeof *q->chunks);
+    sim_free_lines(q->chunks, (size_t)q->chunkp.room * sizeof *q->chunks);
     free(q->buckets);
     free(q->times);
-    sim_map_free(&q->by_time);
+    rt_hmap_free(&q->by_time);
     sim_queue_init(q);
 }

@@ -31,7 +31,7 @@ typedef struct sim_lock {
 
 static uint64_t *done_slot(sim *s, uint32_t rank, uint32_t win, uint32_t target)
 {
-    uint64_t *v = sim_map_put(&s->rma_done, (uint64_t)rank << 32 | win, target, NULL);
+    uint64_t *v = rt_hmap_put(&s->rma_done, (uint64_t)rank << 32 | win, target, NULL);
     if (!v)
         sim_fail(s, RT_E_NOMEM, "out of memory (RMA)");
     return v;
@@ -39,7 +39,7 @@ static uint64_t *done_slot(sim *s, uint32_t rank, uint32_t win, uint32_t target)
 
 static uint64_t done_of(const sim *s, uint32_t rank, uint32_t win, uint32_t target)
 {
-    uint64_t *v = sim_map_get(&s->rma_done, (uint64_t)rank << 32 | win, target);
+    uint64_t *v = rt_hmap_get(&s->rma_done, (uint64_t)rank << 32 | win, target);
     return v ? *v : 0;
 }
 
@@ -120,21 +120,15 @@ static void group_sync(sim *s, uint32_t rank, const rt_event *ev, uint64_t t)
 static sim_lock *lock_of(sim *s, uint32_t win, uint32_t target)
 {
     int created;
-    uint64_t *v = sim_map_put(&s->locks, win, target, &created);
+    uint64_t *v = rt_hmap_put(&s->locks, win, target, &created);
     if (!v) {
         sim_fail(s, RT_E_NOMEM, "out of memory (locks)");
         return NULL;
     }
     if (created) {
-        if (s->nlocks == s->locks_cap) {
-            uint32_t cap = s->locks_cap ? s->locks_cap * 2 : 64;
-            sim_lock *p = realloc(s->lockv, (size_t)cap * sizeof *p);
-            if (!p) {
-                sim_fail(s, RT_E_NOMEM, "out of memory (locks)");
-                return NULL;
-            }
-            s->lockv = p;
-            s->locks_cap = cap;
+        if (RT_VEC_RESERVE(s->lockv, s->locks_cap, (uint64_t)s->nlocks + 1, 64) < 0) {
+            sim_fail(s, RT_E_NOMEM, "out of memory (locks)");
+            return NULL;
         }
         s->lockv[s->nlocks] = (sim_lock){0, SIM_NONE, SIM_NONE, 0, 0};
         *v = s->nlocks++;

@@ -13,6 +13,7 @@
 
 #include "rt_event.h"
 #include "rt_hist.h"
+#include "rt_parse.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
@@ -651,22 +652,23 @@ static void test_parse_size(void **state)
         {"2T", UINT64_C(2) << 40},
         {"18446744073709551615", UINT64_MAX},
         {"16777215T", UINT64_C(16777215) << 40},
+        {"1.5M", 1572864}, /* sizes may have a fraction (rt_parse.h) */
     };
     for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
         uint64_t v = 12345;
         rt_err err = {0};
-        if (rt_hist_parse_size("--max", good[i].text, &v, &err) != 0)
+        if (rt_parse_size_opt("--max", good[i].text, &v, &err) != 0)
             fail_msg("'%s': %s", good[i].text, err.msg);
         assert_int_equal(v, good[i].want);
     }
 
     static const char *const bad[] = {"64X", "",    "K",    "-1",   " 64",    "64 ", "4KB",
-                                      "4Kb", "4Ki", "1.5M", "0x40", "64MiBs", "+64"};
+                                      "4Kb", "4Ki", "1.5Q", "0x40", "64MiBs", "+64"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         uint64_t v = 12345;
         rt_err err = {0};
         char want[256];
-        assert_int_equal(rt_hist_parse_size("--max", bad[i], &v, &err), -RT_E_INVAL);
+        assert_int_equal(rt_parse_size_opt("--max", bad[i], &v, &err), -RT_E_INVAL);
         assert_int_equal(err.code, RT_E_INVAL);
         snprintf(want, sizeof want,
                  "--max: bad size '%s' (expected a number of bytes such as 4096, 4K, 64M)", bad[i]);
@@ -676,13 +678,13 @@ static void test_parse_size(void **state)
 
     uint64_t v = 7;
     rt_err err = {0};
-    assert_int_equal(rt_hist_parse_size("--min", "18446744073709551616", &v, &err), -RT_E_INVAL);
+    assert_int_equal(rt_parse_size_opt("--min", "18446744073709551616", &v, &err), -RT_E_INVAL);
     assert_string_equal(err.msg, "--min: size '18446744073709551616' is too large");
-    assert_int_equal(rt_hist_parse_size("--min", "16777216T", &v, &err), -RT_E_INVAL);
+    assert_int_equal(rt_parse_size_opt("--min", "16777216T", &v, &err), -RT_E_INVAL);
     assert_string_equal(err.msg, "--min: size '16777216T' is too large");
     assert_int_equal(v, 7);
     /* No rt_err: the code alone. */
-    assert_int_equal(rt_hist_parse_size("--min", "x", &v, NULL), -RT_E_INVAL);
+    assert_int_equal(rt_parse_size_opt("--min", "x", &v, NULL), -RT_E_INVAL);
 }
 
 static void test_config_from_args(void **state)

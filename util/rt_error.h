@@ -5,8 +5,8 @@
  *
  * What a code says is all a caller may act on, so each says one thing: NOMEM only that an
  * allocation failed (never a value too large or a case not handled: those are INVAL or
- * RANGE); NOTFOUND a file, or a name or id that a lookup does not know (docs/design.md,
- * "Errors": lookups return the index or -RT_E_NOTFOUND).
+ * RANGE); NOTFOUND a file, or a name or id that a lookup does not know (lookups return the
+ * index or -RT_E_NOTFOUND; docs/design.md has the rules).
  */
 #ifndef RT_ERROR_H
 #define RT_ERROR_H

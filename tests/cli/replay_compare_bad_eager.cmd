@@ -1,0 +1,4 @@
+replay
+$DATA/an_small.csv
+--compare
+eager:-1
