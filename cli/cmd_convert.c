@@ -85,7 +85,7 @@ static int convert_run(int argc, char **argv)
         {0},
     };
     rt_format fmt = RT_FMT_AUTO;
-    int c, force = 0;
+    int c, k, force = 0;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":ht:", opts, NULL)) != -1) {
@@ -97,10 +97,10 @@ static int convert_run(int argc, char **argv)
             force = 1;
             break;
         case 't':
-            fmt = rt_format_lookup(optarg);
-            if (fmt == RT_FMT_AUTO)
+            if ((k = rt_format_lookup(optarg)) < 0)
                 return cli_usage_error(&cli_cmd_convert, "--to: takes otf2, csv or ti, not '%s'",
                                        optarg);
+            fmt = (rt_format)k;
             break;
         default:
             return cli_getopt_error(&cli_cmd_convert, c, argv);

@@ -318,7 +318,7 @@ static int measure(const mpi_opts *o, const rt_whatif_conf *c, const rt_mpirun_c
             rt_steps_next(steps, "%s, run %u of %u", c->label, k + 1, o->repeat);
         double t0 = MPI_Wtime();
         rc = rt_mpirun_run(m, cfg, &runs[k], &err);
-        if (rc == RT_MPIRUN_STUCK) {
+        if (rc < 0 && runs[k].stuck) {
             char line[RT_ERR_LEN + 512], out[4 * sizeof line]; /* any process says it */
             snprintf(line, sizeof line, "retrace: replay %s: %s", c->label, err.msg);
             rt_steps_clear();

@@ -733,7 +733,7 @@ static int write_defs(FILE *f, const rt_defs *d)
         putc('\n', f);
     }
     fputs("# rank,time,event,call,comm,peer,tag,bytes,rbytes,contype,req,op\n", f);
-    return ferror(f) ? -1 : 0;
+    return ferror(f) ? -RT_E_IO : 0;
 }
 
 static void writer_free(rt_writer *w)

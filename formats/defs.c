@@ -278,7 +278,6 @@ uint32_t rt_defs_count_modules(const rt_defs *defs)
     return count_distinct(defs->module, defs->nranks);
 }
 
-/* The group an event's peer indexes, as a slice of members; -1 if self is not a member. */
 int64_t rt_comm_position(const rt_comm_def *c, uint32_t w)
 {
     uint64_t n = (uint64_t)c->size + c->remote_size, lo = 0, hi = n;
@@ -292,14 +291,16 @@ int64_t rt_comm_position(const rt_comm_def *c, uint32_t w)
     }
     if (lo < n && c->by_world[lo] >> 32 == w)
         return (int64_t)(c->by_world[lo] & UINT32_MAX);
-    return -1;
+    return -RT_E_NOTFOUND;
 }
 
+/* The group an event's peer indexes, as a slice of members; -RT_E_NOTFOUND if self is not
+ * a member. */
 static int peer_group(const rt_comm_def *c, uint32_t self, const uint32_t **g, uint32_t *n)
 {
     int64_t pos = rt_comm_position(c, self);
     if (pos < 0)
-        return -1;
+        return -RT_E_NOTFOUND;
     if (!(c->flags & RT_COMM_IS_INTER)) {
         *g = c->members;
         *n = c->size;
@@ -319,18 +320,18 @@ int64_t rt_defs_peer_world(const rt_defs *defs, const rt_event *ev)
     if (rt_event_is_rma(ev->kind)) {
         const rt_win_def *w = rt_defs_win(defs, ev->comm);
         if (!w)
-            return -1;
+            return -RT_E_NOTFOUND;
         comm = w->comm;
     }
     const rt_comm_def *c = rt_defs_comm(defs, comm);
     if (!c || ev->peer < 0)
-        return -1;
+        return -RT_E_NOTFOUND;
     if (c->flags & RT_COMM_IS_SELF)
-        return ev->peer == 0 ? (int64_t)ev->rank : -1;
+        return ev->peer == 0 ? (int64_t)ev->rank : -RT_E_NOTFOUND;
     const uint32_t *g;
     uint32_t n;
     if (peer_group(c, ev->rank, &g, &n) || (uint32_t)ev->peer >= n)
-        return -1;
+        return -RT_E_NOTFOUND;
     return g[ev->peer];
 }
 

@@ -66,7 +66,7 @@ int rt_contype_lookup(const char *name)
         "ofed",   "gm",   "elan", "dapl", "portals", "p4s", "suspend",
     };
     if (!*name)
-        return -1;
+        return -RT_E_NOTFOUND;
     for (int ct = 1; ct < RT_CT_COUNT; ct++)
         if (!strcmp(name, contype_names[ct]))
             return ct;
@@ -75,7 +75,7 @@ int rt_contype_lookup(const char *name)
     for (size_t i = 0; i < sizeof net_aliases / sizeof *net_aliases; i++)
         if (!strcmp(name, net_aliases[i]))
             return RT_CT_NET;
-    return -1;
+    return -RT_E_NOTFOUND;
 }
 
 /* ---- event kinds and their ops ------------------------------------------------------------ */
@@ -151,7 +151,7 @@ int rt_event_kind_lookup(const char *name)
     for (int k = 0; k < RT_EV_COUNT; k++)
         if (!strcmp(name, kind_names[k]))
             return k;
-    return -1;
+    return -RT_E_NOTFOUND;
 }
 
 const char *rt_event_kind_fields(unsigned kind)
@@ -206,11 +206,11 @@ static int recv_lookup(const char *name)
             if (strlen(recv_bits[i].name) == len && !strncmp(name, recv_bits[i].name, len))
                 bit = recv_bits[i].bit;
         if (!bit || (set & bit))
-            return -1;
+            return -RT_E_NOTFOUND;
         set |= bit;
         name += len;
         if (*name && !*++name) /* a trailing '|' */
-            return -1;
+            return -RT_E_NOTFOUND;
     }
     return (int)set;
 }
@@ -224,7 +224,7 @@ int rt_event_op_lookup(unsigned kind, const char *name)
     for (unsigned i = 0; t && i < n; i++)
         if (!strcmp(name, t[i]))
             return (int)i;
-    return -1;
+    return -RT_E_NOTFOUND;
 }
 
 int rt_event_op_valid(unsigned kind, unsigned op)
@@ -272,7 +272,7 @@ static int field_index(char field)
     case 'o':
         return 7;
     default:
-        return -1;
+        return -RT_E_NOTFOUND;
     }
 }
 

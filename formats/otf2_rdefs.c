@@ -183,7 +183,7 @@ static dgroup *find_group(otf2r *o, uint32_t ref)
     return NULL;
 }
 
-/* Rank of a location group ref (location groups are sorted by ref); -1 if none. */
+/* Rank of a location group ref (location groups are sorted by ref); -RT_E_NOTFOUND if none. */
 static int64_t rank_of_locgroup(const otf2r *o, uint32_t ref)
 {
     size_t lo = 0, hi = o->locgroups.n;
@@ -194,7 +194,7 @@ static int64_t rank_of_locgroup(const otf2r *o, uint32_t ref)
         else
             hi = mid;
     }
-    return lo < o->locgroups.n && o->locgroups.v[lo].ref == ref ? (int64_t)lo : -1;
+    return lo < o->locgroups.n && o->locgroups.v[lo].ref == ref ? (int64_t)lo : -RT_E_NOTFOUND;
 }
 
 static int64_t rank_of_location(const otf2r *o, uint64_t loc)
@@ -202,30 +202,31 @@ static int64_t rank_of_location(const otf2r *o, uint64_t loc)
     for (size_t i = 0; i < o->locs.n; i++)
         if (o->locs.v[i].ref == loc)
             return rank_of_locgroup(o, o->locs.v[i].group);
-    return -1;
+    return -RT_E_NOTFOUND;
 }
 
 /* World ranks of a communicator group's members: indices into the COMM_LOCATIONS group
- * (or location refs themselves with GLOBAL_MEMBERS). */
+ * (or location refs themselves with GLOBAL_MEMBERS); -RT_E_NOTFOUND when a member is none
+ * of them. */
 static int group_ranks(otf2r *o, const dgroup *g, const dgroup *locs, uint32_t *out)
 {
     for (uint32_t i = 0; i < g->n; i++) {
         uint64_t loc = g->members[i];
         if (!(g->flags & OTF2_GROUP_FLAG_GLOBAL_MEMBERS)) {
             if (!locs || loc >= locs->n)
-                return -1;
+                return -RT_E_NOTFOUND;
             loc = locs->members[loc];
         }
         int64_t r = rank_of_location(o, loc);
         if (r < 0)
-            return -1;
+            return -RT_E_NOTFOUND;
         out[i] = (uint32_t)r;
     }
     return 0;
 }
 
 /* Ordinal of the nearest system tree ancestor of class cls among all nodes of that class;
- * -1 if there is none. */
+ * -RT_E_NOTFOUND if there is none. */
 static int64_t tree_ordinal(const otf2r *o, uint32_t ref, const char *cls)
 {
     for (int hops = 0; ref != OTF2_UNDEFINED_SYSTEM_TREE_NODE && hops < 64; hops++) {
@@ -234,7 +235,7 @@ static int64_t tree_ordinal(const otf2r *o, uint32_t ref, const char *cls)
             if (o->tree.v[i].ref == ref)
                 t = &o->tree.v[i];
         if (!t)
-            return -1;
+            return -RT_E_NOTFOUND;
         if (!strcmp(string_of(o, t->cls), cls)) {
             int64_t ord = 0;
             for (size_t i = 0; i < o->tree.n; i++)
@@ -244,7 +245,7 @@ static int64_t tree_ordinal(const otf2r *o, uint32_t ref, const char *cls)
         }
         ref = t->parent;
     }
-    return -1;
+    return -RT_E_NOTFOUND;
 }
 
 static int cmp_dnbrs(const void *a, const void *b)
@@ -278,7 +279,8 @@ static const dgroup *group_by_ref(const otf2r *o, const uint32_t *by_ref, uint32
     return lo < o->groups.n && o->groups.v[by_ref[lo]].ref == ref ? &o->groups.v[by_ref[lo]] : NULL;
 }
 
-/* A neighbour list from its group: communicator ranks, OTF2_UNDEFINED_UINT64 for none. */
+/* A neighbour list from its group: communicator ranks, OTF2_UNDEFINED_UINT64 for none; -RT_E_RANGE
+ * for a rank past INT32_MAX. */
 static int nbr_list(const dgroup *g, int32_t *out)
 {
     for (uint32_t i = 0; i < g->n; i++) {
@@ -287,7 +289,7 @@ static int nbr_list(const dgroup *g, int32_t *out)
         else if (g->members[i] <= INT32_MAX)
             out[i] = (int32_t)g->members[i];
         else
-            return -1;
+            return -RT_E_RANGE;
     }
     return 0;
 }

@@ -467,7 +467,7 @@ static int copy_padded(const char *from, const char *to, uint64_t chunk)
         fclose(in);
     if (out && fclose(out) != 0)
         ok = 0;
-    return ok ? 0 : -1;
+    return ok ? 0 : -RT_E_IO;
 }
 
 /*

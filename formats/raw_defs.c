@@ -20,7 +20,7 @@ static int imap_put(rt_hmap *m, uint64_t key, uint32_t val)
 {
     uint64_t *v = rt_hmap_put1(m, key, NULL);
     if (!v)
-        return -1;
+        return -RT_E_NOMEM;
     *v = val;
     return 0;
 }
@@ -68,12 +68,13 @@ static uint64_t hash_words(const uint32_t *k, uint32_t len)
     return rt_hash_u64(h);
 }
 
-/* The value of key (len >= 1 words) in *val; a new key gets the value *val holds.
- * 1: added; 0: found; -1: out of memory. */
-static int kmap_get(kmap *m, const uint32_t *key, uint32_t len, uint32_t *val)
+/* The value of key (len >= 1 words) in *val; a new key gets the value *val holds, and
+ * *added says which. 0, or -RT_E_NOMEM. */
+static int kmap_get(kmap *m, const uint32_t *key, uint32_t len, uint32_t *val, int *added)
 {
+    *added = 0;
     if (rt_htab_full(m->n, m->cap, 1, 2) && rt_htab_grow(&m->slots, &m->cap, 64, &kslot_ops) < 0)
-        return -1;
+        return -RT_E_NOMEM;
     uint64_t h = hash_words(key, len);
     size_t mask = m->cap - 1, i = h & mask;
     for (; m->slots[i].len; i = (i + 1) & mask) {
@@ -84,12 +85,13 @@ static int kmap_get(kmap *m, const uint32_t *key, uint32_t len, uint32_t *val)
         }
     }
     if (RT_VEC_RESERVE(m->arena, m->acap, (uint64_t)m->alen + len, 1024) < 0)
-        return -1;
+        return -RT_E_NOMEM;
     memcpy(m->arena + m->alen, key, len * sizeof *key);
     m->slots[i] = (kslot){.hash = h, .off = m->alen, .len = len, .val = *val};
     m->alen += len;
     m->n++;
-    return 1;
+    *added = 1;
+    return 0;
 }
 
 static void kmap_free(kmap *m)
@@ -161,7 +163,7 @@ int rt__raw_global(const rt__raw_ids *u, unsigned kind, uint32_t rank, uint32_t 
     }
     const uint64_t *v = rt_hmap_get1(&u->local, local_key(kind, rank, id));
     if (!v)
-        return -1;
+        return -RT_E_NOTFOUND;
     *out = (uint32_t)*v;
     return 0;
 }
@@ -170,19 +172,19 @@ int rt__raw_global(const rt__raw_ids *u, unsigned kind, uint32_t rank, uint32_t 
 static int key_add(rt__raw_ids *u, uint32_t *len, const uint32_t *w, uint32_t n)
 {
     if (RT_VEC_RESERVE(u->key, u->key_cap, (uint64_t)*len + n, 64) < 0)
-        return -1;
+        return -RT_E_NOMEM;
     memcpy(u->key + *len, w, n * sizeof *w);
     *len += n;
     return 0;
 }
 
-/* The id of the key u->key[0, len): found, or *next (then incremented).
- * 1: new; 0: known; -1: out of memory. */
-static int key_id(rt__raw_ids *u, uint32_t len, uint32_t *next, uint32_t *id)
+/* The id of the key u->key[0, len): found, or *next (then incremented; *added = 1).
+ * 0, or -RT_E_NOMEM. */
+static int key_id(rt__raw_ids *u, uint32_t len, uint32_t *next, uint32_t *id, int *added)
 {
     *id = *next;
-    int rc = kmap_get(&u->keys, u->key, len, id);
-    if (rc == 1)
+    int rc = kmap_get(&u->keys, u->key, len, id, added);
+    if (rc == 0 && *added)
         (*next)++;
     return rc;
 }
@@ -227,12 +229,14 @@ static int comm_key(rt__raw_ids *u, uint32_t rank, const rt_raw_def_comm *d, uin
 {
     const uint32_t *m = u->mem;
     uint32_t n = d->size + d->remote_size, id, occ;
+    int added;
     *len = 0;
     if (d->how == RT_FN_Comm_create_group) {
         uint32_t head[4] = {K_TRIPLE, gparent, (uint32_t)d->tag, n};
         if (key_add(u, len, head, 4) || key_add(u, len, m, n) ||
-            key_id(u, *len, &u->ntriples, &id) < 0 || occurrence(u, O_TRIPLE, rank, id, &occ))
-            return -1;
+            key_id(u, *len, &u->ntriples, &id, &added) < 0 ||
+            occurrence(u, O_TRIPLE, rank, id, &occ))
+            return -RT_E_NOMEM;
         uint32_t k[3] = {K_CREATE_GROUP, id, occ};
         *len = 0;
         return key_add(u, len, k, 3);
@@ -247,9 +251,9 @@ static int comm_key(rt__raw_ids *u, uint32_t rank, const rt_raw_def_comm *d, uin
         }
         uint32_t head[3] = {K_PAIR, (uint32_t)d->tag, na};
         if (key_add(u, len, head, 3) || key_add(u, len, a, na) || key_add(u, len, &nb, 1) ||
-            key_add(u, len, b, nb) || key_id(u, *len, &u->npairs, &id) < 0 ||
+            key_add(u, len, b, nb) || key_id(u, *len, &u->npairs, &id, &added) < 0 ||
             occurrence(u, O_PAIR, rank, id, &occ))
-            return -1;
+            return -RT_E_NOMEM;
         uint32_t k[3] = {K_INTERCOMM, id, occ};
         *len = 0;
         return key_add(u, len, k, 3);
@@ -353,10 +357,11 @@ static int def_comm(const defctx *c, rt_err *err)
                                "communicator %u: rank %u is not in its local group", (unsigned)d.id,
                                (unsigned)c->rank);
     uint32_t len, gid;
+    int added;
     if (comm_key(c->u, c->rank, &d, gparent, &len) ||
-        (rc = key_id(c->u, len, &c->u->ncomms, &gid)) < 0)
+        key_id(c->u, len, &c->u->ncomms, &gid, &added) < 0)
         return no_memory(c, err);
-    if (rc == 1) {
+    if (added) {
         if (rt_defs_add_comm(c->defs, gid, gparent, d.remote_size ? RT_COMM_IS_INTER : 0, d.size,
                              d.remote_size, c->u->mem, name, err))
             return add_failed(c, err);
@@ -380,10 +385,11 @@ static int def_group(const defctx *c, rt_err *err)
     if (rc)
         return rc;
     uint32_t head[2] = {K_GROUP, d.size}, len = 0, gid;
+    int added;
     if (key_add(c->u, &len, head, 2) || key_add(c->u, &len, c->u->mem, d.size) ||
-        (rc = key_id(c->u, len, &c->u->ngroups, &gid)) < 0)
+        key_id(c->u, len, &c->u->ngroups, &gid, &added) < 0)
         return no_memory(c, err);
-    if (rc == 1 && rt_defs_add_group(c->defs, gid, d.size, c->u->mem, err))
+    if (added && rt_defs_add_group(c->defs, gid, d.size, c->u->mem, err))
         return add_failed(c, err);
     return map_local(c, RT__RAW_GROUP, d.id, gid, err);
 }
@@ -402,10 +408,10 @@ static int def_win(const defctx *c, rt_err *err)
     /* Each rank's MPI_COMM_SELF is a communicator of its own, though all share id 1: a
      * window on it is the rank's own too. */
     uint32_t k[4] = {K_WIN, gcomm, d.seq, gcomm == RT_COMM_SELF ? c->rank : 0}, len = 0, gid;
-    int rc;
-    if (key_add(c->u, &len, k, 4) || (rc = key_id(c->u, len, &c->u->nwins, &gid)) < 0)
+    int added;
+    if (key_add(c->u, &len, k, 4) || key_id(c->u, len, &c->u->nwins, &gid, &added) < 0)
         return no_memory(c, err);
-    if (rc == 1 && rt_defs_add_win(c->defs, gid, gcomm, err))
+    if (added && rt_defs_add_win(c->defs, gid, gcomm, err))
         return add_failed(c, err);
     return map_local(c, RT__RAW_WIN, d.id, gid, err);
 }

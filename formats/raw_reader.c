@@ -47,11 +47,11 @@ int rt__rf_need(rt__rfile *f, size_t n)
         }
         if (RT_VEC_RESERVE(f->buf, f->cap, f->len + 1 > n ? (uint64_t)f->len + 1 : n, 0) < 0) {
             errno = ENOMEM;
-            return -1;
+            return -RT_E_NOMEM;
         }
         ssize_t got = read(f->fd, f->buf + f->len, f->cap - f->len);
         if (got < 0 && errno != EINTR)
-            return -1;
+            return -RT_E_IO;
         if (got == 0)
             f->eof = 1;
         if (got > 0)
@@ -64,7 +64,7 @@ int rt__rf_open(rt__rfile *f, const char *path, size_t cap)
 {
     f->fd = open(path, O_RDONLY | O_CLOEXEC);
     if (f->fd < 0)
-        return -1;
+        return errno == ENOENT ? -RT_E_NOTFOUND : -RT_E_IO;
     posix_fadvise(f->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
     f->len = f->pos = 0;
     f->base = 0;
@@ -74,9 +74,9 @@ int rt__rf_open(rt__rfile *f, const char *path, size_t cap)
         f->cap = 0;
         if (!(f->buf = malloc(cap))) {
             close(f->fd);
-            f->fd = -1;
+            f->fd = -RT_E_INVAL;
             errno = ENOMEM;
-            return -1;
+            return -RT_E_NOMEM;
         }
         f->cap = cap;
     }
@@ -87,7 +87,7 @@ void rt__rf_close(rt__rfile *f)
 {
     if (f->fd >= 0)
         close(f->fd);
-    f->fd = -1;
+    f->fd = -RT_E_INVAL;
 }
 
 int rt__raw_fail_at(rt_err *err, const char *path, uint64_t off, const char *fmt, ...)
@@ -191,28 +191,28 @@ static int parse_num(const char **s, uint32_t *out)
     const char *p = *s;
     uint64_t v;
     if (p[0] == '0' && p[1] >= '0' && p[1] <= '9')
-        return -1;
+        return -RT_E_INVAL;
     if (rt_parse_digits(p, &p, &v) < 0 || v > UINT32_MAX)
-        return -1;
+        return -RT_E_INVAL;
     *s = p;
     *out = (uint32_t)v;
     return 0;
 }
 
-/* "rR.defs.rtr" (thread RT_RAW_THREAD_DEFS) or "rR.tT.rtr"; -1 for other names. */
+/* "rR.defs.rtr" (thread RT_RAW_THREAD_DEFS) or "rR.tT.rtr"; -RT_E_INVAL for other names. */
 static int parse_name(const char *name, uint32_t *rank, uint32_t *thread)
 {
     if (*name++ != 'r' || parse_num(&name, rank))
-        return -1;
+        return -RT_E_INVAL;
     if (!strcmp(name, ".defs.rtr")) {
         *thread = RT_RAW_THREAD_DEFS;
         return 0;
     }
     if (strncmp(name, ".t", 2))
-        return -1;
+        return -RT_E_INVAL;
     name += 2;
     if (parse_num(&name, thread) || *thread == RT_RAW_THREAD_DEFS || strcmp(name, ".rtr"))
-        return -1;
+        return -RT_E_INVAL;
     return 0;
 }
 

@@ -54,7 +54,7 @@ typedef struct dnbrs {
 #define VEC_PUSH(vec, x)                                                \
     (RT_VEC_RESERVE((vec).v, (vec).cap, (uint64_t)(vec).n + 1, 16) == 0 \
          ? ((vec).v[(vec).n++] = (x), 0)                                \
-         : -1)
+         : -RT_E_NOMEM)
 
 typedef struct otf2r {
     OTF2_Reader *reader;

@@ -19,10 +19,10 @@ typedef struct rt__rfile {
 } rt__rfile;
 
 /* Opens path with a buffer of at least cap bytes (kept from an earlier use if big enough).
- * 0, or -1 with errno. */
+ * 0, or -RT_E_NOTFOUND, -RT_E_IO or -RT_E_NOMEM (errno says more). */
 int rt__rf_open(rt__rfile *f, const char *path, size_t cap);
 /* Makes buf[pos, pos + n) file data (pointers into buf go stale). 1: done; 0: the file
- * ends first; -1: read error (errno). */
+ * ends first; -RT_E_IO: read error, -RT_E_NOMEM (errno says more). */
 int rt__rf_need(rt__rfile *f, size_t n);
 void rt__rf_close(rt__rfile *f); /* keeps the buffer */
 
@@ -49,7 +49,7 @@ int rt__raw_read_defs(rt__raw_ids *ids, rt_defs *defs, uint32_t rank, const char
                       uint64_t *cut_at, rt_err *err);
 /* After the last rank: frees what only reading the definitions needs. */
 void rt__raw_defs_done(rt__raw_ids *ids);
-/* Global id of a rank-local id of a kind: 0, or -1 when the rank never defined it.
+/* Global id of a rank-local id of a kind: 0, or -RT_E_NOTFOUND when the rank never defined it.
  * Communicators 0 and 1 are the same on every rank. */
 int rt__raw_global(const rt__raw_ids *ids, unsigned kind, uint32_t rank, uint32_t id,
                    uint32_t *out);

@@ -17,7 +17,7 @@ int rt__ti_flop_rate(double *rate, rt_err *err);
 
 /* Bytes of the SimGrid 3.32 datatype with this id as the TI tracer writes it ("0" MPI_DOUBLE
  * ... "59" MPI_COUNT; "-1", what it writes for derived types, is MPI_DATATYPE_NULL: 0 bytes,
- * as SimGrid replays it). -1 when the id is unknown. */
+ * as SimGrid replays it). -RT_E_NOTFOUND when the id is unknown. */
 int rt__ti_type_size(const char *id);
 #define RT__TI_TYPE_BYTE "6" /* MPI_BYTE */
 

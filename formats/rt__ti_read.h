@@ -82,7 +82,7 @@ static inline int64_t rt__ti_digits(const char *s)
     size_t n = 0;
     while (n < 16 && (unsigned)(s[n] - '0') < 10)
         v = v * 10 + (uint64_t)(s[n++] - '0');
-    return n && n < 16 && !s[n] ? (int64_t)v : -1;
+    return n && n < 16 && !s[n] ? (int64_t)v : -RT_E_INVAL; /* not this simple form */
 }
 
 static inline int rt__ti_arity(const rt__ti_lines *l, size_t min, size_t max, const char *usage,

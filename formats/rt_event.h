@@ -59,7 +59,7 @@ typedef enum rt_contype {
 
 const char *rt_contype_name(unsigned ct);
 /* Accepts our names, "gateway" for gw, and psmpi's network plugin names (openib, velo,
- * ucp, tcp, extoll, ...) for net. Returns -1 when the name is unknown. */
+ * ucp, tcp, extoll, ...) for net. Returns -RT_E_NOTFOUND when the name is unknown. */
 int rt_contype_lookup(const char *name);
 
 /* ---- receive wildcards ------------------------------------------------------------------ */
@@ -346,14 +346,14 @@ typedef struct rt_event {
 } rt_event;
 
 const char *rt_event_kind_name(unsigned kind);
-int rt_event_kind_lookup(const char *name); /* -1 if unknown */
+int rt_event_kind_lookup(const char *name); /* -RT_E_NOTFOUND if unknown */
 /* The field letters of RT_EVENT_KINDS for this kind ("" for out of range). */
 const char *rt_event_kind_fields(unsigned kind);
 /* Name of an op value for the given kind ("" when the kind has no op or it is out of range;
  * for RECV and IRECV the name of the flag set, "" for none and for unknown bits). */
 const char *rt_event_op_name(unsigned kind, unsigned op);
-/* Op value named name for the kind; -1 when unknown. RECV and IRECV take "" (0) and their
- * flag names joined by "|", each at most once, in any order. */
+/* Op value named name for the kind; -RT_E_NOTFOUND when unknown. RECV and IRECV take "" (0) and
+ * their flag names joined by "|", each at most once, in any order. */
 int rt_event_op_lookup(unsigned kind, const char *name);
 /* 1 when op is a value of the kind's op field; a kind without one takes only 0. */
 int rt_event_op_valid(unsigned kind, unsigned op);

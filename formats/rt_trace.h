@@ -20,8 +20,9 @@ typedef enum rt_format {
 } rt_format;
 
 const char *rt_format_name(rt_format fmt);
-/* "otf2", "csv" or "ti" (formats retrace writes); RT_FMT_AUTO when the name is unknown. */
-rt_format rt_format_lookup(const char *name);
+/* "otf2", "csv" or "ti" (formats retrace writes): the rt_format; -RT_E_NOTFOUND when the name
+ * is unknown. */
+int rt_format_lookup(const char *name);
 
 /* ---- definitions ---------------------------------------------------------------------------- */
 
@@ -62,12 +63,13 @@ uint32_t rt_defs_count_modules(const rt_defs *defs);
 /*
  * World rank of peer as seen by world rank self on communicator comm (the remote group of
  * an inter-communicator), or of a window's target when the event is an RMA kind. Returns
- * -1 when it does not resolve (no such communicator, peer out of range, self not a member).
+ * -RT_E_NOTFOUND when it does not resolve (no such communicator, peer out of range, self not
+ * a member).
  */
 int64_t rt_defs_peer_world(const rt_defs *defs, const rt_event *ev);
 
 /* Position of world rank w in c->members (group a, then group b of an inter-communicator),
- * or -1 when w is not a member. O(log size). */
+ * or -RT_E_NOTFOUND when w is not a member. O(log size). */
 int64_t rt_comm_position(const rt_comm_def *c, uint32_t w);
 
 /* Checks an event against the definitions: rank, communicator or window, peer, op and

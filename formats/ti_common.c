@@ -101,7 +101,7 @@ int rt__ti_type_size(const char *id)
     uint64_t v;
     if (rt_parse_u64(id, &v) || (id[0] == '0' && id[1]) ||
         v >= sizeof type_sizes / sizeof type_sizes[0])
-        return -1;
+        return -RT_E_NOTFOUND;
     return type_sizes[v];
 }
 

@@ -206,14 +206,14 @@ static int append(rt_writer *w, tw_rank *k, const char *fmt, ...)
         int n = vsnprintf(k->buf ? k->buf + k->len : NULL, room, fmt, ap);
         va_end(ap);
         if (n < 0)
-            return -1;
+            return -RT_E_INVAL; /* an encoding error: not with these formats */
         if ((size_t)n < room) {
             k->len += (size_t)n;
             tw->buffered += (size_t)n;
             return 0;
         }
         if (RT_VEC_RESERVE(k->buf, k->cap, (uint64_t)k->len + (size_t)n + 1, 16) < 0)
-            return -1;
+            return -RT_E_NOMEM;
     }
 }
 

@@ -30,7 +30,7 @@ const char *rt_format_name(rt_format fmt)
     }
 }
 
-rt_format rt_format_lookup(const char *name)
+int rt_format_lookup(const char *name)
 {
     if (!strcmp(name, "otf2"))
         return RT_FMT_OTF2;
@@ -38,7 +38,7 @@ rt_format rt_format_lookup(const char *name)
         return RT_FMT_CSV;
     if (!strcmp(name, "ti"))
         return RT_FMT_TI;
-    return RT_FMT_AUTO;
+    return -RT_E_NOTFOUND;
 }
 
 void rt__reader_set_truncated(rt_reader *r, const char *fmt, ...)

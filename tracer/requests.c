@@ -120,11 +120,14 @@ static uint64_t slot_hash(const void *e)
 static const rt_htab_ops slot_ops = {
     .size = sizeof(slot), .empty = slot_empty, .clear = slot_clear, .hash = slot_hash};
 
+/* Twice the room: 0, or -RT_E_RANGE (a shard holds at most 2^31 requests) or -RT_E_NOMEM. */
 static int grow(shard *s)
 {
     size_t cap = s->cap;
-    if (cap > UINT32_MAX / 2 || rt_htab_grow(&s->slots, &cap, INITIAL_CAP, &slot_ops) < 0)
-        return -1;
+    if (cap > UINT32_MAX / 2)
+        return -RT_E_RANGE;
+    if (rt_htab_grow(&s->slots, &cap, INITIAL_CAP, &slot_ops) < 0)
+        return -RT_E_NOMEM;
     s->cap = (uint32_t)cap;
     return 0;
 }
@@ -139,9 +142,13 @@ void rt__req_put(MPI_Request handle, const rt__req *info)
      * claims the oldest. */
     uint64_t key = key_of(handle), h;
     shard *s = shard_of(key, &h);
-    if ((s->used + 1) * 4 > s->cap * 3 && grow(s) < 0) {
+    int rc;
+    if ((s->used + 1) * 4 > s->cap * 3 && (rc = grow(s)) < 0) {
         shard_done(s);
-        rt__fail("rank %d: out of memory for the request table", rt__g.rank);
+        if (rc == -RT_E_RANGE)
+            rt__fail("rank %d: too many requests pending for the request table", rt__g.rank);
+        else
+            rt__fail("rank %d: out of memory for the request table", rt__g.rank);
         return;
     }
     uint32_t mask = s->cap - 1;

@@ -90,8 +90,8 @@ typedef struct rt__thread {
 extern RT__TLS rt__thread *rt__self RT__HIDDEN;
 
 rt__thread *rt__thread_create(void) RT__HIDDEN;
-/* Appends len bytes (whole slots) to the thread's raw file; 0, or -1 after a failure (which
- * has turned tracing off). */
+/* Appends len bytes (whole slots) to the thread's raw file; 0, or -RT_E_IO after a failure
+ * (which has turned tracing off). */
 int rt__stream_write(rt__thread *t, const void *data, size_t len) RT__HIDDEN;
 /* Finishes every thread's raw file with a CLOSE record (MPI_Finalize). */
 void rt__threads_close(uint64_t time) RT__HIDDEN;
@@ -102,7 +102,8 @@ void rt__stream_flush(rt__thread *t) RT__HIDDEN;
 void rt__stream_age_flush(rt__thread *t, uint64_t now) RT__HIDDEN;
 /* Sum of every thread's histogram counts into h. */
 void rt__threads_hist(rt_hist *h) RT__HIDDEN;
-/* Opens the raw file of a thread (tracing must be on). 0 or -1 (tracing turned off). */
+/* Opens the raw file of a thread (tracing must be on). 0, or -RT_E_NOMEM or -RT_E_IO (tracing
+ * turned off). */
 int rt__stream_open(rt__thread *t) RT__HIDDEN;
 /* The header every raw file of this rank starts with. */
 void rt__raw_header(rt_raw_header *h, uint32_t thread) RT__HIDDEN;
@@ -135,7 +136,7 @@ typedef struct rt__win {
 } rt__win;
 
 void rt__tables_init(void) RT__HIDDEN;
-int rt__defs_open(void) RT__HIDDEN; /* the rank's raw defs file; -1 turns tracing off */
+int rt__defs_open(void) RT__HIDDEN; /* the rank's raw defs file; 0, or -RT_E_IO: tracing off */
 void rt__defs_close(void) RT__HIDDEN;
 /* Writes one DEF record of kind what (rt_raw_def_kind) to the rank's defs file. */
 void rt__def_write(unsigned what, const void *payload, size_t len) RT__HIDDEN;

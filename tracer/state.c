@@ -105,7 +105,8 @@ static void locate(int emulate, uint32_t nodes, uint32_t modules)
 
 /* ---- output directory (rank 0) -------------------------------------------------------------- */
 
-/* Chooses the archive and raw directories and creates the raw one. 0 or -1 (warned). */
+/* Chooses the archive and raw directories and creates the raw one. 0, or -RT_E_INVAL (a
+ * path that cannot be used) or -RT_E_IO (a system call failed), warned. */
 static int choose_output(void)
 {
     const char *out = env("RETRACE_OUT");
@@ -113,7 +114,7 @@ static int choose_output(void)
     if (out) {
         if (strlen(out) >= sizeof name - 8) {
             rt__warn("RETRACE_OUT is too long; not tracing");
-            return -1;
+            return -RT_E_INVAL;
         }
         strcpy(name, out);
         size_t n = strlen(name);
@@ -122,13 +123,13 @@ static int choose_output(void)
         struct stat st;
         if (stat(name, &st) != 0 && errno != ENOENT) {
             rt__warn("RETRACE_OUT=%s: %s; not tracing", out, strerror(errno));
-            return -1;
+            return -RT_E_IO;
         }
         if (!rt_path_is_free(name)) {
             rt__warn("RETRACE_OUT=%s: exists and is not an empty directory; not tracing "
                      "(nothing is overwritten)",
                      out);
-            return -1;
+            return -RT_E_INVAL;
         }
     } else {
         time_t now = time(NULL);
@@ -150,14 +151,14 @@ static int choose_output(void)
     if (name[0] != '/') {
         if (!getcwd(cwd, sizeof cwd)) {
             rt__warn("cannot tell the working directory; not tracing");
-            return -1;
+            return -RT_E_IO;
         }
         dir = cwd;
     }
     size_t dl = strlen(dir), nl = strlen(name);
     if (dl + nl + 8 >= sizeof rt__g.out) {
         rt__warn("%s: path too long; not tracing", name);
-        return -1;
+        return -RT_E_INVAL;
     }
     char *o = rt__g.out;
     memcpy(o, dir, dl);
@@ -169,11 +170,11 @@ static int choose_output(void)
     if (!rt_path_is_free(rt__g.raw)) {
         rt__warn("%s: exists and is not empty (the raw files of an earlier run?); not tracing",
                  rt__g.raw);
-        return -1;
+        return -RT_E_INVAL;
     }
     if (mkdir(rt__g.raw, 0777) != 0 && errno != EEXIST) {
         rt__warn("cannot create %s: %s; not tracing", rt__g.raw, strerror(errno));
-        return -1;
+        return -RT_E_IO;
     }
     return 0;
 }
@@ -374,7 +375,7 @@ static void assemble(void)
         rc = rt_writer_open(rt__g.out, RT_FMT_OTF2, rt_reader_defs(r), &w, &err);
     rt_event ev;
     while (rc == 0 && (rc = rt_reader_next(r, &ev, &err)) > 0)
-        rc = rt_writer_write(w, &ev, &err) < 0 ? -1 : 0;
+        rc = rt_writer_write(w, &ev, &err); /* 0 or a negative code */
     if (rc == 0 && rt_reader_truncated(r))
         rc = rt_writer_set_truncated(w, rt_reader_truncated(r), &err);
     if (rc == 0) {

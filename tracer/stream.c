@@ -49,7 +49,7 @@ rt__thread *rt__thread_create(void)
     return t;
 }
 
-/* Writes the buffer out. 0, or -1 after a failure (tracing is then off for the rank). */
+/* Writes the buffer out. 0, or -RT_E_IO after a failure (tracing is then off for the rank). */
 static int flush(rt__thread *t)
 {
     size_t len = (size_t)(t->pos - t->buf), done = 0;
@@ -62,7 +62,7 @@ static int flush(rt__thread *t)
                      (unsigned)rt__g.rank, (unsigned)t->index,
                      n < 0 ? strerror(errno) : "short write");
             t->pos = t->buf;
-            return -1;
+            return -RT_E_IO;
         }
         done += (size_t)n;
     }
@@ -91,12 +91,12 @@ int rt__stream_open(rt__thread *t)
     t->buf = malloc(BUFFER);
     if (!t->buf) {
         rt__fail("rank %d: out of memory for the trace buffer", rt__g.rank);
-        return -1;
+        return -RT_E_NOMEM;
     }
     t->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (t->fd < 0) {
         rt__fail("rank %d: cannot create %s: %s", rt__g.rank, path, strerror(errno));
-        return -1;
+        return -RT_E_IO;
     }
     t->pos = t->buf;
     t->end = t->buf + BUFFER;
@@ -110,7 +110,7 @@ int rt__stream_write(rt__thread *t, const void *data, size_t len)
     const uint8_t *p = data;
     while (len) {
         if (t->pos == t->end && flush(t) < 0)
-            return -1;
+            return -RT_E_IO;
         size_t n = (size_t)(t->end - t->pos);
         if (n > len)
             n = len;

@@ -76,7 +76,7 @@ static void *slot_get(handle_slot *t, uint32_t n, uint64_t key)
     return NULL;
 }
 
-/* Under defs_lock. */
+/* Under defs_lock. 0, or -RT_E_RANGE when the table is full. */
 static int slot_set(handle_slot *t, uint32_t n, uint64_t key, void *val)
 {
     for (uint32_t i = slot_hash(key, n), probes = 0; probes < n; i = (i + 1) & (n - 1), probes++) {
@@ -87,14 +87,14 @@ static int slot_set(handle_slot *t, uint32_t n, uint64_t key, void *val)
             return 0;
         }
     }
-    return -1;
+    return -RT_E_RANGE;
 }
 
 static int own(void *p)
 {
     owned *o = malloc(sizeof *o);
     if (!o)
-        return -1;
+        return -RT_E_NOMEM;
     o->p = p;
     o->next = all_entries;
     all_entries = o;
@@ -150,13 +150,13 @@ int rt__defs_open(void)
     defs_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
     if (defs_fd < 0) {
         rt__fail("rank %d: cannot create %s: %s", rt__g.rank, path, strerror(errno));
-        return -1;
+        return -RT_E_IO;
     }
     rt_raw_header h;
     rt__raw_header(&h, RT_RAW_THREAD_DEFS);
     if (write(defs_fd, &h, sizeof h) != (ssize_t)sizeof h) {
         rt__fail("rank %d: cannot write %s: %s", rt__g.rank, path, strerror(errno));
-        return -1;
+        return -RT_E_IO;
     }
     return 0;
 }
@@ -214,12 +214,12 @@ rt__comm *rt__comm_get(MPI_Comm comm)
     return slot_get(comm_slots, COMM_SLOTS, handle_key(&comm, sizeof comm));
 }
 
-/* World ranks of a group's members, n of them, into out. */
+/* World ranks of a group's members, n of them, into out. 0, or -RT_E_NOMEM or -RT_E_MPI. */
 static int translate(MPI_Group g, int n, uint32_t *out)
 {
     int *in = calloc(2 * (size_t)n + 1, sizeof *in);
     if (!in)
-        return -1;
+        return -RT_E_NOMEM;
     int *res = in + n;
     for (int i = 0; i < n; i++)
         in[i] = i;
@@ -230,7 +230,7 @@ static int translate(MPI_Group g, int n, uint32_t *out)
         out[i] = (uint32_t)res[i];
     }
     free(in);
-    return rc == MPI_SUCCESS ? 0 : -1;
+    return rc == MPI_SUCCESS ? 0 : -RT_E_MPI;
 }
 
 /* Registers a communicator whose members (world ranks, n = size + rsize) are known and
@@ -272,11 +272,16 @@ static rt__comm *comm_register(MPI_Comm comm, const rt__comm *parent, unsigned h
                          .tag = tag};
     memcpy(payload, &d, sizeof d);
     write_def_locked(RT_RAW_DEF_COMM, payload, sizeof d + n * sizeof(uint32_t));
-    int full = slot_set(comm_slots, COMM_SLOTS, handle_key(&comm, sizeof comm), cm) < 0 ||
-               own(cm) < 0 || (cm->members && own(cm->members) < 0);
+    int rc = slot_set(comm_slots, COMM_SLOTS, handle_key(&comm, sizeof comm), cm);
+    if (rc == 0)
+        rc = own(cm);
+    if (rc == 0 && cm->members)
+        rc = own(cm->members);
     pthread_mutex_unlock(&defs_lock);
-    if (full)
+    if (rc == -RT_E_RANGE)
         rt__fail("rank %d: too many communicators for the tracer's table", rt__g.rank);
+    else if (rc < 0)
+        rt__fail("rank %d: out of memory for a communicator", rt__g.rank);
     return cm;
 }
 
@@ -371,10 +376,14 @@ rt__win *rt__win_new(MPI_Win win, rt__comm *comm, uint32_t seq)
     w->id = next_win_id++;
     rt_raw_def_win d = {.id = w->id, .comm = comm->id, .seq = seq};
     write_def_locked(RT_RAW_DEF_WIN, &d, sizeof d);
-    int full = slot_set(win_slots, WIN_SLOTS, handle_key(&win, sizeof win), w) < 0 || own(w) < 0;
+    int rc = slot_set(win_slots, WIN_SLOTS, handle_key(&win, sizeof win), w);
+    if (rc == 0)
+        rc = own(w);
     pthread_mutex_unlock(&defs_lock);
-    if (full)
+    if (rc == -RT_E_RANGE)
         rt__fail("rank %d: too many windows for the tracer's table", rt__g.rank);
+    else if (rc < 0)
+        rt__fail("rank %d: out of memory for a window", rt__g.rank);
     return w;
 }
 

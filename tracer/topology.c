@@ -27,7 +27,7 @@ static int32_t peer_of(int r)
 }
 
 /* The lists in MPI's neighbour order (MPI 4.0 section 8.6) into a new array: nin sources,
- * then nout destinations. 0, or -1 when MPI or memory fail (*lists NULL). */
+ * then nout destinations. 0, or -RT_E_MPI or -RT_E_NOMEM (*lists NULL). */
 static int neighbours(MPI_Comm comm, int kind, int *nin, int *nout, int32_t **lists)
 {
     int ok = 1, n = 0, me = 0, weighted = 0;
@@ -51,7 +51,8 @@ static int neighbours(MPI_Comm comm, int kind, int *nin, int *nout, int32_t **li
         v = malloc((total + 1) * sizeof *v);
         w = malloc((total + 1) * sizeof *w); /* dist graph weights: asked for, not kept */
     }
-    ok = ok && out && v && w;
+    int mem_ok = !ok || (out && v && w);
+    ok = ok && mem_ok;
     if (ok && kind == MPI_CART) {
         for (int d = 0; ok && d < n; d++) /* the -1 then the +1 neighbour of dimension d */
             ok = PMPI_Cart_shift(comm, d, 1, &v[2 * d], &v[2 * d + 1]) == MPI_SUCCESS;
@@ -68,7 +69,7 @@ static int neighbours(MPI_Comm comm, int kind, int *nin, int *nout, int32_t **li
     free(w);
     if (!ok) {
         free(out);
-        return -1;
+        return mem_ok ? -RT_E_MPI : -RT_E_NOMEM;
     }
     *lists = out;
     return 0;

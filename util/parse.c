@@ -62,7 +62,7 @@ static char lower(char c)
 }
 
 /* The shift of a unit ("" or B: 0; K: 10, M: 20, ... E: 60, each also with iB; any case),
- * -1 for anything else. */
+ * -RT_E_INVAL for anything else. */
 static int unit_shift(const char *u)
 {
     static const char letters[] = "kmgtpe";
@@ -72,9 +72,9 @@ static int unit_shift(const char *u)
     while (letters[i] && letters[i] != lower(u[0]))
         i++;
     if (!letters[i])
-        return -1;
+        return -RT_E_INVAL;
     if (u[1] && !(lower(u[1]) == 'i' && lower(u[2]) == 'b' && !u[3]))
-        return -1;
+        return -RT_E_INVAL;
     return 10 * (i + 1);
 }
 

@@ -2,6 +2,11 @@
  * Error codes and messages shared by every part of retrace. Functions return 0 on success
  * and a negative RT_E_* code on failure; when they take an rt_err they also leave one line
  * there that names the input and the problem. Only main() decides to exit.
+ *
+ * What a code says is all a caller may act on, so each says one thing: NOMEM only that an
+ * allocation failed (never a value too large or a case not handled: those are INVAL or
+ * RANGE); NOTFOUND a file, or a name or id that a lookup does not know (lookups return the
+ * index or -RT_E_NOTFOUND; docs/design.md has the rules).
  */
 #ifndef RT_ERROR_H
 #define RT_ERROR_H
@@ -11,12 +16,14 @@
 #define RT_ERRORS(X)                            \
     X(NOMEM, "out of memory")                   \
     X(IO, "input/output error")                 \
-    X(NOTFOUND, "no such file or directory")    \
+    X(NOTFOUND, "not found")                    \
     X(FORMAT, "not a retrace trace or damaged") \
     X(INVAL, "invalid value")                   \
     X(ORDER, "events out of time order")        \
     X(OTF2, "OTF2 library error")               \
-    X(USAGE, "bad command line")
+    X(USAGE, "bad command line")                \
+    X(MPI, "MPI error")                         \
+    X(RANGE, "value out of range")
 
 // clang-format off
 typedef enum rt_errcode {

@@ -109,7 +109,8 @@ static void evaluate(const rt_net_model *m, unsigned ct, rt_calib_point *pts, si
     fit->err_median = !ne ? 0 : ne % 2 ? errs[ne / 2] : (errs[ne / 2 - 1] + errs[ne / 2]) / 2;
 }
 
-/* Solves the k x k system g x = r (Gaussian elimination, partial pivoting). -1 if singular. */
+/* Solves the k x k system g x = r (Gaussian elimination, partial pivoting). 0, or
+ * -RT_E_INVAL when it is singular. */
 static int solve(double g[NP][NP], double r[NP], int k, double *x)
 {
     for (int i = 0; i < k; i++) {
@@ -118,7 +119,7 @@ static int solve(double g[NP][NP], double r[NP], int k, double *x)
             if (fabs(g[j][i]) > fabs(g[piv][i]))
                 piv = j;
         if (!(fabs(g[piv][i]) > 1e-300))
-            return -1;
+            return -RT_E_INVAL;
         for (int j = 0; j < k; j++) {
             double t = g[i][j];
             g[i][j] = g[piv][j];
@@ -147,11 +148,11 @@ static int solve(double g[NP][NP], double r[NP], int k, double *x)
  * Weighted least squares of sum w (c + sum a[j] p[j] - t)^2 with w = 1/t^2 (relative errors)
  * over the points. Parameters no point depends on (no rendezvous size measured: P_R, P_XR)
  * stay 0 and unused (used[j] = 0). The fixed cost and the rendezvous time cannot be below 0:
- * one that comes out so is held at 0 and the rest fitted again. Returns 1 when the fixed
- * cost was held at 0, 0 when not, -1 with fewer than two points or a singular system.
+ * one that comes out so is held at 0 and the rest fitted again (*held = 1 when the fixed
+ * cost was). 0, or -RT_E_INVAL with fewer than two points or a singular system.
  */
 static int lsq(const rt_net_model *m, unsigned ct, const rt_calib_point *pts, size_t n, int fit_o,
-               double p[NP], int used[NP])
+               double p[NP], int used[NP], int *held)
 {
     double a[NP], c;
     size_t npts = 0;
@@ -165,8 +166,8 @@ static int lsq(const rt_net_model *m, unsigned ct, const rt_calib_point *pts, si
         npts++;
     }
     if (npts < 2)
-        return -1;
-    int held = 0;
+        return -RT_E_INVAL;
+    *held = 0;
     for (;;) {
         int idx[NP], k = 0;
         for (int j = 0; j < NP; j++)
@@ -185,17 +186,17 @@ static int lsq(const rt_net_model *m, unsigned ct, const rt_calib_point *pts, si
             }
         }
         if (solve(g, r, k, x) < 0)
-            return -1;
+            return -RT_E_INVAL;
         memset(p, 0, NP * sizeof *p);
         for (int u = 0; u < k; u++)
             p[idx[u]] = x[u];
         if (used[P_FIXED] && p[P_FIXED] < 0) {
             used[P_FIXED] = 0; /* below zero means none */
-            held = 1;
+            *held = 1;
         } else if (used[P_R] && p[P_R] < 0) {
             used[P_R] = 0;
         } else {
-            return held;
+            return 0;
         }
     }
 }
@@ -205,16 +206,16 @@ int rt_calib_fit_link(rt_net_model *m, unsigned ct, rt_calib_point *pts, size_t 
 {
     double p[NP];
     int used[NP];
-    int r = lsq(m, ct, pts, n, 0, p, used), fit_o = 0;
-    if (r < 0)
+    int held, fit_o = 0;
+    if (lsq(m, ct, pts, n, 0, p, used, &held) < 0)
         return rt_err_set(err, RT_E_INVAL,
                           "[%s] fewer than two sizes measured undisturbed: nothing to fit",
                           rt_contype_name(ct));
-    if (r == 1) {
+    if (held) {
         /* The measured overheads alone exceed the smallest one-way times: they cannot all
          * be per-message CPU time. Latency 0 then, and o fitted to the curve instead. */
         fit_o = 1;
-        if (lsq(m, ct, pts, n, 1, p, used) < 0)
+        if (lsq(m, ct, pts, n, 1, p, used, &held) < 0)
             return rt_err_set(err, RT_E_INVAL, "[%s] the measured times fit no model",
                               rt_contype_name(ct));
     }

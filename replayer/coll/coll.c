@@ -39,14 +39,14 @@ int rt_coll_alg_lookup(const char *name)
         rt_coll_alg alg;
     } aliases[] = {{"rdb", RT_ALG_RDB}, {"rd", RT_ALG_RDB}, {"rh", RT_ALG_RECURSIVE_HALVING}};
     if (!name)
-        return -1;
+        return -RT_E_NOTFOUND;
     for (unsigned i = 0; i < RT_ALG_COUNT; i++)
         if (same_nocase(name, alg_names[i]))
             return (int)i;
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
         if (same_nocase(name, aliases[i].alias))
             return (int)aliases[i].alg;
-    return -1;
+    return -RT_E_NOTFOUND;
 }
 
 void rt_coll_alg_list(unsigned op, char *buf, size_t len)

@@ -9,7 +9,7 @@ static int coll_op_lookup(const char *name, size_t len)
 {
     char buf[64];
     if (len >= sizeof buf)
-        return -1;
+        return -RT_E_NOTFOUND;
     memcpy(buf, name, len);
     buf[len] = 0;
     return rt_event_op_lookup(RT_EV_COLL_END, buf);
@@ -35,8 +35,8 @@ int rt_coll_parse_algs(const char *spec, uint8_t alg[RT_COLL_COUNT], rt_err *err
         /* the op first: "bogus=x" is an unknown op, whatever x is */
         size_t olen = (size_t)(eq - p);
         int all = olen == 3 && !strncmp(p, "all", 3);
-        int op = all ? -1 : coll_op_lookup(p, olen);
-        if (!all && op < 0)
+        int op = 0;
+        if (!all && (op = coll_op_lookup(p, olen)) < 0)
             return rt_err_set(err, RT_E_INVAL, "--coll: unknown collective '%.*s'", (int)olen, p);
         char name[64];
         size_t alen = (size_t)(p + len - eq - 1);

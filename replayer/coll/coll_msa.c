@@ -12,6 +12,9 @@
 
 #include "rt__coll.h"
 
+/* The root argument of split_groups for ops without a root (any negative value). */
+#define NO_ROOT (-1)
+
 typedef struct lvl {
     rt__grp local;        /* my group, ascending ranks; local.me = my index */
     rt__grp leaders;      /* one rank per group, ascending; leaders.me = my index if I lead */
@@ -54,7 +57,7 @@ static uint32_t rank_at(const rt__grp *m, uint32_t i)
 }
 
 /* Groups of m (ascending ranks, off 0) by key, each led by its lowest rank, or by root (a
- * rank of m; -1 for none) in root's group. Returns the number of groups, -1: no memory. */
+ * rank of m; NO_ROOT for none) in root's group. Returns the number of groups, or -RT_E_NOMEM. */
 static int64_t split_groups(const rt__grp *m, const uint32_t *key, int64_t root, lvl *L)
 {
     uint32_t n = m->n;
@@ -64,7 +67,7 @@ static int64_t split_groups(const rt__grp *m, const uint32_t *key, int64_t root,
         free(pairs);
         free(L->mem);
         L->mem = NULL;
-        return -1;
+        return -RT_E_NOMEM;
     }
     /* sorting (key, index) brings each group together, ranks ascending inside it; with block
      * placement (ids non-decreasing in rank order) the pairs are sorted already */
@@ -98,13 +101,13 @@ static int64_t split_groups(const rt__grp *m, const uint32_t *key, int64_t root,
 }
 
 /* Maximal runs of consecutive members of m with the same key, each led by its last rank.
- * Returns the number of runs, -1: no memory. */
+ * Returns the number of runs, or -RT_E_NOMEM. */
 static int64_t split_runs(const rt__grp *m, const uint32_t *key, lvl *L)
 {
     uint32_t n = m->n, ntails = 0, a = 0, myrun = 0;
     L->mem = malloc((size_t)n * 2 * sizeof *L->mem);
     if (!L->mem)
-        return -1;
+        return -RT_E_NOMEM;
     uint32_t *loc = L->mem, *tails = L->mem + n;
     for (uint32_t i = 0; i < n; i++) {
         if (i + 1 < n && key[rank_at(m, i + 1)] == key[rank_at(m, i)])
@@ -135,12 +138,12 @@ static void free_hier(hier *h)
 }
 
 /* This rank's path: level k splits the previous level's group (all ranks first) by module,
- * then by node. A level that leaves one group is dropped. -1: no memory. */
+ * then by node. A level that leaves one group is dropped. 0, or -RT_E_NOMEM. */
 static int build(hier *h, const rt_coll_call *c, int levels, int scan)
 {
     memset(h, 0, sizeof *h);
     rt__grp m = {c->size, c->me, 0, NULL};
-    int64_t root = rt__rooted(c->op) ? c->root : -1;
+    int64_t root = rt__rooted(c->op) ? c->root : NO_ROOT;
     const uint32_t *keys[2] = {c->module, c->node};
     for (int k = 0; k < levels; k++) {
         if (!keys[k])
@@ -148,7 +151,7 @@ static int build(hier *h, const rt_coll_call *c, int levels, int scan)
         lvl *L = &h->l[h->n];
         int64_t groups = scan ? split_runs(&m, keys[k], L) : split_groups(&m, keys[k], root, L);
         if (groups < 0)
-            return -1;
+            return (int)groups;
         if (groups == 1) {
             free(L->mem);
             memset(L, 0, sizeof *L);
@@ -158,7 +161,7 @@ static int build(hier *h, const rt_coll_call *c, int levels, int scan)
             const lvl *P = &h->l[h->n - 1];
             if (split_groups(&P->local, keys[k], P->local.rank[P->local_root], &h->bc[h->n - 1]) <
                 0)
-                return -1;
+                return -RT_E_NOMEM;
         }
         m = L->local;
         root = L->local.rank[L->local_root];
@@ -274,5 +277,5 @@ int rt__msa(rt__sched *s, const rt_coll_call *c, uint64_t n, int levels)
         }
     }
     free_hier(&h);
-    return rc ? -RT_E_NOMEM : 0;
+    return rc;
 }

@@ -10,10 +10,13 @@
  */
 #include "rt__coll.h"
 
+/* The new rank of a rank folded out of the exchanges: none. */
+#define FOLDED_OUT (-1)
+
 static int64_t fold_up(uint32_t me, uint32_t rem)
 {
     if (me < 2 * rem)
-        return me % 2 ? (int64_t)(me / 2) : -1;
+        return me % 2 ? (int64_t)(me / 2) : FOLDED_OUT;
     return (int64_t)me - rem;
 }
 
@@ -123,7 +126,7 @@ void rt__reduce_rabenseifner(rt__sched *s, const rt__grp *g, uint32_t root, uint
 {
     uint32_t p = g->n, me = g->me, pof2 = rt__pof2(p), rem = p - pof2;
     rt__blocks b = rt__blocks_of(n, pof2, 0);
-    int64_t nr = me >= 2 * rem ? (int64_t)me - rem : me % 2 ? -1 : (int64_t)(me / 2);
+    int64_t nr = me >= 2 * rem ? (int64_t)me - rem : me % 2 ? FOLDED_OUT : (int64_t)(me / 2);
     if (me < 2 * rem) { /* down fold: odd ranks hand their data to the even one below */
         rt__next(s);
         if (me % 2) {
@@ -150,7 +153,7 @@ void rt__reduce_rabenseifner(rt__sched *s, const rt__grp *g, uint32_t root, uint
         } else if (nr == 0) {
             rt__next(s);
             rt__send(s, rt__at(g, root), rt__span(&b, 0, 1));
-            nr = -1;
+            nr = FOLDED_OUT;
         }
     }
     /* Binomial gather of the pieces, undoing the halving: at each step the side whose

@@ -90,7 +90,7 @@ typedef enum rt_coll_alg {
 /* "binomial" for RT_ALG_BINOMIAL; NULL when out of range. */
 const char *rt_coll_alg_name(unsigned alg);
 /* The algorithm named name (any case), also the aliases "rdb" and "rd" (recursive_doubling)
- * and "rh" (recursive_halving); -1 when unknown. */
+ * and "rh" (recursive_halving); -RT_E_NOTFOUND when unknown. */
 int rt_coll_alg_lookup(const char *name);
 /* 1 when the algorithm exists for the op (mpich exists for every op that has a schedule). */
 int rt_coll_alg_valid(unsigned op, unsigned alg);

@@ -29,7 +29,7 @@ int rt_map_parse(const char *text, rt_map_spec *spec, rt_err *err)
     const char *colon = strchr(text, ':');
     size_t klen = colon ? (size_t)(colon - text) : strlen(text);
     const char *arg = colon ? colon + 1 : NULL;
-    int kind = -1;
+    int kind = -RT_E_NOTFOUND; /* the lookup below */
     for (int k = 0; k < RT_MAP_KIND_COUNT; k++)
         if (strlen(kind_names[k]) == klen && !memcmp(text, kind_names[k], klen))
             kind = k;
@@ -271,7 +271,7 @@ static int token_u64(const char *t, size_t n, uint64_t *v)
     const char *end;
     int rc = rt_parse_digits(t, &end, v);
     if (!n || end != t + n)
-        return -1;
+        return -RT_E_INVAL;
     if (rc < 0)
         *v = UINT64_MAX;
     return 0;

@@ -12,6 +12,12 @@
  * take every member's counts from the prepass (mpi_load.c). Per-pair sizes of alltoallv and
  * alltoallw are not in the trace: each rank's total is cut as rt_coll cuts it (piece
  * (dst - src) mod p), so every pair agrees.
+ *
+ * A call is left out (counted in r->colls.skipped, with a note) only for what every member
+ * knows alike: an inter-communicator, a neighbourhood collective without neighbour lists, a
+ * v-collective a member's record of which is missing. Anything else that goes wrong (no
+ * memory for the buffers, counts past MPI's int, a failed MPI call) is an error of the
+ * process it happens on.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -24,7 +30,9 @@ static MPI_Datatype elem_type(uint64_t e)
     return e == 8 ? MPI_DOUBLE : e == 4 ? MPI_FLOAT : e == 2 ? MPI_SHORT : MPI_SIGNED_CHAR;
 }
 
-static int ensure_buf(mr_run *r, uint64_t need)
+/* Both scratch buffers at least need bytes. 0, or -RT_E_NOMEM (the buffers are as before,
+ * if one of them larger: the contents do not matter). */
+static int ensure_buf(mr_run *r, uint64_t need, rt_err *err)
 {
     if (need <= r->buf_bytes)
         return 0;
@@ -32,12 +40,23 @@ static int ensure_buf(mr_run *r, uint64_t need)
     if (s)
         r->sbuf = s;
     if (!q)
-        return -1;
+        return rt_err_set(err, RT_E_NOMEM, "out of memory for two buffers of %llu bytes",
+                          (unsigned long long)need);
     r->rbuf = q;
     memset(r->sbuf + r->buf_bytes, 0, need - r->buf_bytes);
     memset(r->rbuf + r->buf_bytes, 0, need - r->buf_bytes);
     r->buf_bytes = need;
     return 0;
+}
+
+/* A count or displacement for MPI's int: 0, or -RT_E_RANGE ("OP: WHAT N: more than ..."). */
+static int int_count(uint64_t n, const rt_event *ev, const char *what, rt_err *err)
+{
+    if (n <= INT_MAX)
+        return 0;
+    return rt_err_set(err, RT_E_RANGE, "%s: %s %llu: more than MPI's int counts hold (%d)",
+                      rt_event_op_name(RT_EV_COLL_END, ev->op), what, (unsigned long long)n,
+                      INT_MAX);
 }
 
 /* Piece i of n bytes cut into k pieces (rt_coll.h). */
@@ -51,18 +70,32 @@ static uint64_t piece(uint64_t n, uint64_t k, uint64_t i)
 typedef struct steps {
     rt_coll_step *s;
     size_t n, cap;
+    rt_err *err;
 } steps;
 
 static int collect(void *ctx, const rt_coll_step *st)
 {
     steps *v = ctx;
     if (RT_VEC_RESERVE(v->s, v->cap, (uint64_t)v->n + 1, 64) < 0)
-        return -1;
+        return rt_err_set(v->err, RT_E_NOMEM, "out of memory for a schedule of %zu steps",
+                          v->n + 1);
     v->s[v->n++] = *st;
     return 0;
 }
 
-static int run_schedule(mr_run *r, int ci, const rt_event *ev, int p, int me)
+/* The schedule of the call (alg) into v: 0, or a negative code with err set. */
+static int schedule(unsigned alg, const rt_coll_call *call, steps *v, rt_err *err)
+{
+    *v = (steps){.err = err};
+    int rc = rt_coll_schedule(alg, call, collect, v, NULL, err);
+    if (rc < 0) {
+        free(v->s);
+        v->s = NULL;
+    }
+    return rc;
+}
+
+static int run_schedule(mr_run *r, int ci, const rt_event *ev, int p, int me, rt_err *err)
 {
     const rt_comm_def *c = &r->m->defs.comms[ci];
     uint32_t *node = NULL, *module = NULL;
@@ -72,7 +105,7 @@ static int run_schedule(mr_run *r, int ci, const rt_event *ev, int p, int me)
         if (!node || !module) {
             free(node);
             free(module);
-            return MPI_ERR_NO_MEM;
+            return rt_err_set(err, RT_E_NOMEM, "out of memory for the placement of %d ranks", p);
         }
         for (int i = 0; i < p; i++) {
             node[i] = r->cfg->node[c->members[i]];
@@ -87,45 +120,45 @@ static int run_schedule(mr_run *r, int ci, const rt_event *ev, int p, int me)
                          .rbytes = ev->rbytes,
                          .node = node,
                          .module = module};
-    steps v = {0};
-    rt_err err;
-    int rc = rt_coll_schedule(r->cfg->alg[ev->op], &call, collect, &v, NULL, &err);
+    steps v;
+    int rc = schedule(r->cfg->alg[ev->op], &call, &v, err);
     free(node);
     free(module);
-    if (rc != 0) {
-        free(v.s);
-        return MPI_ERR_OTHER;
-    }
+    if (rc < 0)
+        return rc;
     uint64_t most = 0;
     for (size_t i = 0; i < v.n; i++)
         if (v.s[i].bytes > most)
             most = v.s[i].bytes;
     MPI_Request *rq = malloc((v.n ? v.n : 1) * sizeof *rq);
-    if (!rq || most > INT_MAX || ensure_buf(r, most)) {
-        free(rq);
-        free(v.s);
-        return MPI_ERR_NO_MEM;
-    }
+    if (!rq)
+        rc = rt_err_set(err, RT_E_NOMEM, "out of memory for %zu requests", v.n);
+    if (rc == 0)
+        rc = int_count(most, ev, "a message of its schedule has", err);
+    if (rc == 0)
+        rc = ensure_buf(r, most, err);
     MPI_Comm comm = r->sched[ci];
-    rc = MPI_SUCCESS;
-    for (size_t i = 0; i < v.n && rc == MPI_SUCCESS;) {
+    for (size_t i = 0; i < v.n && rc == 0;) {
         size_t j = i, nq = 0;
-        for (; j < v.n && v.s[j].round == v.s[i].round; j++) {
+        for (; j < v.n && v.s[j].round == v.s[i].round && rc == 0; j++) {
             const rt_coll_step *st = &v.s[j];
             if (st->kind == RT_STEP_SEND)
-                rc = MPI_Isend(r->sbuf, (int)st->bytes, MPI_BYTE, st->peer, 0, comm, &rq[nq++]);
+                rc = mr_mpi(
+                    MPI_Isend(r->sbuf, (int)st->bytes, MPI_BYTE, st->peer, 0, comm, &rq[nq++]),
+                    "MPI_Isend", err);
             else if (st->kind == RT_STEP_RECV)
-                rc = MPI_Irecv(r->rbuf, (int)st->bytes, MPI_BYTE, st->peer, 0, comm, &rq[nq++]);
-            if (rc != MPI_SUCCESS)
-                break;
+                rc = mr_mpi(
+                    MPI_Irecv(r->rbuf, (int)st->bytes, MPI_BYTE, st->peer, 0, comm, &rq[nq++]),
+                    "MPI_Irecv", err);
         }
-        if (rc == MPI_SUCCESS)
-            rc = MPI_Waitall((int)nq, rq, MPI_STATUSES_IGNORE);
-        for (size_t k = i; k < j && rc == MPI_SUCCESS; k++)
+        if (rc == 0)
+            rc = mr_mpi(MPI_Waitall((int)nq, rq, MPI_STATUSES_IGNORE), "MPI_Waitall", err);
+        for (size_t k = i; k < j && rc == 0; k++)
             if (v.s[k].kind == RT_STEP_REDUCE) {
                 uint64_t e = rt_coll_elem_size(v.s[k].bytes);
-                rc = MPI_Reduce_local(r->rbuf, r->sbuf, (int)(v.s[k].bytes / e), elem_type(e),
-                                      MPI_SUM);
+                rc = mr_mpi(MPI_Reduce_local(r->rbuf, r->sbuf, (int)(v.s[k].bytes / e),
+                                             elem_type(e), MPI_SUM),
+                            "MPI_Reduce_local", err);
             }
         i = j;
     }
@@ -136,59 +169,64 @@ static int run_schedule(mr_run *r, int ci, const rt_event *ev, int p, int me)
 
 /* ---- v-collectives: every member's counts ------------------------------------------------ */
 
-/* counts[i] = bytes (which = 0) or rbytes (which = 1) of member i, divided by e; displs the
- * prefix sums. -1 when the prepass does not know every member's part. */
-static int member_counts(mr_run *r, const rt_event *ev, int p, int which, uint64_t e,
-                         uint64_t *total)
+/* Every member's record of the call, in member order; NULL when the prepass does not have
+ * them all (the same on every member: the call is left out). */
+static const mr_vpart *vparts_of(mr_run *r, const rt_event *ev, int p)
 {
     uint32_t n;
     const mr_vpart *v = mr_vparts_find(r->m, ev->comm, (uint32_t)ev->tag, &n);
     if (!v || n != (uint32_t)p)
-        return -1;
-    uint64_t sum = 0;
+        return NULL;
+    for (int i = 0; i < p; i++)
+        if (v[i].pos != (uint32_t)i)
+            return NULL;
+    return v;
+}
+
+/* counts[i] = bytes (which = 0) or rbytes (which = 1) of member i, divided by e; displs the
+ * prefix sums; *total the bytes of them all. 0, or -RT_E_RANGE when they pass MPI's int. */
+static int member_counts(mr_run *r, const rt_event *ev, const mr_vpart *v, int p, int which,
+                         uint64_t e, uint64_t *total, rt_err *err)
+{
+    uint64_t sum = 0; /* each below 2^31 (the prepass), at most 2^24 of them */
     for (int i = 0; i < p; i++) {
         uint64_t b = (which ? v[i].rbytes : v[i].bytes) / e;
-        if (v[i].pos != (uint32_t)i || b > INT_MAX || sum > INT_MAX)
-            return -1;
-        r->counts[i] = (int)b;
-        r->displs[i] = (int)sum;
+        r->counts[i] = b <= INT_MAX ? (int)b : 0;
+        r->displs[i] = sum <= INT_MAX ? (int)sum : 0;
         sum += b;
     }
     *total = sum * e;
-    return sum > INT_MAX ? -1 : 0;
+    return int_count(sum, ev, "the members' counts add up to", err);
 }
 
-/* alltoallv, alltoallw: what this rank sends to and receives from each member. */
-static int pair_counts(mr_run *r, const rt_event *ev, int p, int me, uint64_t *stot, uint64_t *rtot)
+/* alltoallv, alltoallw: what this rank sends to and receives from each member. 0, or
+ * -RT_E_RANGE when the totals pass MPI's int. */
+static int pair_counts(mr_run *r, const rt_event *ev, const mr_vpart *v, int p, int me,
+                       uint64_t *stot, uint64_t *rtot, rt_err *err)
 {
-    uint32_t n;
-    const mr_vpart *v = mr_vparts_find(r->m, ev->comm, (uint32_t)ev->tag, &n);
-    if (!v || n != (uint32_t)p)
-        return -1;
     uint64_t s = 0, q = 0;
     for (int j = 0; j < p; j++) {
         uint64_t out = piece(v[me].bytes, (uint64_t)p, (uint64_t)((j - me + p) % p));
         uint64_t in = piece(v[j].bytes, (uint64_t)p, (uint64_t)((me - j + p) % p));
-        if (out > INT_MAX || in > INT_MAX || s > INT_MAX || q > INT_MAX)
-            return -1;
-        r->counts[j] = (int)out;
-        r->displs[j] = (int)s;
-        r->rcounts[j] = (int)in;
-        r->rdispls[j] = (int)q;
+        r->counts[j] = out <= INT_MAX ? (int)out : 0;
+        r->displs[j] = s <= INT_MAX ? (int)s : 0;
+        r->rcounts[j] = in <= INT_MAX ? (int)in : 0;
+        r->rdispls[j] = q <= INT_MAX ? (int)q : 0;
         s += out;
         q += in;
     }
     *stot = s;
     *rtot = q;
-    return s > INT_MAX || q > INT_MAX ? -1 : 0;
+    return int_count(s > q ? s : q, ev, "this rank's counts add up to", err);
 }
 
 /* ---- neighbourhood collectives -------------------------------------------------------------- */
 
 /* On the recorded neighbour graph (r->topo), each block as large as retrace's schedule of
  * the call makes it (rt_coll.h: the recorded totals over the degrees, MPI_PROC_NULL slots
- * counted; v and w forms cut evenly), so that senders and receivers agree. */
-static int neighbor(mr_run *r, int ci, const rt_event *ev, MPI_Request *req)
+ * counted; v and w forms cut evenly), so that senders and receivers agree. *skip: the trace
+ * has no neighbour lists for the communicator (the same on every member). */
+static int neighbor(mr_run *r, int ci, const rt_event *ev, MPI_Request *req, int *skip, rt_err *err)
 {
     const rt_comm_def *c = &r->m->defs.comms[ci];
     MPI_Comm comm = r->topo[ci];
@@ -201,189 +239,230 @@ static int neighbor(mr_run *r, int ci, const rt_event *ev, MPI_Request *req)
                          .bytes = ev->bytes,
                          .rbytes = ev->rbytes,
                          .nbrs = rt_defs_nbrs(&r->m->defs, c->id, r->me)};
-    if (comm == MPI_COMM_NULL || !call.nbrs)
-        return -1;
-    steps v = {0};
-    rt_err err;
-    if (rt_coll_schedule(RT_ALG_MPICH, &call, collect, &v, NULL, &err) != 0) {
-        free(v.s);
-        return -1;
+    if (comm == MPI_COMM_NULL || !call.nbrs) {
+        *skip = 1;
+        return 0;
     }
+    steps v;
+    int rc = schedule(RT_ALG_MPICH, &call, &v, err);
+    if (rc < 0)
+        return rc;
     size_t ns = 0, nr = 0;
     for (size_t i = 0; i < v.n; i++)
         ns += v.s[i].kind == RT_STEP_SEND, nr += v.s[i].kind == RT_STEP_RECV;
     int *sc = malloc((2 * (ns + nr) + 1) * sizeof *sc), *sd = sc + ns, *rc_ = sd + ns,
         *rd = rc_ + nr;
     uint64_t stot = 0, rtot = 0;
-    int rc = MPI_ERR_NO_MEM;
-    if (sc) {
-        size_t a = 0, b = 0;
-        for (size_t i = 0; i < v.n; i++)
-            if (v.s[i].kind == RT_STEP_SEND) {
-                sc[a] = (int)v.s[i].bytes, sd[a++] = (int)stot;
-                stot += v.s[i].bytes;
-            } else if (v.s[i].kind == RT_STEP_RECV) {
-                rc_[b] = (int)v.s[i].bytes, rd[b++] = (int)rtot;
-                rtot += v.s[i].bytes;
-            }
-        if (stot <= INT_MAX && rtot <= INT_MAX && ensure_buf(r, stot > rtot ? stot : rtot) == 0)
-            rc = req ? MPI_Ineighbor_alltoallv(r->sbuf, sc, sd, MPI_BYTE, r->rbuf, rc_, rd,
-                                               MPI_BYTE, comm, req)
-                     : MPI_Neighbor_alltoallv(r->sbuf, sc, sd, MPI_BYTE, r->rbuf, rc_, rd, MPI_BYTE,
-                                              comm);
-    }
+    if (!sc)
+        rc = rt_err_set(err, RT_E_NOMEM, "out of memory for the counts of %zu neighbours", ns + nr);
+    for (size_t i = 0, a = 0, b = 0; i < v.n && rc == 0; i++)
+        if (v.s[i].kind == RT_STEP_SEND) {
+            sc[a] = (int)v.s[i].bytes, sd[a++] = (int)stot;
+            stot += v.s[i].bytes;
+            rc = int_count(stot, ev, "this rank's counts add up to", err);
+        } else if (v.s[i].kind == RT_STEP_RECV) {
+            rc_[b] = (int)v.s[i].bytes, rd[b++] = (int)rtot;
+            rtot += v.s[i].bytes;
+            rc = int_count(rtot, ev, "this rank's counts add up to", err);
+        }
+    if (rc == 0)
+        rc = ensure_buf(r, stot > rtot ? stot : rtot, err);
+    if (rc == 0 && req)
+        rc = mr_mpi(MPI_Ineighbor_alltoallv(r->sbuf, sc, sd, MPI_BYTE, r->rbuf, rc_, rd, MPI_BYTE,
+                                            comm, req),
+                    "MPI_Ineighbor_alltoallv", err);
+    else if (rc == 0)
+        rc = mr_mpi(
+            MPI_Neighbor_alltoallv(r->sbuf, sc, sd, MPI_BYTE, r->rbuf, rc_, rd, MPI_BYTE, comm),
+            "MPI_Neighbor_alltoallv", err);
     free(sc);
     free(v.s);
     return rc;
 }
+
 /* ---- one collective --------------------------------------------------------------------- */
 
-#define ISSUE(blocking, nonblocking) (req ? (nonblocking) : (blocking))
+/* The blocking call MPI_Name, or its nonblocking form MPI_Iname when there is a request. */
+#define ISSUE(Name, name, blocking, nonblocking) \
+    (req ? mr_mpi((nonblocking), "MPI_I" name, err) : mr_mpi((blocking), "MPI_" Name, err))
 
-static int issue(mr_run *r, const rt_event *ev, MPI_Comm comm, int p, int me, MPI_Request *req)
+/* Issues the call with MPICH's selection (or the algorithm forced for it). *skip: the call is
+ * left out, the same on every member. */
+static int issue(mr_run *r, const rt_event *ev, MPI_Comm comm, int p, int me, MPI_Request *req,
+                 int *skip, rt_err *err)
 {
     char *s = r->sbuf, *q = r->rbuf;
     int root = ev->peer >= 0 ? ev->peer : 0;
     uint64_t b = ev->bytes, rb = ev->rbytes, e, tot, rtot;
+    const mr_vpart *v = NULL;
+    int rc;
+    if (mr_is_vcoll(ev->op) && !(v = vparts_of(r, ev, p))) {
+        *skip = 1;
+        return 0;
+    }
     switch (ev->op) {
     case RT_COLL_BARRIER:
-        return ISSUE(MPI_Barrier(comm), MPI_Ibarrier(comm, req));
+        return ISSUE("Barrier", "barrier", MPI_Barrier(comm), MPI_Ibarrier(comm, req));
     case RT_COLL_BCAST: {
         int n = (int)(me == root ? b : rb);
-        return ISSUE(MPI_Bcast(s, n, MPI_BYTE, root, comm),
+        return ISSUE("Bcast", "bcast", MPI_Bcast(s, n, MPI_BYTE, root, comm),
                      MPI_Ibcast(s, n, MPI_BYTE, root, comm, req));
     }
     case RT_COLL_GATHER:
-        return ISSUE(MPI_Gather(s, (int)b, MPI_BYTE, q, (int)b, MPI_BYTE, root, comm),
+        return ISSUE("Gather", "gather",
+                     MPI_Gather(s, (int)b, MPI_BYTE, q, (int)b, MPI_BYTE, root, comm),
                      MPI_Igather(s, (int)b, MPI_BYTE, q, (int)b, MPI_BYTE, root, comm, req));
     case RT_COLL_SCATTER:
-        return ISSUE(MPI_Scatter(s, (int)rb, MPI_BYTE, q, (int)rb, MPI_BYTE, root, comm),
+        return ISSUE("Scatter", "scatter",
+                     MPI_Scatter(s, (int)rb, MPI_BYTE, q, (int)rb, MPI_BYTE, root, comm),
                      MPI_Iscatter(s, (int)rb, MPI_BYTE, q, (int)rb, MPI_BYTE, root, comm, req));
     case RT_COLL_ALLGATHER:
-        return ISSUE(MPI_Allgather(s, (int)b, MPI_BYTE, q, (int)b, MPI_BYTE, comm),
+        return ISSUE("Allgather", "allgather",
+                     MPI_Allgather(s, (int)b, MPI_BYTE, q, (int)b, MPI_BYTE, comm),
                      MPI_Iallgather(s, (int)b, MPI_BYTE, q, (int)b, MPI_BYTE, comm, req));
     case RT_COLL_ALLTOALL: {
         int n = (int)(b / (uint64_t)p);
-        return ISSUE(MPI_Alltoall(s, n, MPI_BYTE, q, n, MPI_BYTE, comm),
+        return ISSUE("Alltoall", "alltoall", MPI_Alltoall(s, n, MPI_BYTE, q, n, MPI_BYTE, comm),
                      MPI_Ialltoall(s, n, MPI_BYTE, q, n, MPI_BYTE, comm, req));
     }
     case RT_COLL_GATHERV:
-        if (member_counts(r, ev, p, 0, 1, &tot) < 0 || ensure_buf(r, tot))
-            return -1;
-        return ISSUE(
-            MPI_Gatherv(s, (int)b, MPI_BYTE, r->rbuf, r->counts, r->displs, MPI_BYTE, root, comm),
-            MPI_Igatherv(s, (int)b, MPI_BYTE, r->rbuf, r->counts, r->displs, MPI_BYTE, root, comm,
-                         req));
+        if ((rc = member_counts(r, ev, v, p, 0, 1, &tot, err)) < 0 ||
+            (rc = ensure_buf(r, tot, err)) < 0)
+            return rc;
+        return ISSUE("Gatherv", "gatherv",
+                     MPI_Gatherv(r->sbuf, (int)b, MPI_BYTE, r->rbuf, r->counts, r->displs, MPI_BYTE,
+                                 root, comm),
+                     MPI_Igatherv(r->sbuf, (int)b, MPI_BYTE, r->rbuf, r->counts, r->displs,
+                                  MPI_BYTE, root, comm, req));
     case RT_COLL_SCATTERV:
-        if (member_counts(r, ev, p, 1, 1, &tot) < 0 || ensure_buf(r, tot))
-            return -1;
-        return ISSUE(MPI_Scatterv(r->sbuf, r->counts, r->displs, MPI_BYTE, r->rbuf, (int)rb,
+        if ((rc = member_counts(r, ev, v, p, 1, 1, &tot, err)) < 0 ||
+            (rc = ensure_buf(r, tot, err)) < 0)
+            return rc;
+        return ISSUE("Scatterv", "scatterv",
+                     MPI_Scatterv(r->sbuf, r->counts, r->displs, MPI_BYTE, r->rbuf, (int)rb,
                                   MPI_BYTE, root, comm),
                      MPI_Iscatterv(r->sbuf, r->counts, r->displs, MPI_BYTE, r->rbuf, (int)rb,
                                    MPI_BYTE, root, comm, req));
     case RT_COLL_ALLGATHERV:
-        if (member_counts(r, ev, p, 0, 1, &tot) < 0 || ensure_buf(r, tot))
-            return -1;
-        return ISSUE(MPI_Allgatherv(r->sbuf, (int)b, MPI_BYTE, r->rbuf, r->counts, r->displs,
+        if ((rc = member_counts(r, ev, v, p, 0, 1, &tot, err)) < 0 ||
+            (rc = ensure_buf(r, tot, err)) < 0)
+            return rc;
+        return ISSUE("Allgatherv", "allgatherv",
+                     MPI_Allgatherv(r->sbuf, (int)b, MPI_BYTE, r->rbuf, r->counts, r->displs,
                                     MPI_BYTE, comm),
                      MPI_Iallgatherv(r->sbuf, (int)b, MPI_BYTE, r->rbuf, r->counts, r->displs,
                                      MPI_BYTE, comm, req));
     case RT_COLL_ALLTOALLV:
     case RT_COLL_ALLTOALLW:
-        if (pair_counts(r, ev, p, me, &tot, &rtot) < 0 || ensure_buf(r, tot > rtot ? tot : rtot))
-            return -1;
-        return ISSUE(MPI_Alltoallv(r->sbuf, r->counts, r->displs, MPI_BYTE, r->rbuf, r->rcounts,
+        if ((rc = pair_counts(r, ev, v, p, me, &tot, &rtot, err)) < 0 ||
+            (rc = ensure_buf(r, tot > rtot ? tot : rtot, err)) < 0)
+            return rc;
+        return ISSUE("Alltoallv", "alltoallv",
+                     MPI_Alltoallv(r->sbuf, r->counts, r->displs, MPI_BYTE, r->rbuf, r->rcounts,
                                    r->rdispls, MPI_BYTE, comm),
                      MPI_Ialltoallv(r->sbuf, r->counts, r->displs, MPI_BYTE, r->rbuf, r->rcounts,
                                     r->rdispls, MPI_BYTE, comm, req));
     case RT_COLL_ALLREDUCE:
         e = rt_coll_elem_size(b);
-        return ISSUE(MPI_Allreduce(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm),
+        return ISSUE("Allreduce", "allreduce",
+                     MPI_Allreduce(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm),
                      MPI_Iallreduce(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm, req));
     case RT_COLL_REDUCE:
         e = rt_coll_elem_size(b);
-        return ISSUE(MPI_Reduce(s, q, (int)(b / e), elem_type(e), MPI_SUM, root, comm),
+        return ISSUE("Reduce", "reduce",
+                     MPI_Reduce(s, q, (int)(b / e), elem_type(e), MPI_SUM, root, comm),
                      MPI_Ireduce(s, q, (int)(b / e), elem_type(e), MPI_SUM, root, comm, req));
     case RT_COLL_SCAN:
+        e = rt_coll_elem_size(b);
+        return ISSUE("Scan", "scan", MPI_Scan(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm),
+                     MPI_Iscan(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm, req));
     case RT_COLL_EXSCAN:
         e = rt_coll_elem_size(b);
-        if (ev->op == RT_COLL_SCAN)
-            return ISSUE(MPI_Scan(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm),
-                         MPI_Iscan(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm, req));
-        return ISSUE(MPI_Exscan(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm),
+        return ISSUE("Exscan", "exscan",
+                     MPI_Exscan(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm),
                      MPI_Iexscan(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm, req));
     case RT_COLL_REDUCE_SCATTER_BLOCK:
         e = rt_coll_elem_size(rb);
         return ISSUE(
+            "Reduce_scatter_block", "reduce_scatter_block",
             MPI_Reduce_scatter_block(s, q, (int)(rb / e), elem_type(e), MPI_SUM, comm),
             MPI_Ireduce_scatter_block(s, q, (int)(rb / e), elem_type(e), MPI_SUM, comm, req));
-    case RT_COLL_REDUCE_SCATTER: {
-        uint32_t n;
-        const mr_vpart *v = mr_vparts_find(r->m, ev->comm, (uint32_t)ev->tag, &n);
+    case RT_COLL_REDUCE_SCATTER:
         e = 8;
-        for (uint32_t i = 0; v && i < n; i++)
+        for (int i = 0; i < p; i++)
             while (v[i].rbytes % e)
                 e /= 2;
-        if (member_counts(r, ev, p, 1, e, &tot) < 0 || ensure_buf(r, tot))
-            return -1;
+        if ((rc = member_counts(r, ev, v, p, 1, e, &tot, err)) < 0 ||
+            (rc = ensure_buf(r, tot, err)) < 0)
+            return rc;
         return ISSUE(
+            "Reduce_scatter", "reduce_scatter",
             MPI_Reduce_scatter(r->sbuf, r->rbuf, r->counts, elem_type(e), MPI_SUM, comm),
             MPI_Ireduce_scatter(r->sbuf, r->rbuf, r->counts, elem_type(e), MPI_SUM, comm, req));
-    }
     default: /* handle creation and the like: the members synchronise */
-        return ISSUE(MPI_Barrier(comm), MPI_Ibarrier(comm, req));
+        return ISSUE("Barrier", "barrier", MPI_Barrier(comm), MPI_Ibarrier(comm, req));
     }
 }
 
-int mr_coll(mr_run *r, const rt_event *ev, MPI_Request *req)
+int mr_coll(mr_run *r, const rt_event *ev, MPI_Request *req, rt_err *err)
 {
     if (req)
         *req = MPI_REQUEST_NULL;
-    int ci = mr_comm_index(r, ev->comm);
+    int ci = mr_comm_index(r, ev->comm), skip = 0, rc;
     if (ci < 0 || r->comms[ci] == MPI_COMM_NULL)
-        return MPI_ERR_COMM;
+        return rt_err_set(err, RT_E_INVAL,
+                          "%s on communicator %u, which this process does not "
+                          "replay",
+                          rt_event_op_name(RT_EV_COLL_END, ev->op), (unsigned)ev->comm);
     const rt_comm_def *c = &r->m->defs.comms[ci];
     if (c->flags & RT_COMM_IS_INTER) {
         r->colls.skipped++;
         r->inter_skipped++;
-        return MPI_SUCCESS;
+        return 0;
     }
     if (rt_coll_is_neighbor(ev->op)) {
-        int rc = neighbor(r, ci, ev, req);
-        if (rc == -1) { /* no neighbour lists: the same on every member */
+        if ((rc = neighbor(r, ci, ev, req, &skip, err)) < 0)
+            return rc;
+        if (skip) { /* no neighbour lists: the same on every member */
             r->colls.skipped++;
             r->neighbor_colls++;
-            return MPI_SUCCESS;
+            return 0;
         }
         r->colls.mpich++;
         r->colls.nonblocking += req != NULL;
-        return rc;
+        return 0;
     }
     MPI_Comm comm = r->comms[ci];
     int p, me;
     MPI_Comm_size(comm, &p);
     MPI_Comm_rank(comm, &me);
-    if (ensure_buf(r, ev->bytes > ev->rbytes ? ev->bytes : ev->rbytes))
-        return MPI_ERR_NO_MEM;
+    if ((rc = ensure_buf(r, ev->bytes > ev->rbytes ? ev->bytes : ev->rbytes, err)) < 0)
+        return rc;
     unsigned alg = r->cfg->alg[ev->op];
     if (req || alg == RT_ALG_MPICH || !rt_coll_alg_valid(ev->op, RT_ALG_MPICH)) {
-        int rc = issue(r, ev, comm, p, me, req);
-        if (rc == -1) { /* the prepass lacks a member's counts: the same on every member */
+        if ((rc = issue(r, ev, comm, p, me, req, &skip, err)) < 0)
+            return rc;
+        if (skip) { /* the prepass lacks a member's counts: the same on every member */
             r->colls.skipped++;
-            return MPI_SUCCESS;
+            return 0;
         }
         r->colls.mpich++;
         r->colls.nonblocking += req != NULL;
-        return rc;
+        return 0;
     }
     if (mr_cvars_forced(r->cvars, ev->op)) {
-        int rc = issue(r, ev, comm, p, me, NULL);
-        if (rc == -1) {
+        rt_err refused;
+        rc = issue(r, ev, comm, p, me, NULL, &skip, &refused);
+        if (rc == 0 && skip) {
             r->colls.skipped++;
-            return MPI_SUCCESS;
+            return 0;
         }
-        if (rc == MPI_SUCCESS) {
+        if (rc == 0) {
             r->colls.forced++;
+            return 0;
+        }
+        if (rc != -RT_E_MPI) { /* not MPICH's refusal: memory, or counts past int */
+            *err = refused;
             return rc;
         }
         /* MPICH refused the algorithm for this call (COLLECTIVE_FALLBACK=error): on every
@@ -391,5 +470,5 @@ int mr_coll(mr_run *r, const rt_event *ev, MPI_Request *req)
         r->fallbacks++;
     }
     r->colls.schedule++;
-    return run_schedule(r, ci, ev, p, me);
+    return run_schedule(r, ci, ev, p, me, err);
 }

@@ -31,12 +31,13 @@ static void cvar_name(unsigned op, char *buf, size_t len)
     snprintf(buf, len, "MPIR_CVAR_%s_INTRA_ALGORITHM", op < RT_COLL_COUNT ? upper[op] : "");
 }
 
-/* The index of the control variable called name, or -1. */
+/* The index of the integer control variable called name, or -RT_E_NOTFOUND (none, or
+ * MPI_T cannot list them). */
 static int cvar_find(const char *name, char *desc, int desc_len)
 {
     int n;
     if (MPI_T_cvar_get_num(&n) != MPI_SUCCESS)
-        return -1;
+        return -RT_E_NOTFOUND;
     for (int i = 0; i < n; i++) {
         char nm[256];
         int nl = sizeof nm, dl = desc_len, verb, bind, scope;
@@ -46,9 +47,9 @@ static int cvar_find(const char *name, char *desc, int desc_len)
             MPI_SUCCESS)
             continue;
         if (!strcmp(nm, name))
-            return dt == MPI_INT ? i : -1;
+            return dt == MPI_INT ? i : -RT_E_NOTFOUND;
     }
-    return -1;
+    return -RT_E_NOTFOUND;
 }
 
 static int is_word(char c)
@@ -57,7 +58,8 @@ static int is_word(char c)
 }
 
 /* The position of choice in a description "... auto - text name2   - text ...": entries
- * end in blanks and "- "; the choice's value is the number of entries before it. */
+ * end in blanks and "- "; the choice's value is the number of entries before it.
+ * -RT_E_NOTFOUND when the description does not list it. */
 static int choice_value(const char *desc, const char *choice)
 {
     size_t len = strlen(choice);
@@ -78,7 +80,7 @@ static int choice_value(const char *desc, const char *choice)
             best = p;
     }
     if (!best)
-        return -1;
+        return -RT_E_NOTFOUND;
     int value = 0;
     for (const char *p = desc; p < best; p++)
         if (p[0] == ' ' && p[1] == '-' && p[2] == ' ')
@@ -93,7 +95,7 @@ int mr_cvar_choice(unsigned op, const char *mpich, int *index)
     desc[0] = '\0';
     *index = cvar_find(name, desc, (int)sizeof desc);
     if (*index < 0 || choice_value(desc, "auto") != 0)
-        return -1;
+        return -RT_E_NOTFOUND;
     return choice_value(desc, mpich);
 }
 
@@ -102,7 +104,7 @@ int rt_mpirun_mpich_alg(unsigned op, unsigned alg, char *buf, size_t len)
     const char *mpich = rt_coll_mpich_name(op, alg);
     int index;
     if (!mpich || mr_cvar_choice(op, mpich, &index) < 0)
-        return -1;
+        return -RT_E_NOTFOUND;
     snprintf(buf, len, "%s", mpich);
     return 0;
 }
@@ -120,16 +122,18 @@ struct mr_cvars {
     uint8_t forced[RT_COLL_COUNT];
 };
 
+/* Writes value into the variable at index, keeping the old value for mr_cvars_restore. 0, or
+ * -RT_E_MPI when MPI_T refuses (not a single int, or not writable now). */
 static int write_cvar(mr_cvars *cv, int index, int value)
 {
     MPI_T_cvar_handle h;
     int count, old;
     if (MPI_T_cvar_handle_alloc(index, NULL, &h, &count) != MPI_SUCCESS)
-        return -1;
+        return -RT_E_MPI;
     if (count != 1 || MPI_T_cvar_read(h, &old) != MPI_SUCCESS ||
         MPI_T_cvar_write(h, &value) != MPI_SUCCESS) {
         MPI_T_cvar_handle_free(&h);
-        return -1;
+        return -RT_E_MPI;
     }
     cv->s[cv->n++] = (saved){h, old};
     return 0;
@@ -140,8 +144,10 @@ static int write_named(mr_cvars *cv, const char *name, const char *choice)
     char desc[4096];
     desc[0] = '\0';
     int index = cvar_find(name, desc, (int)sizeof desc);
-    int value = index < 0 ? -1 : choice_value(desc, choice);
-    return value < 0 ? -1 : write_cvar(cv, index, value);
+    if (index < 0)
+        return index;
+    int value = choice_value(desc, choice);
+    return value < 0 ? value : write_cvar(cv, index, value);
 }
 
 int mr_cvars_set(mr_cvars **out, const uint8_t *alg, rt_err *err)

@@ -40,17 +40,20 @@ static MPI_Comm p2p_comm(mr_run *r, const rt_event *ev)
     return ci < 0 ? MPI_COMM_NULL : r->comms[ci];
 }
 
-static int p2p(mr_run *r, const rt_event *ev, MPI_Request *q)
+static int p2p(mr_run *r, const rt_event *ev, MPI_Request *q, rt_err *err)
 {
     MPI_Comm comm = p2p_comm(r, ev);
     if (comm == MPI_COMM_NULL)
-        return MPI_ERR_COMM;
-    if (ev->bytes > INT_MAX)
-        return MPI_ERR_COUNT;
+        return rt_err_set(err, RT_E_INVAL, "communicator %u is not replayed on this process",
+                          (unsigned)ev->comm);
+    if (ev->bytes > INT_MAX) /* the prepass refuses these */
+        return rt_err_set(err, RT_E_RANGE, "%llu bytes: more than MPI's int counts hold (%d)",
+                          (unsigned long long)ev->bytes, INT_MAX);
     if (ev->kind == RT_EV_SEND || ev->kind == RT_EV_ISEND) {
         r->messages++;
         r->bytes += ev->bytes;
-        return MPI_Isend(r->sbuf, (int)ev->bytes, MPI_BYTE, ev->peer, ev->tag, comm, q);
+        return mr_mpi(MPI_Isend(r->sbuf, (int)ev->bytes, MPI_BYTE, ev->peer, ev->tag, comm, q),
+                      "MPI_Isend", err);
     }
     int src = ev->peer, tag = ev->tag, count = (int)ev->bytes;
     if (r->cfg->free_wildcards && ev->op) {
@@ -61,40 +64,41 @@ static int p2p(mr_run *r, const rt_event *ev, MPI_Request *q)
         /* another message than the recorded one may match: room for the largest */
         count = r->buf_bytes > INT_MAX ? INT_MAX : (int)r->buf_bytes;
     }
-    return MPI_Irecv(r->rbuf, count, MPI_BYTE, src, tag, comm, q);
+    return mr_mpi(MPI_Irecv(r->rbuf, count, MPI_BYTE, src, tag, comm, q), "MPI_Irecv", err);
 }
 
-/* Issues one event of the open call; requests the call waits for go to p. */
-static int issue(mr_run *r, const rt_event *ev, pending *p)
+/* Issues one event of the open call; requests the call waits for go to p. 0, or a negative
+ * code with err set. */
+static int issue(mr_run *r, const rt_event *ev, pending *p, rt_err *err)
 {
     MPI_Request *q;
     switch (ev->kind) {
     case RT_EV_SEND:
     case RT_EV_RECV:
         if (!(q = pend_add(p)))
-            return MPI_ERR_NO_MEM;
-        return p2p(r, ev, q);
+            return rt_err_set(err, RT_E_NOMEM, "out of memory for the requests of a call");
+        return p2p(r, ev, q, err);
     case RT_EV_ISEND:
     case RT_EV_IRECV_REQUEST:
-        return p2p(r, ev, &r->reqs[ev->req]);
+        return p2p(r, ev, &r->reqs[ev->req], err);
     case RT_EV_ISEND_COMPLETE:
     case RT_EV_IRECV:
     case RT_EV_NBC_COMPLETE:
     case RT_EV_RMA_OP_COMPLETE:
         if (!(q = pend_add(p)))
-            return MPI_ERR_NO_MEM;
+            return rt_err_set(err, RT_E_NOMEM, "out of memory for the requests of a call");
         *q = r->reqs[ev->req];
         r->reqs[ev->req] = MPI_REQUEST_NULL; /* the slot may be posted again */
-        return MPI_SUCCESS;
+        return 0;
     case RT_EV_COLL_END:
-        return mr_coll(r, ev, NULL);
+        return mr_coll(r, ev, NULL, err);
     case RT_EV_NBC_REQUEST:
-        return mr_coll(r, ev, &r->reqs[ev->req]);
+        return mr_coll(r, ev, &r->reqs[ev->req], err);
     case RT_EV_COLL_BEGIN:
     case RT_EV_RMA_COLL_BEGIN: /* the END event does the work */
-        return MPI_SUCCESS;
+        return 0;
     default: /* the other RMA kinds; REQUEST_CANCELLED and skipped events: nothing */
-        return rt_event_is_rma(ev->kind) ? mr_rma(r, ev) : MPI_SUCCESS;
+        return rt_event_is_rma(ev->kind) ? mr_rma(r, ev, err) : 0;
     }
 }
 
@@ -102,16 +106,16 @@ typedef struct clocks {
     double start, end, mpi, compute;
 } clocks;
 
-/* The event loop. Returns an MPI error code; *at is the failing event's index. */
-static int replay(mr_run *r, clocks *ck, uint64_t *at)
+/* The event loop. 0, or a negative code with err set; *at is the failing event's index. */
+static int replay(mr_run *r, clocks *ck, uint64_t *at, rt_err *err)
 {
     const mr_events *e = &r->m->own;
     pending p = {0};
-    int in_call = 0, have_prev = 0, rc = MPI_SUCCESS;
+    int in_call = 0, have_prev = 0, rc = 0;
     uint64_t prev = 0; /* when the previous call ended, in the trace (ns) */
     double entered = 0;
     ck->end = ck->start;
-    for (uint64_t i = 0; i < e->n && rc == MPI_SUCCESS; i++) {
+    for (uint64_t i = 0; i < e->n && rc == 0; i++) {
         const rt_event *ev = &e->ev[i];
         *at = i;
         int open = ev->kind == RT_EV_ENTER || (!in_call && ev->kind != RT_EV_LEAVE);
@@ -125,14 +129,14 @@ static int replay(mr_run *r, clocks *ck, uint64_t *at)
             p.n = 0;
         }
         if (ev->kind != RT_EV_ENTER && ev->kind != RT_EV_LEAVE)
-            rc = issue(r, ev, &p);
+            rc = issue(r, ev, &p, err);
         if (ev->kind == RT_EV_ENTER) {
             in_call = 1;
             continue;
         }
         if (ev->kind == RT_EV_LEAVE || !in_call) {
-            if (rc == MPI_SUCCESS && p.n)
-                rc = MPI_Waitall((int)p.n, p.q, MPI_STATUSES_IGNORE);
+            if (rc == 0 && p.n)
+                rc = mr_mpi(MPI_Waitall((int)p.n, p.q, MPI_STATUSES_IGNORE), "MPI_Waitall", err);
             double now = MPI_Wtime();
             ck->mpi += now - entered;
             ck->end = now;
@@ -180,7 +184,7 @@ enum {
     U_COUNT
 };
 
-static int gather_result(mr_run *r, const clocks *ck, rt_mpirun_result *res)
+static int gather_result(mr_run *r, const clocks *ck, rt_mpirun_result *res, rt_err *err)
 {
     rt_mpirun *m = r->m;
     uint64_t u[U_COUNT] = {[U_MSG] = r->messages,
@@ -256,7 +260,9 @@ static int gather_result(mr_run *r, const clocks *ck, rt_mpirun_result *res)
                  "apply to them); they ran retrace's schedule of it",
                  (unsigned long long)sum[U_FALLBACK]);
     }
-    return ok ? 0 : -1;
+    return ok ? 0
+              : rt_err_set(err, RT_E_NOMEM, "out of memory for the result of %u ranks",
+                           (unsigned)m->defs.nranks);
 }
 
 int rt_mpirun_run(rt_mpirun *m, const rt_mpirun_config *c, rt_mpirun_result *res, rt_err *err)
@@ -272,17 +278,14 @@ int rt_mpirun_run(rt_mpirun *m, const rt_mpirun_config *c, rt_mpirun_result *res
     /* the load may fail on one process only: agree before any collective setup */
     if ((rc = mr_agree(m->comm, rc, err, 0)))
         return rc;
-    if (mr_setup_local(&r) != 0)
-        rc = rt_err_set(err, RT_E_NOMEM, "out of memory for the replay of trace rank %u",
-                        (unsigned)r.me);
+    rc = mr_setup_local(&r, err);
     if ((rc = mr_agree(m->comm, rc, err, 0))) {
         mr_teardown(&r);
         return rc;
     }
-    if (mr_setup_comms(&r) != MPI_SUCCESS)
-        rc = rt_err_set(err, RT_E_INVAL, "cannot create the replay.s communicators");
-    if (rc == 0 && mr_cvars_set(&r.cvars, c->alg, err) < 0)
-        rc = err->code;
+    rc = mr_setup_comms(&r, err);
+    if (rc == 0)
+        rc = mr_cvars_set(&r.cvars, c->alg, err);
     if ((rc = mr_agree(m->comm, rc, err, 0))) {
         mr_teardown(&r);
         return rc;
@@ -291,20 +294,18 @@ int rt_mpirun_run(rt_mpirun *m, const rt_mpirun_config *c, rt_mpirun_result *res
     uint64_t at = 0;
     MPI_Barrier(r.world);
     ck.start = MPI_Wtime();
-    int mrc = replay(&r, &ck, &at);
-    if (mrc != MPI_SUCCESS) {
-        char text[MPI_MAX_ERROR_STRING];
-        int len = 0;
-        MPI_Error_string(mrc, text, &len);
+    if ((rc = replay(&r, &ck, &at, err)) < 0) {
+        /* this process alone: the others may wait for it in a collective, forever */
+        char why[RT_ERR_LEN];
+        snprintf(why, sizeof why, "%s", err->msg);
         const rt_event *ev = &m->own.ev[at];
-        rt_err_set(err, RT_E_INVAL,
-                   "process %d (trace rank %u), event %llu (%s at %llu ns): "
-                   "%s",
-                   m->rank, (unsigned)r.me, (unsigned long long)at, rt_event_kind_name(ev->kind),
-                   (unsigned long long)ev->time, text);
-        return RT_MPIRUN_STUCK; /* no teardown: others may wait in a collective */
+        rt_err_set(err, -rc, "process %d (trace rank %u), event %llu (%s at %llu ns): %s", m->rank,
+                   (unsigned)r.me, (unsigned long long)at, rt_event_kind_name(ev->kind),
+                   (unsigned long long)ev->time, why);
+        res->stuck = 1;
+        return rc; /* no teardown: it is collective, and the others are in the replay */
     }
-    rc = gather_result(&r, &ck, res) ? rt_err_set(err, RT_E_NOMEM, "out of memory") : 0;
+    rc = gather_result(&r, &ck, res, err);
     mr_teardown(&r);
     return rc;
 }

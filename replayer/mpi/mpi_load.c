@@ -59,7 +59,7 @@ static int by_comm_seq_pos(const void *a, const void *b)
 static int win_index(const rt_defs *d, uint32_t id)
 {
     const rt_win_def *w = rt_defs_win(d, id);
-    return w ? (int)(w - d->wins) : -1;
+    return w ? (int)(w - d->wins) : -RT_E_NOTFOUND;
 }
 
 /* Turns the collected calls into the v-collective parts, sorted for mr_vparts_find. */
@@ -78,7 +78,7 @@ static int build_vparts(rt_mpirun *m, coll_rec *cr, uint64_t n, rt_err *err)
             seq = 0;
         if (cr[i].known && mr_is_vcoll(cr[i].op)) {
             const rt_comm_def *c = rt_defs_comm(&m->defs, cr[i].comm);
-            int64_t pos = c ? rt_comm_position(c, cr[i].rank) : -1;
+            int64_t pos = c ? rt_comm_position(c, cr[i].rank) : -RT_E_NOTFOUND;
             if (pos >= 0)
                 m->vparts[m->nvparts++] =
                     (mr_vpart){cr[i].comm, seq, (uint32_t)pos, cr[i].bytes, cr[i].rbytes};
@@ -119,7 +119,7 @@ int mr_prepass(rt_mpirun *m, rt_err *err)
         if (ev.rank == keep && (rc = own_keep(&m->own, &ev, err)))
             break;
         if (ev.bytes > INT_MAX || ev.rbytes > INT_MAX) {
-            rc = rt_err_set(err, RT_E_INVAL,
+            rc = rt_err_set(err, RT_E_RANGE,
                             "%s: rank %u has a transfer of %llu bytes, more than a real-MPI "
                             "replay issues at once (%d)",
                             m->path, (unsigned)ev.rank,

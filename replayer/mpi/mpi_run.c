@@ -18,6 +18,17 @@
 
 /* ---- agreeing on errors -------------------------------------------------------------------- */
 
+int mr_mpi(int mpi_rc, const char *what, rt_err *err)
+{
+    if (mpi_rc == MPI_SUCCESS)
+        return 0;
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(mpi_rc, text, &len) != MPI_SUCCESS)
+        snprintf(text, sizeof text, "MPI error code %d", mpi_rc);
+    return rt_err_set(err, RT_E_MPI, "%s: %s", what, text);
+}
+
 /* Every process learns the first failing process's error (its rank prefixed when the
  * processes may differ); returns that error's code, or 0 when none failed. */
 int mr_agree(MPI_Comm comm, int rc, rt_err *err, int same_everywhere)
@@ -116,27 +127,29 @@ void rt_mpirun_result_free(rt_mpirun_result *res)
 int mr_comm_index(const mr_run *r, uint32_t id)
 {
     const rt_comm_def *c = rt_defs_comm(&r->m->defs, id);
-    return c ? (int)(c - r->m->defs.comms) : -1;
+    return c ? (int)(c - r->m->defs.comms) : -RT_E_NOTFOUND;
 }
 
 /* Every trace communicator again, in id order, over the processes that play its members,
  * ranks in the recorded order. Collective over r->world. */
-static int make_comm(mr_run *r, uint32_t i)
+static int make_comm(mr_run *r, uint32_t i, rt_err *err)
 {
     const rt_comm_def *c = &r->m->defs.comms[i];
     int64_t pos = rt_comm_position(c, r->me);
     MPI_Comm *out = &r->comms[i];
     int rc;
     if (c->flags & RT_COMM_IS_SELF)
-        return MPI_Comm_dup(MPI_COMM_SELF, out);
+        return mr_mpi(MPI_Comm_dup(MPI_COMM_SELF, out), "MPI_Comm_dup", err);
     if (!(c->flags & RT_COMM_IS_INTER))
-        return MPI_Comm_split(r->world, pos >= 0 ? 0 : MPI_UNDEFINED, (int)(pos >= 0 ? pos : 0),
-                              out);
+        return mr_mpi(
+            MPI_Comm_split(r->world, pos >= 0 ? 0 : MPI_UNDEFINED, (int)(pos >= 0 ? pos : 0), out),
+            "MPI_Comm_split", err);
     /* an inter-communicator: each group by itself, then joined by their first members */
     int in_a = pos >= 0 && pos < c->size, color = pos < 0 ? MPI_UNDEFINED : in_a ? 0 : 1;
     int key = pos < 0 ? 0 : in_a ? (int)pos : (int)(pos - c->size);
     MPI_Comm local;
-    if ((rc = MPI_Comm_split(r->world, color, key, &local)) != MPI_SUCCESS || pos < 0)
+    if ((rc = mr_mpi(MPI_Comm_split(r->world, color, key, &local), "MPI_Comm_split", err)) < 0 ||
+        pos < 0)
         return rc;
     uint32_t leader = in_a ? c->members[c->size] : c->members[0];
     int remote = (int)leader;
@@ -144,7 +157,8 @@ static int make_comm(mr_run *r, uint32_t i)
         for (int p = 0; p < r->m->size; p++)
             if (r->cfg->play[p] == leader)
                 remote = p;
-    rc = MPI_Intercomm_create(local, 0, r->world, remote, (int)(i & 0x7fff), out);
+    rc = mr_mpi(MPI_Intercomm_create(local, 0, r->world, remote, (int)(i & 0x7fff), out),
+                "MPI_Intercomm_create", err);
     MPI_Comm_free(&local);
     return rc;
 }
@@ -152,7 +166,7 @@ static int make_comm(mr_run *r, uint32_t i)
 /* The neighbour graph of communicator i as the trace recorded it (a distributed graph of
  * this rank's sources and destinations, MPI_PROC_NULL slots left out: they move nothing),
  * where any member has neighbour lists on it. Collective over the communicator. */
-static int make_topo(mr_run *r, uint32_t i)
+static int make_topo(mr_run *r, uint32_t i, rt_err *err)
 {
     const rt_defs *d = &r->m->defs;
     const rt_comm_def *c = &d->comms[i];
@@ -160,37 +174,40 @@ static int make_topo(mr_run *r, uint32_t i)
     for (uint32_t k = 0; k < d->nnbrs && !any; k++)
         any = d->nbrs[k].comm == c->id;
     if (!any || (c->flags & RT_COMM_IS_INTER) || r->comms[i] == MPI_COMM_NULL)
-        return MPI_SUCCESS;
+        return 0;
     const rt_nbr_def *nb = rt_defs_nbrs(d, c->id, r->me);
     uint32_t nin = nb ? nb->nin : 0, nout = nb ? nb->nout : 0;
     int *in = malloc((nin + nout + 1) * sizeof *in), *out = in + nin, ni = 0, no = 0;
     if (!in)
-        return MPI_ERR_NO_MEM;
+        return rt_err_set(err, RT_E_NOMEM, "out of memory for %u neighbours",
+                          (unsigned)(nin + nout));
     for (uint32_t k = 0; k < nin; k++)
         if (nb->in[k] != RT_PEER_NONE)
             in[ni++] = nb->in[k];
     for (uint32_t k = 0; k < nout; k++)
         if (nb->out[k] != RT_PEER_NONE)
             out[no++] = nb->out[k];
-    int rc = MPI_Dist_graph_create_adjacent(r->comms[i], ni, in, MPI_UNWEIGHTED, no, out,
-                                            MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &r->topo[i]);
+    int rc = mr_mpi(MPI_Dist_graph_create_adjacent(r->comms[i], ni, in, MPI_UNWEIGHTED, no, out,
+                                                   MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &r->topo[i]),
+                    "MPI_Dist_graph_create_adjacent", err);
     free(in);
-    if (rc == MPI_SUCCESS)
+    if (rc == 0)
         MPI_Comm_set_errhandler(r->topo[i], MPI_ERRORS_RETURN);
     return rc;
 }
-static int make_comms(mr_run *r)
+
+static int make_comms(mr_run *r, rt_err *err)
 {
     const rt_defs *d = &r->m->defs;
-    int rc = MPI_SUCCESS;
-    for (uint32_t i = 0; i < d->ncomms && rc == MPI_SUCCESS; i++) {
-        rc = make_comm(r, i);
-        if (rc == MPI_SUCCESS && r->comms[i] != MPI_COMM_NULL) {
+    int rc = 0;
+    for (uint32_t i = 0; i < d->ncomms && rc == 0; i++) {
+        rc = make_comm(r, i, err);
+        if (rc == 0 && r->comms[i] != MPI_COMM_NULL) {
             MPI_Comm_set_errhandler(r->comms[i], MPI_ERRORS_RETURN);
             if (!(d->comms[i].flags & RT_COMM_IS_INTER))
-                rc = MPI_Comm_dup(r->comms[i], &r->sched[i]);
-            if (rc == MPI_SUCCESS)
-                rc = make_topo(r, i);
+                rc = mr_mpi(MPI_Comm_dup(r->comms[i], &r->sched[i]), "MPI_Comm_dup", err);
+            if (rc == 0)
+                rc = make_topo(r, i, err);
         }
     }
     return rc;
@@ -198,11 +215,12 @@ static int make_comms(mr_run *r)
 
 /* ---- one-sided ------------------------------------------------------------------------------ */
 
+/* The window of a trace window id and its index; -RT_E_NOTFOUND when it is not replayed. */
 static int win_of(mr_run *r, uint32_t id, MPI_Win *win)
 {
     const rt_win_def *w = rt_defs_win(&r->m->defs, id);
     if (!w || r->wins[w - r->m->defs.wins] == MPI_WIN_NULL)
-        return -1;
+        return -RT_E_NOTFOUND;
     *win = r->wins[w - r->m->defs.wins];
     return (int)(w - r->m->defs.wins);
 }
@@ -224,76 +242,93 @@ static int is_rform(unsigned call)
 }
 
 /* The group a PSCW call names, as ranks of the window's communicator. */
-static int pscw_group(mr_run *r, const rt_event *ev, MPI_Win win, MPI_Group *out)
+static int pscw_group(mr_run *r, const rt_event *ev, MPI_Win win, MPI_Group *out, rt_err *err)
 {
     const rt_defs *d = &r->m->defs;
     const rt_group_def *g = rt_defs_group(d, (uint32_t)ev->peer);
     const rt_win_def *w = rt_defs_win(d, ev->comm);
     const rt_comm_def *c = w ? rt_defs_comm(d, w->comm) : NULL;
     if (!g || !c)
-        return MPI_ERR_GROUP;
+        return rt_err_set(err, RT_E_INVAL, "group %d or window %u is not defined", ev->peer,
+                          (unsigned)ev->comm);
     int *ranks = malloc((g->size ? g->size : 1) * sizeof *ranks);
     if (!ranks)
-        return MPI_ERR_NO_MEM;
+        return rt_err_set(err, RT_E_NOMEM, "out of memory for a group of %u ranks",
+                          (unsigned)g->size);
     for (uint32_t i = 0; i < g->size; i++) {
         int64_t pos = rt_comm_position(c, g->members[i]);
         if (pos < 0) {
             free(ranks);
-            return MPI_ERR_GROUP;
+            return rt_err_set(err, RT_E_INVAL,
+                              "group %d: rank %u is not a member of window %u's communicator",
+                              ev->peer, (unsigned)g->members[i], (unsigned)ev->comm);
         }
         ranks[i] = (int)pos;
     }
     MPI_Group all;
-    int rc = MPI_Win_get_group(win, &all);
-    if (rc == MPI_SUCCESS) {
-        rc = MPI_Group_incl(all, (int)g->size, ranks, out);
+    int rc = mr_mpi(MPI_Win_get_group(win, &all), "MPI_Win_get_group", err);
+    if (rc == 0) {
+        rc = mr_mpi(MPI_Group_incl(all, (int)g->size, ranks, out), "MPI_Group_incl", err);
         MPI_Group_free(&all);
     }
     free(ranks);
     return rc;
 }
 
-int mr_rma(mr_run *r, const rt_event *ev)
+/* The call's result with its name (the nonblocking form's when there is a request). */
+#define CALL(name, call) mr_mpi((call), name, err)
+#define CALL2(rname, rcall, name, call) (req ? CALL(rname, rcall) : CALL(name, call))
+
+int mr_rma(mr_run *r, const rt_event *ev, rt_err *err)
 {
     MPI_Win win;
-    int w, rc = MPI_SUCCESS;
+    int w, rc;
     if (ev->kind == RT_EV_WIN_CREATE) {
         const rt_win_def *wd = rt_defs_win(&r->m->defs, ev->comm);
-        int ci = wd ? mr_comm_index(r, wd->comm) : -1;
+        int ci = wd ? mr_comm_index(r, wd->comm) : -RT_E_NOTFOUND;
         if (ci < 0 || r->comms[ci] == MPI_COMM_NULL)
-            return MPI_ERR_WIN;
+            return rt_err_set(err, RT_E_INVAL,
+                              "window %u on a communicator this process does not replay",
+                              (unsigned)ev->comm);
         w = (int)(wd - r->m->defs.wins);
         uint64_t bytes = r->m->win_bytes[w] ? r->m->win_bytes[w] : 8;
-        rc = MPI_Win_allocate((MPI_Aint)bytes, 1, MPI_INFO_NULL, r->comms[ci], &r->win_mem[w],
-                              &r->wins[w]);
-        if (rc == MPI_SUCCESS)
+        rc = CALL("MPI_Win_allocate", MPI_Win_allocate((MPI_Aint)bytes, 1, MPI_INFO_NULL,
+                                                       r->comms[ci], &r->win_mem[w], &r->wins[w]));
+        if (rc == 0)
             MPI_Win_set_errhandler(r->wins[w], MPI_ERRORS_RETURN);
         return rc;
     }
     if (ev->kind == RT_EV_RMA_COLL_END && ev->op != RT_COLL_BARRIER)
-        return MPI_SUCCESS; /* the collective part of creating or freeing a window */
+        return 0; /* the collective part of creating or freeing a window */
     if ((w = win_of(r, ev->comm, &win)) < 0)
-        return MPI_ERR_WIN;
+        return rt_err_set(err, RT_E_INVAL,
+                          "window %u is not replayed here (freed, or never "
+                          "created on this rank)",
+                          (unsigned)ev->comm);
     MPI_Request *req = is_rform(ev->call) ? &r->reqs[ev->req] : NULL;
     int t = ev->peer;
     uint64_t b = ev->bytes, rb = ev->rbytes, e;
     switch (ev->kind) {
     case RT_EV_WIN_FREE:
-        return MPI_Win_free(&r->wins[w]);
+        return CALL("MPI_Win_free", MPI_Win_free(&r->wins[w]));
     case RT_EV_RMA_PUT:
         r->rma_ops++;
-        return req ? MPI_Rput(r->sbuf, (int)b, MPI_BYTE, t, 0, (int)b, MPI_BYTE, win, req)
-                   : MPI_Put(r->sbuf, (int)b, MPI_BYTE, t, 0, (int)b, MPI_BYTE, win);
+        return CALL2("MPI_Rput",
+                     MPI_Rput(r->sbuf, (int)b, MPI_BYTE, t, 0, (int)b, MPI_BYTE, win, req),
+                     "MPI_Put", MPI_Put(r->sbuf, (int)b, MPI_BYTE, t, 0, (int)b, MPI_BYTE, win));
     case RT_EV_RMA_GET:
         r->rma_ops++;
-        return req ? MPI_Rget(r->rbuf, (int)rb, MPI_BYTE, t, 0, (int)rb, MPI_BYTE, win, req)
-                   : MPI_Get(r->rbuf, (int)rb, MPI_BYTE, t, 0, (int)rb, MPI_BYTE, win);
+        return CALL2("MPI_Rget",
+                     MPI_Rget(r->rbuf, (int)rb, MPI_BYTE, t, 0, (int)rb, MPI_BYTE, win, req),
+                     "MPI_Get", MPI_Get(r->rbuf, (int)rb, MPI_BYTE, t, 0, (int)rb, MPI_BYTE, win));
     case RT_EV_RMA_ATOMIC:
         r->rma_ops++;
         if (ev->op == RT_ATOMIC_FETCH_AND_OP && int_of_size(b) != MPI_DATATYPE_NULL)
-            return MPI_Fetch_and_op(r->sbuf, r->rbuf, int_of_size(b), t, 0, MPI_SUM, win);
+            return CALL("MPI_Fetch_and_op",
+                        MPI_Fetch_and_op(r->sbuf, r->rbuf, int_of_size(b), t, 0, MPI_SUM, win));
         if (ev->op == RT_ATOMIC_COMPARE_AND_SWAP && int_of_size(rb) != MPI_DATATYPE_NULL)
-            return MPI_Compare_and_swap(r->sbuf, r->sbuf + rb, r->rbuf, int_of_size(rb), t, 0, win);
+            return CALL("MPI_Compare_and_swap", MPI_Compare_and_swap(r->sbuf, r->sbuf + rb, r->rbuf,
+                                                                     int_of_size(rb), t, 0, win));
         e = b % 8 == 0 && rb % 8 == 0 ? 8 : b % 4 == 0 && rb % 4 == 0 ? 4 : 1;
         {
             MPI_Datatype ty = e == 8 ? MPI_INT64_T : e == 4 ? MPI_INT32_T : MPI_INT8_T;
@@ -301,51 +336,59 @@ int mr_rma(mr_run *r, const rt_event *ev)
             if (ev->op == RT_ATOMIC_GET_ACCUMULATE || ev->op == RT_ATOMIC_FETCH_AND_OP) {
                 MPI_Op op = n ? MPI_SUM : MPI_NO_OP;
                 int tn = n ? n : nr;
-                return req ? MPI_Rget_accumulate(r->sbuf, n, ty, r->rbuf, nr, ty, t, 0, tn, ty, op,
-                                                 win, req)
-                           : MPI_Get_accumulate(r->sbuf, n, ty, r->rbuf, nr, ty, t, 0, tn, ty, op,
-                                                win);
+                return CALL2(
+                    "MPI_Rget_accumulate",
+                    MPI_Rget_accumulate(r->sbuf, n, ty, r->rbuf, nr, ty, t, 0, tn, ty, op, win,
+                                        req),
+                    "MPI_Get_accumulate",
+                    MPI_Get_accumulate(r->sbuf, n, ty, r->rbuf, nr, ty, t, 0, tn, ty, op, win));
             }
-            return req ? MPI_Raccumulate(r->sbuf, n, ty, t, 0, n, ty, MPI_SUM, win, req)
-                       : MPI_Accumulate(r->sbuf, n, ty, t, 0, n, ty, MPI_SUM, win);
+            return CALL2(
+                "MPI_Raccumulate", MPI_Raccumulate(r->sbuf, n, ty, t, 0, n, ty, MPI_SUM, win, req),
+                "MPI_Accumulate", MPI_Accumulate(r->sbuf, n, ty, t, 0, n, ty, MPI_SUM, win));
         }
     case RT_EV_RMA_COLL_END:
-        return MPI_Win_fence(0, win);
+        return CALL("MPI_Win_fence", MPI_Win_fence(0, win));
     case RT_EV_RMA_GROUP_SYNC:
         if (ev->op == RT_PSCW_COMPLETE)
-            return MPI_Win_complete(win);
+            return CALL("MPI_Win_complete", MPI_Win_complete(win));
         if (ev->op == RT_PSCW_WAIT)
-            return MPI_Win_wait(win);
+            return CALL("MPI_Win_wait", MPI_Win_wait(win));
         {
             MPI_Group g;
-            if ((rc = pscw_group(r, ev, win, &g)) != MPI_SUCCESS)
+            if ((rc = pscw_group(r, ev, win, &g, err)) < 0)
                 return rc;
-            rc = ev->op == RT_PSCW_POST ? MPI_Win_post(g, 0, win) : MPI_Win_start(g, 0, win);
+            rc = ev->op == RT_PSCW_POST ? CALL("MPI_Win_post", MPI_Win_post(g, 0, win))
+                                        : CALL("MPI_Win_start", MPI_Win_start(g, 0, win));
             MPI_Group_free(&g);
             return rc;
         }
     case RT_EV_RMA_LOCK:
         if (t == RT_PEER_ALL)
-            return MPI_Win_lock_all(0, win);
-        return MPI_Win_lock(ev->op == RT_LOCK_EXCLUSIVE ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, t,
-                            0, win);
+            return CALL("MPI_Win_lock_all", MPI_Win_lock_all(0, win));
+        return CALL("MPI_Win_lock",
+                    MPI_Win_lock(ev->op == RT_LOCK_EXCLUSIVE ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED,
+                                 t, 0, win));
     case RT_EV_RMA_UNLOCK:
-        return t == RT_PEER_ALL ? MPI_Win_unlock_all(win) : MPI_Win_unlock(t, win);
+        return t == RT_PEER_ALL ? CALL("MPI_Win_unlock_all", MPI_Win_unlock_all(win))
+                                : CALL("MPI_Win_unlock", MPI_Win_unlock(t, win));
     case RT_EV_RMA_SYNC:
         if (ev->op == RT_SYNC_WIN_SYNC)
-            return MPI_Win_sync(win);
+            return CALL("MPI_Win_sync", MPI_Win_sync(win));
         if (ev->op == RT_SYNC_FLUSH_LOCAL)
-            return t == RT_PEER_ALL ? MPI_Win_flush_local_all(win) : MPI_Win_flush_local(t, win);
-        return t == RT_PEER_ALL ? MPI_Win_flush_all(win) : MPI_Win_flush(t, win);
+            return t == RT_PEER_ALL ? CALL("MPI_Win_flush_local_all", MPI_Win_flush_local_all(win))
+                                    : CALL("MPI_Win_flush_local", MPI_Win_flush_local(t, win));
+        return t == RT_PEER_ALL ? CALL("MPI_Win_flush_all", MPI_Win_flush_all(win))
+                                : CALL("MPI_Win_flush", MPI_Win_flush(t, win));
     default:
-        return MPI_SUCCESS;
+        return 0;
     }
 }
 
 /* ---- setup and teardown ---------------------------------------------------------------- */
 
-/* What a run needs that can fail on one process alone (memory). 0 or -1. */
-int mr_setup_local(mr_run *r)
+/* What a run needs that can fail on one process alone (memory). 0 or -RT_E_NOMEM. */
+int mr_setup_local(mr_run *r, rt_err *err)
 {
     const rt_defs *d = &r->m->defs;
     uint32_t nc = d->ncomms ? d->ncomms : 1, nw = d->nwins ? d->nwins : 1, most = 1;
@@ -365,7 +408,8 @@ int mr_setup_local(mr_run *r)
     r->rbuf = calloc(1, buf);
     if (!r->comms || !r->sched || !r->topo || !r->wins || !r->win_mem || !r->reqs || !r->counts ||
         !r->sbuf || !r->rbuf)
-        return -1;
+        return rt_err_set(err, RT_E_NOMEM, "out of memory for the replay of trace rank %u",
+                          (unsigned)r->me);
     r->buf_bytes = buf;
     r->ready = 1;
     r->displs = r->counts + most;
@@ -380,13 +424,21 @@ int mr_setup_local(mr_run *r)
     return 0;
 }
 
-/* The communicators (collective over m->comm). An MPI error code. */
-int mr_setup_comms(mr_run *r)
+/* The communicators (collective over m->comm). 0, or -RT_E_MPI or -RT_E_NOMEM. */
+int mr_setup_comms(mr_run *r, rt_err *err)
 {
-    int rc = MPI_Comm_dup(r->m->comm, &r->world);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Comm_set_errhandler(r->world, MPI_ERRORS_RETURN);
-    return rc == MPI_SUCCESS ? make_comms(r) : rc;
+    int rc = mr_mpi(MPI_Comm_dup(r->m->comm, &r->world), "MPI_Comm_dup", err);
+    if (rc == 0)
+        rc = mr_mpi(MPI_Comm_set_errhandler(r->world, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler",
+                    err);
+    if (rc == 0)
+        rc = make_comms(r, err);
+    if (rc < 0) {
+        char why[RT_ERR_LEN];
+        snprintf(why, sizeof why, "%s", err->msg);
+        rt_err_set(err, -rc, "cannot create the replay's communicators: %s", why);
+    }
+    return rc;
 }
 
 void mr_teardown(mr_run *r)

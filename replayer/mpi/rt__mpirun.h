@@ -54,7 +54,8 @@ int mr_cvars_set(mr_cvars **out, const uint8_t *alg, rt_err *err); /* alg per op
 int mr_cvars_forced(const mr_cvars *cv, unsigned op);
 void mr_cvars_restore(mr_cvars *cv); /* puts every variable back and frees cv */
 /* The value of MPIR_CVAR_<OP>_INTRA_ALGORITHM that selects MPICH's algorithm mpich, read
- * off the variable's description; -1 when there is none. *index: the variable's index. */
+ * off the variable's description; -RT_E_NOTFOUND when there is none. *index: the variable's
+ * index. */
 int mr_cvar_choice(unsigned op, const char *mpich, int *index);
 
 /* ---- one run (mpi_run.c, mpi_coll.c) ---------------------------------------------------- */
@@ -82,18 +83,24 @@ typedef struct mr_run {
     int ready; /* mr_setup_local succeeded */
 } mr_run;
 
-/* mpi_coll.c: a blocking collective (req NULL) or a nonblocking one. MPI error code. */
-int mr_coll(mr_run *r, const rt_event *ev, MPI_Request *req);
-/* The communicator entry index of a trace communicator id; -1 when unknown. */
+/* mpi_coll.c: a blocking collective (req NULL) or a nonblocking one. 0, or a negative RT_E
+ * code with err set (a failed MPI call is -RT_E_MPI with MPI's text). A call the replay
+ * leaves out (r->colls.skipped says how many, and why) is 0: the same on every member. */
+int mr_coll(mr_run *r, const rt_event *ev, MPI_Request *req, rt_err *err);
+/* The communicator entry index of a trace communicator id; -RT_E_NOTFOUND when unknown. */
 int mr_comm_index(const mr_run *r, uint32_t id);
 
 /* mpi_run.c */
+/* An MPI call's result as a retrace code: 0 for MPI_SUCCESS, else -RT_E_MPI with err saying
+ * "WHAT: MPI's text for the code" (MPI_Error_string). */
+int mr_mpi(int mpi_rc, const char *what, rt_err *err);
 /* Every process learns the first failing process's error (rc != 0 there), prefixed with
  * that process's rank unless same_everywhere; returns its code, or 0 when none failed. */
 int mr_agree(MPI_Comm comm, int rc, rt_err *err, int same_everywhere);
-int mr_setup_local(mr_run *r); /* memory: 0 or -1 */
-int mr_setup_comms(mr_run *r); /* collective; an MPI error code */
-int mr_rma(mr_run *r, const rt_event *ev);
+int mr_setup_local(mr_run *r, rt_err *err); /* memory: 0 or -RT_E_NOMEM */
+int mr_setup_comms(mr_run *r, rt_err *err); /* collective: 0 or -RT_E_MPI */
+/* One RMA event: 0, or a negative RT_E code with err set. */
+int mr_rma(mr_run *r, const rt_event *ev, rt_err *err);
 void mr_teardown(mr_run *r);
 
 #endif /* RT__MPIRUN_H */

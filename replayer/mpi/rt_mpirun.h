@@ -117,20 +117,23 @@ typedef struct rt_mpirun_result {
     double *end_s;      /* per trace rank: when it left its last call (root only) */
     double *rank_mpi_s; /* per trace rank: time inside MPI calls (root only) */
     char *notes;        /* what was approximated or left out; NULL if nothing (root only) */
+    int stuck; /* after a failure: 1 when this process failed alone in the middle of the replay
+                * (an MPI call failed, or memory ran out); the others may then wait for it
+                * forever, so the caller should end the job (MPI_Abort) */
 } rt_mpirun_result;
 
 /* Replays the trace once under c; the result's totals are on every process, the per-rank
- * arrays and notes on rank 0 of comm only. Returns 0, a negative RT_E code that every
- * process returns alike (nothing was replayed), or RT_MPIRUN_STUCK when this process failed
- * in the middle of the replay (an MPI error): the others may then wait for it forever, so
- * the caller should end the job (MPI_Abort). */
-#define RT_MPIRUN_STUCK 1
+ * arrays and notes on rank 0 of comm only. Returns 0, or a negative RT_E code: either one
+ * that every process returns alike (nothing was replayed; res->stuck 0), or this process's
+ * failure in the middle of the replay (res->stuck 1; err names the process, the trace rank
+ * and the event: -RT_E_MPI for a failed MPI call, with MPI's text, -RT_E_NOMEM when memory
+ * ran out). */
 int rt_mpirun_run(rt_mpirun *m, const rt_mpirun_config *c, rt_mpirun_result *res, rt_err *err);
 void rt_mpirun_result_free(rt_mpirun_result *res);
 
 /* The MPICH algorithm (the value of MPIR_CVAR_<OP>_INTRA_ALGORITHM) that runs alg for op in
- * this MPI library, written into buf; 0 when there is one, -1 when the library has none (the
- * replay then runs retrace's own schedule). Needs MPI and MPI_T initialised (as after
+ * this MPI library, written into buf; 0 when there is one, -RT_E_NOTFOUND when the library has
+ * none (the replay then runs retrace's own schedule). Needs MPI and MPI_T initialised (as after
  * rt_mpirun_open). */
 int rt_mpirun_mpich_alg(unsigned op, unsigned alg, char *buf, size_t len);
 

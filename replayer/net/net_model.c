@@ -102,15 +102,15 @@ static int find_key(const char *const *keys, unsigned n, const char *key)
     for (unsigned i = 0; i < n; i++)
         if (!strcmp(keys[i], key))
             return (int)i;
-    return -1;
+    return -RT_E_NOTFOUND;
 }
 
-/* A whole number from min to UINT32_MAX. */
-static int parse_count(const char *v, unsigned long long min, uint32_t *out)
+/* A whole number from min to max (at most UINT32_MAX): 0, or -RT_E_INVAL. */
+static int parse_count(const char *v, unsigned long long min, unsigned long long max, uint32_t *out)
 {
     uint64_t x;
-    if (rt_parse_uint(v, min, UINT32_MAX, &x, NULL) < 0)
-        return -1;
+    if (rt_parse_uint(v, min, max, &x, NULL) < 0)
+        return -RT_E_INVAL;
     *out = (uint32_t)x;
     return 0;
 }
@@ -122,9 +122,9 @@ static int set_global(loader *ld, int k, const char *v)
     int rc = 0;
     switch (k) {
     case G_GATEWAYS:
-        if (parse_count(v, 1, &ld->m.gateways) < 0)
+        if (parse_count(v, 1, RT_NET_MAX_GATEWAYS, &ld->m.gateways) < 0)
             return line_err(ld, "gateways: bad value '%s' (expected a whole number from 1 to %u)",
-                            clip(v, shown, sizeof shown), (unsigned)UINT32_MAX);
+                            clip(v, shown, sizeof shown), (unsigned)RT_NET_MAX_GATEWAYS);
         break;
     case G_GW_MTU:
         rc = rt_net_parse_size(v, &ld->m.gw_mtu, &e);
@@ -148,7 +148,7 @@ static int set_global(loader *ld, int k, const char *v)
         ld->m.injection = !strcmp(v, "bytes") ? RT_NET_INJECT_BYTES : RT_NET_INJECT_MESSAGE;
         break;
     case G_CORES:
-        if (parse_count(v, 0, &ld->m.cores) < 0)
+        if (parse_count(v, 0, UINT32_MAX, &ld->m.cores) < 0)
             return line_err(ld, "cores: bad value '%s' (expected a whole number from 0 to %u)",
                             clip(v, shown, sizeof shown), (unsigned)UINT32_MAX);
         break;

@@ -50,6 +50,11 @@ typedef struct rt_net_call {
  * how long a rank polling beside another on one core runs before it is switched out. */
 #define RT_NET_TIMESLICE_DEFAULT 4000000000ULL
 
+/* The most gateways a model file may name: gateways are nodes, and no replay has more nodes
+ * than ranks (RT_MAX_RANKS). A message between world ranks a and b crosses gateway
+ * (a + b) mod gateways. */
+#define RT_NET_MAX_GATEWAYS RT_MAX_RANKS
+
 typedef struct rt_net_model {
     rt_net_link link[RT_CT_COUNT];
     uint32_t gateways;             /* gateway nodes between modules (simulator: contention) */

@@ -494,11 +494,12 @@ static inline void sim_port_booked(sim *s, sim_port *ps, uint64_t t)
     ps->tie_ev = (uint32_t)s->evid;
 }
 /* Rank's collective co_i (schedule expanded, nothing posted) on communicator c, instance
- * (key, seq), entered at t: 1 when the fast path takes it (deferred until its last member
- * comes, or computed now), 0 when it runs the usual way, -1 on error (s->rc, s->stop). first
- * and last: the rank is the instance's first or last to come. */
+ * (key, seq), entered at t. *taken = 1 when the fast path takes it (deferred until its last
+ * member comes, or computed now, or the run gave up: s->stop), 0 when it runs the usual way.
+ * Returns 0, or -RT_E_NOMEM (s->rc set). first and last: the rank is the instance's first or
+ * last to come. */
 int sim_fast_join(sim *s, uint32_t co_i, const rt_comm_def *c, uint64_t key, uint32_t seq,
-                  int first, int last, uint64_t t);
+                  int first, int last, uint64_t t, int *taken);
 void sim_fast_free(sim *s);
 /* The reduction time of n bytes: the last size's is kept, rounds repeat sizes. */
 static inline uint64_t sim_reduce_time(sim *s, uint64_t n)

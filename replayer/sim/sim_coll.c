@@ -134,6 +134,8 @@ static const uint32_t *per_comm_rank(sim *s, const rt_comm_def *c, int modules)
  * which at a million ranks is twenty cache misses. */
 static uint32_t comm_rank(const rt_comm_def *c, uint32_t w)
 {
+    if (c->flags & RT_COMM_IS_SELF) /* each rank is the one member of its own */
+        return 0;
     if (w < c->size && c->members[w] == w)
         return w;
     return (uint32_t)rt_comm_position(c, w);
@@ -226,10 +228,13 @@ void sim_coll_advance(sim *s, uint32_t c)
     post_round(s, c, s->now);
 }
 
-/* Counts rank's arrival at instance (key, seq); *first, *last: it is the first, the last. */
+/* Counts rank's arrival at instance (key, seq); *first, *last: it is the first, the last.
+ * 0, or -RT_E_NOMEM (s->rc set). A call that is another op than the instance's first one
+ * is reported and stops the replay (*mismatch = 1, s->stop). */
 static int check_instance(sim *s, uint32_t rank, uint64_t key, uint32_t seq, unsigned op,
-                          uint32_t size, const char *what, int *first, int *last)
+                          uint32_t size, const char *what, int *first, int *last, int *mismatch)
 {
+    *mismatch = 0;
     int created;
     uint64_t *v = rt_hmap_put(&s->collchk, key, seq, &created);
     if (!v)
@@ -254,7 +259,8 @@ static int check_instance(sim *s, uint32_t rank, uint64_t key, uint32_t seq, uns
                        rt_event_op_name(RT_EV_COLL_END, first_op), (unsigned)first_rank,
                        rt_event_op_name(RT_EV_COLL_END, op), (unsigned)rank);
         s->stop = 1;
-        return -1;
+        *mismatch = 1;
+        return 0;
     }
     uint32_t arrived = (uint32_t)(*v >> 32) + 1;
     if (arrived >= size) {
@@ -329,7 +335,7 @@ static int make_schedule(sim *s, sim_coll *co, sim_sched *sc, const rt_comm_def 
     } else {
         steps = sc->steps;
     }
-    if (!steps)
+    if (!steps && n) /* none with no steps (one member): a kept schedule may have none yet */
         return sim_fail(s, RT_E_NOMEM, "out of memory (collective schedule)");
     if (n)
         memcpy(steps, s->scratch, (size_t)n * sizeof *steps);
@@ -380,8 +386,9 @@ uint32_t sim_coll_start(sim *s, uint32_t rank, uint8_t ctx, uint32_t id, const r
     }
     uint32_t seq = sc->seq_next++;
     const char *what = ctx == SIM_CTX_WIN ? "window" : "communicator";
-    int first = 0, last = 0;
-    if (check_instance(s, rank, key, seq, op, c->size, what, &first, &last) < 0)
+    int first = 0, last = 0, mismatch;
+    if (check_instance(s, rank, key, seq, op, c->size, what, &first, &last, &mismatch) < 0 ||
+        mismatch)
         return SIM_NONE;
     uint32_t req = sim_req_new(s);
     uint32_t co_i = req == SIM_NONE ? SIM_NONE : coll_new(s);
@@ -409,9 +416,11 @@ uint32_t sim_coll_start(sim *s, uint32_t rank, uint8_t ctx, uint32_t id, const r
         return SIM_NONE;
     }
     if (s->fast && ctx == SIM_CTX_COLL) {
-        int f = sim_fast_join(s, co_i, c, key, seq, first, last, t);
-        if (f)
-            return f < 0 ? SIM_NONE : req;
+        int taken;
+        if (sim_fast_join(s, co_i, c, key, seq, first, last, t, &taken) < 0)
+            return SIM_NONE;
+        if (taken)
+            return s->stop ? SIM_NONE : req;
     }
     if (!co->nsteps) {
         sim_coll_release(s, co_i);

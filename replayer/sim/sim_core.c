@@ -239,7 +239,7 @@ static void out_op(sim *s, uint32_t rank, const rt_event *ev)
     }
     if (k == RT_EV_IRECV) {
         const rt_comm_def *c = rt_defs_comm(s->defs, ev->comm);
-        int64_t w = c ? rt_defs_peer_world(s->defs, ev) : -1;
+        int64_t w = c ? rt_defs_peer_world(s->defs, ev) : -RT_E_NOTFOUND;
         if (w >= 0)
             o.contype = (uint8_t)sim_contype(s, rank, (uint32_t)w);
     }
@@ -584,11 +584,12 @@ static void sim_free(sim *s)
     huge_off = 0;
 }
 
-/* One replay; fast: in fast mode (sim_fast.c), which may give up (s->fast_gave_up: returns
- * 1, res freed). */
+/* One replay; fast: in fast mode (sim_fast.c), which may give up: then *again = 1, res is
+ * freed and the run must be done again without it. 0, or a negative code with err set. */
 static int run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res, rt_err *err,
-               int fast)
+               int fast, int *again)
 {
+    *again = 0;
     memset(res, 0, sizeof *res);
     sim s_, *s = &s_;
     memset(s, 0, sizeof *s);
@@ -613,7 +614,11 @@ static int run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res
     res->ranks = calloc(s->nranks ? s->nranks : 1, sizeof *res->ranks);
     s->ranks = sim_realloc_lines(NULL, 0, (size_t)s->nranks * sizeof *s->ranks);
     s->ports = sim_realloc_lines(NULL, 0, (size_t)s->nranks * sizeof *s->ports);
-    uint32_t gws = c->model.gateways ? c->model.gateways : 1;
+    /* a gw message between a and b waits for gateway (a + b) mod gateways: no index past
+     * 2 nranks - 2 is used, whatever the model says */
+    uint64_t gws = c->model.gateways ? c->model.gateways : 1;
+    if (gws > 2 * (uint64_t)s->nranks)
+        gws = s->nranks ? 2 * (uint64_t)s->nranks : 1;
     s->gw_free = calloc(gws, sizeof *s->gw_free);
     uint64_t nslots = 0;
     for (uint32_t r = 0; r < s->nranks; r++)
@@ -632,7 +637,8 @@ static int run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res
     if (s->share && fast) { /* turns make every rank's times depend on the order of events */
         sim_free(s);
         rt_sim_result_free(res);
-        return 1;
+        *again = 1;
+        return 0;
     }
     memset(s->slots, 0xff, (nslots ? nslots : 1) * sizeof *s->slots);
     nslots = 0;
@@ -681,7 +687,8 @@ static int run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res
         if (!done) {
             sim_free(s);
             rt_sim_result_free(res);
-            return 1;
+            *again = 1;
+            return 0;
         }
     }
     if (s->rc) {
@@ -732,12 +739,13 @@ int rt_sim_run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res
 {
     /* the fast path never applies with these (sim_fast.c) */
     int fast = !c->no_fast_coll && !c->model.contention && !c->free_wildcards && !c->out_trace;
+    int again = 0;
     if (fast) {
-        int rc = run(t, c, res, err, 1);
-        if (rc != 1)
+        int rc = run(t, c, res, err, 1, &again);
+        if (rc < 0 || !again)
             return rc;
     }
-    return run(t, c, res, err, 0);
+    return run(t, c, res, err, 0, &again);
 }
 
 void rt_sim_result_free(rt_sim_result *res)

@@ -141,7 +141,7 @@ void sim_fast_free(sim *s)
 }
 
 /* Grows the computation's arrays for n members (sim_realloc_lines: cache-line aligned; big
- * ones mapped on their own). */
+ * ones mapped on their own). 0, or -RT_E_NOMEM. */
 static int arrays_for(sim *s, uint32_t n, int world)
 {
     if (n > s->fm_cap) {
@@ -154,7 +154,7 @@ static int arrays_for(sim *s, uint32_t n, int world)
         if (!m || !a) {
             sim_free_lines(m, (size_t)n * sizeof *m);
             sim_free_lines(a, (size_t)n * sizeof *a);
-            return -1;
+            return -RT_E_NOMEM;
         }
         sim_free_lines(s->fm, (size_t)s->fm_cap * sizeof *s->fm);
         sim_free_lines(s->factive, (size_t)s->fm_cap * sizeof *s->factive);
@@ -163,7 +163,7 @@ static int arrays_for(sim *s, uint32_t n, int world)
         s->fm_cap = n;
     }
     if (!world && !s->fidx && !(s->fidx = malloc((size_t)s->nranks * sizeof *s->fidx)))
-        return -1;
+        return -RT_E_NOMEM;
     return 0;
 }
 
@@ -173,15 +173,25 @@ static uint32_t msg_new(sim *s)
     return k == RT_POOL_NONE ? SIM_NONE : k;
 }
 
+/* What a step of the computation tells its caller: go on, or the run gives up (the reason in
+ * s->fast_gave_up; the run is then done again without the fast path, sim_core.c). No memory
+ * is a reason to give up, not an error: the usual way may do with less. */
+typedef enum fast_go { FAST_ON, FAST_GIVE_UP } fast_go;
+
+static fast_go give_up(sim *s, const char *why)
+{
+    sim_fast_give_up(s, why);
+    return FAST_GIVE_UP;
+}
+
 /* Counters of the computation, added to the result when it is done. */
 typedef struct fast_count {
     uint64_t messages, bytes, gw_messages, gw_bytes;
 } fast_count;
 
 /* Member i's round starting at its step j: the sends go out (eager, as sim_send would post
- * them at the round's start, in step order), the reductions are summed. Returns -1 when the
- * run must give up. */
-static int post_sends(sim *s, uint32_t i, int world, fast_count *cnt)
+ * them at the round's start, in step order), the reductions are summed. */
+static fast_go post_sends(sim *s, uint32_t i, int world, fast_count *cnt)
 {
     sim_fmemb *m = &s->fm[i];
     const rt_net_model *md = &s->cfg->model;
@@ -196,7 +206,7 @@ static int post_sends(sim *s, uint32_t i, int world, fast_count *cnt)
         uint64_t n = st[j].bytes;
         if (n > l->eager)
             /* rendezvous: the data would go out at a later event */
-            return sim_fast_give_up(s, "a rendezvous message"), -1;
+            return give_up(s, "a rendezvous message");
         const sim_cost *c = sim_cost_of(s, ct, n);
         uint64_t start = m->r > m->port ? m->r : m->port;
         m->port = start + c->busy;
@@ -206,7 +216,7 @@ static int post_sends(sim *s, uint32_t i, int world, fast_count *cnt)
         uint32_t d = world ? st[j].peer : s->fidx[st[j].peer];
         uint32_t k = msg_new(s);
         if (k == SIM_NONE)
-            return sim_fail(s, RT_E_NOMEM, "out of memory (collectives)");
+            return give_up(s, "no memory");
         s->fmsg[k] = (sim_fmsg){start + l->overhead_ps + c->wire, i << 3 | ct, SIM_NONE};
         sim_fmemb *md_ = &s->fm[d];
         if (md_->head == SIM_NONE)
@@ -224,22 +234,25 @@ static int post_sends(sim *s, uint32_t i, int world, fast_count *cnt)
     m->je = j;
     m->jr = m->j;
     m->end = end;
-    return 0;
+    return FAST_ON;
 }
 
-/* Takes member i through as many rounds as the messages in allow. Returns 2 when it is
- * done, 1 when it moved on, 0 when it waits at the same place, -1 to give up. */
-static int advance(sim *s, uint32_t i, int world, fast_count *cnt)
+/* Where member i stands after advance. */
+typedef enum fast_adv { ADV_WAITS, ADV_MOVED, ADV_DONE, ADV_GIVE_UP } fast_adv;
+
+/* Takes member i through as many rounds as the messages in allow: done, moved on, waiting at
+ * the same place, or the run gives up. */
+static fast_adv advance(sim *s, uint32_t i, int world, fast_count *cnt)
 {
     sim_fmemb *m = &s->fm[i];
     const rt_net_model *md = &s->cfg->model;
     int moved = 0;
     for (;;) {
         if (m->j == m->nsteps)
-            return 2;
+            return ADV_DONE;
         if (m->je == m->j) { /* the round starts */
-            if (post_sends(s, i, world, cnt) < 0)
-                return -1;
+            if (post_sends(s, i, world, cnt) == FAST_GIVE_UP)
+                return ADV_GIVE_UP;
             moved = 1;
         }
         const sim_step *st = m->st;
@@ -254,7 +267,7 @@ static int advance(sim *s, uint32_t i, int world, fast_count *cnt)
             }
             if (k == SIM_NONE) { /* not sent yet: wait here */
                 m->jr = j;
-                return moved;
+                return moved ? ADV_MOVED : ADV_WAITS;
             }
             const sim_fmsg *g = &s->fmsg[k];
             /* a receive is done o after the later of the data's arrival and its posting */
@@ -282,14 +295,14 @@ static int advance(sim *s, uint32_t i, int world, fast_count *cnt)
 }
 
 /* All members are in (the last one at t): every member's completion. */
-static int compute(sim *s, sim_finst *fi, const rt_comm_def *c, uint64_t t)
+static fast_go compute(sim *s, sim_finst *fi, const rt_comm_def *c, uint64_t t)
 {
     uint32_t n = fi->size;
     int world = 1;
     for (uint32_t i = 0; i < n && world; i++)
         world = c->members[i] == i;
     if (arrays_for(s, n, world) < 0)
-        return sim_fail(s, RT_E_NOMEM, "out of memory (collectives)");
+        return give_up(s, "no memory");
     if (!world)
         for (uint32_t i = 0; i < n; i++)
             s->fidx[c->members[i]] = i;
@@ -300,7 +313,7 @@ static int compute(sim *s, sim_finst *fi, const rt_comm_def *c, uint64_t t)
          * have: another event's booking then could come first or after (sim_port_booked);
          * later rounds come after its first one whatever the order */
         if (ps->tie_ev && ps->tie_t == co->round_end && ps->tie_ev != co->pending)
-            return sim_fast_give_up(s, "its port booked at its entry by another event"), -1;
+            return give_up(s, "its port booked at its entry by another event");
         s->fm[i] = (sim_fmemb){.st = co->steps,
                                .r = co->round_end,
                                .port = ps->inject,
@@ -333,22 +346,22 @@ static int compute(sim *s, sim_finst *fi, const rt_comm_def *c, uint64_t t)
                     __builtin_prefetch(&s->fm[world ? p->st[j].peer : s->fidx[p->st[j].peer]]);
             }
             uint32_t i = s->factive[a];
-            int r = advance(s, i, world, &cnt);
-            if (r < 0)
-                return -1;
-            moved |= r;
-            if (r != 2)
+            fast_adv r = advance(s, i, world, &cnt);
+            if (r == ADV_GIVE_UP)
+                return FAST_GIVE_UP;
+            moved |= r != ADV_WAITS;
+            if (r != ADV_DONE)
                 s->factive[k++] = i;
         }
         if (!moved) /* the schedules do not fit together: leave it to the usual way */
-            return sim_fast_give_up(s, "schedules that do not fit"), -1;
+            return give_up(s, "schedules that do not fit");
         nact = k;
     }
     /* a member done before the last one came would have been woken then; a message nobody
      * receives would be reported unmatched */
     for (uint32_t i = 0; i < n; i++)
         if (s->fm[i].r < t || s->fm[i].head != SIM_NONE)
-            return sim_fast_give_up(s, "a member done early or a message left"), -1;
+            return give_up(s, "a member done early or a message left");
     s->res->messages += cnt.messages;
     s->res->bytes += cnt.bytes;
     s->res->gw_messages += cnt.gw_messages;
@@ -371,13 +384,14 @@ static int compute(sim *s, sim_finst *fi, const rt_comm_def *c, uint64_t t)
         sim_coll_release(s, co_i);
         sim_req_done(s, req, s->fm[i].r);
     }
-    return 0;
+    return FAST_ON;
 }
 
 int sim_fast_join(sim *s, uint32_t co_i, const rt_comm_def *c, uint64_t key, uint32_t seq,
-                  int first, int last, uint64_t t)
+                  int first, int last, uint64_t t, int *taken)
 {
     sim_coll *co = &s->colls[co_i];
+    *taken = 0;
     if (c->size < 2 || !fast_op(co->op))
         return 0;
     int ok = member_ok(s, co);
@@ -390,13 +404,15 @@ int sim_fast_join(sim *s, uint32_t co_i, const rt_comm_def *c, uint64_t key, uin
         if (!v)
             return sim_fail(s, RT_E_NOMEM, "out of memory (collectives)");
         *v = f;
+        *taken = 1;
     } else {
         const uint64_t *v = rt_hmap_get(&s->fastinst, key, seq);
         if (!v)
             return 0;
+        *taken = 1;
         if (!ok) {
             sim_fast_give_up(s, "a later member cannot wait");
-            return -1;
+            return 0;
         }
         f = (uint32_t)*v;
     }
@@ -408,11 +424,9 @@ int sim_fast_join(sim *s, uint32_t co_i, const rt_comm_def *c, uint64_t key, uin
     co->pending = (uint32_t)s->evid;
     s->ports[w].busy++;
     if (!last)
-        return 1;
+        return 0;
     rt_hmap_del(&s->fastinst, key, seq);
-    int rc = compute(s, fi, c, t);
+    compute(s, fi, c, t); /* giving up stops the run: nothing more to do here */
     finst_give(s, f);
-    if (rc < 0 && !s->fast_gave_up) /* no memory: the usual way may do with less */
-        sim_fast_give_up(s, "no memory");
-    return rc < 0 ? -1 : 1;
+    return 0;
 }

@@ -72,7 +72,7 @@ static int id_grow(load_scratch *s, size_t need)
 {
     size_t old = s->idcap, cap;
     if (RT_VEC_RESERVE(s->by_id, s->idcap, need, 0) < 0)
-        return -1;
+        return -RT_E_NOMEM;
     cap = s->idcap;
     uint64_t *b = s->by_id;
     memset(b + old, 0xff, (cap - old) * sizeof *b); /* RT_HASH_EMPTY */

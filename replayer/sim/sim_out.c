@@ -63,7 +63,7 @@ int32_t sim_out_peer(const sim *s, const rt_event *ev, uint32_t world)
         comm = w ? w->comm : ev->comm;
     }
     const rt_comm_def *c = rt_defs_comm(s->defs, comm);
-    int64_t pos = c ? rt_comm_position(c, world) : -1;
+    int64_t pos = c ? rt_comm_position(c, world) : -RT_E_NOTFOUND;
     if (c && (c->flags & RT_COMM_IS_INTER) && pos >= c->size)
         pos -= c->size;
     return pos < 0 ? 0 : (int32_t)pos;
@@ -76,7 +76,7 @@ static int sort_by_time(rt_event *a, uint32_t n)
         return 0;
     rt_event *tmp = malloc((size_t)n * sizeof *tmp);
     if (!tmp)
-        return -1;
+        return -RT_E_NOMEM;
     for (uint32_t width = 1; width < n; width *= 2) {
         for (uint32_t lo = 0; lo < n; lo += 2 * width) {
             uint32_t mid = lo + width < n ? lo + width : n;

@@ -49,7 +49,7 @@ static uint32_t bucket_new(sim_queue *q, uint64_t time)
 static int times_push(sim_queue *q, uint64_t time, uint32_t b)
 {
     if (RT_VEC_RESERVE(q->times, q->times_cap, (uint64_t)q->ntimes + 1, 256) < 0)
-        return -1;
+        return -RT_E_NOMEM;
     size_t i = q->ntimes++;
     while (i) {
         size_t p = (i - 1) / 2;

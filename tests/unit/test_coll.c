@@ -998,9 +998,9 @@ static void test_names(void **state)
     assert_int_equal(rt_coll_alg_lookup("RD"), RT_ALG_RDB);
     assert_int_equal(rt_coll_alg_lookup("rh"), RT_ALG_RECURSIVE_HALVING);
     assert_int_equal(rt_coll_alg_lookup("Binomial"), RT_ALG_BINOMIAL);
-    assert_int_equal(rt_coll_alg_lookup("binomia"), -1);
-    assert_int_equal(rt_coll_alg_lookup(""), -1);
-    assert_int_equal(rt_coll_alg_lookup(NULL), -1);
+    assert_int_equal(rt_coll_alg_lookup("binomia"), -RT_E_NOTFOUND);
+    assert_int_equal(rt_coll_alg_lookup(""), -RT_E_NOTFOUND);
+    assert_int_equal(rt_coll_alg_lookup(NULL), -RT_E_NOTFOUND);
 
     assert_true(rt_coll_alg_valid(RT_COLL_BCAST, RT_ALG_SCATTER_RDB));
     assert_false(rt_coll_alg_valid(RT_COLL_BCAST, RT_ALG_RING));

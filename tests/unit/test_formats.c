@@ -189,6 +189,32 @@ static void test_emulated_shapes(void **state)
 
 /* ---- the event model ----------------------------------------------------------------------- */
 
+/* Every code has a message of its own, so that rt_strerror(rc) tells the codes apart, and
+ * either sign of a code gives it. */
+static void test_error_messages(void **state)
+{
+    assert_string_equal(rt_strerror(0), "success");
+    for (int a = 1; a < RT_E_COUNT; a++) {
+        const char *m = rt_strerror(-a);
+        assert_non_null(m);
+        assert_true(m[0] != '\0');
+        assert_string_equal(rt_strerror(a), m); /* either sign */
+        assert_string_not_equal(m, "unknown error");
+        assert_string_not_equal(m, "success");
+        for (int b = 1; b < a; b++)
+            assert_string_not_equal(rt_strerror(-b), m);
+    }
+    assert_string_equal(rt_strerror(-RT_E_COUNT), "unknown error");
+    assert_string_equal(rt_strerror(-RT_E_NOMEM), "out of memory");
+    assert_string_equal(rt_strerror(-RT_E_MPI), "MPI error");
+    assert_string_equal(rt_strerror(-RT_E_RANGE), "value out of range");
+    rt_err err;
+    assert_int_equal(rt_err_set(&err, RT_E_MPI, "x %d", 1), -RT_E_MPI);
+    assert_int_equal(err.code, RT_E_MPI);
+    assert_string_equal(err.msg, "x 1");
+    assert_int_equal(rt_err_set(NULL, RT_E_RANGE, "y"), -RT_E_RANGE);
+}
+
 static void test_func_names(void **state)
 {
     assert_int_equal(rt_func_lookup("MPI_Send"), RT_FN_Send);
@@ -219,8 +245,8 @@ static void test_contype_names(void **state)
     assert_int_equal(rt_contype_lookup("velo"), RT_CT_NET);
     assert_int_equal(rt_contype_lookup("ucp"), RT_CT_NET);
     assert_int_equal(rt_contype_lookup("extoll"), RT_CT_NET);
-    assert_int_equal(rt_contype_lookup("GW"), -1);
-    assert_int_equal(rt_contype_lookup(""), -1);
+    assert_int_equal(rt_contype_lookup("GW"), -RT_E_NOTFOUND);
+    assert_int_equal(rt_contype_lookup(""), -RT_E_NOTFOUND);
     assert_string_equal(rt_contype_name(RT_CT_GW), "gw");
     assert_string_equal(rt_contype_name(RT_CT_NONE), "");
 }
@@ -229,7 +255,7 @@ static void test_kind_and_op_names(void **state)
 {
     for (unsigned k = 0; k < RT_EV_COUNT; k++)
         assert_int_equal(rt_event_kind_lookup(rt_event_kind_name(k)), k);
-    assert_int_equal(rt_event_kind_lookup("sendx"), -1);
+    assert_int_equal(rt_event_kind_lookup("sendx"), -RT_E_NOTFOUND);
     assert_string_equal(rt_event_kind_fields(RT_EV_SEND), "cptbk");
     assert_int_equal(rt_event_op_lookup(RT_EV_COLL_END, "reduce_scatter_block"),
                      RT_COLL_REDUCE_SCATTER_BLOCK);
@@ -238,8 +264,8 @@ static void test_kind_and_op_names(void **state)
     assert_int_equal(rt_event_op_lookup(RT_EV_RMA_GROUP_SYNC, "wait"), RT_PSCW_WAIT);
     assert_int_equal(rt_event_op_lookup(RT_EV_RMA_SYNC, "flush_local"), RT_SYNC_FLUSH_LOCAL);
     assert_int_equal(rt_event_op_lookup(RT_EV_RMA_LOCK, "shared"), RT_LOCK_SHARED);
-    assert_int_equal(rt_event_op_lookup(RT_EV_SEND, "bcast"), -1);
-    assert_int_equal(rt_event_op_lookup(RT_EV_COLL_END, "broadcast"), -1);
+    assert_int_equal(rt_event_op_lookup(RT_EV_SEND, "bcast"), -RT_E_NOTFOUND);
+    assert_int_equal(rt_event_op_lookup(RT_EV_COLL_END, "broadcast"), -RT_E_NOTFOUND);
     for (unsigned op = 0; op < RT_COLL_COUNT; op++)
         assert_int_equal(
             rt_event_op_lookup(RT_EV_NBC_COMPLETE, rt_event_op_name(RT_EV_NBC_COMPLETE, op)), op);
@@ -315,19 +341,19 @@ static void test_recv_flag_names(void **state)
             assert_true(rt_event_op_valid(kinds[k], set));
         }
         assert_int_equal(rt_event_op_lookup(kinds[k], "any_tag|any_source"), RT_RECV_ALL);
-        assert_int_equal(rt_event_op_lookup(kinds[k], "any_source|any_source"), -1);
-        assert_int_equal(rt_event_op_lookup(kinds[k], "any_source|"), -1);
-        assert_int_equal(rt_event_op_lookup(kinds[k], "|any_tag"), -1);
-        assert_int_equal(rt_event_op_lookup(kinds[k], "any"), -1);
-        assert_int_equal(rt_event_op_lookup(kinds[k], "barrier"), -1);
+        assert_int_equal(rt_event_op_lookup(kinds[k], "any_source|any_source"), -RT_E_NOTFOUND);
+        assert_int_equal(rt_event_op_lookup(kinds[k], "any_source|"), -RT_E_NOTFOUND);
+        assert_int_equal(rt_event_op_lookup(kinds[k], "|any_tag"), -RT_E_NOTFOUND);
+        assert_int_equal(rt_event_op_lookup(kinds[k], "any"), -RT_E_NOTFOUND);
+        assert_int_equal(rt_event_op_lookup(kinds[k], "barrier"), -RT_E_NOTFOUND);
         assert_string_equal(rt_event_op_name(kinds[k], RT_RECV_ALL + 1), "");
         assert_false(rt_event_op_valid(kinds[k], RT_RECV_ALL + 1));
         assert_false(rt_event_op_valid(kinds[k], 0x80));
     }
     /* the other kinds keep their tables; "" is no op of theirs */
-    assert_int_equal(rt_event_op_lookup(RT_EV_COLL_END, ""), -1);
-    assert_int_equal(rt_event_op_lookup(RT_EV_SEND, ""), -1);
-    assert_int_equal(rt_event_op_lookup(RT_EV_SEND, "any_source"), -1);
+    assert_int_equal(rt_event_op_lookup(RT_EV_COLL_END, ""), -RT_E_NOTFOUND);
+    assert_int_equal(rt_event_op_lookup(RT_EV_SEND, ""), -RT_E_NOTFOUND);
+    assert_int_equal(rt_event_op_lookup(RT_EV_SEND, "any_source"), -RT_E_NOTFOUND);
     assert_string_equal(rt_event_op_name(RT_EV_IRECV_REQUEST, RT_RECV_ANY_SOURCE), "");
     assert_true(rt_event_op_valid(RT_EV_RMA_LOCK, RT_LOCK_SHARED));
     assert_false(rt_event_op_valid(RT_EV_RMA_LOCK, RT_LOCK_COUNT));
@@ -392,7 +418,7 @@ static void test_defs(void **state)
     rt_event ev = {.kind = RT_EV_SEND, .rank = 3, .comm = 9, .peer = 0};
     assert_int_equal(rt_defs_peer_world(&d, &ev), 1);
     ev.peer = 2;
-    assert_int_equal(rt_defs_peer_world(&d, &ev), -1);
+    assert_int_equal(rt_defs_peer_world(&d, &ev), -RT_E_NOTFOUND);
     ev = (rt_event){.kind = RT_EV_SEND, .rank = 0, .comm = 4, .peer = 1}; /* remote group */
     assert_int_equal(rt_defs_peer_world(&d, &ev), 3);
     ev.rank = 2;
@@ -1136,6 +1162,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_emulated_shapes),
         cmocka_unit_test(test_func_names),
         cmocka_unit_test(test_contype_names),
+        cmocka_unit_test(test_error_messages),
         cmocka_unit_test(test_kind_and_op_names),
         cmocka_unit_test(test_kind_classes),
         cmocka_unit_test(test_recv_flag_names),

@@ -261,7 +261,7 @@ static void test_write_round_trip(void **state)
             l->rendezvous_ps = i % 2 ? times[(i + 4 * ct) % 9] : 0;
         }
         m.link[RT_CT_NONE] = m.link[RT_CT_NET];
-        m.gateways = i == 8 ? UINT32_MAX : i + 1;
+        m.gateways = i == 8 ? RT_NET_MAX_GATEWAYS : i + 1;
         m.gw_mtu = sizes[i % 9 + 1];
         m.reduce_bandwidth = bws[i % 7];
         m.contention = i & 1;
@@ -616,10 +616,18 @@ static void test_file_errors(void **state)
                       "model.conf:2: [net] latency: missing value");
     assert_load_error("gateways = 0\n", RT_E_INVAL,
                       "model.conf:1: gateways: bad value '0' (expected a whole number from 1 "
-                      "to 4294967295)");
+                      "to 16777216)");
+    /* gateways are nodes, no more than ranks: a clear error here, not a replay that runs
+     * out of memory for them */
+    assert_load_error("gateways = 16777217\n", RT_E_INVAL,
+                      "model.conf:1: gateways: bad value '16777217' (expected a whole number "
+                      "from 1 to 16777216)");
+    assert_load_error("# many\ngateways = 4000000000\n", RT_E_INVAL,
+                      "model.conf:2: gateways: bad value '4000000000' (expected a whole number "
+                      "from 1 to 16777216)");
     assert_load_error("gateways = 4294967296\n", RT_E_INVAL,
                       "model.conf:1: gateways: bad value '4294967296' (expected a whole number "
-                      "from 1 to 4294967295)");
+                      "from 1 to 16777216)");
     assert_load_error("gw_mtu = 0\n", RT_E_INVAL,
                       "model.conf:1: gw_mtu: bad value '0': must be greater than zero");
     assert_load_error("reduce_bandwidth = 0B/s\n", RT_E_INVAL,

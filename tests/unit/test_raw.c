@@ -1132,7 +1132,7 @@ static void test_bad_defs(void **state)
 static void test_api(void **state)
 {
     assert_string_equal(rt_format_name(RT_FMT_RAW), "raw");
-    assert_int_equal(rt_format_lookup("raw"), RT_FMT_AUTO); /* not a format to write */
+    assert_int_equal(rt_format_lookup("raw"), -RT_E_NOTFOUND); /* not a format to write */
     rt_defs d;
     rt_err err;
     assert_int_equal(rt_defs_init(&d, 2, &err), 0);

@@ -871,6 +871,72 @@ static void test_call_costs(void **state)
     st_free(&t);
 }
 
+/* A collective with one member (a one-rank trace, or MPI_COMM_SELF) moves nothing: its
+ * schedule has no steps and it completes where it starts, costing only its [calls] cost. It
+ * used to fail the replay with "out of memory (collective schedule)" (a kept schedule with
+ * no steps had no buffer), and one on MPI_COMM_SELF of a rank other than 0 took the rank for
+ * a non-member ("takes no time in the replay" note). With and without the fast path. */
+static void test_one_member_collectives(void **state)
+{
+    (void)state;
+    st_text t = {0};
+    st_add(&t, "ranks,1\n");
+    call(&t, 0, 0, "MPI_Barrier", "coll_begin,MPI_Barrier,,,,,,,,",
+         "coll_end,MPI_Barrier,0,,,0,0,,,barrier");
+    call(&t, 0, 10, "MPI_Allreduce", "coll_begin,MPI_Allreduce,,,,,,,,",
+         "coll_end,MPI_Allreduce,0,,,1000,1000,,,allreduce");
+    call(&t, 0, 20, "MPI_Bcast", "coll_begin,MPI_Bcast,,,,,,,,",
+         "coll_end,MPI_Bcast,0,0,,1000,0,,,bcast");
+    rt_sim_trace *one = st_load(t.s);
+    st_free(&t);
+    /* two ranks, each: a barrier and an allreduce on MPI_COMM_SELF (communicator 1) */
+    st_add(&t, "ranks,2\n");
+    for (unsigned r = 0; r < 2; r++) {
+        call(&t, r, 0, "MPI_Barrier", "coll_begin,MPI_Barrier,,,,,,,,",
+             "coll_end,MPI_Barrier,1,,,0,0,,,barrier");
+        call(&t, r, 0, "MPI_Allreduce", "coll_begin,MPI_Allreduce,,,,,,,,",
+             "coll_end,MPI_Allreduce,1,,,1000,1000,,,allreduce");
+    }
+    rt_sim_trace *self = st_load(t.s);
+    st_free(&t);
+    for (int fast = 0; fast < 2; fast++) {
+        rt_sim_config c;
+        logp_config(&c, EAGER);
+        c.no_fast_coll = !fast;
+        rt_sim_result res;
+        st_run(one, &c, &res); /* the recorded 20 ns between the calls, nothing else */
+        assert_int_equal(res.completed, 1);
+        assert_null(res.report);
+        assert_null(res.notes);
+        assert_int_equal(res.messages, 0);
+        assert_int_equal(res.time_ps, 20 * NS);
+        assert_int_equal(res.mpi_ps, 0);
+        rt_sim_result_free(&res);
+        st_run(self, &c, &res);
+        assert_int_equal(res.completed, 1);
+        assert_null(res.notes);
+        assert_int_equal(res.time_ps, 0);
+        rt_sim_result_free(&res);
+
+        /* barrier 700 ns, allreduce 1000 B at 1 GB/s = 1 us, bcast 50 ns */
+        c.model.call[RT_FN_Barrier] = (rt_net_call){700 * NS, 0};
+        c.model.call[RT_FN_Allreduce] = (rt_net_call){0, 1000000000};
+        c.model.call[RT_FN_Bcast] = (rt_net_call){50 * NS, 0};
+        st_run(one, &c, &res);
+        assert_int_equal(res.completed, 1);
+        assert_int_equal(res.time_ps, 700 * NS + US + 50 * NS + 20 * NS);
+        assert_int_equal(res.mpi_ps, 700 * NS + US + 50 * NS);
+        rt_sim_result_free(&res);
+        st_run(self, &c, &res);
+        assert_int_equal(res.completed, 1);
+        assert_null(res.notes);
+        for (unsigned r = 0; r < 2; r++)
+            assert_int_equal(res.ranks[r].end_ps, 700 * NS + US);
+        rt_sim_result_free(&res);
+    }
+    rt_sim_trace_free(one);
+    rt_sim_trace_free(self);
+}
 /* Four ranks on one node with two cores, turns of 10 us: ranks 0 and 1 run in [0, 10),
  * [20, 30), ... (turn 0 of 2 on cores 0 and 1), ranks 2 and 3 in [10, 20), [30, 40), ... */
 static void test_time_sharing(void **state)
@@ -966,6 +1032,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_flush),
         cmocka_unit_test(test_mapping_gateways),
         cmocka_unit_test(test_call_costs),
+        cmocka_unit_test(test_one_member_collectives),
         cmocka_unit_test(test_time_sharing),
         cmocka_unit_test(test_sim_result_diff),
         cmocka_unit_test(test_sim_check_fast),

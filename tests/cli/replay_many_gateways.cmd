@@ -1,0 +1,4 @@
+replay
+$DATA/coll3.csv
+--model
+$DATA/many_gateways.conf

@@ -1,0 +1,4 @@
+replay
+$DATA/one_rank_allreduce.csv
+--model
+$DATA/calls.conf

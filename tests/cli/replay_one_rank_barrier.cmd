@@ -1,0 +1,2 @@
+replay
+$DATA/one_rank_barrier.csv

@@ -1,0 +1,2 @@
+replay
+$DATA/self_barrier.csv
