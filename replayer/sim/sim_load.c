@@ -413,7 +413,7 @@ typedef struct load_state {
 static int prepare(rt_sim_trace *t, load_state *ls, uint32_t i, int final, rt_err *err)
 {
     sim_rank_events *re = &t->ranks[i];
-    int rc = scratch_fit(&ls->s, re->n, err);
+    int rc = re->n > ls->s.cap ? scratch_fit(&ls->s, re->n, err) : 0; /* no call for nothing */
     if (rc == 0)
         rc = link_requests(re, ls->cls, &ls->s, &ls->lc, err);
     if (rc == 0)
