@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "rt_parse.h"
 #include "rt_trace.h"
 
 #define EVENTS_PER_ITER 22u
@@ -123,10 +124,17 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: synth_trace OUT EVENTS [RANKS [NODES [MODULES]]]\n");
         return 2;
     }
-    uint64_t events = strtoull(argv[2], NULL, 10);
-    nranks = argc > 3 ? (uint32_t)strtoul(argv[3], NULL, 10) : 64;
-    nodes = argc > 4 ? (uint32_t)strtoul(argv[4], NULL, 10) : (nranks + 7) / 8;
-    modules = argc > 5 ? (uint32_t)strtoul(argv[5], NULL, 10) : 2;
+    uint64_t events = 0, nr = 64, nn = 0, nm = 2;
+    if (rt_parse_uint(argv[2], 0, UINT64_MAX, &events, NULL) < 0 ||
+        (argc > 3 && rt_parse_uint(argv[3], 0, UINT32_MAX, &nr, NULL) < 0) ||
+        (argc > 4 && rt_parse_uint(argv[4], 0, UINT32_MAX, &nn, NULL) < 0) ||
+        (argc > 5 && rt_parse_uint(argv[5], 0, UINT32_MAX, &nm, NULL) < 0)) {
+        fprintf(stderr, "synth_trace: EVENTS, RANKS, NODES and MODULES are whole numbers\n");
+        return 2;
+    }
+    nranks = (uint32_t)nr;
+    nodes = argc > 4 ? (uint32_t)nn : (nranks + 7) / 8;
+    modules = (uint32_t)nm;
     if (nranks < 2 || nodes < 1 || nodes > nranks || modules < 1 || modules > nodes) {
         fprintf(stderr, "synth_trace: need RANKS >= 2, 1 <= MODULES <= NODES <= RANKS\n");
         return 2;
