@@ -115,6 +115,11 @@ int cli_level_finish(const cli_command *cmd, rt_an_level *l, const char *level,
 /* The warning for a trace cut short (nothing when note is NULL). */
 void cli_out_truncated(const char *note);
 
+/* buf = the path of the file rel in the folder of the running retrace executable (for what
+ * the build or the install puts beside it). 0 when that file exists with the access mode
+ * (R_OK, X_OK), -RT_E_NOTFOUND otherwise or when the path does not fit. */
+int cli_beside_exe(const char *rel, int mode, char *buf, size_t len);
+
 /* Converts in to out (the convert subcommand); reports errors itself. */
 int cli_convert(const char *in, const char *out, rt_format fmt);
 

@@ -151,17 +151,7 @@ static int find_in_path(const char *name, char *out, size_t len)
 /* The example program next to this executable (build/patterns/). */
 static int find_program(char *out, size_t len)
 {
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return -1;
-    exe[n] = 0;
-    char *slash = strrchr(exe, '/');
-    if (slash)
-        *slash = 0;
-    if ((size_t)snprintf(out, len, "%s/patterns/%s", exe, DEMO_PROGRAM) >= len)
-        return -1;
-    return access(out, X_OK);
+    return cli_beside_exe("patterns/" DEMO_PROGRAM, X_OK, out, len);
 }
 
 static volatile sig_atomic_t demo_signal;

@@ -48,23 +48,13 @@ static int find_tracer(char *out, size_t len)
     const char *env = getenv("RETRACE_TRACER");
     if (env && *env) {
         snprintf(out, len, "%s", env);
-        return access(out, R_OK) == 0 ? 0 : -1;
+        return access(out, R_OK) == 0 ? 0 : -RT_E_NOTFOUND;
     }
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return -1;
-    exe[n] = 0;
-    char *slash = strrchr(exe, '/');
-    if (!slash)
-        return -1;
-    *slash = 0;
     const char *rel[] = {"tracer/libretrace.so", "../lib/retrace/libretrace.so"};
-    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
-        if ((size_t)snprintf(out, len, "%s/%s", exe, rel[i]) < len && access(out, R_OK) == 0)
+    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++)
+        if (cli_beside_exe(rel[i], R_OK, out, len) == 0)
             return 0;
-    }
-    return -1;
+    return -RT_E_NOTFOUND;
 }
 
 static int exists(const char *path)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -194,4 +195,22 @@ int cli_input_error(const char *path, const char *msg)
     if (!strncmp(msg, path, n) && msg[n] == ':')
         return cli_error("%s", msg); /* the message names the input already */
     return cli_error("%s: %s", path, msg);
+}
+
+int cli_beside_exe(const char *rel, int mode, char *buf, size_t len)
+{
+    if (len)
+        buf[0] = 0;
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return -RT_E_NOTFOUND;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return -RT_E_NOTFOUND;
+    *slash = 0;
+    if ((size_t)snprintf(buf, len, "%s/%s", exe, rel) >= len || access(buf, mode) != 0)
+        return -RT_E_NOTFOUND;
+    return 0;
 }
