@@ -28,7 +28,9 @@ int rt_an_info_defs(rt_an_info_result *in, const rt_defs *d)
     return 0;
 }
 
-void rt_an_info_event(rt_an_info_result *in, const rt_event *ev)
+/* The per-event work, inline in rt_an_info's loop (a call per event costs about 1% of
+ * `retrace info`, most of whose time is reading). */
+static inline void account(rt_an_info_result *in, const rt_event *ev)
 {
     if (in->events == 0 || ev->time < in->tmin)
         in->tmin = ev->time;
@@ -58,6 +60,11 @@ void rt_an_info_event(rt_an_info_result *in, const rt_event *ev)
     }
 }
 
+void rt_an_info_event(rt_an_info_result *in, const rt_event *ev)
+{
+    account(in, ev);
+}
+
 int rt_an_info(const char *path, rt_an_info_result *in, rt_err *err)
 {
     memset(in, 0, sizeof *in);
@@ -68,7 +75,7 @@ int rt_an_info(const char *path, rt_an_info_result *in, rt_err *err)
     in->format = rt_reader_format(r);
     rt_event ev;
     while ((rc = rt_reader_next(r, &ev, err)) > 0)
-        rt_an_info_event(in, &ev);
+        account(in, &ev);
     if (rc == 0 && rt_an_info_defs(in, rt_reader_defs(r)) < 0) /* as they are at the end */
         rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
     const char *note = rt_reader_truncated(r);
