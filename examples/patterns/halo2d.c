@@ -1,25 +1,12 @@
-/* 2D halo exchange: the ranks form a periodic grid (MPI_Dims_create, MPI_Cart_create);
- * every iteration posts a receive from each of the four neighbours, sends -s bytes to each
- * (MPI_Irecv, MPI_Isend, MPI_Waitall), then computes -c us. On a grid one rank wide the
- * neighbours on that axis are the rank itself. Defaults: 2000 iterations of 8 KiB faces. */
-#include "patterns.h"
-
-static MPI_Comm grid;
-static int nbr[4]; /* -x, +x, -y, +y */
-static char *halo[4];
+/* 2D halo exchange (halo.h): every iteration exchanges -s bytes with each of the four
+ * neighbours on a periodic grid of ranks, then computes -c us. Defaults: 2000 iterations of
+ * 8 KiB faces. */
+#include "halo.h"
 
 static void iteration(pattern *p, long i)
 {
     (void)i;
-    int n = (int)p->bytes;
-    MPI_Request q[8];
-    for (int d = 0; d < 4; d++)
-        MPI_Irecv(halo[d], n, MPI_BYTE, nbr[d], d, grid, &q[d]);
-    /* What goes to the -x neighbour arrives there as from its +x side: tag d ^ 1. */
-    for (int d = 0; d < 4; d++)
-        MPI_Isend(p->sbuf, n, MPI_BYTE, nbr[d], d ^ 1, grid, &q[4 + d]);
-    MPI_Status st[8]; /* not MPI_STATUSES_IGNORE: GCC 12 takes it for an 8-entry array */
-    MPI_Waitall(8, q, st);
+    halo_exchange(p);
     pattern_compute(p);
 }
 
@@ -29,19 +16,8 @@ int main(int argc, char **argv)
     int rc = pattern_init(&p, "halo2d", 2000, 8192, &argc, &argv);
     if (rc)
         return rc;
-    int dims[2] = {0, 0}, periods[2] = {1, 1};
-    MPI_Dims_create(p.size, 2, dims);
-    MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &grid);
-    MPI_Cart_shift(grid, 0, 1, &nbr[0], &nbr[1]);
-    MPI_Cart_shift(grid, 1, 1, &nbr[2], &nbr[3]);
-    for (int d = 0; d < 4; d++) {
-        halo[d] = calloc(1, p.bytes ? p.bytes : 1);
-        if (!halo[d])
-            MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    halo_setup(&p);
     pattern_run(&p, iteration);
-    for (int d = 0; d < 4; d++)
-        free(halo[d]);
-    MPI_Comm_free(&grid);
+    halo_teardown();
     return pattern_finish(&p);
 }
