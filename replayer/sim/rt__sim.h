@@ -372,13 +372,17 @@ static inline uint64_t sim_queue_first(const sim_queue *q)
  * called after every pop, to prefetch what the events will touch; 0 when there is none new. */
 int sim_queue_ahead(sim_queue *q, uint32_t dist, uint32_t *ent);
 
-/* sim_core.c */
+/* sim_mem.c */
 /* p (old bytes long, the size it was allocated with; or NULL, 0) reallocated to bytes,
  * starting on a cache line, the new part zeroed, so that 64-byte objects take one line each;
  * big arrays on huge pages where available. NULL: no memory (p is kept). */
 void *sim_realloc_lines(void *p, size_t old, size_t bytes);
 /* Frees what sim_realloc_lines gave for bytes. */
 void sim_free_lines(void *p, size_t bytes);
+/* Whether big arrays the thread allocates from now on ask for huge pages (the default). */
+void sim_lines_huge(int on);
+
+/* sim_core.c */
 uint32_t sim_req_new(sim *s);
 void sim_req_free(sim *s, uint32_t r);
 /* Sets a request's completion time and tells its waiter. */

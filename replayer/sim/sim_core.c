@@ -5,76 +5,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "rt__sim.h"
-
-/* ---- memory -------------------------------------------------------------------------------- */
-
-/* Arrays indexed by rank, collective or channel are read at random. At a million ranks
- * nearly every access is to another page, and with 4 KB pages each one first needs a page
- * walk, which (two-dimensional in a virtual machine) can take longer than the access and
- * holds up prefetches. So arrays of 4 MB and more are mapped on their own, 2 MB aligned, with
- * transparent huge pages asked for (a hint: without them nothing changes; malloc would reuse
- * heap pages already faulted in as 4 KB ones). Smaller ones start on a cache line. */
-#define HUGE_FROM ((size_t)4 << 20)
-#define HUGE_PAGE ((size_t)2 << 20)
-
-/* Set for a run in fast mode (sim_fast.c): there the arrays are mostly swept in order, and
- * at a million ranks the first replay after loading a trace spent about 4 s of 8 faulting
- * huge pages in (the kernel compacting memory full of the trace file's page cache), for no
- * gain after; at 131072 ranks fast mode takes the same time either way. The usual way keeps
- * them (20 % faster at 131072 ranks). Per thread: a run is one thread's. */
-static _Thread_local int huge_off;
-
-static size_t huge_len(size_t bytes)
-{
-    return (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-}
-
-static void *huge_map(size_t bytes)
-{
-    size_t len = huge_len(bytes);
-    char *m =
-        mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED)
-        return NULL;
-    char *a = (char *)(((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
-    if (a > m)
-        munmap(m, (size_t)(a - m));
-    if (m + len + HUGE_PAGE > a + len)
-        munmap(a + len, (size_t)(m + len + HUGE_PAGE - (a + len)));
-#ifdef MADV_HUGEPAGE
-    if (!huge_off)
-        madvise(a, len, MADV_HUGEPAGE);
-#endif
-    return a; /* zero-filled */
-}
-
-void *sim_realloc_lines(void *p, size_t old, size_t bytes)
-{
-    void *q;
-    if (bytes >= HUGE_FROM) {
-        if (!(q = huge_map(bytes)))
-            return NULL;
-    } else {
-        if (posix_memalign(&q, 64, bytes ? bytes : 64))
-            return NULL;
-        memset((char *)q + old, 0, bytes - old);
-    }
-    if (old)
-        memcpy(q, p, old);
-    sim_free_lines(p, old);
-    return q;
-}
-
-void sim_free_lines(void *p, size_t bytes)
-{
-    if (p && bytes >= HUGE_FROM)
-        munmap(p, huge_len(bytes));
-    else
-        free(p);
-}
 
 /* ---- errors, reports ----------------------------------------------------------------------------
  */
@@ -581,17 +513,14 @@ static void sim_free(sim *s)
     free(s->lockv);
     free(s->report.s);
     free(s->notes.s);
-    huge_off = 0;
+    sim_lines_huge(1);
 }
 
-/* One replay; fast: in fast mode (sim_fast.c), which may give up: then *again = 1, res is
- * freed and the run must be done again without it. 0, or a negative code with err set. */
-static int run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res, rt_err *err,
-               int fast, int *again)
+/* The engine for one run over t: its arrays allocated and its queue empty. 0, or a
+ * negative code with err set (s then freed). */
+static int sim_setup(sim *s, const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res,
+                     rt_err *err, int fast)
 {
-    *again = 0;
-    memset(res, 0, sizeof *res);
-    sim s_, *s = &s_;
     memset(s, 0, sizeof *s);
     s->t = t;
     s->defs = &t->defs;
@@ -608,7 +537,7 @@ static int run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res
     s->module = c->module ? c->module : t->defs.module;
     s->reqp = s->pendp = s->collp = s->finstp = s->fmsgp = (rt_pool)RT_POOL_INIT;
     s->fast = fast;
-    huge_off = fast;
+    sim_lines_huge(!fast);
     s->evsyn = UINT32_MAX;
     res->nranks = s->nranks;
     res->ranks = calloc(s->nranks ? s->nranks : 1, sizeof *res->ranks);
@@ -634,14 +563,15 @@ static int run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res
         sim_free(s);
         return rc;
     }
-    if (s->share && fast) { /* turns make every rank's times depend on the order of events */
-        sim_free(s);
-        rt_sim_result_free(res);
-        *again = 1;
-        return 0;
-    }
-    memset(s->slots, 0xff, (nslots ? nslots : 1) * sizeof *s->slots);
-    nslots = 0;
+    return 0;
+}
+
+/* Every rank's request slots (none posted) and its first turn in the queue. */
+static void ranks_start(sim *s)
+{
+    const rt_sim_trace *t = s->t;
+    memset(s->slots, 0xff, s->nslots * sizeof *s->slots);
+    uint64_t nslots = 0;
     for (uint32_t r = 0; r < s->nranks; r++) {
         sim_rank *rk = &s->ranks[r];
         const sim_rank_events *re = &t->ranks[r];
@@ -656,7 +586,29 @@ static int run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res
         rk->clock = (re->ev[0].time - t->t_first) * 1000;
         sim_queue_push(s, rk->clock, SIM_H_RANK, r);
     }
-    sim_out_init(s);
+}
+
+/* One engine event, popped at time: a rank's turn, a collective's next step, or the data of
+ * a rendezvous message. */
+static inline void event_dispatch(sim *s, uint64_t time, uint8_t kind, uint32_t idx)
+{
+    s->now = time;
+    if (kind == SIM_H_RANK) {
+        sim_rank *rk = &s->ranks[idx];
+        if (time > rk->clock)
+            rk->clock = time;
+        rank_run(s, idx);
+    } else if (kind == SIM_H_COLL) {
+        sim_coll_advance(s, idx);
+    } else {
+        sim_rndv_data(s, idx);
+    }
+}
+
+/* The event loop: engine events in the order of (time, sequence number) until none is
+ * left, a mismatch stops the replay or an error ends it. */
+static void events_run(sim *s, rt_sim_result *res)
+{
     int prefetch = s->nranks >= PREFETCH_RANKS;
     while (s->q.n && !s->stop && !s->rc) {
         uint64_t time;
@@ -668,37 +620,35 @@ static int run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res
         res->sim_events++;
         if (++s->evid >= s->evsyn && s->fast) /* event numbers must stay distinct */
             sim_fast_give_up(s, "event numbers");
-        s->now = time;
-        if (kind == SIM_H_RANK) {
-            sim_rank *rk = &s->ranks[idx];
-            if (time > rk->clock)
-                rk->clock = time;
-            rank_run(s, idx);
-        } else if (kind == SIM_H_COLL) {
-            sim_coll_advance(s, idx);
-        } else {
-            sim_rndv_data(s, idx);
-        }
+        event_dispatch(s, time, kind, idx);
     }
-    if (s->fast) { /* anything but a complete run is done again the usual way (sim_fast.c) */
-        int done = !s->rc && !s->stop;
-        for (uint32_t r = 0; r < s->nranks && done; r++)
-            done = s->ranks[r].state == SIM_RANK_DONE;
-        if (!done) {
-            sim_free(s);
-            rt_sim_result_free(res);
-            *again = 1;
-            return 0;
-        }
-    }
-    if (s->rc) {
-        int rc = s->rc;
-        sim_free(s);
-        return rc;
-    }
+}
+
+/* 1 when every rank came to its end with no error and no mismatch. */
+static int all_done(const sim *s)
+{
+    int done = !s->rc && !s->stop;
+    for (uint32_t r = 0; r < s->nranks && done; r++)
+        done = s->ranks[r].state == SIM_RANK_DONE;
+    return done;
+}
+
+/* A run in fast mode given up: nothing of it is kept, and it is done again without. */
+static int fast_again(sim *s, rt_sim_result *res, int *again)
+{
+    sim_free(s);
+    rt_sim_result_free(res);
+    *again = 1;
+    return 0;
+}
+
+/* The totals: whether the run completed, the ranks that did not finish as far as they came,
+ * the time in MPI, the run time and its critical rank. */
+static void results_sum(const sim *s, rt_sim_result *res)
+{
     res->completed = !s->stop;
     for (uint32_t r = 0; r < s->nranks; r++) {
-        sim_rank *rk = &s->ranks[r];
+        const sim_rank *rk = &s->ranks[r];
         if (rk->state != SIM_RANK_DONE) {
             res->completed = 0;
             res->ranks[r].end_ps = rk->clock;
@@ -711,6 +661,12 @@ static int run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res
             res->critical_rank = r;
         }
     }
+}
+
+/* The end of a run: why ranks did not finish, the channels' report, the output trace. 0, or
+ * a negative code when writing the output failed. */
+static int run_report(sim *s, const rt_sim_result *res)
+{
     if (!res->completed && !s->stop) {
         sim_buf_printf(&s->report, "deadlock: no rank can go on\n");
         report_blocked(s, "blocked");
@@ -723,16 +679,38 @@ static int run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res
             sim_out_write(s);
         else
             sim_buf_printf(&s->report, "no output trace written: the replay did not complete\n");
-        if (s->rc) {
-            int rc = s->rc;
-            sim_free(s);
-            return rc;
+    }
+    return s->rc;
+}
+
+/* One replay; fast: in fast mode (sim_fast.c), which may give up: then *again = 1, res is
+ * freed and the run must be done again without it. 0, or a negative code with err set. */
+static int run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res, rt_err *err,
+               int fast, int *again)
+{
+    *again = 0;
+    memset(res, 0, sizeof *res);
+    sim s_, *s = &s_;
+    int rc = sim_setup(s, t, c, res, err, fast);
+    if (rc < 0)
+        return rc;
+    if (s->share && fast) /* turns make every rank's times depend on the order of events */
+        return fast_again(s, res, again);
+    ranks_start(s);
+    sim_out_init(s);
+    events_run(s, res);
+    if (s->fast && !all_done(s)) /* anything but a complete run is done again (sim_fast.c) */
+        return fast_again(s, res, again);
+    if (!s->rc) {
+        results_sum(s, res);
+        if (!run_report(s, res)) {
+            res->report = buf_take(&s->report);
+            res->notes = buf_take(&s->notes);
         }
     }
-    res->report = buf_take(&s->report);
-    res->notes = buf_take(&s->notes);
+    rc = s->rc;
     sim_free(s);
-    return 0;
+    return rc;
 }
 
 int rt_sim_run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res, rt_err *err)
