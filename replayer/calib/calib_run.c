@@ -272,127 +272,171 @@ static void pair_turn(MPI_Comm c, int me, int p, unsigned ct, uint32_t a, uint32
     }
 }
 
+/* One calibration run's state, the same on every rank but for me: the private
+ * communicator, every rank's node and module (by rank), the buffers, the progress. */
+typedef struct run_ctx {
+    MPI_Comm c;
+    int me, p;
+    const rt_calib_opts *o;
+    uint32_t *node, *module;
+    calib_bufs bufs;
+    unsigned k, nsteps; /* progress: steps begun, steps in all */
+} run_ctx;
+
+/* The next step's progress line (rank 0, when the caller asked for them). */
+static void progress(run_ctx *x, const char *what)
+{
+    if (x->me == 0 && x->o->step)
+        x->o->step(x->o->step_ctx, ++x->k, x->nsteps, what);
+}
+
+/* Every rank's place from each rank's own (mine: node and module; how: how it was found;
+ * both: room for 2 p), and what the result says of the machine: its nodes, modules and
+ * cores, and the MPI library. */
+static void survey(run_ctx *x, const uint32_t mine[2], unsigned how, uint32_t *both,
+                   rt_calib_result *res)
+{
+    unsigned how_all = 0;
+    MPI_Allgather(mine, 2, MPI_UINT32_T, both, 2, MPI_UINT32_T, x->c);
+    MPI_Allreduce(&how, &how_all, 1, MPI_UNSIGNED, MPI_BOR, x->c);
+    for (int i = 0; i < x->p; i++) {
+        x->node[i] = both[2 * i];
+        x->module[i] = both[2 * i + 1];
+    }
+    res->nnodes = (uint32_t)distinct(x->node, (uint32_t)x->p);
+    res->nmodules = (uint32_t)distinct(x->module, (uint32_t)x->p);
+    describe(how_all, res->placement, sizeof res->placement);
+    calib_cores(x->c, x->node, res);
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int liblen = 0;
+    MPI_Get_library_version(lib, &liblen);
+    lib[strcspn(lib, "\n")] = '\0';
+    snprintf(res->library, sizeof res->library, "%.*s", (int)sizeof res->library - 1, lib);
+}
+
+/* Each connection type's pair measures its link in turn (pair_turn) while the others sleep;
+ * rank 0 ends up with every link's result. Counts the run's steps first. */
+static void measure_links(run_ctx *x, const rt_net_model *model, rt_calib_result *res)
+{
+    uint32_t p = (uint32_t)x->p, a, b;
+    /* the steps, for a progress line: each pair, the reduction rate, the calls (2 ranks) */
+    x->nsteps = 1 + (x->p > 1);
+    for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++)
+        x->nsteps += plan_pair(ct, x->node, x->module, p, &a, &b);
+    for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++) {
+        if (!plan_pair(ct, x->node, x->module, p, &a, &b))
+            continue;
+        rt_calib_link *l = &res->link[ct];
+        char what[64];
+        if (a == b)
+            snprintf(what, sizeof what, "%s (rank %u)", rt_contype_name(ct), (unsigned)a);
+        else
+            snprintf(what, sizeof what, "%s (ranks %u and %u)", rt_contype_name(ct), (unsigned)a,
+                     (unsigned)b);
+        progress(x, what);
+        pair_turn(x->c, x->me, x->p, ct, a, b, x->o, model, &x->bufs, l);
+        l->measured = 1;
+        l->a = a;
+        l->b = b;
+        l->node[0] = x->node[a];
+        l->node[1] = x->node[b];
+        l->module[0] = x->module[a];
+        l->module[1] = x->module[b];
+    }
+}
+
+/* The reduction rate and the timeslice: rank 0 alone, the others asleep. */
+static void measure_rank0(run_ctx *x, rt_calib_result *res)
+{
+    if (x->me == 0) {
+        progress(x, "the reduction rate and the timeslice");
+        res->reduce_bandwidth = calib_reduce(x->o, &x->bufs, &res->reduce_pts);
+        calib_timeslice(x->o, res);
+        release_others(x->c, x->p, 0, 0);
+    } else {
+        calm_wait(x->c, 0);
+    }
+}
+
+/* The CPU costs of calls: ranks 0 and 1 alone (they need the eager switch found with the
+ * links); the others sleep, as for the pairs: with more ranks than cores, ranks that poll
+ * in a collective would measure the scheduler. */
+static void measure_calls(run_ctx *x, rt_calib_result *res)
+{
+    MPI_Bcast(res->link, (int)sizeof res->link, MPI_BYTE, 0, x->c);
+    if (x->p > 1)
+        res->calls_ct = contype(x->node, x->module, 0, 1);
+    MPI_Comm two;
+    MPI_Comm_split(x->c, x->me < 2 ? 0 : MPI_UNDEFINED, x->me, &two);
+    if (two != MPI_COMM_NULL) {
+        if (x->p > 1)
+            progress(x, "the costs of calls (ranks 0 and 1)");
+        calib_calls_measure(two, x->o, &x->bufs, res);
+        MPI_Comm_free(&two);
+        if (x->me == 0)
+            release_others(x->c, x->p, 0, 1);
+    } else {
+        calm_wait(x->c, 0);
+    }
+}
+
+/* Rank 0: a link whose fit failed is the run's error, else the model takes the results.
+ * Every rank returns rank 0's outcome. */
+static int conclude(run_ctx *x, rt_net_model *model, rt_calib_result *res, rt_err *err)
+{
+    int rc = 0;
+    if (x->me == 0) {
+        for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT && !rc; ct++)
+            if (res->link[ct].measured && res->link[ct].error[0])
+                rc = rt_err_set(err, RT_E_INVAL, "%s", res->link[ct].error);
+        if (!rc) {
+            apply(res, model);
+            calib_calls_fit(res, model, x->node, x->module);
+        }
+    }
+    return share_outcome(x->c, rc, err);
+}
+
 int rt_calib_run(MPI_Comm comm, const rt_calib_opts *o, rt_net_model *model, rt_calib_result *res,
                  rt_err *err)
 {
     double start = MPI_Wtime();
     memset(res, 0, sizeof *res);
-    MPI_Comm c;
-    if (MPI_Comm_dup(comm, &c) != MPI_SUCCESS)
+    run_ctx x = {.o = o};
+    if (MPI_Comm_dup(comm, &x.c) != MPI_SUCCESS)
         return rt_err_set(err, RT_E_IO, "cannot duplicate the communicator");
-    int me, p;
-    MPI_Comm_rank(c, &me);
-    MPI_Comm_size(c, &p);
+    MPI_Comm_rank(x.c, &x.me);
+    MPI_Comm_size(x.c, &x.p);
+    int p = x.p;
     res->nranks = (uint32_t)p;
     snprintf(res->base, sizeof res->base, "%s", model->source);
 
     uint32_t mine[2] = {0, 0}, *both = malloc(2 * (size_t)p * sizeof *both);
-    uint32_t *node = malloc((size_t)p * sizeof *node), *module = malloc((size_t)p * sizeof *module);
-    unsigned how = 0, how_all = 0;
+    x.node = malloc((size_t)p * sizeof *x.node);
+    x.module = malloc((size_t)p * sizeof *x.module);
+    unsigned how = 0;
     rt_err local = {0};
-    int rc = locate(c, &mine[0], &mine[1], &how, &local);
-    calib_bufs bufs = {0};
-    int ok = rc == 0 && both && node && module;
-    if (ok && alloc_bufs(&bufs, o) < 0) {
+    int rc = locate(x.c, &mine[0], &mine[1], &how, &local);
+    int ok = rc == 0 && both && x.node && x.module;
+    if (ok && alloc_bufs(&x.bufs, o) < 0) {
         ok = 0;
         rt_err_set(&local, RT_E_NOMEM, "out of memory for two buffers of %llu bytes",
                    (unsigned long long)o->max_bytes);
     } else if (!ok && rc == 0) {
         rt_err_set(&local, RT_E_NOMEM, "out of memory for the placement of %d ranks", p);
     }
-    if ((rc = first_failure(c, ok, &local, err)) < 0)
-        goto out;
-    MPI_Allgather(mine, 2, MPI_UINT32_T, both, 2, MPI_UINT32_T, c);
-    MPI_Allreduce(&how, &how_all, 1, MPI_UNSIGNED, MPI_BOR, c);
-    for (int i = 0; i < p; i++) {
-        node[i] = both[2 * i];
-        module[i] = both[2 * i + 1];
+    if ((rc = first_failure(x.c, ok, &local, err)) == 0) {
+        survey(&x, mine, how, both, res);
+        measure_links(&x, model, res);
+        measure_rank0(&x, res);
+        measure_calls(&x, res);
+        rc = conclude(&x, model, res, err);
+        res->seconds = MPI_Wtime() - start;
     }
-    res->nnodes = (uint32_t)distinct(node, (uint32_t)p);
-    res->nmodules = (uint32_t)distinct(module, (uint32_t)p);
-    describe(how_all, res->placement, sizeof res->placement);
-    calib_cores(c, node, res);
-    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-    int liblen = 0;
-    MPI_Get_library_version(lib, &liblen);
-    lib[strcspn(lib, "\n")] = '\0';
-    snprintf(res->library, sizeof res->library, "%.*s", (int)sizeof res->library - 1, lib);
-
-    /* the steps, for a progress line: each pair, the reduction rate, the calls (2 ranks) */
-    unsigned nsteps = 1 + (p > 1), k = 0;
-    for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++) {
-        uint32_t a, b;
-        nsteps += plan_pair(ct, node, module, (uint32_t)p, &a, &b);
-    }
-    for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++) {
-        uint32_t a, b;
-        if (!plan_pair(ct, node, module, (uint32_t)p, &a, &b))
-            continue;
-        rt_calib_link *l = &res->link[ct];
-        if (me == 0 && o->step) {
-            char what[64];
-            if (a == b)
-                snprintf(what, sizeof what, "%s (rank %u)", rt_contype_name(ct), (unsigned)a);
-            else
-                snprintf(what, sizeof what, "%s (ranks %u and %u)", rt_contype_name(ct),
-                         (unsigned)a, (unsigned)b);
-            o->step(o->step_ctx, ++k, nsteps, what);
-        }
-        pair_turn(c, me, p, ct, a, b, o, model, &bufs, l);
-        l->measured = 1;
-        l->a = a;
-        l->b = b;
-        l->node[0] = node[a];
-        l->node[1] = node[b];
-        l->module[0] = module[a];
-        l->module[1] = module[b];
-    }
-    /* The reduction rate and the timeslice: rank 0 alone. */
-    if (me == 0) {
-        if (o->step)
-            o->step(o->step_ctx, ++k, nsteps, "the reduction rate and the timeslice");
-        res->reduce_bandwidth = calib_reduce(o, &bufs, &res->reduce_pts);
-        calib_timeslice(o, res);
-        release_others(c, p, 0, 0);
-    } else {
-        calm_wait(c, 0);
-    }
-    /* The CPU costs of calls: ranks 0 and 1 alone (they need the eager switch found above);
-     * the others sleep, as for the pairs: with more ranks than cores, ranks that poll in a
-     * collective would measure the scheduler. */
-    MPI_Bcast(res->link, (int)sizeof res->link, MPI_BYTE, 0, c);
-    if (p > 1)
-        res->calls_ct = contype(node, module, 0, 1);
-    MPI_Comm two;
-    MPI_Comm_split(c, me < 2 ? 0 : MPI_UNDEFINED, me, &two);
-    if (two != MPI_COMM_NULL) {
-        if (me == 0 && o->step && p > 1)
-            o->step(o->step_ctx, ++k, nsteps, "the costs of calls (ranks 0 and 1)");
-        calib_calls_measure(two, o, &bufs, res);
-        MPI_Comm_free(&two);
-        if (me == 0)
-            release_others(c, p, 0, 1);
-    } else {
-        calm_wait(c, 0);
-    }
-
-    rc = 0;
-    if (me == 0) {
-        for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT && !rc; ct++)
-            if (res->link[ct].measured && res->link[ct].error[0])
-                rc = rt_err_set(err, RT_E_INVAL, "%s", res->link[ct].error);
-        if (!rc) {
-            apply(res, model);
-            calib_calls_fit(res, model, node, module);
-        }
-    }
-    rc = share_outcome(c, rc, err);
-    res->seconds = MPI_Wtime() - start;
-out:
-    free_bufs(&bufs);
+    free_bufs(&x.bufs);
     free(both);
-    free(node);
-    free(module);
-    MPI_Comm_free(&c);
+    free(x.node);
+    free(x.module);
+    MPI_Comm_free(&x.c);
     return rc;
 }

@@ -286,45 +286,14 @@ static int neighbor(mr_run *r, int ci, const rt_event *ev, MPI_Request *req, int
 #define ISSUE(Name, name, blocking, nonblocking) \
     (req ? mr_mpi((nonblocking), "MPI_I" name, err) : mr_mpi((blocking), "MPI_" Name, err))
 
-/* Issues the call with MPICH's selection (or the algorithm forced for it). *skip: the call is
- * left out, the same on every member. */
-static int issue(mr_run *r, const rt_event *ev, MPI_Comm comm, int p, int me, MPI_Request *req,
-                 int *skip, rt_err *err)
+/* A v-collective (mr_is_vcoll), with every member's counts v from the prepass. */
+static int issue_v(mr_run *r, const rt_event *ev, const mr_vpart *v, MPI_Comm comm, int p, int me,
+                   MPI_Request *req, rt_err *err)
 {
-    char *s = r->sbuf, *q = r->rbuf;
     int root = ev->peer >= 0 ? ev->peer : 0;
     uint64_t b = ev->bytes, rb = ev->rbytes, e, tot, rtot;
-    const mr_vpart *v = NULL;
     int rc;
-    if (mr_is_vcoll(ev->op) && !(v = vparts_of(r, ev, p))) {
-        *skip = 1;
-        return 0;
-    }
     switch (ev->op) {
-    case RT_COLL_BARRIER:
-        return ISSUE("Barrier", "barrier", MPI_Barrier(comm), MPI_Ibarrier(comm, req));
-    case RT_COLL_BCAST: {
-        int n = (int)(me == root ? b : rb);
-        return ISSUE("Bcast", "bcast", MPI_Bcast(s, n, MPI_BYTE, root, comm),
-                     MPI_Ibcast(s, n, MPI_BYTE, root, comm, req));
-    }
-    case RT_COLL_GATHER:
-        return ISSUE("Gather", "gather",
-                     MPI_Gather(s, (int)b, MPI_BYTE, q, (int)b, MPI_BYTE, root, comm),
-                     MPI_Igather(s, (int)b, MPI_BYTE, q, (int)b, MPI_BYTE, root, comm, req));
-    case RT_COLL_SCATTER:
-        return ISSUE("Scatter", "scatter",
-                     MPI_Scatter(s, (int)rb, MPI_BYTE, q, (int)rb, MPI_BYTE, root, comm),
-                     MPI_Iscatter(s, (int)rb, MPI_BYTE, q, (int)rb, MPI_BYTE, root, comm, req));
-    case RT_COLL_ALLGATHER:
-        return ISSUE("Allgather", "allgather",
-                     MPI_Allgather(s, (int)b, MPI_BYTE, q, (int)b, MPI_BYTE, comm),
-                     MPI_Iallgather(s, (int)b, MPI_BYTE, q, (int)b, MPI_BYTE, comm, req));
-    case RT_COLL_ALLTOALL: {
-        int n = (int)(b / (uint64_t)p);
-        return ISSUE("Alltoall", "alltoall", MPI_Alltoall(s, n, MPI_BYTE, q, n, MPI_BYTE, comm),
-                     MPI_Ialltoall(s, n, MPI_BYTE, q, n, MPI_BYTE, comm, req));
-    }
     case RT_COLL_GATHERV:
         if ((rc = member_counts(r, ev, v, p, 0, 1, &tot, err)) < 0 ||
             (rc = ensure_buf(r, tot, err)) < 0)
@@ -362,32 +331,7 @@ static int issue(mr_run *r, const rt_event *ev, MPI_Comm comm, int p, int me, MP
                                    r->rdispls, MPI_BYTE, comm),
                      MPI_Ialltoallv(r->sbuf, r->counts, r->displs, MPI_BYTE, r->rbuf, r->rcounts,
                                     r->rdispls, MPI_BYTE, comm, req));
-    case RT_COLL_ALLREDUCE:
-        e = rt_coll_elem_size(b);
-        return ISSUE("Allreduce", "allreduce",
-                     MPI_Allreduce(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm),
-                     MPI_Iallreduce(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm, req));
-    case RT_COLL_REDUCE:
-        e = rt_coll_elem_size(b);
-        return ISSUE("Reduce", "reduce",
-                     MPI_Reduce(s, q, (int)(b / e), elem_type(e), MPI_SUM, root, comm),
-                     MPI_Ireduce(s, q, (int)(b / e), elem_type(e), MPI_SUM, root, comm, req));
-    case RT_COLL_SCAN:
-        e = rt_coll_elem_size(b);
-        return ISSUE("Scan", "scan", MPI_Scan(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm),
-                     MPI_Iscan(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm, req));
-    case RT_COLL_EXSCAN:
-        e = rt_coll_elem_size(b);
-        return ISSUE("Exscan", "exscan",
-                     MPI_Exscan(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm),
-                     MPI_Iexscan(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm, req));
-    case RT_COLL_REDUCE_SCATTER_BLOCK:
-        e = rt_coll_elem_size(rb);
-        return ISSUE(
-            "Reduce_scatter_block", "reduce_scatter_block",
-            MPI_Reduce_scatter_block(s, q, (int)(rb / e), elem_type(e), MPI_SUM, comm),
-            MPI_Ireduce_scatter_block(s, q, (int)(rb / e), elem_type(e), MPI_SUM, comm, req));
-    case RT_COLL_REDUCE_SCATTER:
+    default: /* RT_COLL_REDUCE_SCATTER */
         e = 8;
         for (int i = 0; i < p; i++)
             while (v[i].rbytes % e)
@@ -399,6 +343,89 @@ static int issue(mr_run *r, const rt_event *ev, MPI_Comm comm, int p, int me, MP
             "Reduce_scatter", "reduce_scatter",
             MPI_Reduce_scatter(r->sbuf, r->rbuf, r->counts, elem_type(e), MPI_SUM, comm),
             MPI_Ireduce_scatter(r->sbuf, r->rbuf, r->counts, elem_type(e), MPI_SUM, comm, req));
+    }
+}
+
+/* A reduction with the same count on every member: allreduce, reduce, scan, exscan,
+ * reduce_scatter_block. */
+static int issue_reduction(mr_run *r, const rt_event *ev, MPI_Comm comm, MPI_Request *req,
+                           rt_err *err)
+{
+    char *s = r->sbuf, *q = r->rbuf;
+    int root = ev->peer >= 0 ? ev->peer : 0;
+    uint64_t b = ev->bytes, rb = ev->rbytes, e = rt_coll_elem_size(b);
+    switch (ev->op) {
+    case RT_COLL_ALLREDUCE:
+        return ISSUE("Allreduce", "allreduce",
+                     MPI_Allreduce(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm),
+                     MPI_Iallreduce(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm, req));
+    case RT_COLL_REDUCE:
+        return ISSUE("Reduce", "reduce",
+                     MPI_Reduce(s, q, (int)(b / e), elem_type(e), MPI_SUM, root, comm),
+                     MPI_Ireduce(s, q, (int)(b / e), elem_type(e), MPI_SUM, root, comm, req));
+    case RT_COLL_SCAN:
+        return ISSUE("Scan", "scan", MPI_Scan(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm),
+                     MPI_Iscan(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm, req));
+    case RT_COLL_EXSCAN:
+        return ISSUE("Exscan", "exscan",
+                     MPI_Exscan(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm),
+                     MPI_Iexscan(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm, req));
+    default: /* RT_COLL_REDUCE_SCATTER_BLOCK */
+        e = rt_coll_elem_size(rb);
+        return ISSUE(
+            "Reduce_scatter_block", "reduce_scatter_block",
+            MPI_Reduce_scatter_block(s, q, (int)(rb / e), elem_type(e), MPI_SUM, comm),
+            MPI_Ireduce_scatter_block(s, q, (int)(rb / e), elem_type(e), MPI_SUM, comm, req));
+    }
+}
+
+/* Issues the call with MPICH's selection (or the algorithm forced for it). *skip: the call is
+ * left out, the same on every member. */
+static int issue(mr_run *r, const rt_event *ev, MPI_Comm comm, int p, int me, MPI_Request *req,
+                 int *skip, rt_err *err)
+{
+    char *s = r->sbuf, *q = r->rbuf;
+    int root = ev->peer >= 0 ? ev->peer : 0;
+    uint64_t b = ev->bytes, rb = ev->rbytes;
+    if (mr_is_vcoll(ev->op)) {
+        const mr_vpart *v = vparts_of(r, ev, p);
+        if (!v) {
+            *skip = 1;
+            return 0;
+        }
+        return issue_v(r, ev, v, comm, p, me, req, err);
+    }
+    switch (ev->op) {
+    case RT_COLL_ALLREDUCE:
+    case RT_COLL_REDUCE:
+    case RT_COLL_SCAN:
+    case RT_COLL_EXSCAN:
+    case RT_COLL_REDUCE_SCATTER_BLOCK:
+        return issue_reduction(r, ev, comm, req, err);
+    case RT_COLL_BARRIER:
+        return ISSUE("Barrier", "barrier", MPI_Barrier(comm), MPI_Ibarrier(comm, req));
+    case RT_COLL_BCAST: {
+        int n = (int)(me == root ? b : rb);
+        return ISSUE("Bcast", "bcast", MPI_Bcast(s, n, MPI_BYTE, root, comm),
+                     MPI_Ibcast(s, n, MPI_BYTE, root, comm, req));
+    }
+    case RT_COLL_GATHER:
+        return ISSUE("Gather", "gather",
+                     MPI_Gather(s, (int)b, MPI_BYTE, q, (int)b, MPI_BYTE, root, comm),
+                     MPI_Igather(s, (int)b, MPI_BYTE, q, (int)b, MPI_BYTE, root, comm, req));
+    case RT_COLL_SCATTER:
+        return ISSUE("Scatter", "scatter",
+                     MPI_Scatter(s, (int)rb, MPI_BYTE, q, (int)rb, MPI_BYTE, root, comm),
+                     MPI_Iscatter(s, (int)rb, MPI_BYTE, q, (int)rb, MPI_BYTE, root, comm, req));
+    case RT_COLL_ALLGATHER:
+        return ISSUE("Allgather", "allgather",
+                     MPI_Allgather(s, (int)b, MPI_BYTE, q, (int)b, MPI_BYTE, comm),
+                     MPI_Iallgather(s, (int)b, MPI_BYTE, q, (int)b, MPI_BYTE, comm, req));
+    case RT_COLL_ALLTOALL: {
+        int n = (int)(b / (uint64_t)p);
+        return ISSUE("Alltoall", "alltoall", MPI_Alltoall(s, n, MPI_BYTE, q, n, MPI_BYTE, comm),
+                     MPI_Ialltoall(s, n, MPI_BYTE, q, n, MPI_BYTE, comm, req));
+    }
     default: /* handle creation and the like: the members synchronise */
         return ISSUE("Barrier", "barrier", MPI_Barrier(comm), MPI_Ibarrier(comm, req));
     }

@@ -89,120 +89,152 @@ static int build_vparts(rt_mpirun *m, coll_rec *cr, uint64_t n, rt_err *err)
     return 0;
 }
 
+/* What the prepass gathers as it reads: per rank the collectives it started so far and the
+ * start of its open blocking one, the calls seen, and the open nonblocking ones by request
+ * (the index of their record). */
+typedef struct prepass {
+    uint32_t nr;
+    uint64_t *counter, *begin;
+    coll_rec *cr;
+    uint64_t ncr, capcr;
+    rt_hmap reqs;
+} prepass;
+
+static int prepass_nomem(const rt_mpirun *m, rt_err *err)
+{
+    return rt_err_set(err, RT_E_NOMEM, "out of memory reading %s", m->path);
+}
+
+static int prepass_init(rt_mpirun *m, prepass *p, rt_err *err)
+{
+    uint32_t nr = p->nr;
+    p->counter = calloc(nr ? nr : 1, sizeof *p->counter);
+    p->begin = malloc((nr ? nr : 1) * sizeof *p->begin);
+    m->win_bytes = calloc(m->defs.nwins ? m->defs.nwins : 1, sizeof *m->win_bytes);
+    if (!p->counter || !p->begin || !m->win_bytes)
+        return prepass_nomem(m, err);
+    for (uint32_t r = 0; r < nr; r++)
+        p->begin[r] = UINT64_MAX;
+    return 0;
+}
+
+static void prepass_free(prepass *p)
+{
+    rt_hmap_free(&p->reqs);
+    free(p->cr);
+    free(p->counter);
+    free(p->begin);
+}
+
+/* A nonblocking collective started: its record, completed by its NBC_COMPLETE. */
+static int prepass_nbc_request(rt_mpirun *m, prepass *p, const rt_event *ev, rt_err *err)
+{
+    uint64_t *s = rt_hmap_put(&p->reqs, ev->rank, ev->req, NULL);
+    if (!s)
+        return prepass_nomem(m, err);
+    *s = p->counter[ev->rank]++;
+    if (RT_VEC_RESERVE(p->cr, p->capcr, p->ncr + 1, 256) < 0)
+        return prepass_nomem(m, err);
+    p->cr[p->ncr++] = (coll_rec){.start = *s, .rank = ev->rank, .comm = UINT32_MAX};
+    *s = p->ncr - 1; /* from now on: the record's index */
+    return 0;
+}
+
+/* A collective's completion (COLL_END or NBC_COMPLETE): its communicator, kind and counts. */
+static int prepass_coll_done(rt_mpirun *m, prepass *p, const rt_event *ev, rt_err *err)
+{
+    const rt_comm_def *c = rt_defs_comm(&m->defs, ev->comm);
+    if (c && (c->flags & RT_COMM_IS_INTER))
+        m->inter_colls++;
+    coll_rec *r = NULL;
+    if (ev->kind == RT_EV_NBC_COMPLETE) {
+        uint64_t *s = rt_hmap_get(&p->reqs, ev->rank, ev->req);
+        if (!s || *s == UINT64_MAX)
+            return 0;
+        r = &p->cr[*s];
+        *s = UINT64_MAX;
+    } else {
+        if (RT_VEC_RESERVE(p->cr, p->capcr, p->ncr + 1, 256) < 0)
+            return prepass_nomem(m, err);
+        uint64_t *begin = &p->begin[ev->rank];
+        uint64_t st = *begin != UINT64_MAX ? *begin : p->counter[ev->rank]++;
+        *begin = UINT64_MAX;
+        r = &p->cr[p->ncr++];
+        *r = (coll_rec){.start = st, .rank = ev->rank};
+    }
+    r->comm = ev->comm;
+    r->op = ev->op;
+    r->bytes = ev->bytes;
+    r->rbytes = ev->rbytes;
+    r->known = 1;
+    return 0;
+}
+
+/* One event of a rank of the trace: what it adds to the prepass's facts. */
+static int prepass_event(rt_mpirun *m, prepass *p, const rt_event *ev, rt_err *err)
+{
+    if (ev->bytes > INT_MAX || ev->rbytes > INT_MAX)
+        return rt_err_set(err, RT_E_RANGE,
+                          "%s: rank %u has a transfer of %llu bytes, more than a real-MPI "
+                          "replay issues at once (%d)",
+                          m->path, (unsigned)ev->rank,
+                          (unsigned long long)(ev->bytes > ev->rbytes ? ev->bytes : ev->rbytes),
+                          INT_MAX);
+    switch (ev->kind) {
+    case RT_EV_SEND:
+    case RT_EV_ISEND:
+        m->rec_messages++;
+        m->rec_bytes += ev->bytes;
+        return 0;
+    case RT_EV_COLL_BEGIN:
+        p->begin[ev->rank] = p->counter[ev->rank]++;
+        return 0;
+    case RT_EV_NBC_REQUEST:
+        return prepass_nbc_request(m, p, ev, err);
+    case RT_EV_COLL_END:
+    case RT_EV_NBC_COMPLETE:
+        return prepass_coll_done(m, p, ev, err);
+    case RT_EV_RMA_PUT:
+    case RT_EV_RMA_GET:
+    case RT_EV_RMA_ATOMIC: {
+        int w = win_index(&m->defs, ev->comm);
+        uint64_t b = ev->bytes > ev->rbytes ? ev->bytes : ev->rbytes;
+        if (w >= 0 && b > m->win_bytes[w])
+            m->win_bytes[w] = b;
+        return 0;
+    }
+    default:
+        return 0;
+    }
+}
+
 int mr_prepass(rt_mpirun *m, rt_err *err)
 {
     rt_reader *rd = NULL;
     if (rt_reader_open(m->path, &rd, err) < 0)
         return err->code;
     int rc = rt_defs_copy(&m->defs, rt_reader_defs(rd), err);
-    uint32_t nr = m->defs.nranks;
-    uint64_t *counter = NULL, *begin = NULL; /* per rank: starts so far, the open blocking one */
-    coll_rec *cr = NULL;
-    uint64_t ncr = 0, capcr = 0;
-    rt_hmap reqs = {0};
-    if (rc == 0) {
-        counter = calloc(nr ? nr : 1, sizeof *counter);
-        begin = malloc((nr ? nr : 1) * sizeof *begin);
-        m->win_bytes = calloc(m->defs.nwins ? m->defs.nwins : 1, sizeof *m->win_bytes);
-        if (!counter || !begin || !m->win_bytes)
-            rc = rt_err_set(err, RT_E_NOMEM, "out of memory reading %s", m->path);
-        for (uint32_t r = 0; rc == 0 && r < nr; r++)
-            begin[r] = UINT64_MAX;
-    }
+    prepass p = {.nr = m->defs.nranks};
+    if (rc == 0)
+        rc = prepass_init(m, &p, err);
     uint32_t keep = (uint32_t)m->rank;
     own_reset(&m->own);
     rt_event ev;
     int k;
     while (rc == 0 && (k = rt_reader_next(rd, &ev, err)) > 0) {
-        if (ev.rank >= nr)
+        if (ev.rank >= p.nr)
             continue;
         if (ev.rank == keep && (rc = own_keep(&m->own, &ev, err)))
             break;
-        if (ev.bytes > INT_MAX || ev.rbytes > INT_MAX) {
-            rc = rt_err_set(err, RT_E_RANGE,
-                            "%s: rank %u has a transfer of %llu bytes, more than a real-MPI "
-                            "replay issues at once (%d)",
-                            m->path, (unsigned)ev.rank,
-                            (unsigned long long)(ev.bytes > ev.rbytes ? ev.bytes : ev.rbytes),
-                            INT_MAX);
-            break;
-        }
-        switch (ev.kind) {
-        case RT_EV_SEND:
-        case RT_EV_ISEND:
-            m->rec_messages++;
-            m->rec_bytes += ev.bytes;
-            break;
-        case RT_EV_COLL_BEGIN:
-            begin[ev.rank] = counter[ev.rank]++;
-            break;
-        case RT_EV_NBC_REQUEST: {
-            uint64_t *s = rt_hmap_put(&reqs, ev.rank, ev.req, NULL);
-            if (!s) {
-                rc = rt_err_set(err, RT_E_NOMEM, "out of memory reading %s", m->path);
-                break;
-            }
-            *s = counter[ev.rank]++;
-            if (RT_VEC_RESERVE(cr, capcr, ncr + 1, 256) < 0) {
-                rc = rt_err_set(err, RT_E_NOMEM, "out of memory reading %s", m->path);
-                break;
-            }
-            cr[ncr++] = (coll_rec){.start = *s, .rank = ev.rank, .comm = UINT32_MAX};
-            *s = ncr - 1; /* from now on: the record's index */
-            break;
-        }
-        case RT_EV_COLL_END:
-        case RT_EV_NBC_COMPLETE: {
-            const rt_comm_def *c = rt_defs_comm(&m->defs, ev.comm);
-            if (c && (c->flags & RT_COMM_IS_INTER))
-                m->inter_colls++;
-            coll_rec *r = NULL;
-            if (ev.kind == RT_EV_NBC_COMPLETE) {
-                uint64_t *s = rt_hmap_get(&reqs, ev.rank, ev.req);
-                if (!s || *s == UINT64_MAX)
-                    break;
-                r = &cr[*s];
-                *s = UINT64_MAX;
-            } else {
-                if (RT_VEC_RESERVE(cr, capcr, ncr + 1, 256) < 0) {
-                    rc = rt_err_set(err, RT_E_NOMEM, "out of memory reading %s", m->path);
-                    break;
-                }
-                uint64_t st = begin[ev.rank] != UINT64_MAX ? begin[ev.rank] : counter[ev.rank]++;
-                begin[ev.rank] = UINT64_MAX;
-                r = &cr[ncr++];
-                *r = (coll_rec){.start = st, .rank = ev.rank};
-            }
-            r->comm = ev.comm;
-            r->op = ev.op;
-            r->bytes = ev.bytes;
-            r->rbytes = ev.rbytes;
-            r->known = 1;
-            break;
-        }
-        case RT_EV_RMA_PUT:
-        case RT_EV_RMA_GET:
-        case RT_EV_RMA_ATOMIC: {
-            int w = win_index(&m->defs, ev.comm);
-            uint64_t b = ev.bytes > ev.rbytes ? ev.bytes : ev.rbytes;
-            if (w >= 0 && b > m->win_bytes[w])
-                m->win_bytes[w] = b;
-            break;
-        }
-        default:
-            break;
-        }
+        rc = prepass_event(m, &p, &ev, err);
     }
     if (rc == 0 && k < 0)
         rc = err->code;
     if (rc == 0)
-        rc = build_vparts(m, cr, ncr, err);
-    if (rc == 0 && keep < nr)
+        rc = build_vparts(m, p.cr, p.ncr, err);
+    if (rc == 0 && keep < p.nr)
         rc = own_prepare(m, keep, err);
-    rt_hmap_free(&reqs);
-    free(cr);
-    free(counter);
-    free(begin);
+    prepass_free(&p);
     rt_reader_close(rd);
     return rc;
 }

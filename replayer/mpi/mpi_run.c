@@ -279,74 +279,58 @@ static int pscw_group(mr_run *r, const rt_event *ev, MPI_Win win, MPI_Group *out
 #define CALL(name, call) mr_mpi((call), name, err)
 #define CALL2(rname, rcall, name, call) (req ? CALL(rname, rcall) : CALL(name, call))
 
-int mr_rma(mr_run *r, const rt_event *ev, rt_err *err)
+/* A window created: MPI allocates it as large as the largest transfer into it (the
+ * prepass's win_bytes). */
+static int win_create(mr_run *r, const rt_event *ev, rt_err *err)
 {
-    MPI_Win win;
-    int w, rc;
-    if (ev->kind == RT_EV_WIN_CREATE) {
-        const rt_win_def *wd = rt_defs_win(&r->m->defs, ev->comm);
-        int ci = wd ? mr_comm_index(r, wd->comm) : -RT_E_NOTFOUND;
-        if (ci < 0 || r->comms[ci] == MPI_COMM_NULL)
-            return rt_err_set(err, RT_E_INVAL,
-                              "window %u on a communicator this process does not replay",
-                              (unsigned)ev->comm);
-        w = (int)(wd - r->m->defs.wins);
-        uint64_t bytes = r->m->win_bytes[w] ? r->m->win_bytes[w] : 8;
-        rc = CALL("MPI_Win_allocate", MPI_Win_allocate((MPI_Aint)bytes, 1, MPI_INFO_NULL,
-                                                       r->comms[ci], &r->win_mem[w], &r->wins[w]));
-        if (rc == 0)
-            MPI_Win_set_errhandler(r->wins[w], MPI_ERRORS_RETURN);
-        return rc;
-    }
-    if (ev->kind == RT_EV_RMA_COLL_END && ev->op != RT_COLL_BARRIER)
-        return 0; /* the collective part of creating or freeing a window */
-    if ((w = win_of(r, ev->comm, &win)) < 0)
+    const rt_win_def *wd = rt_defs_win(&r->m->defs, ev->comm);
+    int ci = wd ? mr_comm_index(r, wd->comm) : -RT_E_NOTFOUND;
+    if (ci < 0 || r->comms[ci] == MPI_COMM_NULL)
         return rt_err_set(err, RT_E_INVAL,
-                          "window %u is not replayed here (freed, or never "
-                          "created on this rank)",
+                          "window %u on a communicator this process does not replay",
                           (unsigned)ev->comm);
-    MPI_Request *req = is_rform(ev->call) ? &r->reqs[ev->req] : NULL;
+    int w = (int)(wd - r->m->defs.wins);
+    uint64_t bytes = r->m->win_bytes[w] ? r->m->win_bytes[w] : 8;
+    int rc = CALL("MPI_Win_allocate", MPI_Win_allocate((MPI_Aint)bytes, 1, MPI_INFO_NULL,
+                                                       r->comms[ci], &r->win_mem[w], &r->wins[w]));
+    if (rc == 0)
+        MPI_Win_set_errhandler(r->wins[w], MPI_ERRORS_RETURN);
+    return rc;
+}
+
+/* An atomic operation: fetch-and-op and compare-and-swap of one integer as such, the rest as
+ * (get-)accumulates of the largest integers that divide both sizes. */
+static int rma_atomic(mr_run *r, const rt_event *ev, MPI_Win win, MPI_Request *req, rt_err *err)
+{
     int t = ev->peer;
-    uint64_t b = ev->bytes, rb = ev->rbytes, e;
+    uint64_t b = ev->bytes, rb = ev->rbytes;
+    if (ev->op == RT_ATOMIC_FETCH_AND_OP && int_of_size(b) != MPI_DATATYPE_NULL)
+        return CALL("MPI_Fetch_and_op",
+                    MPI_Fetch_and_op(r->sbuf, r->rbuf, int_of_size(b), t, 0, MPI_SUM, win));
+    if (ev->op == RT_ATOMIC_COMPARE_AND_SWAP && int_of_size(rb) != MPI_DATATYPE_NULL)
+        return CALL("MPI_Compare_and_swap", MPI_Compare_and_swap(r->sbuf, r->sbuf + rb, r->rbuf,
+                                                                 int_of_size(rb), t, 0, win));
+    uint64_t e = b % 8 == 0 && rb % 8 == 0 ? 8 : b % 4 == 0 && rb % 4 == 0 ? 4 : 1;
+    MPI_Datatype ty = e == 8 ? MPI_INT64_T : e == 4 ? MPI_INT32_T : MPI_INT8_T;
+    int n = (int)(b / e), nr = (int)(rb / e);
+    if (ev->op == RT_ATOMIC_GET_ACCUMULATE || ev->op == RT_ATOMIC_FETCH_AND_OP) {
+        MPI_Op op = n ? MPI_SUM : MPI_NO_OP;
+        int tn = n ? n : nr;
+        return CALL2(
+            "MPI_Rget_accumulate",
+            MPI_Rget_accumulate(r->sbuf, n, ty, r->rbuf, nr, ty, t, 0, tn, ty, op, win, req),
+            "MPI_Get_accumulate",
+            MPI_Get_accumulate(r->sbuf, n, ty, r->rbuf, nr, ty, t, 0, tn, ty, op, win));
+    }
+    return CALL2("MPI_Raccumulate", MPI_Raccumulate(r->sbuf, n, ty, t, 0, n, ty, MPI_SUM, win, req),
+                 "MPI_Accumulate", MPI_Accumulate(r->sbuf, n, ty, t, 0, n, ty, MPI_SUM, win));
+}
+
+/* A synchronisation of a window: fence, PSCW, locks, flushes. */
+static int rma_sync(mr_run *r, const rt_event *ev, MPI_Win win, rt_err *err)
+{
+    int t = ev->peer, rc;
     switch (ev->kind) {
-    case RT_EV_WIN_FREE:
-        return CALL("MPI_Win_free", MPI_Win_free(&r->wins[w]));
-    case RT_EV_RMA_PUT:
-        r->rma_ops++;
-        return CALL2("MPI_Rput",
-                     MPI_Rput(r->sbuf, (int)b, MPI_BYTE, t, 0, (int)b, MPI_BYTE, win, req),
-                     "MPI_Put", MPI_Put(r->sbuf, (int)b, MPI_BYTE, t, 0, (int)b, MPI_BYTE, win));
-    case RT_EV_RMA_GET:
-        r->rma_ops++;
-        return CALL2("MPI_Rget",
-                     MPI_Rget(r->rbuf, (int)rb, MPI_BYTE, t, 0, (int)rb, MPI_BYTE, win, req),
-                     "MPI_Get", MPI_Get(r->rbuf, (int)rb, MPI_BYTE, t, 0, (int)rb, MPI_BYTE, win));
-    case RT_EV_RMA_ATOMIC:
-        r->rma_ops++;
-        if (ev->op == RT_ATOMIC_FETCH_AND_OP && int_of_size(b) != MPI_DATATYPE_NULL)
-            return CALL("MPI_Fetch_and_op",
-                        MPI_Fetch_and_op(r->sbuf, r->rbuf, int_of_size(b), t, 0, MPI_SUM, win));
-        if (ev->op == RT_ATOMIC_COMPARE_AND_SWAP && int_of_size(rb) != MPI_DATATYPE_NULL)
-            return CALL("MPI_Compare_and_swap", MPI_Compare_and_swap(r->sbuf, r->sbuf + rb, r->rbuf,
-                                                                     int_of_size(rb), t, 0, win));
-        e = b % 8 == 0 && rb % 8 == 0 ? 8 : b % 4 == 0 && rb % 4 == 0 ? 4 : 1;
-        {
-            MPI_Datatype ty = e == 8 ? MPI_INT64_T : e == 4 ? MPI_INT32_T : MPI_INT8_T;
-            int n = (int)(b / e), nr = (int)(rb / e);
-            if (ev->op == RT_ATOMIC_GET_ACCUMULATE || ev->op == RT_ATOMIC_FETCH_AND_OP) {
-                MPI_Op op = n ? MPI_SUM : MPI_NO_OP;
-                int tn = n ? n : nr;
-                return CALL2(
-                    "MPI_Rget_accumulate",
-                    MPI_Rget_accumulate(r->sbuf, n, ty, r->rbuf, nr, ty, t, 0, tn, ty, op, win,
-                                        req),
-                    "MPI_Get_accumulate",
-                    MPI_Get_accumulate(r->sbuf, n, ty, r->rbuf, nr, ty, t, 0, tn, ty, op, win));
-            }
-            return CALL2(
-                "MPI_Raccumulate", MPI_Raccumulate(r->sbuf, n, ty, t, 0, n, ty, MPI_SUM, win, req),
-                "MPI_Accumulate", MPI_Accumulate(r->sbuf, n, ty, t, 0, n, ty, MPI_SUM, win));
-        }
     case RT_EV_RMA_COLL_END:
         return CALL("MPI_Win_fence", MPI_Win_fence(0, win));
     case RT_EV_RMA_GROUP_SYNC:
@@ -354,15 +338,13 @@ int mr_rma(mr_run *r, const rt_event *ev, rt_err *err)
             return CALL("MPI_Win_complete", MPI_Win_complete(win));
         if (ev->op == RT_PSCW_WAIT)
             return CALL("MPI_Win_wait", MPI_Win_wait(win));
-        {
-            MPI_Group g;
-            if ((rc = pscw_group(r, ev, win, &g, err)) < 0)
-                return rc;
-            rc = ev->op == RT_PSCW_POST ? CALL("MPI_Win_post", MPI_Win_post(g, 0, win))
-                                        : CALL("MPI_Win_start", MPI_Win_start(g, 0, win));
-            MPI_Group_free(&g);
+        MPI_Group g;
+        if ((rc = pscw_group(r, ev, win, &g, err)) < 0)
             return rc;
-        }
+        rc = ev->op == RT_PSCW_POST ? CALL("MPI_Win_post", MPI_Win_post(g, 0, win))
+                                    : CALL("MPI_Win_start", MPI_Win_start(g, 0, win));
+        MPI_Group_free(&g);
+        return rc;
     case RT_EV_RMA_LOCK:
         if (t == RT_PEER_ALL)
             return CALL("MPI_Win_lock_all", MPI_Win_lock_all(0, win));
@@ -382,6 +364,43 @@ int mr_rma(mr_run *r, const rt_event *ev, rt_err *err)
                                 : CALL("MPI_Win_flush", MPI_Win_flush(t, win));
     default:
         return 0;
+    }
+}
+
+int mr_rma(mr_run *r, const rt_event *ev, rt_err *err)
+{
+    MPI_Win win;
+    int w;
+    if (ev->kind == RT_EV_WIN_CREATE)
+        return win_create(r, ev, err);
+    if (ev->kind == RT_EV_RMA_COLL_END && ev->op != RT_COLL_BARRIER)
+        return 0; /* the collective part of creating or freeing a window */
+    if ((w = win_of(r, ev->comm, &win)) < 0)
+        return rt_err_set(err, RT_E_INVAL,
+                          "window %u is not replayed here (freed, or never "
+                          "created on this rank)",
+                          (unsigned)ev->comm);
+    MPI_Request *req = is_rform(ev->call) ? &r->reqs[ev->req] : NULL;
+    int t = ev->peer;
+    uint64_t b = ev->bytes, rb = ev->rbytes;
+    switch (ev->kind) {
+    case RT_EV_WIN_FREE:
+        return CALL("MPI_Win_free", MPI_Win_free(&r->wins[w]));
+    case RT_EV_RMA_PUT:
+        r->rma_ops++;
+        return CALL2("MPI_Rput",
+                     MPI_Rput(r->sbuf, (int)b, MPI_BYTE, t, 0, (int)b, MPI_BYTE, win, req),
+                     "MPI_Put", MPI_Put(r->sbuf, (int)b, MPI_BYTE, t, 0, (int)b, MPI_BYTE, win));
+    case RT_EV_RMA_GET:
+        r->rma_ops++;
+        return CALL2("MPI_Rget",
+                     MPI_Rget(r->rbuf, (int)rb, MPI_BYTE, t, 0, (int)rb, MPI_BYTE, win, req),
+                     "MPI_Get", MPI_Get(r->rbuf, (int)rb, MPI_BYTE, t, 0, (int)rb, MPI_BYTE, win));
+    case RT_EV_RMA_ATOMIC:
+        r->rma_ops++;
+        return rma_atomic(r, ev, win, req, err);
+    default:
+        return rma_sync(r, ev, win, err);
     }
 }
 
