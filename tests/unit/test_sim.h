@@ -1,5 +1,5 @@
-/* Helpers shared by the unit tests of the built-in engine (test_sim.c, test_sim_coll.c):
- * traces written as retrace CSV text, loaded through a temporary file, replayed under a
+/* Helpers shared by the unit tests of the built-in engine (test_sim*.c): traces written as
+ * retrace CSV text, one call per helper, loaded through a temporary file, replayed under a
  * model set field by field. Include it after cmocka.h. */
 #ifndef TEST_SIM_H
 #define TEST_SIM_H
@@ -110,6 +110,71 @@ static inline void st_replay(const char *csv, const rt_sim_config *c, rt_sim_res
     rt_sim_trace *t = st_load(csv);
     st_run(t, c, res);
     rt_sim_trace_free(t);
+}
+
+/* The "LogP" model most engine tests use: every link latency L = 1 us, overhead o = 100 ns,
+ * bandwidth B = 1 GB/s (1000 ps per byte), eager up to `eager` bytes (usually EAGER), gap 0,
+ * one message at a time per sender (injection = message), no contention. */
+#define L_PS US
+#define O_PS (100 * NS)
+#define EAGER 4096
+
+static inline void st_logp_config(rt_sim_config *c, uint64_t eager)
+{
+    rt_sim_config_default(c);
+    st_model(&c->model, L_PS, O_PS, 1000000000, eager);
+}
+
+/* o + L + n/B: from the start of an injection to the last byte at the receiver. */
+static inline uint64_t st_wire(uint64_t n)
+{
+    return O_PS + L_PS + n * 1000;
+}
+
+/* Trace writing: one call per helper, ENTER and LEAVE at the same recorded time. */
+
+static inline void st_enter(st_text *t, unsigned r, uint64_t ns, const char *fn)
+{
+    st_add(t, "%u,%llu,enter,%s,,,,,,,,\n", r, (unsigned long long)ns, fn);
+}
+
+static inline void st_leave(st_text *t, unsigned r, uint64_t ns, const char *fn)
+{
+    st_add(t, "%u,%llu,leave,%s,,,,,,,,\n", r, (unsigned long long)ns, fn);
+}
+
+/* A call whose events are given after the rank and time: "send,MPI_Send,0,1,...". */
+static inline void st_call(st_text *t, unsigned r, uint64_t ns, const char *fn, const char *ev1,
+                           const char *ev2)
+{
+    st_enter(t, r, ns, fn);
+    if (ev1)
+        st_add(t, "%u,%llu,%s\n", r, (unsigned long long)ns, ev1);
+    if (ev2)
+        st_add(t, "%u,%llu,%s\n", r, (unsigned long long)ns, ev2);
+    st_leave(t, r, ns, fn);
+}
+
+static inline void st_send(st_text *t, unsigned r, uint64_t ns, unsigned to, int tag, uint64_t n)
+{
+    char ev[128];
+    snprintf(ev, sizeof ev, "send,MPI_Send,0,%u,%d,%llu,,shm,,", to, tag, (unsigned long long)n);
+    st_call(t, r, ns, "MPI_Send", ev, NULL);
+}
+
+/* flags: "" or "any_source", "any_tag", "any_source|any_tag" as the receive was posted */
+static inline void st_recv(st_text *t, unsigned r, uint64_t ns, unsigned from, int tag, uint64_t n,
+                           const char *flags)
+{
+    char ev[128];
+    snprintf(ev, sizeof ev, "recv,MPI_Recv,0,%u,%d,%llu,,shm,,%s", from, tag, (unsigned long long)n,
+             flags);
+    st_call(t, r, ns, "MPI_Recv", ev, NULL);
+}
+
+static inline void st_init(st_text *t, unsigned r)
+{
+    st_call(t, r, 0, "MPI_Init", NULL, NULL);
 }
 
 /* test_sim_coll.c */

@@ -1,0 +1,234 @@
+/*
+ * Unit tests of what the CPU adds to the built-in engine's replay: the CPU costs of calls
+ * (the model's [calls]), computation scaled, collectives of one member that cost only
+ * their call, and ranks taking turns on too few cores (replayer/sim/sim_share.c). Replay
+ * times worked out by hand under the LogP model of test_sim.h; times in comments are in
+ * microseconds.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "rt_test_main.h"
+
+#include "test_sim.h"
+
+/* ---- CPU costs of calls and scaled computation ----------------------------------------------- */
+
+/* [calls] costs are spent when a call is entered, as MPI time, before its operations: rank
+ * 0's send leaves 3 us late (2 us + 1000 B at 1 GB/s), rank 1's receive is posted 0.5 us
+ * late. Computation is scaled: rank 0's 10 us gap becomes 5 us. */
+static void test_call_costs(void **state)
+{
+    (void)state;
+    st_text t = {0};
+    st_add(&t, "ranks,2\n");
+    st_init(&t, 0);
+    st_init(&t, 1);
+    st_send(&t, 0, 10000, 1, 0, 1000);
+    st_recv(&t, 1, 0, 0, 0, 1000, "");
+    rt_sim_config c;
+    st_logp_config(&c, EAGER);
+    rt_sim_result res;
+    rt_sim_trace *tr = st_load(t.s);
+    st_run(tr, &c, &res); /* without costs: sent at 10 us, in at 10 us + wire */
+    assert_int_equal(res.ranks[0].end_ps, 10 * US + st_wire(1000));
+    assert_int_equal(res.ranks[1].end_ps, 10 * US + st_wire(1000) + O_PS);
+    rt_sim_result_free(&res);
+
+    c.model.call[RT_FN_Send] = (rt_net_call){2 * US, 1000000000};
+    c.model.call[RT_FN_Recv] = (rt_net_call){500 * NS, 0};
+    c.compute_scale_ppm = 500000;
+    st_run(tr, &c, &res);
+    assert_int_equal(res.completed, 1);
+    assert_int_equal(res.ranks[0].compute_ps, 5 * US);
+    assert_int_equal(res.ranks[0].end_ps, 5 * US + 3 * US + st_wire(1000));
+    assert_int_equal(res.ranks[0].mpi_ps, 3 * US + st_wire(1000));
+    assert_int_equal(res.ranks[1].end_ps, 8 * US + st_wire(1000) + O_PS);
+    assert_int_equal(res.ranks[1].mpi_ps, res.ranks[1].end_ps);
+    rt_sim_result_free(&res);
+
+    /* scale 0: communication only; 1.5: 15 us */
+    c.compute_scale_ppm = 0;
+    st_run(tr, &c, &res);
+    assert_int_equal(res.ranks[0].end_ps, 3 * US + st_wire(1000));
+    rt_sim_result_free(&res);
+    c.compute_scale_ppm = 1500000;
+    st_run(tr, &c, &res);
+    assert_int_equal(res.ranks[0].end_ps, 18 * US + st_wire(1000));
+    rt_sim_result_free(&res);
+    rt_sim_trace_free(tr);
+    st_free(&t);
+
+    /* A collective's cost takes the bytes it sends (coll_begin carries none): a 1000-byte
+     * allreduce costing n / 1 GB/s on both ranks ends exactly 1 us later, a barrier costing
+     * 700 ns 700 ns later. */
+    st_add(&t, "ranks,2\n");
+    for (unsigned r = 0; r < 2; r++) {
+        st_call(&t, r, 0, "MPI_Allreduce", "coll_begin,MPI_Allreduce,,,,,,,,",
+                "coll_end,MPI_Allreduce,0,,,1000,1000,,,allreduce");
+        st_call(&t, r, 0, "MPI_Barrier", "coll_begin,MPI_Barrier,,,,,,,,",
+                "coll_end,MPI_Barrier,0,,,0,0,,,barrier");
+    }
+    tr = st_load(t.s);
+    st_logp_config(&c, EAGER);
+    st_run(tr, &c, &res);
+    uint64_t base = res.time_ps;
+    rt_sim_result_free(&res);
+    c.model.call[RT_FN_Allreduce] = (rt_net_call){0, 1000000000};
+    st_run(tr, &c, &res);
+    assert_int_equal(res.time_ps, base + US);
+    rt_sim_result_free(&res);
+    c.model.call[RT_FN_Barrier] = (rt_net_call){700 * NS, 0};
+    st_run(tr, &c, &res);
+    assert_int_equal(res.time_ps, base + US + 700 * NS);
+    assert_int_equal(res.mpi_ps, 2 * res.time_ps);
+    rt_sim_result_free(&res);
+    rt_sim_trace_free(tr);
+    st_free(&t);
+}
+
+/* A collective with one member (a one-rank trace, or MPI_COMM_SELF) moves nothing: its
+ * schedule has no steps and it completes where it starts, costing only its [calls] cost. It
+ * used to fail the replay with "out of memory (collective schedule)" (a kept schedule with
+ * no steps had no buffer), and one on MPI_COMM_SELF of a rank other than 0 took the rank for
+ * a non-member ("takes no time in the replay" note). With and without the fast path. */
+static void test_one_member_collectives(void **state)
+{
+    (void)state;
+    st_text t = {0};
+    st_add(&t, "ranks,1\n");
+    st_call(&t, 0, 0, "MPI_Barrier", "coll_begin,MPI_Barrier,,,,,,,,",
+            "coll_end,MPI_Barrier,0,,,0,0,,,barrier");
+    st_call(&t, 0, 10, "MPI_Allreduce", "coll_begin,MPI_Allreduce,,,,,,,,",
+            "coll_end,MPI_Allreduce,0,,,1000,1000,,,allreduce");
+    st_call(&t, 0, 20, "MPI_Bcast", "coll_begin,MPI_Bcast,,,,,,,,",
+            "coll_end,MPI_Bcast,0,0,,1000,0,,,bcast");
+    rt_sim_trace *one = st_load(t.s);
+    st_free(&t);
+    /* two ranks, each: a barrier and an allreduce on MPI_COMM_SELF (communicator 1) */
+    st_add(&t, "ranks,2\n");
+    for (unsigned r = 0; r < 2; r++) {
+        st_call(&t, r, 0, "MPI_Barrier", "coll_begin,MPI_Barrier,,,,,,,,",
+                "coll_end,MPI_Barrier,1,,,0,0,,,barrier");
+        st_call(&t, r, 0, "MPI_Allreduce", "coll_begin,MPI_Allreduce,,,,,,,,",
+                "coll_end,MPI_Allreduce,1,,,1000,1000,,,allreduce");
+    }
+    rt_sim_trace *self = st_load(t.s);
+    st_free(&t);
+    for (int fast = 0; fast < 2; fast++) {
+        rt_sim_config c;
+        st_logp_config(&c, EAGER);
+        c.no_fast_coll = !fast;
+        rt_sim_result res;
+        st_run(one, &c, &res); /* the recorded 20 ns between the calls, nothing else */
+        assert_int_equal(res.completed, 1);
+        assert_null(res.report);
+        assert_null(res.notes);
+        assert_int_equal(res.messages, 0);
+        assert_int_equal(res.time_ps, 20 * NS);
+        assert_int_equal(res.mpi_ps, 0);
+        rt_sim_result_free(&res);
+        st_run(self, &c, &res);
+        assert_int_equal(res.completed, 1);
+        assert_null(res.notes);
+        assert_int_equal(res.time_ps, 0);
+        rt_sim_result_free(&res);
+
+        /* barrier 700 ns, allreduce 1000 B at 1 GB/s = 1 us, bcast 50 ns */
+        c.model.call[RT_FN_Barrier] = (rt_net_call){700 * NS, 0};
+        c.model.call[RT_FN_Allreduce] = (rt_net_call){0, 1000000000};
+        c.model.call[RT_FN_Bcast] = (rt_net_call){50 * NS, 0};
+        st_run(one, &c, &res);
+        assert_int_equal(res.completed, 1);
+        assert_int_equal(res.time_ps, 700 * NS + US + 50 * NS + 20 * NS);
+        assert_int_equal(res.mpi_ps, 700 * NS + US + 50 * NS);
+        rt_sim_result_free(&res);
+        st_run(self, &c, &res);
+        assert_int_equal(res.completed, 1);
+        assert_null(res.notes);
+        for (unsigned r = 0; r < 2; r++)
+            assert_int_equal(res.ranks[r].end_ps, 700 * NS + US);
+        rt_sim_result_free(&res);
+    }
+    rt_sim_trace_free(one);
+    rt_sim_trace_free(self);
+}
+/* Four ranks on one node with two cores, turns of 10 us: ranks 0 and 1 run in [0, 10),
+ * [20, 30), ... (turn 0 of 2 on cores 0 and 1), ranks 2 and 3 in [10, 20), [30, 40), ... */
+static void test_time_sharing(void **state)
+{
+    (void)state;
+    st_text t = {0};
+    st_add(&t, "ranks,4\n");
+    for (unsigned r = 0; r < 4; r++) {
+        st_init(&t, r);
+        st_call(&t, r, 25000, "MPI_Finalize", NULL, NULL); /* 25 us of computation */
+    }
+    rt_sim_trace *tr = st_load(t.s);
+    rt_sim_config c;
+    st_logp_config(&c, EAGER);
+    c.model.cores = 2;
+    c.model.timeslice_ps = 10 * US;
+    rt_sim_result res;
+    st_run(tr, &c, &res);
+    assert_int_equal(res.completed, 1);
+    /* 25 us of turns from 0: [0, 10), [20, 30), [40, 45) */
+    assert_int_equal(res.ranks[0].end_ps, 45 * US);
+    assert_int_equal(res.ranks[1].end_ps, 45 * US);
+    /* the first turn at 10 us: [10, 20), [30, 40), [50, 55) */
+    assert_int_equal(res.ranks[2].end_ps, 55 * US);
+    assert_int_equal(res.ranks[3].end_ps, 55 * US);
+    assert_int_equal(res.ranks[2].compute_ps, 25 * US);
+    assert_int_equal(res.ranks[2].mpi_ps, 0);
+    assert_non_null(res.notes);
+    assert_string_equal(res.notes, "time sharing: 1 node has more ranks than cores = 2 (up to 4 "
+                                   "ranks on one node): their ranks run in turns of 10 us "
+                                   "(docs/replay.md)\n");
+    rt_sim_result_free(&res);
+    c.model.cores = 4; /* a core each: no turns, no note */
+    st_run(tr, &c, &res);
+    for (unsigned r = 0; r < 4; r++)
+        assert_int_equal(res.ranks[r].end_ps, 25 * US);
+    assert_null(res.notes);
+    rt_sim_result_free(&res);
+    rt_sim_trace_free(tr);
+    st_free(&t);
+
+    /* 0 -> 2 and 3 -> 1, all posted at 0. Rank 2 receives in its first turn, the message
+     * long in: at 10 us + o. Rank 3 sends when its turn starts, at 10 us; rank 1 waits,
+     * polling: the message is in at 10 us + wire, and rank 1 sees it in its next turn. */
+    st_add(&t, "ranks,4\n");
+    st_send(&t, 0, 0, 2, 0, 1000);
+    st_recv(&t, 2, 0, 0, 0, 1000, "");
+    st_send(&t, 3, 0, 1, 0, 1000);
+    st_recv(&t, 1, 0, 3, 0, 1000, "");
+    tr = st_load(t.s);
+    c.model.cores = 2;
+    st_run(tr, &c, &res);
+    assert_int_equal(res.completed, 1);
+    assert_int_equal(res.ranks[2].end_ps, 10 * US + O_PS);
+    assert_int_equal(res.ranks[3].end_ps, 10 * US + res.ranks[0].end_ps);
+    assert_true(10 * US + st_wire(1000) + O_PS < 20 * US);
+    assert_int_equal(res.ranks[1].end_ps, 20 * US);
+    assert_int_equal(res.ranks[1].mpi_ps, 20 * US);
+    rt_sim_result_free(&res);
+    c.model.cores = 0; /* the default: no sharing */
+    st_run(tr, &c, &res);
+    assert_int_equal(res.ranks[1].end_ps, st_wire(1000) + O_PS);
+    rt_sim_result_free(&res);
+    rt_sim_trace_free(tr);
+    st_free(&t);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_call_costs),
+        cmocka_unit_test(test_one_member_collectives),
+        cmocka_unit_test(test_time_sharing),
+    };
+    return rt_test_main("sim_cpu", tests, argc, argv);
+}
