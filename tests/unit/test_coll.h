@@ -1,6 +1,6 @@
-/* Helpers shared by the unit tests of rt_coll (test_coll.c, test_coll_nbr.c): every rank's
- * schedule of one call (a world), the pairing of its sends and receives, and a round-by-round
- * executor. Include it after cmocka.h. */
+/* Helpers shared by the unit tests of rt_coll (test_coll*.c; defined in test_coll_world.c):
+ * every rank's schedule of one call (a world), the pairing of its sends and receives, and a
+ * round-by-round executor. Include it after cmocka.h. */
 #ifndef TEST_COLL_H
 #define TEST_COLL_H
 
@@ -30,8 +30,34 @@ typedef struct pairing {
     uint32_t nrounds[MAXP];
 } pairing;
 
+/* One call of every rank of a world. */
+typedef struct setup {
+    unsigned op, alg;
+    uint32_t p;
+    int32_t root;
+    uint64_t b; /* per-rank block (bcast, reduce, allreduce, scan: the whole message) */
+    const uint32_t *module, *node;
+} setup;
+
+/* A world's totals: messages and bytes sent, bytes reduced. */
+typedef struct sums {
+    uint64_t msgs, bytes, reduced;
+} sums;
+
 /* rt_coll_emit_fn appending to a steps (ctx). */
 int push(void *ctx, const rt_coll_step *st);
+/* The op has a root; it has a schedule (neighbourhood ones included). */
+int rooted(unsigned op);
+int has_schedule(unsigned op);
+/* Rank me's call in su, with the bytes it records (docs/tracer.md). */
+rt_coll_call call_of(const setup *su, uint32_t me);
+/* Field by field: the structs have padding. */
+void assert_same_steps(const steps *a, const steps *b);
+/* Every rank's steps; also checks the per-rank rules (rounds non-decreasing, peers). */
+void gen(world *w, const setup *su);
+/* Generate, match, execute, and check the data flow when every piece is non-empty. */
+void check_all(const setup *su, world *w);
+sums sum_world(const world *w);
 void world_free(world *w);
 /* Pairs the k-th SEND src->dst with the k-th RECV on dst from src, asserting equal bytes
  * and equal numbers on both sides. */
