@@ -563,85 +563,80 @@ static void test_best_gw_mtu(void **state)
 
 /* ---- model file errors -------------------------------------------------------------------- */
 
+/* Model files that load_text refuses (RT_E_INVAL), each with the message that says why
+ * (after the folder of the file). */
+static const struct {
+    const char *text, *msg;
+} file_errors[] = {
+    {"[net]\nlatency = 1us\n[infiniband]\n",
+     "model.conf:3: unknown section [infiniband] (expected [global], [loop], "
+     "[shm], [net], [gw] or [calls])"},
+    {"[net\n", "model.conf:1: bad section header '[net' (expected [name])"},
+    {"\n\n[shm]\nlatncy = 1us\n",
+     "model.conf:4: [shm] unknown key 'latncy' (expected latency, bandwidth, "
+     "overhead, gap, eager, eager_bandwidth or rendezvous)"},
+    {"gw_mtu = 1K\nspeed = 1\n", "model.conf:2: unknown key 'speed' (expected gateways, gw_mtu, "
+                                 "reduce_bandwidth, contention, injection, cores or timeslice)"},
+    {"cores = -2\n", "model.conf:1: cores: bad value '-2' (expected a whole number from 0 to "
+                     "4294967295)"},
+    {"cores = 4294967296\n",
+     "model.conf:1: cores: bad value '4294967296' (expected a whole number from "
+     "0 to 4294967295)"},
+    {"timeslice = 0ms\n", "model.conf:1: timeslice: bad value '0ms': must be greater than zero"},
+    {"timeslice = 4\n", "model.conf:1: timeslice: bad value '4': needs a unit (ps, ns, us, ms "
+                        "or s)"},
+    {"cores = 2\ncores = 3\n", "model.conf:2: cores: duplicate key (first set on line 1)"},
+    {"injection = fast\n", "model.conf:1: injection: bad value 'fast' (expected message or bytes)"},
+    {"latency = 1us\n", "model.conf:1: latency is a per-connection-type key (put it in a [loop], "
+                        "[shm], [net] or [gw] section)"},
+    {"[gw]\ngw_mtu = 16K\n", "model.conf:2: [gw] gw_mtu is a global key (put it before the first "
+                             "section or in [global])"},
+    {"# a model\n\n\n\n\n[net]\nbandwidth = 10 GB\n",
+     "model.conf:7: [net] bandwidth: bad value '10 GB' (expected a number "
+     "and a unit such as 10GB/s)"},
+    {"[loop]\nlatency = 50\n",
+     "model.conf:2: [loop] latency: bad value '50': needs a unit (ps, ns, us, "
+     "ms or s)"},
+    {"[gw]\noverhead = 0.1234ns\n",
+     "model.conf:2: [gw] overhead: bad value '0.1234ns': not a whole number "
+     "of picoseconds"},
+    {"[shm]\neager = 1.5\n",
+     "model.conf:2: [shm] eager: bad value '1.5': not a whole number of bytes"},
+    {"[net]\ngap = 1us#no blank before the hash\n",
+     "model.conf:2: [net] gap: bad value '1us#no blank before the hash' "
+     "(expected a number and a unit such as 1.5us)"},
+    {"[net]\nlatency =   # nothing\n", "model.conf:2: [net] latency: missing value"},
+    {"gateways = 0\n", "model.conf:1: gateways: bad value '0' (expected a whole number from 1 "
+                       "to 16777216)"},
+    /* gateways are nodes, no more than ranks: a clear error here, not a replay that runs
+     * out of memory for them */
+    {"gateways = 16777217\n",
+     "model.conf:1: gateways: bad value '16777217' (expected a whole number "
+     "from 1 to 16777216)"},
+    {"# many\ngateways = 4000000000\n",
+     "model.conf:2: gateways: bad value '4000000000' (expected a whole number "
+     "from 1 to 16777216)"},
+    {"gateways = 4294967296\n",
+     "model.conf:1: gateways: bad value '4294967296' (expected a whole number "
+     "from 1 to 16777216)"},
+    {"gw_mtu = 0\n", "model.conf:1: gw_mtu: bad value '0': must be greater than zero"},
+    {"reduce_bandwidth = 0B/s\n",
+     "model.conf:1: reduce_bandwidth: bad value '0B/s': must be greater than "
+     "zero"},
+    {"contention = yes\n", "model.conf:1: contention: bad value 'yes' (expected on or off)"},
+    {"[net]\nlatency = 1us\n[shm]\n[net]\nlatency = 2us\n",
+     "model.conf:5: [net] latency: duplicate key (first set on line 2)"},
+    {"gateways = 2\n[global]\ngateways = 3\n",
+     "model.conf:3: gateways: duplicate key (first set on line 1)"},
+    {"[net]\nlatency 1us\n", "model.conf:2: missing '=' in 'latency 1us' (expected key = value)"},
+    {"= 1us\n", "model.conf:1: missing key before '='"},
+};
+
 static void test_file_errors(void **state)
 {
     (void)state;
-    assert_load_error("[net]\nlatency = 1us\n[infiniband]\n", RT_E_INVAL,
-                      "model.conf:3: unknown section [infiniband] (expected [global], [loop], "
-                      "[shm], [net], [gw] or [calls])");
-    assert_load_error("[net\n", RT_E_INVAL,
-                      "model.conf:1: bad section header '[net' (expected [name])");
-    assert_load_error("\n\n[shm]\nlatncy = 1us\n", RT_E_INVAL,
-                      "model.conf:4: [shm] unknown key 'latncy' (expected latency, bandwidth, "
-                      "overhead, gap, eager, eager_bandwidth or rendezvous)");
-    assert_load_error("gw_mtu = 1K\nspeed = 1\n", RT_E_INVAL,
-                      "model.conf:2: unknown key 'speed' (expected gateways, gw_mtu, "
-                      "reduce_bandwidth, contention, injection, cores or timeslice)");
-    assert_load_error("cores = -2\n", RT_E_INVAL,
-                      "model.conf:1: cores: bad value '-2' (expected a whole number from 0 to "
-                      "4294967295)");
-    assert_load_error("cores = 4294967296\n", RT_E_INVAL,
-                      "model.conf:1: cores: bad value '4294967296' (expected a whole number from "
-                      "0 to 4294967295)");
-    assert_load_error("timeslice = 0ms\n", RT_E_INVAL,
-                      "model.conf:1: timeslice: bad value '0ms': must be greater than zero");
-    assert_load_error("timeslice = 4\n", RT_E_INVAL,
-                      "model.conf:1: timeslice: bad value '4': needs a unit (ps, ns, us, ms "
-                      "or s)");
-    assert_load_error("cores = 2\ncores = 3\n", RT_E_INVAL,
-                      "model.conf:2: cores: duplicate key (first set on line 1)");
-    assert_load_error("injection = fast\n", RT_E_INVAL,
-                      "model.conf:1: injection: bad value 'fast' (expected message or bytes)");
-    assert_load_error("latency = 1us\n", RT_E_INVAL,
-                      "model.conf:1: latency is a per-connection-type key (put it in a [loop], "
-                      "[shm], [net] or [gw] section)");
-    assert_load_error("[gw]\ngw_mtu = 16K\n", RT_E_INVAL,
-                      "model.conf:2: [gw] gw_mtu is a global key (put it before the first "
-                      "section or in [global])");
-    assert_load_error("# a model\n\n\n\n\n[net]\nbandwidth = 10 GB\n", RT_E_INVAL,
-                      "model.conf:7: [net] bandwidth: bad value '10 GB' (expected a number "
-                      "and a unit such as 10GB/s)");
-    assert_load_error("[loop]\nlatency = 50\n", RT_E_INVAL,
-                      "model.conf:2: [loop] latency: bad value '50': needs a unit (ps, ns, us, "
-                      "ms or s)");
-    assert_load_error("[gw]\noverhead = 0.1234ns\n", RT_E_INVAL,
-                      "model.conf:2: [gw] overhead: bad value '0.1234ns': not a whole number "
-                      "of picoseconds");
-    assert_load_error("[shm]\neager = 1.5\n", RT_E_INVAL,
-                      "model.conf:2: [shm] eager: bad value '1.5': not a whole number of bytes");
-    assert_load_error("[net]\ngap = 1us#no blank before the hash\n", RT_E_INVAL,
-                      "model.conf:2: [net] gap: bad value '1us#no blank before the hash' "
-                      "(expected a number and a unit such as 1.5us)");
-    assert_load_error("[net]\nlatency =   # nothing\n", RT_E_INVAL,
-                      "model.conf:2: [net] latency: missing value");
-    assert_load_error("gateways = 0\n", RT_E_INVAL,
-                      "model.conf:1: gateways: bad value '0' (expected a whole number from 1 "
-                      "to 16777216)");
-    /* gateways are nodes, no more than ranks: a clear error here, not a replay that runs
-     * out of memory for them */
-    assert_load_error("gateways = 16777217\n", RT_E_INVAL,
-                      "model.conf:1: gateways: bad value '16777217' (expected a whole number "
-                      "from 1 to 16777216)");
-    assert_load_error("# many\ngateways = 4000000000\n", RT_E_INVAL,
-                      "model.conf:2: gateways: bad value '4000000000' (expected a whole number "
-                      "from 1 to 16777216)");
-    assert_load_error("gateways = 4294967296\n", RT_E_INVAL,
-                      "model.conf:1: gateways: bad value '4294967296' (expected a whole number "
-                      "from 1 to 16777216)");
-    assert_load_error("gw_mtu = 0\n", RT_E_INVAL,
-                      "model.conf:1: gw_mtu: bad value '0': must be greater than zero");
-    assert_load_error("reduce_bandwidth = 0B/s\n", RT_E_INVAL,
-                      "model.conf:1: reduce_bandwidth: bad value '0B/s': must be greater than "
-                      "zero");
-    assert_load_error("contention = yes\n", RT_E_INVAL,
-                      "model.conf:1: contention: bad value 'yes' (expected on or off)");
-    assert_load_error("[net]\nlatency = 1us\n[shm]\n[net]\nlatency = 2us\n", RT_E_INVAL,
-                      "model.conf:5: [net] latency: duplicate key (first set on line 2)");
-    assert_load_error("gateways = 2\n[global]\ngateways = 3\n", RT_E_INVAL,
-                      "model.conf:3: gateways: duplicate key (first set on line 1)");
-    assert_load_error("[net]\nlatency 1us\n", RT_E_INVAL,
-                      "model.conf:2: missing '=' in 'latency 1us' (expected key = value)");
-    assert_load_error("= 1us\n", RT_E_INVAL, "model.conf:1: missing key before '='");
+    for (size_t i = 0; i < sizeof file_errors / sizeof *file_errors; i++)
+        assert_load_error(file_errors[i].text, RT_E_INVAL, file_errors[i].msg);
 
     /* Lines: 4095 bytes are fine, 4096 are not (the terminator does not count). */
     static char text[3 * 4200];
