@@ -4,15 +4,19 @@
 # coverage reached and the findings. Findings (crash-*, leak-*, timeout-*, oom-* inputs) are
 # kept in WORK/artifacts; the corpus the fuzzer grew stays in WORK/corpus/KIND (the seeds in
 # the tree are not touched). Exit status 1 when there was a finding.
-# usage: bench/fuzz.sh [FUZZ_BUILD_DIR] [SECONDS] [KIND...]
+# usage: bench/fuzz.sh [FUZZ_BUILD_DIR] [SECONDS] [KIND...]   or   bench/fuzz.sh [SECONDS] [KIND...]
 #   FUZZ_BUILD_DIR: a build configured with CC=clang -DRETRACE_FUZZ=ON (make test-fuzz makes
 #   build-fuzz/); KIND: csv ti raw otf2_anchor otf2_defs otf2_local_defs otf2_events model map
 #   options env (default: all). WORK is $FUZZ_WORK or a new folder under /tmp.
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
-build=$(cd "${1:-build-fuzz}" && pwd)
-seconds=${2:-60}
-[ $# -ge 2 ] && shift 2 || shift $#
+case "${1:-}" in
+*[!0-9]*) build=$1; shift ;;  # a folder
+*) build=$src/build-fuzz ;;    # none, or the seconds
+esac
+build=$(cd "$build" && pwd)
+seconds=${1:-60}
+[ $# -ge 1 ] && shift
 kinds=${*:-csv ti raw otf2_anchor otf2_defs otf2_local_defs otf2_events model map options env}
 work=${FUZZ_WORK:-$(mktemp -d /tmp/retrace-fuzz-run-XXXXXX)}
 mkdir -p "$work/artifacts" "$work/corpus"
