@@ -224,11 +224,9 @@ static int cell_us(rt_table *t, uint64_t ps)
     return rt_table_cell(t, "%" PRIu64 ".%03" PRIu64, ps / 1000000, ps / 1000 % 1000);
 }
 
-static int build(pipe_pass *p, chain *ch, size_t n, rt_an_pipe_result *res)
+/* The summary table: the model, the size threshold and the totals over all chains. */
+static int add_summary(const pipe_pass *p, const rt_an_pipe_result *res, rt_tables *ts)
 {
-    const rt_net_model *m = &p->o->model;
-    rt_tables *ts = &res->report.tables;
-    char line[256];
     int rc;
     static const char *const scols[] = {"what", "value"};
     rt_table *t = rt_table_new("summary", "Software pipelining estimate", 2, scols, "ll");
@@ -239,7 +237,7 @@ static int build(pipe_pass *p, chain *ch, size_t n, rt_an_pipe_result *res)
     char total[64];
     snprintf(total, sizeof total, "%" PRIu64 ".%03" PRIu64 " us", res->saving_ps / 1000000,
              res->saving_ps / 1000 % 1000);
-    const char *rows[][2] = {{"model", m->source}, {"messages of at least", minb}};
+    const char *rows[][2] = {{"model", p->o->model.source}, {"messages of at least", minb}};
     for (unsigned i = 0; i < 2; i++)
         if ((rc = rt_table_row(t)) || (rc = rt_table_cell(t, "%s", rows[i][0])) ||
             (rc = rt_table_cell(t, "%s", rows[i][1])))
@@ -251,7 +249,13 @@ static int build(pipe_pass *p, chain *ch, size_t n, rt_an_pipe_result *res)
         (rc = rt_table_cell_u64(t, res->gaining)) || (rc = rt_table_row(t)) ||
         (rc = rt_table_cell(t, "total possible saving")) || (rc = rt_table_cell(t, "%s", total)))
         return rc;
+    return 0;
+}
 
+/* The chains table: the first --top chains of ch (sorted, best first). */
+static int add_chains(const pipe_pass *p, const chain *ch, size_t n, rt_tables *ts)
+{
+    int rc;
     static const char *const cols[] = {"rank",
                                        "from",
                                        "to",
@@ -264,13 +268,14 @@ static int build(pipe_pass *p, chain *ch, size_t n, rt_an_pipe_result *res)
                                        "pipelined (us)",
                                        "saving (us)",
                                        "best gw mtu"};
+    char line[256];
     unsigned shown = p->o->top && n > p->o->top ? p->o->top : (unsigned)n;
     snprintf(line, sizeof line, "Chains ranked by saving (%u of %zu)", shown, n);
-    t = rt_table_new("chains", line, 12, cols, "rrrrlrrrrrrr");
+    rt_table *t = rt_table_new("chains", line, 12, cols, "rrrrlrrrrrrr");
     if ((rc = rt_tables_add(ts, t)))
         return rc;
     for (unsigned i = 0; i < shown; i++) {
-        chain *c = &ch[i];
+        const chain *c = &ch[i];
         char blk[32] = "-", mtu[32] = "-";
         if (c->block)
             rt_an_size_label(c->block, blk, sizeof blk);
@@ -286,40 +291,53 @@ static int build(pipe_pass *p, chain *ch, size_t n, rt_an_pipe_result *res)
             (rc = rt_table_cell(t, "%s", mtu)))
             return rc;
     }
+    return 0;
+}
 
-    if (p->gw_msgs) {
-        /* The chunk size that minimises the gateway wire time summed over every message that
-         * crossed a gateway (chunks larger than a message cost what the message does). */
-        static const char *const gcols[] = {"gw mtu", "wire time of all gw messages (us)"};
-        int k = snprintf(line, sizeof line,
-                         "Gateway chunk size (PSP_GW_MTU) over the %" PRIu64
-                         " message%s that cross%s a gateway",
-                         p->gw_msgs, p->gw_msgs == 1 ? "" : "s", p->gw_msgs == 1 ? "es" : "");
-        if (p->gw_empty && k > 0 && (size_t)k < sizeof line) /* say what is left out */
-            snprintf(line + k, sizeof line - (size_t)k,
-                     "; %" PRIu64 " of 0 bytes left out (no chunk size changes %s)", p->gw_empty,
-                     p->gw_empty == 1 ? "it" : "them");
-        t = rt_table_new("gateway", line, 2, gcols, "rr");
-        if ((rc = rt_tables_add(ts, t)))
-            return rc;
-        unsigned best = GW_MTU_FIRST;
-        for (unsigned i = GW_MTU_FIRST; i <= GW_MTU_LAST; i++) {
-            if (p->gw_time[i] < p->gw_time[best])
-                best = i;
-            char lab[32];
-            rt_an_size_label(UINT64_C(1) << i, lab, sizeof lab);
-            if ((rc = rt_table_row(t)) || (rc = rt_table_cell(t, "%s", lab)) ||
-                (rc = cell_us(t, p->gw_time[i])))
-                return rc;
-        }
+/* The gateway table: the chunk size that minimises the gateway wire time summed over every
+ * message that crossed a gateway (chunks larger than a message cost what the message does).
+ * None when no message crossed one. */
+static int add_gateway(const pipe_pass *p, rt_tables *ts)
+{
+    int rc;
+    if (!p->gw_msgs)
+        return 0;
+    static const char *const gcols[] = {"gw mtu", "wire time of all gw messages (us)"};
+    char line[256];
+    int k = snprintf(line, sizeof line,
+                     "Gateway chunk size (PSP_GW_MTU) over the %" PRIu64
+                     " message%s that cross%s a gateway",
+                     p->gw_msgs, p->gw_msgs == 1 ? "" : "s", p->gw_msgs == 1 ? "es" : "");
+    if (p->gw_empty && k > 0 && (size_t)k < sizeof line) /* say what is left out */
+        snprintf(line + k, sizeof line - (size_t)k,
+                 "; %" PRIu64 " of 0 bytes left out (no chunk size changes %s)", p->gw_empty,
+                 p->gw_empty == 1 ? "it" : "them");
+    rt_table *t = rt_table_new("gateway", line, 2, gcols, "rr");
+    if ((rc = rt_tables_add(ts, t)))
+        return rc;
+    unsigned best = GW_MTU_FIRST;
+    for (unsigned i = GW_MTU_FIRST; i <= GW_MTU_LAST; i++) {
+        if (p->gw_time[i] < p->gw_time[best])
+            best = i;
         char lab[32];
-        rt_an_size_label(UINT64_C(1) << best, lab, sizeof lab);
-        if ((rc = rt_table_row(t)) || (rc = rt_table_cell(t, "best: %s", lab)) ||
-            (rc = cell_us(t, p->gw_time[best])))
+        rt_an_size_label(UINT64_C(1) << i, lab, sizeof lab);
+        if ((rc = rt_table_row(t)) || (rc = rt_table_cell(t, "%s", lab)) ||
+            (rc = cell_us(t, p->gw_time[i])))
             return rc;
     }
+    char lab[32];
+    rt_an_size_label(UINT64_C(1) << best, lab, sizeof lab);
+    if ((rc = rt_table_row(t)) || (rc = rt_table_cell(t, "best: %s", lab)) ||
+        (rc = cell_us(t, p->gw_time[best])))
+        return rc;
+    return 0;
+}
 
-    /* Saving against block size for the best chains that gain. */
+/* The plot: saving against block size for the best chains that gain (at most CURVE_CHAINS of
+ * them); none when no chain gains. */
+static int add_curves(const pipe_pass *p, const chain *ch, size_t n, rt_an_pipe_result *res)
+{
+    int rc;
     unsigned nc = 0;
     while (nc < n && nc < CURVE_CHAINS && ch[nc].saving)
         nc++;
@@ -337,23 +355,35 @@ static int build(pipe_pass *p, chain *ch, size_t n, rt_an_pipe_result *res)
         pcols[i + 1] = names[i];
         maxbytes = ch[i].bytes > maxbytes ? ch[i].bytes : maxbytes;
     }
-    if (!(res->report.plot = rt_table_new("plot", NULL, nc + 1, pcols, "r")))
+    rt_table *t = res->report.plot = rt_table_new("plot", NULL, nc + 1, pcols, "r");
+    if (!t)
         return -RT_E_NOMEM;
     for (uint64_t bs = MIN_BLOCK; bs < maxbytes; bs *= 2) {
-        if ((rc = rt_table_row(res->report.plot)) || (rc = rt_table_cell_u64(res->report.plot, bs)))
+        if ((rc = rt_table_row(t)) || (rc = rt_table_cell_u64(t, bs)))
             return rc;
         for (unsigned i = 0; i < nc; i++) {
             if (bs >= ch[i].bytes) {
-                rc = rt_table_cell(res->report.plot, "%s", "");
+                rc = rt_table_cell(t, "%s", "");
             } else {
-                int64_t d = (int64_t)ch[i].t0 - (int64_t)pipelined(m, &ch[i], bs);
-                rc = rt_table_cell(res->report.plot, "%.3f", (double)d / 1e6);
+                int64_t d = (int64_t)ch[i].t0 - (int64_t)pipelined(&p->o->model, &ch[i], bs);
+                rc = rt_table_cell(t, "%.3f", (double)d / 1e6);
             }
             if (rc)
                 return rc;
         }
     }
     return 0;
+}
+
+/* The report of the chains ch (sorted, best first): its tables and its plot. */
+static int build(const pipe_pass *p, const chain *ch, size_t n, rt_an_pipe_result *res)
+{
+    rt_tables *ts = &res->report.tables;
+    int rc;
+    if ((rc = add_summary(p, res, ts)) || (rc = add_chains(p, ch, n, ts)) ||
+        (rc = add_gateway(p, ts)))
+        return rc;
+    return add_curves(p, ch, n, res);
 }
 
 int rt_an_pipeline(const char *path, const rt_an_pipe_opts *o, rt_an_pipe_result *res, rt_err *err)

@@ -345,10 +345,11 @@ static int build_nbrs(rt_reader *r, otf2r *o, rt_err *err)
     return rc;
 }
 
-int rt__otf2r_build_defs(rt_reader *r, otf2r *o, rt_err *err)
+/* Ranks: the process location groups, in ref order (Score-P: ref = MPI rank); r->defs made
+ * for that many, each rank's master thread location found and its node and module set. */
+static int build_ranks(rt_reader *r, otf2r *o, rt_err *err)
 {
     const char *p = r->path;
-    /* Ranks: the process location groups, in ref order (Score-P: ref = MPI rank). */
     size_t n = 0;
     for (size_t i = 0; i < o->locgroups.n; i++)
         if (o->locgroups.v[i].type == OTF2_LOCATION_GROUP_TYPE_PROCESS)
@@ -384,13 +385,16 @@ int rt__otf2r_build_defs(rt_reader *r, otf2r *o, rt_err *err)
         r->defs.node[i] = node >= 0 ? (uint32_t)node : 0;
         r->defs.module[i] = module >= 0 ? (uint32_t)module : 0;
     }
-    const dgroup *locs = NULL;
-    for (size_t i = 0; i < o->groups.n && !locs; i++)
-        if (o->groups.v[i].type == OTF2_GROUP_TYPE_COMM_LOCATIONS)
-            locs = &o->groups.v[i];
-    uint32_t *m = malloc((2 * n + 1) * sizeof *m);
-    if (!m)
-        return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", p);
+    return 0;
+}
+
+/* The communicators, their groups' members as world ranks (locs: the COMM_LOCATIONS group,
+ * if any; m: room for two groups of every rank). */
+static int build_comms(rt_reader *r, otf2r *o, const dgroup *locs, uint32_t *m, rt_err *err)
+{
+    const char *p = r->path;
+    size_t n = o->locgroups.n;
+    int rc = 0;
     for (size_t i = 0; i < o->comms.n && !rc; i++) {
         const dcomm *c = &o->comms.v[i];
         dgroup *ga = find_group(o, c->group);
@@ -420,8 +424,12 @@ int rt__otf2r_build_defs(rt_reader *r, otf2r *o, rt_err *err)
         rc = rt_defs_add_comm(&r->defs, c->ref, parent, flags, na, nb, m, string_of(o, c->name),
                               err);
     }
-    /* The groups no communicator uses are MPI groups (PSCW names them): our ids number
-     * them densely in definition order, as the writer wrote them. */
+    return rc;
+}
+
+/* o->group_id for every group ref up to the highest, none of them ours yet; -RT_E_NOMEM. */
+static int alloc_group_ids(otf2r *o)
+{
     uint32_t max_ref = 0;
     for (size_t i = 0; i < o->groups.n; i++)
         if (o->groups.v[i].ref > max_ref)
@@ -429,23 +437,53 @@ int rt__otf2r_build_defs(rt_reader *r, otf2r *o, rt_err *err)
     o->ngroup_id = o->groups.n ? max_ref + 1 : 0;
     o->group_id = malloc(((size_t)o->ngroup_id + 1) * sizeof *o->group_id);
     if (!o->group_id)
-        rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", p);
-    for (uint32_t i = 0; i < o->ngroup_id && !rc; i++)
+        return -RT_E_NOMEM;
+    for (uint32_t i = 0; i < o->ngroup_id; i++)
         o->group_id[i] = RT_ID_NONE;
+    return 0;
+}
+
+/* The groups no communicator uses are MPI groups (PSCW names them): our ids number them
+ * densely in definition order, as the writer wrote them (locs and m as for build_comms). */
+static int build_groups(rt_reader *r, otf2r *o, const dgroup *locs, uint32_t *m, rt_err *err)
+{
+    size_t n = o->locgroups.n;
     uint32_t next_group = 0;
+    int rc = 0;
     for (size_t i = 0; i < o->groups.n && !rc; i++) {
         const dgroup *g = &o->groups.v[i];
         if (g->used || g->type != OTF2_GROUP_TYPE_COMM_GROUP || g->n > n)
             continue;
         if (group_ranks(o, g, locs, m)) {
             rc = rt_err_set(err, RT_E_FORMAT,
-                            "%s: damaged OTF2 archive: group %u has unknown members", p,
+                            "%s: damaged OTF2 archive: group %u has unknown members", r->path,
                             (unsigned)g->ref);
         } else {
             o->group_id[g->ref] = next_group;
             rc = rt_defs_add_group(&r->defs, next_group++, g->n, m, err);
         }
     }
+    return rc;
+}
+
+int rt__otf2r_build_defs(rt_reader *r, otf2r *o, rt_err *err)
+{
+    const char *p = r->path;
+    int rc = build_ranks(r, o, err);
+    if (rc)
+        return rc;
+    const dgroup *locs = NULL;
+    for (size_t i = 0; i < o->groups.n && !locs; i++)
+        if (o->groups.v[i].type == OTF2_GROUP_TYPE_COMM_LOCATIONS)
+            locs = &o->groups.v[i];
+    uint32_t *m = malloc((2 * o->locgroups.n + 1) * sizeof *m);
+    if (!m)
+        return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", p);
+    rc = build_comms(r, o, locs, m, err);
+    if (alloc_group_ids(o))
+        rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", p);
+    if (!rc)
+        rc = build_groups(r, o, locs, m, err);
     free(m);
     for (size_t i = 0; i < o->wins.n && !rc; i++)
         rc = rt_defs_add_win(&r->defs, o->wins.v[i].ref, o->wins.v[i].comm, err);

@@ -106,6 +106,153 @@ static uint32_t peer_u32(int32_t peer)
     return peer < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)peer;
 }
 
+/* The OTF2 enum value an event's record carries: the collective operation, the atomic
+ * operation or the lock type; 0 for the kinds without one. */
+static unsigned otf2_value(const rt_event *ev)
+{
+    switch (ev->kind) {
+    case RT_EV_COLL_END:
+    case RT_EV_NBC_COMPLETE:
+    case RT_EV_RMA_COLL_END:
+        return rt__otf2_coll_op(ev->op);
+    case RT_EV_RMA_ATOMIC:
+        return rt__otf2_atomic_type(ev->op);
+    case RT_EV_RMA_LOCK:
+        return rt__otf2_lock_type(ev->op);
+    }
+    return 0;
+}
+
+/* The records of the point-to-point class: messages and their requests. */
+static OTF2_ErrorCode write_p2p(OTF2_EvtWriter *ew, OTF2_AttributeList *a, const rt_defs *d,
+                                const rt_event *ev)
+{
+    const OTF2_TimeStamp t = ev->time;
+    const uint32_t peer = peer_u32(ev->peer), tag = (uint32_t)ev->tag;
+    switch (ev->kind) {
+    case RT_EV_SEND:
+        return OTF2_EvtWriter_MpiSend(ew, a, t, peer, comm_ref(d, ev->comm), tag, ev->bytes);
+    case RT_EV_ISEND:
+        return OTF2_EvtWriter_MpiIsend(ew, a, t, peer, comm_ref(d, ev->comm), tag, ev->bytes,
+                                       ev->req);
+    case RT_EV_ISEND_COMPLETE:
+        return OTF2_EvtWriter_MpiIsendComplete(ew, a, t, ev->req);
+    case RT_EV_RECV:
+        return OTF2_EvtWriter_MpiRecv(ew, a, t, peer, comm_ref(d, ev->comm), tag, ev->bytes);
+    case RT_EV_IRECV_REQUEST:
+        return OTF2_EvtWriter_MpiIrecvRequest(ew, a, t, ev->req);
+    case RT_EV_IRECV:
+        return OTF2_EvtWriter_MpiIrecv(ew, a, t, peer, comm_ref(d, ev->comm), tag, ev->bytes,
+                                       ev->req);
+    case RT_EV_REQUEST_CANCELLED:
+        return OTF2_EvtWriter_MpiRequestCancelled(ew, a, t, ev->req);
+    }
+    return OTF2_ERROR_INVALID_ARGUMENT;
+}
+
+/* The records of the collective class, blocking and nonblocking; v: the collective op. */
+static OTF2_ErrorCode write_coll(OTF2_EvtWriter *ew, OTF2_AttributeList *a, const rt_defs *d,
+                                 const rt_event *ev, unsigned v)
+{
+    const OTF2_TimeStamp t = ev->time;
+    switch (ev->kind) {
+    case RT_EV_COLL_BEGIN:
+        return OTF2_EvtWriter_MpiCollectiveBegin(ew, a, t);
+    case RT_EV_COLL_END:
+        return OTF2_EvtWriter_MpiCollectiveEnd(ew, a, t, (OTF2_CollectiveOp)v,
+                                               comm_ref(d, ev->comm), peer_u32(ev->peer), ev->bytes,
+                                               ev->rbytes);
+    case RT_EV_NBC_REQUEST:
+        return OTF2_EvtWriter_NonBlockingCollectiveRequest(ew, a, t, ev->req);
+    case RT_EV_NBC_COMPLETE:
+        return OTF2_EvtWriter_NonBlockingCollectiveComplete(
+            ew, a, t, (OTF2_CollectiveOp)v, comm_ref(d, ev->comm), peer_u32(ev->peer), ev->bytes,
+            ev->rbytes, ev->req);
+    }
+    return OTF2_ERROR_INVALID_ARGUMENT;
+}
+
+/* The records of the one-sided class: windows, transfers, synchronisation; v: the collective
+ * op, atomic type or lock type. */
+static OTF2_ErrorCode write_rma(OTF2_EvtWriter *ew, OTF2_AttributeList *a, const rt_defs *d,
+                                const rt_event *ev, unsigned v)
+{
+    const OTF2_RmaSyncLevel level = OTF2_RMA_SYNC_LEVEL_PROCESS | OTF2_RMA_SYNC_LEVEL_MEMORY;
+    const OTF2_TimeStamp t = ev->time;
+    const uint32_t win = win_ref(d, ev->comm), peer = peer_u32(ev->peer);
+    switch (ev->kind) {
+    case RT_EV_WIN_CREATE:
+        return OTF2_EvtWriter_RmaWinCreate(ew, a, t, win);
+    case RT_EV_WIN_FREE:
+        return OTF2_EvtWriter_RmaWinDestroy(ew, a, t, win);
+    case RT_EV_RMA_PUT:
+        return OTF2_EvtWriter_RmaPut(ew, a, t, win, peer, ev->bytes, ev->req);
+    case RT_EV_RMA_GET:
+        return OTF2_EvtWriter_RmaGet(ew, a, t, win, peer, ev->rbytes, ev->req);
+    case RT_EV_RMA_ATOMIC:
+        return OTF2_EvtWriter_RmaAtomic(ew, a, t, win, peer, (OTF2_RmaAtomicType)v, ev->bytes,
+                                        ev->rbytes, ev->req);
+    case RT_EV_RMA_OP_COMPLETE:
+        return OTF2_EvtWriter_RmaOpCompleteBlocking(ew, a, t, win, ev->req);
+    case RT_EV_RMA_COLL_BEGIN:
+        return OTF2_EvtWriter_RmaCollectiveBegin(ew, a, t);
+    case RT_EV_RMA_COLL_END:
+        return OTF2_EvtWriter_RmaCollectiveEnd(ew, a, t, (OTF2_CollectiveOp)v, level, win,
+                                               OTF2_UNDEFINED_UINT32, 0, 0);
+    case RT_EV_RMA_GROUP_SYNC:
+        return OTF2_EvtWriter_RmaGroupSync(ew, a, t, level, win, group_ref(d, (uint32_t)ev->peer));
+    case RT_EV_RMA_LOCK:
+        return OTF2_EvtWriter_RmaRequestLock(ew, a, t, win, peer, ev->req, (OTF2_LockType)v);
+    case RT_EV_RMA_UNLOCK:
+        return OTF2_EvtWriter_RmaReleaseLock(ew, a, t, win, peer, ev->req);
+    case RT_EV_RMA_SYNC:
+        return OTF2_EvtWriter_RmaSync(ew, a, t, win, peer, OTF2_RMA_SYNC_TYPE_MEMORY);
+    }
+    return OTF2_ERROR_INVALID_ARGUMENT;
+}
+
+/* The event's record, written by the helper of its class. Every kind is listed here, so
+ * that -Wswitch names a new one that has no record yet. */
+static OTF2_ErrorCode write_record(OTF2_EvtWriter *ew, OTF2_AttributeList *a, const rt_defs *d,
+                                   const rt_event *ev, unsigned v)
+{
+    switch ((rt_event_kind)ev->kind) {
+    case RT_EV_ENTER:
+        return OTF2_EvtWriter_Enter(ew, a, ev->time, ev->call - 1);
+    case RT_EV_LEAVE:
+        return OTF2_EvtWriter_Leave(ew, a, ev->time, ev->call - 1);
+    case RT_EV_SEND:
+    case RT_EV_ISEND:
+    case RT_EV_ISEND_COMPLETE:
+    case RT_EV_RECV:
+    case RT_EV_IRECV_REQUEST:
+    case RT_EV_IRECV:
+    case RT_EV_REQUEST_CANCELLED:
+        return write_p2p(ew, a, d, ev);
+    case RT_EV_COLL_BEGIN:
+    case RT_EV_COLL_END:
+    case RT_EV_NBC_REQUEST:
+    case RT_EV_NBC_COMPLETE:
+        return write_coll(ew, a, d, ev, v);
+    case RT_EV_WIN_CREATE:
+    case RT_EV_WIN_FREE:
+    case RT_EV_RMA_PUT:
+    case RT_EV_RMA_GET:
+    case RT_EV_RMA_ATOMIC:
+    case RT_EV_RMA_OP_COMPLETE:
+    case RT_EV_RMA_COLL_BEGIN:
+    case RT_EV_RMA_COLL_END:
+    case RT_EV_RMA_GROUP_SYNC:
+    case RT_EV_RMA_LOCK:
+    case RT_EV_RMA_UNLOCK:
+    case RT_EV_RMA_SYNC:
+        return write_rma(ew, a, d, ev, v);
+    case RT_EV_COUNT:
+        break;
+    }
+    return OTF2_ERROR_INVALID_ARGUMENT;
+}
+
 static int w_write(rt_writer *w, const rt_event *ev, rt_err *err)
 {
     otf2w *o = w->impl;
@@ -116,123 +263,16 @@ static int w_write(rt_writer *w, const rt_event *ev, rt_err *err)
             return rt__otf2_fail(err, RT_E_IO, w->path, "cannot open an event writer",
                                  OTF2_ERROR_INVALID);
     }
-    OTF2_EvtWriter *ew = r->ew;
-    OTF2_AttributeList *a = o->attrs;
-    OTF2_TimeStamp t = ev->time;
+    unsigned v = otf2_value(ev); /* the OTF2 enum value the record carries */
     OTF2_ErrorCode ec;
-    unsigned v = 0; /* the OTF2 enum value the record carries */
-    switch (ev->kind) {
-    case RT_EV_COLL_END:
-    case RT_EV_NBC_COMPLETE:
-    case RT_EV_RMA_COLL_END:
-        v = rt__otf2_coll_op(ev->op);
-        break;
-    case RT_EV_RMA_ATOMIC:
-        v = rt__otf2_atomic_type(ev->op);
-        break;
-    case RT_EV_RMA_LOCK:
-        v = rt__otf2_lock_type(ev->op);
-        break;
-    }
     if (ev->kind == RT_EV_ENTER || ev->kind == RT_EV_LEAVE) {
-        OTF2_AttributeList_RemoveAllAttributes(a);
+        OTF2_AttributeList_RemoveAllAttributes(o->attrs);
         ec = OTF2_SUCCESS;
     } else {
         ec = put_attrs(o, r, ev, v);
     }
-    const OTF2_RmaSyncLevel level = OTF2_RMA_SYNC_LEVEL_PROCESS | OTF2_RMA_SYNC_LEVEL_MEMORY;
-    const int rma = rt_event_is_rma(ev->kind);
-    const uint32_t obj = rma ? win_ref(&w->defs, ev->comm) : comm_ref(&w->defs, ev->comm);
-    uint32_t peer = peer_u32(ev->peer);
-    if (ec == OTF2_SUCCESS) {
-        switch ((rt_event_kind)ev->kind) {
-        case RT_EV_ENTER:
-            ec = OTF2_EvtWriter_Enter(ew, a, t, ev->call - 1);
-            break;
-        case RT_EV_LEAVE:
-            ec = OTF2_EvtWriter_Leave(ew, a, t, ev->call - 1);
-            break;
-        case RT_EV_SEND:
-            ec = OTF2_EvtWriter_MpiSend(ew, a, t, peer, obj, (uint32_t)ev->tag, ev->bytes);
-            break;
-        case RT_EV_ISEND:
-            ec =
-                OTF2_EvtWriter_MpiIsend(ew, a, t, peer, obj, (uint32_t)ev->tag, ev->bytes, ev->req);
-            break;
-        case RT_EV_ISEND_COMPLETE:
-            ec = OTF2_EvtWriter_MpiIsendComplete(ew, a, t, ev->req);
-            break;
-        case RT_EV_RECV:
-            ec = OTF2_EvtWriter_MpiRecv(ew, a, t, peer, obj, (uint32_t)ev->tag, ev->bytes);
-            break;
-        case RT_EV_IRECV_REQUEST:
-            ec = OTF2_EvtWriter_MpiIrecvRequest(ew, a, t, ev->req);
-            break;
-        case RT_EV_IRECV:
-            ec =
-                OTF2_EvtWriter_MpiIrecv(ew, a, t, peer, obj, (uint32_t)ev->tag, ev->bytes, ev->req);
-            break;
-        case RT_EV_REQUEST_CANCELLED:
-            ec = OTF2_EvtWriter_MpiRequestCancelled(ew, a, t, ev->req);
-            break;
-        case RT_EV_COLL_BEGIN:
-            ec = OTF2_EvtWriter_MpiCollectiveBegin(ew, a, t);
-            break;
-        case RT_EV_COLL_END:
-            ec = OTF2_EvtWriter_MpiCollectiveEnd(ew, a, t, (OTF2_CollectiveOp)v, obj, peer,
-                                                 ev->bytes, ev->rbytes);
-            break;
-        case RT_EV_NBC_REQUEST:
-            ec = OTF2_EvtWriter_NonBlockingCollectiveRequest(ew, a, t, ev->req);
-            break;
-        case RT_EV_NBC_COMPLETE:
-            ec = OTF2_EvtWriter_NonBlockingCollectiveComplete(ew, a, t, (OTF2_CollectiveOp)v, obj,
-                                                              peer, ev->bytes, ev->rbytes, ev->req);
-            break;
-        case RT_EV_WIN_CREATE:
-            ec = OTF2_EvtWriter_RmaWinCreate(ew, a, t, obj);
-            break;
-        case RT_EV_WIN_FREE:
-            ec = OTF2_EvtWriter_RmaWinDestroy(ew, a, t, obj);
-            break;
-        case RT_EV_RMA_PUT:
-            ec = OTF2_EvtWriter_RmaPut(ew, a, t, obj, peer, ev->bytes, ev->req);
-            break;
-        case RT_EV_RMA_GET:
-            ec = OTF2_EvtWriter_RmaGet(ew, a, t, obj, peer, ev->rbytes, ev->req);
-            break;
-        case RT_EV_RMA_ATOMIC:
-            ec = OTF2_EvtWriter_RmaAtomic(ew, a, t, obj, peer, (OTF2_RmaAtomicType)v, ev->bytes,
-                                          ev->rbytes, ev->req);
-            break;
-        case RT_EV_RMA_OP_COMPLETE:
-            ec = OTF2_EvtWriter_RmaOpCompleteBlocking(ew, a, t, obj, ev->req);
-            break;
-        case RT_EV_RMA_COLL_BEGIN:
-            ec = OTF2_EvtWriter_RmaCollectiveBegin(ew, a, t);
-            break;
-        case RT_EV_RMA_COLL_END:
-            ec = OTF2_EvtWriter_RmaCollectiveEnd(ew, a, t, (OTF2_CollectiveOp)v, level, obj,
-                                                 OTF2_UNDEFINED_UINT32, 0, 0);
-            break;
-        case RT_EV_RMA_GROUP_SYNC:
-            ec = OTF2_EvtWriter_RmaGroupSync(ew, a, t, level, obj,
-                                             group_ref(&w->defs, (uint32_t)ev->peer));
-            break;
-        case RT_EV_RMA_LOCK:
-            ec = OTF2_EvtWriter_RmaRequestLock(ew, a, t, obj, peer, ev->req, (OTF2_LockType)v);
-            break;
-        case RT_EV_RMA_UNLOCK:
-            ec = OTF2_EvtWriter_RmaReleaseLock(ew, a, t, obj, peer, ev->req);
-            break;
-        case RT_EV_RMA_SYNC:
-            ec = OTF2_EvtWriter_RmaSync(ew, a, t, obj, peer, OTF2_RMA_SYNC_TYPE_MEMORY);
-            break;
-        case RT_EV_COUNT:
-            ec = OTF2_ERROR_INVALID_ARGUMENT;
-            break;
-        }
-    }
+    if (ec == OTF2_SUCCESS)
+        ec = write_record(r->ew, o->attrs, &w->defs, ev, v);
     if (ec != OTF2_SUCCESS)
         return rt__otf2_fail(err, RT_E_IO, w->path, "cannot write an event", ec);
     track_call(r, ev);

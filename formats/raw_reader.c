@@ -3,16 +3,14 @@
  * trace. Opening reads every rank's definitions and gives the rank-local communicator, group
  * and window ids dense global ids; reading streams one rank after the other, merging the
  * rank's thread files by time. Memory follows the number of ranks, threads and definitions
- * and the largest single call, never the number of events.
+ * and the largest single call, never the number of events. The files themselves (names,
+ * headers, reading in blocks) are raw_files.c's, the definitions raw_defs.c's.
  */
-#include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rt__raw.h"
@@ -32,87 +30,9 @@ static const uint32_t type_kinds[RT_RAW_TYPE_COUNT] = {
     [RT_RAW_EVENT] = ((1u << RT_EV_COUNT) - 1) & ~(BIT(ENTER) | BIT(LEAVE)),
 };
 
-/* ---- files ---------------------------------------------------------------------------------- */
-
-int rt__rf_need(rt__rfile *f, size_t n)
-{
-    while (f->len - f->pos < n) {
-        if (f->eof)
-            return 0;
-        if (f->pos) {
-            memmove(f->buf, f->buf + f->pos, f->len - f->pos);
-            f->base += f->pos;
-            f->len -= f->pos;
-            f->pos = 0;
-        }
-        if (RT_VEC_RESERVE(f->buf, f->cap, f->len + 1 > n ? (uint64_t)f->len + 1 : n, 0) < 0) {
-            errno = ENOMEM;
-            return -RT_E_NOMEM;
-        }
-        ssize_t got = read(f->fd, f->buf + f->len, f->cap - f->len);
-        if (got < 0 && errno != EINTR)
-            return -RT_E_IO;
-        if (got == 0)
-            f->eof = 1;
-        if (got > 0)
-            f->len += (size_t)got;
-    }
-    return 1;
-}
-
-int rt__rf_open(rt__rfile *f, const char *path, size_t cap)
-{
-    f->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (f->fd < 0)
-        return errno == ENOENT ? -RT_E_NOTFOUND : -RT_E_IO;
-    posix_fadvise(f->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-    f->len = f->pos = 0;
-    f->base = 0;
-    f->eof = 0;
-    if (f->cap < cap) {
-        free(f->buf);
-        f->cap = 0;
-        if (!(f->buf = malloc(cap))) {
-            close(f->fd);
-            f->fd = -RT_E_INVAL;
-            errno = ENOMEM;
-            return -RT_E_NOMEM;
-        }
-        f->cap = cap;
-    }
-    return 0;
-}
-
-void rt__rf_close(rt__rfile *f)
-{
-    if (f->fd >= 0)
-        close(f->fd);
-    f->fd = -RT_E_INVAL;
-}
-
-int rt__raw_fail_at(rt_err *err, const char *path, uint64_t off, const char *fmt, ...)
-{
-    char msg[RT_ERR_LEN];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return rt_err_set(err, RT_E_FORMAT, "%s: offset %llu: %s", path, (unsigned long long)off, msg);
-}
-
-int rt__raw_read_failed(rt_err *err, const char *path)
-{
-    int e = errno ? errno : EIO;
-    return rt_err_set(err, e == ENOMEM ? RT_E_NOMEM : RT_E_IO, "%s: %s", path, strerror(e));
-}
-
 /* ---- the reader ----------------------------------------------------------------------------- */
 
 enum { P_NEXT, P_ENTER, P_AT0, P_AT1, P_LEAVE }; /* what a thread hands out next */
-
-typedef struct tfile {
-    uint32_t rank, thread;
-} tfile;
 
 /* One thread file of the rank being read. Its current call group (a CALL record and the
  * records up to the next CALL) is held whole in the buffer at f.pos, end bytes long. */
@@ -136,7 +56,7 @@ typedef struct tstream {
 typedef struct raw_reader {
     char *dir;
     uint32_t nranks;
-    tfile *files; /* thread files, by rank and thread */
+    rt__raw_file *files; /* thread files, by rank and thread */
     size_t nfiles;
     size_t *first;         /* per rank: its first entry in files; nranks + 1 entries */
     unsigned char *usable; /* per rank: has definitions, so its events can be read */
@@ -173,129 +93,9 @@ static void note_truncated(rt_reader *r, raw_reader *rr, const char *fmt, ...)
     rt__reader_set_truncated(r, "%s", msg);
 }
 
-static void thread_path(const raw_reader *rr, uint32_t rank, uint32_t thread, char *buf, size_t len)
-{
-    if (thread == RT_RAW_THREAD_DEFS)
-        snprintf(buf, len, "%s/" RT_RAW_DEFS_NAME, rr->dir, (unsigned)rank);
-    else
-        snprintf(buf, len, "%s/" RT_RAW_THREAD_NAME, rr->dir, (unsigned)rank, (unsigned)thread);
-}
-
 static const char *const local_what[] = {"", "communicator", "group", "window"};
 
-/* ---- the directory and the headers --------------------------------------------------------- */
-
-/* A rank or thread number: decimal, no sign, no leading zero. */
-static int parse_num(const char **s, uint32_t *out)
-{
-    const char *p = *s;
-    uint64_t v;
-    if (p[0] == '0' && p[1] >= '0' && p[1] <= '9')
-        return -RT_E_INVAL;
-    if (rt_parse_digits(p, &p, &v) < 0 || v > UINT32_MAX)
-        return -RT_E_INVAL;
-    *s = p;
-    *out = (uint32_t)v;
-    return 0;
-}
-
-/* "rR.defs.rtr" (thread RT_RAW_THREAD_DEFS) or "rR.tT.rtr"; -RT_E_INVAL for other names. */
-static int parse_name(const char *name, uint32_t *rank, uint32_t *thread)
-{
-    if (*name++ != 'r' || parse_num(&name, rank))
-        return -RT_E_INVAL;
-    if (!strcmp(name, ".defs.rtr")) {
-        *thread = RT_RAW_THREAD_DEFS;
-        return 0;
-    }
-    if (strncmp(name, ".t", 2))
-        return -RT_E_INVAL;
-    name += 2;
-    if (parse_num(&name, thread) || *thread == RT_RAW_THREAD_DEFS || strcmp(name, ".rtr"))
-        return -RT_E_INVAL;
-    return 0;
-}
-
-static int cmp_tfile(const void *a, const void *b)
-{
-    const tfile *x = a, *y = b;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
-    return x->thread < y->thread ? -1 : x->thread > y->thread;
-}
-
-/* Every raw file of the directory, defs files included (thread RT_RAW_THREAD_DEFS, which
- * sorts after a rank's thread files), sorted. */
-static int list_dir(raw_reader *rr, rt_err *err)
-{
-    DIR *d = opendir(rr->dir);
-    if (!d)
-        return rt_err_set(err, errno == ENOENT ? RT_E_NOTFOUND : RT_E_IO, "%s: %s", rr->dir,
-                          strerror(errno));
-    size_t cap = 0;
-    struct dirent *e;
-    int rc = 0;
-    while (!rc && (e = readdir(d))) {
-        tfile t;
-        if (parse_name(e->d_name, &t.rank, &t.thread))
-            continue;
-        if (RT_VEC_RESERVE(rr->files, cap, (uint64_t)rr->nfiles + 1, 64) < 0) {
-            rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", rr->dir);
-            break;
-        }
-        rr->files[rr->nfiles++] = t;
-    }
-    closedir(d);
-    if (!rc)
-        qsort(rr->files, rr->nfiles, sizeof *rr->files, cmp_tfile);
-    return rc;
-}
-
-/*
- * Checks the header h (n bytes of it read) of the file path against what its name says and
- * the ranks the trace has (*nranks, 0 while unknown, then set). 1: fine; 0: no header yet (an
- * empty or all-zero start: the writer died before it wrote one); < 0: error.
- */
-static int check_header(const char *path, const unsigned char *p, size_t n, uint32_t rank,
-                        uint32_t thread, uint32_t *nranks, const char *nranks_from,
-                        rt_raw_header *h, rt_err *err)
-{
-    static const unsigned char zero[8];
-    size_t m = n < 8 ? n : 8;
-    if (!memcmp(p, zero, m))
-        return 0;
-    if (memcmp(p, RT_RAW_MAGIC, m))
-        return rt_err_set(err, RT_E_FORMAT, "%s: not a retrace raw file", path);
-    if (n < HDR)
-        return 0;
-    memcpy(h, p, HDR);
-    if (h->version == __builtin_bswap32(RT_RAW_VERSION))
-        return rt_err_set(err, RT_E_FORMAT,
-                          "%s: written on a machine of the other byte order (not supported)", path);
-    if (h->version != RT_RAW_VERSION)
-        return rt_err_set(err, RT_E_FORMAT, "%s: raw format version %u (this reader reads %u)",
-                          path, (unsigned)h->version, RT_RAW_VERSION);
-    if (h->rank != rank || h->thread != thread) {
-        char whose[48];
-        if (h->thread == RT_RAW_THREAD_DEFS)
-            snprintf(whose, sizeof whose, "the definitions");
-        else
-            snprintf(whose, sizeof whose, "thread %u", (unsigned)h->thread);
-        return rt_err_set(err, RT_E_FORMAT, "%s: the header is that of rank %u, %s", path,
-                          (unsigned)h->rank, whose);
-    }
-    if (h->nranks == 0 || h->nranks > RT_MAX_RANKS)
-        return rt_err_set(err, RT_E_FORMAT, "%s: number of ranks %u out of range (1 to %u)", path,
-                          (unsigned)h->nranks, RT_MAX_RANKS);
-    if (*nranks && h->nranks != *nranks)
-        return rt_err_set(err, RT_E_FORMAT, "%s: the header says %u ranks, %s says %u", path,
-                          (unsigned)h->nranks, nranks_from, (unsigned)*nranks);
-    if (rank >= h->nranks)
-        return rt_err_set(err, RT_E_FORMAT, "%s: rank %u, but the trace has %u ranks", path,
-                          (unsigned)rank, (unsigned)h->nranks);
-    *nranks = h->nranks;
-    return 1;
-}
+/* ---- the headers, the ranks, the definitions ----------------------------------------------- */
 
 /* Reads the header of every defs file: the number of ranks, each rank's node and module. */
 static int read_headers(rt_reader *r, raw_reader *rr, rt_err *err)
@@ -303,10 +103,10 @@ static int read_headers(rt_reader *r, raw_reader *rr, rt_err *err)
     char path[4096], from[64] = "";
     uint32_t nranks = 0;
     for (size_t i = 0; i < rr->nfiles; i++) {
-        const tfile *t = &rr->files[i];
+        const rt__raw_file *t = &rr->files[i];
         if (t->thread != RT_RAW_THREAD_DEFS)
             continue;
-        thread_path(rr, t->rank, t->thread, path, sizeof path);
+        rt__raw_path(rr->dir, t->rank, t->thread, path, sizeof path);
         unsigned char buf[HDR];
         int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
@@ -316,9 +116,9 @@ static int read_headers(rt_reader *r, raw_reader *rr, rt_err *err)
         if (n < 0)
             return rt__raw_read_failed(err, path);
         rt_raw_header h;
-        int rc =
-            n == 0 ? 0
-                   : check_header(path, buf, (size_t)n, t->rank, t->thread, &nranks, from, &h, err);
+        int rc = n == 0 ? 0
+                        : rt__raw_check_header(path, buf, (size_t)n, t->rank, t->thread, &nranks,
+                                               from, &h, err);
         if (rc < 0)
             return rc;
         if (rc == 0)
@@ -350,7 +150,7 @@ static int index_ranks(rt_reader *r, raw_reader *rr, rt_err *err)
     for (size_t i = 0; i < rr->nfiles; i++) {
         if (rr->files[i].rank >= rr->nranks) {
             char path[4096];
-            thread_path(rr, rr->files[i].rank, rr->files[i].thread, path, sizeof path);
+            rt__raw_path(rr->dir, rr->files[i].rank, rr->files[i].thread, path, sizeof path);
             return rt_err_set(err, RT_E_FORMAT, "%s: rank %u, but the trace has %u ranks", path,
                               (unsigned)rr->files[i].rank, (unsigned)rr->nranks);
         }
@@ -387,7 +187,7 @@ static int read_defs(rt_reader *r, raw_reader *rr, rt_err *err)
             continue;
         char path[4096];
         uint64_t cut_at;
-        thread_path(rr, rank, RT_RAW_THREAD_DEFS, path, sizeof path);
+        rt__raw_path(rr->dir, rank, RT_RAW_THREAD_DEFS, path, sizeof path);
         rc = rt__raw_read_defs(rr->ids, &r->defs, rank, path, &cut_at, err);
         if (!rc && cut_at != UINT64_MAX)
             note_truncated(r, rr, "%s: definitions cut short at offset %llu", path,
@@ -401,7 +201,7 @@ static int read_defs(rt_reader *r, raw_reader *rr, rt_err *err)
 
 static void stream_path(const raw_reader *rr, const tstream *ts, char *buf, size_t len)
 {
-    thread_path(rr, rr->cur, ts->thread, buf, len);
+    rt__raw_path(rr->dir, rr->cur, ts->thread, buf, len);
 }
 
 static void thread_cut(rt_reader *r, raw_reader *rr, tstream *ts)
@@ -705,8 +505,8 @@ static int open_rank(rt_reader *r, raw_reader *rr, rt_err *err)
         uint32_t nranks = rr->nranks;
         char from[32];
         snprintf(from, sizeof from, RT_RAW_DEFS_NAME, (unsigned)rr->cur);
-        rc = ts->f.len ? check_header(path, ts->f.buf, ts->f.len, rr->cur, ts->thread, &nranks,
-                                      from, &h, err)
+        rc = ts->f.len ? rt__raw_check_header(path, ts->f.buf, ts->f.len, rr->cur, ts->thread,
+                                              &nranks, from, &h, err)
                        : 0;
         if (rc < 0)
             return rc;
@@ -763,7 +563,7 @@ static void raw_where(const rt_reader *r, char *buf, size_t len)
 {
     const raw_reader *rr = r->impl;
     char path[4096];
-    thread_path(rr, rr->out_rank, rr->out_thread, path, sizeof path);
+    rt__raw_path(rr->dir, rr->out_rank, rr->out_thread, path, sizeof path);
     snprintf(buf, len, "%s: offset %llu", path, (unsigned long long)rr->out_off);
 }
 
@@ -791,20 +591,6 @@ static const rt__reader_ops raw_reader_ops = {
     .close = raw_close,
 };
 
-/* The trace's directory: the path itself, or the directory of a .rtr file. */
-static char *trace_dir(const char *path)
-{
-    struct stat st;
-    int is_dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-    const char *slash = strrchr(path, '/');
-    size_t n = strlen(path);
-    if (!is_dir)
-        n = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
-    while (n > 1 && path[n - 1] == '/')
-        n--;
-    return n ? strndup(path, n) : strdup(".");
-}
-
 int rt__raw_open(rt_reader *r, rt_err *err)
 {
     raw_reader *rr = calloc(1, sizeof *rr);
@@ -813,11 +599,11 @@ int rt__raw_open(rt_reader *r, rt_err *err)
     r->ops = &raw_reader_ops; /* from here on, closing the reader frees rr */
     r->impl = rr;
     rr->last = -1;
-    if (!(rr->dir = trace_dir(r->path)))
+    if (!(rr->dir = rt__raw_trace_dir(r->path)))
         return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", r->path);
     for (unsigned k = 0; k < RT_EV_COUNT; k++)
         rr->uses_comm[k] = rt_event_kind_uses(k, 'c');
-    int rc = list_dir(rr, err);
+    int rc = rt__raw_list(rr->dir, &rr->files, &rr->nfiles, err);
     if (!rc)
         rc = read_headers(r, rr, err);
     if (!rc)
@@ -825,21 +611,4 @@ int rt__raw_open(rt_reader *r, rt_err *err)
     if (!rc)
         rc = read_defs(r, rr, err);
     return rc;
-}
-
-void rt_raw_remove(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char path[4096 + 300];
-    while ((e = readdir(d))) {
-        size_t n = strlen(e->d_name);
-        if (e->d_name[0] == 'r' && n > 4 && !strcmp(e->d_name + n - 4, ".rtr") &&
-            (size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < sizeof path)
-            unlink(path);
-    }
-    closedir(d);
-    rmdir(dir); /* only when nothing else is left in it */
 }

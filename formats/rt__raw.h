@@ -1,5 +1,6 @@
-/* Internal: what the raw reader's two halves share. raw_reader.c finds the files and streams
- * the events; raw_defs.c reads the definitions and gives rank-local ids global ones. */
+/* Internal: what the raw reader's three files share. raw_files.c knows the files on disk (names,
+ * headers, reading in blocks, errors naming an offset); raw_reader.c assembles the ranks and
+ * streams their events; raw_defs.c reads the definitions and gives rank-local ids global ones. */
 #ifndef RT__RAW_H
 #define RT__RAW_H
 
@@ -31,6 +32,30 @@ int rt__raw_fail_at(rt_err *err, const char *path, uint64_t off, const char *fmt
     __attribute__((format(printf, 4, 5)));
 /* An I/O error (or out of memory) from errno, naming path. */
 int rt__raw_read_failed(rt_err *err, const char *path);
+
+/* One raw file of a trace directory: a rank's thread file, or its definitions file (thread
+ * RT_RAW_THREAD_DEFS). */
+typedef struct rt__raw_file {
+    uint32_t rank, thread;
+} rt__raw_file;
+
+/* The path of a rank's thread file (or definitions file) in dir. */
+void rt__raw_path(const char *dir, uint32_t rank, uint32_t thread, char *buf, size_t len);
+/* Every raw file of the directory, defs files included (thread RT_RAW_THREAD_DEFS, which
+ * sorts after a rank's thread files), sorted, appended to *files (*nfiles of them). */
+int rt__raw_list(const char *dir, rt__raw_file **files, size_t *nfiles, rt_err *err);
+/*
+ * Checks the header h (n bytes of it read, at p) of the file path against what its name says
+ * (rank, thread) and the ranks the trace has (*nranks, 0 while unknown, then set; nranks_from
+ * names the file that said so). 1: fine; 0: no header yet (an empty or all-zero start: the
+ * writer died before it wrote one); < 0: error.
+ */
+int rt__raw_check_header(const char *path, const unsigned char *p, size_t n, uint32_t rank,
+                         uint32_t thread, uint32_t *nranks, const char *nranks_from,
+                         rt_raw_header *h, rt_err *err);
+/* The trace's directory: the path itself, or the directory of a .rtr file; NULL when out of
+ * memory. */
+char *rt__raw_trace_dir(const char *path);
 
 /* Kinds of rank-local ids. */
 enum { RT__RAW_COMM = 1, RT__RAW_GROUP, RT__RAW_WIN };

@@ -1,11 +1,14 @@
 /*
- * Internal: the two halves of the TI reader. ti_lines.c turns an action file into lines of
+ * Internal: the three parts of the TI reader. ti_lines.c turns an action file into lines of
  * fields and fields into checked numbers, as SimGrid 3.32's xbt_replay.cpp and
- * smpi_replay.cpp read them; ti_reader.c turns each action into the events the tracer would
- * have recorded (docs/ti.md).
+ * smpi_replay.cpp read them; ti_actions.c turns each action into the events the tracer
+ * would have recorded (docs/ti.md); ti_reader.c is the pass over the index, the files and
+ * the ranks that hands those events out in blocks.
  */
 #ifndef RT__TI_READ_H
 #define RT__TI_READ_H
+
+#include <stdio.h>
 
 #include "rt__ti.h"
 
@@ -164,5 +167,78 @@ static inline int rt__ti_who(const rt__ti_lines *l, uint64_t *who, rt_err *err)
     }
     return rt__ti_who_slow(l, who, err);
 }
+
+/* ---- the reader's state (ti_reader.c), which the actions (ti_actions.c) fill in ---------- */
+
+/* Events per block handed out (about 230 KB, which stays in cache on its way to the
+ * loader); a block ends earlier where the next line is of another rank. */
+#define RT__TI_BLOCK 4096
+
+/* A nonblocking request a rank has open, under SimGrid's key for wait and test. */
+typedef struct rt__ti_req {
+    uint64_t id; /* 0: the mark a completing test leaves (SimGrid's null request) */
+    uint64_t bytes;
+    int32_t src, dst, tag; /* world ranks of sender and receiver, and the tag */
+    uint8_t recv;
+} rt__ti_req;
+
+typedef struct rt__ti_rank_state {
+    double clock; /* ns: the sum of compute and sleep so far (exact, rounded when used) */
+    uint64_t next_req;
+    uint32_t type_size; /* of the default datatype: MPI_BYTE, or MPI_DOUBLE after "init X" */
+    int done;           /* its end (the implicit completion of open requests) is queued */
+    rt__ti_req *reqs;   /* open, in posting order */
+    size_t nreqs, reqcap;
+} rt__ti_rank_state;
+
+typedef struct rt__ti_reader {
+    double flops; /* flop/s */
+    FILE *index;  /* per-rank files: the index, read on as ranks follow each other */
+    unsigned long index_line;
+    char *iline; /* the index line last read */
+    size_t iline_cap;
+    int shared;               /* one file for all ranks */
+    uint32_t cur;             /* per-rank files: the rank whose file is open */
+    rt__ti_rank_state *ranks; /* shared: one per rank; else one, reused */
+    rt__ti_lines in;
+    int held;          /* in holds a line of another rank than the block's: the next block's */
+    uint32_t end_rank; /* shared file at its end: the next rank to complete requests of */
+    rt_event *q;       /* the block: events of one rank */
+    size_t qn, qcap;
+    int done;    /* 1: at the end; -1: failed, fail says why */
+    rt_err fail; /* replayed by later calls */
+} rt__ti_reader;
+
+/* The action on the current line of t->in, of rank me, whose state is k. */
+typedef struct rt__ti_ctx {
+    rt_reader *r;
+    rt__ti_reader *t;
+    rt__ti_rank_state *k;
+    uint32_t me, p; /* the rank, and the world size */
+} rt__ti_ctx;
+
+/* The actions (ti_actions.c), each for the names ti_reader.c's find_action gives it: the
+ * actions SimGrid 3.32's replay registers (smpi_replay_init), and nothing else. */
+int rt__ti_act_init(rt__ti_ctx *c, rt_err *err);
+int rt__ti_act_finalize(rt__ti_ctx *c, rt_err *err);
+int rt__ti_act_comm(rt__ti_ctx *c, rt_err *err); /* comm_size, comm_split, comm_dup */
+int rt__ti_act_location(rt__ti_ctx *c, rt_err *err);
+int rt__ti_act_compute(rt__ti_ctx *c, rt_err *err);
+int rt__ti_act_sleep(rt__ti_ctx *c, rt_err *err);
+int rt__ti_act_p2p(rt__ti_ctx *c, rt_err *err);  /* send, isend, recv, irecv */
+int rt__ti_act_wait(rt__ti_ctx *c, rt_err *err); /* wait, test */
+int rt__ti_act_waitall(rt__ti_ctx *c, rt_err *err);
+int rt__ti_act_sendrecv(rt__ti_ctx *c, rt_err *err);
+int rt__ti_act_barrier(rt__ti_ctx *c, rt_err *err);
+int rt__ti_act_bcast(rt__ti_ctx *c, rt_err *err);
+int rt__ti_act_reduce(rt__ti_ctx *c, rt_err *err);  /* reduce, allreduce, scan, exscan */
+int rt__ti_act_fixed(rt__ti_ctx *c, rt_err *err);   /* alltoall, allgather, gather, scatter */
+int rt__ti_act_gatherv(rt__ti_ctx *c, rt_err *err); /* gatherv, allgatherv */
+int rt__ti_act_scatterv(rt__ti_ctx *c, rt_err *err);
+int rt__ti_act_reducescatter(rt__ti_ctx *c, rt_err *err);
+int rt__ti_act_alltoallv(rt__ti_ctx *c, rt_err *err);
+
+/* Queues a Waitall completing every open request of rank me (state k). */
+int rt__ti_wait_all(rt__ti_reader *t, rt__ti_rank_state *k, uint32_t me, rt_err *err);
 
 #endif /* RT__TI_READ_H */

@@ -480,102 +480,107 @@ static void test_parse_uint(void **state)
 
 /* ---- sizes ---------------------------------------------------------------------------------- */
 
+/* Sizes rt_parse_size takes, with their values. */
+static const struct {
+    const char *text;
+    uint64_t want;
+} size_good[] = {
+    {"0", 0},
+    {"64", 64},
+    {"4096", 4096},
+    {"4K", 4096},
+    {"4k", 4096},
+    {"4KiB", 4096},
+    {"4kib", 4096},
+    {"4KIB", 4096},
+    {"64M", UINT64_C(64) << 20},
+    {"64m", UINT64_C(64) << 20},
+    {"1G", UINT64_C(1) << 30},
+    {"1T", UINT64_C(1) << 40}, /* one case rule: 1t is 1T */
+    {"1t", UINT64_C(1) << 40},
+    {"1TiB", UINT64_C(1) << 40},
+    {"1P", UINT64_C(1) << 50},
+    {"1E", UINT64_C(1) << 60},
+    {"15E", UINT64_C(15) << 60},
+    {"16777215T", UINT64_C(16777215) << 40},
+    {"18446744073709551615", UINT64_MAX},
+    {"18446744073709551615B", UINT64_MAX},
+    {"64B", 64},
+    {"64b", 64},
+    {"1.5K", 1536},
+    {"1.5k", 1536},
+    {".5K", 512},
+    {"2.", 2},
+    {"2.000", 2},
+    {"1.0000000000000000000000000000000000000000000000000", 1}, /* zeros do not count */
+    {"0.0009765625K", 1},
+    {"15.5E", (UINT64_C(31) << 59)},
+    {"64 K", 65536},
+    {"64\tKiB", 65536},
+    {"007K", 7168},
+};
+
+/* Sizes it refuses, with the reason it gives. */
+static const struct {
+    const char *text;
+    rt_parse_why why;
+} size_bad[] = {
+    {"", RT_PARSE_BAD},
+    {"K", RT_PARSE_BAD},
+    {"-1", RT_PARSE_BAD},
+    {"+64", RT_PARSE_BAD},
+    {" 64", RT_PARSE_BAD},
+    {"64 ", RT_PARSE_BAD},
+    {"64 K ", RT_PARSE_BAD},
+    {"4KB", RT_PARSE_BAD},
+    {"4kb", RT_PARSE_BAD},
+    {"4Kb", RT_PARSE_BAD},
+    {"4Ki", RT_PARSE_BAD},
+    {"4KiBs", RT_PARSE_BAD},
+    {"4X", RT_PARSE_BAD},
+    {"4Z", RT_PARSE_BAD},
+    {"0x40", RT_PARSE_BAD},
+    {"1e3", RT_PARSE_BAD},
+    {".", RT_PARSE_BAD},
+    {".K", RT_PARSE_BAD},
+    {"1.5.5", RT_PARSE_BAD},
+    {"1,5K", RT_PARSE_BAD},
+    {"99999999999999999999X", RT_PARSE_BAD},                      /* malformed before too large */
+    {"0.000000000000000000000000000000000000001K", RT_PARSE_BAD}, /* 39 digits */
+    {"18446744073709551616", RT_PARSE_LARGE},
+    {"16E", RT_PARSE_LARGE},
+    {"16777216T", RT_PARSE_LARGE},
+    {"17179869184G", RT_PARSE_LARGE},
+    {"15.9999999999E", RT_PARSE_FRACTION},
+    {"16.5E", RT_PARSE_LARGE},
+    {"18446744073709551615.5K", RT_PARSE_LARGE},
+    {"1.5", RT_PARSE_FRACTION},
+    {"1.3K", RT_PARSE_FRACTION},
+    {"0.1K", RT_PARSE_FRACTION},
+    {"0.00048828125K", RT_PARSE_FRACTION}, /* half a byte */
+};
+
+/* Each size of the two tables, then the messages of rt_parse_size_opt. */
 static void test_parse_size(void **state)
 {
     (void)state;
-    static const struct {
-        const char *text;
-        uint64_t want;
-    } good[] = {
-        {"0", 0},
-        {"64", 64},
-        {"4096", 4096},
-        {"4K", 4096},
-        {"4k", 4096},
-        {"4KiB", 4096},
-        {"4kib", 4096},
-        {"4KIB", 4096},
-        {"64M", UINT64_C(64) << 20},
-        {"64m", UINT64_C(64) << 20},
-        {"1G", UINT64_C(1) << 30},
-        {"1T", UINT64_C(1) << 40}, /* one case rule: 1t is 1T */
-        {"1t", UINT64_C(1) << 40},
-        {"1TiB", UINT64_C(1) << 40},
-        {"1P", UINT64_C(1) << 50},
-        {"1E", UINT64_C(1) << 60},
-        {"15E", UINT64_C(15) << 60},
-        {"16777215T", UINT64_C(16777215) << 40},
-        {"18446744073709551615", UINT64_MAX},
-        {"18446744073709551615B", UINT64_MAX},
-        {"64B", 64},
-        {"64b", 64},
-        {"1.5K", 1536},
-        {"1.5k", 1536},
-        {".5K", 512},
-        {"2.", 2},
-        {"2.000", 2},
-        {"1.0000000000000000000000000000000000000000000000000", 1}, /* zeros do not count */
-        {"0.0009765625K", 1},
-        {"15.5E", (UINT64_C(31) << 59)},
-        {"64 K", 65536},
-        {"64\tKiB", 65536},
-        {"007K", 7168},
-    };
-    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+    for (size_t i = 0; i < sizeof size_good / sizeof *size_good; i++) {
         uint64_t v = 12345;
         rt_parse_why why = (rt_parse_why)99;
-        if (rt_parse_size(good[i].text, &v, &why) != 0)
-            fail_msg("'%s' refused (why %d)", good[i].text, (int)why);
+        if (rt_parse_size(size_good[i].text, &v, &why) != 0)
+            fail_msg("'%s' refused (why %d)", size_good[i].text, (int)why);
         assert_int_equal(why, RT_PARSE_OK);
-        if (v != good[i].want)
-            fail_msg("'%s': %llu, expected %llu", good[i].text, (unsigned long long)v,
-                     (unsigned long long)good[i].want);
+        if (v != size_good[i].want)
+            fail_msg("'%s': %llu, expected %llu", size_good[i].text, (unsigned long long)v,
+                     (unsigned long long)size_good[i].want);
     }
 
-    static const struct {
-        const char *text;
-        rt_parse_why why;
-    } bad[] = {
-        {"", RT_PARSE_BAD},
-        {"K", RT_PARSE_BAD},
-        {"-1", RT_PARSE_BAD},
-        {"+64", RT_PARSE_BAD},
-        {" 64", RT_PARSE_BAD},
-        {"64 ", RT_PARSE_BAD},
-        {"64 K ", RT_PARSE_BAD},
-        {"4KB", RT_PARSE_BAD},
-        {"4kb", RT_PARSE_BAD},
-        {"4Kb", RT_PARSE_BAD},
-        {"4Ki", RT_PARSE_BAD},
-        {"4KiBs", RT_PARSE_BAD},
-        {"4X", RT_PARSE_BAD},
-        {"4Z", RT_PARSE_BAD},
-        {"0x40", RT_PARSE_BAD},
-        {"1e3", RT_PARSE_BAD},
-        {".", RT_PARSE_BAD},
-        {".K", RT_PARSE_BAD},
-        {"1.5.5", RT_PARSE_BAD},
-        {"1,5K", RT_PARSE_BAD},
-        {"99999999999999999999X", RT_PARSE_BAD}, /* malformed before too large */
-        {"0.000000000000000000000000000000000000001K", RT_PARSE_BAD}, /* 39 digits */
-        {"18446744073709551616", RT_PARSE_LARGE},
-        {"16E", RT_PARSE_LARGE},
-        {"16777216T", RT_PARSE_LARGE},
-        {"17179869184G", RT_PARSE_LARGE},
-        {"15.9999999999E", RT_PARSE_FRACTION},
-        {"16.5E", RT_PARSE_LARGE},
-        {"18446744073709551615.5K", RT_PARSE_LARGE},
-        {"1.5", RT_PARSE_FRACTION},
-        {"1.3K", RT_PARSE_FRACTION},
-        {"0.1K", RT_PARSE_FRACTION},
-        {"0.00048828125K", RT_PARSE_FRACTION}, /* half a byte */
-    };
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    for (size_t i = 0; i < sizeof size_bad / sizeof *size_bad; i++) {
         uint64_t v = 12345;
         rt_parse_why why = RT_PARSE_OK;
-        assert_int_equal(rt_parse_size(bad[i].text, &v, &why), -RT_E_INVAL);
-        if (why != bad[i].why)
-            fail_msg("'%s': why %d, expected %d", bad[i].text, (int)why, (int)bad[i].why);
+        assert_int_equal(rt_parse_size(size_bad[i].text, &v, &why), -RT_E_INVAL);
+        if (why != size_bad[i].why)
+            fail_msg("'%s': why %d, expected %d", size_bad[i].text, (int)why, (int)size_bad[i].why);
         assert_int_equal(v, 12345);
     }
 

@@ -1,0 +1,133 @@
+/* Unit tests of the CSV form (formats/csv_*.c): reading every kind, the round trip, each
+ * kind of bad row, and a trace cut short. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "rt_test_main.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "test_formats.h"
+
+static void test_csv_read(void **state)
+{
+    loaded l;
+    rt_err err;
+    assert_int_equal(load(ALL_KINDS, &l, &err), 0);
+    assert_null(l.truncated);
+    assert_int_equal(l.defs.nranks, 4);
+    assert_int_equal(l.defs.node[3], 5);
+    assert_int_equal(l.defs.module[2], 1);
+    const rt_comm_def *inter = rt_defs_comm(&l.defs, 3);
+    assert_non_null(inter);
+    assert_string_equal(inter->name, "split, inter");
+    assert_int_equal(inter->remote_size, 2);
+    assert_int_equal(l.n, 64);
+    /* every kind appears */
+    unsigned seen[RT_EV_COUNT] = {0};
+    for (size_t i = 0; i < l.n; i++)
+        seen[l.ev[i].kind]++;
+    for (unsigned k = 0; k < RT_EV_COUNT; k++)
+        if (!seen[k])
+            fail_msg("all_kinds.csv has no %s event", rt_event_kind_name(k));
+    /* a few fields exactly */
+    const rt_event *isend = &l.ev[4];
+    assert_int_equal(isend->kind, RT_EV_ISEND);
+    assert_int_equal(isend->tag, 2147483647);
+    assert_int_equal(isend->bytes, 1099511627776ull);
+    assert_int_equal(isend->contype, RT_CT_GW);
+    assert_int_equal(rt_defs_peer_world(&l.defs, isend), 3);
+    assert_int_equal(l.ev[10].req, 9223372036854775808ull);
+    assert_int_equal(l.ev[l.n - 1].time, 9007199254740993ull);
+    unload(&l);
+}
+
+static void test_csv_roundtrip(void **state)
+{
+    const char *out = rt_test_tmp_path("rt.csv");
+    unlink(out);
+    convert(ALL_KINDS, out, RT_FMT_CSV);
+    loaded a, b;
+    rt_err err;
+    assert_int_equal(load(ALL_KINDS, &a, &err), 0);
+    assert_int_equal(load(out, &b, &err), 0);
+    assert_same_defs(&a.defs, &b.defs);
+    assert_same_events(&a, &b);
+    unload(&a);
+    unload(&b);
+}
+
+static void test_csv_bad_rows(void **state)
+{
+    static const struct {
+        const char *text, *msg;
+        int code;
+    } cases[] = {
+        {"ranks,2\n0,5,frobnicate,,,,,,,,,\n", "bad.csv:2: unknown event 'frobnicate'", RT_E_INVAL},
+        {"ranks,2\n0,5x,send,,0,1,0,8,,,,\n", "bad.csv:2: bad number '5x'", RT_E_INVAL},
+        {"ranks,2\n0,5,send,,0,1,0,-8,,,,\n", "bad.csv:2: negative byte count -8", RT_E_INVAL},
+        {"ranks,2\n# c\n0,5,send,,0,1,0,8,,,,\n0,4,send,,0,1,0,8,,,,\n",
+         "bad.csv:4: events out of time order: rank 0 at 4 ns after 5 ns", RT_E_ORDER},
+        {"ranks,2\n0,5,send,,0,2,0,8,,,,\n",
+         "bad.csv:2: send: peer 2 is not a rank of communicator 0", RT_E_INVAL},
+        {"0,5,send,,0,1,0,8,,,,\n", "bad.csv:1: first record must be 'ranks,N'", RT_E_FORMAT},
+        {"", "bad.csv: empty trace", RT_E_FORMAT},
+        {"ranks,2\n0,5,send,,0,1,0,8\n", "bad.csv:2: event has 8 fields, expected 12", RT_E_FORMAT},
+        {"ranks,2\n0,5,recv,,0,1,0,8,,,,any\n", "bad.csv:2: unknown op 'any' for event recv",
+         RT_E_INVAL},
+        {"ranks,2\n0,5,irecv,,0,1,0,8,,,1,any_tag|any_tag\n",
+         "bad.csv:2: unknown op 'any_tag|any_tag' for event irecv", RT_E_INVAL},
+        {"ranks,2\n0,5,send,,0,1,0,8,,,,any_source\n",
+         "bad.csv:2: field OP is not used by event send", RT_E_FORMAT},
+        {"ranks,2\n0,5,coll_end,,0,,,0,0,,,\n", "bad.csv:2: field OP is required by event coll_end",
+         RT_E_FORMAT},
+        {"ranks,2\nneighbors,0,0,1 x,1\n", "bad.csv:2: bad number 'x' in SOURCES", RT_E_INVAL},
+        {"ranks,2\nneighbors,0,0,1,-1\n", "bad.csv:2: bad number '-1' in DESTINATIONS", RT_E_INVAL},
+        {"ranks,2\nneighbors,0,0,1  1,1\n", "bad.csv:2: bad number '' in SOURCES", RT_E_INVAL},
+        {"ranks,2\nneighbors,5,0,1,1\n",
+         "bad.csv:2: neighbour lists of rank 0: communicator 5 is not defined", RT_E_INVAL},
+        {"ranks,2\nneighbors,0,1,none 2,\n",
+         "bad.csv:2: neighbour lists of rank 1 on communicator 0: sources 1 is 2, not a rank of "
+         "the communicator (0 to 1) or none",
+         RT_E_INVAL},
+        {"ranks,2\nneighbors,0,0,1,1,1\n", "bad.csv:2: neighbors has 6 fields, expected 5",
+         RT_E_FORMAT},
+        {"ranks,2\nneighbors,0,0,1,1\nneighbors,0,0,,\n",
+         "bad.csv:3: neighbour lists of rank 0 on communicator 0 are defined twice", RT_E_INVAL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *p = rt_test_write_file("bad.csv", cases[i].text);
+        expect_open_error(p, cases[i].code, cases[i].msg);
+    }
+}
+
+static void test_csv_truncated(void **state)
+{
+    /* the run died while the last line was being written */
+    const char *p = rt_test_write_file("cut.csv", "ranks,2\n"
+                                                  "0,5,send,,0,1,0,8,,,,\n"
+                                                  "1,6,recv,,0,0,0,8,,,,\n"
+                                                  "1,7,send,,0,0,0,1");
+    loaded l;
+    rt_err err;
+    assert_int_equal(load(p, &l, &err), 0);
+    assert_int_equal(l.n, 2);
+    assert_non_null(l.truncated);
+    assert_non_null(strstr(l.truncated, "cut.csv:4: trace cut short"));
+    unload(&l);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_csv_read),
+        cmocka_unit_test(test_csv_roundtrip),
+        cmocka_unit_test(test_csv_bad_rows),
+        cmocka_unit_test(test_csv_truncated),
+    };
+    return rt_test_main("formats_csv", tests, argc, argv);
+}

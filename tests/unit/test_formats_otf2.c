@@ -1,0 +1,335 @@
+/* Unit tests of the OTF2 form (formats/otf2_*.c): the round trip through CSV, a receive's
+ * wildcards, dense renumbering, damaged and cut archives, and neighbour lists written by
+ * another tool. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "rt_test_main.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <otf2/otf2.h>
+
+#include "test_formats.h"
+
+/* CSV -> OTF2 -> CSV gives the same definitions and events, field by field. */
+static void test_otf2_roundtrip(void **state)
+{
+    const char *otf2 = rt_test_tmp_path("rt-otf2"), *csv = rt_test_tmp_path("rt-back.csv");
+    remove_any(otf2);
+    unlink(csv);
+    convert(ALL_KINDS, otf2, RT_FMT_OTF2);
+    convert(otf2, csv, RT_FMT_CSV);
+    loaded a, b, c;
+    rt_err err;
+    assert_int_equal(load(ALL_KINDS, &a, &err), 0);
+    assert_int_equal(load(otf2, &b, &err), 0);
+    assert_int_equal(load(csv, &c, &err), 0);
+    assert_null(b.truncated);
+    assert_same_defs(&a.defs, &b.defs);
+    assert_same_events(&a, &b);
+    assert_same_defs(&a.defs, &c.defs);
+    assert_same_events(&a, &c);
+    unload(&a);
+    unload(&b);
+    unload(&c);
+    /* the anchor file names the archive as well as its directory */
+    char anchor[1100];
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", otf2);
+    assert_int_equal(load(anchor, &b, &err), 0);
+    assert_int_equal(b.n, 64);
+    unload(&b);
+}
+
+/*
+ * A receive's wildcards through every form: each set on RECV and IRECV, read from CSV,
+ * written to CSV and to OTF2 (the retrace::op attribute, left out for the empty set) and
+ * read back. The CSV form names the set in the OP column, empty for none.
+ */
+static void test_recv_flags_roundtrip(void **state)
+{
+    const char *in =
+        rt_test_write_file("wild.csv", "ranks,2\n"
+                                       "0,10,recv,MPI_Recv,0,1,5,8,,shm,,\n"
+                                       "0,20,recv,MPI_Recv,0,1,5,8,,shm,,any_source\n"
+                                       "0,30,recv,MPI_Recv,0,1,5,8,,shm,,any_tag\n"
+                                       "0,40,recv,MPI_Recv,0,1,5,8,,shm,,any_tag|any_source\n"
+                                       "1,10,irecv,MPI_Wait,0,0,6,4,,shm,1,\n"
+                                       "1,20,irecv,MPI_Wait,0,0,6,4,,shm,2,any_source\n"
+                                       "1,30,irecv,MPI_Wait,0,0,6,4,,shm,3,any_tag\n"
+                                       "1,40,irecv,MPI_Test,0,0,6,4,,shm,4,"
+                                       "any_source|any_tag\n");
+    static const unsigned want[8] = {0, RT_RECV_ANY_SOURCE, RT_RECV_ANY_TAG, RT_RECV_ALL,
+                                     0, RT_RECV_ANY_SOURCE, RT_RECV_ANY_TAG, RT_RECV_ALL};
+    const char *csv = rt_test_tmp_path("wild-back.csv"), *otf2 = rt_test_tmp_path("wild-otf2"),
+               *csv2 = rt_test_tmp_path("wild-otf2.csv");
+    unlink(csv);
+    unlink(csv2);
+    remove_any(otf2);
+    convert(in, csv, RT_FMT_CSV);
+    convert(in, otf2, RT_FMT_OTF2);
+    convert(otf2, csv2, RT_FMT_CSV);
+    const char *paths[] = {in, csv, otf2, csv2};
+    loaded l[4];
+    rt_err err;
+    for (int i = 0; i < 4; i++) {
+        if (load(paths[i], &l[i], &err))
+            fail_msg("%s", err.msg);
+        assert_int_equal(l[i].n, 8);
+        for (size_t j = 0; j < 8; j++) {
+            assert_int_equal(l[i].ev[j].kind, j < 4 ? RT_EV_RECV : RT_EV_IRECV);
+            if (l[i].ev[j].op != want[j])
+                fail_msg("%s: event %zu has op %u, expected %u", paths[i], j, l[i].ev[j].op,
+                         want[j]);
+        }
+        if (i)
+            assert_same_events(&l[0], &l[i]);
+    }
+    for (int i = 0; i < 4; i++)
+        unload(&l[i]);
+    /* the names as written, the empty set as an empty column */
+    FILE *f = fopen(csv, "rb");
+    assert_non_null(f);
+    char text[4096];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    assert_non_null(strstr(text, "\n0,10,recv,MPI_Recv,0,1,5,8,,shm,,\n"));
+    assert_non_null(strstr(text, "\n0,40,recv,MPI_Recv,0,1,5,8,,shm,,any_source|any_tag\n"));
+    assert_non_null(strstr(text, "\n1,30,irecv,MPI_Wait,0,0,6,4,,shm,3,any_tag\n"));
+}
+
+/* OTF2 numbers definitions densely: sparse ids are renumbered in order, and every peer
+ * still resolves to the same world rank. */
+static void test_otf2_renumbers_sparse_ids(void **state)
+{
+    const char *in = rt_test_write_file("sparse.csv", "ranks,3\n"
+                                                      "comm,20,0,c,2 0\n"
+                                                      "comm,7,,b,1 2\n"
+                                                      "group,40,2 1\n"
+                                                      "win,30,20\n"
+                                                      "0,1,send,,20,0,1,8,,,,\n"
+                                                      "1,1,send,,7,1,1,8,,,,\n"
+                                                      "2,1,put,,30,1,,4,,,1,\n"
+                                                      "2,2,group_sync,,30,40,,,,,,post\n");
+    const char *otf2 = rt_test_tmp_path("sparse-otf2");
+    remove_any(otf2);
+    convert(in, otf2, RT_FMT_OTF2);
+    loaded a, b;
+    rt_err err;
+    assert_int_equal(load(in, &a, &err), 0);
+    assert_int_equal(load(otf2, &b, &err), 0);
+    assert_int_equal(b.defs.ncomms, 4);
+    assert_int_equal(b.defs.comms[2].id, 2); /* was 7 */
+    assert_int_equal(b.defs.comms[3].id, 3); /* was 20 */
+    assert_int_equal(b.defs.comms[3].parent, 0);
+    assert_int_equal(b.defs.comms[2].parent, RT_ID_NONE);
+    assert_int_equal(b.defs.wins[0].id, 0);
+    assert_int_equal(b.defs.wins[0].comm, 3);
+    assert_int_equal(b.defs.groups[0].id, 0);
+    assert_int_equal(b.n, a.n);
+    for (size_t i = 0; i < a.n; i++)
+        if (a.ev[i].kind != RT_EV_RMA_GROUP_SYNC)
+            assert_int_equal(rt_defs_peer_world(&a.defs, &a.ev[i]),
+                             rt_defs_peer_world(&b.defs, &b.ev[i]));
+    assert_int_equal(b.ev[3].peer, 0);
+    assert_int_equal(rt_defs_peer_world(&b.defs, &b.ev[0]), 2);
+    unload(&a);
+    unload(&b);
+}
+
+static const char *fresh_archive(const char *name)
+{
+    const char *dir = rt_test_tmp_path(name);
+    remove_any(dir);
+    convert(ALL_KINDS, dir, RT_FMT_OTF2);
+    return dir;
+}
+
+static void test_otf2_damaged(void **state)
+{
+    char f[1200];
+    const char *a = fresh_archive("dmg-anchor");
+    snprintf(f, sizeof f, "%s/traces.otf2", a);
+    rt_test_write_file("dmg-anchor/traces.otf2", "this is no anchor\n");
+    expect_open_error(a, RT_E_FORMAT,
+                      "dmg-anchor/traces.otf2: damaged OTF2 anchor file: not an OTF2 anchor "
+                      "file (no chunk header)");
+
+    const char *d = fresh_archive("dmg-defs");
+    snprintf(f, sizeof f, "%s/traces.def", d);
+    struct stat st;
+    assert_int_equal(stat(f, &st), 0);
+    assert_int_equal(truncate(f, st.st_size / 2), 0);
+    expect_open_error(d, RT_E_FORMAT, "dmg-defs: damaged OTF2 archive: definitions unreadable");
+
+    const char *e = fresh_archive("dmg-empty-defs");
+    snprintf(f, sizeof f, "%s/traces.def", e);
+    assert_int_equal(truncate(f, 0), 0);
+    expect_open_error(e, RT_E_FORMAT,
+                      "dmg-empty-defs/traces.def: damaged OTF2 archive: cut short (0 bytes "
+                      "cannot hold the ");
+}
+
+/* OTF2's flush callback for write_nbr_archive: no flush records. */
+static OTF2_FlushType no_flush_record(void *data, OTF2_FileType type, OTF2_LocationRef loc,
+                                      void *caller, bool final)
+{
+    return OTF2_FLUSH;
+}
+
+/* A 2-rank archive written with OTF2 itself: one communicator (ref 0) of both ranks, and on
+ * rank 0 the property retrace::sources::0 (and with dests retrace::destinations::0) naming
+ * group ref `group`; group 2 has the one member `member`. */
+static void write_nbr_archive(const char *dir, int dests, uint32_t group, uint64_t member)
+{
+    static const OTF2_FlushCallbacks flush = {.otf2_pre_flush = no_flush_record};
+    remove_any(dir);
+    OTF2_Archive *a = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_MIN,
+                                        OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX,
+                                        OTF2_COMPRESSION_NONE);
+    assert_non_null(a);
+    assert_int_equal(OTF2_Archive_SetFlushCallbacks(a, &flush, NULL), OTF2_SUCCESS);
+    assert_int_equal(OTF2_Archive_SetSerialCollectiveCallbacks(a), OTF2_SUCCESS);
+    assert_int_equal(OTF2_Archive_OpenEvtFiles(a), OTF2_SUCCESS);
+    for (uint64_t r = 0; r < 2; r++)
+        assert_int_equal(OTF2_Archive_CloseEvtWriter(a, OTF2_Archive_GetEvtWriter(a, r)),
+                         OTF2_SUCCESS);
+    assert_int_equal(OTF2_Archive_CloseEvtFiles(a), OTF2_SUCCESS);
+    OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(a);
+    static const char *const str[] = {
+        "", "MPI Rank", "thread", "retrace::sources::0", "retrace::destinations::0", "node"};
+    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, 0, 1, OTF2_UNDEFINED_TIMESTAMP);
+    for (uint32_t i = 0; i < 6; i++)
+        OTF2_GlobalDefWriter_WriteString(g, i, str[i]);
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, 5, 5, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    for (uint32_t r = 0; r < 2; r++) {
+        OTF2_GlobalDefWriter_WriteLocationGroup(g, r, 1, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                                OTF2_UNDEFINED_LOCATION_GROUP);
+        OTF2_GlobalDefWriter_WriteLocation(g, r, 2, OTF2_LOCATION_TYPE_CPU_THREAD, 0, r);
+    }
+    uint64_t both[] = {0, 1};
+    OTF2_GlobalDefWriter_WriteGroup(g, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+                                    OTF2_GROUP_FLAG_NONE, 2, both);
+    OTF2_GlobalDefWriter_WriteGroup(g, 1, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                    OTF2_GROUP_FLAG_NONE, 2, both);
+    OTF2_GlobalDefWriter_WriteComm(g, 0, 0, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    OTF2_GlobalDefWriter_WriteGroup(g, 2, 0, OTF2_GROUP_TYPE_UNKNOWN, OTF2_PARADIGM_MPI,
+                                    OTF2_GROUP_FLAG_NONE, 1, &member);
+    OTF2_AttributeValue v;
+    v.groupRef = group;
+    OTF2_GlobalDefWriter_WriteLocationGroupProperty(g, 0, 3, OTF2_TYPE_GROUP, v);
+    if (dests)
+        OTF2_GlobalDefWriter_WriteLocationGroupProperty(g, 0, 4, OTF2_TYPE_GROUP, v);
+    assert_int_equal(OTF2_Archive_Close(a), OTF2_SUCCESS);
+}
+
+/* Neighbour-list properties another writer got wrong: one error line each. */
+static void test_otf2_bad_nbrs(void **state)
+{
+    const char *dir = rt_test_tmp_path("nbrs-made");
+    write_nbr_archive(dir, 1, 2, 1);
+    loaded l;
+    rt_err err;
+    assert_int_equal(load(dir, &l, &err), 0);
+    assert_int_equal(l.defs.nnbrs, 1);
+    assert_int_equal(l.defs.nbrs[0].rank, 0);
+    assert_int_equal(l.defs.nbrs[0].comm, 0);
+    assert_int_equal(l.defs.nbrs[0].in[0], 1);
+    assert_int_equal(l.defs.nbrs[0].out[0], 1);
+    unload(&l);
+    write_nbr_archive(dir, 0, 2, 1);
+    expect_open_error(dir, RT_E_FORMAT,
+                      "damaged OTF2 archive: location group 0: neighbour lists of communicator "
+                      "0 without a process, or not as a pair of sources and destinations");
+    write_nbr_archive(dir, 1, 7, 1);
+    expect_open_error(dir, RT_E_FORMAT,
+                      "damaged OTF2 archive: rank 0: the neighbour list group 7 of "
+                      "communicator 0 is missing or not ranks");
+    write_nbr_archive(dir, 1, 2, 1ull << 40);
+    expect_open_error(dir, RT_E_FORMAT, "rank 0: the neighbour list group 2 of communicator 0");
+    write_nbr_archive(dir, 1, 2, 5);
+    expect_open_error(dir, RT_E_INVAL,
+                      "damaged OTF2 archive: neighbour lists of rank 0 on communicator 0: "
+                      "sources 0 is 5, not a rank of the communicator (0 to 1) or none");
+}
+
+/* A killed run's event file ends early: read up to its last complete event, with a
+ * warning that names the rank. */
+static void test_otf2_truncated_events(void **state)
+{
+    const char *a = fresh_archive("cut-otf2");
+    char f[1200];
+    snprintf(f, sizeof f, "%s/traces/0.evt", a);
+    struct stat st;
+    assert_int_equal(stat(f, &st), 0);
+    assert_int_equal(truncate(f, st.st_size / 2), 0);
+    loaded full, cut;
+    rt_err err;
+    assert_int_equal(load(ALL_KINDS, &full, &err), 0);
+    assert_int_equal(load(a, &cut, &err), 0);
+    assert_non_null(cut.truncated);
+    assert_non_null(strstr(cut.truncated, "trace cut short: rank 0's events end early, after"));
+    size_t rank0 = 0, rank0_cut = 0;
+    while (rank0 < full.n && full.ev[rank0].rank == 0)
+        rank0++;
+    while (rank0_cut < cut.n && cut.ev[rank0_cut].rank == 0)
+        rank0_cut++;
+    assert_true(rank0_cut > 0 && rank0_cut < rank0);
+    /* what was read is exactly the start of rank 0, and all of the other ranks */
+    for (size_t i = 0; i < rank0_cut; i++)
+        assert_true(rt_event_equal(&full.ev[i], &cut.ev[i]));
+    assert_int_equal(cut.n - rank0_cut, full.n - rank0);
+    for (size_t i = rank0_cut; i < cut.n; i++)
+        assert_true(rt_event_equal(&full.ev[rank0 + i - rank0_cut], &cut.ev[i]));
+    unload(&cut);
+
+    /* Wherever the cut falls, what is read is a prefix of rank 0's events. */
+    const char *b = fresh_archive("cut-otf2-many");
+    snprintf(f, sizeof f, "%s/traces/0.evt", b);
+    FILE *in = fopen(f, "rb");
+    assert_non_null(in);
+    static unsigned char bytes[1 << 16];
+    size_t size = fread(bytes, 1, sizeof bytes, in);
+    fclose(in);
+    assert_true(size > 64 && size < sizeof bytes);
+    size_t last = 0;
+    for (size_t at = 40; at < size - 2; at++) {
+        FILE *o = fopen(f, "wb");
+        assert_non_null(o);
+        assert_int_equal(fwrite(bytes, 1, at, o), at);
+        fclose(o);
+        assert_int_equal(load(b, &cut, &err), 0);
+        assert_non_null(cut.truncated);
+        size_t k = 0;
+        while (k < cut.n && cut.ev[k].rank == 0)
+            k++;
+        for (size_t i = 0; i < k; i++)
+            if (!rt_event_equal(&full.ev[i], &cut.ev[i]))
+                fail_msg("cut at byte %zu: event %zu is not the original", at, i);
+        if (k > last)
+            last = k;
+        unload(&cut);
+    }
+    assert_true(last >= rank0 - 2);
+    unload(&full);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_otf2_roundtrip),
+        cmocka_unit_test(test_recv_flags_roundtrip),
+        cmocka_unit_test(test_otf2_renumbers_sparse_ids),
+        cmocka_unit_test(test_otf2_damaged),
+        cmocka_unit_test(test_otf2_truncated_events),
+        cmocka_unit_test(test_otf2_bad_nbrs),
+    };
+    return rt_test_main("formats_otf2", tests, argc, argv);
+}

@@ -1,0 +1,151 @@
+/* Unit tests of the generic reader and writer (formats/trace.c): what is not a trace, the
+ * writer's checks and the removal of its output, and events gathered into blocks for the
+ * formats without blocks of their own. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "rt_test_main.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test_formats.h"
+
+static void test_missing_file(void **state)
+{
+    const char *p = rt_test_tmp_path("nosuch.csv");
+    unlink(p);
+    char want[1100];
+    snprintf(want, sizeof want, "%s: No such file or directory", p);
+    expect_open_error(p, RT_E_NOTFOUND, want);
+}
+
+static void test_not_a_trace(void **state)
+{
+    expect_open_error(rt_test_write_file("image.png", "\x89PNG\r\n\x1a\n binary"), RT_E_FORMAT,
+                      "image.png: not a trace");
+    const char *dir = rt_test_tmp_path("emptydir");
+    remove_any(dir);
+    mkdir(dir, 0777);
+    expect_open_error(dir, RT_E_FORMAT, "emptydir: not a trace");
+}
+
+static void test_writer_checks(void **state)
+{
+    rt_defs d;
+    rt_err err;
+    assert_int_equal(rt_defs_init(&d, 2, &err), 0);
+    const char *dir = rt_test_tmp_path("nonempty");
+    remove_any(dir);
+    mkdir(dir, 0777);
+    rt_test_write_file("nonempty/keep.txt", "mine\n");
+    rt_writer *w;
+    assert_int_equal(rt_writer_open(dir, RT_FMT_OTF2, &d, &w, &err), -RT_E_INVAL);
+    assert_non_null(strstr(err.msg, "nonempty: directory exists and is not empty"));
+    assert_int_equal(rt_trace_remove(dir, &err), -RT_E_INVAL); /* not ours: left alone */
+    assert_int_equal(access(rt_test_tmp_path("nonempty/keep.txt"), F_OK), 0);
+
+    const char *out = rt_test_tmp_path("w-otf2");
+    remove_any(out);
+    assert_int_equal(rt_writer_open(out, RT_FMT_OTF2, &d, &w, &err), 0);
+    rt_event ev = {.kind = RT_EV_SEND, .rank = 1, .time = 10, .peer = 0, .bytes = 1};
+    assert_int_equal(rt_writer_write(w, &ev, &err), 0);
+    ev.time = 9;
+    assert_int_equal(rt_writer_write(w, &ev, &err), -RT_E_ORDER);
+    assert_non_null(strstr(err.msg, "events out of time order: rank 1 at 9 ns after 10 ns"));
+    ev.time = 11;
+    ev.peer = 2;
+    assert_int_equal(rt_writer_write(w, &ev, &err), -RT_E_INVAL);
+    assert_non_null(strstr(err.msg, "send: peer 2 is not a rank of communicator 0"));
+    rt_writer_abort(w); /* removes what it wrote */
+    assert_int_equal(access(out, F_OK), -1);
+
+    assert_int_equal(rt_writer_open(out, RT_FMT_OTF2, &d, &w, &err), 0);
+    assert_int_equal(rt_writer_close(w, &err), 0); /* an archive without events is fine */
+    loaded l;
+    assert_int_equal(load(out, &l, &err), 0);
+    assert_int_equal(l.n, 0);
+    assert_int_equal(l.defs.nranks, 2);
+    unload(&l);
+    assert_int_equal(rt_trace_remove(out, &err), 0);
+    assert_int_equal(access(out, F_OK), -1);
+    rt_defs_free(&d);
+}
+
+/* rt_reader_next_block on formats without blocks of their own: the events of one rank in a
+ * row, RT__GATHER (64) at most, the event of the next rank held for the next block, and
+ * errors after the events before them. */
+static void test_blocks_gathered(void **state)
+{
+    (void)state;
+    rt_reader *r;
+    rt_err err;
+    const rt_event *ev;
+    size_t n;
+    rt_event one;
+    /* send_ring.csv: rank 0's 6 events, then rank 1's; rt_reader_next takes the held one */
+    assert_int_equal(rt_reader_open(RT_TEST_DATA "/send_ring.csv", &r, &err), 0);
+    assert_int_equal(rt_reader_next_block(r, &ev, &n, &err), 1);
+    assert_int_equal(n, 6);
+    assert_int_equal(ev[0].rank, 0);
+    assert_int_equal(ev[5].kind, RT_EV_LEAVE);
+    assert_int_equal(ev[5].time, 2100);
+    assert_int_equal(rt_reader_next(r, &one, &err), 1);
+    assert_int_equal(one.rank, 1);
+    assert_int_equal(one.kind, RT_EV_ENTER);
+    assert_int_equal(rt_reader_next_block(r, &ev, &n, &err), 1);
+    assert_int_equal(n, 5);
+    assert_int_equal(ev[0].kind, RT_EV_SEND);
+    assert_int_equal(ev[4].time, 2100);
+    assert_int_equal(rt_reader_next_block(r, &ev, &n, &err), 0);
+    assert_int_equal(rt_reader_next(r, &one, &err), 0);
+    rt_reader_close(r);
+
+    /* 70 events of one rank: 64, then 6 */
+    char text[4096] = "ranks,1\n";
+    size_t len = strlen(text);
+    for (int i = 0; i < 35; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len,
+                                "0,%d,enter,MPI_Barrier,,,,,,,,\n0,%d,leave,MPI_Barrier,,,,,,,,\n",
+                                10 * i, 10 * i + 5);
+    assert_int_equal(rt_reader_open(rt_test_write_file("seventy.csv", text), &r, &err), 0);
+    assert_int_equal(rt_reader_next_block(r, &ev, &n, &err), 1);
+    assert_int_equal(n, 64);
+    assert_int_equal(ev[63].time, 315);
+    assert_int_equal(rt_reader_next_block(r, &ev, &n, &err), 1);
+    assert_int_equal(n, 6);
+    assert_int_equal(ev[5].time, 345);
+    assert_int_equal(rt_reader_next_block(r, &ev, &n, &err), 0);
+    rt_reader_close(r);
+
+    /* out_of_order.csv: rank 0's event, rank 1's, then the error, and again on asking */
+    assert_int_equal(rt_reader_open(RT_TEST_DATA "/out_of_order.csv", &r, &err), 0);
+    assert_int_equal(rt_reader_next_block(r, &ev, &n, &err), 1);
+    assert_int_equal(n, 1);
+    assert_int_equal(ev[0].time, 10);
+    assert_int_equal(rt_reader_next_block(r, &ev, &n, &err), 1);
+    assert_int_equal(n, 1);
+    assert_int_equal(ev[0].rank, 1);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(rt_reader_next_block(r, &ev, &n, &err), -RT_E_ORDER);
+        assert_non_null(strstr(err.msg, "out_of_order.csv:4: events out of time order: rank 0 "
+                                        "at 9 ns after 10 ns"));
+    }
+    rt_reader_close(r);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_missing_file),
+        cmocka_unit_test(test_not_a_trace),
+        cmocka_unit_test(test_writer_checks),
+        cmocka_unit_test(test_blocks_gathered),
+    };
+    return rt_test_main("formats_trace", tests, argc, argv);
+}
