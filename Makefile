@@ -2,19 +2,24 @@
 #   make demo   install what is missing, build, record a bundled example program under
 #               MPICH, analyse and replay its trace (a bundled trace when MPI cannot run)
 #   make test   install what is missing, build, run every test (ctest)
-# Other targets: deps (install only), build, clean, and test-sanitize (CI): the unit and
-# command-line tests built with AddressSanitizer and UBSan in build-san/.
+# Other targets: deps (install only), build, clean, test-sanitize (CI): the unit and
+# command-line tests built with AddressSanitizer and UBSan in build-san/, and test-fuzz (CI):
+# the libFuzzer harnesses of tests/fuzz built with clang in build-fuzz/, each run over its
+# seed corpus (bench/fuzz.sh fuzzes for longer).
 
 BUILD ?= build
 SAN_BUILD ?= build-san
+FUZZ_BUILD ?= build-fuzz
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?= -DRETRACE_WERROR=ON
 
 # Debian 12 packages retrace needs to build and test.
 PACKAGES = build-essential cmake pkg-config mpich libmpich-dev libopen-trace-format2-dev \
            otf2-tools libcsv-dev gnuplot-nox libcmocka-dev clang-format
+# ... and what the fuzzing build needs besides (make test-fuzz).
+FUZZ_PACKAGES = clang libclang-rt-14-dev
 
-.PHONY: all deps build test test-sanitize demo clean
+.PHONY: all deps build test test-sanitize test-fuzz demo clean
 
 all: build
 
@@ -37,8 +42,15 @@ test-sanitize: deps
 	cmake --build $(SAN_BUILD) -j $(JOBS)
 	cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS) -L 'unit|cli'
 
+# The harnesses under ASan and UBSan, each over its seed corpus once (seconds).
+test-fuzz: deps
+	@./.ci/install-deps $(FUZZ_PACKAGES)
+	CC=clang cmake -S . -B $(FUZZ_BUILD) -DRETRACE_FUZZ=ON
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+	cd $(FUZZ_BUILD) && ctest --output-on-failure -j $(JOBS) -L fuzz
+
 demo: build
 	./$(BUILD)/retrace demo --out $(BUILD)/demo
 
 clean:
-	rm -rf $(BUILD) $(SAN_BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD) $(FUZZ_BUILD)

@@ -87,7 +87,7 @@ static int convert_run(int argc, char **argv)
     rt_format fmt = RT_FMT_AUTO;
     int c, k, force = 0;
     opterr = 0;
-    optind = 1;
+    optind = 0; /* glibc: a full restart, also of the state a previous scan left */
     while ((c = getopt_long(argc, argv, ":ht:", opts, NULL)) != -1) {
         switch (c) {
         case 'h':

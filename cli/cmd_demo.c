@@ -435,7 +435,7 @@ static int demo_run(int argc, char **argv)
     const char *dir = "retrace-demo", *example = NULL;
     int c, record = 1;
     opterr = 0;
-    optind = 1;
+    optind = 0; /* glibc: a full restart, also of the state a previous scan left */
     while ((c = getopt_long(argc, argv, ":ho:e:", opts, NULL)) != -1) {
         switch (c) {
         case 'h':

@@ -76,7 +76,7 @@ static int info_run(int argc, char **argv)
     static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {0}};
     int c;
     opterr = 0;
-    optind = 1;
+    optind = 0; /* glibc: a full restart, also of the state a previous scan left */
     while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
         if (c == 'h') {
             info_usage(stdout);

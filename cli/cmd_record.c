@@ -122,7 +122,7 @@ static int parse(int argc, char **argv, record_opts *o)
     int c;
     o->trace = 1;
     opterr = 0;
-    optind = 1;
+    optind = 0; /* glibc: a full restart, also of the state a previous scan left */
     /* '+': stop at the first non-option, so the command's own options stay its own. */
     while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
         switch (c) {

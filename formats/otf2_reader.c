@@ -743,6 +743,12 @@ int rt__otf2_open(rt_reader *r, rt_err *err)
     if (!o->anchor)
         rc = err ? -err->code : -RT_E_FORMAT;
     if (!rc) {
+        char *defs = rt__otf2r_archive_file(o, ".def");
+        rc = defs ? rt__otf2_check_anchor(o->anchor, defs, err)
+                  : rt_err_set(err, RT_E_NOMEM, "%s: out of memory", r->path);
+        free(defs);
+    }
+    if (!rc) {
         o->reader = OTF2_Reader_Open(o->anchor);
         if (!o->reader)
             rc = rt__otf2_fail(err, RT_E_FORMAT, r->path,

@@ -106,4 +106,9 @@ int rt__otf2r_file_complete(const char *path);
 /* The path of a file next to the anchor: <archive>/<name>; NULL when out of memory. */
 char *rt__otf2r_archive_file(const otf2r *o, const char *name);
 
+/* 0 when the anchor file is one the OTF2 library can be given safely (formats/otf2_anchor.c),
+ * else -RT_E_FORMAT (or -RT_E_IO) naming the file and what is wrong. global_defs is the
+ * archive's global definition file, whose size bounds the counts the anchor claims. */
+int rt__otf2_check_anchor(const char *anchor, const char *global_defs, rt_err *err);
+
 #endif /* RT__OTF2R_H */

@@ -158,7 +158,9 @@ static void test_otf2_damaged(void **state)
     const char *a = fresh_archive("dmg-anchor");
     snprintf(f, sizeof f, "%s/traces.otf2", a);
     rt_test_write_file("dmg-anchor/traces.otf2", "this is no anchor\n");
-    expect_open_error(a, RT_E_FORMAT, "dmg-anchor: not a trace or damaged OTF2 archive");
+    expect_open_error(a, RT_E_FORMAT,
+                      "dmg-anchor/traces.otf2: damaged OTF2 anchor file: not an OTF2 anchor "
+                      "file (no chunk header)");
 
     const char *d = fresh_archive("dmg-defs");
     snprintf(f, sizeof f, "%s/traces.def", d);
@@ -171,7 +173,8 @@ static void test_otf2_damaged(void **state)
     snprintf(f, sizeof f, "%s/traces.def", e);
     assert_int_equal(truncate(f, 0), 0);
     expect_open_error(e, RT_E_FORMAT,
-                      "dmg-empty-defs: damaged OTF2 archive: definitions unreadable");
+                      "dmg-empty-defs/traces.def: damaged OTF2 archive: cut short (0 bytes "
+                      "cannot hold the ");
 }
 
 /* OTF2's flush callback for write_nbr_archive: no flush records. */

@@ -1,0 +1,8 @@
+#!/bin/sh
+# run_corpus.sh HARNESS CORPUS: runs the libFuzzer harness once over every file of the corpus
+# (no mutation) with the limits bench/fuzz.sh uses; fails on any finding.
+set -eu
+harness=$1 corpus=$2
+[ -d "$corpus" ] || { echo "run_corpus.sh: $corpus: no such corpus" >&2; exit 2; }
+abs=$(cd "$corpus" && pwd)
+exec "$harness" -runs=0 -timeout=20 -rss_limit_mb=2048 -malloc_limit_mb=1024 -artifact_prefix="$PWD/" "$abs"
