@@ -481,6 +481,8 @@ static int open_rank(rt_reader *r, raw_reader *rr, rt_err *err)
     if (!rr->usable[rr->cur])
         return 0;
     size_t first = rr->first[rr->cur], n = rr->first[rr->cur + 1] - first;
+    if (n == 0) /* definitions, no thread file (noted by index_ranks); rr->ts may be NULL */
+        return 0;
     size_t old = rr->ts_cap;
     if (RT_VEC_RESERVE(rr->ts, rr->ts_cap, n, 0) < 0)
         return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", rr->dir);
