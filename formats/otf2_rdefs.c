@@ -13,17 +13,30 @@
 static OTF2_CallbackCode def_string(void *data, OTF2_StringRef ref, const char *s)
 {
     otf2r *o = data;
-    while (o->strings.n <= ref)
-        if (VEC_PUSH(o->strings, NULL))
-            return OTF2_CALLBACK_ERROR;
-    free(o->strings.v[ref]);
-    o->strings.v[ref] = strdup(s);
-    return o->strings.v[ref] ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_ERROR;
+    char *copy = strdup(s);
+    if (!copy)
+        return OTF2_CALLBACK_ERROR;
+    int added;
+    uint64_t *at = rt_hmap_put1(&o->string_at, ref, &added);
+    if (at && !added) { /* defined again: the last one counts */
+        free(o->strings.v[*at]);
+        o->strings.v[*at] = copy;
+        return OTF2_CALLBACK_SUCCESS;
+    }
+    if (at) {
+        *at = o->strings.n;
+        if (!VEC_PUSH(o->strings, copy))
+            return OTF2_CALLBACK_SUCCESS;
+        rt_hmap_del1(&o->string_at, ref);
+    }
+    free(copy);
+    return OTF2_CALLBACK_ERROR;
 }
 
 static const char *string_of(const otf2r *o, uint32_t ref)
 {
-    return ref < o->strings.n && o->strings.v[ref] ? o->strings.v[ref] : "";
+    const uint64_t *at = rt_hmap_get1(&o->string_at, ref);
+    return at ? o->strings.v[*at] : "";
 }
 
 static OTF2_CallbackCode def_clock(void *data, uint64_t resolution, uint64_t offset,
@@ -52,11 +65,34 @@ static OTF2_CallbackCode def_region(void *data, OTF2_RegionRef ref, OTF2_StringR
                                     uint32_t end)
 {
     otf2r *o = data;
-    while (o->region_fn.n <= ref)
-        if (VEC_PUSH(o->region_fn, RT_FN_NONE))
-            return OTF2_CALLBACK_ERROR;
-    o->region_fn.v[ref] = (uint16_t)rt_func_lookup(string_of(o, name));
+    uint64_t *fn = rt_hmap_put1(&o->regions, ref, NULL);
+    if (!fn)
+        return OTF2_CALLBACK_ERROR;
+    *fn = rt_func_lookup(string_of(o, name));
     return OTF2_CALLBACK_SUCCESS;
+}
+
+/* The regions as a table by ref (rt__otf2r_region_fn) when the refs are dense: the highest
+ * below twice their number (plus a little), so that the table costs what the definitions do.
+ * -RT_E_NOMEM. */
+static int region_table(otf2r *o)
+{
+    uint64_t max = 0;
+    for (size_t i = 0; i < o->regions.cap; i++)
+        if (o->regions.slots[i].k1 != RT_HASH_EMPTY && o->regions.slots[i].k2 > max)
+            max = o->regions.slots[i].k2;
+    o->region_sparse = max >= 2 * (uint64_t)o->regions.n + 1024;
+    if (!o->regions.n || o->region_sparse)
+        return 0;
+    if (!(o->region_fn = malloc((max + 1) * sizeof *o->region_fn)))
+        return -RT_E_NOMEM;
+    for (uint64_t i = 0; i <= max; i++)
+        o->region_fn[i] = RT_FN_NONE;
+    for (size_t i = 0; i < o->regions.cap; i++)
+        if (o->regions.slots[i].k1 != RT_HASH_EMPTY)
+            o->region_fn[o->regions.slots[i].k2] = (uint16_t)o->regions.slots[i].v;
+    o->nregion_fn = (uint32_t)max + 1;
+    return 0;
 }
 
 static OTF2_CallbackCode def_tree(void *data, OTF2_SystemTreeNodeRef ref, OTF2_StringRef name,
@@ -427,22 +463,6 @@ static int build_comms(rt_reader *r, otf2r *o, const dgroup *locs, uint32_t *m, 
     return rc;
 }
 
-/* o->group_id for every group ref up to the highest, none of them ours yet; -RT_E_NOMEM. */
-static int alloc_group_ids(otf2r *o)
-{
-    uint32_t max_ref = 0;
-    for (size_t i = 0; i < o->groups.n; i++)
-        if (o->groups.v[i].ref > max_ref)
-            max_ref = o->groups.v[i].ref;
-    o->ngroup_id = o->groups.n ? max_ref + 1 : 0;
-    o->group_id = malloc(((size_t)o->ngroup_id + 1) * sizeof *o->group_id);
-    if (!o->group_id)
-        return -RT_E_NOMEM;
-    for (uint32_t i = 0; i < o->ngroup_id; i++)
-        o->group_id[i] = RT_ID_NONE;
-    return 0;
-}
-
 /* The groups no communicator uses are MPI groups (PSCW names them): our ids number them
  * densely in definition order, as the writer wrote them (locs and m as for build_comms). */
 static int build_groups(rt_reader *r, otf2r *o, const dgroup *locs, uint32_t *m, rt_err *err)
@@ -459,7 +479,10 @@ static int build_groups(rt_reader *r, otf2r *o, const dgroup *locs, uint32_t *m,
                             "%s: damaged OTF2 archive: group %u has unknown members", r->path,
                             (unsigned)g->ref);
         } else {
-            o->group_id[g->ref] = next_group;
+            uint64_t *id = rt_hmap_put1(&o->group_id, g->ref, NULL);
+            if (!id)
+                return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", r->path);
+            *id = next_group;
             rc = rt_defs_add_group(&r->defs, next_group++, g->n, m, err);
         }
     }
@@ -480,8 +503,6 @@ int rt__otf2r_build_defs(rt_reader *r, otf2r *o, rt_err *err)
     if (!m)
         return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", p);
     rc = build_comms(r, o, locs, m, err);
-    if (alloc_group_ids(o))
-        rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", p);
     if (!rc)
         rc = build_groups(r, o, locs, m, err);
     free(m);
@@ -537,5 +558,7 @@ int rt__otf2r_read_global_defs(rt_reader *r, otf2r *o, rt_err *err)
     if (o->resolution == 0)
         return rt_err_set(err, RT_E_FORMAT, "%s: damaged OTF2 archive: no clock properties",
                           r->path);
+    if (region_table(o))
+        return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", r->path);
     return 0;
 }

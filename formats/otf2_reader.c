@@ -79,7 +79,7 @@ static int32_t peer_i32(uint32_t v, int32_t undefined)
 static OTF2_CallbackCode ev_enter(CB_ARGS, OTF2_RegionRef region)
 {
     otf2r *o = data;
-    unsigned fn = region < o->region_fn.n ? o->region_fn.v[region] : RT_FN_NONE;
+    unsigned fn = rt__otf2r_region_fn(o, region);
     o->position = pos;
     if (fn != RT_FN_NONE)
         begin(o, RT_EV_ENTER, t, pos, NULL)->call = (uint16_t)fn;
@@ -92,7 +92,7 @@ static OTF2_CallbackCode ev_enter(CB_ARGS, OTF2_RegionRef region)
 static OTF2_CallbackCode ev_leave(CB_ARGS, OTF2_RegionRef region)
 {
     otf2r *o = data;
-    unsigned fn = region < o->region_fn.n ? o->region_fn.v[region] : RT_FN_NONE;
+    unsigned fn = rt__otf2r_region_fn(o, region);
     o->position = pos;
     if (fn != RT_FN_NONE)
         begin(o, RT_EV_LEAVE, t, pos, NULL)->call = (uint16_t)fn;
@@ -278,8 +278,8 @@ static OTF2_CallbackCode ev_group_sync(CB_ARGS, OTF2_RmaSyncLevel level, OTF2_Rm
     otf2r *o = data;
     rt_event *ev = begin(o, RT_EV_RMA_GROUP_SYNC, t, pos, a);
     ev->comm = win;
-    uint32_t id = group < o->ngroup_id ? o->group_id[group] : RT_ID_NONE;
-    ev->peer = id == RT_ID_NONE ? RT_PEER_NONE : (int32_t)id;
+    const uint64_t *id = rt_hmap_get1(&o->group_id, group);
+    ev->peer = id ? (int32_t)*id : RT_PEER_NONE;
     set_op(o, ev, 0, a);
     return OK;
 }
@@ -627,7 +627,9 @@ static void otf2r_free(otf2r *o)
     for (size_t i = 0; i < o->groups.n; i++)
         free(o->groups.v[i].members);
     free(o->strings.v);
-    free(o->region_fn.v);
+    rt_hmap_free(&o->string_at);
+    rt_hmap_free(&o->regions);
+    free(o->region_fn);
     free(o->groups.v);
     free(o->comms.v);
     free(o->tree.v);
@@ -637,7 +639,7 @@ static void otf2r_free(otf2r *o)
     free(o->nbrs.v);
     free(o->rank_loc);
     free(o->rank_nevents);
-    free(o->group_id);
+    rt_hmap_free(&o->group_id);
     free(o->cut_ev);
     free(o->anchor);
     free(o);

@@ -60,8 +60,16 @@ typedef struct otf2r {
     OTF2_Reader *reader;
     char *anchor;
     /* definitions as read */
-    VEC(char *) strings; /* by ref; NULL for gaps */
-    VEC(uint16_t) region_fn;
+    /* Definitions are found by their refs, which the input chooses (any 32-bit number): maps,
+     * never tables indexed by a ref, so that memory follows the definitions the file holds. */
+    VEC(char *) strings; /* in definition order */
+    rt_hmap string_at;   /* string ref -> position in strings */
+    rt_hmap regions;     /* region ref -> rt_func */
+    /* After the definitions: the regions as a table by ref when their refs are dense, as
+     * every writer makes them (enter and leave look one up); else region_sparse and the map. */
+    uint16_t *region_fn;
+    uint32_t nregion_fn;
+    int region_sparse;
     VEC(dgroup) groups;
     VEC(dcomm) comms;
     VEC(dtree) tree;
@@ -77,8 +85,7 @@ typedef struct otf2r {
     /* ranks */
     uint64_t *rank_loc;     /* location ref of each rank's master thread */
     uint64_t *rank_nevents; /* records announced per rank */
-    uint32_t *group_id;     /* our group id of each OTF2 group ref (RT_ID_NONE: none) */
-    uint32_t ngroup_id;
+    rt_hmap group_id;       /* OTF2 group ref -> our group id, for the groups PSCW names */
     /* reading */
     uint32_t cur;
     OTF2_EvtReader *er;
@@ -94,6 +101,15 @@ typedef struct otf2r {
     uint64_t next_pos, out_pos; /* record positions of the lookahead and the last event out */
     uint32_t out_rank;
 } otf2r;
+
+/* The MPI function of a region ref (RT_FN_NONE: none, or a region that is no MPI call). */
+static inline unsigned rt__otf2r_region_fn(const otf2r *o, uint32_t region)
+{
+    if (region < o->nregion_fn)
+        return o->region_fn[region];
+    const uint64_t *fn = o->region_sparse ? rt_hmap_get1(&o->regions, region) : NULL;
+    return fn ? (unsigned)*fn : RT_FN_NONE;
+}
 
 /* otf2_rdefs.c: the global definitions, read (read_global_defs) and turned into r->defs
  * (build_defs). */

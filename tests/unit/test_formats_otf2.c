@@ -230,6 +230,71 @@ static void write_nbr_archive(const char *dir, int dests, uint32_t group, uint64
     assert_int_equal(OTF2_Archive_Close(a), OTF2_SUCCESS);
 }
 
+/* A 2-rank archive from another writer, written with OTF2 itself: each rank enters and
+ * leaves MPI_Barrier at time stamps 10 and leave, on a clock of resolution ticks a second.
+ * Its string, region and group refs are near 2^32 (OTF2 lets a writer choose any number). */
+static void write_other_archive(const char *dir, uint64_t resolution, uint64_t leave)
+{
+    static const OTF2_FlushCallbacks flush = {.otf2_pre_flush = no_flush_record};
+    const uint32_t big = 4000000000u;
+    remove_any(dir);
+    OTF2_Archive *a = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_MIN,
+                                        OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX,
+                                        OTF2_COMPRESSION_NONE);
+    assert_non_null(a);
+    assert_int_equal(OTF2_Archive_SetFlushCallbacks(a, &flush, NULL), OTF2_SUCCESS);
+    assert_int_equal(OTF2_Archive_SetSerialCollectiveCallbacks(a), OTF2_SUCCESS);
+    assert_int_equal(OTF2_Archive_OpenEvtFiles(a), OTF2_SUCCESS);
+    for (uint64_t r = 0; r < 2; r++) {
+        OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, r);
+        assert_int_equal(OTF2_EvtWriter_Enter(w, NULL, 10, big + 1), OTF2_SUCCESS);
+        assert_int_equal(OTF2_EvtWriter_Leave(w, NULL, leave, big + 1), OTF2_SUCCESS);
+        assert_int_equal(OTF2_Archive_CloseEvtWriter(a, w), OTF2_SUCCESS);
+    }
+    assert_int_equal(OTF2_Archive_CloseEvtFiles(a), OTF2_SUCCESS);
+    OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(a);
+    OTF2_GlobalDefWriter_WriteClockProperties(g, resolution, 0, leave, OTF2_UNDEFINED_TIMESTAMP);
+    OTF2_GlobalDefWriter_WriteString(g, 0, "");
+    OTF2_GlobalDefWriter_WriteString(g, big, "MPI_Barrier");
+    OTF2_GlobalDefWriter_WriteString(g, big + 2, "node");
+    OTF2_GlobalDefWriter_WriteRegion(g, big + 1, big, big, 0, OTF2_REGION_ROLE_BARRIER,
+                                     OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, 0, 0, 0);
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, big + 2, big + 2,
+                                             OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    for (uint32_t r = 0; r < 2; r++) {
+        OTF2_GlobalDefWriter_WriteLocationGroup(g, r, 0, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                                OTF2_UNDEFINED_LOCATION_GROUP);
+        OTF2_GlobalDefWriter_WriteLocation(g, r, 0, OTF2_LOCATION_TYPE_CPU_THREAD, 2, r);
+    }
+    uint64_t both[] = {0, 1};
+    OTF2_GlobalDefWriter_WriteGroup(g, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+                                    OTF2_GROUP_FLAG_NONE, 2, both);
+    OTF2_GlobalDefWriter_WriteGroup(g, big, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                    OTF2_GROUP_FLAG_NONE, 2, both);
+    assert_int_equal(OTF2_Archive_Close(a), OTF2_SUCCESS);
+}
+
+/* Refs anything but dense: the reader keeps them in maps. It used to grow a table up to each
+ * ref (fuzz_otf2_defs: one string of ref 2^27 took 1 GiB; 4000000000 cannot be had). */
+static void test_otf2_huge_refs(void **state)
+{
+    (void)state;
+    const char *dir = rt_test_tmp_path("huge-refs");
+    write_other_archive(dir, 1000000000u, 20);
+    loaded l;
+    rt_err err;
+    if (load(dir, &l, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(l.defs.nranks, 2);
+    assert_int_equal(l.defs.ngroups, 1); /* group ref 4000000000 is our group 0 */
+    assert_int_equal(l.defs.groups[0].size, 2);
+    assert_int_equal(l.n, 4);
+    for (size_t i = 0; i < l.n; i++)
+        assert_int_equal(l.ev[i].call, RT_FN_Barrier);
+    assert_int_equal(l.ev[1].time, 20);
+    unload(&l);
+}
+
 /* Neighbour-list properties another writer got wrong: one error line each. */
 static void test_otf2_bad_nbrs(void **state)
 {
@@ -330,6 +395,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_otf2_damaged),
         cmocka_unit_test(test_otf2_truncated_events),
         cmocka_unit_test(test_otf2_bad_nbrs),
+        cmocka_unit_test(test_otf2_huge_refs),
     };
     return rt_test_main("formats_otf2", tests, argc, argv);
 }
