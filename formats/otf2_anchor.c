@@ -1,5 +1,6 @@
 /*
- * The OTF2 anchor file, checked before the OTF2 library sees it.
+ * The OTF2 anchor file: found (rt__otf2r_find_anchor), and checked before the OTF2 library
+ * sees it.
  *
  * OTF2 3.0's OTF2_Reader_Open trusts the anchor file: on a damaged one it writes past a
  * zero-length allocation, frees twice, loops, or sizes its buffers from a chunk size of
@@ -19,6 +20,7 @@
  * Counts are bounded by what the archive holds: every location and every global definition
  * is a record of at least two bytes in the global definition file.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,4 +201,37 @@ int rt__otf2_check_anchor(const char *anchor, const char *global_defs, rt_err *e
         rc = check_counts(&a, locations, defs, global_defs);
     free(buf);
     return rc;
+}
+
+/* The anchor file: the path itself, or the one .otf2 file in the directory (traces.otf2
+ * when there are several). */
+char *rt__otf2r_find_anchor(const char *path, rt_err *err)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode))
+        return strdup(path);
+    DIR *d = opendir(path);
+    if (!d) {
+        rt_err_set(err, RT_E_IO, "%s: cannot open directory", path);
+        return NULL;
+    }
+    char *found = NULL;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n <= 5 || strcmp(e->d_name + n - 5, ".otf2"))
+            continue;
+        if (found && strcmp(e->d_name, RT__OTF2_ARCHIVE_NAME ".otf2"))
+            continue;
+        free(found);
+        size_t len = strlen(path) + n + 2;
+        found = malloc(len);
+        if (found)
+            snprintf(found, len, "%s/%s", path, e->d_name);
+    }
+    closedir(d);
+    if (!found)
+        rt_err_set(err, RT_E_FORMAT, "%s: not a trace (a directory without an OTF2 anchor file)",
+                   path);
+    return found;
 }

@@ -4,7 +4,6 @@
  * Score-P's MPI records as far as the event model goes; records outside the model are
  * skipped.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -26,6 +25,25 @@ static int has_attr(const otf2r *o, OTF2_AttributeList *a, int which)
            OTF2_AttributeList_TestAttributeByID(a, o->attr_ref[which]);
 }
 
+/* The nanoseconds of ticks of a clock of another resolution than ours (1 ns; out of line, so
+ * that begin stays small for our archives). A clock coarser than 1 ns may take them past what
+ * an event's time holds (2^64 - 1 ns): such a time stamp is noted, and r_next stops before it
+ * goes out. */
+static uint64_t other_ns(otf2r *o, uint64_t ticks, uint64_t pos) __attribute__((noinline));
+static uint64_t other_ns(otf2r *o, uint64_t ticks, uint64_t pos)
+{
+    unsigned __int128 ns = (unsigned __int128)ticks * 1000000000u / o->resolution;
+    if (ns <= UINT64_MAX)
+        return (uint64_t)ns;
+    if (!o->time_past) {
+        o->time_past = 1;
+        o->time_past_ticks = ticks;
+        o->time_past_pos = pos;
+        o->read_end = 0;
+    }
+    return UINT64_MAX;
+}
+
 /* Starts an event of the current rank: time, default call, and the attributes. */
 static rt_event *begin(otf2r *o, unsigned kind, OTF2_TimeStamp t, uint64_t pos,
                        OTF2_AttributeList *a)
@@ -34,9 +52,7 @@ static rt_event *begin(otf2r *o, unsigned kind, OTF2_TimeStamp t, uint64_t pos,
     memset(ev, 0, sizeof *ev);
     o->position = pos;
     uint64_t ticks = t >= o->offset ? t - o->offset : 0;
-    ev->time = o->resolution == 1000000000u
-                   ? ticks
-                   : (uint64_t)((unsigned __int128)ticks * 1000000000u / o->resolution);
+    ev->time = o->resolution == 1000000000u ? ticks : other_ns(o, ticks, pos);
     ev->rank = o->cur;
     ev->kind = (uint8_t)kind;
     ev->call = (uint16_t)innermost(o);
@@ -546,12 +562,14 @@ static int open_rank(rt_reader *r, otf2r *o, rt_err *err)
 static int r_next(rt_reader *r, rt_event *ev, rt_err *err)
 {
     otf2r *o = r->impl;
-    while (o->cur < r->defs.nranks) {
+    while (o->cur < o->read_end) {
         if (!o->er && !o->cut_ev) {
             int rc = open_rank(r, o, err);
             if (rc)
                 return rc;
             o->pending = 0;
+            if (o->time_past) /* among the events of a cut rank, read already */
+                break;
         }
         if (o->cut_ev) {
             if (o->next_cut < o->ncut) {
@@ -607,6 +625,13 @@ static int r_next(rt_reader *r, rt_event *ev, rt_err *err)
         }
         o->pending = 0;
     }
+    if (o->time_past)
+        return rt_err_set(err, RT_E_RANGE,
+                          "%s: rank %u, record %llu: time stamp %llu ticks after the clock's "
+                          "offset at %llu ticks a second is past 2^64 ns (584 years)",
+                          r->path, (unsigned)o->cur, (unsigned long long)o->time_past_pos,
+                          (unsigned long long)o->time_past_ticks,
+                          (unsigned long long)o->resolution);
     return 0;
 }
 
@@ -672,39 +697,6 @@ static const rt__reader_ops otf2_reader_ops = {
     .progress = r_progress,
 };
 
-/* The anchor file: the path itself, or the one .otf2 file in the directory (traces.otf2
- * when there are several). */
-static char *find_anchor(const char *path, rt_err *err)
-{
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode))
-        return strdup(path);
-    DIR *d = opendir(path);
-    if (!d) {
-        rt_err_set(err, RT_E_IO, "%s: cannot open directory", path);
-        return NULL;
-    }
-    char *found = NULL;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t n = strlen(e->d_name);
-        if (n <= 5 || strcmp(e->d_name + n - 5, ".otf2"))
-            continue;
-        if (found && strcmp(e->d_name, RT__OTF2_ARCHIVE_NAME ".otf2"))
-            continue;
-        free(found);
-        size_t len = strlen(path) + n + 2;
-        found = malloc(len);
-        if (found)
-            snprintf(found, len, "%s/%s", path, e->d_name);
-    }
-    closedir(d);
-    if (!found)
-        rt_err_set(err, RT_E_FORMAT, "%s: not a trace (a directory without an OTF2 anchor file)",
-                   path);
-    return found;
-}
-
 /* Selects every rank's location, opens the event files and applies the local definitions
  * (Score-P's mapping tables); local definition files are optional. */
 static int open_events(rt_reader *r, otf2r *o, rt_err *err)
@@ -741,7 +733,7 @@ int rt__otf2_open(rt_reader *r, rt_err *err)
     for (unsigned i = 0; i < RT__ATTR_COUNT; i++)
         o->attr_ref[i] = OTF2_UNDEFINED_ATTRIBUTE;
     int rc = 0;
-    o->anchor = find_anchor(r->path, err);
+    o->anchor = rt__otf2r_find_anchor(r->path, err);
     if (!o->anchor)
         rc = err ? -err->code : -RT_E_FORMAT;
     if (!rc) {
@@ -775,6 +767,7 @@ int rt__otf2_open(rt_reader *r, rt_err *err)
     }
     if (!rc)
         rc = rt__otf2r_build_defs(r, o, err);
+    o->read_end = r->defs.nranks;
     if (!rc)
         rc = open_events(r, o, err);
     if (rc) {

@@ -276,10 +276,15 @@ static int load_group(rt_reader *r, raw_reader *rr, tstream *ts, rt_err *err)
     }
     rt_raw_call call;
     memcpy(&call, f->buf + f->pos, sizeof call);
-    ts->t0 = call.t0;
-    ts->t1 = call.t0 + call.dt;
-    ts->fn = call.fn;
     int long_call = call.dt == RT_RAW_DT_LONG, have_time = 0;
+    ts->t0 = ts->t1 = call.t0; /* a long call's TIME record gives t1 */
+    if (!long_call && __builtin_add_overflow(call.t0, call.dt, &ts->t1)) {
+        stream_path(rr, ts, path, sizeof path);
+        return rt__raw_fail_at(err, path, f->base + f->pos,
+                               "a call at %llu ns lasting %u ns ends past 2^64 ns",
+                               (unsigned long long)call.t0, (unsigned)call.dt);
+    }
+    ts->fn = call.fn;
     uint64_t nev = 2;
     size_t at = RT_RAW_SLOT;
     for (;;) {

@@ -100,6 +100,12 @@ typedef struct otf2r {
     int pending;
     uint64_t next_pos, out_pos; /* record positions of the lookahead and the last event out */
     uint32_t out_rank;
+    /* r_next reads ranks below read_end: the number of ranks, 0 once a time stamp is past
+     * what rt_event.time holds (2^64 - 1 ns; time_past, its ticks and record): that one is
+     * an error, and neither it nor anything after it goes out */
+    uint32_t read_end;
+    int time_past;
+    uint64_t time_past_ticks, time_past_pos;
 } otf2r;
 
 /* The MPI function of a region ref (RT_FN_NONE: none, or a region that is no MPI call). */
@@ -121,6 +127,11 @@ int rt__otf2r_build_defs(rt_reader *r, otf2r *o, rt_err *err);
 int rt__otf2r_file_complete(const char *path);
 /* The path of a file next to the anchor: <archive>/<name>; NULL when out of memory. */
 char *rt__otf2r_archive_file(const otf2r *o, const char *name);
+
+/* The anchor file of the archive at path: path itself, or the one .otf2 file in the directory
+ * path (traces.otf2 when there are several). A new string; NULL with err set when there is
+ * none (or memory runs out). */
+char *rt__otf2r_find_anchor(const char *path, rt_err *err);
 
 /* 0 when the anchor file is one the OTF2 library can be given safely (formats/otf2_anchor.c),
  * else -RT_E_FORMAT (or -RT_E_IO) naming the file and what is wrong. global_defs is the

@@ -15,7 +15,9 @@ typedef struct rt__reader_ops {
     /* Instead of next and where, for a back end that builds its events from fields it has
      * checked itself: *n >= 1 events of one rank, in time order after its earlier ones, each
      * passing rt_event_check and normalised (rt_event_normalize), valid until the next call.
-     * The generic layer checks nothing again: that is what makes reading in blocks fast.
+     * The generic layer checks only the time order where blocks meet (each block's first
+     * event against the rank's last, its last against its first): inside a block the order
+     * is the back end's to keep. Checking nothing per event makes reading in blocks fast.
      * 1: a block; 0: the end; < 0: error (events before it come first). */
     int (*next_block)(rt_reader *r, const rt_event **ev, size_t *n, rt_err *err);
     /* Fraction of the trace read so far (0 to 1), or -1 when unknown; may be NULL. */

@@ -45,7 +45,32 @@ static inline rt_event *push(rt__ti_reader *t, unsigned kind, unsigned call, uin
 
 static uint64_t clock_ns(const rt__ti_rank_state *k)
 {
-    return (uint64_t)(k->clock + 0.5); /* >= 0: rounds to nearest */
+    return (uint64_t)(k->clock + 0.5); /* 0 to below 2^64 (tick): rounds to nearest */
+}
+
+static int clock_past(const rt__ti_reader *t, const rt__ti_rank_state *k, double ns, rt_err *err)
+    __attribute__((cold, noinline));
+static int clock_past(const rt__ti_reader *t, const rt__ti_rank_state *k, double ns, rt_err *err)
+{
+    return rt__ti_bad(&t->in, err,
+                      "the rank's clock would pass 2^64 ns (584 years): %.6g s after %.6g s",
+                      ns / 1e9, k->clock / 1e9);
+}
+
+/* Moves the rank's clock on by ns (what the action on the current line takes). The clock
+ * must stay below 2^64 ns, the most an event's time holds (about 584 years): a value past it
+ * has no integer, and converting it anyway would be undefined. This is where TI's time order
+ * is kept: ns >= 0 (the fields' parsers refuse negative numbers and NaN, the flop rate is
+ * positive), so the clock never goes back, and every event an action queues has the clock's
+ * time. */
+static inline int tick(const rt__ti_reader *t, rt__ti_rank_state *k, double ns, rt_err *err)
+{
+    double next = k->clock + ns;
+    /* also inf and NaN; a double below 2^64 is at most 2^64 - 2048, and so is next + 0.5 */
+    if (__builtin_expect(!(next < 0x1p64), 0))
+        return clock_past(t, k, ns, err);
+    k->clock = next;
+    return 0;
 }
 
 /* Every rank on a node of its own: a message is loop to itself, net to anyone else. */
@@ -174,8 +199,7 @@ int rt__ti_act_compute(rt__ti_ctx *c, rt_err *err)
     int rc = rt__ti_arity(in, 1, 1, "compute FLOPS", err);
     if (rc || (rc = rt__ti_double(in, 2, "flop count", &flops, err)))
         return rc;
-    k->clock += flops / t->flops * 1e9;
-    return 0;
+    return tick(t, k, flops / t->flops * 1e9, err);
 }
 
 int rt__ti_act_sleep(rt__ti_ctx *c, rt_err *err)
@@ -185,8 +209,7 @@ int rt__ti_act_sleep(rt__ti_ctx *c, rt_err *err)
     int rc = rt__ti_arity(in, 1, 1, "sleep SECONDS", err);
     if (rc || (rc = rt__ti_double(in, 2, "duration", &s, err)))
         return rc;
-    k->clock += s * 1e9;
-    return 0;
+    return tick(t, k, s * 1e9, err);
 }
 
 /* send, isend, recv, irecv PARTNER TAG SIZE [DATATYPE] */
@@ -322,8 +345,7 @@ static int coll(rt__ti_ctx *c, unsigned call, unsigned op, int32_t root, uint64_
     ev->bytes = bytes;
     ev->rbytes = rbytes;
     PUSH(ev, RT_EV_LEAVE, call);
-    k->clock += flops / t->flops * 1e9;
-    return 0;
+    return tick(t, k, flops / t->flops * 1e9, err);
 }
 
 int rt__ti_act_barrier(rt__ti_ctx *c, rt_err *err)

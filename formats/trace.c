@@ -169,6 +169,39 @@ static int next_checked(rt_reader *r, rt_event *ev, rt_err *err)
     return 1;
 }
 
+/* A block from a back end with next_block, checked for time order where blocks meet: its
+ * first event not before the rank's last one, its last not before its first (the back end
+ * keeps the order inside a block, where a check of every event would cost more than the
+ * fastest back end, TI, spends on some of them). A block that fails stops the reader. */
+static int next_block_checked(rt_reader *r, const rt_event **ev, size_t *n, rt_err *err)
+{
+    if (r->stop < 0) {
+        if (err)
+            *err = r->stop_err;
+        return r->stop;
+    }
+    int rc = r->ops->next_block(r, ev, n, err);
+    if (rc <= 0)
+        return rc;
+    const rt_event *b = *ev;
+    uint32_t rank = b[0].rank;
+    uint64_t last = r->last_time[rank];
+    if (b[0].time < last || b[*n - 1].time < b[0].time) {
+        uint64_t at = b[0].time < last ? b[0].time : b[*n - 1].time;
+        uint64_t after = b[0].time < last ? last : b[0].time;
+        r->stop =
+            rt_err_set(&r->stop_err, RT_E_ORDER,
+                       "%s: events out of time order: rank %u at %llu ns after %llu ns", r->path,
+                       (unsigned)rank, (unsigned long long)at, (unsigned long long)after);
+        if (err)
+            *err = r->stop_err;
+        return r->stop;
+    }
+    r->last_time[rank] = b[*n - 1].time;
+    r->nevents += *n;
+    return 1;
+}
+
 /* What the back end returned at the end of a gathered block, returned again now. */
 static int gather_stop(rt_reader *r, rt_err *err)
 {
@@ -184,13 +217,12 @@ int rt_reader_next(rt_reader *r, rt_event *ev, rt_err *err)
         return 1;
     }
     if (r->ops->next_block) {
-        int rc = r->ops->next_block(r, &r->blk, &r->blk_n, err);
+        int rc = next_block_checked(r, &r->blk, &r->blk_n, err);
         r->blk_i = 0;
         if (rc <= 0) {
             r->blk_n = 0;
             return rc;
         }
-        r->nevents += r->blk_n;
         *ev = r->blk[r->blk_i++];
         return 1;
     }
@@ -248,10 +280,7 @@ int rt_reader_next_block(rt_reader *r, const rt_event **ev, size_t *n, rt_err *e
     }
     if (!r->ops->next_block)
         return gather(r, ev, n, err);
-    int rc = r->ops->next_block(r, ev, n, err);
-    if (rc > 0)
-        r->nevents += *n;
-    return rc;
+    return next_block_checked(r, ev, n, err);
 }
 
 int rt_reader_by_rank(const rt_reader *r)

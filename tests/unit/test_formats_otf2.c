@@ -295,6 +295,25 @@ static void test_otf2_huge_refs(void **state)
     unload(&l);
 }
 
+/* A clock coarser than 1 ns takes time stamps to nanoseconds past what an event's time
+ * holds: an error naming the record, not a time wrapped round to an early one. */
+static void test_otf2_time_past(void **state)
+{
+    (void)state;
+    const char *dir = rt_test_tmp_path("time-past");
+    write_other_archive(dir, 1, 20); /* 1 tick a second: 20 s */
+    loaded l;
+    rt_err err;
+    if (load(dir, &l, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(l.ev[1].time, UINT64_C(20000000000));
+    unload(&l);
+    write_other_archive(dir, 1, UINT64_C(1) << 40);
+    expect_open_error(dir, RT_E_RANGE,
+                      "time-past: rank 0, record 2: time stamp 1099511627776 ticks after the "
+                      "clock's offset at 1 ticks a second is past 2^64 ns (584 years)");
+}
+
 /* Neighbour-list properties another writer got wrong: one error line each. */
 static void test_otf2_bad_nbrs(void **state)
 {
@@ -396,6 +415,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_otf2_truncated_events),
         cmocka_unit_test(test_otf2_bad_nbrs),
         cmocka_unit_test(test_otf2_huge_refs),
+        cmocka_unit_test(test_otf2_time_past),
     };
     return rt_test_main("formats_otf2", tests, argc, argv);
 }

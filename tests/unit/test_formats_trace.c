@@ -1,6 +1,7 @@
 /* Unit tests of the generic reader and writer (formats/trace.c): what is not a trace, the
  * writer's checks and the removal of its output, and events gathered into blocks for the
- * formats without blocks of their own. */
+ * formats without blocks of their own, and the time-order check of a back end with blocks of
+ * its own. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -10,10 +11,12 @@
 #include "rt_test_main.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rt__trace.h"
 #include "test_formats.h"
 
 static void test_missing_file(void **state)
@@ -139,13 +142,79 @@ static void test_blocks_gathered(void **state)
     rt_reader_close(r);
 }
 
+/* ---- a back end of blocks (as the TI reader's), made up here ------------------------------ */
+
+static const rt_event fake_events[3] = {
+    {.kind = RT_EV_ENTER, .call = RT_FN_Barrier, .time = 10},
+    {.kind = RT_EV_LEAVE, .call = RT_FN_Barrier, .time = 20},
+    {.kind = RT_EV_ENTER, .call = RT_FN_Barrier, .time = 5},
+};
+
+/* Blocks of fake_events: the first two, then the third (back in time). */
+static int fake_next_block(rt_reader *r, const rt_event **ev, size_t *n, rt_err *err)
+{
+    (void)err;
+    size_t *at = r->impl;
+    if (*at >= 3)
+        return 0;
+    *ev = fake_events + *at;
+    *n = *at ? 1 : 2;
+    *at += *n;
+    return 1;
+}
+
+static void fake_close(rt_reader *r)
+{
+    free(r->impl);
+}
+
+static const rt__reader_ops fake_ops = {.next_block = fake_next_block, .close = fake_close};
+
+static rt_reader *fake_reader(void)
+{
+    rt_reader *r = calloc(1, sizeof *r);
+    rt_err err;
+    assert_non_null(r);
+    r->path = strdup("fake");
+    r->ops = &fake_ops;
+    r->impl = calloc(1, sizeof(size_t));
+    assert_int_equal(rt_defs_init(&r->defs, 1, &err), 0);
+    r->last_time = calloc(1, sizeof *r->last_time);
+    return r;
+}
+
+/* A back end that builds its own blocks gets the time-order check all the same, through
+ * rt_reader_next_block and rt_reader_next alike; the error stays. */
+static void test_blocks_time_order(void **state)
+{
+    (void)state;
+    const rt_event *ev;
+    size_t n;
+    rt_err err;
+    rt_reader *r = fake_reader();
+    assert_int_equal(rt_reader_next_block(r, &ev, &n, &err), 1);
+    assert_int_equal(n, 2);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(rt_reader_next_block(r, &ev, &n, &err), -RT_E_ORDER);
+        assert_string_equal(err.msg, "fake: events out of time order: rank 0 at 5 ns after 20 ns");
+    }
+    rt_reader_close(r);
+    r = fake_reader();
+    rt_event one;
+    assert_int_equal(rt_reader_next(r, &one, &err), 1);
+    assert_int_equal(rt_reader_next(r, &one, &err), 1);
+    assert_int_equal(one.time, 20);
+    assert_int_equal(rt_reader_next(r, &one, &err), -RT_E_ORDER);
+    assert_string_equal(err.msg, "fake: events out of time order: rank 0 at 5 ns after 20 ns");
+    rt_reader_close(r);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_missing_file),
-        cmocka_unit_test(test_not_a_trace),
-        cmocka_unit_test(test_writer_checks),
-        cmocka_unit_test(test_blocks_gathered),
+        cmocka_unit_test(test_missing_file),      cmocka_unit_test(test_not_a_trace),
+        cmocka_unit_test(test_writer_checks),     cmocka_unit_test(test_blocks_gathered),
+        cmocka_unit_test(test_blocks_time_order),
     };
     return rt_test_main("formats_trace", tests, argc, argv);
 }

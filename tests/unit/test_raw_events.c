@@ -271,6 +271,14 @@ static void test_bad_records(void **state)
     close_rec(&t, 20);
     expect_error(one_rank("bad-order", &d, &t), RT_E_ORDER,
                  "r0.t0.rtr: offset 80: events out of time order: rank 0 at 5 ns after 11 ns");
+
+    /* t0 + dt past 2^64 ns: refused, not wrapped round to an early time */
+    d = defs_file(0, 1), t = thread_file(0, 1, 0);
+    call(&t, RT_FN_Send, UINT64_MAX - 5, 10);
+    close_rec(&t, 20);
+    expect_error(one_rank("bad-end", &d, &t), RT_E_FORMAT,
+                 "r0.t0.rtr: offset 64: a call at 18446744073709551610 ns lasting 10 ns ends past "
+                 "2^64 ns");
 }
 
 /* The wildcards of receives: none on P2P records, the op of EVENT records; and through the

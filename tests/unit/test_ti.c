@@ -432,6 +432,14 @@ static void test_bad_lines(void **state)
         {"x init", "init: bad rank 'x' (expected a rank number)"},
         {"00 init", "init: bad rank '00' (expected a rank number)"},
         {"0", "expected RANK ACTION [ARGUMENTS]"},
+        /* time past what an event holds: a double out of the range of uint64_t was converted
+         * anyway (undefined; fuzz_ti), and later events had time 0 */
+        {"0 compute 1e30",
+         "compute: the rank's clock would pass 2^64 ns (584 years): 1e+21 s after 0 s"},
+        {"0 sleep 1e300",
+         "sleep: the rank's clock would pass 2^64 ns (584 years): inf s after 0 s"},
+        {"0 allreduce 1 1e300",
+         "allreduce: the rank's clock would pass 2^64 ns (584 years): 1e+291 s after 0 s"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char text[256];
@@ -457,6 +465,27 @@ static void test_bad_lines(void **state)
     snprintf(msg, sizeof msg,
              "%s:3: cannot read 'missing.txt': No such file or directory "
              "(looked next to the index and in the working directory)",
+             ti);
+    load_fails(ti, msg);
+}
+
+/* A rank's clock adds up to just below 2^64 ns and no further; a clock that stays below it
+ * keeps every rank's events in time order (the generic reader checks it again). */
+static void test_clock_limit(void **state)
+{
+    (void)state;
+    const char *ti = ti_trace("clock.ti", "0 sleep 18446744073\n0 barrier\n", NULL);
+    rt_test_trace l;
+    load_ok(ti, &l);
+    /* 18446744073 s in ns, to the double nearest (they are 2048 ns apart up there) */
+    assert_true(l.ev[0].time > UINT64_C(18446744073000000000) - 2048);
+    assert_true(l.ev[0].time < UINT64_C(18446744073000000000) + 2048);
+    rt_test_unload(&l);
+    ti = ti_trace("clock2.ti", "0 sleep 1e10\n0 barrier\n0 sleep 1e10\n0 barrier\n", NULL);
+    char msg[1200];
+    snprintf(msg, sizeof msg,
+             "%s_r0.txt:3: sleep: the rank's clock would pass 2^64 ns (584 years): 1e+10 s "
+             "after 1e+10 s",
              ti);
     load_fails(ti, msg);
 }
@@ -488,7 +517,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_collectives),  cmocka_unit_test(test_comm_actions),
         cmocka_unit_test(test_shared_file),  cmocka_unit_test(test_smpi_recording),
         cmocka_unit_test(test_flop_rate),    cmocka_unit_test(test_bad_lines),
-        cmocka_unit_test(test_detection),
+        cmocka_unit_test(test_detection),    cmocka_unit_test(test_clock_limit),
     };
     return rt_test_main("ti", tests, argc, argv);
 }

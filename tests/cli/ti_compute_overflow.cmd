@@ -1,0 +1,2 @@
+info
+$DATA/ti/overflow/overflow.ti
