@@ -68,9 +68,6 @@ static int def_ranks(rt_reader *r, rt__csv_reader *cr, const uint32_t *v, rt_err
 {
     if (cr->have_ranks)
         return rt_err_set(e, RT_E_FORMAT, "ranks given twice");
-    if (v[0] == 0 || v[0] > INT32_MAX)
-        return rt_err_set(e, RT_E_INVAL, "number of ranks %u out of range (1 to %d)",
-                          (unsigned)v[0], INT32_MAX);
     int rc = rt_defs_init(&r->defs, v[0], e);
     cr->have_ranks = !rc;
     return rc;

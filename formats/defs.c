@@ -4,17 +4,44 @@
 
 #include "rt__trace.h"
 
+int rt_max_ranks(uint32_t *max, rt_err *err)
+{
+    const char *s = getenv(RT_MAX_RANKS_ENV);
+    uint64_t v;
+    *max = RT_DEFAULT_MAX_RANKS;
+    if (!s)
+        return 0;
+    if (rt_parse_uint(s, 1, RT_MAX_RANKS, &v, NULL) < 0) {
+        char shown[64];
+        return rt_err_set(
+            err, RT_E_INVAL, "%s: bad value '%s' (expected a whole number of ranks from 1 to %u)",
+            RT_MAX_RANKS_ENV, rt_escape(shown, sizeof shown, s), (unsigned)RT_MAX_RANKS);
+    }
+    *max = (uint32_t)v;
+    return 0;
+}
+
 int rt_defs_init(rt_defs *defs, uint32_t nranks, rt_err *err)
 {
     memset(defs, 0, sizeof *defs);
-    if (nranks == 0 || nranks > RT_MAX_RANKS)
-        return rt_err_set(err, RT_E_INVAL, "number of ranks %u out of range (1 to %u)",
-                          (unsigned)nranks, (unsigned)RT_MAX_RANKS);
+    uint32_t max;
+    int rc = rt_max_ranks(&max, err);
+    if (rc)
+        return rc;
+    if (nranks == 0)
+        return rt_err_set(err, RT_E_INVAL, "number of ranks 0 out of range (1 to %u)",
+                          (unsigned)max);
+    if (nranks > max)
+        return rt_err_set(err, RT_E_RANGE,
+                          "%u ranks, more than the limit of %u (the environment variable %s "
+                          "raises it, up to %u)",
+                          (unsigned)nranks, (unsigned)max, RT_MAX_RANKS_ENV,
+                          (unsigned)RT_MAX_RANKS);
     defs->nranks = nranks;
     defs->node = calloc(nranks, sizeof *defs->node);
     defs->module = calloc(nranks, sizeof *defs->module);
     uint32_t *all = malloc((size_t)nranks * sizeof *all);
-    int rc = -RT_E_NOMEM;
+    rc = -RT_E_NOMEM;
     if (!defs->node || !defs->module || !all)
         goto fail;
     for (uint32_t i = 0; i < nranks; i++)
@@ -27,6 +54,7 @@ int rt_defs_init(rt_defs *defs, uint32_t nranks, rt_err *err)
                               "MPI_COMM_SELF", err);
     }
     free(all);
+    all = NULL;
     if (rc == 0)
         return 0;
 fail:

@@ -394,9 +394,11 @@ static int build_ranks(rt_reader *r, otf2r *o, rt_err *err)
     if (n == 0)
         return rt_err_set(err, RT_E_FORMAT, "%s: damaged OTF2 archive: no processes defined", p);
     qsort(o->locgroups.v, n, sizeof *o->locgroups.v, cmp_locgroup);
+    if (n > UINT32_MAX)
+        return rt_err_set(err, RT_E_RANGE, "%s: %zu processes, more than a trace may have", p, n);
     int rc = rt_defs_init(&r->defs, (uint32_t)n, err);
     if (rc)
-        return rc;
+        return rt__err_prefix(err, rc, p);
     o->rank_loc = malloc(n * sizeof *o->rank_loc);
     o->rank_nevents = calloc(n, sizeof *o->rank_nevents);
     if (!o->rank_loc || !o->rank_nevents)

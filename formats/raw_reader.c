@@ -126,7 +126,7 @@ static int read_headers(rt_reader *r, raw_reader *rr, rt_err *err)
         if (!r->defs.nranks) {
             snprintf(from, sizeof from, RT_RAW_DEFS_NAME, (unsigned)t->rank);
             if ((rc = rt_defs_init(&r->defs, nranks, err)))
-                return rc;
+                return rt__err_prefix(err, rc, path);
             if (!(rr->usable = calloc(nranks, 1)))
                 return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", rr->dir);
         }

@@ -70,6 +70,10 @@ int rt__csv_create(rt_writer *w, rt_err *err);
 int rt__otf2_create(rt_writer *w, rt_err *err);
 int rt__ti_create(rt_writer *w, rt_err *err);
 
+/* The error rc (negative) of a call that wrote err without naming the input: err->msg
+ * prefixed with "WHAT: " (a file of the trace, or r->path). Returns rc. */
+int rt__err_prefix(rt_err *err, int rc, const char *what);
+
 /* Sets r->truncated to a copy of the formatted message. */
 void rt__reader_set_truncated(rt_reader *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -328,6 +328,12 @@ static inline int rt_event_is_rma(unsigned kind)
 /* The most ranks a trace may have: well above the largest machines, and low enough that a
  * damaged or hostile trace header cannot make a reader allocate tens of GiB. */
 #define RT_MAX_RANKS (1u << 24)
+/* The most ranks rt_defs_init (and so every reader) accepts unless the environment variable
+ * RT_MAX_RANKS_ENV says otherwise (rt_max_ranks): what a trace declares costs memory in every
+ * pass (about 400 bytes a rank in profile), events or not, so a few bytes of input claiming
+ * millions of ranks must meet a limit the user raises on purpose. */
+#define RT_DEFAULT_MAX_RANKS (1u << 20)
+#define RT_MAX_RANKS_ENV "RETRACE_MAX_RANKS"
 
 typedef struct rt_event {
     uint64_t time;   /* nanoseconds since the trace's time origin */

@@ -27,8 +27,14 @@ int rt_format_lookup(const char *name);
 /* ---- definitions ---------------------------------------------------------------------------- */
 
 /* nranks world ranks, all on node 0 of module 0, with the predefined communicators
- * RT_COMM_WORLD (every rank) and RT_COMM_SELF. */
+ * RT_COMM_WORLD (every rank) and RT_COMM_SELF. nranks must be from 1 to rt_max_ranks: every
+ * reader makes its definitions here, so the limit holds for every format (-RT_E_RANGE, the
+ * message naming the limit and RT_MAX_RANKS_ENV). */
 int rt_defs_init(rt_defs *defs, uint32_t nranks, rt_err *err);
+/* The most ranks a trace may have: the environment variable RT_MAX_RANKS_ENV, a whole number
+ * from 1 to RT_MAX_RANKS, else RT_DEFAULT_MAX_RANKS. -RT_E_INVAL for any other value of the
+ * variable (the message names it). */
+int rt_max_ranks(uint32_t *max, rt_err *err);
 void rt_defs_free(rt_defs *defs);
 int rt_defs_copy(rt_defs *dst, const rt_defs *src, rt_err *err);
 /* Members are copied. Ids must be new; members must be world ranks. */

@@ -266,7 +266,8 @@ static const rt__reader_ops ti_reader_ops = {
 };
 
 /* A shared file: the ranks are 0 to the largest rank named (SimGrid takes them from -np). */
-static int count_shared_ranks(rt_reader *r, rt__ti_reader *t, uint32_t *n, rt_err *err)
+static int count_shared_ranks(rt_reader *r, rt__ti_reader *t, uint32_t limit, uint32_t *n,
+                              rt_err *err)
 {
     uint64_t max = 0;
     int any = 0, rc;
@@ -274,9 +275,12 @@ static int count_shared_ranks(rt_reader *r, rt__ti_reader *t, uint32_t *n, rt_er
         uint64_t who;
         if ((rc = rt__ti_who(&t->in, &who, err)))
             return rc;
-        if (who >= RT_MAX_RANKS)
-            return rt__ti_bad(&t->in, err, "rank %s out of range (at most %u ranks)", t->in.tok[0],
-                              (unsigned)RT_MAX_RANKS);
+        if (who >= limit)
+            return rt_err_set(err, RT_E_RANGE,
+                              "%s:%lu: rank %s: more ranks than the limit of %u (the environment "
+                              "variable %s raises it, up to %u)",
+                              t->in.path, t->in.lineno, t->in.tok[0], (unsigned)limit,
+                              RT_MAX_RANKS_ENV, (unsigned)RT_MAX_RANKS);
         if (!any || who > max)
             max = who;
         any = 1;
@@ -297,8 +301,9 @@ int rt__ti_open(rt_reader *r, rt_err *err)
     t->in.fd = -1;
     r->ops = &ti_reader_ops; /* from here on, closing the reader frees t */
     r->impl = t;
+    uint32_t limit;
     int rc = rt__ti_flop_rate(&t->flops, err);
-    if (rc)
+    if (rc || (rc = rt_max_ranks(&limit, err)))
         return rc;
     if (!(t->index = fopen(r->path, "rb")))
         return rt_err_set(err, RT_E_IO, "%s: %s", r->path, strerror(errno));
@@ -306,8 +311,11 @@ int rt__ti_open(rt_reader *r, rt_err *err)
     uint64_t n = 0;
     char *line;
     while ((rc = index_line(r, t, &line, err)) > 0)
-        if (++n > RT_MAX_RANKS)
-            return rt_err_set(err, RT_E_FORMAT, "%s: more than %u ranks", r->path,
+        if (++n > limit)
+            return rt_err_set(err, RT_E_RANGE,
+                              "%s:%lu: more ranks than the limit of %u (the environment "
+                              "variable %s raises it, up to %u)",
+                              r->path, t->index_line, (unsigned)limit, RT_MAX_RANKS_ENV,
                               (unsigned)RT_MAX_RANKS);
     if (rc < 0)
         return rc;
@@ -321,7 +329,7 @@ int rt__ti_open(rt_reader *r, rt_err *err)
     /* One line: SimGrid replays it as a trace shared by all ranks. */
     t->shared = n == 1;
     r->by_rank = !t->shared; /* one file after the other */
-    if (t->shared && (rc = count_shared_ranks(r, t, &nranks, err)))
+    if (t->shared && (rc = count_shared_ranks(r, t, limit, &nranks, err)))
         return rc;
     if (t->shared) {
         fclose(t->index);
@@ -332,7 +340,7 @@ int rt__ti_open(rt_reader *r, rt_err *err)
     for (uint32_t i = 0; i < (t->shared ? nranks : 1); i++)
         rank_reset(&t->ranks[i]);
     if ((rc = rt_defs_init(&r->defs, nranks, err)))
-        return rc;
+        return rt__err_prefix(err, rc, r->path);
     for (uint32_t i = 0; i < nranks; i++)
         r->defs.node[i] = i; /* every rank on a node of its own, all in module 0 */
     return 0;

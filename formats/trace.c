@@ -114,7 +114,10 @@ int rt_reader_open(const char *path, rt_reader **out, rt_err *err)
         free(r);
         return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
     }
-    int rc = detect(path, &r->format, err);
+    uint32_t max_ranks;
+    int rc = rt_max_ranks(&max_ranks, err); /* a bad value is the variable's fault, not path's */
+    if (!rc)
+        rc = detect(path, &r->format, err);
     if (!rc && r->format == RT_FMT_RAW)
         rc = rt__raw_open(r, err);
     else if (!rc && r->format == RT_FMT_TI)
@@ -412,4 +415,13 @@ int rt_path_is_free(const char *path)
 double rt_reader_progress(const rt_reader *r)
 {
     return r->ops && r->ops->progress ? r->ops->progress(r) : -1.0;
+}
+
+int rt__err_prefix(rt_err *err, int rc, const char *what)
+{
+    if (!err)
+        return rc;
+    char msg[RT_ERR_LEN];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    return rt_err_set(err, -rc, "%s: %s", what, msg);
 }

@@ -55,6 +55,13 @@ const char *fz_init(void)
     stdout = null;
     stderr = null;
     setenv("RETRACE_PROGRESS", "0", 1);
+    /* A trace may declare up to RETRACE_MAX_RANKS ranks (default 2^20), each costing memory
+     * and time in every pass however small the input (profile: 400 bytes a rank; convert to
+     * OTF2: a file, a cleared 256 KiB chunk and a linear search of OTF2's location list per
+     * rank, 40 s for 65536 ranks). A lower limit keeps every run within -timeout and
+     * -rss_limit_mb; what the limit itself does is tested in unit.formats_trace. Unless the
+     * caller set one. */
+    setenv("RETRACE_MAX_RANKS", "4096", 0);
     atexit(cleanup);
     return dir;
 }

@@ -98,6 +98,12 @@ static void test_csv_bad_rows(void **state)
          RT_E_FORMAT},
         {"ranks,2\nneighbors,0,0,1,1\nneighbors,0,0,,\n",
          "bad.csv:3: neighbour lists of rank 0 on communicator 0 are defined twice", RT_E_INVAL},
+        /* ranks beyond the limit (RETRACE_MAX_RANKS, default 2^20; test_formats_trace.c) */
+        {"ranks,16777216\n0,5,enter,MPI_Init,,,,,,,,\n",
+         "bad.csv:1: 16777216 ranks, more than the limit of 1048576 (the environment variable "
+         "RETRACE_MAX_RANKS raises it, up to 16777216)",
+         RT_E_RANGE},
+        {"ranks,0\n", "bad.csv:1: number of ranks 0 out of range (1 to 1048576)", RT_E_INVAL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const char *p = rt_test_write_file("bad.csv", cases[i].text);

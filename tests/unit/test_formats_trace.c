@@ -1,7 +1,7 @@
 /* Unit tests of the generic reader and writer (formats/trace.c): what is not a trace, the
  * writer's checks and the removal of its output, and events gathered into blocks for the
- * formats without blocks of their own, and the time-order check of a back end with blocks of
- * its own. */
+ * formats without blocks of their own, the time-order check of a back end with blocks of its
+ * own, and the limit on ranks (RETRACE_MAX_RANKS). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -209,12 +209,60 @@ static void test_blocks_time_order(void **state)
     rt_reader_close(r);
 }
 
+/* ---- the limit on ranks ---------------------------------------------------------------------- */
+
+/* RETRACE_MAX_RANKS: every reader makes its definitions through rt_defs_init, which refuses
+ * more ranks than the limit (default 2^20) before it allocates anything; a bad value of the
+ * variable is its own error, naming no trace. */
+static void test_rank_limit(void **state)
+{
+    (void)state;
+    rt_defs d;
+    rt_err err;
+    uint32_t max;
+    unsetenv("RETRACE_MAX_RANKS");
+    assert_int_equal(rt_max_ranks(&max, &err), 0);
+    assert_int_equal(max, 1u << 20);
+    assert_int_equal(rt_defs_init(&d, (1u << 20) + 1, &err), -RT_E_RANGE);
+    assert_string_equal(err.msg, "1048577 ranks, more than the limit of 1048576 (the environment "
+                                 "variable RETRACE_MAX_RANKS raises it, up to 16777216)");
+    /* raised, a trace of more ranks reads */
+    setenv("RETRACE_MAX_RANKS", "1048577", 1);
+    assert_int_equal(rt_defs_init(&d, (1u << 20) + 1, &err), 0);
+    rt_defs_free(&d);
+    /* lowered: every format refuses (OTF2 here; CSV, TI and raw in their own tests) */
+    const char *otf2 = rt_test_tmp_path("limit-otf2");
+    remove_any(otf2);
+    convert(ALL_KINDS, otf2, RT_FMT_OTF2);
+    setenv("RETRACE_MAX_RANKS", "2", 1);
+    expect_open_error(otf2, RT_E_RANGE,
+                      "limit-otf2: 4 ranks, more than the limit of 2 (the environment variable "
+                      "RETRACE_MAX_RANKS raises it, up to 16777216)");
+    expect_open_error(rt_test_write_file("limit.csv", "ranks,3\n"), RT_E_RANGE,
+                      "limit.csv:1: 3 ranks, more than the limit of 2");
+    static const char *const bad[] = {"abc", "0", "16777217", "", "-1", "1e6"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        setenv("RETRACE_MAX_RANKS", bad[i], 1);
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "RETRACE_MAX_RANKS: bad value '%s' (expected a whole number of ranks from 1 to "
+                 "16777216)",
+                 bad[i]);
+        rt_reader *r;
+        assert_int_equal(rt_reader_open(ALL_KINDS, &r, &err), -RT_E_INVAL);
+        assert_string_equal(err.msg, msg);
+        assert_int_equal(rt_defs_init(&d, 1, &err), -RT_E_INVAL);
+        assert_string_equal(err.msg, msg);
+    }
+    unsetenv("RETRACE_MAX_RANKS");
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_missing_file),      cmocka_unit_test(test_not_a_trace),
         cmocka_unit_test(test_writer_checks),     cmocka_unit_test(test_blocks_gathered),
-        cmocka_unit_test(test_blocks_time_order),
+        cmocka_unit_test(test_blocks_time_order), cmocka_unit_test(test_rank_limit),
     };
     return rt_test_main("formats_trace", tests, argc, argv);
 }

@@ -252,6 +252,12 @@ static void test_bad_files(void **state)
     save_thread(dir, 3, 0, &t);
     expect_error(dir, RT_E_FORMAT, "r3.t0.rtr: rank 3, but the trace has 1 ranks");
 
+    /* a header claiming more ranks than RETRACE_MAX_RANKS (default 2^20) */
+    d = defs_file(0, 1u << 24), t = thread_file(0, 1u << 24, 0);
+    expect_error(one_rank("many-ranks", &d, &t), RT_E_RANGE,
+                 "r0.defs.rtr: 16777216 ranks, more than the limit of 1048576 (the environment "
+                 "variable RETRACE_MAX_RANKS raises it, up to 16777216)");
+
     dir = fresh_dir("no-defs");
     expect_error(path_in(dir, "r0.t0.rtr"), RT_E_NOTFOUND, "r0.t0.rtr");
     t = thread_file(0, 1, 0);

@@ -490,6 +490,36 @@ static void test_clock_limit(void **state)
     load_fails(ti, msg);
 }
 
+/* The ranks a TI trace names, within RETRACE_MAX_RANKS (default 2^20): the lines of the index,
+ * or the highest rank of a shared file, which used to make a reader of a few bytes allocate
+ * for 16 million ranks. */
+static void test_rank_limit(void **state)
+{
+    (void)state;
+    const char *ti = ti_trace("big.ti", "16777215 init\n", NULL);
+    char msg[1200];
+    snprintf(msg, sizeof msg,
+             "%s_r0.txt:1: rank 16777215: more ranks than the limit of 1048576 (the "
+             "environment variable RETRACE_MAX_RANKS raises it, up to 16777216)",
+             ti);
+    load_fails(ti, msg);
+    setenv("RETRACE_MAX_RANKS", "2", 1);
+    ti = ti_trace("three.ti", "0 init\n", "1 init\n", "2 init\n", NULL);
+    snprintf(msg, sizeof msg,
+             "%s:3: more ranks than the limit of 2 (the environment variable RETRACE_MAX_RANKS "
+             "raises it, up to 16777216)",
+             ti);
+    load_fails(ti, msg);
+    ti = ti_trace("shared.ti", "0 init\n2 init\n", NULL);
+    snprintf(msg, sizeof msg, "%s_r0.txt:2: rank 2: more ranks than the limit of 2", ti);
+    rt_test_trace l;
+    rt_err err;
+    assert_true(rt_test_load(ti, &l, &err) < 0);
+    assert_non_null(strstr(err.msg, msg));
+    rt_test_unload(&l);
+    unsetenv("RETRACE_MAX_RANKS");
+}
+
 /* Only an index whose first line names a file of actions is taken for TI. */
 static void test_detection(void **state)
 {
@@ -518,6 +548,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_shared_file),  cmocka_unit_test(test_smpi_recording),
         cmocka_unit_test(test_flop_rate),    cmocka_unit_test(test_bad_lines),
         cmocka_unit_test(test_detection),    cmocka_unit_test(test_clock_limit),
+        cmocka_unit_test(test_rank_limit),
     };
     return rt_test_main("ti", tests, argc, argv);
 }

@@ -1,0 +1,2 @@
+profile
+$DATA/many_ranks.csv
