@@ -137,7 +137,10 @@ int rt_defs_add_comm(rt_defs *defs, uint32_t id, uint32_t parent, uint32_t flags
 {
     int found;
     uint32_t pos = find_slot(defs->comms, defs->ncomms, sizeof *defs->comms, id, &found);
-    if (found || id == RT_ID_NONE)
+    if (id == RT_ID_NONE)
+        return rt_err_set(err, RT_E_INVAL, "communicator id %u is reserved (it stands for none)",
+                          (unsigned)id);
+    if (found)
         return rt_err_set(err, RT_E_INVAL, "communicator %u is defined twice", (unsigned)id);
     if (size == 0)
         return rt_err_set(err, RT_E_INVAL, "communicator %u has no members", (unsigned)id);
@@ -175,7 +178,10 @@ int rt_defs_add_group(rt_defs *defs, uint32_t id, uint32_t size, const uint32_t 
 {
     int found;
     uint32_t pos = find_slot(defs->groups, defs->ngroups, sizeof *defs->groups, id, &found);
-    if (found || id == RT_ID_NONE)
+    if (id == RT_ID_NONE)
+        return rt_err_set(err, RT_E_INVAL, "group id %u is reserved (it stands for none)",
+                          (unsigned)id);
+    if (found)
         return rt_err_set(err, RT_E_INVAL, "group %u is defined twice", (unsigned)id);
     int rc = check_members(defs, "group", id, size, members, err);
     if (rc)
@@ -197,7 +203,10 @@ int rt_defs_add_win(rt_defs *defs, uint32_t id, uint32_t comm, rt_err *err)
 {
     int found;
     uint32_t pos = find_slot(defs->wins, defs->nwins, sizeof *defs->wins, id, &found);
-    if (found || id == RT_ID_NONE)
+    if (id == RT_ID_NONE)
+        return rt_err_set(err, RT_E_INVAL, "window id %u is reserved (it stands for none)",
+                          (unsigned)id);
+    if (found)
         return rt_err_set(err, RT_E_INVAL, "window %u is defined twice", (unsigned)id);
     const rt_comm_def *c = rt_defs_comm(defs, comm);
     if (!c)
@@ -383,6 +392,10 @@ int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err)
                           (unsigned)ev->contype);
     if ((m & RT_FIELD_OP) && !rt_event_op_valid(k, ev->op))
         return rt_err_set(err, RT_E_INVAL, "%s: unknown op %u", kname, (unsigned)ev->op);
+    if (ev->req == RT_REQ_NONE && (m & RT_FIELD_REQ) &&
+        (rt_event_starts_request(k) || rt_event_ends_request(k)))
+        return rt_err_set(err, RT_E_INVAL, "%s: request id %llu is reserved (it stands for none)",
+                          kname, (unsigned long long)ev->req);
     if (!(m & RT_FIELD_COMM))
         return 0;
     const rt_comm_def *c;

@@ -322,9 +322,12 @@ static inline int rt_event_is_rma(unsigned kind)
 }
 
 /* Named special peers (never a bare -1). */
-#define RT_PEER_NONE (-1) /* no peer: a rootless collective */
-#define RT_PEER_ALL (-2)  /* every target of a window: lock_all, flush_all */
-#define RT_ID_NONE UINT32_MAX
+#define RT_PEER_NONE (-1)     /* no peer: a rootless collective */
+#define RT_PEER_ALL (-2)      /* every target of a window: lock_all, flush_all */
+#define RT_ID_NONE UINT32_MAX /* no communicator, group or window: never an id of one */
+/* No request: never the id of a request (OTF2 reserves it too), so that code may use it for
+ * none and as a key that stands for an empty slot. */
+#define RT_REQ_NONE UINT64_MAX
 /* The most ranks a trace may have: well above the largest machines, and low enough that a
  * damaged or hostile trace header cannot make a reader allocate tens of GiB. */
 #define RT_MAX_RANKS (1u << 24)

@@ -298,6 +298,10 @@ static void test_event_check(void **state)
         {{.kind = RT_EV_RMA_GROUP_SYNC, .rank = 1, .peer = 0},
          "group_sync: group 0 is not defined"},
         {{.kind = RT_EV_COUNT}, "unknown event kind 25"},
+        {{.kind = RT_EV_ISEND_COMPLETE, .rank = 1, .req = RT_REQ_NONE},
+         "isend_complete: request id 18446744073709551615 is reserved (it stands for none)"},
+        {{.kind = RT_EV_RMA_OP_COMPLETE, .rank = 1, .comm = 0, .req = RT_REQ_NONE},
+         "rma_complete: request id 18446744073709551615 is reserved (it stands for none)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         assert_int_equal(rt_event_check(&d, &bad[i].ev, &err), -RT_E_INVAL);

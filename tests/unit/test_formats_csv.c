@@ -98,6 +98,16 @@ static void test_csv_bad_rows(void **state)
          RT_E_FORMAT},
         {"ranks,2\nneighbors,0,0,1,1\nneighbors,0,0,,\n",
          "bad.csv:3: neighbour lists of rank 0 on communicator 0 are defined twice", RT_E_INVAL},
+        /* the ids that stand for none: reserved, not "defined twice" or "never started" */
+        {"ranks,2\ncomm,4294967295,,c,0 1\n",
+         "bad.csv:2: communicator id 4294967295 is reserved (it stands for none)", RT_E_INVAL},
+        {"ranks,2\ngroup,4294967295,0\n",
+         "bad.csv:2: group id 4294967295 is reserved (it stands for none)", RT_E_INVAL},
+        {"ranks,2\nwin,4294967295,0\n",
+         "bad.csv:2: window id 4294967295 is reserved (it stands for none)", RT_E_INVAL},
+        {"ranks,2\n0,5,isend,MPI_Isend,0,1,0,8,,shm,18446744073709551615,\n",
+         "bad.csv:2: isend: request id 18446744073709551615 is reserved (it stands for none)",
+         RT_E_INVAL},
         /* ranks beyond the limit (RETRACE_MAX_RANKS, default 2^20; test_formats_trace.c) */
         {"ranks,16777216\n0,5,enter,MPI_Init,,,,,,,,\n",
          "bad.csv:1: 16777216 ranks, more than the limit of 1048576 (the environment variable "

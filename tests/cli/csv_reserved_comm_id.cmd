@@ -1,0 +1,2 @@
+info
+$DATA/reserved_ids.csv

@@ -1,0 +1,2 @@
+replay
+$DATA/reserved_request.csv
