@@ -704,9 +704,9 @@ int rt__otf2_create(rt_writer *w, rt_err *err)
         return rc;
     }
     /* Small event chunks: a writer holds one chunk per rank in memory. */
-    o->archive =
-        OTF2_Archive_Open(w->path, RT__OTF2_ARCHIVE_NAME, OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_MIN,
-                          OTF2_CHUNK_SIZE_MIN, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    o->archive = OTF2_Archive_Open(w->path, RT__OTF2_ARCHIVE_NAME, OTF2_FILEMODE_WRITE,
+                                   OTF2_CHUNK_SIZE_MIN, OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT,
+                                   OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     OTF2_ErrorCode ec = o->archive ? OTF2_SUCCESS : OTF2_ERROR_INVALID;
     if (ec == OTF2_SUCCESS)
         ec = OTF2_Archive_SetFlushCallbacks(o->archive, &flush_callbacks, NULL);
