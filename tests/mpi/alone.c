@@ -2,7 +2,8 @@
  * alone MODE: one rank that ends without MPI_Finalize, right after its last call (cases
  * alone and alone_term):
  *
- *   exit   it returns from main: the tracer's exit handler writes its records
+ *   exit   it returns from main: the tracer's exit handler writes its records; mpiexec
+ *          exits 0, and `retrace record` then exits 1 (the run did not finish)
  *   term   it sends itself SIGTERM: the tracer's handler writes its records, then the
  *          handler the program installed before MPI_Init prints a line and ends the
  *          process with _exit(6), as it would without the tracer

@@ -16,7 +16,12 @@
 #   ARGS                 the program's arguments
 #   NODES MODULES        emulated placement (RETRACE_EMULATE=nodes=NODES,modules=MODULES)
 #   STATUS               the program's exit status (default 0)
+#   RECORD_STATUS        the traced run's exit status, when record's differs from the
+#                        program's (default: STATUS)
 #   OUT                  base name of the expected stdout (default: PROG): expected/OUT.out
+#   TIMEOUT              the program hangs: the plain run is ended by 'timeout TIMEOUT',
+#                        the traced run by 'retrace record --timeout TIMEOUT' (both exit
+#                        124, which STATUS must say)
 #   LAUNCH               record (default): 'retrace record --out DIR --nodes N --modules M
 #                        RECORD_ARGS -- mpiexec -n NP PROG'; preload: by hand, with
 #                        RETRACE_OUT, RETRACE_EMULATE and LD_PRELOAD=TRACER; linked: the same
@@ -90,7 +95,7 @@ if [ $untraced = 0 ]; then
     done
 fi
 
-PROG='' ARGS='' OUT='' NP='' NODES=1 MODULES=1 STATUS=0
+PROG='' ARGS='' OUT='' TIMEOUT='' NP='' NODES=1 MODULES=1 STATUS=0 RECORD_STATUS=''
 LAUNCH=record RECORD_ARGS='' ENV='' HISTOGRAM=0 NOTRACE=0 TRUNCATED=0 DUMP='' CHECK=none CALLS=0
 EXPECT=$case LIVE_HIST=0 HIST_ARGS='' ANALYZE='' REPLAY_ARGS='' MPI_REPLAY=1 MPI_LEFT_OUT=0
 # shellcheck source=/dev/null
@@ -100,6 +105,8 @@ w=$work/$case
 rm -rf "$w" && mkdir -p "$w" || exit 2
 program=$bin/mpi_$PROG
 timeout=${RUN_TIMEOUT:-12}
+plain_timeout=${TIMEOUT:-$timeout} # a hanging program is ended sooner
+[ -n "$TIMEOUT" ] && RECORD_ARGS="$RECORD_ARGS --timeout $TIMEOUT"
 
 failed=0
 fail() {
@@ -126,7 +133,7 @@ show() { # a file that explains a failure, if it has anything
 
 # 1. The plain run.
 # shellcheck disable=SC2086 # ARGS is a list of words
-(cd "$w" && exec timeout -k 5 "$timeout" mpiexec -n "$NP" "$program" $ARGS) \
+(cd "$w" && exec timeout -k 5 "$plain_timeout" mpiexec -n "$NP" "$program" $ARGS) \
     > "$w/plain.out" 2> "$w/plain.err"
 plain_status=$?
 [ "$plain_status" = "$STATUS" ] ||
@@ -161,8 +168,16 @@ else
         > "$w/traced.out" 2> "$w/traced.err"
 fi
 traced_status=$?
-[ "$traced_status" = "$plain_status" ] ||
-    { fail "traced run exited $traced_status, the plain run $plain_status"; show "$w/traced.err"; }
+if [ -n "$RECORD_STATUS" ]; then
+    [ "$traced_status" = "$RECORD_STATUS" ] ||
+        { fail "traced run exited $traced_status, expected $RECORD_STATUS"; show "$w/traced.err"; }
+elif [ "$traced_status" != "$plain_status" ]; then
+    fail "traced run exited $traced_status, the plain run $plain_status"; show "$w/traced.err"
+fi
+if [ -n "$TIMEOUT" ]; then # record ended the run, not the harness's own timeout
+    grep -q "^retrace: record: mpiexec did not finish within $TIMEOUT s: ending it" \
+        "$w/traced.err" || fail "record did not say that it ended the run after $TIMEOUT s"
+fi
 if [ "$HISTOGRAM" = 1 ]; then
     cat "$w/plain.out.prog" "$exp/$case.hist" > "$w/traced.expected"
 else
