@@ -53,7 +53,7 @@ static int flusher_running, flusher_stop;
 static pthread_mutex_t flusher_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t flusher_cv;
 
-/* ---- writing every thread -------------------------------------------------------------------- */
+/* ---- writing every thread ---------------------------------------------------------------- */
 
 /* Takes t's lock, waiting until deadline (rt__clock) for its holder. 1 when taken; 0 when
  * it is held by this thread (interrupted by a signal) or the wait ran out. */
@@ -93,8 +93,7 @@ void rt__crash_flush_all(void)
         write_all(1);
 }
 
-/* ---- the flusher ------------------------------------------------------------------------------
- */
+/* ---- the flusher ------------------------------------------------------------------------- */
 
 static void flush_round(void)
 {
@@ -170,8 +169,7 @@ static void stop_flusher(void)
     flusher_running = 0;
 }
 
-/* ---- signals ------------------------------------------------------------------------------------
- */
+/* ---- signals ----------------------------------------------------------------------------- */
 
 static int is_fault(int sig)
 {
@@ -225,8 +223,7 @@ static void restore_handlers(void)
     }
 }
 
-/* ---- start and stop
- * ------------------------------------------------------------------------------ */
+/* ---- start and stop ---------------------------------------------------------------------- */
 
 /* exit() before MPI_Finalize: the records so far go out; the files stay cut short. */
 static void at_exit(void)

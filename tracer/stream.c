@@ -184,7 +184,7 @@ __attribute__((cold, noinline)) static void write_direct(rt__thread *t, const vo
         rt__stream_write_failed(t, err);
 }
 
-/* ---- opening and closing ------------------------------------------------------------------- */
+/* ---- opening and closing ----------------------------------------------------------------- */
 
 void rt__raw_header(rt_raw_header *h, uint32_t thread)
 {
