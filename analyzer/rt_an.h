@@ -165,7 +165,7 @@ typedef struct rt_an_pipe_opts {
 
 typedef struct rt_an_pipe_result {
     uint64_t chains, gaining;
-    uint64_t saving_ps; /* sum over the chains that gain */
+    rt_u128 saving_ps; /* sum over the chains that gain (may pass 2^64) */
     /* tables: summary, chains, gateway; plot: saving against block size of the best chains,
      * for RT_PLOT_LINES (NULL when no chain gains) */
     rt_report report;
