@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "rt__map.h"
+#include "rt_checked.h"
 #include "rt_parse.h"
 
 static const char *const kind_names[RT_MAP_KIND_COUNT] = {
@@ -438,9 +439,9 @@ void rt_map_cost(const rt_map_edge *edges, size_t nedges, const uint32_t *node,
     for (size_t i = 0; i < nedges; i++) {
         uint32_t a = edges[i].a, b = edges[i].b;
         if (module[a] != module[b])
-            gw += edges[i].bytes;
+            gw = rt_add_sat(gw, edges[i].bytes);
         else if (node[a] != node[b])
-            net += edges[i].bytes;
+            net = rt_add_sat(net, edges[i].bytes);
     }
     *gw_bytes = gw;
     *net_bytes = net;

@@ -567,7 +567,7 @@ int rt_sim_trace_traffic(const rt_sim_trace *t, rt_map_edge **edges, size_t *ned
                 b = ev->rbytes;
                 break;
             case RT_EV_RMA_ATOMIC:
-                b = ev->bytes + ev->rbytes;
+                b = rt_add_sat(ev->bytes, ev->rbytes);
                 break;
             default:
                 continue;
@@ -580,7 +580,7 @@ int rt_sim_trace_traffic(const rt_sim_trace *t, rt_map_edge **edges, size_t *ned
                 rt_hmap_free(&pairs);
                 return rt_err_set(err, RT_E_NOMEM, "out of memory");
             }
-            *v += b;
+            *v = rt_add_sat(*v, b); /* weights for --map auto: past 2^64 - 1 they all weigh most */
         }
     }
     rt_map_edge *e = malloc((pairs.n ? pairs.n : 1) * sizeof *e);
