@@ -413,6 +413,12 @@ static void rank_run(sim *s, uint32_t rank)
          * for ev->kind; docs/benchmarks.md) */
         __builtin_prefetch((const void *)((uintptr_t)ev + 6 * sizeof *ev)); /* never faults */
         if (ev->kind == RT_EV_ENTER) {
+            if (rk->waiting) { /* the call before never left (a trace missing its LEAVE): it
+                                * ends when what it waits for is done, as its LEAVE would;
+                                * call_enter must not drop the count (it wrapped below 0) */
+                rk->state = SIM_RANK_BLOCKED;
+                return;
+            }
             call_enter(s, rk, ev, re->ev + re->n);
             rk->in_call = 1;
             if (s->out)
