@@ -75,7 +75,7 @@ static int setup(void *ctx, const rt_defs *defs, rt_err *err)
     return 0;
 }
 
-static uint64_t pair_hash_key(uint64_t key)
+RT_WRAPS static uint64_t pair_hash_key(uint64_t key)
 {
     return (key * UINT64_C(0x9E3779B97F4A7C15)) >> 20;
 }

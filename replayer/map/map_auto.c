@@ -291,8 +291,8 @@ static int greedy(const graph *g, const rt_map_shape *s, uint32_t *node, uint32_
         start[m + 1] += start[m];
     for (uint32_t i = 0; i < n; i++)
         bylist[start[module[order[i]]]++] = order[i];
-    for (uint32_t m = used; m-- > 0;) /* start[m] is now the end of module m */
-        start[m + 1] = start[m];
+    for (uint32_t m = used; m > 0; m--) /* start[m - 1] is now the end of module m - 1 */
+        start[m] = start[m - 1];
     start[0] = 0;
 
     for (uint32_t m = 0; m < used; m++) {

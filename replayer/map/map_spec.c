@@ -185,7 +185,7 @@ void rt__map_block(const rt_map_shape *s, uint32_t nranks, uint32_t *node, uint3
 }
 
 /* splitmix64 (Steele, Lea, Flood 2014): 64-bit state, no platform dependence. */
-static uint64_t splitmix64(uint64_t *x)
+RT_WRAPS static uint64_t splitmix64(uint64_t *x)
 {
     uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -195,7 +195,7 @@ static uint64_t splitmix64(uint64_t *x)
 
 /* Uniform in [0, bound): draws below 2^64 mod bound are rejected, so there is no modulo bias
  * and the result is the same on every machine. */
-static uint64_t uniform(uint64_t *x, uint64_t bound)
+RT_WRAPS static uint64_t uniform(uint64_t *x, uint64_t bound) /* 0 - bound: 2^64 - bound */
 {
     uint64_t floor = (0 - bound) % bound;
     for (;;) {

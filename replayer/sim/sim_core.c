@@ -280,7 +280,8 @@ static void call_enter(sim *s, sim_rank *rk, const rt_event *ev, const rt_event 
         uint64_t scale = s->cfg->compute_scale_ppm;
         if (scale != 1000000)
             d = sim_time(s, ((rt_u128)d * scale + 500000) / 1000000);
-        rk->compute_ps += d; /* no more than the clock moves on */
+        /* no more than the clock moves on, but for a d that failed the run (then SIM_TIME_MAX) */
+        rk->compute_ps = scale == 1000000 ? rk->compute_ps + d : rt_add_sat(rk->compute_ps, d);
     }
     uint32_t rank = s->share ? (uint32_t)(rk - s->ranks) : 0;
     rk->clock = s->share ? sim_share_advance(s, rank, rk->clock, d) : sim_add(s, rk->clock, d);
@@ -355,9 +356,10 @@ static void prefetch_ahead(sim *s)
     } else {
         e = SIM_NONE;
     }
-    unsigned at = s->ahead_at++ & (SIM_AHEAD_RING - 1);
+    unsigned at = s->ahead_at; /* kept below SIM_AHEAD_RING: a counter would wrap */
+    s->ahead_at = (at + 1) & (SIM_AHEAD_RING - 1);
     s->ahead_ring[at] = e;
-    e = s->ahead_ring[(at - (AHEAD - AHEAD_MID)) & (SIM_AHEAD_RING - 1)];
+    e = s->ahead_ring[(at + SIM_AHEAD_RING - (AHEAD - AHEAD_MID)) & (SIM_AHEAD_RING - 1)];
     if (e != SIM_NONE) {
         uint32_t i = e & SIM_QIDX_MASK;
         if (e >> 30 == SIM_H_RANK) {
@@ -369,7 +371,7 @@ static void prefetch_ahead(sim *s)
             sim_coll_prefetch(s, i, 0);
         }
     }
-    e = s->ahead_ring[(at - (AHEAD - AHEAD_NEAR)) & (SIM_AHEAD_RING - 1)];
+    e = s->ahead_ring[(at + SIM_AHEAD_RING - (AHEAD - AHEAD_NEAR)) & (SIM_AHEAD_RING - 1)];
     if (e != SIM_NONE) {
         uint32_t i = e & SIM_QIDX_MASK;
         if (e >> 30 == SIM_H_RANK) {
