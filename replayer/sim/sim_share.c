@@ -103,6 +103,8 @@ uint64_t sim_share_advance(sim *s, uint32_t rank, uint64_t t, uint64_t d)
     if (st->turns <= 1)
         return sim_add(s, t, d);
     t = sim_share_run_from(s, rank, t);
+    if (s->rc) /* the run has failed (t past SIM_TIME_MAX is no time in a turn): stop here */
+        return SIM_TIME_MAX;
     rt_u128 q = s->slice, period = q * st->turns;
     rt_u128 left = q - (phase_of(t, period) - q * st->turn); /* of this turn */
     if (d <= left)
