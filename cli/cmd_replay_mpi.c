@@ -324,6 +324,9 @@ static int measure(const mpi_opts *o, const rt_whatif_conf *c, const rt_mpirun_c
             rt_steps_clear();
             fprintf(stderr, "%s\n", rt_escape(out, sizeof out, line));
             fflush(stderr);
+            /* The launcher forwards stderr through a pipe; an abort at once can end the job
+             * before the line is passed on (mpi.replay_engine_nomem saw an empty stderr). */
+            usleep(200000);
             MPI_Abort(MPI_COMM_WORLD, CLI_FAIL);
         }
         if (rc < 0) {
