@@ -11,8 +11,11 @@
 
 #include "rt_an.h"
 
+/* Byte totals in 128 bits: a message stands for count of them (a collective's flow to many
+ * ranks), and a trace may move more than 2^64 - 1 bytes. */
 typedef struct counts {
-    uint64_t msgs, bytes, gw_msgs, gw_bytes;
+    uint64_t msgs, gw_msgs;
+    rt_u128 bytes, gw_bytes;
 } counts;
 
 typedef struct gw_pass {
@@ -21,22 +24,30 @@ typedef struct gw_pass {
     const rt_defs *defs;
     rt_an_msgs *ms;
     uint32_t nmod;
-    uint32_t *mod_index;            /* per world rank: index of its module in mods */
-    uint32_t *mods;                 /* distinct module ids, ascending */
-    uint64_t *mat_bytes, *mat_msgs; /* nmod * nmod */
+    uint32_t *mod_index; /* per world rank: index of its module in mods */
+    uint32_t *mods;      /* distinct module ids, ascending */
+    rt_u128 *mat_bytes;  /* nmod * nmod */
+    uint64_t *mat_msgs;  /* nmod * nmod */
     counts call[RT_FN_COUNT], op[RT_COLL_COUNT], total;
     counts *comm;                      /* per entry of defs->comms */
     counts alt[RT_AN_MAX_CHOICES + 1]; /* collective traffic per choice (0: mpich) */
     unsigned cur_alt;
 } gw_pass;
 
-static void add(counts *c, const rt_an_msg *m)
+/* What one message adds to each table it counts in, worked out once. */
+static counts of(const rt_an_msg *m)
 {
-    uint64_t gw = m->contype == RT_CT_GW;
-    c->msgs += m->count;
-    c->bytes += m->bytes * m->count;
-    c->gw_msgs += gw * m->count;
-    c->gw_bytes += gw * m->bytes * m->count;
+    rt_u128 bytes = (rt_u128)m->bytes * m->count;
+    int gw = m->contype == RT_CT_GW;
+    return (counts){m->count, gw ? m->count : 0, bytes, gw ? bytes : 0};
+}
+
+static void add(counts *c, const counts *x)
+{
+    c->msgs += x->msgs;
+    c->gw_msgs += x->gw_msgs;
+    c->bytes += x->bytes;
+    c->gw_bytes += x->gw_bytes;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -76,26 +87,28 @@ static int setup(void *ctx, const rt_defs *defs, rt_err *err)
 static int on_msg(void *ctx, const rt_an_msg *m)
 {
     gw_pass *g = ctx;
+    counts x = of(m);
     size_t cell = (size_t)g->mod_index[m->src] * g->nmod + g->mod_index[m->dst];
-    g->mat_bytes[cell] += m->bytes * m->count;
+    g->mat_bytes[cell] += x.bytes;
     g->mat_msgs[cell] += m->count;
-    add(&g->total, m);
+    add(&g->total, &x);
     if (m->call < RT_FN_COUNT)
-        add(&g->call[m->call], m);
+        add(&g->call[m->call], &x);
     if (m->origin == RT_AN_COLL) {
-        add(&g->op[m->op], m);
-        add(&g->alt[0], m);
+        add(&g->op[m->op], &x);
+        add(&g->alt[0], &x);
     }
     const rt_comm_def *c = rt_defs_comm(g->defs, m->comm);
     if (c)
-        add(&g->comm[c - g->defs->comms], m);
+        add(&g->comm[c - g->defs->comms], &x);
     return 0;
 }
 
 static int on_alt_msg(void *ctx, const rt_an_msg *m)
 {
     gw_pass *g = ctx;
-    add(&g->alt[g->cur_alt], m);
+    counts x = of(m);
+    add(&g->alt[g->cur_alt], &x);
     return 0;
 }
 
@@ -116,7 +129,7 @@ static int on_event(void *ctx, const rt_event *ev)
 
 /* ---- tables ---------------------------------------------------------------------------------- */
 
-static char *pct(char *buf, size_t len, uint64_t part, uint64_t whole)
+static char *pct(char *buf, size_t len, rt_u128 part, rt_u128 whole)
 {
     if (!whole)
         snprintf(buf, len, "-");
@@ -134,7 +147,7 @@ static int count_cells(rt_table *t, const counts *c)
     int rc;
     if ((rc = rt_table_cell_u64(t, c->msgs)) || (rc = rt_table_cell_u64(t, c->gw_msgs)) ||
         (rc = rt_table_cell(t, "%s", pct(a, sizeof a, c->gw_msgs, c->msgs))) ||
-        (rc = rt_table_cell_u64(t, c->bytes)) || (rc = rt_table_cell_u64(t, c->gw_bytes)) ||
+        (rc = rt_table_cell_u128(t, c->bytes)) || (rc = rt_table_cell_u128(t, c->gw_bytes)) ||
         (rc = rt_table_cell(t, "%s", pct(b, sizeof b, c->gw_bytes, c->bytes))))
         return rc;
     return 0;
@@ -154,8 +167,9 @@ static rt_table *count_table(const char *name, const char *title, const char *fi
     return rt_table_new(name, title, n, cols, extra ? "llrrrrrr" : "lrrrrrr");
 }
 
-static int matrix(gw_pass *g, const char *name, const char *title, const uint64_t *v,
-                  rt_table **out)
+/* A module x module table of bytes (vb) or of messages (vm). */
+static int matrix(gw_pass *g, const char *name, const char *title, const rt_u128 *vb,
+                  const uint64_t *vm, rt_table **out)
 {
     const char **cols = calloc(g->nmod + 1, sizeof *cols);
     char **names = calloc(g->nmod, sizeof *names);
@@ -177,7 +191,8 @@ static int matrix(gw_pass *g, const char *name, const char *title, const uint64_
         if ((rc = rt_table_row(t)) || (rc = rt_table_cell(t, "%s", names[r])))
             goto out;
         for (uint32_t c = 0; c < g->nmod; c++)
-            if ((rc = rt_table_cell_u64(t, v[(size_t)r * g->nmod + c])))
+            if ((rc = vb ? rt_table_cell_u128(t, vb[(size_t)r * g->nmod + c])
+                         : rt_table_cell_u64(t, vm[(size_t)r * g->nmod + c])))
                 goto out;
     }
     rc = 0;
@@ -191,6 +206,14 @@ out:
     else
         *out = t;
     return rc;
+}
+
+/* What a choice saves over the base: base - c, negative when it costs more. */
+static int cell_saved(rt_table *t, rt_u128 base, rt_u128 c)
+{
+    char b[RT_U128_LEN];
+    return rt_table_cell(t, "%s%s", base < c ? "-" : "",
+                         rt_u128_str(base < c ? c - base : base - c, b, sizeof b));
 }
 
 static int build_tables(gw_pass *g, const char *level)
@@ -207,13 +230,13 @@ static int build_tables(gw_pass *g, const char *level)
         return rc;
     rt_table *mb = NULL, *mm = NULL;
     if ((rc = matrix(g, "matrix_bytes", "Bytes from module (rows) to module (columns)",
-                     g->mat_bytes, &mb)) ||
+                     g->mat_bytes, NULL, &mb)) ||
         (rc = rt_tables_add(ts, mb)) ||
-        (rc = matrix(g, "matrix_messages", "Messages from module (rows) to module (columns)",
+        (rc = matrix(g, "matrix_messages", "Messages from module (rows) to module (columns)", NULL,
                      g->mat_msgs, &mm)) ||
         (rc = rt_tables_add(ts, mm)))
         return rc;
-    if ((rc = matrix(g, "plot", NULL, g->mat_bytes, &res->report.plot)))
+    if ((rc = matrix(g, "plot", NULL, g->mat_bytes, NULL, &res->report.plot)))
         return rc;
 
     t = count_table("calls", "By MPI function", "function", NULL);
@@ -262,7 +285,7 @@ static int build_tables(gw_pass *g, const char *level)
         if ((rc = rt_tables_add(ts, t)))
             return rc;
         uint64_t other_msgs = g->total.gw_msgs - g->alt[0].gw_msgs;
-        uint64_t other_bytes = g->total.gw_bytes - g->alt[0].gw_bytes;
+        rt_u128 other_bytes = g->total.gw_bytes - g->alt[0].gw_bytes;
         for (unsigned i = 0; i <= g->o->nchoices; i++) {
             char name[512];
             if (i && g->o->label[i - 1])
@@ -272,11 +295,11 @@ static int build_tables(gw_pass *g, const char *level)
             const counts *c = &g->alt[i], *base = &g->alt[0];
             if ((rc = rt_table_row(t)) || (rc = rt_table_cell(t, "%s", name)) ||
                 (rc = rt_table_cell_u64(t, c->gw_msgs)) ||
-                (rc = rt_table_cell_u64(t, c->gw_bytes)) ||
+                (rc = rt_table_cell_u128(t, c->gw_bytes)) ||
                 (rc = rt_table_cell_u64(t, other_msgs + c->gw_msgs)) ||
-                (rc = rt_table_cell_u64(t, other_bytes + c->gw_bytes)) ||
-                (rc = rt_table_cell(t, "%" PRId64, (int64_t)(base->gw_msgs - c->gw_msgs))) ||
-                (rc = rt_table_cell(t, "%" PRId64, (int64_t)(base->gw_bytes - c->gw_bytes))))
+                (rc = rt_table_cell_u128(t, other_bytes + c->gw_bytes)) ||
+                (rc = cell_saved(t, base->gw_msgs, c->gw_msgs)) ||
+                (rc = cell_saved(t, base->gw_bytes, c->gw_bytes)))
                 return rc;
         }
     }

@@ -55,7 +55,7 @@ static inline void account(rt_an_info_result *in, const rt_event *ev)
     case RT_EV_RMA_GET:
     case RT_EV_RMA_ATOMIC:
         in->rma_ops++;
-        in->bytes_rma += ev->bytes + ev->rbytes;
+        in->bytes_rma += (rt_u128)ev->bytes + ev->rbytes;
         break;
     }
 }

@@ -20,7 +20,7 @@
 #include "rt_an.h"
 #include "rt_util.h"
 
-#define MIN_BLOCK UINT64_C(1024)
+#define MIN_BLOCK_LOG2 10u /* blocks of 1 KiB, 2 KiB, ... */
 #define CURVE_CHAINS 5u
 #define GW_MTU_FIRST 10u /* gateway chunk candidates: 1 KiB .. */
 #define GW_MTU_LAST 24u  /* .. 16 MiB */
@@ -52,7 +52,10 @@ typedef struct pipe_pass {
     rank_state *rk;
     halves sends, recvs;
     uint64_t seq;
-    uint64_t gw_msgs, gw_time[GW_MTU_LAST + 1]; /* wire time of all gw messages, chunk 2^i */
+    uint64_t gw_msgs;
+    rt_u128 gw_time[GW_MTU_LAST + 1]; /* wire time of all gw messages, chunk 2^i */
+    uint64_t gw_long_bytes; /* the first gw message whose wire time does not fit (0: none) */
+    uint32_t gw_long_src, gw_long_dst;
     uint64_t gw_empty; /* 0-byte gw messages: no chunk size changes them, left out */
 } pipe_pass;
 
@@ -102,9 +105,15 @@ static int on_event(void *ctx, const rt_event *ev)
             p->gw_empty++;
         if (ev->contype == RT_CT_GW && ev->bytes) {
             p->gw_msgs++;
-            for (unsigned i = GW_MTU_FIRST; i <= GW_MTU_LAST; i++)
-                p->gw_time[i] +=
-                    rt_net_wire_ps(&p->o->model, RT_CT_GW, ev->bytes, UINT64_C(1) << i);
+            for (unsigned i = GW_MTU_FIRST; i <= GW_MTU_LAST; i++) {
+                uint64_t w = rt_net_wire_ps(&p->o->model, RT_CT_GW, ev->bytes, UINT64_C(1) << i);
+                if (w == UINT64_MAX && !p->gw_long_bytes) { /* saturated: too long */
+                    p->gw_long_bytes = ev->bytes;
+                    p->gw_long_src = ev->rank;
+                    p->gw_long_dst = (uint32_t)dst;
+                }
+                p->gw_time[i] += w;
+            }
         }
         if (ev->bytes < p->o->min_bytes)
             return 0;
@@ -176,36 +185,48 @@ static uint64_t max4(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
     return m > d ? m : d;
 }
 
+/* The overheads at both ends; UINT64_MAX when they do not fit (the model's o past 2^63 ps). */
 static uint64_t startc(const rt_net_model *m, unsigned ct)
 {
     const rt_net_link *l = &m->link[ct < RT_CT_COUNT ? ct : RT_CT_NET];
-    return 2 * l->overhead_ps;
+    return rt_add_sat(l->overhead_ps, l->overhead_ps);
 }
 
-/* Time of the chain cut into blocks of bs bytes (bs < s). */
-static uint64_t pipelined(const rt_net_model *m, const chain *c, uint64_t bs)
+/* Time of the chain cut into blocks of bs bytes (bs < s). In 128 bits: for small blocks of a
+ * huge message nblocks times a stage passes 2^64 ps, and such a cut is never the best (nor is
+ * one whose wire time saturated: it takes at least UINT64_MAX ps, more than t0). */
+static rt_u128 pipelined(const rt_net_model *m, const chain *c, uint64_t bs)
 {
-    uint64_t nblocks = (c->bytes + bs - 1) / bs;
+    uint64_t nblocks = c->bytes / bs + (c->bytes % bs != 0);
     uint64_t tc = scale(c->comp_s, bs, c->bytes), tr = scale(c->comp_r, bs, c->bytes);
     uint64_t tm = rt_net_wire_ps(m, c->contype, bs, 0), ts = startc(m, c->contype);
-    return tc + tm + ts + nblocks * max4(tc, tm, ts, tr);
+    return (rt_u128)tc + tm + ts + (rt_u128)nblocks * max4(tc, tm, ts, tr);
 }
 
-static void evaluate(const rt_net_model *m, chain *c)
+/* The chain's times without and with pipelining (comps in ns). -RT_E_RANGE when they do not
+ * fit in 64-bit picoseconds: a gap of more than 213 days, or a message the model takes that
+ * long to move (its wire time saturated at UINT64_MAX). */
+static int evaluate(const rt_net_model *m, chain *c, uint64_t comp_s_ns, uint64_t comp_r_ns)
 {
-    c->t0 =
-        c->comp_s + rt_net_wire_ps(m, c->contype, c->bytes, 0) + startc(m, c->contype) + c->comp_r;
-    c->t_best = c->t0;
+    if (rt_mul_overflow(comp_s_ns, 1000, &c->comp_s) ||
+        rt_mul_overflow(comp_r_ns, 1000, &c->comp_r))
+        return -RT_E_RANGE;
+    rt_u128 t0 = (rt_u128)c->comp_s + rt_net_wire_ps(m, c->contype, c->bytes, 0) +
+                 startc(m, c->contype) + c->comp_r;
+    if (t0 >= UINT64_MAX)
+        return -RT_E_RANGE;
+    c->t0 = c->t_best = (uint64_t)t0;
     c->block = 0;
-    for (uint64_t bs = MIN_BLOCK; bs < c->bytes; bs *= 2) {
-        uint64_t t = pipelined(m, c, bs);
+    for (unsigned i = MIN_BLOCK_LOG2; i < 64 && UINT64_C(1) << i < c->bytes; i++) {
+        rt_u128 t = pipelined(m, c, UINT64_C(1) << i);
         if (t < c->t_best) {
-            c->t_best = t;
-            c->block = bs;
+            c->t_best = (uint64_t)t;
+            c->block = UINT64_C(1) << i;
         }
     }
     c->saving = c->t0 - c->t_best;
     c->gw_mtu = c->contype == RT_CT_GW ? rt_net_best_gw_mtu(m, c->bytes, NULL) : 0;
+    return 0;
 }
 
 static int cmp_chain(const void *a, const void *b)
@@ -218,10 +239,19 @@ static int cmp_chain(const void *a, const void *b)
     return (x->dst > y->dst) - (x->dst < y->dst);
 }
 
-/* Picoseconds as microseconds with three decimals (truncated). */
-static int cell_us(rt_table *t, uint64_t ps)
+/* Picoseconds as microseconds with three decimals (truncated), in buf. */
+static const char *us_text(rt_u128 ps, char *buf, size_t len)
 {
-    return rt_table_cell(t, "%" PRIu64 ".%03" PRIu64, ps / 1000000, ps / 1000 % 1000);
+    char whole[RT_U128_LEN];
+    snprintf(buf, len, "%s.%03u", rt_u128_str(ps / 1000000, whole, sizeof whole),
+             (unsigned)(ps / 1000 % 1000));
+    return buf;
+}
+
+static int cell_us(rt_table *t, rt_u128 ps)
+{
+    char buf[RT_U128_LEN + 8];
+    return rt_table_cell(t, "%s", us_text(ps, buf, sizeof buf));
 }
 
 /* The summary table: the model, the size threshold and the totals over all chains. */
@@ -234,9 +264,8 @@ static int add_summary(const pipe_pass *p, const rt_an_pipe_result *res, rt_tabl
         return rc;
     char minb[32];
     rt_an_size_label(p->o->min_bytes, minb, sizeof minb);
-    char total[64];
-    snprintf(total, sizeof total, "%" PRIu64 ".%03" PRIu64 " us", res->saving_ps / 1000000,
-             res->saving_ps / 1000 % 1000);
+    char total[RT_U128_LEN + 16], us[RT_U128_LEN + 8];
+    snprintf(total, sizeof total, "%s us", us_text(res->saving_ps, us, sizeof us));
     const char *rows[][2] = {{"model", p->o->model.source}, {"messages of at least", minb}};
     for (unsigned i = 0; i < 2; i++)
         if ((rc = rt_table_row(t)) || (rc = rt_table_cell(t, "%s", rows[i][0])) ||
@@ -358,14 +387,15 @@ static int add_curves(const pipe_pass *p, const chain *ch, size_t n, rt_an_pipe_
     rt_table *t = res->report.plot = rt_table_new("plot", NULL, nc + 1, pcols, "r");
     if (!t)
         return -RT_E_NOMEM;
-    for (uint64_t bs = MIN_BLOCK; bs < maxbytes; bs *= 2) {
+    for (unsigned b = MIN_BLOCK_LOG2; b < 64 && UINT64_C(1) << b < maxbytes; b++) {
+        uint64_t bs = UINT64_C(1) << b;
         if ((rc = rt_table_row(t)) || (rc = rt_table_cell_u64(t, bs)))
             return rc;
         for (unsigned i = 0; i < nc; i++) {
             if (bs >= ch[i].bytes) {
                 rc = rt_table_cell(t, "%s", "");
             } else {
-                int64_t d = (int64_t)ch[i].t0 - (int64_t)pipelined(&p->o->model, &ch[i], bs);
+                __int128 d = (__int128)ch[i].t0 - (__int128)pipelined(&p->o->model, &ch[i], bs);
                 rc = rt_table_cell(t, "%.3f", (double)d / 1e6);
             }
             if (rc)
@@ -386,6 +416,55 @@ static int build(const pipe_pass *p, const chain *ch, size_t n, rt_an_pipe_resul
     return add_curves(p, ch, n, res);
 }
 
+/* A time of the analysis that does not fit (evaluate, the gateway table), as the message. */
+static int too_long(rt_err *err, const char *path, const char *what, uint32_t src, uint32_t dst,
+                    uint64_t bytes, const rt_net_model *m)
+{
+    return rt_err_set(err, RT_E_RANGE,
+                      "%s: rank %u to rank %u, %llu bytes: %s under the model (%s) does not "
+                      "fit in 64-bit picoseconds (about 213 days)",
+                      path, (unsigned)src, (unsigned)dst, (unsigned long long)bytes, what,
+                      m->source);
+}
+
+/* The chains: the i-th send of a channel with its i-th receive, when either side computes. */
+static int match_chains(const pipe_pass *p, const char *path, chain *ch, size_t *nch,
+                        rt_an_pipe_result *res, rt_err *err)
+{
+    size_t n = 0;
+    for (size_t i = 0, j = 0; i < p->sends.n && j < p->recvs.n;) {
+        const half *s = &p->sends.v[i], *r = &p->recvs.v[j];
+        half a = *s, b = *r;
+        a.seq = b.seq = 0;
+        int c = cmp_half(&a, &b);
+        if (c < 0) {
+            i++;
+            continue;
+        }
+        if (c > 0) {
+            j++;
+            continue;
+        }
+        if (s->comp || r->comp) {
+            chain *x = &ch[n++];
+            memset(x, 0, sizeof *x);
+            x->src = s->src;
+            x->dst = s->dst;
+            x->bytes = s->bytes;
+            x->contype = s->contype;
+            if (evaluate(&p->o->model, x, s->comp, r->comp) < 0)
+                return too_long(err, path, "the chain's time (computation and transfer)", s->src,
+                                s->dst, s->bytes, &p->o->model);
+            res->gaining += x->saving != 0;
+            res->saving_ps += x->saving;
+        }
+        i++;
+        j++;
+    }
+    *nch = n;
+    return 0;
+}
+
 int rt_an_pipeline(const char *path, const rt_an_pipe_opts *o, rt_an_pipe_result *res, rt_err *err)
 {
     memset(res, 0, sizeof *res);
@@ -394,6 +473,9 @@ int rt_an_pipeline(const char *path, const rt_an_pipe_opts *o, rt_an_pipe_result
     int rc = rt_an_run(path, &pass, &res->report.truncated, err);
     chain *ch = NULL;
     size_t n = 0;
+    if (!rc && p.gw_long_bytes)
+        rc = too_long(err, path, "the wire time across a gateway", p.gw_long_src, p.gw_long_dst,
+                      p.gw_long_bytes, &o->model);
     if (!rc) {
         if (p.sends.n) /* none: v is NULL, which qsort must not get */
             qsort(p.sends.v, p.sends.n, sizeof *p.sends.v, cmp_half);
@@ -403,34 +485,8 @@ int rt_an_pipeline(const char *path, const rt_an_pipe_opts *o, rt_an_pipe_result
         if (!ch)
             rc = rt_err_set(err, RT_E_NOMEM, "out of memory");
     }
-    /* Match the i-th send of a channel with its i-th receive. */
-    for (size_t i = 0, j = 0; !rc && i < p.sends.n && j < p.recvs.n;) {
-        half *s = &p.sends.v[i], *r = &p.recvs.v[j];
-        half a = *s, b = *r;
-        a.seq = b.seq = 0;
-        int c = cmp_half(&a, &b);
-        if (c < 0) {
-            i++;
-        } else if (c > 0) {
-            j++;
-        } else {
-            if (s->comp || r->comp) {
-                chain *x = &ch[n++];
-                memset(x, 0, sizeof *x);
-                x->src = s->src;
-                x->dst = s->dst;
-                x->bytes = s->bytes;
-                x->contype = s->contype;
-                x->comp_s = s->comp * 1000;
-                x->comp_r = r->comp * 1000;
-                evaluate(&o->model, x);
-                res->gaining += x->saving != 0;
-                res->saving_ps += x->saving;
-            }
-            i++;
-            j++;
-        }
-    }
+    if (!rc)
+        rc = match_chains(&p, path, ch, &n, res, err);
     res->chains = n;
     if (!rc) {
         qsort(ch, n, sizeof *ch, cmp_chain);

@@ -23,8 +23,11 @@ typedef struct fstat {
     uint64_t calls, time, min, max;
 } fstat;
 
+/* Times of one rank (sums of its calls' spans and of the gaps between them) fit in 64 bits,
+ * its events being in time order; its bytes, and sums over ranks, may not: those are rt_u128. */
 typedef struct rank_state {
-    uint64_t first, last, enter, last_leave, mpi, compute, sent_msgs, sent_bytes;
+    uint64_t first, last, enter, last_leave, mpi, compute, sent_msgs;
+    rt_u128 sent_bytes;
     unsigned depth;
     int seen, left_once;
     uint16_t fn;
@@ -35,11 +38,13 @@ typedef struct rank_state {
 
 typedef struct pair {
     uint64_t key; /* src << 32 | dst, UINT64_MAX when empty */
-    uint64_t msgs, bytes;
+    uint64_t msgs;
+    rt_u128 bytes;
 } pair;
 
 typedef struct comm_stat {
-    uint64_t p2p_msgs, p2p_bytes, colls, coll_bytes, time;
+    uint64_t p2p_msgs, colls;
+    rt_u128 p2p_bytes, coll_bytes, time; /* time: summed over ranks */
 } comm_stat;
 
 typedef struct prof {
@@ -70,7 +75,7 @@ static int setup(void *ctx, const rt_defs *defs, rt_err *err)
     return 0;
 }
 
-static uint64_t pair_hash_key(uint64_t key)
+RT_WRAPS static uint64_t pair_hash_key(uint64_t key)
 {
     return (key * UINT64_C(0x9E3779B97F4A7C15)) >> 20;
 }
@@ -198,12 +203,13 @@ static int on_event(void *ctx, const rt_event *ev)
 /* ---- tables ---------------------------------------------------------------------------------- */
 
 /* Nanoseconds as microseconds with three decimals: exact. */
-static int cell_us(rt_table *t, uint64_t ns)
+static int cell_us(rt_table *t, rt_u128 ns)
 {
-    return rt_table_cell(t, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+    char b[RT_U128_LEN];
+    return rt_table_cell(t, "%s.%03u", rt_u128_str(ns / 1000, b, sizeof b), (unsigned)(ns % 1000));
 }
 
-static int cell_pct(rt_table *t, uint64_t part, uint64_t whole)
+static int cell_pct(rt_table *t, rt_u128 part, rt_u128 whole)
 {
     return whole ? rt_table_cell(t, "%.2f", 100.0 * (double)part / (double)whole)
                  : rt_table_cell(t, "-");
@@ -221,14 +227,15 @@ static int ranks_table(prof *p, rt_tables *ts)
         (void)((rc = rt_table_row(t)) || (rc = rt_table_cell_u64(t, r)) || (rc = cell_us(t, app)) ||
                (rc = cell_us(t, s->mpi)) || (rc = cell_pct(t, s->mpi, app)) ||
                (rc = cell_us(t, s->compute)) || (rc = rt_table_cell_u64(t, s->sent_msgs)) ||
-               (rc = rt_table_cell_u64(t, s->sent_bytes)));
+               (rc = rt_table_cell_u128(t, s->sent_bytes)));
     }
     return rc;
 }
 
 typedef struct fagg {
     uint16_t fn;
-    uint64_t calls, time, min, max;
+    uint64_t calls, min, max;
+    rt_u128 time; /* summed over ranks */
 } fagg;
 
 static int cmp_fagg(const void *a, const void *b)
@@ -244,7 +251,7 @@ static int functions_tables(prof *p, rt_tables *ts)
     fagg *agg = calloc(RT_FN_COUNT, sizeof *agg);
     if (!agg)
         return -RT_E_NOMEM;
-    uint64_t mpi = 0, app = 0;
+    rt_u128 mpi = 0, app = 0;
     for (uint32_t r = 0; r < p->defs->nranks; r++) {
         rank_state *s = &p->rk[r];
         mpi += s->mpi;
@@ -310,7 +317,7 @@ static int square(prof *p, const char *name, const char *title, int bytes, rt_ta
     uint32_t n = p->defs->nranks;
     const char **cols = calloc(n + 1, sizeof *cols);
     char **names = calloc(n, sizeof *names);
-    uint64_t *v = calloc((size_t)n * n, sizeof *v);
+    rt_u128 *v = calloc((size_t)n * n, sizeof *v);
     rt_table *t = NULL;
     int rc = -RT_E_NOMEM;
     if (!cols || !names || !v)
@@ -333,7 +340,7 @@ static int square(prof *p, const char *name, const char *title, int bytes, rt_ta
         if ((rc = rt_table_row(t)) || (rc = rt_table_cell(t, "%s", names[r])))
             goto out;
         for (uint32_t c = 0; c < n; c++)
-            if ((rc = rt_table_cell_u64(t, v[(size_t)r * n + c])))
+            if ((rc = rt_table_cell_u128(t, v[(size_t)r * n + c])))
                 goto out;
     }
     rc = 0;
@@ -385,7 +392,7 @@ static int matrix_tables(prof *p, rt_an_profile_result *res)
         (void)((rc = rt_table_row(t)) || (rc = rt_table_cell_u64(t, list[i].key >> 32)) ||
                (rc = rt_table_cell_u64(t, list[i].key & UINT32_MAX)) ||
                (rc = rt_table_cell_u64(t, list[i].msgs)) ||
-               (rc = rt_table_cell_u64(t, list[i].bytes)));
+               (rc = rt_table_cell_u128(t, list[i].bytes)));
     free(list);
     return rc;
 }
@@ -394,8 +401,8 @@ static int cmp_comm(const void *a, const void *b, void *base)
 {
     const comm_stat *sort_base = base;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    uint64_t bx = sort_base[x].p2p_bytes + sort_base[x].coll_bytes;
-    uint64_t by = sort_base[y].p2p_bytes + sort_base[y].coll_bytes;
+    rt_u128 bx = sort_base[x].p2p_bytes + sort_base[x].coll_bytes;
+    rt_u128 by = sort_base[y].p2p_bytes + sort_base[y].coll_bytes;
     if (bx != by)
         return bx < by ? 1 : -1;
     if (sort_base[x].time != sort_base[y].time)
@@ -431,21 +438,62 @@ static int comms_table(prof *p, rt_tables *ts)
                (rc = rt_table_cell(t, "%s", c->name[0] ? c->name : "-")) ||
                (rc = rt_table_cell(t, "%u", (unsigned)(c->size + c->remote_size))) ||
                (rc = rt_table_cell_u64(t, s->p2p_msgs)) ||
-               (rc = rt_table_cell_u64(t, s->p2p_bytes)) || (rc = rt_table_cell_u64(t, s->colls)) ||
-               (rc = rt_table_cell_u64(t, s->coll_bytes)) || (rc = cell_us(t, s->time)));
+               (rc = rt_table_cell_u128(t, s->p2p_bytes)) ||
+               (rc = rt_table_cell_u64(t, s->colls)) ||
+               (rc = rt_table_cell_u128(t, s->coll_bytes)) || (rc = cell_us(t, s->time)));
     }
     free(idx);
     return rc;
 }
 
 /* One imbalance row: min, mean, max, the rank with the max, and (max - mean) / max. */
-static int imbalance_row(rt_table *t, const char *what, const rank_state *rk, uint32_t n,
-                         size_t off, int is_time)
+/* The per-rank values an imbalance row is about. */
+enum { IMB_COMPUTE, IMB_MPI, IMB_MSGS, IMB_BYTES };
+
+static rt_u128 imbalance_value(const rank_state *s, int what)
 {
-    uint64_t min = UINT64_MAX, max = 0, sum = 0;
+    switch (what) {
+    case IMB_COMPUTE:
+        return s->compute;
+    case IMB_MPI:
+        return s->mpi;
+    case IMB_MSGS:
+        return s->sent_msgs;
+    default:
+        return s->sent_bytes;
+    }
+}
+
+/* sum / n exactly, whatever its size (a double holds 53 bits), rounded to even as printf
+ * does: as microseconds with three decimals for times in ns (whole ns), else with one
+ * decimal (whole tenths). */
+static int cell_mean(rt_table *t, rt_u128 sum, uint32_t n, int is_time)
+{
+    if (!n)
+        return is_time ? rt_table_cell(t, "0.000") : rt_table_cell(t, "0.0");
+    unsigned scale = is_time ? 1 : 10;
+    rt_u128 whole = sum / n;
+    uint64_t r = (uint64_t)(sum % n) * scale;                              /* below 10 n < 2^36 */
+    uint64_t part = r / n, rest = r % n;                                   /* part < scale */
+    unsigned odd = is_time ? (unsigned)(whole % 2) : (unsigned)(part % 2); /* last digit kept */
+    if (2 * rest > n || (2 * rest == n && odd))
+        part++;
+    whole += part / scale; /* 10 tenths: one more */
+    part %= scale;
+    if (is_time)
+        return cell_us(t, whole);
+    char b[RT_U128_LEN];
+    return rt_table_cell(t, "%s.%u", rt_u128_str(whole, b, sizeof b), (unsigned)part);
+}
+
+static int imbalance_row(rt_table *t, const char *what, const rank_state *rk, uint32_t n, int which,
+                         int is_time)
+{
+    /* the sum stays below 2^128: fewer than 2^64 events of fewer than 2^64 bytes each */
+    rt_u128 min = n ? imbalance_value(&rk[0], which) : 0, max = 0, sum = 0;
     uint32_t at = 0;
     for (uint32_t r = 0; r < n; r++) {
-        uint64_t v = *(const uint64_t *)((const char *)&rk[r] + off);
+        rt_u128 v = imbalance_value(&rk[r], which);
         sum += v;
         min = v < min ? v : min;
         if (v > max) {
@@ -458,11 +506,10 @@ static int imbalance_row(rt_table *t, const char *what, const rank_state *rk, ui
     if ((rc = rt_table_row(t)) || (rc = rt_table_cell(t, "%s", what)))
         return rc;
     if (is_time) {
-        if ((rc = cell_us(t, min)) || (rc = rt_table_cell(t, "%.3f", mean / 1000)) ||
-            (rc = cell_us(t, max)))
+        if ((rc = cell_us(t, min)) || (rc = cell_mean(t, sum, n, 1)) || (rc = cell_us(t, max)))
             return rc;
-    } else if ((rc = rt_table_cell_u64(t, min)) || (rc = rt_table_cell(t, "%.1f", mean)) ||
-               (rc = rt_table_cell_u64(t, max))) {
+    } else if ((rc = rt_table_cell_u128(t, min)) || (rc = cell_mean(t, sum, n, 0)) ||
+               (rc = rt_table_cell_u128(t, max))) {
         return rc;
     }
     if ((rc = rt_table_cell_u64(t, at)))
@@ -481,13 +528,13 @@ static int imbalance_table(prof *p, rt_tables *ts)
     int rc = rt_tables_add(ts, t);
     uint32_t n = p->defs->nranks;
     if (!rc)
-        rc = imbalance_row(t, "computation", p->rk, n, offsetof(rank_state, compute), 1);
+        rc = imbalance_row(t, "computation", p->rk, n, IMB_COMPUTE, 1);
     if (!rc)
-        rc = imbalance_row(t, "time in MPI", p->rk, n, offsetof(rank_state, mpi), 1);
+        rc = imbalance_row(t, "time in MPI", p->rk, n, IMB_MPI, 1);
     if (!rc)
-        rc = imbalance_row(t, "messages sent", p->rk, n, offsetof(rank_state, sent_msgs), 0);
+        rc = imbalance_row(t, "messages sent", p->rk, n, IMB_MSGS, 0);
     if (!rc)
-        rc = imbalance_row(t, "bytes sent", p->rk, n, offsetof(rank_state, sent_bytes), 0);
+        rc = imbalance_row(t, "bytes sent", p->rk, n, IMB_BYTES, 0);
     return rc;
 }
 

@@ -134,7 +134,8 @@ typedef struct rt_an_gw_opts {
 } rt_an_gw_opts;
 
 typedef struct rt_an_gw_result {
-    uint64_t messages, bytes, gw_messages, gw_bytes;
+    uint64_t messages, gw_messages;
+    rt_u128 bytes, gw_bytes; /* may pass 2^64 */
     rt_an_notes notes;
     /* tables: summary, matrix_bytes, matrix_messages, calls, ops, comms[, compare]; plot: the
      * module x module bytes, for RT_PLOT_HEATMAP */
@@ -165,7 +166,7 @@ typedef struct rt_an_pipe_opts {
 
 typedef struct rt_an_pipe_result {
     uint64_t chains, gaining;
-    uint64_t saving_ps; /* sum over the chains that gain */
+    rt_u128 saving_ps; /* sum over the chains that gain (may pass 2^64) */
     /* tables: summary, chains, gateway; plot: saving against block size of the best chains,
      * for RT_PLOT_LINES (NULL when no chain gains) */
     rt_report report;
@@ -185,12 +186,13 @@ typedef struct rt_an_info_result {
     uint64_t events, by_class[RT_EVC_COUNT + 1]; /* per rt_event_class (last: none) */
     uint64_t tmin, tmax;                         /* first and last event time, ns */
     uint64_t messages, by_contype[RT_CT_COUNT];  /* point-to-point sends, per connection */
-    uint64_t bytes_p2p;  /* bytes sent point-to-point, counted once at the sender */
-    uint64_t colls;      /* collective calls completed (blocking and nonblocking) */
-    uint64_t bytes_coll; /* bytes sent in them, as each rank recorded its call */
-    uint64_t rma_ops;    /* puts, gets and atomics */
-    uint64_t bytes_rma;  /* bytes put, got and exchanged by atomics */
-    char *truncated;     /* the reader's note when the trace was cut short, else NULL */
+    /* byte totals in 128 bits: a trace may move more than 2^64 - 1 bytes */
+    rt_u128 bytes_p2p;  /* bytes sent point-to-point, counted once at the sender */
+    uint64_t colls;     /* collective calls completed (blocking and nonblocking) */
+    rt_u128 bytes_coll; /* bytes sent in them, as each rank recorded its call */
+    uint64_t rma_ops;   /* puts, gets and atomics */
+    rt_u128 bytes_rma;  /* bytes put, got and exchanged by atomics */
+    char *truncated;    /* the reader's note when the trace was cut short, else NULL */
 } rt_an_info_result;
 
 /* Reads the trace at path once and counts (docs/analyzer.md, "retrace info"). Errors are the

@@ -22,6 +22,9 @@ work=${FUZZ_WORK:-$(mktemp -d /tmp/retrace-fuzz-run-XXXXXX)}
 mkdir -p "$work/artifacts" "$work/corpus"
 work=$(cd "$work" && pwd)
 found=0
+# A wrap-hunting build (-DRETRACE_FUZZ_WRAPS=ON) reports wraps recoverably: each is a finding.
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+export UBSAN_OPTIONS
 echo "fuzzing ${seconds}s per harness on $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')," \
      "load average $(cut -d' ' -f1-3 /proc/loadavg); work folder $work"
 printf '%-16s %10s %8s %7s %7s %8s %s\n' harness runs exec/s cov ft corpus findings

@@ -38,13 +38,15 @@ static void print_summary(FILE *out, const char *path, const rt_an_info_result *
     for (int ct = 0; ct < RT_CT_COUNT; ct++)
         fprintf(out, "  %-22s %14" PRIu64 "\n", ct ? rt_contype_name(ct) : "unknown",
                 s->by_contype[ct]);
-    fprintf(out, "bytes moved   %" PRIu64 "\n", s->bytes_p2p + s->bytes_coll + s->bytes_rma);
-    fprintf(out, "  %-22s %14" PRIu64 "  (%" PRIu64 " messages)\n", "point-to-point", s->bytes_p2p,
-            s->messages);
-    fprintf(out, "  %-22s %14" PRIu64 "  (%" PRIu64 " calls, bytes sent)\n", "collective",
-            s->bytes_coll, s->colls);
-    fprintf(out, "  %-22s %14" PRIu64 "  (%" PRIu64 " operations)\n", "one-sided (RMA)",
-            s->bytes_rma, s->rma_ops);
+    char b[RT_U128_LEN];
+    fprintf(out, "bytes moved   %s\n",
+            rt_u128_str(s->bytes_p2p + s->bytes_coll + s->bytes_rma, b, sizeof b));
+    fprintf(out, "  %-22s %14s  (%" PRIu64 " messages)\n", "point-to-point",
+            rt_u128_str(s->bytes_p2p, b, sizeof b), s->messages);
+    fprintf(out, "  %-22s %14s  (%" PRIu64 " calls, bytes sent)\n", "collective",
+            rt_u128_str(s->bytes_coll, b, sizeof b), s->colls);
+    fprintf(out, "  %-22s %14s  (%" PRIu64 " operations)\n", "one-sided (RMA)",
+            rt_u128_str(s->bytes_rma, b, sizeof b), s->rma_ops);
 }
 
 int cli_info_report(const char *path, FILE *out)

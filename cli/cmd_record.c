@@ -13,13 +13,21 @@
 #include "cli.h"
 #include "rt_place.h"
 
+/* After --timeout: how long the command has between SIGTERM and SIGKILL. The ranks need
+ * milliseconds to write their buffers (docs/tracer.md), mpiexec a little more to end. */
+#define GRACE_S 5
+#define TIMED_OUT 124        /* the exit status, as timeout(1) gives it */
+#define MAX_TIMEOUT 10000000 /* seconds: 115 days */
+
 static void record_usage(FILE *out)
 {
     fprintf(out,
             "usage: retrace record [OPTIONS] -- COMMAND [ARGS...]\n"
             "\n"
             "Runs COMMAND (typically mpiexec -n P ./app) with the retrace tracer preloaded\n"
-            "and leaves one OTF2 archive for the run. The exit status is COMMAND's.\n"
+            "and leaves one OTF2 archive for the run. The exit status is COMMAND's; 124 when\n"
+            "--timeout ended the run; 1 when COMMAND exited 0 but the run did not reach\n"
+            "MPI_Finalize on every rank (mpiexec may exit 0 when a rank died).\n"
             "\n"
             "Options:\n"
             "  --out DIR        the archive to write (must not exist, or be empty); default\n"
@@ -36,10 +44,17 @@ static void record_usage(FILE *out)
             "                   --nodes; each module needs a node)\n"
             "  --keep-raw       keep the raw per-rank files (DIR.raw) after assembly\n"
             "  --tracer FILE    the tracer library (default: the one built with retrace)\n"
+            "  --timeout SEC    end the run after SEC seconds: SIGTERM to COMMAND (mpiexec\n"
+            "                   passes it on to the ranks), SIGKILL %d s later if it still\n"
+            "                   runs; the trace is assembled as for a killed run, and the\n"
+            "                   exit status is 124 (as from timeout(1))\n"
             "\n"
             "While the program runs, each rank writes raw files to DIR.raw; they become the\n"
-            "archive at MPI_Finalize. If the run dies (a signal, MPI_Abort), record assembles\n"
-            "what was written into a trace that readers report as truncated.\n");
+            "archive at MPI_Finalize. If the run dies (a signal, MPI_Abort, a crash, a rank\n"
+            "that leaves main without MPI_Finalize), record assembles what was written into a\n"
+            "trace that readers report as truncated: every rank's calls up to where it\n"
+            "stopped, less the last 100 ms of a rank killed without warning (SIGKILL).\n",
+            GRACE_S);
 }
 
 /* The tracer next to this executable: build tree (tracer/) or installed (../lib/retrace/). */
@@ -72,7 +87,50 @@ static int parse_count(const char *opt, const char *text, unsigned *out)
     return 0;
 }
 
-static int run_command(char **argv, int *status)
+static uint64_t clock_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Waits for the command pid to end: 0 with its wait status in *st, or CLI_BAD (reported).
+ * With a timeout (seconds, 0: none) it is sent SIGTERM after that time, SIGKILL GRACE_S
+ * later, and *timed_out is set. */
+static int wait_command(pid_t pid, const char *name, unsigned timeout, int *st, int *timed_out)
+{
+    const uint64_t s = 1000000000u;
+    uint64_t start = clock_ns(), term_at = 0;
+    int killed = 0;
+    *timed_out = 0;
+    for (;;) {
+        pid_t r = waitpid(pid, st, timeout ? WNOHANG : 0);
+        if (r == pid)
+            return 0;
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return cli_error("record: waiting for %s: %s", name, strerror(errno));
+        uint64_t now = clock_ns();
+        if (!*timed_out && now - start >= timeout * s) {
+            cli_line("retrace: record: %s did not finish within %u s: ending it (SIGTERM, then "
+                     "SIGKILL after %d s)",
+                     name, timeout, GRACE_S);
+            kill(pid, SIGTERM);
+            *timed_out = 1;
+            term_at = now;
+        } else if (*timed_out && !killed && now - term_at >= GRACE_S * s) {
+            cli_line("retrace: record: %s still runs %d s after SIGTERM: killing it (SIGKILL)",
+                     name, GRACE_S);
+            kill(pid, SIGKILL);
+            killed = 1;
+        }
+        struct timespec pause = {0, 20000000};
+        nanosleep(&pause, NULL);
+    }
+}
+
+static int run_command(char **argv, unsigned timeout, int *status, int *timed_out)
 {
     /* The program gets the terminal's signals; record outlives them to assemble. */
     struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_term;
@@ -93,11 +151,12 @@ static int run_command(char **argv, int *status)
         fprintf(stderr, "%s\n", rt_escape(out, sizeof out, line));
         _exit(127);
     }
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
+    int st = 0;
+    int rc = wait_command(pid, argv[0], timeout, &st, timed_out);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    if (rc)
+        return rc;
     *status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
     return 0;
 }
@@ -106,18 +165,25 @@ typedef struct record_opts {
     const char *out, *tracer;
     int histogram, trace, keep_raw, force;
     unsigned nodes, modules;
-    char **command; /* the program to run, with its arguments */
+    unsigned timeout; /* seconds, 0: none */
+    char **command;   /* the program to run, with its arguments */
 } record_opts;
 
 /* CLI_OK with o filled, -1 after --help, or CLI_BAD (reported). */
 static int parse(int argc, char **argv, record_opts *o)
 {
     static const struct option opts[] = {
-        {"out", required_argument, NULL, 'o'},     {"histogram", no_argument, NULL, 'H'},
-        {"no-trace", no_argument, NULL, 'N'},      {"nodes", required_argument, NULL, 'n'},
-        {"modules", required_argument, NULL, 'm'}, {"keep-raw", no_argument, NULL, 'k'},
-        {"tracer", required_argument, NULL, 't'},  {"force", no_argument, NULL, 'f'},
-        {"help", no_argument, NULL, 'h'},          {0},
+        {"out", required_argument, NULL, 'o'},
+        {"histogram", no_argument, NULL, 'H'},
+        {"no-trace", no_argument, NULL, 'N'},
+        {"nodes", required_argument, NULL, 'n'},
+        {"modules", required_argument, NULL, 'm'},
+        {"keep-raw", no_argument, NULL, 'k'},
+        {"tracer", required_argument, NULL, 't'},
+        {"force", no_argument, NULL, 'f'},
+        {"timeout", required_argument, NULL, 'T'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
     };
     int c;
     o->trace = 1;
@@ -155,6 +221,15 @@ static int parse(int argc, char **argv, record_opts *o)
             if (parse_count("--modules", optarg, &o->modules))
                 return CLI_BAD;
             break;
+        case 'T': {
+            uint64_t v;
+            if (rt_parse_uint(optarg, 1, MAX_TIMEOUT, &v, NULL) < 0)
+                return cli_usage_error(&cli_cmd_record,
+                                       "--timeout: takes whole seconds from 1 to %d, not '%s'",
+                                       MAX_TIMEOUT, optarg);
+            o->timeout = (unsigned)v;
+            break;
+        }
         default:
             return cli_getopt_error(&cli_cmd_record, c, argv);
         }
@@ -279,6 +354,18 @@ static void collect(const record_opts *o, const record_paths *p, int status)
     }
 }
 
+/* 1 when the archive at path says it was cut short: a rank did not reach MPI_Finalize. */
+static int cut_short(const char *path)
+{
+    rt_reader *r;
+    rt_err err;
+    if (rt_reader_open(path, &r, &err) < 0)
+        return 0; /* no archive: collect said so */
+    int cut = rt_reader_truncated(r) != NULL;
+    rt_reader_close(r);
+    return cut;
+}
+
 static int record_run(int argc, char **argv)
 {
     record_opts o;
@@ -300,11 +387,19 @@ static int record_run(int argc, char **argv)
     if (trace_paths(&o, &p) != CLI_OK || (o.trace && claim_paths(&o, &p) != CLI_OK))
         return CLI_BAD;
     set_environment(&o, lib, &p);
-    int status = 0;
-    if (run_command(o.command, &status))
+    int status = 0, timed_out = 0;
+    if (run_command(o.command, o.timeout, &status, &timed_out))
         return CLI_BAD;
     if (o.trace)
         collect(&o, &p, status);
+    if (timed_out)
+        return TIMED_OUT;
+    if (status == 0 && o.trace && cut_short(p.path)) {
+        cli_warning("%s exited 0, but the run did not reach MPI_Finalize on every rank (the "
+                    "trace is cut short): exit status 1",
+                    o.command[0]);
+        return CLI_FAIL;
+    }
     return status;
 }
 

@@ -229,12 +229,14 @@ static void print_summary(const rt_sim_trace *t, const rt_whatif_setup *su, cons
     printf("predicted run time  %s%s\n", a, r->completed ? "" : " (did not complete)");
     rt_net_format_time(r->ranks ? r->ranks[r->critical_rank].mpi_ps : 0, b, sizeof b);
     printf("critical rank       %u (%s in MPI)\n", (unsigned)r->critical_rank, b);
-    rt_net_format_time(defs->nranks ? r->mpi_ps / defs->nranks : 0, a, sizeof a);
+    /* the mean of per-rank times fits where their sum may not */
+    rt_net_format_time(defs->nranks ? (uint64_t)(r->mpi_ps / defs->nranks) : 0, a, sizeof a);
     printf("time in MPI         %s per rank on average\n", a);
-    printf("messages            %llu (%llu bytes)\n", (unsigned long long)r->messages,
-           (unsigned long long)r->bytes);
-    printf("gateway crossings   %llu (%llu bytes)\n", (unsigned long long)r->gw_messages,
-           (unsigned long long)r->gw_bytes);
+    char nb[RT_U128_LEN];
+    printf("messages            %llu (%s bytes)\n", (unsigned long long)r->messages,
+           rt_u128_str(r->bytes, nb, sizeof nb));
+    printf("gateway crossings   %llu (%s bytes)\n", (unsigned long long)r->gw_messages,
+           rt_u128_str(r->gw_bytes, nb, sizeof nb));
 }
 
 /* The report of a deadlock or a mismatch, or a warning: 1 when the replay did not complete. */
@@ -335,8 +337,11 @@ static int replay_one(replay_state *st, const rt_whatif_conf *c, unsigned i)
     su.cfg.no_fast_coll = o->fast.off;
     double t1 = now_s();
     clock_t c1 = clock();
-    if (rt_sim_run(st->t, &su.cfg, &res, &err) < 0) {
-        rc = cli_error("replay%s%s: %s", o->nalts ? " " : "", o->nalts ? c->label : "", err.msg);
+    if ((rc = rt_sim_run(st->t, &su.cfg, &res, &err)) < 0) {
+        /* a time or a total the engine cannot represent comes of the trace (with the model) */
+        const char *in = rc == -RT_E_RANGE ? o->path : NULL;
+        rc = cli_error("replay%s%s: %s%s%s", o->nalts ? " " : "", o->nalts ? c->label : "",
+                       in ? in : "", in ? ": " : "", err.msg);
     } else {
         double dt = now_s() - t1, cpu = (double)(clock() - c1) / CLOCKS_PER_SEC;
         rc = CLI_OK;

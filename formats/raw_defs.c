@@ -60,7 +60,7 @@ static uint64_t kslot_hash(const void *s)
 static const rt_htab_ops kslot_ops = {
     .size = sizeof(kslot), .empty = kslot_empty, .clear = kslot_clear, .hash = kslot_hash};
 
-static uint64_t hash_words(const uint32_t *k, uint32_t len)
+RT_WRAPS static uint64_t hash_words(const uint32_t *k, uint32_t len)
 {
     uint64_t h = len;
     for (uint32_t i = 0; i < len; i++)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "rt_checked.h"
 #include "rt_error.h"
 #include "rt_trace.h"
 
@@ -26,6 +27,8 @@ void rt_table_free(rt_table *t);
 int rt_table_row(rt_table *t);
 int rt_table_cell(rt_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int rt_table_cell_u64(rt_table *t, uint64_t v);
+/* A total that may pass 2^64 (rt_checked.h), in decimal. */
+int rt_table_cell_u128(rt_table *t, rt_u128 v);
 unsigned rt_table_nrows(const rt_table *t);
 unsigned rt_table_ncols(const rt_table *t);
 const char *rt_table_name(const rt_table *t);

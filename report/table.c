@@ -95,6 +95,12 @@ int rt_table_cell_u64(rt_table *t, uint64_t v)
     return rt_table_cell(t, "%" PRIu64, v);
 }
 
+int rt_table_cell_u128(rt_table *t, rt_u128 v)
+{
+    char buf[RT_U128_LEN];
+    return rt_table_cell(t, "%s", rt_u128_str(v, buf, sizeof buf));
+}
+
 unsigned rt_table_nrows(const rt_table *t)
 {
     return t->nrows;

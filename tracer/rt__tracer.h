@@ -4,9 +4,10 @@
  *
  * The call path: rt__begin (thread-local re-entry check, one relaxed atomic load of the
  * phase, a clock read), the hooks of the wrapper table append fixed-size records to the
- * thread's scratch area, rt__end copies the call's records into the thread's memory-mapped
- * raw file. No formatting, no locks (except the request table's shard locks under
- * MPI_THREAD_MULTIPLE), no system calls outside the occasional window remap.
+ * thread's scratch area, rt__end copies the call's records into the thread's buffer and
+ * publishes its new length (one release store: a plain store on x86). No formatting, no locks
+ * (except the request table's shard locks under MPI_THREAD_MULTIPLE), no system calls but
+ * the write of a full buffer; the flusher thread (flush.c) writes the rest.
  */
 #ifndef RT__TRACER_H
 #define RT__TRACER_H
@@ -74,32 +75,38 @@ static inline uint64_t rt__now(void)
 
 #define RT__SCRATCH_INLINE 4096 /* bytes of records one call keeps without allocating */
 
+/*
+ * A thread's records go to its buffer; bytes [0, committed) of the buffer hold whole calls
+ * (published with a release store after each call), of which [0, written) are in the file
+ * already, at file_off onwards. Three parties write the buffer out (flush.c): the owner when
+ * it is full, the flusher thread every RT__FLUSH_PERIOD_NS, and the crash paths (a signal,
+ * MPI_Abort, exit without MPI_Finalize). They take turns through lock, an atomic word that
+ * holds the taker's id (rt__lock_id): the owner takes it only to write a full buffer and
+ * start it again, never on the common path of a call.
+ */
 typedef struct rt__thread {
     int depth;                /* re-entry: 1 inside a wrapper */
     uint32_t index;           /* thread number within the rank */
     int fd;                   /* raw file, -1 when not writing */
     uint8_t *buf, *pos, *end; /* the record buffer and the write position in it */
-    uint64_t flushed;         /* time of the last write */
+    _Atomic size_t committed; /* bytes of buf holding whole calls */
+    size_t written;           /* bytes of buf in the file (under lock) */
+    uint64_t file_off;        /* where buf[0] goes in the file (under lock) */
+    _Atomic uintptr_t lock;   /* 0, or who writes or restarts the buffer */
     uint8_t *scratch;         /* this call's records */
     size_t scratch_len, scratch_cap;
     uint8_t scratch_inline[RT__SCRATCH_INLINE];
     rt_hist hist;            /* live histogram counts of this thread */
-    struct rt__thread *next; /* registry, for MPI_Finalize */
+    struct rt__thread *next; /* registry (rt__threads_first), never changed once in it */
 } rt__thread;
 
 extern RT__TLS rt__thread *rt__self RT__HIDDEN;
 
 rt__thread *rt__thread_create(void) RT__HIDDEN;
-/* Appends len bytes (whole slots) to the thread's raw file; 0, or -RT_E_IO after a failure
- * (which has turned tracing off). */
-int rt__stream_write(rt__thread *t, const void *data, size_t len) RT__HIDDEN;
+/* The first thread of the registry (acquire load; async-signal-safe). */
+rt__thread *rt__threads_first(void) RT__HIDDEN;
 /* Finishes every thread's raw file with a CLOSE record (MPI_Finalize). */
 void rt__threads_close(uint64_t time) RT__HIDDEN;
-/* Writes out the buffered records of one thread (MPI_Abort). */
-void rt__stream_flush(rt__thread *t) RT__HIDDEN;
-/* Writes out the buffer at the start of a call when the last write is older than this. */
-#define RT__FLUSH_AGE UINT64_C(100000000) /* ns */
-void rt__stream_age_flush(rt__thread *t, uint64_t now) RT__HIDDEN;
 /* Sum of every thread's histogram counts into h. */
 void rt__threads_hist(rt_hist *h) RT__HIDDEN;
 /* Opens the raw file of a thread (tracing must be on). 0, or -RT_E_NOMEM or -RT_E_IO (tracing
@@ -108,6 +115,28 @@ int rt__stream_open(rt__thread *t) RT__HIDDEN;
 /* The header every raw file of this rank starts with. */
 void rt__raw_header(rt_raw_header *h, uint32_t thread) RT__HIDDEN;
 void *rt__scratch_grow(rt__thread *t, size_t len) RT__HIDDEN;
+
+/* The buffer's lock (stream.c). Everything here is async-signal-safe. */
+uintptr_t rt__lock_id(void) RT__HIDDEN;        /* this thread's id as a holder: never 0 */
+int rt__buf_trylock(rt__thread *t) RT__HIDDEN; /* 1 when taken */
+void rt__buf_unlock(rt__thread *t) RT__HIDDEN;
+/* Under the lock: writes buf[written, committed) at its place in the file. 0, or -RT_E_IO
+ * with errno set (the caller reports it, if it may). */
+int rt__buf_write_committed(rt__thread *t) RT__HIDDEN;
+/* Warns that a write of t's file failed (errno value err) and turns tracing off. */
+void rt__stream_write_failed(rt__thread *t, int err) RT__HIDDEN;
+
+/* ---- surviving a run that dies (flush.c) --------------------------------------------------- */
+
+/* How often the flusher thread writes every thread's committed records. */
+#define RT__FLUSH_PERIOD_NS UINT64_C(50000000)
+/* At MPI_Init, once tracing: the flusher thread, the signal handlers, the exit handler. */
+void rt__crash_start(void) RT__HIDDEN;
+/* At MPI_Finalize, before the files are closed: stops the flusher, puts the application's
+ * signal actions back. */
+void rt__crash_stop(void) RT__HIDDEN;
+/* Writes every thread's committed records (MPI_Abort, exit without MPI_Finalize). */
+void rt__crash_flush_all(void) RT__HIDDEN;
 
 static inline rt__thread *rt__thread_get(void)
 {
@@ -266,11 +295,8 @@ static inline int rt__begin(rt__call *c, unsigned fn)
     c->t = t;
     c->fn = fn;
     c->t0 = 0;
-    if (rt__g.tracing) {
+    if (rt__g.tracing)
         c->t0 = rt__now();
-        if (RT__UNLIKELY(c->t0 - t->flushed > RT__FLUSH_AGE))
-            rt__stream_age_flush(t, c->t0);
-    }
     c->on = 1;
     return 1;
 }

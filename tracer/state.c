@@ -344,6 +344,8 @@ void rt__init_after(int thread_level)
     if (rt__g.tracing)
         rt__defs_open();
     rt__thread_get(); /* thread 0: the one that initialised MPI */
+    if (rt__g.tracing)
+        rt__crash_start(); /* the flusher thread, the signal and exit handlers */
     atomic_store(&rt__g.phase, 1);
 }
 
@@ -403,6 +405,7 @@ void rt__finalize_before(void)
         return;
     atomic_store(&rt__g.phase, 0);
     int traced = rt__g.tracing;
+    rt__crash_stop();
     rt__threads_close(rt__now());
     rt__defs_close();
     if (rt__g.hist_report)
@@ -422,7 +425,8 @@ void rt__finalize_before(void)
 
 void rt__abort_before(void)
 {
-    /* This thread's records so far reach the file; MPI_Abort does not return. */
+    /* Every thread's records so far reach the file: MPI_Abort does not return, and the
+     * other ranks may be killed without warning (MPICH's mpiexec sends them SIGKILL). */
     atomic_store(&rt__g.phase, 0);
-    rt__stream_flush(rt__self);
+    rt__crash_flush_all();
 }

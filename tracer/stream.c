@@ -1,9 +1,15 @@
 /*
- * Per-thread raw files. Each thread fills its own buffer with records and writes it to its
- * own file when it is full, or when a call starts more than RT__FLUSH_AGE after the last write.
- * A run that dies therefore loses at most the last buffer or the last 100 ms of each
- * thread's events (also a rank killed while it waits in a blocking call, since the call
- * started by writing what was older), and everything written before stays readable.
+ * Per-thread raw files. Each thread appends its calls' records to its own buffer and, after
+ * each call, publishes how far the buffer holds whole calls (committed). The buffer reaches
+ * the file in whole calls, each written at its own place in the file (pwrite), so writers
+ * taking turns can neither interleave nor leave half a call behind:
+ *  - the owner writes a full buffer before t1 of the call that found it full, and starts it
+ *    again (a call whose records do not fit an empty buffer goes to the file on its own);
+ *  - the flusher thread writes what was committed since its last round, every 50 ms, and
+ *    the crash paths (a signal, MPI_Abort, exit without MPI_Finalize) everything committed:
+ *    flush.c.
+ * A run killed without warning (SIGKILL) thus loses the calls of the last 50 ms and one
+ * round of the flusher; docs/tracer.md, "A run that dies", gives the bounds.
  *
  * Why not a shared memory mapping of the file (which would survive even SIGKILL): on this
  * kind of machine the first store to each page of a shared file mapping costs a page fault
@@ -16,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rt__tracer.h"
@@ -25,8 +33,15 @@
 
 RT__TLS rt__thread *rt__self;
 
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static rt__thread *registry;
+static RT__TLS char lock_tag; /* its address tells the threads apart as lock holders */
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER; /* inserts only */
+static _Atomic(rt__thread *) registry;
+
+rt__thread *rt__threads_first(void)
+{
+    return atomic_load_explicit(&registry, memory_order_acquire);
+}
 
 rt__thread *rt__thread_create(void)
 {
@@ -38,37 +53,138 @@ rt__thread *rt__thread_create(void)
     t->scratch_cap = sizeof t->scratch_inline;
     if (rt__g.histogram)
         rt_hist_init(&t->hist, &rt__g.hist_cfg);
-    pthread_mutex_lock(&registry_lock);
-    t->index = rt__g.nthreads++;
-    t->next = registry;
-    registry = t;
-    pthread_mutex_unlock(&registry_lock);
+    t->index = atomic_fetch_add(&rt__g.nthreads, 1);
     rt__self = t;
     if (rt__g.tracing)
         rt__stream_open(t);
+    /* In the registry only once its file is open: the flusher and the crash paths read
+     * fd and buf without a word from the owner. */
+    pthread_mutex_lock(&registry_lock);
+    t->next = atomic_load_explicit(&registry, memory_order_relaxed);
+    atomic_store_explicit(&registry, t, memory_order_release);
+    pthread_mutex_unlock(&registry_lock);
     return t;
 }
 
-/* Writes the buffer out. 0, or -RT_E_IO after a failure (tracing is then off for the rank). */
-static int flush(rt__thread *t)
+/* ---- the buffer's lock ------------------------------------------------------------------- */
+
+uintptr_t rt__lock_id(void)
 {
-    size_t len = (size_t)(t->pos - t->buf), done = 0;
-    while (done < len) {
-        ssize_t n = write(t->fd, t->buf + done, len - done);
+    return (uintptr_t)&lock_tag;
+}
+
+int rt__buf_trylock(rt__thread *t)
+{
+    uintptr_t none = 0;
+    return atomic_compare_exchange_strong_explicit(&t->lock, &none, rt__lock_id(),
+                                                   memory_order_acquire, memory_order_relaxed);
+}
+
+void rt__buf_unlock(rt__thread *t)
+{
+    atomic_store_explicit(&t->lock, 0, memory_order_release);
+}
+
+/* The owner's wait, when its buffer is full: the flusher holds the lock for one write. */
+static void buf_lock(rt__thread *t)
+{
+    while (!rt__buf_trylock(t)) {
+        struct timespec pause = {0, 20000};
+        nanosleep(&pause, NULL);
+    }
+}
+
+/* ---- writing ------------------------------------------------------------------------------ */
+
+/* Writes iov (cnt pieces, changed) at off. 0, or -RT_E_IO with errno set. *done counts the
+ * bytes written. Async-signal-safe. */
+static int write_at(int fd, struct iovec *iov, int cnt, uint64_t off, size_t *done)
+{
+    while (cnt > 0) {
+        if (!iov->iov_len) {
+            iov++, cnt--;
+            continue;
+        }
+        ssize_t n = pwritev(fd, iov, cnt, (off_t)(off + *done));
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
-            rt__fail("rank %d: cannot write %s/" RT_RAW_THREAD_NAME ": %s", rt__g.rank, rt__g.raw,
-                     (unsigned)rt__g.rank, (unsigned)t->index,
-                     n < 0 ? strerror(errno) : "short write");
-            t->pos = t->buf;
+            if (n == 0)
+                errno = EIO;
             return -RT_E_IO;
         }
-        done += (size_t)n;
+        *done += (size_t)n;
+        for (size_t left = (size_t)n; left;) {
+            size_t k = left < iov->iov_len ? left : iov->iov_len;
+            iov->iov_base = (uint8_t *)iov->iov_base + k;
+            iov->iov_len -= k;
+            left -= k;
+            if (!iov->iov_len)
+                iov++, cnt--;
+        }
     }
-    t->pos = t->buf;
     return 0;
 }
+
+int rt__buf_write_committed(rt__thread *t)
+{
+    size_t end = atomic_load_explicit(&t->committed, memory_order_acquire);
+    if (t->fd < 0 || !t->buf || end <= t->written)
+        return 0;
+    struct iovec iov = {t->buf + t->written, end - t->written};
+    size_t done = 0;
+    int rc = write_at(t->fd, &iov, 1, t->file_off + t->written, &done);
+    t->written += done;
+    return rc;
+}
+
+void rt__stream_write_failed(rt__thread *t, int err)
+{
+    rt__fail("rank %d: cannot write %s/" RT_RAW_THREAD_NAME ": %s", rt__g.rank, rt__g.raw,
+             (unsigned)rt__g.rank, (unsigned)t->index, strerror(err));
+}
+
+static void commit(rt__thread *t)
+{
+    atomic_store_explicit(&t->committed, (size_t)(t->pos - t->buf), memory_order_release);
+}
+
+/* The owner: writes what the buffer holds (whole calls: pos is committed) and starts it
+ * again. 0, or -RT_E_IO (reported; tracing is then off for the rank). */
+__attribute__((cold, noinline)) static int restart(rt__thread *t)
+{
+    buf_lock(t);
+    int rc = rt__buf_write_committed(t);
+    int err = errno;
+    t->file_off += (size_t)(t->pos - t->buf);
+    t->written = 0;
+    t->pos = t->buf;
+    commit(t);
+    rt__buf_unlock(t);
+    if (rc < 0)
+        rt__stream_write_failed(t, err);
+    return rc;
+}
+
+/* The owner: a call whose records (a, then b) do not fit an empty buffer, in one write
+ * after what the buffer holds. */
+__attribute__((cold, noinline)) static void write_direct(rt__thread *t, const void *a, size_t alen,
+                                                         const void *b, size_t blen)
+{
+    if (t->pos != t->buf && restart(t) < 0)
+        return;
+    buf_lock(t);
+    struct iovec iov[2] = {{(void *)a, alen}, {(void *)b, blen}};
+    size_t done = 0;
+    int rc = write_at(t->fd, iov, 2, t->file_off, &done);
+    int err = errno;
+    t->file_off += alen + blen;
+    rt__buf_unlock(t);
+    if (rc < 0)
+        rt__stream_write_failed(t, err);
+}
+
+/* ---- opening and closing ----------------------------------------------------------------- */
 
 void rt__raw_header(rt_raw_header *h, uint32_t thread)
 {
@@ -88,84 +204,79 @@ int rt__stream_open(rt__thread *t)
     char path[sizeof rt__g.raw + 64];
     snprintf(path, sizeof path, "%s/" RT_RAW_THREAD_NAME, rt__g.raw, (unsigned)rt__g.rank,
              (unsigned)t->index);
-    t->buf = malloc(BUFFER);
-    if (!t->buf) {
+    uint8_t *buf = malloc(BUFFER);
+    if (!buf) {
         rt__fail("rank %d: out of memory for the trace buffer", rt__g.rank);
         return -RT_E_NOMEM;
     }
-    t->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (t->fd < 0) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
         rt__fail("rank %d: cannot create %s: %s", rt__g.rank, path, strerror(errno));
+        free(buf);
         return -RT_E_IO;
     }
-    t->pos = t->buf;
-    t->end = t->buf + BUFFER;
-    rt__raw_header((rt_raw_header *)t->pos, t->index);
-    t->pos += sizeof(rt_raw_header);
-    return flush(t); /* the header at once: a rank that dies early still has its file */
-}
-
-int rt__stream_write(rt__thread *t, const void *data, size_t len)
-{
-    const uint8_t *p = data;
-    while (len) {
-        if (t->pos == t->end && flush(t) < 0)
-            return -RT_E_IO;
-        size_t n = (size_t)(t->end - t->pos);
-        if (n > len)
-            n = len;
-        memcpy(t->pos, p, n);
-        t->pos += n;
-        p += n;
-        len -= n;
+    /* The header at once: a rank that dies early still has its file. */
+    rt_raw_header h;
+    rt__raw_header(&h, t->index);
+    struct iovec iov = {&h, sizeof h};
+    size_t done = 0;
+    if (write_at(fd, &iov, 1, 0, &done) < 0) {
+        rt__fail("rank %d: cannot write %s: %s", rt__g.rank, path, strerror(errno));
+        close(fd);
+        free(buf);
+        return -RT_E_IO;
     }
+    t->buf = t->pos = buf;
+    t->end = buf + BUFFER;
+    t->file_off = sizeof h;
+    t->fd = fd;
     return 0;
 }
 
-void rt__stream_flush(rt__thread *t)
-{
-    if (t && t->fd >= 0 && t->buf)
-        flush(t);
-}
-
-void rt__stream_age_flush(rt__thread *t, uint64_t now)
-{
-    t->flushed = now;
-    if (t->fd >= 0 && t->buf && t->pos != t->buf)
-        flush(t);
-}
-
+/* The thread's CLOSE record, then its file closed (MPI_Finalize: no call runs, the flusher
+ * has stopped; a signal handler may still look, so the lock is taken). */
 static void stream_close(rt__thread *t, uint64_t time)
 {
     if (t->fd < 0)
         return;
-    rt_raw_close cl;
-    memset(&cl, 0, sizeof cl);
-    cl.type = RT_RAW_CLOSE;
-    cl.time = time;
-    if (rt__stream_write(t, &cl, sizeof cl) == 0)
-        flush(t);
+    if (rt__g.tracing) { /* after a failed write, the file stays cut short */
+        rt_raw_close cl;
+        memset(&cl, 0, sizeof cl);
+        cl.type = RT_RAW_CLOSE;
+        cl.time = time;
+        if ((size_t)(t->end - t->pos) >= sizeof cl || restart(t) == 0) {
+            memcpy(t->pos, &cl, sizeof cl);
+            t->pos += sizeof cl;
+            commit(t);
+        }
+    }
+    buf_lock(t);
+    int rc = rt__buf_write_committed(t);
+    int err = errno;
     close(t->fd);
     t->fd = -1;
     free(t->buf);
     t->buf = t->pos = t->end = NULL;
+    t->written = 0;
+    atomic_store_explicit(&t->committed, 0, memory_order_relaxed);
+    rt__buf_unlock(t);
+    if (rc < 0)
+        rt__stream_write_failed(t, err);
 }
 
 void rt__threads_close(uint64_t time)
 {
-    pthread_mutex_lock(&registry_lock);
-    for (rt__thread *t = registry; t; t = t->next)
+    for (rt__thread *t = rt__threads_first(); t; t = t->next)
         stream_close(t, time);
-    pthread_mutex_unlock(&registry_lock);
 }
 
 void rt__threads_hist(rt_hist *h)
 {
-    pthread_mutex_lock(&registry_lock);
-    for (rt__thread *t = registry; t; t = t->next)
+    for (rt__thread *t = rt__threads_first(); t; t = t->next)
         rt_hist_merge(h, &t->hist);
-    pthread_mutex_unlock(&registry_lock);
 }
+
+/* ---- one call ------------------------------------------------------------------------------ */
 
 void *rt__scratch_grow(rt__thread *t, size_t len)
 {
@@ -190,6 +301,25 @@ void *rt__scratch_grow(rt__thread *t, size_t len)
     return p;
 }
 
+/* The call's CALL record (and TIME record for a long call) into rec; its length. */
+static size_t call_record(const rt__call *c, rt_raw_call rec[2], uint64_t t1)
+{
+    uint64_t dt = t1 - c->t0;
+    memset(rec, 0, 2 * sizeof *rec);
+    rec[0].type = RT_RAW_CALL;
+    rec[0].fn = (uint16_t)c->fn;
+    rec[0].t0 = c->t0;
+    if (dt < RT_RAW_DT_LONG) {
+        rec[0].dt = (uint32_t)dt;
+        return sizeof rec[0];
+    }
+    rec[0].dt = RT_RAW_DT_LONG;
+    rt_raw_time *tm = (rt_raw_time *)&rec[1];
+    tm->type = RT_RAW_TIME;
+    tm->t1 = t1;
+    return 2 * sizeof *rec;
+}
+
 void rt__end(rt__call *c)
 {
     rt__thread *t = c->t;
@@ -199,30 +329,16 @@ void rt__end(rt__call *c)
          * computation, and a replay would charge it. */
         rt_raw_call rec[2];
         if ((size_t)(t->end - t->pos) < sizeof rec + t->scratch_len && t->pos != t->buf)
-            flush(t);
-        uint64_t t1 = rt__now();
-        uint64_t dt = t1 - c->t0;
-        memset(rec, 0, sizeof rec);
-        rec[0].type = RT_RAW_CALL;
-        rec[0].fn = (uint16_t)c->fn;
-        rec[0].t0 = c->t0;
-        size_t n = sizeof rec[0];
-        if (dt >= RT_RAW_DT_LONG) {
-            rec[0].dt = RT_RAW_DT_LONG;
-            rt_raw_time *tm = (rt_raw_time *)&rec[1];
-            tm->type = RT_RAW_TIME;
-            tm->t1 = t1;
-            n += sizeof rec[1];
-        } else {
-            rec[0].dt = (uint32_t)dt;
-        }
-        /* The common case, in one piece into the window. */
+            restart(t);
+        size_t n = call_record(c, rec, rt__now());
+        /* The common case, in one piece into the buffer, then published. */
         if ((size_t)(t->end - t->pos) >= n + t->scratch_len) {
             memcpy(t->pos, rec, n);
             memcpy(t->pos + n, t->scratch, t->scratch_len);
             t->pos += n + t->scratch_len;
-        } else if (rt__stream_write(t, rec, n) == 0) {
-            rt__stream_write(t, t->scratch, t->scratch_len);
+            commit(t);
+        } else {
+            write_direct(t, rec, n, t->scratch, t->scratch_len);
         }
     }
     if (t->scratch != t->scratch_inline && t->scratch_cap > (1u << 20)) {

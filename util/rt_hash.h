@@ -18,12 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_checked.h"
 #include "rt_error.h"
 
 /* ---- hash functions --------------------------------------------------------------------- */
 
 /* One 64-bit key (MurmurHash3's finaliser: every input bit reaches every output bit). */
-static inline uint64_t rt_hash_u64(uint64_t k)
+RT_WRAPS static inline uint64_t rt_hash_u64(uint64_t k)
 {
     k ^= k >> 33;
     k *= UINT64_C(0xff51afd7ed558ccd);
@@ -33,7 +34,7 @@ static inline uint64_t rt_hash_u64(uint64_t k)
 }
 
 /* A pair of 64-bit keys. */
-static inline uint64_t rt_hash_pair(uint64_t k1, uint64_t k2)
+RT_WRAPS static inline uint64_t rt_hash_pair(uint64_t k1, uint64_t k2)
 {
     uint64_t h = k1 * UINT64_C(0x9e3779b97f4a7c15) ^
                  (k2 + UINT64_C(0x632be59bd9b4e019)) * UINT64_C(0xbf58476d1ce4e5b9);
@@ -89,14 +90,15 @@ static inline int rt_htab_full(size_t n, size_t cap, unsigned num, unsigned den)
  * of size each would not fit size_t. */
 static inline size_t rt_htab_next_cap(size_t cap, size_t first, size_t size)
 {
-    size_t next = cap ? cap * 2 : first;
+    size_t next = !cap ? first : cap <= SIZE_MAX / 2 ? cap * 2 : 0;
     return next > cap && next <= SIZE_MAX / size ? next : 0;
 }
 
 /* Removes the key of slot i from a table of cap slots: later members of its probe run move
  * back into the hole when their home slot does not lie cyclically in (hole, their place], so
- * every key stays reachable from its home, and keys of one home keep their order. */
-static inline void rt_htab_erase(void *slots, size_t cap, size_t i, const rt_htab_ops *o)
+ * every key stays reachable from its home, and keys of one home keep their order. Distances
+ * on the ring of slots (j - home, j - i) are taken modulo cap: RT_WRAPS. */
+RT_WRAPS static inline void rt_htab_erase(void *slots, size_t cap, size_t i, const rt_htab_ops *o)
 {
     char *t = slots;
     size_t mask = cap - 1;

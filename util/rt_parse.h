@@ -61,7 +61,7 @@ static inline int rt_parse_i64(const char *s, int64_t *out)
     uint64_t v;
     if (rt_parse_u64(s + neg, &v) < 0 || v > (uint64_t)INT64_MAX + (uint64_t)neg)
         return -RT_E_INVAL;
-    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    *out = neg && v ? -(int64_t)(v - 1) - 1 : (int64_t)v; /* -2^63 too, with no wrap */
     return 0;
 }
 

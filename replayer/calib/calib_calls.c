@@ -178,7 +178,7 @@ void calib_calls_measure(MPI_Comm c, const rt_calib_opts *o, const calib_bufs *b
             double t = it->local ? local_time(it, c, me, n, batches, b, tick)
                                  : loop_time(it, c, n, batches, b, win);
             out->size[s] = n;
-            out->measured_ps[s] = t > 0 ? (uint64_t)(t + 0.5) : 0;
+            out->measured_ps[s] = rt_u64_of_double(t);
             out->npts = s + 1;
         }
         ncalls++;
@@ -317,10 +317,10 @@ void calib_calls_fit(rt_calib_result *res, rt_net_model *m, const uint32_t *node
         if (cc->npts > 1 && r1 > r0 && n1 > n0) {
             cost.bandwidth = calib_round_sig4((double)(n1 - n0) * 1e12 / (r1 - r0));
             double fixed = r0 - (double)n0 * 1e12 / (double)cost.bandwidth;
-            cost.fixed_ps = fixed > 0 ? (uint64_t)(fixed / 1000 + 0.5) * 1000 : 0;
+            cost.fixed_ps = rt_mul_sat(rt_u64_of_double(fixed / 1000), 1000);
         } else {
             double fixed = cc->npts > 1 && r1 < r0 ? r1 : r0;
-            cost.fixed_ps = (uint64_t)(fixed / 1000 + 0.5) * 1000;
+            cost.fixed_ps = rt_mul_sat(rt_u64_of_double(fixed / 1000), 1000);
         }
         cc->cost = cost;
         m->call[cc->fn] = cost;

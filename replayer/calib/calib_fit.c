@@ -227,7 +227,9 @@ int rt_calib_fit_link(rt_net_model *m, unsigned ct, rt_calib_point *pts, size_t 
                           "message size",
                           rt_contype_name(ct));
     rt_net_link *l = &m->link[ct];
-    uint64_t fixed = (uint64_t)llround(p[P_FIXED] / 1000) * 1000; /* whole ns */
+    /* whole ns; a fitted value below zero is none, one past 2^64 ps saturates (and is
+     * refused where the model is used) */
+    uint64_t fixed = rt_mul_sat(rt_u64_of_double(p[P_FIXED] / 1000), 1000);
     if (fit_o) {
         l->latency_ps = 0;
         l->overhead_ps = fixed;
@@ -238,7 +240,7 @@ int rt_calib_fit_link(rt_net_model *m, unsigned ct, rt_calib_point *pts, size_t 
     l->eager_bandwidth = calib_round_sig4(1e12 / xe);
     if (l->eager_bandwidth == l->bandwidth)
         l->eager_bandwidth = 0; /* the same rate: no key of its own */
-    l->rendezvous_ps = used[P_R] ? (uint64_t)llround(p[P_R] / 1000) * 1000 : 0;
+    l->rendezvous_ps = used[P_R] ? rt_mul_sat(rt_u64_of_double(p[P_R] / 1000), 1000) : 0;
     if (ct == RT_CT_NET)
         m->link[RT_CT_NONE] = *l;
     evaluate(m, ct, pts, n, fit);

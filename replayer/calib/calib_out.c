@@ -257,7 +257,7 @@ void rt_calib_report(const rt_calib_result *res, FILE *out)
             if (d < 0)
                 snprintf(co, sizeof co, "(below)");
             else
-                rt_net_format_time((uint64_t)d, co, sizeof co);
+                rt_net_format_time(rt_u64_of_double(d), co, sizeof co);
             fprintf(out, "%-16s %10llu %12s %12s %12s  %s\n", rt_func_name(cc->fn),
                     (unsigned long long)cc->size[s], me, en, co, s ? "" : fitted);
         }

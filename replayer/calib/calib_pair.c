@@ -70,7 +70,7 @@ double calib_median(double *v, size_t n)
 
 static uint64_t ps_of(double v)
 {
-    return v > 0 ? (uint64_t)(v + 0.5) : 0;
+    return rt_u64_of_double(v);
 }
 
 static void command(const pair *p, uint64_t op, uint64_t bytes, uint64_t count, uint64_t reps)
@@ -315,7 +315,7 @@ static void find_switch(const pair *p, rt_calib_link *out)
 
 static uint64_t whole_ns(uint64_t ps)
 {
-    return (ps + 500) / 1000 * 1000;
+    return rt_add_sat(ps / 1000 * 1000, ps % 1000 >= 500 ? 1000 : 0);
 }
 
 void calib_initiate(MPI_Comm c, int peer, unsigned ct, const rt_calib_opts *o,

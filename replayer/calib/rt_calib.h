@@ -20,6 +20,7 @@
 
 #include <mpi.h>
 
+#include "rt_checked.h"
 #include "rt_error.h"
 #include "rt_net.h"
 

@@ -71,6 +71,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rt_checked.h"
 #include "rt_error.h"
 #include "rt_event.h"
 
@@ -194,8 +195,8 @@ int rt_coll_schedule(unsigned alg, const rt_coll_call *c, rt_coll_emit_fn emit, 
 /* This rank's totals over a whole schedule: a convenience for counting passes and tests. */
 typedef struct rt_coll_totals {
     uint64_t sends, recvs, reduces;
-    uint64_t send_bytes, recv_bytes, reduce_bytes;
-    uint32_t rounds; /* distinct rounds with at least one step */
+    rt_u128 send_bytes, recv_bytes, reduce_bytes; /* may pass 2^64 (a ring moves about 2n) */
+    uint32_t rounds;                              /* distinct rounds with at least one step */
 } rt_coll_totals;
 
 int rt_coll_totals_of(unsigned alg, const rt_coll_call *c, rt_coll_totals *t, int *approx,

@@ -21,13 +21,9 @@
 #include <string.h>
 
 #include "rt__map.h"
+#include "rt_checked.h"
 
 #define UNSET UINT32_MAX
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
 
 /* ---- the traffic graph: CSR with duplicate pairs merged and self edges dropped ------------ */
 
@@ -96,9 +92,9 @@ static int graph_build(graph *g, uint32_t n, const rt_map_edge *e, size_t ne, rt
         g->off[v] = row;
         for (; rd < end; rd++) {
             uint32_t u = g->col[rd];
-            g->total[v] = sat_add(g->total[v], g->w[rd]);
+            g->total[v] = rt_add_sat(g->total[v], g->w[rd]);
             if (seen[u] == v + 1) {
-                g->w[row + at[u]] = sat_add(g->w[row + at[u]], g->w[rd]);
+                g->w[row + at[u]] = rt_add_sat(g->w[row + at[u]], g->w[rd]);
                 continue;
             }
             seen[u] = v + 1;
@@ -238,7 +234,7 @@ static void grow(grower *G, const uint32_t *list, uint32_t count, const uint32_t
                     continue;
                 if (!G->gain[u])
                     G->touched[G->ntouched++] = u;
-                G->gain[u] = sat_add(G->gain[u], g->w[i]);
+                G->gain[u] = rt_add_sat(G->gain[u], g->w[i]);
                 heap_raise(&G->q, u);
             }
         }
@@ -295,8 +291,8 @@ static int greedy(const graph *g, const rt_map_shape *s, uint32_t *node, uint32_
         start[m + 1] += start[m];
     for (uint32_t i = 0; i < n; i++)
         bylist[start[module[order[i]]]++] = order[i];
-    for (uint32_t m = used; m-- > 0;) /* start[m] is now the end of module m */
-        start[m + 1] = start[m];
+    for (uint32_t m = used; m > 0; m--) /* start[m - 1] is now the end of module m - 1 */
+        start[m] = start[m - 1];
     start[0] = 0;
 
     for (uint32_t m = 0; m < used; m++) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "rt__map.h"
+#include "rt_checked.h"
 #include "rt_parse.h"
 
 static const char *const kind_names[RT_MAP_KIND_COUNT] = {
@@ -184,7 +185,7 @@ void rt__map_block(const rt_map_shape *s, uint32_t nranks, uint32_t *node, uint3
 }
 
 /* splitmix64 (Steele, Lea, Flood 2014): 64-bit state, no platform dependence. */
-static uint64_t splitmix64(uint64_t *x)
+RT_WRAPS static uint64_t splitmix64(uint64_t *x)
 {
     uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -194,7 +195,7 @@ static uint64_t splitmix64(uint64_t *x)
 
 /* Uniform in [0, bound): draws below 2^64 mod bound are rejected, so there is no modulo bias
  * and the result is the same on every machine. */
-static uint64_t uniform(uint64_t *x, uint64_t bound)
+RT_WRAPS static uint64_t uniform(uint64_t *x, uint64_t bound) /* 0 - bound: 2^64 - bound */
 {
     uint64_t floor = (0 - bound) % bound;
     for (;;) {
@@ -438,9 +439,9 @@ void rt_map_cost(const rt_map_edge *edges, size_t nedges, const uint32_t *node,
     for (size_t i = 0; i < nedges; i++) {
         uint32_t a = edges[i].a, b = edges[i].b;
         if (module[a] != module[b])
-            gw += edges[i].bytes;
+            gw = rt_add_sat(gw, edges[i].bytes);
         else if (node[a] != node[b])
-            net += edges[i].bytes;
+            net = rt_add_sat(net, edges[i].bytes);
     }
     *gw_bytes = gw;
     *net_bytes = net;

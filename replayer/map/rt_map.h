@@ -101,7 +101,8 @@ int rt_map_place(const rt_map_spec *spec, const rt_map_shape *shape, const rt_de
                  rt_err *err);
 
 /* Bytes of the edges that cross modules (gw) and that cross nodes within a module (net)
- * under a placement: what auto minimises, and what tests check by hand. */
+ * under a placement: what auto minimises, and what tests check by hand. Saturating at
+ * 2^64 - 1, as the weights auto works with. */
 void rt_map_cost(const rt_map_edge *edges, size_t nedges, const uint32_t *node,
                  const uint32_t *module, uint64_t *gw_bytes, uint64_t *net_bytes);
 

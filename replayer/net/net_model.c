@@ -344,6 +344,32 @@ static int load_line(loader *ld, char *s, size_t len)
     return *s == '[' ? section_line(ld, s) : key_line(ld, s);
 }
 
+/* Every message over a connection type costs at least o + L + o (o + 2 L + o across a
+ * gateway: two hops): when even that does not fit in 64-bit picoseconds, no message of a
+ * replay or an analysis could be timed, so the file is refused at the key that made it so
+ * (the one too large on its own, else the later of latency and overhead in the section). */
+static int check_links(loader *ld)
+{
+    for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++) {
+        const rt_net_link *l = &ld->m.link[ct];
+        u128 least = (u128)l->overhead_ps * 2 + (u128)l->latency_ps * (ct == RT_CT_GW ? 2 : 1);
+        if (least < UINT64_MAX)
+            continue;
+        /* the key that does not fit on its own, else the later one */
+        unsigned lat = ld->seen[ct][K_LATENCY], ovh = ld->seen[ct][K_OVERHEAD];
+        int by_lat = (u128)l->overhead_ps * 2 >= UINT64_MAX                         ? 0
+                     : (u128)l->latency_ps * (ct == RT_CT_GW ? 2 : 1) >= UINT64_MAX ? 1
+                                                                                    : lat > ovh;
+        ld->line = by_lat ? lat : ovh;
+        return line_err(ld,
+                        "[%s] %s: a message takes at least overhead + %slatency + overhead, "
+                        "which does not fit in 64-bit picoseconds (about 213 days)",
+                        rt_contype_name(ct), by_lat ? "latency" : "overhead",
+                        ct == RT_CT_GW ? "2 x " : "");
+    }
+    return 0;
+}
+
 int rt_net_model_load(rt_net_model *m, const char *path, rt_err *err)
 {
     loader l = {0}, *ld = &l;
@@ -382,6 +408,8 @@ int rt_net_model_load(rt_net_model *m, const char *path, rt_err *err)
     }
     free(buf);
     fclose(f);
+    if (rc == 0)
+        rc = check_links(ld);
     if (rc == 0) {
         /* MPI_Send's cost is also MPI_Send_c's (the large-count form) unless set apart */
         for (unsigned fn = 0; fn < RT_FN_COUNT; fn++) {

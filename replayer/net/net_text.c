@@ -69,7 +69,7 @@ static int blank(char c)
 static u128 pow10_u128(unsigned e)
 {
     u128 r = 1;
-    while (e--)
+    for (; e; e--)
         r *= 10;
     return r;
 }

@@ -23,6 +23,7 @@
 #include "rt_util.h"
 
 #define SIM_NEVER UINT64_MAX
+#define SIM_TIME_MAX (SIM_NEVER - 1) /* the latest time a run may reach (ps) */
 #define SIM_NONE UINT32_MAX
 #define SIM_EV_SKIP 0xffu /* a loaded event left out of the replay */
 
@@ -252,6 +253,7 @@ typedef struct sim_buf {
 /* One message size's cost over one connection type (sim_p2p.c). */
 typedef struct sim_cost {
     uint64_t n, wire, busy, in;
+    uint64_t arrive; /* o + wire: from the start of the injection to the data's arrival */
     int valid;
 } sim_cost;
 
@@ -393,6 +395,38 @@ void sim_rank_wake(sim *s, uint32_t rank, uint64_t t);
 /* Puts request r in a request slot of rank (SIM_NONE: nobody will wait for it). */
 void sim_slot_set(sim *s, uint32_t rank, uint64_t slot, uint32_t r);
 int sim_fail(sim *s, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Time arithmetic: every time the engine computes from the trace, the model and the options
+ * goes through these. A result past SIM_TIME_MAX cannot be represented: the run ends with
+ * -RT_E_RANGE (sim_time_overflow sets s->rc; the loops stop at their next check) and
+ * SIM_TIME_MAX stands in for the result meanwhile. */
+uint64_t sim_time_overflow(sim *s);
+/* a + b for a time a (at most SIM_TIME_MAX) and a cost b (any value; a saturated one is
+ * UINT64_MAX). a + 1 cannot wrap, and a + 1 + b carries exactly when a + b passes
+ * SIM_TIME_MAX: one test for both (it runs for every message). */
+static inline uint64_t sim_add(sim *s, uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    if (__builtin_expect(rt_add_overflow(a + 1, b, &r), 0))
+        return sim_time_overflow(s);
+    return r - 1;
+}
+/* The bytes a collective round reduces, summed: past 2^64 - 1 the run ends with -RT_E_RANGE
+ * (sim_reduce_overflow). */
+uint64_t sim_reduce_overflow(sim *s);
+static inline uint64_t sim_reduce_add(sim *s, uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    if (__builtin_expect(rt_add_overflow(a, b, &r), 0))
+        return sim_reduce_overflow(s);
+    return r;
+}
+/* A time computed in 128 bits. */
+static inline uint64_t sim_time(sim *s, rt_u128 v)
+{
+    if (__builtin_expect(v > SIM_TIME_MAX, 0))
+        return sim_time_overflow(s);
+    return (uint64_t)v;
+}
 void sim_buf_printf(sim_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* sim_p2p.c: matching, protocols and message timing */
@@ -470,9 +504,9 @@ int sim_rma_event(sim *s, uint32_t rank, const rt_event *ev);
 int sim_share_init(sim *s);
 void sim_share_free(sim *s);
 /* The first time from t on when rank runs (s->share set). */
-uint64_t sim_share_run_from(const sim *s, uint32_t rank, uint64_t t);
+uint64_t sim_share_run_from(sim *s, uint32_t rank, uint64_t t);
 /* When rank, from t, has run for d more (d 0: sim_share_run_from). */
-uint64_t sim_share_advance(const sim *s, uint32_t rank, uint64_t t, uint64_t d);
+uint64_t sim_share_advance(sim *s, uint32_t rank, uint64_t t, uint64_t d);
 
 /* sim_out.c */
 int sim_out_init(sim *s);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rt_checked.h"
 #include "rt_coll.h"
 #include "rt_error.h"
 #include "rt_event.h"
@@ -26,7 +27,8 @@ typedef struct rt_sim_trace rt_sim_trace;
  * replay: peers resolved to world ranks, request ids linked to their completions. Events
  * that cannot be replayed (a receive that never completed, a nonblocking collective never
  * completed) are left out and counted in the notes. On failure err names what is wrong
- * ("rank 3, event 17: ..."), without the trace's path, or passes on the reader's
+ * ("rank 3, event 17: ..."; -RT_E_RANGE when its span does not fit in the engine's 64-bit
+ * picoseconds, about 213 days), without the trace's path, or passes on the reader's
  * message, which names it. */
 int rt_sim_trace_load(rt_reader *r, rt_sim_trace **out, rt_err *err);
 void rt_sim_trace_free(rt_sim_trace *t);
@@ -67,11 +69,11 @@ typedef struct rt_sim_result {
     int completed;          /* 1: every rank replayed its trace; 0: see report */
     uint64_t time_ps;       /* predicted run time: the last rank's end */
     uint32_t critical_rank; /* the rank that ends last (lowest such rank) */
-    uint64_t mpi_ps;        /* time in MPI summed over ranks */
+    rt_u128 mpi_ps;         /* time in MPI summed over ranks (may pass 2^64) */
     uint64_t messages;      /* wire messages: point-to-point, collective steps, RMA data */
-    uint64_t bytes;
-    uint64_t gw_messages; /* of which crossed a gateway */
-    uint64_t gw_bytes;
+    rt_u128 bytes;          /* their bytes (may pass 2^64) */
+    uint64_t gw_messages;   /* of which crossed a gateway */
+    rt_u128 gw_bytes;
     uint64_t events;     /* trace events replayed */
     uint64_t sim_events; /* engine events processed (queue pops); fewer with the fast path */
     uint64_t fast_colls; /* collective instances the fast path computed (docs/replay.md) */
@@ -85,7 +87,9 @@ typedef struct rt_sim_result {
  * Replays t under c. Returns 0 when the replay ran (also when it ended in a deadlock or a
  * collective mismatch: then res->completed is 0 and res->report says which ranks waited for
  * what), or a negative code when it could not (bad configuration, out of memory, the output
- * trace could not be written), with err saying why. res must be freed either way.
+ * trace could not be written; -RT_E_RANGE: a simulated time past 2^64 - 2 ps, or a round
+ * reducing more than 2^64 - 1 bytes, which the engine cannot represent), with err saying
+ * why. res must be freed either way.
  */
 int rt_sim_run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res, rt_err *err);
 void rt_sim_result_free(rt_sim_result *res);

@@ -170,7 +170,7 @@ static void post_round(sim *s, uint32_t c, uint64_t t)
     for (; j < co->nsteps && (j == co->cur || !co->steps[j].first); j++) {
         const sim_step *st = &co->steps[j];
         if (st->kind == RT_STEP_REDUCE) {
-            reduce += st->bytes;
+            reduce = sim_reduce_add(s, reduce, st->bytes);
             continue;
         }
         uint64_t d;
@@ -209,7 +209,7 @@ void sim_coll_round_done(sim *s, uint32_t c)
             if (co->steps[j].kind == RT_STEP_RECV)
                 out_step(s, co, &co->steps[j], co->round_end);
     }
-    uint64_t end = co->round_end + co->reduce_ps;
+    uint64_t end = sim_add(s, co->round_end, co->reduce_ps);
     co->reduce_ps = 0;
     if (co->cur < co->nsteps) {
         /* the next round starts at end: through the queue, never by recursion */

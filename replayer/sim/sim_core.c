@@ -26,6 +26,26 @@ int sim_fail(sim *s, int code, const char *fmt, ...)
     return -code;
 }
 
+__attribute__((cold, noinline)) uint64_t sim_time_overflow(sim *s)
+{
+    char scaled[64] = "";
+    uint64_t f = s->cfg->compute_scale_ppm;
+    if (f != 1000000)
+        snprintf(scaled, sizeof scaled, ", computation scaled by %llu.%06llu",
+                 (unsigned long long)(f / 1000000), (unsigned long long)(f % 1000000));
+    sim_fail(s, RT_E_RANGE,
+             "the simulated time does not fit in 64-bit picoseconds (about 213 days; model: "
+             "%s%s)",
+             s->cfg->model.source, scaled);
+    return SIM_TIME_MAX;
+}
+
+__attribute__((cold, noinline)) uint64_t sim_reduce_overflow(sim *s)
+{
+    sim_fail(s, RT_E_RANGE, "a collective round reduces more than 2^64 - 1 bytes");
+    return UINT64_MAX;
+}
+
 void sim_buf_printf(sim_buf *b, const char *fmt, ...)
 {
     va_list ap;
@@ -252,37 +272,39 @@ static uint64_t call_bytes(const rt_event *ev, const rt_event *end)
 /* A call starts: the recorded computation since the last call (scaled), then the call's
  * own CPU cost, which counts as time in MPI. With time sharing both take the rank's turns
  * only (sim_share.c). */
-static void call_enter(const sim *s, sim_rank *rk, const rt_event *ev, const rt_event *end)
+static void call_enter(sim *s, sim_rank *rk, const rt_event *ev, const rt_event *end)
 {
     uint64_t d = 0;
     if (ev->time > rk->last_rec) {
-        d = (ev->time - rk->last_rec) * 1000;
+        d = (ev->time - rk->last_rec) * 1000; /* fits: the loader checked the trace's span */
         uint64_t scale = s->cfg->compute_scale_ppm;
         if (scale != 1000000)
-            d = (uint64_t)(((unsigned __int128)d * scale + 500000) / 1000000);
-        rk->compute_ps += d;
+            d = sim_time(s, ((rt_u128)d * scale + 500000) / 1000000);
+        /* no more than the clock moves on, but for a d that failed the run (then SIM_TIME_MAX) */
+        rk->compute_ps = scale == 1000000 ? rk->compute_ps + d : rt_add_sat(rk->compute_ps, d);
     }
     uint32_t rank = s->share ? (uint32_t)(rk - s->ranks) : 0;
-    rk->clock = s->share ? sim_share_advance(s, rank, rk->clock, d) : rk->clock + d;
+    rk->clock = s->share ? sim_share_advance(s, rank, rk->clock, d) : sim_add(s, rk->clock, d);
     rk->last_rec = ev->time;
     rk->call = ev->call;
     rk->call_start = rk->clock;
     if (s->call_costs) {
         uint64_t c = rt_net_call_ps(&s->cfg->model, ev->call, call_bytes(ev, end));
-        rk->clock = s->share && c ? sim_share_advance(s, rank, rk->clock, c) : rk->clock + c;
+        rk->clock =
+            s->share && c ? sim_share_advance(s, rank, rk->clock, c) : sim_add(s, rk->clock, c);
     }
     rk->wait_until = rk->clock;
     rk->waiting = 0;
 }
 
 /* A call ends when what it waits for is done; with time sharing, in the rank's next turn. */
-static void call_leave(const sim *s, sim_rank *rk, const rt_event *ev)
+static void call_leave(sim *s, sim_rank *rk, const rt_event *ev)
 {
     if (rk->wait_until > rk->clock)
         rk->clock = rk->wait_until;
     if (s->share)
         rk->clock = sim_share_run_from(s, (uint32_t)(rk - s->ranks), rk->clock);
-    rk->mpi_ps += rk->clock - rk->call_start;
+    rk->mpi_ps += rk->clock - rk->call_start; /* the calls' spans: no more than the clock */
     rk->last_rec = ev->time;
     rk->in_call = 0;
 }
@@ -334,9 +356,10 @@ static void prefetch_ahead(sim *s)
     } else {
         e = SIM_NONE;
     }
-    unsigned at = s->ahead_at++ & (SIM_AHEAD_RING - 1);
+    unsigned at = s->ahead_at; /* kept below SIM_AHEAD_RING: a counter would wrap */
+    s->ahead_at = (at + 1) & (SIM_AHEAD_RING - 1);
     s->ahead_ring[at] = e;
-    e = s->ahead_ring[(at - (AHEAD - AHEAD_MID)) & (SIM_AHEAD_RING - 1)];
+    e = s->ahead_ring[(at + SIM_AHEAD_RING - (AHEAD - AHEAD_MID)) & (SIM_AHEAD_RING - 1)];
     if (e != SIM_NONE) {
         uint32_t i = e & SIM_QIDX_MASK;
         if (e >> 30 == SIM_H_RANK) {
@@ -348,7 +371,7 @@ static void prefetch_ahead(sim *s)
             sim_coll_prefetch(s, i, 0);
         }
     }
-    e = s->ahead_ring[(at - (AHEAD - AHEAD_NEAR)) & (SIM_AHEAD_RING - 1)];
+    e = s->ahead_ring[(at + SIM_AHEAD_RING - (AHEAD - AHEAD_NEAR)) & (SIM_AHEAD_RING - 1)];
     if (e != SIM_NONE) {
         uint32_t i = e & SIM_QIDX_MASK;
         if (e >> 30 == SIM_H_RANK) {
@@ -392,6 +415,12 @@ static void rank_run(sim *s, uint32_t rank)
          * for ev->kind; docs/benchmarks.md) */
         __builtin_prefetch((const void *)((uintptr_t)ev + 6 * sizeof *ev)); /* never faults */
         if (ev->kind == RT_EV_ENTER) {
+            if (rk->waiting) { /* the call before never left (a trace missing its LEAVE): it
+                                * ends when what it waits for is done, as its LEAVE would;
+                                * call_enter must not drop the count (it wrapped below 0) */
+                rk->state = SIM_RANK_BLOCKED;
+                return;
+            }
             call_enter(s, rk, ev, re->ev + re->n);
             rk->in_call = 1;
             if (s->out)
@@ -581,7 +610,8 @@ static void ranks_start(sim *s)
             rk->state = SIM_RANK_DONE;
             continue;
         }
-        /* every rank starts when it recorded its first event, relative to the earliest */
+        /* every rank starts when it recorded its first event, relative to the earliest (in
+         * picoseconds: the loader checked that the trace's span fits) */
         rk->last_rec = re->ev[0].time;
         rk->clock = (re->ev[0].time - t->t_first) * 1000;
         sim_queue_push(s, rk->clock, SIM_H_RANK, r);

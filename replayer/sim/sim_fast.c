@@ -186,7 +186,8 @@ static fast_go give_up(sim *s, const char *why)
 
 /* Counters of the computation, added to the result when it is done. */
 typedef struct fast_count {
-    uint64_t messages, bytes, gw_messages, gw_bytes;
+    uint64_t messages, gw_messages;
+    rt_u128 bytes, gw_bytes;
 } fast_count;
 
 /* Member i's round starting at its step j: the sends go out (eager, as sim_send would post
@@ -209,7 +210,7 @@ static fast_go post_sends(sim *s, uint32_t i, int world, fast_count *cnt)
             return give_up(s, "a rendezvous message");
         const sim_cost *c = sim_cost_of(s, ct, n);
         uint64_t start = m->r > m->port ? m->r : m->port;
-        m->port = start + c->busy;
+        m->port = sim_add(s, start, c->busy);
         m->booked = m->r;
         if (m->port > end)
             end = m->port;
@@ -217,7 +218,8 @@ static fast_go post_sends(sim *s, uint32_t i, int world, fast_count *cnt)
         uint32_t k = msg_new(s);
         if (k == SIM_NONE)
             return give_up(s, "no memory");
-        s->fmsg[k] = (sim_fmsg){start + l->overhead_ps + c->wire, i << 3 | ct, SIM_NONE};
+        uint64_t arrival = sim_add(s, start, c->arrive);
+        s->fmsg[k] = (sim_fmsg){arrival, i << 3 | ct, SIM_NONE};
         sim_fmemb *md_ = &s->fm[d];
         if (md_->head == SIM_NONE)
             md_->head = k;
@@ -272,7 +274,7 @@ static fast_adv advance(sim *s, uint32_t i, int world, fast_count *cnt)
             const sim_fmsg *g = &s->fmsg[k];
             /* a receive is done o after the later of the data's arrival and its posting */
             uint64_t done =
-                (g->arrival > m->r ? g->arrival : m->r) + md->link[g->src & 7].overhead_ps;
+                sim_add(s, g->arrival > m->r ? g->arrival : m->r, md->link[g->src & 7].overhead_ps);
             if (done > m->end)
                 m->end = done;
             if (prev == SIM_NONE)
@@ -288,8 +290,8 @@ static fast_adv advance(sim *s, uint32_t i, int world, fast_count *cnt)
         uint64_t red = 0;
         for (uint32_t j = m->j; j < m->je; j++)
             if (st[j].kind == RT_STEP_REDUCE)
-                red += st[j].bytes;
-        m->r = m->end + sim_reduce_time(s, red);
+                red = sim_reduce_add(s, red, st[j].bytes);
+        m->r = sim_add(s, m->end, sim_reduce_time(s, red));
         m->j = m->je;
     }
 }

@@ -488,6 +488,16 @@ int rt_sim_trace_load(rt_reader *r, rt_sim_trace **out, rt_err *err)
     }
     if (!t->nevents)
         t->t_first = 0;
+    /* the engine counts picoseconds from the first event: the span must fit in them (then
+     * every gap between two events of a rank does too) */
+    if (t->t_last - t->t_first > SIM_TIME_MAX / 1000) {
+        unsigned long long span = t->t_last - t->t_first;
+        rt_sim_trace_free(t);
+        return rt_err_set(err, RT_E_RANGE,
+                          "the trace spans %llu ns: more than the engine's 64-bit picoseconds "
+                          "hold (about 213 days)",
+                          span);
+    }
     load_counts lc = ls.lc;
     if (lc.irecv_open)
         sim_trace_note(t,
@@ -557,7 +567,7 @@ int rt_sim_trace_traffic(const rt_sim_trace *t, rt_map_edge **edges, size_t *ned
                 b = ev->rbytes;
                 break;
             case RT_EV_RMA_ATOMIC:
-                b = ev->bytes + ev->rbytes;
+                b = rt_add_sat(ev->bytes, ev->rbytes);
                 break;
             default:
                 continue;
@@ -570,7 +580,7 @@ int rt_sim_trace_traffic(const rt_sim_trace *t, rt_map_edge **edges, size_t *ned
                 rt_hmap_free(&pairs);
                 return rt_err_set(err, RT_E_NOMEM, "out of memory");
             }
-            *v += b;
+            *v = rt_add_sat(*v, b); /* weights for --map auto: past 2^64 - 1 they all weigh most */
         }
     }
     rt_map_edge *e = malloc((pairs.n ? pairs.n : 1) * sizeof *e);

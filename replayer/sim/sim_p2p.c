@@ -51,11 +51,12 @@ const sim_cost *sim_cost_of(sim *s, unsigned ct, uint64_t n)
         c->in = rt_net_xfer_ps(n, l->bandwidth);
         /* LogGP injection: the sender is busy while its bytes leave at the message's rate
          * (eager messages may have their own, eager_bandwidth) */
-        c->busy = l->overhead_ps + (m->injection == RT_NET_INJECT_BYTES
-                                        ? rt_net_xfer_ps(n, rt_net_bandwidth(m, ct, n))
-                                        : c->wire);
+        c->busy = rt_add_sat(l->overhead_ps, m->injection == RT_NET_INJECT_BYTES
+                                                 ? rt_net_xfer_ps(n, rt_net_bandwidth(m, ct, n))
+                                                 : c->wire); /* saturated: sim_add fails */
         if (c->busy < l->gap_ps)
             c->busy = l->gap_ps;
+        c->arrive = rt_add_sat(l->overhead_ps, c->wire); /* saturated: sim_add fails */
     }
     return c;
 }
@@ -71,20 +72,23 @@ static uint64_t inject(sim *s, uint32_t src, uint32_t dst, unsigned ct, uint64_t
     if (s->fast)
         sim_port_booked(s, ps, t);
     uint64_t start = t > ps->inject ? t : ps->inject;
-    ps->inject = start + c->busy;
+    ps->inject = sim_add(s, start, c->busy);
     *freed = ps->inject;
-    uint64_t arrival = start + m->link[ct].overhead_ps + c->wire;
+    uint64_t arrival = sim_add(s, start, c->arrive);
     if (m->contention) {
-        /* the receiver takes in one message at a time at its link's bandwidth */
+        /* the receiver takes in one message at a time at its link's bandwidth: its intake,
+         * the in ps before arrival, starts once the last one's is over (in may exceed the
+         * wire time, eager data moving at another rate: no arrival - in) */
         sim_port *pd = &s->ports[dst];
-        uint64_t in = c->in;
-        if (arrival - in < pd->eject)
-            arrival = pd->eject + in;
+        uint64_t in = c->in, after = sim_add(s, pd->eject, in);
+        if (arrival < after)
+            arrival = after;
         pd->eject = arrival;
         if (ct == RT_CT_GW) { /* and a gateway forwards one message at a time */
-            uint64_t *g = &s->gw_free[(src + dst) % (m->gateways ? m->gateways : 1)];
-            if (arrival - in < *g)
-                arrival = *g + in;
+            uint64_t *g = &s->gw_free[((uint64_t)src + dst) % (m->gateways ? m->gateways : 1)];
+            after = sim_add(s, *g, in);
+            if (arrival < after)
+                arrival = after;
             *g = arrival;
         }
     }
@@ -111,7 +115,7 @@ static uint64_t match(sim *s, const sim_op *snd, const sim_op *rcv, uint32_t src
     const rt_net_link *l = &s->cfg->model.link[snd->ct];
     uint64_t tm = snd->arrival > rcv->time ? snd->arrival : rcv->time;
     if (snd->eager)
-        return tm + l->overhead_ps;
+        return sim_add(s, tm, l->overhead_ps);
     /* The receiver answers the request once both are there; the data goes out when the
      * answer is back at the sender: an engine event then, so that the sender's port is
      * taken in time order (booking it now would delay sends it starts before that). */
@@ -120,7 +124,7 @@ static uint64_t match(sim *s, const sim_op *snd, const sim_op *rcv, uint32_t src
         return SIM_NEVER;
     s->pends[p] =
         (sim_pend){.op = *snd, .rank = src, .peer = dst, .who2 = rcv->who, .wk2 = rcv->wk};
-    sim_queue_push(s, tm + l->latency_ps, SIM_H_RNDV, p);
+    sim_queue_push(s, sim_add(s, tm, l->latency_ps), SIM_H_RNDV, p);
     return SIM_NEVER;
 }
 
@@ -146,7 +150,7 @@ void sim_rndv_data(sim *s, uint32_t p)
     uint64_t freed;
     uint64_t arrival = inject(s, e.rank, e.peer, e.op.ct, e.op.bytes, s->now, &freed);
     sim_target_done(s, e.op.wk, e.op.who, arrival > freed ? arrival : freed);
-    sim_target_done(s, e.wk2, e.who2, arrival + l->overhead_ps);
+    sim_target_done(s, e.wk2, e.who2, sim_add(s, arrival, l->overhead_ps));
 }
 
 static uint64_t chan_k1(uint8_t ctx, uint32_t dst, uint32_t src)
@@ -357,7 +361,7 @@ uint64_t sim_send(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t src
     if (op.eager)
         op.arrival = inject(s, src, dst, ct, bytes, t, &done);
     else
-        op.arrival = t + l->overhead_ps + l->latency_ps; /* the rendezvous request */
+        op.arrival = sim_add(s, sim_add(s, t, l->overhead_ps), l->latency_ps); /* the request */
     if (!op.eager && s->fast) /* its data will book the port later (sim_fast.c) */
         s->ports[src].busy++;
     post(s, ctx, comm, tag, src, dst, &op);
@@ -415,10 +419,11 @@ uint64_t sim_rma_transfer(sim *s, uint32_t origin, uint32_t target, uint64_t to_
         res->gw_messages += (uint64_t)gw;
         res->gw_bytes += gw ? to_target : 0;
     } else { /* get: a request goes out first */
-        done = t + l->overhead_ps + l->latency_ps;
+        done = sim_add(s, sim_add(s, t, l->overhead_ps), l->latency_ps);
     }
     if (from_target) { /* the data comes back (served by the target's network interface) */
-        done += rt_net_wire_ps(&s->cfg->model, ct, from_target, 0) + l->overhead_ps;
+        done = sim_add(s, done, rt_net_wire_ps(&s->cfg->model, ct, from_target, 0));
+        done = sim_add(s, done, l->overhead_ps);
         res->messages++;
         res->bytes += from_target;
         res->gw_messages += (uint64_t)gw;

@@ -148,7 +148,7 @@ static void grant(sim *s, sim_lock *l, unsigned type, uint32_t req, uint64_t arr
     else
         l->shared++;
     uint64_t at = arrival > l->free_at ? arrival : l->free_at;
-    sim_req_done(s, req, at + back);
+    sim_req_done(s, req, sim_add(s, at, back));
 }
 
 static void lock(sim *s, uint32_t rank, const rt_event *ev, uint64_t t)
@@ -159,7 +159,7 @@ static void lock(sim *s, uint32_t rank, const rt_event *ev, uint64_t t)
     if (req == SIM_NONE)
         return;
     const rt_net_link *k = &s->cfg->model.link[sim_contype(s, rank, target)];
-    uint64_t arrival = t + k->overhead_ps + k->latency_ps;
+    uint64_t arrival = sim_add(s, sim_add(s, t, k->overhead_ps), k->latency_ps);
     if (l->head == SIM_NONE && compatible(l, ev->op)) {
         grant(s, l, ev->op, req, arrival, k->latency_ps);
     } else {
@@ -186,8 +186,8 @@ static void unlock(sim *s, uint32_t rank, const rt_event *ev, uint64_t t)
     if (d > t)
         t = d;
     const rt_net_link *k = &s->cfg->model.link[sim_contype(s, rank, target)];
-    uint64_t release = t + k->overhead_ps + k->latency_ps;
-    wait_until(s, rank, release + k->latency_ps);
+    uint64_t release = sim_add(s, sim_add(s, t, k->overhead_ps), k->latency_ps);
+    wait_until(s, rank, sim_add(s, release, k->latency_ps));
     sim_lock *l = lock_of(s, ev->comm, target);
     if (!l)
         return;

@@ -77,30 +77,40 @@ void sim_share_free(sim *s)
     s->share = NULL;
 }
 
-uint64_t sim_share_run_from(const sim *s, uint32_t rank, uint64_t t)
+/* In 128 bits: the timeslice is the model's (up to 2^64 - 1 ps) and a core may have 2^32
+ * turns, so a period and the start of a later turn may pass 2^64; sim_time checks what
+ * comes out. A period past 2^64 holds every representable time in its first round. */
+static rt_u128 phase_of(uint64_t t, rt_u128 period)
 {
-    const sim_share_turn *st = &s->share[rank];
-    if (st->turns <= 1)
-        return t;
-    uint64_t q = s->slice, period = q * st->turns, start = q * st->turn;
-    uint64_t phase = t % period;
-    if (phase >= start && phase - start < q)
-        return t;
-    return t - phase + start + (phase < start ? 0 : period);
+    return period > UINT64_MAX ? t : t % (uint64_t)period;
 }
 
-uint64_t sim_share_advance(const sim *s, uint32_t rank, uint64_t t, uint64_t d)
+uint64_t sim_share_run_from(sim *s, uint32_t rank, uint64_t t)
 {
     const sim_share_turn *st = &s->share[rank];
     if (st->turns <= 1)
-        return t + d;
+        return t;
+    rt_u128 q = s->slice, period = q * st->turns, start = q * st->turn;
+    rt_u128 phase = phase_of(t, period);
+    if (phase >= start && phase - start < q)
+        return t;
+    return sim_time(s, t - phase + start + (phase < start ? 0 : period));
+}
+
+uint64_t sim_share_advance(sim *s, uint32_t rank, uint64_t t, uint64_t d)
+{
+    const sim_share_turn *st = &s->share[rank];
+    if (st->turns <= 1)
+        return sim_add(s, t, d);
     t = sim_share_run_from(s, rank, t);
-    uint64_t q = s->slice, period = q * st->turns;
-    uint64_t left = q - (t % period - q * st->turn); /* of this turn */
+    if (s->rc) /* the run has failed (t past SIM_TIME_MAX is no time in a turn): stop here */
+        return SIM_TIME_MAX;
+    rt_u128 q = s->slice, period = q * st->turns;
+    rt_u128 left = q - (phase_of(t, period) - q * st->turn); /* of this turn */
     if (d <= left)
-        return t + d;
-    d -= left;
-    uint64_t next = t + left + period - q; /* the start of the next turn */
-    uint64_t whole = (d - 1) / q;          /* turns used up entirely */
-    return next + whole * period + (d - whole * q);
+        return sim_time(s, (rt_u128)t + d);
+    d -= (uint64_t)left;
+    rt_u128 next = t + left + period - q; /* the start of the next turn */
+    uint64_t whole = (d - 1) / s->slice;  /* turns used up entirely: whole * period <= d turns */
+    return sim_time(s, next + whole * period + (d - whole * s->slice));
 }

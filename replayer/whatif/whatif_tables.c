@@ -59,12 +59,12 @@ int rt_whatif_compare_row(rt_table *tb, const char *label, const rt_sim_result *
         bad = 1;
     else if (!r->completed)
         bad = rt_table_cell(tb, "deadlock") || rt_table_cell(tb, "-") ||
-              rt_table_cell_u64(tb, r->messages) || rt_table_cell_u64(tb, r->bytes) ||
+              rt_table_cell_u64(tb, r->messages) || rt_table_cell_u128(tb, r->bytes) ||
               rt_table_cell_u64(tb, r->gw_messages) || rt_table_cell(tb, "-");
     else
         bad = rt_table_cell(tb, "%.3f", r->time_ps / 1e6) ||
               rt_table_cell(tb, "%.3f", r->nranks ? (double)r->mpi_ps / r->nranks / 1e6 : 0.0) ||
-              rt_table_cell_u64(tb, r->messages) || rt_table_cell_u64(tb, r->bytes) ||
+              rt_table_cell_u64(tb, r->messages) || rt_table_cell_u128(tb, r->bytes) ||
               rt_table_cell_u64(tb, r->gw_messages) ||
               rt_table_cell(tb, "%.2fx", r->time_ps ? (double)base_ps / (double)r->time_ps : 0.0);
     return bad ? -RT_E_NOMEM : 0;

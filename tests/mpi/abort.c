@@ -2,8 +2,9 @@
  * abort: a few messages, then rank 0 calls MPI_Abort(3) while ranks 1 to 3 wait in an
  * MPI_Recv that never completes. The trace must still be readable, reported as cut short,
  * and hold every call that completed before the abort (expected/abort.dump, by hand).
- * Rank 0 aborts only after each other rank has sent it "ready" and a pause, so that the
- * others have left their last complete call by then.
+ * Rank 0 aborts 300 ms after each other rank has sent it "ready": MPI_Abort writes rank 0's
+ * records, and the others' (which mpiexec kills with SIGKILL) the tracer's flusher has
+ * written by then.
  */
 #include <unistd.h>
 
@@ -29,8 +30,7 @@ int main(int argc, char **argv)
         MPI_Abort(W, 3);
     } else {
         MPI_Send(&none, 0, MPI_INT, 0, 2, W);
-        usleep(200 * 1000); /* the tracer writes out what is older than 100 ms when the
-                               next call starts: this blocking Recv */
+        usleep(200 * 1000);
         MPI_Recv(&none, 0, MPI_INT, 0, 3, W, MPI_STATUS_IGNORE); /* never sent */
     }
     MPI_Finalize();

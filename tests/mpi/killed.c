@@ -1,10 +1,11 @@
 /*
  * killed: a few messages, then rank 2 kills itself with SIGKILL while the other ranks wait
  * in an MPI_Recv that never completes; mpiexec then ends them. Nothing of MPI_Finalize
- * runs anywhere. The trace must still be readable, reported as cut short, and hold every
- * call that completed before (expected/killed.dump, by hand). Rank 2 dies only after each
- * other rank has sent it "ready" and a pause, so that the others have left their last
- * complete call by then.
+ * runs anywhere, and SIGKILL leaves no process a chance to write: the trace holds what the
+ * tracer's flusher wrote (every 50 ms). It must still be readable, reported as cut short,
+ * and hold every call that completed before (expected/killed.dump, by hand). Rank 2 dies
+ * 300 ms after its last call (an MPI_Iprobe), which is after each other rank has sent it
+ * "ready" and paused, so that the flusher has written everybody's last call by then.
  */
 #include <signal.h>
 #include <unistd.h>
@@ -31,13 +32,13 @@ int main(int argc, char **argv)
             if (i != 2)
                 MPI_Recv(&none, 0, MPI_INT, i, 2, W, MPI_STATUS_IGNORE);
         usleep(300 * 1000);
-        int flag; /* a call after 100 ms: the tracer writes out what came before */
+        int flag;
         MPI_Iprobe(MPI_ANY_SOURCE, 99, W, &flag, MPI_STATUS_IGNORE);
+        usleep(300 * 1000); /* the flusher writes the Iprobe out within 100 ms */
         raise(SIGKILL);
     } else {
         MPI_Send(&none, 0, MPI_INT, 2, 2, W);
-        usleep(200 * 1000); /* the tracer writes out what is older than 100 ms when the
-                               next call starts: this blocking Recv */
+        usleep(200 * 1000);
         MPI_Recv(&none, 0, MPI_INT, 2, 3, W, MPI_STATUS_IGNORE); /* never sent */
     }
     MPI_Finalize();

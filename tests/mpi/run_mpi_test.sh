@@ -1,5 +1,4 @@
-    timeout -k 5 "$timeout" "$retrace" replay --check-fast $REPLAY_ARGS "$trace" \
-        > "$w/replay.out" 2> "$w/replay.err" ||#!/bin/sh
+#!/bin/sh
 # One MPI integration test: runs a test program under mpiexec without the tracer and with it,
 # and checks the two runs and the trace against expectations written by hand.
 #
@@ -14,8 +13,15 @@
 #
 # A case is tests/mpi/cases/CASE.case, shell assignments:
 #   PROG NP              program (BIN/mpi_PROG) and rank count
+#   ARGS                 the program's arguments
 #   NODES MODULES        emulated placement (RETRACE_EMULATE=nodes=NODES,modules=MODULES)
 #   STATUS               the program's exit status (default 0)
+#   RECORD_STATUS        the traced run's exit status, when record's differs from the
+#                        program's (default: STATUS)
+#   OUT                  base name of the expected stdout (default: PROG): expected/OUT.out
+#   TIMEOUT              the program hangs: the plain run is ended by 'timeout TIMEOUT',
+#                        the traced run by 'retrace record --timeout TIMEOUT' (both exit
+#                        124, which STATUS must say)
 #   LAUNCH               record (default): 'retrace record --out DIR --nodes N --modules M
 #                        RECORD_ARGS -- mpiexec -n NP PROG'; preload: by hand, with
 #                        RETRACE_OUT, RETRACE_EMULATE and LD_PRELOAD=TRACER; linked: the same
@@ -89,9 +95,9 @@ if [ $untraced = 0 ]; then
     done
 fi
 
-PROG='' NP='' NODES=1 MODULES=1 STATUS=0 LAUNCH=record RECORD_ARGS='' ENV='' HISTOGRAM=0
-NOTRACE=0 TRUNCATED=0 DUMP='' CHECK=none CALLS=0 EXPECT=$case LIVE_HIST=0 HIST_ARGS=''
-ANALYZE='' REPLAY_ARGS='' MPI_REPLAY=1 MPI_LEFT_OUT=0
+PROG='' ARGS='' OUT='' TIMEOUT='' NP='' NODES=1 MODULES=1 STATUS=0 RECORD_STATUS=''
+LAUNCH=record RECORD_ARGS='' ENV='' HISTOGRAM=0 NOTRACE=0 TRUNCATED=0 DUMP='' CHECK=none CALLS=0
+EXPECT=$case LIVE_HIST=0 HIST_ARGS='' ANALYZE='' REPLAY_ARGS='' MPI_REPLAY=1 MPI_LEFT_OUT=0
 # shellcheck source=/dev/null
 . "$mpi/cases/$case.case"
 exp=$mpi/expected
@@ -99,6 +105,8 @@ w=$work/$case
 rm -rf "$w" && mkdir -p "$w" || exit 2
 program=$bin/mpi_$PROG
 timeout=${RUN_TIMEOUT:-12}
+plain_timeout=${TIMEOUT:-$timeout} # a hanging program is ended sooner
+[ -n "$TIMEOUT" ] && RECORD_ARGS="$RECORD_ARGS --timeout $TIMEOUT"
 
 failed=0
 fail() {
@@ -124,13 +132,14 @@ show() { # a file that explains a failure, if it has anything
 }
 
 # 1. The plain run.
-(cd "$w" && exec timeout -k 5 "$timeout" mpiexec -n "$NP" "$program") > "$w/plain.out" \
-    2> "$w/plain.err"
+# shellcheck disable=SC2086 # ARGS is a list of words
+(cd "$w" && exec timeout -k 5 "$plain_timeout" mpiexec -n "$NP" "$program" $ARGS) \
+    > "$w/plain.out" 2> "$w/plain.err"
 plain_status=$?
 [ "$plain_status" = "$STATUS" ] ||
     { fail "plain run exited $plain_status, expected $STATUS"; show "$w/plain.err"; }
 hydra_filter "$w/plain.out"
-compare "$exp/$PROG.out" "$w/plain.out.prog" "the plain run's stdout"
+compare "$exp/${OUT:-$PROG}.out" "$w/plain.out.prog" "the plain run's stdout"
 if [ $untraced = 1 ]; then
     [ $failed = 0 ] && echo "ok: $PROG runs without the tracer"
     exit $failed
@@ -145,22 +154,30 @@ if [ "$LAUNCH" = preload ] || [ "$LAUNCH" = linked ]; then
         preload=
         program=${program}_linked
     fi
-    # shellcheck disable=SC2086 # ENV and preload are lists of words
+    # shellcheck disable=SC2086 # ENV, preload and ARGS are lists of words
     (cd "$w" && exec timeout -k 5 "$timeout" env $ENV RETRACE_OUT="$trace" \
-        RETRACE_EMULATE="$emulate" $preload mpiexec -n "$NP" "$program") \
+        RETRACE_EMULATE="$emulate" $preload mpiexec -n "$NP" "$program" $ARGS) \
         > "$w/traced.out" 2> "$w/traced.err"
 else
     out="--out $trace" # no archive to name when no trace is written
     [ "$NOTRACE" = 1 ] && out=
-    # shellcheck disable=SC2086 # RECORD_ARGS, ENV and out are lists of words
+    # shellcheck disable=SC2086 # RECORD_ARGS, ENV, out and ARGS are lists of words
     (cd "$w" && exec env $ENV timeout -k 5 "$timeout" "$retrace" record --tracer "$tracer" \
         $out --nodes "$NODES" --modules "$MODULES" $RECORD_ARGS \
-        -- mpiexec -n "$NP" "$program") \
+        -- mpiexec -n "$NP" "$program" $ARGS) \
         > "$w/traced.out" 2> "$w/traced.err"
 fi
 traced_status=$?
-[ "$traced_status" = "$plain_status" ] ||
-    { fail "traced run exited $traced_status, the plain run $plain_status"; show "$w/traced.err"; }
+if [ -n "$RECORD_STATUS" ]; then
+    [ "$traced_status" = "$RECORD_STATUS" ] ||
+        { fail "traced run exited $traced_status, expected $RECORD_STATUS"; show "$w/traced.err"; }
+elif [ "$traced_status" != "$plain_status" ]; then
+    fail "traced run exited $traced_status, the plain run $plain_status"; show "$w/traced.err"
+fi
+if [ -n "$TIMEOUT" ]; then # record ended the run, not the harness's own timeout
+    grep -q "^retrace: record: mpiexec did not finish within $TIMEOUT s: ending it" \
+        "$w/traced.err" || fail "record did not say that it ended the run after $TIMEOUT s"
+fi
 if [ "$HISTOGRAM" = 1 ]; then
     cat "$w/plain.out.prog" "$exp/$case.hist" > "$w/traced.expected"
 else

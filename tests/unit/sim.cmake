@@ -4,3 +4,5 @@ rt_unit_test(sim rt_sim unit/test_sim.c unit/test_sim_coll.c unit/test_sim_check
 rt_unit_test(sim_match rt_sim unit/test_sim_match.c)
 rt_unit_test(sim_rma rt_sim unit/test_sim_rma.c)
 rt_unit_test(sim_cpu rt_sim unit/test_sim_cpu.c)
+# What it cannot represent: times past 2^64 - 2 ps, spans, byte totals.
+rt_unit_test(sim_range rt_sim unit/test_sim_range.c)

@@ -244,6 +244,18 @@ static void test_fit_errors(void **state)
     assert_string_equal(err.msg, "[net] no bandwidth fits: the measured times do not grow "
                                  "with the message size");
     assert_memory_equal(&m, &before, sizeof m);
+
+    /* Times that grow faster than they start: the line's fixed part is below zero (-500 ns
+     * beside 2 o), which is no latency, not 2^64 - 500 ns wrapped by a cast. */
+    m.link[RT_CT_SHM].overhead_ps = 0;
+    rt_calib_point neg[4];
+    for (unsigned i = 0; i < 4; i++) {
+        uint64_t b = KiB << i;
+        neg[i] = (rt_calib_point){.bytes = b, .time_ps = b * 1000 - 500 * NS};
+    }
+    assert_int_equal(rt_calib_fit_link(&m, RT_CT_SHM, neg, 4, &fit, &err), 0);
+    assert_int_equal(m.link[RT_CT_SHM].latency_ps, 0);
+    assert_true(m.link[RT_CT_SHM].overhead_ps < US); /* whatever the fit makes of it, small */
 }
 
 static void test_fit_rate(void **state)
@@ -427,6 +439,13 @@ static void test_fit_calls(void **state)
         assert_int_equal(put->engine_ps[s], put_engine[s]);
     assert_int_equal(put->cost.fixed_ps, 200 * NS);
     assert_int_equal(put->cost.bandwidth, 4000000000);
+
+    /* a call measured at 2^64 - 1 ps: its cost rounds to whole ns past 2^64 and saturates
+     * (the product wrapped to 384 ps) */
+    *isend = (rt_calib_call){.fn = RT_FN_Isend, .npts = 1, .size = {8}};
+    isend->measured_ps[0] = UINT64_MAX;
+    calib_calls_fit(&res, &m, node, module);
+    assert_true(isend->cost.fixed_ps == UINT64_MAX);
 }
 
 int main(int argc, char **argv)

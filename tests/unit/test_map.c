@@ -451,6 +451,11 @@ static void test_cost(void **state)
     };
     cost(e, N_OF(e), node, module, 13 + 17, 7 + 11 + 29);
     cost(e, 0, node, module, 0, 0);
+    /* sums that pass 2^64 - 1 bytes stay there (the weights auto works with saturate):
+     * 2^63 + 2^63 once wrapped to 0, the cheapest placement of all */
+    static const rt_map_edge big[] = {
+        {3, 4, UINT64_C(1) << 63}, {5, 0, UINT64_C(1) << 63}, {0, 2, UINT64_MAX}, {1, 3, 1}};
+    cost(big, N_OF(big), node, module, UINT64_MAX, UINT64_MAX);
 }
 
 /* Heavy pairs 0-4, 1-5, 2-6, 3-7 that block puts across the gateway, and a light 0-1. */

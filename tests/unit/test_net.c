@@ -252,8 +252,10 @@ static void test_write_round_trip(void **state)
     for (unsigned i = 0; i < 9; i++) {
         for (unsigned ct = RT_CT_LOOP; ct < RT_CT_COUNT; ct++) {
             rt_net_link *l = &m.link[ct];
-            l->latency_ps = times[(i + ct) % 9];
-            l->overhead_ps = times[(i + 2 * ct) % 9];
+            /* latency and overhead below UINT64_MAX: a model whose smallest message does not
+             * fit in 64-bit picoseconds is refused (test_file_errors) */
+            l->latency_ps = times[(i + ct) % 8];
+            l->overhead_ps = times[(i + 2 * ct) % 8];
             l->gap_ps = times[(i + 3 * ct) % 9];
             l->bandwidth = bws[(i + ct) % 7];
             l->eager = sizes[(i + ct) % 10];
@@ -630,6 +632,17 @@ static const struct {
      "model.conf:3: gateways: duplicate key (first set on line 1)"},
     {"[net]\nlatency 1us\n", "model.conf:2: missing '=' in 'latency 1us' (expected key = value)"},
     {"= 1us\n", "model.conf:1: missing key before '='"},
+    /* values that fit, a message that does not: a gw message crosses two hops (issue 16:
+     * 18000000 s once wrapped into a faster run); the later of the two keys is named */
+    {"[gw]\nlatency = 18000000s\n",
+     "model.conf:2: [gw] latency: a message takes at least overhead + 2 x latency + overhead, "
+     "which does not fit in 64-bit picoseconds (about 213 days)"},
+    {"[net]\noverhead = 9300000s\n\nlatency = 1us\n",
+     "model.conf:2: [net] overhead: a message takes at least overhead + latency + overhead, "
+     "which does not fit in 64-bit picoseconds (about 213 days)"},
+    {"[loop]\noverhead = 5000000s\nlatency = 8446745s\n",
+     "model.conf:3: [loop] latency: a message takes at least overhead + latency + overhead, "
+     "which does not fit in 64-bit picoseconds (about 213 days)"},
 };
 
 static void test_file_errors(void **state)
@@ -637,6 +650,9 @@ static void test_file_errors(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof file_errors / sizeof *file_errors; i++)
         assert_load_error(file_errors[i].text, RT_E_INVAL, file_errors[i].msg);
+    rt_net_model fits; /* a second less than the last one: o + L + o just below 2^64 ps */
+    load_text(&fits, "[loop]\noverhead = 5000000s\nlatency = 8446744s\n");
+    assert_true(fits.link[RT_CT_LOOP].latency_ps == 8446744000000000000ULL);
 
     /* Lines: 4095 bytes are fine, 4096 are not (the terminator does not count). */
     static char text[3 * 4200];

@@ -308,6 +308,32 @@ static void test_unmatched_send(void **state)
     st_free(&t);
 }
 
+/* A call whose LEAVE is missing (a trace cut or edited by hand): the next ENTER comes while
+ * it still waits for its receive. The call ends once the message is in, then the next one
+ * starts after the recorded gap from the call's ENTER. Its count of completions once went
+ * from 0 to 2^32 - 1 there (the wrap-hunting fuzz build found it), and the rank never woke:
+ * a deadlock that was none. */
+static void test_missing_leave(void **state)
+{
+    (void)state;
+    st_text t = {0};
+    st_add(&t, "ranks,2\n");
+    st_enter(&t, 0, 0, "MPI_Recv");
+    st_add(&t, "0,0,recv,MPI_Recv,0,1,0,1000,,shm,,\n");
+    st_call(&t, 0, 1000, "MPI_Finalize", NULL, NULL);
+    st_send(&t, 1, 10000, 0, 0, 1000);
+    rt_sim_config c;
+    st_logp_config(&c, EAGER);
+    rt_sim_result res;
+    st_replay(t.s, &c, &res);
+    assert_int_equal(res.completed, 1);
+    assert_null(res.report);
+    /* in at 10 us + wire, taken o later; 1 us of computation after the Recv's ENTER */
+    assert_int_equal(res.ranks[0].end_ps, 10 * US + st_wire(1000) + O_PS + US);
+    rt_sim_result_free(&res);
+    st_free(&t);
+}
+
 /* Rank 0's first collective on MPI_COMM_WORLD is a Bcast, rank 1's a Reduce. */
 static void test_mismatched_collectives(void **state)
 {
@@ -344,6 +370,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_cancelled),      cmocka_unit_test(test_waitany_waitall),
         cmocka_unit_test(test_sendrecv_ring),  cmocka_unit_test(test_send_recv_ring_deadlock),
         cmocka_unit_test(test_unmatched_send), cmocka_unit_test(test_mismatched_collectives),
+        cmocka_unit_test(test_missing_leave),
     };
     return rt_test_main("sim_match", tests, argc, argv);
 }

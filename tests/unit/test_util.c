@@ -598,6 +598,46 @@ static void test_parse_size(void **state)
     assert_int_equal(rt_parse_size_opt("--max", "x", &v, NULL), -RT_E_INVAL);
 }
 
+/* rt_checked.h: overflow seen at the edge, saturation, doubles out of range, 128-bit text. */
+static void test_checked(void **state)
+{
+    (void)state;
+    uint64_t r = 0;
+    assert_false(rt_add_overflow(UINT64_MAX - 1, 1, &r));
+    assert_true(r == UINT64_MAX);
+    assert_true(rt_add_overflow(UINT64_MAX, 1, &r));
+    assert_true(rt_add_overflow(UINT64_C(1) << 63, UINT64_C(1) << 63, &r));
+    assert_false(rt_mul_overflow(UINT64_C(1) << 32, (UINT64_C(1) << 32) - 1, &r));
+    assert_true(rt_mul_overflow(UINT64_C(1) << 32, UINT64_C(1) << 32, &r));
+    assert_true(rt_mul_overflow(18446744073709552ULL, 1000, &r)); /* 2^64 ps in ns, times 1000 */
+    assert_false(rt_mul_overflow(18446744073709551ULL, 1000, &r));
+    assert_true(r == 18446744073709551000ULL);
+    assert_true(rt_add_sat(UINT64_MAX - 2, 3) == UINT64_MAX);
+    assert_true(rt_add_sat(2, 3) == 5);
+    assert_true(rt_mul_sat(UINT64_C(1) << 63, 2) == UINT64_MAX);
+    assert_true(rt_mul_sat(UINT64_C(1) << 62, 2) == UINT64_C(1) << 63);
+    assert_true(rt_u128_sat((rt_u128)1 << 64) == UINT64_MAX);
+    assert_true(rt_u128_sat(UINT64_MAX) == UINT64_MAX);
+
+    assert_true(rt_u64_of_double(-1.0) == 0);
+    assert_true(rt_u64_of_double(0.0 / 0.0) == 0);
+    assert_true(rt_u64_of_double(2.5) == 3);
+    assert_true(rt_u64_of_double(2.4) == 2);
+    assert_true(rt_u64_of_double(1e30) == UINT64_MAX);
+    assert_true(rt_u64_of_double(18446744073709551616.0) == UINT64_MAX);
+    assert_true(rt_u64_of_double(9007199254740992.0) == UINT64_C(9007199254740992));
+
+    char b[RT_U128_LEN];
+    assert_string_equal(rt_u128_str(0, b, sizeof b), "0");
+    assert_string_equal(rt_u128_str(UINT64_MAX, b, sizeof b), "18446744073709551615");
+    /* two sends of 2^64 - 1 bytes: the total issue 16 saw wrap to 18446744073709551614 */
+    assert_string_equal(rt_u128_str((rt_u128)UINT64_MAX * 2, b, sizeof b), "36893488147419103230");
+    assert_string_equal(rt_u128_str(~(rt_u128)0, b, sizeof b),
+                        "340282366920938463463374607431768211455");
+    char small[4];
+    assert_string_equal(rt_u128_str(123456, small, sizeof small), "123"); /* cut, terminated */
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -606,7 +646,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_htab_core),      cmocka_unit_test(test_pool),
         cmocka_unit_test(test_pool_no_memory), cmocka_unit_test(test_vec_growth),
         cmocka_unit_test(test_vec_overflow),   cmocka_unit_test(test_parse_uint),
-        cmocka_unit_test(test_parse_size),
+        cmocka_unit_test(test_parse_size),     cmocka_unit_test(test_checked),
     };
     return rt_test_main("util", tests, argc, argv);
 }

@@ -1,0 +1,2 @@
+gateways
+$DATA/max_bytes.csv

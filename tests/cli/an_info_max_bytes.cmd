@@ -1,0 +1,2 @@
+info
+$DATA/max_bytes.csv

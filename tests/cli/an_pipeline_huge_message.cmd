@@ -1,0 +1,4 @@
+pipeline
+$DATA/huge_message.csv
+--model
+$DATA/fast_net.conf

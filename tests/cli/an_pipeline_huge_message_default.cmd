@@ -1,0 +1,2 @@
+pipeline
+$DATA/huge_message.csv

@@ -1,0 +1,2 @@
+profile
+$DATA/max_bytes.csv

@@ -1,0 +1,6 @@
+# --timeout takes whole seconds
+record
+--timeout
+1.5
+--
+true

@@ -1,0 +1,5 @@
+record
+--timeout
+0
+--
+true

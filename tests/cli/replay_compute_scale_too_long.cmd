@@ -1,0 +1,4 @@
+replay
+$DATA/long_gap.csv
+--compute-scale
+2

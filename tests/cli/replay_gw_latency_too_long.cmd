@@ -1,0 +1,4 @@
+replay
+$DATA/an_small.csv
+--model
+$DATA/gw_latency_too_long.conf

@@ -1,0 +1,4 @@
+replay
+$DATA/self_barrier.csv
+--model
+$DATA/huge_timeslice.conf

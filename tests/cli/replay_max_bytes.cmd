@@ -1,0 +1,2 @@
+replay
+$DATA/max_bytes.csv

@@ -1,0 +1,4 @@
+replay
+$DATA/max_bytes.csv
+--model
+$DATA/fast_net.conf

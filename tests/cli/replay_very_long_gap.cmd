@@ -1,0 +1,2 @@
+replay
+$DATA/very_long_gap.csv
