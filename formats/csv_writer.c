@@ -74,7 +74,7 @@ static int event_write(rt_writer *w, const rt_event *ev, rt_err *err)
             int32_t v = i == RT__CSV_PEER ? ev->peer : ev->tag;
             if (v < 0)
                 *p++ = '-';
-            p = put_u(p, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+            p = put_u(p, v < 0 ? (uint64_t) - (int64_t)v : (uint64_t)v);
         } else {
             p = put_u(p, num[i]);
         }

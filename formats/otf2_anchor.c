@@ -208,8 +208,20 @@ int rt__otf2_check_anchor(const char *anchor, const char *global_defs, rt_err *e
 char *rt__otf2r_find_anchor(const char *path, rt_err *err)
 {
     struct stat st;
-    if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode))
-        return strdup(path);
+    if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode)) {
+        /* The archive's other files are named after the anchor's stem (NAME.def, NAME/). */
+        const char *base = strrchr(path, '/');
+        size_t n = strlen(base ? base + 1 : path);
+        if (n <= 5 || strcmp(path + strlen(path) - 5, ".otf2")) {
+            rt_err_set(err, RT_E_FORMAT, "%s: not a trace (an OTF2 anchor file is named NAME.otf2)",
+                       path);
+            return NULL;
+        }
+        char *copy = strdup(path);
+        if (!copy)
+            rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
+        return copy;
+    }
     DIR *d = opendir(path);
     if (!d) {
         rt_err_set(err, RT_E_IO, "%s: cannot open directory", path);

@@ -142,12 +142,12 @@ static OTF2_CallbackCode def_locgroup_prop(void *data, OTF2_LocationGroupRef ref
     int is_node = !strcmp(n, RT__OTF2_PROP_NODE), is_module = !strcmp(n, RT__OTF2_PROP_MODULE);
     if ((!is_node && !is_module) || type != OTF2_TYPE_UINT32)
         return OTF2_CALLBACK_SUCCESS;
-    for (size_t i = o->locgroups.n; i-- > 0;)
-        if (o->locgroups.v[i].ref == ref) {
+    for (size_t i = o->locgroups.n; i > 0; i--) /* the latest first: it is usually that one */
+        if (o->locgroups.v[i - 1].ref == ref) {
             if (is_node)
-                o->locgroups.v[i].node = value.uint32;
+                o->locgroups.v[i - 1].node = value.uint32;
             else
-                o->locgroups.v[i].module = value.uint32;
+                o->locgroups.v[i - 1].module = value.uint32;
             break;
         }
     return OTF2_CALLBACK_SUCCESS;

@@ -161,6 +161,11 @@ static void test_otf2_damaged(void **state)
     expect_open_error(a, RT_E_FORMAT,
                       "dmg-anchor/traces.otf2: damaged OTF2 anchor file: not an OTF2 anchor "
                       "file (no chunk header)");
+    /* a file taken for OTF2 by its first bytes, not named as an anchor: the archive's file
+     * names, derived from NAME.otf2, came out of a size_t wrapped below 0 (the wrap-hunting
+     * build, fuzz_ti) */
+    expect_open_error(rt_test_write_file("x.ti", "OTF2 is not this\n"), RT_E_FORMAT,
+                      "x.ti: not a trace (an OTF2 anchor file is named NAME.otf2)");
 
     const char *d = fresh_archive("dmg-defs");
     snprintf(f, sizeof f, "%s/traces.def", d);
