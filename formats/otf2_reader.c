@@ -389,7 +389,9 @@ char *rt__otf2r_archive_file(const otf2r *o, const char *name)
     size_t n = strlen(o->anchor);
     const char *base = strrchr(o->anchor, '/');
     size_t dir = base ? (size_t)(base - o->anchor) + 1 : 0;
-    size_t stem = n - dir - 5; /* without ".otf2" */
+    size_t stem = n - dir; /* without ".otf2", when the anchor's name ends so */
+    if (stem >= 5 && !strcmp(o->anchor + n - 5, ".otf2"))
+        stem -= 5;
     size_t len = dir + stem + strlen(name) + 2;
     char *p = malloc(len);
     if (p)
