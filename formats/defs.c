@@ -385,7 +385,7 @@ int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err)
     if (ev->call >= RT_FN_COUNT)
         return rt_err_set(err, RT_E_INVAL, "%s: unknown MPI function id %u", kname,
                           (unsigned)ev->call);
-    if ((k == RT_EV_ENTER || k == RT_EV_LEAVE) && ev->call == RT_FN_NONE)
+    if ((k == RT_EV_ENTER || k == RT_EV_LEAVE || k == RT_EV_PENDING) && ev->call == RT_FN_NONE)
         return rt_err_set(err, RT_E_INVAL, "%s: no MPI function named", kname);
     if ((m & RT_FIELD_CONTYPE) && ev->contype >= RT_CT_COUNT)
         return rt_err_set(err, RT_E_INVAL, "%s: unknown connection type %u", kname,
@@ -427,6 +427,11 @@ int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err)
     }
     int coll = k == RT_EV_COLL_END || k == RT_EV_NBC_COMPLETE;
     int all_ok = k == RT_EV_RMA_LOCK || k == RT_EV_RMA_UNLOCK || k == RT_EV_RMA_SYNC;
+    /* a receive that did not complete, posted with MPI_ANY_SOURCE, has no source (a pending
+     * call, rt_event.h) */
+    int anysrc = (k == RT_EV_RECV || k == RT_EV_IRECV) && (ev->op & RT_RECV_ANY_SOURCE);
+    if (anysrc && ev->peer == RT_PEER_NONE)
+        return 0;
     if ((coll && ev->peer == RT_PEER_NONE) || (all_ok && ev->peer == RT_PEER_ALL))
         return 0;
     if (rt_defs_peer_world(defs, ev) < 0)

@@ -247,6 +247,7 @@ static OTF2_ErrorCode write_record(OTF2_EvtWriter *ew, OTF2_AttributeList *a, co
     case RT_EV_RMA_UNLOCK:
     case RT_EV_RMA_SYNC:
         return write_rma(ew, a, d, ev, v);
+    case RT_EV_PENDING: /* not written yet: refused */
     case RT_EV_COUNT:
         break;
     }

@@ -217,6 +217,26 @@ typedef enum rt_lock_type {
  * id in peer.
  * A row's position is the kind number raw traces store (formats/rt_raw.h), so rows are only
  * ever appended at the end, whatever their class: code asks the class, never the position.
+ *
+ * A pending call: a call its thread was in when the run ended (a deadlock killed by a time
+ * limit, a signal, MPI_Abort elsewhere) and that never returned. It is its ENTER, then a
+ * PENDING event (same time and call), then the operations the call had started or was
+ * waiting for, none of which completed, each an event of the kind that would have stood
+ * for it, at the same time and with the same call, and no LEAVE:
+ *   SEND            a blocking send (Send, Ssend, Bsend, Rsend; the send of a Sendrecv)
+ *   RECV            a blocking receive or probe: source and tag as posted (op says which
+ *                   were wildcards; with any_source peer is RT_PEER_NONE, with any_tag tag
+ *                   is -1), bytes 0 (unknown)
+ *   IRECV           a wait for a nonblocking receive: as RECV, with its request id
+ *   ISEND_COMPLETE, NBC_COMPLETE, RMA_OP_COMPLETE
+ *                   a wait for that request (req); NBC_COMPLETE has the collective's fields
+ *   COLL_END        a blocking collective entered (comm, op, root, bytes as passed)
+ *   RMA_COLL_END, RMA_GROUP_SYNC, RMA_LOCK, RMA_UNLOCK, RMA_SYNC
+ *                   the RMA synchronisation the call was in
+ * A PENDING with no operation after it is a call blocked in something the model does not
+ * describe. The operations of a pending call are the events right after its PENDING, up to
+ * the next ENTER, LEAVE or PENDING or the rank's end; since the call never returned, they
+ * are its thread's last events. A rank has at most one pending call per thread.
  */
 // clang-format off
 #define RT_EVENT_KINDS(X)                                             \
@@ -258,7 +278,9 @@ typedef enum rt_lock_type {
     X(RMA_LOCK,          "lock",              RMA,  NO,    "cpqo")    \
     X(RMA_UNLOCK,        "unlock",            RMA,  NO,    "cpq")     \
     /* p may be RT_PEER_ALL */                                        \
-    X(RMA_SYNC,          "sync",              RMA,  NO,    "cpo")
+    X(RMA_SYNC,          "sync",              RMA,  NO,    "cpo")     \
+    /* the call entered last never returned (see below) */           \
+    X(PENDING,           "pending",           CALL, NO,    "")
 
 typedef enum rt_event_kind {
 #define X(id, name, cls, req, fields) RT_EV_##id,

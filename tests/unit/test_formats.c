@@ -297,7 +297,7 @@ static void test_event_check(void **state)
         {{.kind = RT_EV_RMA_PUT, .rank = 1, .comm = 3}, "put: window 3 is not defined"},
         {{.kind = RT_EV_RMA_GROUP_SYNC, .rank = 1, .peer = 0},
          "group_sync: group 0 is not defined"},
-        {{.kind = RT_EV_COUNT}, "unknown event kind 25"},
+        {{.kind = RT_EV_COUNT}, "unknown event kind 26"},
         {{.kind = RT_EV_ISEND_COMPLETE, .rank = 1, .req = RT_REQ_NONE},
          "isend_complete: request id 18446744073709551615 is reserved (it stands for none)"},
         {{.kind = RT_EV_RMA_OP_COMPLETE, .rank = 1, .comm = 0, .req = RT_REQ_NONE},
