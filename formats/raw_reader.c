@@ -32,7 +32,7 @@ static const uint32_t type_kinds[RT_RAW_TYPE_COUNT] = {
 
 /* ---- the reader ----------------------------------------------------------------------------- */
 
-enum { P_NEXT, P_ENTER, P_AT0, P_AT1, P_LEAVE }; /* what a thread hands out next */
+enum { P_NEXT, P_ENTER, P_PENDING, P_AT0, P_AT1, P_LEAVE }; /* what a thread hands out next */
 
 /* One thread file of the rank being read. Its current call group (a CALL record and the
  * records up to the next CALL) is held whole in the buffer at f.pos, end bytes long. */
@@ -45,6 +45,7 @@ typedef struct tstream {
     int phase;
     size_t at;        /* the group's next record to look at */
     int last;         /* the current group is the thread's last */
+    int pending;      /* the current group is a pending call (no LEAVE) */
     uint64_t nevents; /* events of the groups taken so far */
     uint32_t cache_local[RT__RAW_WIN + 1], cache_global[RT__RAW_WIN + 1]; /* last translated */
     unsigned cached; /* bit kind: cache_*[kind] holds a translation */
@@ -245,6 +246,61 @@ static int check_record(const raw_reader *rr, tstream *ts, const unsigned char *
     return 0;
 }
 
+/* The operation kinds a pending call may carry (rt_event.h, "A pending call"). */
+static const uint32_t pending_kinds = BIT(SEND) | BIT(RECV) | BIT(IRECV) | BIT(ISEND_COMPLETE) |
+                                      BIT(NBC_COMPLETE) | BIT(RMA_OP_COMPLETE) | BIT(COLL_END) |
+                                      BIT(RMA_COLL_END) | BIT(RMA_GROUP_SYNC) | BIT(RMA_LOCK) |
+                                      BIT(RMA_UNLOCK) | BIT(RMA_SYNC);
+
+/*
+ * The thread's trailer at f->pos (rt_raw.h): its PENDING record and operations, which must
+ * end the data. 1: the group (ENTER, PENDING, the operations, no LEAVE); 0: a trailer cut
+ * off mid-record (left out, truncation noted); < 0 an error.
+ */
+static int load_pending(rt_reader *r, raw_reader *rr, tstream *ts, rt_err *err)
+{
+    char path[4096];
+    rt__rfile *f = &ts->f;
+    rt_raw_pending pd;
+    memcpy(&pd, f->buf + f->pos, sizeof pd);
+    stream_path(rr, ts, path, sizeof path);
+    if (pd.nops > RT_RAW_PENDING_MAX_OPS)
+        return rt__raw_fail_at(err, path, f->base + f->pos,
+                               "a PENDING record with %u operations (at most %u)",
+                               (unsigned)pd.nops, RT_RAW_PENDING_MAX_OPS);
+    size_t end = RT_RAW_SLOT + (size_t)pd.nops * sizeof(rt_raw_event);
+    int rc = rt__rf_need(f, end);
+    if (rc < 0)
+        return rt__raw_read_failed(err, path);
+    if (rc == 0) {
+        thread_cut(r, rr, ts);
+        return 0;
+    }
+    for (size_t at = RT_RAW_SLOT; at < end; at += sizeof(rt_raw_event)) {
+        const unsigned char *p = f->buf + f->pos + at;
+        if (p[0] != RT_RAW_EVENT || p[1] != 0 || p[2] >= RT_EV_COUNT ||
+            !(pending_kinds & (1u << p[2])))
+            return rt__raw_fail_at(err, path, f->base + f->pos + at,
+                                   "operation %u of a pending call is not an EVENT record at t0 "
+                                   "of a kind a pending call has (type %u, at %u, kind %u)",
+                                   (unsigned)((at - RT_RAW_SLOT) / sizeof(rt_raw_event)),
+                                   (unsigned)p[0], (unsigned)p[1], (unsigned)p[2]);
+    }
+    if ((rc = rt__rf_need(f, end + 1)) < 0)
+        return rt__raw_read_failed(err, path);
+    if (rc == 1 && f->buf[f->pos + end] != RT_RAW_NONE)
+        return rt__raw_fail_at(err, path, f->base + f->pos + end,
+                               "record type %u after a pending call, which must end the data",
+                               (unsigned)f->buf[f->pos + end]);
+    ts->t0 = ts->t1 = pd.t0;
+    ts->fn = pd.fn;
+    ts->pending = 1;
+    ts->last = 1;
+    ts->end = end;
+    ts->nevents += 2u + pd.nops;
+    thread_cut(r, rr, ts);
+    return 1;
+}
 /*
  * Takes the thread's next call group into the buffer: 1 a group; 0 the thread's end
  * (truncation noted when there was no CLOSE record); < 0 an error. A group that the end of
@@ -268,6 +324,8 @@ static int load_group(rt_reader *r, raw_reader *rr, tstream *ts, rt_err *err)
     unsigned type = f->buf[f->pos];
     if (type == RT_RAW_CLOSE)
         return 0;
+    if (type == RT_RAW_PENDING)
+        return load_pending(r, rr, ts, err);
     if (type != RT_RAW_CALL) {
         stream_path(rr, ts, path, sizeof path);
         if (!rt_raw_slots(type) || type == RT_RAW_DEF)
@@ -295,7 +353,7 @@ static int load_group(rt_reader *r, raw_reader *rr, tstream *ts, rt_err *err)
             break;
         }
         type = f->buf[f->pos + at];
-        if (type == RT_RAW_CALL || type == RT_RAW_CLOSE)
+        if (type == RT_RAW_CALL || type == RT_RAW_CLOSE || type == RT_RAW_PENDING)
             break;
         unsigned slots = rt_raw_slots(type);
         if (!slots || type == RT_RAW_DEF) {
@@ -427,7 +485,8 @@ static void call_event(const raw_reader *rr, tstream *ts, unsigned kind, uint64_
 }
 
 /* Moves the thread to its next event: ENTER, the records at t0 in file order, those at t1,
- * LEAVE; then the next group. ts->have is 0 at the thread's end. */
+ * LEAVE; then the next group. A pending call (the trailer) is ENTER, PENDING and its
+ * operations, without LEAVE. ts->have is 0 at the thread's end. */
 static int advance(rt_reader *r, raw_reader *rr, tstream *ts, rt_err *err)
 {
     ts->have = 1;
@@ -444,8 +503,12 @@ static int advance(rt_reader *r, raw_reader *rr, tstream *ts, rt_err *err)
         }
         case P_ENTER:
             call_event(rr, ts, RT_EV_ENTER, ts->t0);
-            ts->phase = P_AT0;
+            ts->phase = ts->pending ? P_PENDING : P_AT0;
             ts->at = RT_RAW_SLOT;
+            return 0;
+        case P_PENDING: /* a call that never returned: then its operations, no LEAVE */
+            call_event(rr, ts, RT_EV_PENDING, ts->t0);
+            ts->phase = P_AT0;
             return 0;
         case P_AT0:
         case P_AT1: /* the records at t0, then those at t1; a COLL record in both: BEGIN, END */
@@ -462,6 +525,10 @@ static int advance(rt_reader *r, raw_reader *rr, tstream *ts, rt_err *err)
             ts->phase++;
             break;
         case P_LEAVE:
+            if (ts->pending) {
+                ts->phase = P_NEXT;
+                break;
+            }
             call_event(rr, ts, RT_EV_LEAVE, ts->t1);
             ts->phase = P_NEXT;
             return 0;

@@ -3,10 +3,11 @@
  * reader (formats/raw_reader.c) turns into events. This header is the contract between them.
  *
  * Why a raw form: the tracer must be cheap and must survive a run that dies. Each thread of
- * each rank appends fixed-size binary records to a buffer and writes it to its own file when
- * it is full or a second old (tracer/stream.c), so a run that dies loses at most that much,
- * and no rank waits for another. The OTF2 archive is assembled from these files at
- * MPI_Finalize, or afterwards by `retrace record` / `retrace convert`.
+ * each rank appends fixed-size binary records to a buffer, which reaches its own file when
+ * it is full, every 50 ms from a flusher thread, and from the crash paths (a signal,
+ * MPI_Abort, exit without MPI_Finalize): tracer/stream.c and tracer/flush.c. No rank waits
+ * for another. The OTF2 archive is assembled from these files at MPI_Finalize, or
+ * afterwards by `retrace record` / `retrace convert`.
  *
  * A raw trace is a directory holding, for every world rank R:
  *   rR.defs.rtr    header, then DEF records (communicators, groups, windows, neighbour
@@ -21,6 +22,16 @@
  * "no more records". A thread file that
  * ends without a CLOSE record belongs to a run that did not finish: the reader reports the
  * trace as truncated and hands out every complete call recorded before the end.
+ *
+ * The trailer: a thread that was inside a call when its file was last written (the final
+ * write of a signal, MPI_Abort or exit; or the flusher's, once the thread has been in the
+ * same call for a whole flusher period) has a PENDING record and that call's operations
+ * written after its last complete call, as the file's last records. The writer keeps the
+ * committed data where it is and puts the trailer behind it; before more data goes to the
+ * file it overwrites the whole trailer with zeros, and only then writes the data over its
+ * place, so a process killed in between leaves either the trailer or a zero byte, never a
+ * torn record. A PENDING record anywhere but in a trailer (followed by anything but its
+ * nops EVENT records and the end of the data) is a damaged file.
  *
  * One CALL record stands for one MPI call: an ENTER event at t0 and a LEAVE event at t1.
  * The records after it, up to the next CALL record, are the events inside that call; each
@@ -58,22 +69,23 @@ typedef struct rt_raw_header {
 } rt_raw_header;
 
 typedef enum rt_raw_type {
-    RT_RAW_NONE = 0,  /* not a record: the end of the data */
-    RT_RAW_CALL = 1,  /* rt_raw_call, 1 slot */
-    RT_RAW_TIME = 2,  /* rt_raw_time, 1 slot: t1 of the CALL just before, when dt overflowed */
-    RT_RAW_P2P = 3,   /* rt_raw_p2p, 2 slots */
-    RT_RAW_REQ = 4,   /* rt_raw_req, 1 slot */
-    RT_RAW_COLL = 5,  /* rt_raw_coll, 2 slots */
-    RT_RAW_EVENT = 6, /* rt_raw_event, 3 slots: any event kind */
-    RT_RAW_DEF = 7,   /* rt_raw_def, 1 slot + payload rounded up to whole slots */
-    RT_RAW_CLOSE = 8, /* rt_raw_close, 1 slot: the thread's last record on a clean finish */
+    RT_RAW_NONE = 0,    /* not a record: the end of the data */
+    RT_RAW_CALL = 1,    /* rt_raw_call, 1 slot */
+    RT_RAW_TIME = 2,    /* rt_raw_time, 1 slot: t1 of the CALL just before, when dt overflowed */
+    RT_RAW_P2P = 3,     /* rt_raw_p2p, 2 slots */
+    RT_RAW_REQ = 4,     /* rt_raw_req, 1 slot */
+    RT_RAW_COLL = 5,    /* rt_raw_coll, 2 slots */
+    RT_RAW_EVENT = 6,   /* rt_raw_event, 3 slots: any event kind */
+    RT_RAW_DEF = 7,     /* rt_raw_def, 1 slot + payload rounded up to whole slots */
+    RT_RAW_CLOSE = 8,   /* rt_raw_close, 1 slot: the thread's last record on a clean finish */
+    RT_RAW_PENDING = 9, /* rt_raw_pending, 1 slot: the call the thread was in (trailer only) */
     RT_RAW_TYPE_COUNT
 } rt_raw_type;
 
 /* Slots a record of a given type takes, 0 for DEF (variable) and invalid types. */
 static inline unsigned rt_raw_slots(unsigned type)
 {
-    static const unsigned char slots[RT_RAW_TYPE_COUNT] = {0, 1, 1, 2, 1, 2, 3, 0, 1};
+    static const unsigned char slots[RT_RAW_TYPE_COUNT] = {0, 1, 1, 2, 1, 2, 3, 0, 1, 1};
     return type < RT_RAW_TYPE_COUNT ? slots[type] : 0;
 }
 
@@ -223,6 +235,24 @@ typedef struct rt_raw_close {
     uint64_t time;
 } rt_raw_close;
 
+/*
+ * The call a thread was in, and had not returned from, when its file was last written: the
+ * trailer of a thread file without CLOSE (see the top of this file). nops rt_raw_event
+ * records follow it (at 0): the operations the call had started or was waiting for, of the
+ * kinds formats/rt_event.h lists under "A pending call". The reader hands out ENTER, PENDING
+ * and the operations, all at t0, and no LEAVE. A wait over more requests than
+ * RT_RAW_PENDING_MAX_OPS has the first of them only; nwait says how many it named.
+ */
+#define RT_RAW_PENDING_MAX_OPS 16u
+
+typedef struct rt_raw_pending {
+    uint8_t type;   /* RT_RAW_PENDING */
+    uint8_t nops;   /* rt_raw_event records after this one, at most RT_RAW_PENDING_MAX_OPS */
+    uint16_t fn;    /* rt_func */
+    uint32_t nwait; /* a wait: the requests it named that the tracer knew; else 0 */
+    uint64_t t0;    /* ns since this rank's time 0: the call's ENTER */
+} rt_raw_pending;
+
 _Static_assert(sizeof(rt_raw_header) == 64, "raw header is 64 bytes");
 _Static_assert(sizeof(rt_raw_call) == 16, "CALL is one slot");
 _Static_assert(sizeof(rt_raw_time) == 16, "TIME is one slot");
@@ -233,5 +263,6 @@ _Static_assert(sizeof(rt_raw_event) == 48, "EVENT is three slots");
 _Static_assert(sizeof(rt_raw_def) == 16, "DEF header is one slot");
 _Static_assert(sizeof(rt_raw_def_nbrs) == 16, "neighbour lists header is 16 bytes");
 _Static_assert(sizeof(rt_raw_close) == 16, "CLOSE is one slot");
+_Static_assert(sizeof(rt_raw_pending) == 16, "PENDING is one slot");
 
 #endif /* RT_RAW_H */

@@ -229,10 +229,10 @@ static void test_bad_records(void **state)
 {
     rbuf d = defs_file(0, 1), t = thread_file(0, 1, 0);
     call(&t, RT_FN_Send, 1, 1);
-    uint8_t junk[16] = {9};
+    uint8_t junk[16] = {RT_RAW_TYPE_COUNT};
     put(&t, junk, sizeof junk);
     expect_error(one_rank("bad-type", &d, &t), RT_E_FORMAT,
-                 "bad-type/r0.t0.rtr: offset 80: unknown record type 9");
+                 "bad-type/r0.t0.rtr: offset 80: unknown record type 10");
 
     d = defs_file(0, 1), t = thread_file(0, 1, 0);
     p2p(&t, 0, RT_EV_SEND, 0, 0, 0, 1, 0);
@@ -347,6 +347,156 @@ static void test_wildcard_receives(void **state)
     expect_error(one_rank("wild-bad", &d, &t), RT_E_INVAL, "recv: unknown op 4");
 }
 
+/* ---- the trailer: a pending call ---------------------------------------------------------- */
+
+static void pending(rbuf *b, unsigned fn, uint64_t t0, unsigned nops, uint32_t nwait)
+{
+    rt_raw_pending p = {.type = RT_RAW_PENDING,
+                        .nops = (uint8_t)nops,
+                        .fn = (uint16_t)fn,
+                        .nwait = nwait,
+                        .t0 = t0};
+    put(b, &p, sizeof p);
+}
+
+/* A pending operation as the tracer writes it: an EVENT record at t0. */
+static void pending_op(rbuf *b, unsigned kind, unsigned op, int32_t peer, int32_t tag, uint64_t id)
+{
+    rt_raw_event r = {.type = RT_RAW_EVENT,
+                      .kind = (uint8_t)kind,
+                      .contype = RT_CT_SHM,
+                      .op = (uint8_t)op,
+                      .peer = peer,
+                      .tag = tag,
+                      .req = id};
+    put(b, &r, sizeof r);
+}
+
+/* Thread 0 blocked in a Recv, thread 1 in a Waitall on an any-source Irecv and an Isend: each
+ * ends in ENTER, PENDING and the operations at t0, without LEAVE; the trace is cut short. */
+static void test_pending_trailer(void **state)
+{
+    const char *dir = fresh_dir("pending");
+    rbuf d = defs_file(0, 2);
+    save_defs(dir, 0, &d);
+    rbuf t = thread_file(0, 2, 0);
+    call(&t, RT_FN_Send, 100, 20);
+    p2p(&t, 0, RT_EV_SEND, 0, 1, 5, 64, 0);
+    pending(&t, RT_FN_Recv, 300, 1, 0);
+    pending_op(&t, RT_EV_RECV, 0, 1, 7, 0);
+    static const unsigned char erased[48]; /* the zeros of an older trailer behind it */
+    put(&t, erased, sizeof erased);
+    save_thread(dir, 0, 0, &t);
+    rbuf u = thread_file(0, 2, 1);
+    pending(&u, RT_FN_Waitall, 250, 2, 2);
+    pending_op(&u, RT_EV_IRECV, RT_RECV_ANY_SOURCE, RT_PEER_NONE, 9, 41);
+    pending_op(&u, RT_EV_ISEND_COMPLETE, 0, 0, 0, 42);
+    save_thread(dir, 0, 1, &u);
+    d = defs_file(1, 2);
+    save_defs(dir, 1, &d);
+    t = thread_file(1, 2, 0);
+    call(&t, RT_FN_Recv, 90, 40);
+    p2p(&t, 1, RT_EV_RECV, 0, 0, 5, 64, 0);
+    close_rec(&t, 200);
+    save_thread(dir, 1, 0, &t);
+    loaded l;
+    load_ok(dir, &l);
+    static const want rank0[] = {
+        {RT_EV_ENTER, 100, RT_FN_Send},
+        {RT_EV_SEND, 100, RT_FN_Send},
+        {RT_EV_LEAVE, 120, RT_FN_Send},
+        {RT_EV_ENTER, 250, RT_FN_Waitall},
+        {RT_EV_PENDING, 250, RT_FN_Waitall},
+        {RT_EV_IRECV, 250, RT_FN_Waitall},
+        {RT_EV_ISEND_COMPLETE, 250, RT_FN_Waitall},
+        {RT_EV_ENTER, 300, RT_FN_Recv},
+        {RT_EV_PENDING, 300, RT_FN_Recv},
+        {RT_EV_RECV, 300, RT_FN_Recv},
+    };
+    expect_rank(&l, 0, rank0, sizeof rank0 / sizeof *rank0);
+    const rt_event *e = nth_of_rank(&l, 0, 5); /* the wait's receive, as posted */
+    assert_int_equal(e->peer, RT_PEER_NONE);
+    assert_int_equal(e->op, RT_RECV_ANY_SOURCE);
+    assert_int_equal(e->tag, 9);
+    assert_int_equal(e->bytes, 0);
+    assert_int_equal(e->req, 41);
+    assert_int_equal(nth_of_rank(&l, 0, 6)->req, 42);
+    e = nth_of_rank(&l, 0, 9);
+    assert_int_equal(e->peer, 1);
+    assert_int_equal(e->tag, 7);
+    assert_int_equal(e->comm, 0);
+    assert_int_equal(e->contype, RT_CT_SHM);
+    assert_int_equal(count_rank(&l, 1), 3);
+    assert_non_null(l.truncated);
+    if (!strstr(l.truncated, "pending/r0.t1.rtr: rank 0 thread 1 was cut short after 4 events "
+                             "(the run did not finish) (and 1 more cut short)"))
+        fail_msg("truncated: '%s'", l.truncated);
+    rt_test_unload(&l);
+}
+
+/* A trailer is the end of the data: anything after it, a PENDING inside the data, a bad
+ * operation are damaged files; a trailer cut mid-record is left out, the calls before kept. */
+static void test_pending_bad(void **state)
+{
+    rbuf d = defs_file(0, 1), t = thread_file(0, 1, 0);
+    pending(&t, RT_FN_Recv, 10, 1, 0);
+    pending_op(&t, RT_EV_RECV, 0, 0, 3, 0);
+    call(&t, RT_FN_Send, 20, 1);
+    expect_error(one_rank("pending-more", &d, &t), RT_E_FORMAT,
+                 "pending-more/r0.t0.rtr: offset 128: record type 1 after a pending call, which "
+                 "must end the data");
+
+    d = defs_file(0, 1), t = thread_file(0, 1, 0);
+    call(&t, RT_FN_Send, 1, 1);
+    pending(&t, RT_FN_Recv, 10, 0, 0);
+    close_rec(&t, 20);
+    expect_error(one_rank("pending-close", &d, &t), RT_E_FORMAT,
+                 "r0.t0.rtr: offset 96: record type 8 after a pending call, which must end the "
+                 "data");
+
+    d = defs_file(0, 1), t = thread_file(0, 1, 0);
+    pending(&t, RT_FN_Waitall, 10, 17, 20);
+    expect_error(one_rank("pending-many", &d, &t), RT_E_FORMAT,
+                 "r0.t0.rtr: offset 64: a PENDING record with 17 operations (at most 16)");
+
+    d = defs_file(0, 1), t = thread_file(0, 1, 0);
+    pending(&t, RT_FN_Isend, 10, 1, 0);
+    pending_op(&t, RT_EV_ISEND, 0, 0, 3, 0);
+    expect_error(one_rank("pending-kind", &d, &t), RT_E_FORMAT,
+                 "r0.t0.rtr: offset 80: operation 0 of a pending call is not an EVENT record at "
+                 "t0 of a kind a pending call has (type 6, at 0, kind 3)");
+
+    d = defs_file(0, 1), t = thread_file(0, 1, 0);
+    pending(&t, RT_FN_Recv, 10, 1, 0);
+    p2p(&t, 0, RT_EV_RECV, 0, 0, 3, 0, 0);
+    close_rec(&t, 20); /* the rest of the operation's 48 bytes */
+    expect_error(one_rank("pending-p2p", &d, &t), RT_E_FORMAT,
+                 "operation 0 of a pending call is not an EVENT record at t0 of a kind a pending "
+                 "call has (type 3, at 0, kind 5)");
+
+    d = defs_file(0, 1), t = thread_file(0, 1, 0);
+    pending(&t, RT_FN_Recv, 10, 1, 0);
+    pending_op(&t, RT_EV_RECV, 0, 9, 3, 0); /* peer 9 of a one-rank world */
+    expect_error(one_rank("pending-peer", &d, &t), RT_E_INVAL, "peer 9");
+
+    /* cut in the middle of its operation: left out, the call before it kept */
+    d = defs_file(0, 1), t = thread_file(0, 1, 0);
+    call(&t, RT_FN_Send, 1, 1);
+    p2p(&t, 0, RT_EV_SEND, 0, 0, 0, 1, 0);
+    pending(&t, RT_FN_Recv, 10, 1, 0);
+    pending_op(&t, RT_EV_RECV, 0, 0, 3, 0);
+    const char *dir = fresh_dir("pending-cut");
+    save_defs(dir, 0, &d);
+    save_cut(dir, "r0.t0.rtr", &t, 64 + 48 + 16 + 20);
+    loaded l;
+    load_ok(dir, &l);
+    static const want kept[] = {
+        {RT_EV_ENTER, 1, RT_FN_Send}, {RT_EV_SEND, 1, RT_FN_Send}, {RT_EV_LEAVE, 2, RT_FN_Send}};
+    expect_rank(&l, 0, kept, 3);
+    assert_non_null(strstr(l.truncated, "rank 0 thread 0 was cut short after 3 events"));
+    rt_test_unload(&l);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -355,6 +505,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_big_call),
         cmocka_unit_test(test_bad_records),
         cmocka_unit_test(test_wildcard_receives),
+        cmocka_unit_test(test_pending_trailer),
+        cmocka_unit_test(test_pending_bad),
     };
     return rt_test_main("raw_events", tests, argc, argv);
 }
