@@ -32,6 +32,17 @@ int rt_an_info_defs(rt_an_info_result *in, const rt_defs *d)
  * `retrace info`, most of whose time is reading). */
 static inline void account(rt_an_info_result *in, const rt_event *ev)
 {
+    /* a pending call's operations did not complete: only its sends count, posted as they are
+     * (docs/analyzer.md) */
+    int pending_op = 0;
+    if (in->in_ops) {
+        pending_op = rt_pending_op(&in->in_ops[ev->rank], ev);
+        if (ev->kind == RT_EV_PENDING) {
+            in->pending++;
+            in->pending_ranks += !in->had_pending[ev->rank];
+            in->had_pending[ev->rank] = 1;
+        }
+    }
     if (in->events == 0 || ev->time < in->tmin)
         in->tmin = ev->time;
     if (ev->time > in->tmax)
@@ -48,6 +59,8 @@ static inline void account(rt_an_info_result *in, const rt_event *ev)
         break;
     case RT_EV_COLL_END:
     case RT_EV_NBC_COMPLETE:
+        if (pending_op)
+            break;
         in->colls++;
         in->bytes_coll += ev->bytes;
         break;
@@ -58,6 +71,13 @@ static inline void account(rt_an_info_result *in, const rt_event *ev)
         in->bytes_rma += (rt_u128)ev->bytes + ev->rbytes;
         break;
     }
+}
+
+int rt_an_info_begin(rt_an_info_result *in, uint32_t nranks)
+{
+    in->in_ops = calloc(nranks ? nranks : 1, 1);
+    in->had_pending = calloc(nranks ? nranks : 1, 1);
+    return in->in_ops && in->had_pending ? 0 : -RT_E_NOMEM;
 }
 
 void rt_an_info_event(rt_an_info_result *in, const rt_event *ev)
@@ -74,8 +94,11 @@ int rt_an_info(const char *path, rt_an_info_result *in, rt_err *err)
         return rc;
     in->format = rt_reader_format(r);
     rt_event ev;
-    while ((rc = rt_reader_next(r, &ev, err)) > 0)
-        account(in, &ev);
+    if (rt_an_info_begin(in, rt_reader_defs(r)->nranks) < 0)
+        rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
+    else
+        while ((rc = rt_reader_next(r, &ev, err)) > 0)
+            account(in, &ev);
     if (rc == 0 && rt_an_info_defs(in, rt_reader_defs(r)) < 0) /* as they are at the end */
         rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
     const char *note = rt_reader_truncated(r);
@@ -91,4 +114,7 @@ void rt_an_info_free(rt_an_info_result *in)
 {
     free(in->truncated);
     in->truncated = NULL;
+    free(in->in_ops);
+    free(in->had_pending);
+    in->in_ops = in->had_pending = NULL;
 }
