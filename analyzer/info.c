@@ -32,24 +32,25 @@ int rt_an_info_defs(rt_an_info_result *in, const rt_defs *d)
  * `retrace info`, most of whose time is reading). */
 static inline void account(rt_an_info_result *in, const rt_event *ev)
 {
-    /* a pending call's operations did not complete: only its sends count, posted as they are
-     * (docs/analyzer.md) */
-    int pending_op = 0;
-    if (in->in_ops) {
-        pending_op = rt_pending_op(&in->in_ops[ev->rank], ev);
-        if (ev->kind == RT_EV_PENDING) {
-            in->pending++;
-            in->pending_ranks += !in->had_pending[ev->rank];
-            in->had_pending[ev->rank] = 1;
-        }
-    }
     if (in->events == 0 || ev->time < in->tmin)
         in->tmin = ev->time;
     if (ev->time > in->tmax)
         in->tmax = ev->time;
     in->events++;
     in->by_class[rt_event_class_of(ev->kind)]++; /* RT_EVC_COUNT: out of range */
+    /* A pending call's operations did not complete: its sends count, posted as they are, its
+     * collective does not (docs/analyzer.md). rt_pending_op sees only the kinds that change or
+     * ask its state: a branch less for the others. */
     switch (ev->kind) {
+    case RT_EV_PENDING:
+        in->pending++;
+        in->pending_ranks += !in->had_pending[ev->rank];
+        in->had_pending[ev->rank] = 1;
+        /* fall through */
+    case RT_EV_ENTER:
+    case RT_EV_LEAVE:
+        rt_pending_op(&in->in_ops[ev->rank], ev);
+        break;
     case RT_EV_SEND:
     case RT_EV_ISEND:
         /* A message moves once: counted where it is sent. */
@@ -59,7 +60,7 @@ static inline void account(rt_an_info_result *in, const rt_event *ev)
         break;
     case RT_EV_COLL_END:
     case RT_EV_NBC_COMPLETE:
-        if (pending_op)
+        if (rt_pending_op(&in->in_ops[ev->rank], ev))
             break;
         in->colls++;
         in->bytes_coll += ev->bytes;

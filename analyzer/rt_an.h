@@ -206,9 +206,9 @@ typedef struct rt_an_info_result {
  * reader's, naming the trace. rt_an_info_free when it returns 0. */
 int rt_an_info(const char *path, rt_an_info_result *in, rt_err *err);
 void rt_an_info_free(rt_an_info_result *in);
-/* The pass in pieces: in zeroed, then rt_an_info_begin (0 or -RT_E_NOMEM: the state per rank
- * that tells a pending call's operations), each event, the counts of the definitions (0 or
- * -RT_E_NOMEM), rt_an_info_free. */
+/* The pass in pieces: in zeroed, then rt_an_info_begin (required: the state per rank that tells
+ * a pending call's operations; 0 or -RT_E_NOMEM), each event, the counts of the definitions
+ * (0 or -RT_E_NOMEM), rt_an_info_free. */
 int rt_an_info_begin(rt_an_info_result *in, uint32_t nranks);
 int rt_an_info_defs(rt_an_info_result *in, const rt_defs *defs);
 void rt_an_info_event(rt_an_info_result *in, const rt_event *ev);

@@ -201,7 +201,7 @@ static int pending_op(const rt__rank_state *st, const rt_event *ev, rt_err *err)
     return 0;
 }
 
-int rt__pending_step(rt__rank_state *st, uint64_t last_time, const rt_event *ev, rt_err *err)
+int rt__pending_check(rt__rank_state *st, uint64_t last_time, const rt_event *ev, rt_err *err)
 {
     unsigned k = ev->kind;
     char p[96];
