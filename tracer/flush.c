@@ -79,7 +79,7 @@ static void write_all(int report)
     for (rt__thread *t = rt__threads_first(); t; t = t->next) {
         if (!lock_until(t, deadline))
             continue;
-        int rc = rt__buf_write_committed(t);
+        int rc = rt__buf_write_all(t, 1);
         int err = errno;
         rt__buf_unlock(t);
         if (rc < 0 && report)
@@ -101,7 +101,7 @@ static void flush_round(void)
          t && __atomic_load_n(&rt__g.tracing, __ATOMIC_RELAXED); t = t->next) {
         if (!rt__buf_trylock(t))
             continue; /* its owner is writing it */
-        int rc = rt__buf_write_committed(t);
+        int rc = rt__buf_write_all(t, 0);
         int err = errno;
         rt__buf_unlock(t);
         if (rc < 0)

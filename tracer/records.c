@@ -188,3 +188,127 @@ void rt__complete(rt__call *c, const rt__req *qp, MPI_Request handle, const MPI_
         break;
     }
 }
+
+/* ---- the operations of a pending call (rt__pending in rt__tracer.h) ------------------------ */
+
+static rt_raw_event *pending_op(rt__pending_snap *s, unsigned *n, unsigned kind)
+{
+    if (*n >= RT_RAW_PENDING_MAX_OPS)
+        return NULL;
+    rt_raw_event *r = &s->ops[(*n)++];
+    memset(r, 0, sizeof *r);
+    r->type = RT_RAW_EVENT;
+    r->kind = (uint8_t)kind;
+    return r;
+}
+
+/* A receive as posted: source and tag, which were wildcards, bytes unknown. */
+static void pending_recv(rt__pending_snap *s, unsigned *n, unsigned kind, const rt__comm *cm,
+                         int source, int tag, unsigned flags, uint64_t req)
+{
+    rt_raw_event *r;
+    if (!cm || source == MPI_PROC_NULL || !(r = pending_op(s, n, kind)))
+        return;
+    r->op = (uint8_t)(flags | rt__recv_flags(source, tag));
+    r->comm = cm->id;
+    r->peer = source == MPI_ANY_SOURCE ? RT_PEER_NONE : source;
+    r->tag = tag == MPI_ANY_TAG ? -1 : tag;
+    r->contype = rt__contype(cm, r->peer);
+    r->req = req;
+}
+
+/* The records the call's pre hook wrote (a send's SEND, a collective's COLL_END, an RMA
+ * synchronisation) as its operations, at t0. The copy may end inside a record: that one is
+ * left out. */
+static void pending_scratch(rt__pending_snap *s, unsigned *n)
+{
+    size_t at = 0;
+    while (at < s->nscratch) {
+        const uint8_t *p = s->scratch + at;
+        size_t len = (size_t)rt_raw_slots(p[0]) * RT_RAW_SLOT;
+        if (!len || p[0] == RT_RAW_DEF || len > s->nscratch - at)
+            return;
+        at += len;
+        rt_raw_event *r;
+        if (p[0] == RT_RAW_P2P && p[2] == RT_EV_SEND && (r = pending_op(s, n, RT_EV_SEND))) {
+            rt_raw_p2p x;
+            memcpy(&x, p, sizeof x);
+            r->contype = x.contype;
+            r->comm = x.comm;
+            r->peer = x.peer;
+            r->tag = x.tag;
+            r->bytes = x.bytes;
+        } else if (p[0] == RT_RAW_COLL && (r = pending_op(s, n, p[2]))) {
+            rt_raw_coll x;
+            memcpy(&x, p, sizeof x);
+            r->op = x.op;
+            r->comm = x.comm;
+            r->peer = x.peer;
+            r->bytes = x.bytes;
+            r->rbytes = x.rbytes;
+        } else if (p[0] == RT_RAW_EVENT &&
+                   (p[2] == RT_EV_RMA_GROUP_SYNC || p[2] == RT_EV_RMA_LOCK ||
+                    p[2] == RT_EV_RMA_UNLOCK || p[2] == RT_EV_RMA_SYNC) &&
+                   (r = pending_op(s, n, p[2]))) {
+            memcpy(r, p, sizeof *r);
+            r->at = 0;
+        }
+    }
+}
+
+/* One request a wait is blocked on. */
+static void pending_request(rt__pending_snap *s, unsigned *n, const rt__req *q)
+{
+    rt_raw_event *r;
+    if (q->send_id && (r = pending_op(s, n, RT_EV_ISEND_COMPLETE))) {
+        r->comm = q->comm; /* an Isendrecv's send half */
+        r->req = q->send_id;
+    }
+    if (q->kind == RT__RQ_RECV) {
+        pending_recv(s, n, RT_EV_IRECV, q->cm, q->peer, q->tag, q->op, q->id);
+        return;
+    }
+    static const uint8_t kinds[] = {[RT__RQ_SEND] = RT_EV_ISEND_COMPLETE,
+                                    [RT__RQ_COLL] = RT_EV_NBC_COMPLETE,
+                                    [RT__RQ_RMA] = RT_EV_RMA_OP_COMPLETE};
+    if (q->kind >= sizeof kinds || !kinds[q->kind] || !(r = pending_op(s, n, kinds[q->kind])))
+        return;
+    r->comm = q->comm;
+    r->req = q->id;
+    if (q->kind == RT__RQ_COLL) {
+        r->peer = q->peer;
+        r->op = q->op;
+        r->bytes = q->bytes;
+        r->rbytes = q->rbytes;
+    }
+}
+
+/* The calls whose pre hook fills the receive fields, and the waits. */
+static int receives(unsigned fn)
+{
+    return fn == RT_FN_Recv || fn == RT_FN_Recv_c || fn == RT_FN_Sendrecv ||
+           fn == RT_FN_Sendrecv_c || fn == RT_FN_Sendrecv_replace ||
+           fn == RT_FN_Sendrecv_replace_c || fn == RT_FN_Probe || fn == RT_FN_Mprobe;
+}
+
+static int waits(unsigned fn)
+{
+    return fn == RT_FN_Wait || fn == RT_FN_Waitall || fn == RT_FN_Waitany || fn == RT_FN_Waitsome;
+}
+
+unsigned rt__pending_ops(rt__pending_snap *s)
+{
+    unsigned n = 0;
+    pending_scratch(s, &n);
+    if (receives(s->fn))
+        pending_recv(s, &n, RT_EV_RECV, s->recv_cm, s->recv_peer, s->recv_tag, 0, 0);
+    if (!waits(s->fn))
+        s->nwait = 0; /* left from an earlier wait */
+    unsigned nreq = s->nwait < RT__INLINE_REQS ? s->nwait : RT__INLINE_REQS;
+    for (unsigned i = 0; i < nreq; i++) {
+        const rt__req *q = &s->claimed[i];
+        if (q->kind && !(q->persistent && !q->active)) /* not one that completes at once */
+            pending_request(s, &n, q);
+    }
+    return n;
+}

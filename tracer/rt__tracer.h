@@ -15,6 +15,7 @@
 #include <mpi.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include "rt_event.h"
@@ -75,6 +76,77 @@ static inline uint64_t rt__now(void)
 
 #define RT__SCRATCH_INLINE 4096 /* bytes of records one call keeps without allocating */
 
+/* What the tracer knows of a pending request (requests.c keeps them by handle). */
+typedef enum rt__req_kind {
+    RT__RQ_SEND = 1, /* ISEND: completion gives ISEND_COMPLETE */
+    RT__RQ_RECV,     /* IRECV_REQUEST: completion gives IRECV from the status */
+    RT__RQ_COLL,     /* NBC_REQUEST: completion gives NBC_COMPLETE */
+    RT__RQ_RMA,      /* R-form RMA: completion gives RMA_OP_COMPLETE */
+    RT__RQ_NONE      /* known but records nothing on completion (e.g. MPI_PROC_NULL) */
+} rt__req_kind;
+
+typedef struct rt__req {
+    uint64_t id;      /* request id of the current activation */
+    uint64_t send_id; /* Isendrecv: its send half's ISEND id, completed with it (0: none);
+                       * peer, tag and bytes then hold the receive half as posted */
+    uint64_t bytes, rbytes;
+    uint32_t comm;     /* local communicator or window id */
+    int32_t peer, tag; /* a receive: source and tag as posted */
+    uint8_t kind;      /* rt__req_kind */
+    uint8_t op;        /* collective op; a receive's wildcards (rt_recv_flag bits) */
+    uint8_t persistent;
+    uint8_t active;            /* persistent: started and not yet completed */
+    const struct rt__comm *cm; /* the communicator of a receive (never freed while tracing) */
+} rt__req;
+
+#define RT__INLINE_REQS 16 /* requests a completion call follows without allocating */
+
+/*
+ * The call a thread is in, for the trailer of its file (rt_raw.h: a run that dies with a
+ * thread blocked in MPI_Recv has that Recv in its trace). Only the calls that can wait for
+ * another rank (RT__CAN_BLOCK below) publish it: their pre hooks leave what the call waits
+ * for where a reader finds it, then the wrapper makes seq odd, and even again as soon as
+ * PMPI returned, before the call's records are committed. Nothing is converted on the call
+ * path; the reader does that (rt__pending_ops), from
+ *  - the records the pre hook wrote to the thread's scratch area: a send's SEND, and the
+ *    collectives' and RMA synchronisations' records, whose hooks run before PMPI for this
+ *    (RT__BEFORE);
+ *  - a receive or probe as posted (recv_cm, recv_peer, recv_tag);
+ *  - a wait's requests: the records it claimed from the request table before the call
+ *    (rt__req_claim), which req_save puts in claimed, so a reader never looks into the
+ *    table. A wait over more than RT__INLINE_REQS requests shows the first of them.
+ * Seqlock: the owner writes all this only while seq is even; a reader (the flusher thread,
+ * or a signal handler, on this thread or another) takes a copy and keeps it only when seq
+ * was odd before and unchanged after (rt__pending_copy). Whatever the owner does meanwhile,
+ * the copy reads only memory that stays valid: this struct and the inline scratch area live
+ * in the rt__thread, never freed while tracing, and a scratch area on the heap is not read.
+ */
+typedef struct rt__pending {
+    _Atomic unsigned seq; /* odd while the thread is in the call below */
+    unsigned fn;
+    uint64_t t0;
+    /* Only those of the call fn fills hold its values (rt__pending_ops asks fn): */
+    const struct rt__comm *recv_cm; /* a receive or probe: its communicator */
+    int32_t recv_peer, recv_tag;    /* its source and tag as posted (MPI's wildcards) */
+    unsigned nwait;                 /* a wait: its requests */
+    rt__req claimed[RT__INLINE_REQS];
+} rt__pending;
+
+/* A reader's copy of a thread's pending call (rt__pending_copy), taken under the buffer's
+ * lock into the thread's own rt__thread, so that a signal handler on a small alternate stack
+ * needs no room for it. */
+#define RT__PENDING_SCRATCH 256 /* bytes of the pre hook's records looked at */
+typedef struct rt__pending_snap {
+    unsigned seq, fn, nwait;
+    uint64_t t0;
+    const struct rt__comm *recv_cm;
+    int32_t recv_peer, recv_tag;
+    rt__req claimed[RT__INLINE_REQS];
+    size_t nscratch;
+    uint8_t scratch[RT__PENDING_SCRATCH];
+    rt_raw_event ops[RT_RAW_PENDING_MAX_OPS]; /* rt__pending_ops */
+} rt__pending_snap;
+
 /*
  * A thread's records go to its buffer; bytes [0, committed) of the buffer hold whole calls
  * (published with a release store after each call), of which [0, written) are in the file
@@ -97,6 +169,11 @@ typedef struct rt__thread {
     size_t scratch_len, scratch_cap;
     uint8_t scratch_inline[RT__SCRATCH_INLINE];
     rt_hist hist;            /* live histogram counts of this thread */
+    rt__pending pending;     /* the call it is in (seqlock, above) */
+    uint64_t trailer_off;    /* where the trailer starts in the file (under lock) */
+    size_t trailer_len;      /* its bytes, 0: none */
+    unsigned trailer_seq;    /* pending.seq of the call it describes */
+    rt__pending_snap snap;   /* a reader's copy of pending (under lock) */
     struct rt__thread *next; /* registry (rt__threads_first), never changed once in it */
 } rt__thread;
 
@@ -216,28 +293,6 @@ static inline uint8_t rt__contype(const rt__comm *cm, int peer)
 
 /* ---- requests (requests.c) ---------------------------------------------------------------- */
 
-typedef enum rt__req_kind {
-    RT__RQ_SEND = 1, /* ISEND: completion gives ISEND_COMPLETE */
-    RT__RQ_RECV,     /* IRECV_REQUEST: completion gives IRECV from the status */
-    RT__RQ_COLL,     /* NBC_REQUEST: completion gives NBC_COMPLETE */
-    RT__RQ_RMA,      /* R-form RMA: completion gives RMA_OP_COMPLETE */
-    RT__RQ_NONE      /* known but records nothing on completion (e.g. MPI_PROC_NULL) */
-} rt__req_kind;
-
-typedef struct rt__req {
-    uint64_t id;      /* request id of the current activation */
-    uint64_t send_id; /* Isendrecv: its send half's ISEND id, completed with it (0: none);
-                       * peer, tag and bytes then hold the receive half as posted */
-    uint64_t bytes, rbytes;
-    uint32_t comm; /* local communicator or window id */
-    int32_t peer, tag;
-    uint8_t kind; /* rt__req_kind */
-    uint8_t op;   /* collective op; a receive's wildcards (rt_recv_flag bits) */
-    uint8_t persistent;
-    uint8_t active;     /* persistent: started and not yet completed */
-    const rt__comm *cm; /* the communicator of a receive (never freed while tracing) */
-} rt__req;
-
 void rt__requests_init(void) RT__HIDDEN;
 void rt__requests_free(void) RT__HIDDEN;
 uint64_t rt__req_next_id(void) RT__HIDDEN;
@@ -258,8 +313,6 @@ int rt__req_start(MPI_Request handle, rt__req *out) RT__HIDDEN;
 
 /* ---- one intercepted call ---------------------------------------------------------------- */
 
-#define RT__INLINE_REQS 16
-
 typedef struct rt__call {
     int on; /* this call is recorded */
     int rc; /* what PMPI returned */
@@ -269,10 +322,10 @@ typedef struct rt__call {
     MPI_Status st;           /* stands in for MPI_STATUS_IGNORE */
     MPI_Status *stv;         /* stands in for MPI_STATUSES_IGNORE (heap) */
     MPI_Request *reqs;       /* copies of request handles before a completion call */
-    struct rt__req *claimed; /* their records, claimed from the table (kind 0: unknown) */
+    struct rt__req *claimed; /* their records, claimed from the table (kind 0: unknown): the
+                              * thread's pending.claimed for up to RT__INLINE_REQS */
     MPI_Request reqs_inline[RT__INLINE_REQS];
     MPI_Status stv_inline[RT__INLINE_REQS];
-    struct rt__req claimed_inline[RT__INLINE_REQS];
     void *heap; /* freed by rt__end */
     void *heap2;
     uint64_t aux; /* hook scratch */
@@ -315,6 +368,88 @@ static inline void *rt__rec(rt__call *c, size_t len)
     return p;
 }
 
+/* ---- the pending call (rt__pending above; trailers: stream.c) ----------------------------- */
+
+/* The calls that can wait for another rank: those a deadlock or a dead peer can leave a
+ * thread in. The nonblocking calls, the tests, local RMA operations and the local
+ * communicator and group calls return by themselves, and are left out. */
+// clang-format off
+#define RT__CAN_BLOCK(X)                                                                  \
+    X(Send) X(Bsend) X(Ssend) X(Rsend) X(Recv) X(Sendrecv) X(Sendrecv_replace)           \
+    X(Probe) X(Mprobe) X(Mrecv)                                                           \
+    X(Wait) X(Waitall) X(Waitany) X(Waitsome)                                             \
+    X(Barrier) X(Bcast) X(Gather) X(Gatherv) X(Scatter) X(Scatterv) X(Allgather)          \
+    X(Allgatherv) X(Alltoall) X(Alltoallv) X(Alltoallw) X(Reduce) X(Allreduce)            \
+    X(Reduce_scatter) X(Reduce_scatter_block) X(Scan) X(Exscan)                           \
+    X(Neighbor_allgather) X(Neighbor_allgatherv) X(Neighbor_alltoall)                     \
+    X(Neighbor_alltoallv) X(Neighbor_alltoallw)                                           \
+    X(Win_create) X(Win_allocate) X(Win_allocate_shared) X(Win_create_dynamic)            \
+    X(Win_free) X(Win_fence) X(Win_start) X(Win_complete) X(Win_wait) X(Win_lock)         \
+    X(Win_unlock) X(Win_lock_all) X(Win_unlock_all) X(Win_flush) X(Win_flush_all)         \
+    X(Win_flush_local) X(Win_flush_local_all)                                             \
+    X(Comm_dup) X(Comm_dup_with_info) X(Comm_split) X(Comm_split_type) X(Comm_create)     \
+    X(Comm_create_group) X(Intercomm_create) X(Intercomm_merge) X(Cart_create)            \
+    X(Cart_sub) X(Graph_create) X(Dist_graph_create) X(Dist_graph_create_adjacent)        \
+    X(Send_c) X(Bsend_c) X(Ssend_c) X(Rsend_c) X(Recv_c) X(Sendrecv_c)                   \
+    X(Sendrecv_replace_c) X(Mrecv_c) X(Bcast_c) X(Gather_c) X(Gatherv_c) X(Scatter_c)     \
+    X(Scatterv_c) X(Allgather_c) X(Allgatherv_c) X(Alltoall_c) X(Alltoallv_c)             \
+    X(Alltoallw_c) X(Reduce_c) X(Allreduce_c) X(Reduce_scatter_c)                         \
+    X(Reduce_scatter_block_c) X(Scan_c) X(Exscan_c) X(Neighbor_allgather_c)               \
+    X(Neighbor_allgatherv_c) X(Neighbor_alltoall_c) X(Neighbor_alltoallv_c)               \
+    X(Neighbor_alltoallw_c) X(Win_create_c) X(Win_allocate_c) X(Win_allocate_shared_c)
+// clang-format on
+
+static inline int rt__can_block(unsigned fn)
+{
+    switch (fn) {
+#define RT__CASE(name) case RT_FN_##name:
+        RT__CAN_BLOCK(RT__CASE)
+#undef RT__CASE
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* A receive or probe about to wait: what it was posted with, for its pending record. */
+static inline void rt__pending_recv(rt__call *c, const struct rt__comm *cm, int source, int tag)
+{
+    rt__pending *p = &c->t->pending;
+    p->recv_cm = cm;
+    p->recv_peer = source;
+    p->recv_tag = tag;
+}
+
+/* The thread is in c from now on: seq odd, with a release store after everything above. */
+static inline void rt__pending_open(rt__call *c)
+{
+    rt__pending *p = &c->t->pending;
+    p->fn = c->fn;
+    p->t0 = c->t0;
+    unsigned s = atomic_load_explicit(&p->seq, memory_order_relaxed);
+    atomic_store_explicit(&p->seq, s + 1, memory_order_release);
+}
+
+/* PMPI returned: seq even before anything else is written (the call's records, the next
+ * call's operations), so that a reader's copy from before fails its check. */
+static inline void rt__pending_close(rt__thread *t)
+{
+    rt__pending *p = &t->pending;
+    unsigned s = atomic_load_explicit(&p->seq, memory_order_relaxed);
+    atomic_store_explicit(&p->seq, s + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+}
+
+/* A consistent copy of t's pending call into t->snap (under t's lock): 1, or 0 when t is not
+ * in a call that can block, or left it while the copy was taken. Async-signal-safe. */
+int rt__pending_copy(rt__thread *t) RT__HIDDEN;
+/* The operations of the call in s, into s->ops (rt_event.h, "A pending call"); their number.
+ * s->nwait becomes 0 unless the call is a wait. Async-signal-safe (records.c). */
+unsigned rt__pending_ops(rt__pending_snap *s) RT__HIDDEN;
+/* Under t's lock: writes the committed records, then, when t is in a blocking call (final,
+ * or for a whole flusher period already), that call as the file's trailer. 0, or -RT_E_IO
+ * with errno set. Async-signal-safe. */
+int rt__buf_write_all(rt__thread *t, int final) RT__HIDDEN;
 /* Substitutes for the IGNORE statuses, so completion always tells source, tag and size. */
 #define RT__ST(s) (c->on && (s) == MPI_STATUS_IGNORE ? &c->st : (s))
 #define RT__STV(s) (c->stv ? c->stv : (s))

@@ -10,6 +10,9 @@
 
 #define RT__EXPORT __attribute__((visibility("default")))
 
+/* A call that can block (rt__can_block: a constant, so the test vanishes from the other
+ * wrappers) is published as the thread's pending call once its pre hook has left what it
+ * waits for, and withdrawn as soon as PMPI returns, before its records are committed. */
 #define RT__WRAP(name, params, args, pre, post) \
     RT__EXPORT int MPI_##name params            \
     {                                           \
@@ -17,14 +20,30 @@
         rt__call *const c = &c_;                \
         if (rt__begin(c, RT_FN_##name)) {       \
             pre;                                \
+            if (rt__can_block(RT_FN_##name))    \
+                rt__pending_open(c);            \
         }                                       \
         c->rc = PMPI_##name args;               \
         if (c->on) {                            \
+            if (rt__can_block(RT_FN_##name))    \
+                rt__pending_close(c->t);        \
             post;                               \
             rt__end(c);                         \
         }                                       \
         return c->rc;                           \
     }
+
+/* A blocking call's hook run before PMPI instead of after, so that its record (a collective,
+ * an RMA synchronisation) is in the scratch area while the call may block, for the pending
+ * call's record (rt__pending_ops). It runs as if the call succeeded; rt__before_failed, the
+ * post hook, drops its records when the call did not. */
+#define RT__BEFORE(hook) (c->rc = MPI_SUCCESS, (hook))
+
+static inline void rt__before_failed(rt__call *c)
+{
+    if (c->rc != MPI_SUCCESS)
+        c->t->scratch_len = 0;
+}
 
 #define RT__SKIP(name, params, args, pre, post)
 

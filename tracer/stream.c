@@ -126,16 +126,105 @@ static int write_at(int fd, struct iovec *iov, int cnt, uint64_t off, size_t *do
     return 0;
 }
 
+static int erase_trailer(rt__thread *t);
+
 int rt__buf_write_committed(rt__thread *t)
 {
     size_t end = atomic_load_explicit(&t->committed, memory_order_acquire);
     if (t->fd < 0 || !t->buf || end <= t->written)
         return 0;
+    if (erase_trailer(t) < 0)
+        return -RT_E_IO;
     struct iovec iov = {t->buf + t->written, end - t->written};
     size_t done = 0;
     int rc = write_at(t->fd, &iov, 1, t->file_off + t->written, &done);
     t->written += done;
     return rc;
+}
+
+/* ---- the trailer: the call a thread is blocked in (rt_raw.h) ----------------------------- */
+
+/* Overwrites the trailer with zeros (under the lock), so that data can go over its place:
+ * a process killed between the two writes leaves a zero byte where the trailer began, the
+ * end of the data, never a torn record. 0, or -RT_E_IO with errno set. */
+static int erase_trailer(rt__thread *t)
+{
+    static const uint8_t
+        zeros[sizeof(rt_raw_pending) + RT_RAW_PENDING_MAX_OPS * sizeof(rt_raw_event)];
+    if (!t->trailer_len)
+        return 0;
+    struct iovec iov = {(void *)zeros, t->trailer_len};
+    size_t done = 0;
+    int rc = write_at(t->fd, &iov, 1, t->trailer_off, &done);
+    if (rc == 0)
+        t->trailer_len = 0;
+    return rc;
+}
+
+int rt__pending_copy(rt__thread *t)
+{
+    const rt__pending *p = &t->pending;
+    rt__pending_snap *s = &t->snap;
+    unsigned seq = atomic_load_explicit(&p->seq, memory_order_acquire);
+    if (!(seq & 1u))
+        return 0;
+    /* Read while the owner may be writing (after it left the call): the check below throws
+     * such a copy away. The scratch area is looked at only where it is inline. */
+    s->seq = seq;
+    s->fn = p->fn;
+    s->t0 = p->t0;
+    s->recv_cm = p->recv_cm;
+    s->recv_peer = p->recv_peer;
+    s->recv_tag = p->recv_tag;
+    s->nwait = p->nwait;
+    memcpy(s->claimed, p->claimed, sizeof s->claimed);
+    size_t n = t->scratch == t->scratch_inline ? t->scratch_len : 0;
+    s->nscratch = n < sizeof s->scratch ? n : sizeof s->scratch;
+    memcpy(s->scratch, t->scratch_inline, s->nscratch);
+    atomic_thread_fence(memory_order_acquire);
+    return atomic_load_explicit(&p->seq, memory_order_relaxed) == seq;
+}
+
+/* Writes t->snap (its nops operations) as t's trailer behind the committed data, unless it is
+ * there already. */
+static int write_trailer(rt__thread *t, unsigned nops)
+{
+    const rt__pending_snap *s = &t->snap;
+    if (t->trailer_len && t->trailer_seq == s->seq)
+        return 0; /* no data went to the file since: the trailer there is this call's */
+    if (erase_trailer(t) < 0)
+        return -RT_E_IO;
+    rt_raw_pending rec;
+    memset(&rec, 0, sizeof rec);
+    rec.type = RT_RAW_PENDING;
+    rec.nops = (uint8_t)nops;
+    rec.fn = (uint16_t)s->fn;
+    rec.nwait = s->nwait;
+    rec.t0 = s->t0;
+    size_t len = sizeof rec + nops * sizeof *s->ops;
+    struct iovec iov[2] = {{&rec, sizeof rec}, {(void *)s->ops, nops * sizeof *s->ops}};
+    size_t done = 0;
+    t->trailer_off = t->file_off + t->written;
+    int rc = write_at(t->fd, iov, 2, t->trailer_off, &done);
+    t->trailer_len = done ? len : 0; /* even a part written is erased before data goes there */
+    t->trailer_seq = s->seq;
+    return rc;
+}
+
+int rt__buf_write_all(rt__thread *t, int final)
+{
+    int blocked = rt__pending_copy(t);
+    int rc = rt__buf_write_committed(t);
+    if (rc < 0 || !blocked || t->fd < 0 || !t->buf)
+        return rc;
+    if (!final && rt__now() - t->snap.t0 < RT__FLUSH_PERIOD_NS)
+        return 0; /* a call this short may just be a slow one */
+    /* Still the same call after the committed records were read: had it returned, its own
+     * records might be among them (rt__pending_close comes before their commit). */
+    atomic_thread_fence(memory_order_acquire);
+    if (atomic_load_explicit(&t->pending.seq, memory_order_relaxed) != t->snap.seq)
+        return 0;
+    return write_trailer(t, rt__pending_ops(&t->snap));
 }
 
 void rt__stream_write_failed(rt__thread *t, int err)
@@ -176,7 +265,9 @@ __attribute__((cold, noinline)) static void write_direct(rt__thread *t, const vo
     buf_lock(t);
     struct iovec iov[2] = {{(void *)a, alen}, {(void *)b, blen}};
     size_t done = 0;
-    int rc = write_at(t->fd, iov, 2, t->file_off, &done);
+    int rc = erase_trailer(t);
+    if (rc == 0)
+        rc = write_at(t->fd, iov, 2, t->file_off, &done);
     int err = errno;
     t->file_off += alen + blen;
     rt__buf_unlock(t);

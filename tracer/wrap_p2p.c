@@ -20,6 +20,17 @@ static void p2p_send(rt__call *c, MPI_Comm comm, int dest, int tag, MPI_Count co
     rt__rec_p2p(c, 0, RT_EV_SEND, cm, dest, tag, bytes, 0);
 }
 
+/* A blocking receive or probe about to wait: its communicator into c->aux for the post hook,
+ * and what it was posted with for its pending record. */
+static void p2p_posted(rt__call *c, MPI_Comm comm, int source, int tag)
+{
+    const rt__comm *cm = rt__comm_get(comm);
+    c->aux = (uint64_t)(uintptr_t)cm;
+    rt__pending_recv(c, cm, source, tag);
+}
+
+#define RT__POSTED_CM ((const rt__comm *)(uintptr_t)c->aux)
+
 static void p2p_isend(rt__call *c, MPI_Comm comm, int dest, int tag, MPI_Count count,
                       MPI_Datatype type, const MPI_Request *request)
 {
@@ -51,14 +62,18 @@ static void p2p_recv(rt__call *c, const rt__comm *cm, unsigned flags, const MPI_
     rt__rec_recv(c, RT_EV_RECV, cm, st->MPI_SOURCE, st->MPI_TAG, rt__status_bytes(st), 0, flags);
 }
 
-/* The wildcards posted (flags) wait in the request for the IRECV of its completion. */
-static void p2p_irecv(rt__call *c, const rt__comm *cm, int source, unsigned flags,
+/* The receive as posted waits in the request: its wildcards (flags) for the IRECV of its
+ * completion, its source and tag for a wait that never returns (the pending call). An Imrecv's
+ * message was chosen by its probe: any source, any tag. */
+static void p2p_irecv(rt__call *c, const rt__comm *cm, int source, int tag, unsigned flags,
                       const MPI_Request *request)
 {
     if (c->rc != MPI_SUCCESS || !cm || source == MPI_PROC_NULL || !rt__g.tracing)
         return;
     rt__req q = {.id = rt__req_next_id(),
                  .comm = cm->id,
+                 .peer = source,
+                 .tag = tag,
                  .kind = RT__RQ_RECV,
                  .op = (uint8_t)flags,
                  .cm = cm};
@@ -197,7 +212,7 @@ static void req_save(rt__call *c, int count, const MPI_Request *requests, MPI_St
     size_t n = (size_t)count;
     if (n <= RT__INLINE_REQS) {
         c->reqs = c->reqs_inline;
-        c->claimed = c->claimed_inline;
+        c->claimed = c->t->pending.claimed;
     } else {
         c->heap = malloc(n * (sizeof *c->reqs + sizeof *c->claimed));
         c->reqs = c->heap;
@@ -214,6 +229,17 @@ static void req_save(rt__call *c, int count, const MPI_Request *requests, MPI_St
     for (size_t i = 0; i < n; i++)
         if (c->reqs[i] == MPI_REQUEST_NULL || !rt__req_claim(c->reqs[i], &c->claimed[i]))
             c->claimed[i].kind = 0;
+}
+
+/* A wait (Wait, Waitall, Waitany, Waitsome): req_save, and its requests for its pending
+ * record: those req_save claimed into the thread's pending.claimed, or the first of them. */
+static void req_wait(rt__call *c, int count, const MPI_Request *requests, MPI_Status *statuses)
+{
+    req_save(c, count, requests, statuses);
+    rt__pending *p = &c->t->pending;
+    p->nwait = c->reqs ? (unsigned)count : 0; /* 0: a wait the tracer cannot follow */
+    if (c->reqs && c->claimed != p->claimed)
+        memcpy(p->claimed, c->claimed, sizeof p->claimed);
 }
 
 /* Puts back the claimed records of requests that did not complete (done[i] == 0). */

@@ -1,10 +1,12 @@
 /*
  * abort: a few messages, then rank 0 calls MPI_Abort(3) while ranks 1 to 3 wait in an
  * MPI_Recv that never completes. The trace must still be readable, reported as cut short,
- * and hold every call that completed before the abort (expected/abort.dump, by hand).
- * Rank 0 aborts 300 ms after each other rank has sent it "ready": MPI_Abort writes rank 0's
- * records, and the others' (which mpiexec kills with SIGKILL) the tracer's flusher has
- * written by then.
+ * and hold every call that completed before the abort and, as pending calls, the MPI_Recv
+ * each other rank is blocked in (expected/abort.dump, by hand). Rank 0 aborts 600 ms after
+ * each other rank has sent it "ready": MPI_Abort writes rank 0's records; the others' (which
+ * mpiexec kills with SIGKILL) the tracer's flusher has written by then, their MPI_Recv
+ * included, in which they have been blocked for about 400 ms (the flusher writes a call as
+ * pending once it has lasted one period, 50 ms).
  */
 #include <unistd.h>
 
@@ -26,7 +28,7 @@ int main(int argc, char **argv)
             MPI_Recv(&none, 0, MPI_INT, i, 2, W, MPI_STATUS_IGNORE);
         printf("abort: 4 ranks ready, value %d\n", v);
         fflush(stdout);
-        usleep(300 * 1000);
+        usleep(600 * 1000);
         MPI_Abort(W, 3);
     } else {
         MPI_Send(&none, 0, MPI_INT, 0, 2, W);

@@ -8,8 +8,9 @@
  * mpiexec then kills the other ranks (MPICH's with SIGKILL). The trace must hold every
  * call each rank completed (expected/crash.dump, by hand): rank 1's up to its MPI_Iprobe,
  * which returns just before the end (the tracer's signal handler or MPI_Abort writes it),
- * and the others' up to their "ready" send, which the tracer's flusher has written by the
- * time rank 1 ends the run, 500 ms after it got the last one.
+ * and the others' up to their "ready" send, then their MPI_Recv as a pending call: the
+ * tracer's flusher has written both by the time rank 1 ends the run, 500 ms after it got
+ * the last "ready" (a call is written as pending once it has lasted one flusher period).
  */
 #include <string.h>
 #include <unistd.h>

@@ -3,7 +3,8 @@
  * in an MPI_Recv that never completes; mpiexec then ends them. Nothing of MPI_Finalize
  * runs anywhere, and SIGKILL leaves no process a chance to write: the trace holds what the
  * tracer's flusher wrote (every 50 ms). It must still be readable, reported as cut short,
- * and hold every call that completed before (expected/killed.dump, by hand). Rank 2 dies
+ * and hold every call that completed before and, as pending calls, the MPI_Recv the other
+ * ranks are blocked in, about 400 ms by then (expected/killed.dump, by hand). Rank 2 dies
  * 300 ms after its last call (an MPI_Iprobe), which is after each other rank has sent it
  * "ready" and paused, so that the flusher has written everybody's last call by then.
  */
