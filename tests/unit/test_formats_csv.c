@@ -173,6 +173,8 @@ static void test_csv_pending_shape(void **state)
          "bad.csv:5: leave of MPI_Recv at 9 ns: the rank's call MPI_Recv at 5 ns is pending, it "
          "never returned",
          RT_E_FORMAT},
+        {"ranks,2\n0,5,pending,,,,,,,,,\n", "bad.csv:2: field CALL is required by event pending",
+         RT_E_FORMAT},
         {"ranks,2\n0,5,recv,MPI_Recv,0,,7,0,,,,any_source\n",
          "bad.csv:2: recv at 5 ns without a source (peer none): only a pending call's receive "
          "has none",
