@@ -249,9 +249,13 @@ typedef struct fagg {
     rt_u128 time; /* summed over ranks */
 } fagg;
 
+/* Most time first; functions never called last, where the tables stop (a call that took no
+ * time, such as a pending call at the trace's last moment, still comes before them). */
 static int cmp_fagg(const void *a, const void *b)
 {
     const fagg *x = a, *y = b;
+    if (!x->calls != !y->calls)
+        return x->calls ? -1 : 1;
     if (x->time != y->time)
         return x->time < y->time ? 1 : -1;
     return (x->fn > y->fn) - (x->fn < y->fn);

@@ -186,7 +186,7 @@ static int rec_event(rt__csv_reader *cr, rt_event *ev, rt_err *e)
     const char *kname = rt_event_kind_name((unsigned)k), *call = rt__csv_fld(cr, RT__CSV_CALL);
     if (*call && (ev->call = (uint16_t)rt_func_lookup(call)) == RT_FN_NONE)
         return rt_err_set(e, RT_E_INVAL, "unknown MPI function '%s'", rt__csv_show(sb, call));
-    if (!*call && (k == RT_EV_ENTER || k == RT_EV_LEAVE))
+    if (!*call && (k == RT_EV_ENTER || k == RT_EV_LEAVE || k == RT_EV_PENDING))
         return rt_err_set(e, RT_E_FORMAT, "field CALL is required by event %s", kname);
     const char *uses = rt_event_kind_fields((unsigned)k);
     for (int i = RT__CSV_COMM; i < RT__CSV_NFIELDS; i++) {

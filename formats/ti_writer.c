@@ -7,7 +7,10 @@
  * becomes `compute`, time inside calls is left to the simulator. Sizes are bytes of the
  * default datatype MPI_BYTE (each file starts with a bare `init`). What TI cannot say
  * (communicators other than MPI_COMM_WORLD, one-sided communication, nonblocking
- * collectives, cancelled requests) is refused, naming the first such event.
+ * collectives, cancelled requests) is refused, naming the first such event. A call that never
+ * returned (a pending call) ends its rank's actions as the action it was, after a comment
+ * line; one waiting for a receive from any source, which no TI action names, is left out,
+ * with the comment saying why.
  *
  * Events of different ranks may interleave, so each rank's text is buffered and appended to
  * its file when it grows (one file open at a time). An Irecv line needs the source, tag and
@@ -323,6 +326,41 @@ static int put_note(rt_writer *w, rt_err *err)
     return rt__tiw_flush_rank(w, 0, err);
 }
 
+/*
+ * A call that never returned (rt_event.h, "A pending call") ends its rank's actions as the
+ * action it was, so that SimGrid's replay blocks where the run did; a comment line before it
+ * says so. A receive from any source has no TI action (SimGrid's recv, irecv and wait name
+ * the source): a call waiting for one is left out, and its comment says why. Returns 1 when
+ * the rank has a pending call, 0 when not, < 0 on failure.
+ */
+static int pending_call(rt_writer *w, uint32_t r, rt_err *err)
+{
+    rt__ti_writer *tw = w->impl;
+    rt__tiw_rank *k = &tw->ranks[r];
+    size_t at = 0;
+    while (at < k->ncall && k->call[at].kind != RT_EV_PENDING)
+        at++;
+    if (!k->depth || at == k->ncall)
+        return 0;
+    const rt_event *p = &k->call[at];
+    int anysrc = 0;
+    for (size_t i = at + 1; i < k->ncall; i++)
+        anysrc |= (k->call[i].kind == RT_EV_RECV || k->call[i].kind == RT_EV_IRECV) &&
+                  k->call[i].peer == RT_PEER_NONE;
+    int rc = rt__tiw_idle(w, r, err);
+    if (rc)
+        return rc;
+    if (rt__tiw_append(w, k, "# pending: %s at %" PRIu64 " ns never returned%s\n",
+                       rt_func_name(p->call), p->time,
+                       anysrc ? "; left out: it waits for a receive from any source, which TI "
+                                "cannot say"
+                              : ""))
+        return rt__tiw_no_memory(w, err);
+    if (!anysrc && (rc = translate(w, r, k->fn, k->call, k->ncall, err)))
+        return rc;
+    return 1;
+}
+
 static int finish(rt_writer *w, rt_err *err)
 {
     rt__ti_writer *tw = w->impl;
@@ -331,12 +369,16 @@ static int finish(rt_writer *w, rt_err *err)
         rt__tiw_rank *k = &tw->ranks[r];
         if (!k->started && (rc = rt__tiw_start_rank(w, r, err)))
             return rc;
-        /* A call the trace's end cut short is left out, and so are the Irecv lines of a
-         * trace cut short that never learnt what they receive. */
+        int pending = pending_call(w, r, err);
+        if (pending < 0)
+            return pending;
+        /* A call the trace's end cut short is left out, and so are the Irecv lines that never
+         * learnt what they receive of a trace cut short or of a rank whose run did not finish
+         * (it has a pending call). */
         for (size_t i = 0; i < k->nholds; i++) {
             if (k->holds[i].state != RT__TIW_HOLD_OPEN)
                 continue;
-            if (!w->truncated) {
+            if (!w->truncated && !pending) {
                 uint64_t id = 0;
                 for (size_t j = 0; j < k->nreqs; j++)
                     if (k->reqs[j].recv && k->reqs[j].hold == k->hold_base + i)

@@ -137,6 +137,104 @@ static void test_csv_bad_rows(void **state)
     }
 }
 
+/* The shape of a pending call (rt_event.h), checked for every reader in one place
+ * (formats/trace.c): each way to get it wrong is one error line naming the line. */
+static void test_csv_pending_shape(void **state)
+{
+#define E(t, c) "0," #t ",enter," c ",,,,,,,,\n"
+#define P(t, c) "0," #t ",pending," c ",,,,,,,,\n"
+    static const struct {
+        const char *text, *msg;
+        int code;
+    } cases[] = {
+        {"ranks,2\n" P(5, "MPI_Recv"),
+         "bad.csv:2: pending MPI_Recv at 5 ns: not right after the enter of MPI_Recv at that time",
+         RT_E_FORMAT},
+        {"ranks,2\n" E(5, "MPI_Recv") P(6, "MPI_Recv"),
+         "bad.csv:3: pending MPI_Recv at 6 ns: not right after the enter of MPI_Recv at that time",
+         RT_E_FORMAT},
+        {"ranks,2\n" E(5, "MPI_Send") P(5, "MPI_Recv"),
+         "bad.csv:3: pending MPI_Recv at 5 ns: not right after the enter of MPI_Recv at that time",
+         RT_E_FORMAT},
+        {"ranks,2\n" E(5, "MPI_Wait") P(5, "MPI_Wait") "0,5,isend,MPI_Wait,0,1,0,8,,,3,\n",
+         "bad.csv:4: isend at 5 ns after the pending call MPI_Wait at 5 ns: not an operation a "
+         "call can be blocked in",
+         RT_E_FORMAT},
+        {"ranks,2\n" E(5, "MPI_Recv") P(5, "MPI_Recv") "0,6,recv,MPI_Recv,0,1,7,0,,,,\n",
+         "bad.csv:4: recv at 6 ns in MPI_Recv after the pending call MPI_Recv at 5 ns: its "
+         "operations must have its time and call",
+         RT_E_FORMAT},
+        {"ranks,2\n" E(5, "MPI_Recv") P(5, "MPI_Recv") "0,5,recv,,0,1,7,0,,,,\n",
+         "bad.csv:4: recv at 5 ns in no call after the pending call MPI_Recv at 5 ns: its "
+         "operations must have its time and call",
+         RT_E_FORMAT},
+        {"ranks,2\n" E(5, "MPI_Recv") P(5, "MPI_Recv") "0,5,recv,MPI_Recv,0,1,7,0,,,,\n"
+                                                       "0,9,leave,MPI_Recv,,,,,,,,\n",
+         "bad.csv:5: leave of MPI_Recv at 9 ns: the rank's call MPI_Recv at 5 ns is pending, it "
+         "never returned",
+         RT_E_FORMAT},
+        {"ranks,2\n0,5,pending,,,,,,,,,\n", "bad.csv:2: field CALL is required by event pending",
+         RT_E_FORMAT},
+        {"ranks,2\n0,5,recv,MPI_Recv,0,,7,0,,,,any_source\n",
+         "bad.csv:2: recv at 5 ns without a source (peer none): only a pending call's receive "
+         "has none",
+         RT_E_FORMAT},
+        {"ranks,2\n" E(5, "MPI_Recv") P(5, "MPI_Recv") "0,5,recv,MPI_Recv,0,,7,0,,,,\n",
+         "bad.csv:4: recv: no source (peer none), but not posted with any_source", RT_E_INVAL},
+        /* the operations end at the next enter: a receive without a source after it is not
+         * the pending call's */
+        {"ranks,2\n" E(5, "MPI_Recv") P(5, "MPI_Recv")
+             E(6, "MPI_Wait") "0,6,irecv,MPI_Wait,0,,7,0,,,4,any_source\n",
+         "bad.csv:5: irecv at 6 ns without a source (peer none): only a pending call's receive "
+         "has none",
+         RT_E_FORMAT},
+    };
+#undef E
+#undef P
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *p = rt_test_write_file("bad.csv", cases[i].text);
+        expect_open_error(p, cases[i].code, cases[i].msg);
+    }
+}
+
+/* tests/data/pending.csv: five ranks blocked, each pending call read as written, and what
+ * may follow a pending call on its rank (another thread's calls) read too. */
+static void test_csv_pending(void **state)
+{
+    loaded l;
+    rt_err err;
+    assert_int_equal(load(RT_TEST_DATA "/pending.csv", &l, &err), 0);
+    assert_null(l.truncated);
+    assert_int_equal(l.n, 38);
+    unsigned pending = 0;
+    for (size_t i = 0; i < l.n; i++)
+        pending += l.ev[i].kind == RT_EV_PENDING;
+    assert_int_equal(pending, 5);
+    const rt_event *any = &l.ev[26]; /* rank 2's receive from any source */
+    assert_int_equal(any->kind, RT_EV_IRECV);
+    assert_int_equal(any->rank, 2);
+    assert_int_equal(any->peer, RT_PEER_NONE);
+    assert_int_equal(any->tag, 3);
+    assert_int_equal(any->req, 1);
+    assert_int_equal(any->op, RT_RECV_ANY_SOURCE);
+    unload(&l);
+    /* another thread's calls after the pending one, and a pending call with no operation */
+    const char *p = rt_test_write_file("threads.csv", "ranks,2\n"
+                                                      "0,5,enter,MPI_Recv,,,,,,,,\n"
+                                                      "0,5,pending,MPI_Recv,,,,,,,,\n"
+                                                      "0,5,recv,MPI_Recv,0,1,7,0,,,,\n"
+                                                      "0,8,enter,MPI_Send,,,,,,,,\n"
+                                                      "0,8,send,MPI_Send,0,1,2,4,,,,\n"
+                                                      "0,9,leave,MPI_Send,,,,,,,,\n"
+                                                      "1,3,enter,MPI_Comm_free,,,,,,,,\n"
+                                                      "1,3,pending,MPI_Comm_free,,,,,,,,\n");
+    assert_int_equal(load(p, &l, &err), 0);
+    assert_int_equal(l.n, 8);
+    assert_int_equal(l.ev[7].kind, RT_EV_PENDING);
+    assert_int_equal(l.ev[7].call, RT_FN_Comm_free);
+    unload(&l);
+}
+
 static void test_csv_truncated(void **state)
 {
     /* the run died while the last line was being written */
@@ -156,10 +254,9 @@ static void test_csv_truncated(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_csv_read),
-        cmocka_unit_test(test_csv_roundtrip),
-        cmocka_unit_test(test_csv_bad_rows),
-        cmocka_unit_test(test_csv_truncated),
+        cmocka_unit_test(test_csv_read),     cmocka_unit_test(test_csv_roundtrip),
+        cmocka_unit_test(test_csv_bad_rows), cmocka_unit_test(test_csv_pending_shape),
+        cmocka_unit_test(test_csv_pending),  cmocka_unit_test(test_csv_truncated),
     };
     return rt_test_main("formats_csv", tests, argc, argv);
 }

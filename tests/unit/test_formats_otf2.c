@@ -279,6 +279,107 @@ static void write_other_archive(const char *dir, uint64_t resolution, uint64_t l
     assert_int_equal(OTF2_Archive_Close(a), OTF2_SUCCESS);
 }
 
+/* A 2-rank archive from another writer, written with OTF2 itself, with pending calls as
+ * rt__otf2.h describes them: rank 1 enters MPI_Recv at 10, marks it pending (the parameter
+ * retrace::pending, value 1) and waits for rank 0's message of tag 7. Rank 0 does the same
+ * for tag 5 when shape is 0; else its records are another shape: 1 the mark at 10 after an
+ * enter at 5, 2 a leave at 20 after the pending call, 3 the mark with value 2 (not a
+ * pending call) and a leave at 20. */
+static void write_pending_archive(const char *dir, int shape)
+{
+    static const OTF2_FlushCallbacks flush = {.otf2_pre_flush = no_flush_record};
+    remove_any(dir);
+    OTF2_Archive *a = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_MIN,
+                                        OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX,
+                                        OTF2_COMPRESSION_NONE);
+    assert_non_null(a);
+    assert_int_equal(OTF2_Archive_SetFlushCallbacks(a, &flush, NULL), OTF2_SUCCESS);
+    assert_int_equal(OTF2_Archive_SetSerialCollectiveCallbacks(a), OTF2_SUCCESS);
+    assert_int_equal(OTF2_Archive_OpenEvtFiles(a), OTF2_SUCCESS);
+    uint64_t nevents[2];
+    for (uint64_t r = 0; r < 2; r++) {
+        OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, r);
+        int s = r ? 0 : shape;
+        assert_int_equal(OTF2_EvtWriter_Enter(w, NULL, s == 1 ? 5 : 10, 0), OTF2_SUCCESS);
+        assert_int_equal(OTF2_EvtWriter_ParameterUnsignedInt(w, NULL, 10, 0, s == 3 ? 2 : 1),
+                         OTF2_SUCCESS);
+        if (s != 3)
+            assert_int_equal(OTF2_EvtWriter_MpiRecv(w, NULL, 10, 1 - r, 0, r ? 7 : 5, 0),
+                             OTF2_SUCCESS);
+        if (s >= 2)
+            assert_int_equal(OTF2_EvtWriter_Leave(w, NULL, 20, 0), OTF2_SUCCESS);
+        assert_int_equal(OTF2_EvtWriter_GetNumberOfEvents(w, &nevents[r]), OTF2_SUCCESS);
+        assert_int_equal(OTF2_Archive_CloseEvtWriter(a, w), OTF2_SUCCESS);
+    }
+    assert_int_equal(OTF2_Archive_CloseEvtFiles(a), OTF2_SUCCESS);
+    OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(a);
+    static const char *const str[] = {"", "MPI_Recv", "retrace::pending", "node", "MPI Rank"};
+    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, 0, 20, OTF2_UNDEFINED_TIMESTAMP);
+    for (uint32_t i = 0; i < 5; i++)
+        OTF2_GlobalDefWriter_WriteString(g, i, str[i]);
+    OTF2_GlobalDefWriter_WriteRegion(g, 0, 1, 1, 0, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI,
+                                     OTF2_REGION_FLAG_NONE, 0, 0, 0);
+    OTF2_GlobalDefWriter_WriteParameter(g, 0, 2, OTF2_PARAMETER_TYPE_UINT64);
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, 3, 3, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    for (uint32_t r = 0; r < 2; r++) {
+        OTF2_GlobalDefWriter_WriteLocationGroup(g, r, 4, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                                OTF2_UNDEFINED_LOCATION_GROUP);
+        OTF2_GlobalDefWriter_WriteLocation(g, r, 4, OTF2_LOCATION_TYPE_CPU_THREAD, nevents[r], r);
+    }
+    uint64_t both[] = {0, 1};
+    OTF2_GlobalDefWriter_WriteGroup(g, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+                                    OTF2_GROUP_FLAG_NONE, 2, both);
+    OTF2_GlobalDefWriter_WriteGroup(g, 1, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                    OTF2_GROUP_FLAG_NONE, 2, both);
+    OTF2_GlobalDefWriter_WriteComm(g, 0, 0, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    assert_int_equal(OTF2_Archive_Close(a), OTF2_SUCCESS);
+}
+
+/* Pending calls in an archive of another writer: read back as PENDING and their operations;
+ * each wrong shape one error line naming the rank and the record (the check every reader
+ * shares, formats/trace.c); a parameter of another value is no pending call. */
+static void test_otf2_pending(void **state)
+{
+    (void)state;
+    const char *dir = rt_test_tmp_path("pending-made");
+    write_pending_archive(dir, 0);
+    loaded l;
+    rt_err err;
+    if (load(dir, &l, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(l.n, 6);
+    for (uint32_t r = 0; r < 2; r++) {
+        const rt_event *e = &l.ev[3 * r];
+        assert_int_equal(e[0].kind, RT_EV_ENTER);
+        assert_int_equal(e[1].kind, RT_EV_PENDING);
+        assert_int_equal(e[1].call, RT_FN_Recv);
+        assert_int_equal(e[1].time, 10);
+        assert_int_equal(e[2].kind, RT_EV_RECV);
+        assert_int_equal(e[2].call, RT_FN_Recv);
+        assert_int_equal(e[2].peer, 1 - (int)r);
+        assert_int_equal(e[2].tag, r ? 7 : 5);
+        assert_int_equal(e[2].bytes, 0);
+    }
+    assert_null(l.truncated);
+    unload(&l);
+    write_pending_archive(dir, 1);
+    expect_open_error(dir, RT_E_FORMAT,
+                      "pending-made: rank 0, record 2: pending MPI_Recv at 10 ns: not right "
+                      "after the enter of MPI_Recv at that time");
+    write_pending_archive(dir, 2);
+    expect_open_error(dir, RT_E_FORMAT,
+                      "pending-made: rank 0, record 4: leave of MPI_Recv at 20 ns: the rank's "
+                      "call MPI_Recv at 10 ns is pending, it never returned");
+    write_pending_archive(dir, 3);
+    if (load(dir, &l, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(l.n, 5);
+    assert_int_equal(l.ev[0].kind, RT_EV_ENTER);
+    assert_int_equal(l.ev[1].kind, RT_EV_LEAVE);
+    assert_int_equal(l.ev[1].time, 20);
+    unload(&l);
+}
+
 /* Refs anything but dense: the reader keeps them in maps. It used to grow a table up to each
  * ref (fuzz_otf2_defs: one string of ref 2^27 took 1 GiB; 4000000000 cannot be had). */
 static void test_otf2_huge_refs(void **state)
@@ -420,6 +521,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_otf2_truncated_events),
         cmocka_unit_test(test_otf2_bad_nbrs),
         cmocka_unit_test(test_otf2_huge_refs),
+        cmocka_unit_test(test_otf2_pending),
         cmocka_unit_test(test_otf2_time_past),
     };
     return rt_test_main("formats_otf2", tests, argc, argv);

@@ -83,6 +83,51 @@ static void test_writer_checks(void **state)
 /* rt_reader_next_block on formats without blocks of their own: the events of one rank in a
  * row, RT__GATHER (64) at most, the event of the next rank held for the next block, and
  * errors after the events before them. */
+/* Writers check the shape of a pending call as readers do (formats/trace.c): what one format
+ * refuses to read, no writer writes. And tests/data/pending.csv goes through OTF2 and back
+ * unchanged. */
+static void test_writer_pending(void **state)
+{
+    rt_defs d;
+    rt_err err;
+    assert_int_equal(rt_defs_init(&d, 2, &err), 0);
+    const char *out = rt_test_tmp_path("w-pending.csv");
+    unlink(out);
+    rt_writer *w;
+    assert_int_equal(rt_writer_open(out, RT_FMT_CSV, &d, &w, &err), 0);
+    rt_event ev = {.kind = RT_EV_ENTER, .rank = 1, .time = 10, .call = RT_FN_Recv};
+    assert_int_equal(rt_writer_write(w, &ev, &err), 0);
+    ev.kind = RT_EV_PENDING;
+    ev.time = 11;
+    assert_int_equal(rt_writer_write(w, &ev, &err), -RT_E_FORMAT);
+    assert_non_null(strstr(err.msg, "w-pending.csv: pending MPI_Recv at 11 ns: not right after "
+                                    "the enter of MPI_Recv at that time"));
+    ev.time = 10; /* a write that failed changed nothing: now it is right */
+    assert_int_equal(rt_writer_write(w, &ev, &err), 0);
+    ev.kind = RT_EV_LEAVE;
+    ev.time = 12;
+    assert_int_equal(rt_writer_write(w, &ev, &err), -RT_E_FORMAT);
+    assert_non_null(strstr(err.msg, "w-pending.csv: leave of MPI_Recv at 12 ns: the rank's call "
+                                    "MPI_Recv at 10 ns is pending, it never returned"));
+    rt_writer_abort(w);
+    assert_int_equal(access(out, F_OK), -1);
+    rt_defs_free(&d);
+
+    const char *otf2 = rt_test_tmp_path("pending-otf2"), *back = rt_test_tmp_path("pending.csv");
+    remove_any(otf2);
+    unlink(back);
+    convert(RT_TEST_DATA "/pending.csv", otf2, RT_FMT_OTF2);
+    convert(otf2, back, RT_FMT_CSV);
+    loaded a, b;
+    assert_int_equal(load(RT_TEST_DATA "/pending.csv", &a, &err), 0);
+    assert_int_equal(load(back, &b, &err), 0);
+    assert_same_defs(&a.defs, &b.defs);
+    assert_same_events(&a, &b);
+    assert_null(b.truncated);
+    unload(&a);
+    unload(&b);
+}
+
 static void test_blocks_gathered(void **state)
 {
     (void)state;
@@ -260,9 +305,10 @@ static void test_rank_limit(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_missing_file),      cmocka_unit_test(test_not_a_trace),
-        cmocka_unit_test(test_writer_checks),     cmocka_unit_test(test_blocks_gathered),
-        cmocka_unit_test(test_blocks_time_order), cmocka_unit_test(test_rank_limit),
+        cmocka_unit_test(test_missing_file),    cmocka_unit_test(test_not_a_trace),
+        cmocka_unit_test(test_writer_checks),   cmocka_unit_test(test_writer_pending),
+        cmocka_unit_test(test_blocks_gathered), cmocka_unit_test(test_blocks_time_order),
+        cmocka_unit_test(test_rank_limit),
     };
     return rt_test_main("formats_trace", tests, argc, argv);
 }

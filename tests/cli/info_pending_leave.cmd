@@ -1,0 +1,2 @@
+info
+$DATA/pending_leave.csv
