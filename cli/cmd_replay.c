@@ -66,7 +66,8 @@ static void replay_usage(FILE *out)
             "  --timeout SEC      mpi: stop a replay that has not finished after SEC seconds\n"
             "                     (0: never; default 60 + 20 times the recorded run per replay)\n"
             "Exit status 1 when a replay ends in a deadlock or a collective mismatch (the\n"
-            "report says which ranks wait for what).\n");
+            "report says which ranks wait for what). A run some of whose ranks did not reach\n"
+            "MPI_Finalize is never reported as finished (docs/replay.md).\n");
 }
 
 /* ---- shared with cmd_replay_mpi.c ------------------------------------------------------ */
