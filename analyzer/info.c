@@ -38,7 +38,19 @@ static inline void account(rt_an_info_result *in, const rt_event *ev)
         in->tmax = ev->time;
     in->events++;
     in->by_class[rt_event_class_of(ev->kind)]++; /* RT_EVC_COUNT: out of range */
+    /* A pending call's operations did not complete: its sends count, posted as they are, its
+     * collective does not (docs/analyzer.md). rt_pending_op sees only the kinds that change or
+     * ask its state: a branch less for the others. */
     switch (ev->kind) {
+    case RT_EV_PENDING:
+        in->pending++;
+        in->pending_ranks += !in->had_pending[ev->rank];
+        in->had_pending[ev->rank] = 1;
+        /* fall through */
+    case RT_EV_ENTER:
+    case RT_EV_LEAVE:
+        rt_pending_op(&in->in_ops[ev->rank], ev);
+        break;
     case RT_EV_SEND:
     case RT_EV_ISEND:
         /* A message moves once: counted where it is sent. */
@@ -48,6 +60,8 @@ static inline void account(rt_an_info_result *in, const rt_event *ev)
         break;
     case RT_EV_COLL_END:
     case RT_EV_NBC_COMPLETE:
+        if (rt_pending_op(&in->in_ops[ev->rank], ev))
+            break;
         in->colls++;
         in->bytes_coll += ev->bytes;
         break;
@@ -58,6 +72,13 @@ static inline void account(rt_an_info_result *in, const rt_event *ev)
         in->bytes_rma += (rt_u128)ev->bytes + ev->rbytes;
         break;
     }
+}
+
+int rt_an_info_begin(rt_an_info_result *in, uint32_t nranks)
+{
+    in->in_ops = calloc(nranks ? nranks : 1, 1);
+    in->had_pending = calloc(nranks ? nranks : 1, 1);
+    return in->in_ops && in->had_pending ? 0 : -RT_E_NOMEM;
 }
 
 void rt_an_info_event(rt_an_info_result *in, const rt_event *ev)
@@ -74,8 +95,11 @@ int rt_an_info(const char *path, rt_an_info_result *in, rt_err *err)
         return rc;
     in->format = rt_reader_format(r);
     rt_event ev;
-    while ((rc = rt_reader_next(r, &ev, err)) > 0)
-        account(in, &ev);
+    if (rt_an_info_begin(in, rt_reader_defs(r)->nranks) < 0)
+        rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
+    else
+        while ((rc = rt_reader_next(r, &ev, err)) > 0)
+            account(in, &ev);
     if (rc == 0 && rt_an_info_defs(in, rt_reader_defs(r)) < 0) /* as they are at the end */
         rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
     const char *note = rt_reader_truncated(r);
@@ -91,4 +115,7 @@ void rt_an_info_free(rt_an_info_result *in)
 {
     free(in->truncated);
     in->truncated = NULL;
+    free(in->in_ops);
+    free(in->had_pending);
+    in->in_ops = in->had_pending = NULL;
 }

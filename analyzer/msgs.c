@@ -20,7 +20,8 @@ typedef struct comm_cache {
 struct rt_an_msgs {
     const rt_defs *defs; /* the reader's: gone once the pass ends */
     uint32_t ncomms;
-    comm_cache *cc; /* per entry of defs->comms */
+    comm_cache *cc;  /* per entry of defs->comms */
+    uint8_t *in_ops; /* per rank: rt_pending_op */
 };
 
 void rt_an_level_default(rt_an_level *l)
@@ -43,9 +44,15 @@ unsigned rt_an_contype(const rt_defs *defs, uint32_t a, uint32_t b)
 int rt_an_msgs_new(const rt_defs *defs, rt_an_msgs **out, rt_err *err)
 {
     rt_an_msgs *ms = calloc(1, sizeof *ms);
-    if (ms)
+    if (ms) {
         ms->cc = calloc(defs->ncomms ? defs->ncomms : 1, sizeof *ms->cc);
-    if (!ms || !ms->cc) {
+        ms->in_ops = calloc(defs->nranks ? defs->nranks : 1, 1);
+    }
+    if (!ms || !ms->cc || !ms->in_ops) {
+        if (ms) {
+            free(ms->cc);
+            free(ms->in_ops);
+        }
         free(ms);
         return rt_err_set(err, RT_E_NOMEM, "out of memory");
     }
@@ -70,6 +77,7 @@ void rt_an_msgs_free(rt_an_msgs *ms)
         free(cc->mod_rep);
     }
     free(ms->cc);
+    free(ms->in_ops);
     free(ms);
 }
 
@@ -382,6 +390,9 @@ int rt_an_msgs_of(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_a
                   void *ctx, rt_an_notes *notes)
 {
     rt_an_notes scratch = {0}; /* notes nobody asked for */
+    /* A pending call's collective did not complete: no messages. Its send was posted, and
+     * counts as every send does when posted (docs/analyzer.md). */
+    int pending_op = rt_pending_op(&ms->in_ops[ev->rank], ev);
     switch (ev->kind) {
     case RT_EV_SEND:
     case RT_EV_ISEND: {
@@ -400,6 +411,8 @@ int rt_an_msgs_of(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_a
     }
     case RT_EV_COLL_END:
     case RT_EV_NBC_COMPLETE:
+        if (pending_op)
+            return 0;
         return l->coll ? collective(ms, l, ev, fn, ctx, notes ? notes : &scratch) : 0;
     case RT_EV_RMA_PUT:
     case RT_EV_RMA_GET:

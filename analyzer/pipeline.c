@@ -43,6 +43,7 @@ typedef struct rank_state {
     int left_once;
     size_t *open; /* receives completed in the current call: their comp is the next gap */
     size_t nopen, capopen;
+    uint8_t in_ops; /* rt_pending_op */
 } rank_state;
 
 typedef struct pipe_pass {
@@ -81,6 +82,9 @@ static int on_event(void *ctx, const rt_event *ev)
 {
     pipe_pass *p = ctx;
     rank_state *s = &p->rk[ev->rank];
+    /* A pending call's sends and receives never completed: no transfer, no chain. */
+    if (rt_pending_op(&s->in_ops, ev))
+        return 0;
     switch (ev->kind) {
     case RT_EV_ENTER:
         if (s->depth++ == 0) {

@@ -31,7 +31,9 @@ typedef struct rank_state {
     unsigned depth;
     int seen, left_once;
     uint16_t fn;
-    uint32_t comm; /* communicator index touched by the current call, or UINT32_MAX */
+    uint32_t comm;   /* communicator index touched by the current call, or UINT32_MAX */
+    uint8_t in_ops;  /* rt_pending_op */
+    uint8_t pending; /* the rank's outermost open call holds a pending call */
     fstat *f;
     unsigned nf, fcap;
 } rank_state;
@@ -55,6 +57,7 @@ typedef struct prof {
     pair *pairs;
     size_t npairs, cap;
     comm_stat *comm;
+    uint64_t tmax; /* the last event's time: where pending calls end */
 } prof;
 
 static int setup(void *ctx, const rt_defs *defs, rt_err *err)
@@ -151,7 +154,13 @@ static int on_event(void *ctx, const rt_event *ev)
     }
     s->last = ev->time;
     const rt_comm_def *c;
+    if (ev->time > p->tmax)
+        p->tmax = ev->time;
+    int pending_op = rt_pending_op(&s->in_ops, ev);
     switch (ev->kind) {
+    case RT_EV_PENDING:
+        s->pending = 1;
+        return 0;
     case RT_EV_ENTER:
         if (s->depth++ == 0) {
             s->enter = ev->time;
@@ -191,6 +200,8 @@ static int on_event(void *ctx, const rt_event *ev)
     case RT_EV_NBC_COMPLETE:
         if ((c = rt_defs_comm(p->defs, ev->comm))) {
             s->comm = (uint32_t)(c - p->defs->comms);
+            if (pending_op) /* it did not complete: not counted */
+                return 0;
             p->comm[s->comm].colls++;
             p->comm[s->comm].coll_bytes += ev->bytes;
         }
@@ -538,11 +549,34 @@ static int imbalance_table(prof *p, rt_tables *ts)
     return rc;
 }
 
+/* A pending call never returned: the rank was in it from its enter until the run ended, and
+ * the last event of the trace is the latest moment the run is known to have lasted. So its
+ * outermost call ends there (docs/analyzer.md), counted like a call that returned. */
+static int close_pending(prof *p)
+{
+    int rc = 0;
+    for (uint32_t r = 0; !rc && r < p->nranks; r++) {
+        rank_state *s = &p->rk[r];
+        if (!s->pending || !s->depth)
+            continue;
+        uint64_t t = p->tmax - s->enter;
+        s->mpi += t;
+        s->last = p->tmax;
+        s->depth = 0;
+        if (s->comm != UINT32_MAX)
+            p->comm[s->comm].time += t;
+        rc = add_time(s, s->fn, t);
+    }
+    return rc;
+}
+
 static int finish(void *ctx, rt_err *err)
 {
     prof *p = ctx;
     rt_an_profile_result *res = p->res;
     int rc;
+    if ((rc = close_pending(p)))
+        return rc;
     if ((rc = ranks_table(p, &res->report.tables)) ||
         (rc = functions_tables(p, &res->report.tables)) || (rc = matrix_tables(p, res)) ||
         (rc = comms_table(p, &res->report.tables)))

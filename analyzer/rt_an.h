@@ -76,7 +76,9 @@ typedef struct rt_an_notes {
 } rt_an_notes;
 /* Calls fn for every message ev stands for at level l; returns fn's non-zero value, 0, or
  * -RT_E_NOMEM. Collectives that cannot be expanded, or only with guessed sizes, are counted
- * in notes (NULL: not counted). */
+ * in notes (NULL: not counted). Every event of the trace must come through here, in the
+ * reader's order: a pending call's collective did not complete and stands for no message
+ * (rt_pending_op), its send was posted and counts like any other. */
 int rt_an_msgs_of(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_an_msg_fn fn,
                   void *ctx, rt_an_notes *notes);
 /* Prints the notes as lines "note: ..." to out. */
@@ -187,20 +189,27 @@ typedef struct rt_an_info_result {
     uint64_t tmin, tmax;                         /* first and last event time, ns */
     uint64_t messages, by_contype[RT_CT_COUNT];  /* point-to-point sends, per connection */
     /* byte totals in 128 bits: a trace may move more than 2^64 - 1 bytes */
-    rt_u128 bytes_p2p;  /* bytes sent point-to-point, counted once at the sender */
-    uint64_t colls;     /* collective calls completed (blocking and nonblocking) */
+    rt_u128 bytes_p2p; /* bytes sent point-to-point, counted once at the sender */
+    /* collective calls completed (blocking and nonblocking): a pending call's are not */
+    uint64_t colls;
     rt_u128 bytes_coll; /* bytes sent in them, as each rank recorded its call */
     uint64_t rma_ops;   /* puts, gets and atomics */
     rt_u128 bytes_rma;  /* bytes put, got and exchanged by atomics */
     char *truncated;    /* the reader's note when the trace was cut short, else NULL */
+    /* pending calls (rt_event.h): calls that never returned, and the ranks with one */
+    uint64_t pending;
+    uint32_t pending_ranks;
+    uint8_t *in_ops, *had_pending; /* per rank (rt_an_info_begin) */
 } rt_an_info_result;
 
 /* Reads the trace at path once and counts (docs/analyzer.md, "retrace info"). Errors are the
  * reader's, naming the trace. rt_an_info_free when it returns 0. */
 int rt_an_info(const char *path, rt_an_info_result *in, rt_err *err);
 void rt_an_info_free(rt_an_info_result *in);
-/* The pass in pieces (in zeroed first): the counts of the definitions (0 or -RT_E_NOMEM),
- * and one event. */
+/* The pass in pieces: in zeroed, then rt_an_info_begin (required: the state per rank that tells
+ * a pending call's operations; 0 or -RT_E_NOMEM), each event, the counts of the definitions
+ * (0 or -RT_E_NOMEM), rt_an_info_free. */
+int rt_an_info_begin(rt_an_info_result *in, uint32_t nranks);
 int rt_an_info_defs(rt_an_info_result *in, const rt_defs *defs);
 void rt_an_info_event(rt_an_info_result *in, const rt_event *ev);
 

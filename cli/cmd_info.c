@@ -13,6 +13,23 @@ static const char *const class_names[RT_EVC_COUNT] = {
     [RT_EVC_RMA] = "one-sided (RMA)",
 };
 
+/* The most ranks the pending calls line names; more are counted. */
+#define PENDING_RANKS_SHOWN 8
+
+/* "pending calls 2 (ranks 1, 2)": the calls that never returned (a run that did not finish)
+ * and the ranks that were in them, in rank order. */
+static void print_pending(FILE *out, const rt_an_info_result *s)
+{
+    fprintf(out, "pending calls %" PRIu64 " (rank%s", s->pending, s->pending_ranks > 1 ? "s" : "");
+    uint32_t shown = 0;
+    for (uint32_t r = 0; r < s->nranks && shown < PENDING_RANKS_SHOWN; r++)
+        if (s->had_pending[r])
+            fprintf(out, "%s%" PRIu32, shown++ ? ", " : " ", r);
+    if (s->pending_ranks > shown)
+        fprintf(out, " and %" PRIu32 " more", s->pending_ranks - shown);
+    fputs(")\n", out);
+}
+
 static void print_summary(FILE *out, const char *path, const rt_an_info_result *s)
 {
     fprintf(out, "trace         %s (%s)\n", path, rt_format_name(s->format));
@@ -34,6 +51,8 @@ static void print_summary(FILE *out, const char *path, const rt_an_info_result *
     fprintf(out, "events        %" PRIu64 "\n", s->events);
     for (int c = 0; c < RT_EVC_COUNT; c++)
         fprintf(out, "  %-22s %14" PRIu64 "\n", class_names[c], s->by_class[c]);
+    if (s->pending)
+        print_pending(out, s);
     fprintf(out, "messages      %" PRIu64 "\n", s->messages);
     for (int ct = 0; ct < RT_CT_COUNT; ct++)
         fprintf(out, "  %-22s %14" PRIu64 "\n", ct ? rt_contype_name(ct) : "unknown",
@@ -68,9 +87,11 @@ static void info_usage(FILE *out)
                  "\n"
                  "Summarises a trace: ranks, nodes, modules, communicators, windows, process\n"
                  "topologies (the communicators whose neighbour lists it holds), the time\n"
-                 "span, events per class, messages per connection type and bytes moved\n"
-                 "(point-to-point bytes counted once, at the sender; collective bytes as sent\n"
-                 "by each rank; RMA bytes put, got and exchanged by atomics).\n");
+                 "span, events per class, the calls that never returned (pending calls: the\n"
+                 "run did not finish) and the ranks in them, messages per connection type\n"
+                 "and bytes moved (point-to-point bytes counted once, at the sender, a\n"
+                 "pending send too; collective bytes as sent by each rank in the calls that\n"
+                 "completed; RMA bytes put, got and exchanged by atomics).\n");
 }
 
 static int info_run(int argc, char **argv)

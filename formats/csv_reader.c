@@ -202,8 +202,10 @@ static int rec_event(rt__csv_reader *cr, rt_event *ev, rt_err *e)
                 continue; /* RT_CT_NONE: the connection was not recorded */
             if (i == RT__CSV_OP && rt_event_op_lookup((unsigned)k, "") == 0)
                 continue; /* a receive posted without wildcards */
-            if (i == RT__CSV_PEER && (k == RT_EV_COLL_END || k == RT_EV_NBC_COMPLETE)) {
-                ev->peer = RT_PEER_NONE; /* a rootless collective */
+            if (i == RT__CSV_PEER && (k == RT_EV_COLL_END || k == RT_EV_NBC_COMPLETE ||
+                                      k == RT_EV_RECV || k == RT_EV_IRECV)) {
+                /* a rootless collective, or a pending call's receive from any source */
+                ev->peer = RT_PEER_NONE;
                 continue;
             }
             return rt_err_set(e, RT_E_FORMAT, "field %s is required by event %s",

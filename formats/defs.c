@@ -429,9 +429,12 @@ int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err)
     int all_ok = k == RT_EV_RMA_LOCK || k == RT_EV_RMA_UNLOCK || k == RT_EV_RMA_SYNC;
     /* a receive that did not complete, posted with MPI_ANY_SOURCE, has no source (a pending
      * call, rt_event.h) */
-    int anysrc = (k == RT_EV_RECV || k == RT_EV_IRECV) && (ev->op & RT_RECV_ANY_SOURCE);
-    if (anysrc && ev->peer == RT_PEER_NONE)
-        return 0;
+    int recv = k == RT_EV_RECV || k == RT_EV_IRECV;
+    if (recv && ev->peer == RT_PEER_NONE)
+        return ev->op & RT_RECV_ANY_SOURCE
+                   ? 0
+                   : rt_err_set(err, RT_E_INVAL,
+                                "%s: no source (peer none), but not posted with any_source", kname);
     if ((coll && ev->peer == RT_PEER_NONE) || (all_ok && ev->peer == RT_PEER_ALL))
         return 0;
     if (rt_defs_peer_world(defs, ev) < 0)

@@ -58,6 +58,15 @@ static OTF2_CallbackCode def_attribute(void *data, OTF2_AttributeRef ref, OTF2_S
     return OTF2_CALLBACK_SUCCESS;
 }
 
+static OTF2_CallbackCode def_parameter(void *data, OTF2_ParameterRef ref, OTF2_StringRef name,
+                                       OTF2_ParameterType type)
+{
+    otf2r *o = data;
+    if (type == OTF2_PARAMETER_TYPE_UINT64 && !strcmp(string_of(o, name), RT__OTF2_PARAM_PENDING))
+        o->param_pending = ref;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode def_region(void *data, OTF2_RegionRef ref, OTF2_StringRef name,
                                     OTF2_StringRef canonical, OTF2_StringRef desc,
                                     OTF2_RegionRole role, OTF2_Paradigm paradigm,
@@ -539,6 +548,7 @@ int rt__otf2r_read_global_defs(rt_reader *r, otf2r *o, rt_err *err)
     OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, def_string);
     OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, def_clock);
     OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, def_attribute);
+    OTF2_GlobalDefReaderCallbacks_SetParameterCallback(cb, def_parameter);
     OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, def_region);
     OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(cb, def_tree);
     OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, def_locgroup);

@@ -214,6 +214,15 @@ static OTF2_CallbackCode ev_nbc_complete(CB_ARGS, OTF2_CollectiveOp op, OTF2_Com
     return coll_end(data, RT_EV_NBC_COMPLETE, t, pos, a, op, c, root, sent, received, req);
 }
 
+/* A pending call's mark (rt__otf2.h); other parameters are outside the event model. */
+static OTF2_CallbackCode ev_parameter(CB_ARGS, OTF2_ParameterRef param, uint64_t value)
+{
+    otf2r *o = data;
+    if (param == o->param_pending && value == 1)
+        begin(o, RT_EV_PENDING, t, pos, a);
+    return OK;
+}
+
 static OTF2_CallbackCode ev_win_create(CB_ARGS, OTF2_RmaWinRef win)
 {
     begin(data, RT_EV_WIN_CREATE, t, pos, a)->comm = win;
@@ -365,6 +374,7 @@ static OTF2_EvtReaderCallbacks *event_callbacks(void)
     OTF2_EvtReaderCallbacks_SetRmaTryLockCallback(cb, ev_lock);
     OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(cb, ev_unlock);
     OTF2_EvtReaderCallbacks_SetRmaSyncCallback(cb, ev_sync);
+    OTF2_EvtReaderCallbacks_SetParameterUnsignedIntCallback(cb, ev_parameter);
     return cb;
 }
 
@@ -734,6 +744,7 @@ int rt__otf2_open(rt_reader *r, rt_err *err)
         return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", r->path);
     for (unsigned i = 0; i < RT__ATTR_COUNT; i++)
         o->attr_ref[i] = OTF2_UNDEFINED_ATTRIBUTE;
+    o->param_pending = OTF2_UNDEFINED_PARAMETER;
     int rc = 0;
     o->anchor = rt__otf2r_find_anchor(r->path, err);
     if (!o->anchor)

@@ -247,7 +247,8 @@ static OTF2_ErrorCode write_record(OTF2_EvtWriter *ew, OTF2_AttributeList *a, co
     case RT_EV_RMA_UNLOCK:
     case RT_EV_RMA_SYNC:
         return write_rma(ew, a, d, ev, v);
-    case RT_EV_PENDING: /* not written yet: refused */
+    case RT_EV_PENDING: /* see rt__otf2.h */
+        return OTF2_EvtWriter_ParameterUnsignedInt(ew, a, ev->time, RT__OTF2_PARAM_PENDING_REF, 1);
     case RT_EV_COUNT:
         break;
     }
@@ -503,6 +504,10 @@ static OTF2_ErrorCode write_global_defs(otf2w *o, const rt_defs *d)
     for (unsigned i = 0; i < RT__ATTR_COUNT && ec == OTF2_SUCCESS; i++)
         ec = OTF2_GlobalDefWriter_WriteAttribute(o->gdw, i, str(o, rt__otf2_attr_names[i], &ec),
                                                  str(o, attr_desc[i], &ec), attr_type[i]);
+    if (ec == OTF2_SUCCESS)
+        ec = OTF2_GlobalDefWriter_WriteParameter(o->gdw, RT__OTF2_PARAM_PENDING_REF,
+                                                 str(o, RT__OTF2_PARAM_PENDING, &ec),
+                                                 OTF2_PARAMETER_TYPE_UINT64);
     for (unsigned fn = 1; fn < RT_FN_COUNT && ec == OTF2_SUCCESS; fn++) {
         OTF2_StringRef s = str(o, rt_func_name(fn), &ec);
         ec =

@@ -39,6 +39,18 @@ extern const char *const rt__otf2_attr_names[RT__ATTR_COUNT];
 
 /* Regions are MPI functions: region ref = rt_func - 1 in our archives. */
 
+/*
+ * A pending call (rt_event.h): its Enter record, then a ParameterUnsignedInt record of the
+ * parameter named RT__OTF2_PARAM_PENDING with the value 1 ("in the current region,
+ * retrace::pending is 1", as otf2-print shows it), then its operations as their usual records
+ * (a receive that did not complete is an MpiRecv of length 0, a collective an
+ * MpiCollectiveEnd ...), and no Leave: Score-P's convention for a call that never returned,
+ * an Enter without Leave at the end of the location, with the record that tells it apart from
+ * a location cut short and the reader that the operations after it did not complete.
+ */
+#define RT__OTF2_PARAM_PENDING "retrace::pending"
+#define RT__OTF2_PARAM_PENDING_REF 0u /* its ref in our archives */
+
 /* Our op <-> the OTF2 enum value a record carries. */
 OTF2_CollectiveOp rt__otf2_coll_op(unsigned op);
 OTF2_RmaAtomicType rt__otf2_atomic_type(unsigned op);

@@ -7,6 +7,40 @@
 
 #define RT__GATHER 64 /* events per block from back ends without next_block */
 
+/*
+ * Where one rank's stream stands with respect to pending calls (rt_event.h, "A pending
+ * call"): what rt__pending_step needs of the events before. Zeroed: before the first event.
+ * Every reader (rt_reader_next) and every writer (rt_writer_write) steps it over each event,
+ * so that no format hands out, and none writes, a pending call of another shape.
+ */
+typedef struct rt__rank_state {
+    uint64_t pending_time; /* time of the rank's last pending call */
+    uint16_t pending_call; /* its call; RT_FN_NONE: the rank has none */
+    uint16_t last_call;    /* call of the rank's last event */
+    uint8_t last_kind;     /* kind of the rank's last event plus 1; 0: no event yet */
+    uint8_t in_ops;        /* 1: the events now are the operations of the pending call */
+} rt__rank_state;
+
+/* rt__pending_step: checks ev against the shape of a pending call and advances st (ev is checked
+ * already by rt_event_check and is not before last_time, the time of the rank's last event): a
+ * PENDING right after the ENTER of its call at its time; after it, up to the next ENTER, LEAVE or
+ * PENDING, only the kinds a pending call can wait for, at its time and with its call; no
+ * LEAVE of a pending call later; a receive without a source (peer RT_PEER_NONE) only in a
+ * pending call. -RT_E_FORMAT with err naming the event, not the input. */
+int rt__pending_check(rt__rank_state *st, uint64_t last_time, const rt_event *ev, rt_err *err);
+/* The same, inline where nothing is to check: no pending call on the rank so far, not a
+ * PENDING, no peer RT_PEER_NONE (every event but a few at the end of a run that did not
+ * finish). A call per event would cost a reader a few per cent. */
+static inline int rt__pending_step(rt__rank_state *st, uint64_t last_time, const rt_event *ev,
+                                   rt_err *err)
+{
+    if (st->pending_call != RT_FN_NONE || ev->kind == RT_EV_PENDING || ev->peer == RT_PEER_NONE)
+        return rt__pending_check(st, last_time, ev, err);
+    st->last_kind = (uint8_t)(ev->kind + 1);
+    st->last_call = ev->call;
+    return 0;
+}
+
 typedef struct rt__reader_ops {
     /* 1: an event; 0: the end (set r->truncated for a cut trace); < 0: error. */
     int (*next)(rt_reader *r, rt_event *ev, rt_err *err);
@@ -31,8 +65,9 @@ struct rt_reader {
     char *path;
     rt_format format;
     rt_defs defs;
-    char *truncated;     /* message when the trace was cut short */
-    uint64_t *last_time; /* per rank: for the time-order check */
+    char *truncated;       /* message when the trace was cut short */
+    uint64_t *last_time;   /* per rank: for the time-order check */
+    rt__rank_state *state; /* per rank: for the pending-call checks */
     uint64_t nevents;
     int by_rank;         /* set by a back end that hands out rank 0's events, then rank 1's, ... */
     const rt_event *blk; /* next_block back ends: the block rt_reader_next hands out */
@@ -58,6 +93,7 @@ struct rt_writer {
     rt_format format;
     rt_defs defs;
     uint64_t *last_time;
+    rt__rank_state *state;
     char *truncated; /* rt_writer_set_truncated: back ends store it at close */
 };
 

@@ -82,6 +82,26 @@ int64_t rt_comm_position(const rt_comm_def *c, uint32_t w);
  * contype in range. On failure err says what is wrong (without naming the input). */
 int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err);
 
+/* For the passes that count what completed: 1 when ev is an operation of a pending call
+ * (rt_event.h: it never completed), else 0. *in_ops is the state of ev's rank (0 before its
+ * first event), which it advances: set by the rank's PENDING, cleared by its next ENTER or
+ * LEAVE. A reader hands out a rank's events in order and checks their shape, so a byte per
+ * rank is all a pass needs. */
+static inline int rt_pending_op(uint8_t *in_ops, const rt_event *ev)
+{
+    switch (ev->kind) {
+    case RT_EV_PENDING:
+        *in_ops = 1;
+        return 0;
+    case RT_EV_ENTER:
+    case RT_EV_LEAVE:
+        *in_ops = 0;
+        return 0;
+    default:
+        return *in_ops;
+    }
+}
+
 /* ---- reading -------------------------------------------------------------------------------- */
 
 typedef struct rt_reader rt_reader;

@@ -126,7 +126,8 @@ int rt_reader_open(const char *path, rt_reader **out, rt_err *err)
         rc = r->format == RT_FMT_OTF2 ? rt__otf2_open(r, err) : rt__csv_open(r, err);
     if (!rc) {
         r->last_time = calloc(r->defs.nranks, sizeof *r->last_time);
-        if (!r->last_time)
+        r->state = calloc(r->defs.nranks, sizeof *r->state);
+        if (!r->last_time || !r->state)
             rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
     }
     if (rc) {
@@ -147,6 +148,95 @@ rt_format rt_reader_format(const rt_reader *r)
     return r->format;
 }
 
+/* ---- pending calls ---------------------------------------------------------------------- */
+
+/* The kinds that can stand for an operation a pending call started or waited for (rt_event.h):
+ * never one that starts a request or one that only marks where a call began. */
+static int pending_op_kind(unsigned kind)
+{
+    switch (kind) {
+    case RT_EV_SEND:
+    case RT_EV_RECV:
+    case RT_EV_IRECV:
+    case RT_EV_ISEND_COMPLETE:
+    case RT_EV_NBC_COMPLETE:
+    case RT_EV_RMA_OP_COMPLETE:
+    case RT_EV_COLL_END:
+    case RT_EV_RMA_COLL_END:
+    case RT_EV_RMA_GROUP_SYNC:
+    case RT_EV_RMA_LOCK:
+    case RT_EV_RMA_UNLOCK:
+    case RT_EV_RMA_SYNC:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The state's pending call, for messages: "MPI_Recv at 120 ns". */
+static const char *pending_name(const rt__rank_state *st, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s at %llu ns", rt_func_name(st->pending_call),
+             (unsigned long long)st->pending_time);
+    return buf;
+}
+
+/* An event inside the operations of the rank's pending call (st->in_ops). */
+static int pending_op(const rt__rank_state *st, const rt_event *ev, rt_err *err)
+{
+    char p[96];
+    const char *kname = rt_event_kind_name(ev->kind);
+    if (!pending_op_kind(ev->kind))
+        return rt_err_set(err, RT_E_FORMAT,
+                          "%s at %llu ns after the pending call %s: not an operation a call "
+                          "can be blocked in",
+                          kname, (unsigned long long)ev->time, pending_name(st, p, sizeof p));
+    if (ev->time != st->pending_time || ev->call != st->pending_call)
+        return rt_err_set(err, RT_E_FORMAT,
+                          "%s at %llu ns in %s after the pending call %s: its operations "
+                          "must have its time and call",
+                          kname, (unsigned long long)ev->time,
+                          ev->call ? rt_func_name(ev->call) : "no call",
+                          pending_name(st, p, sizeof p));
+    return 0;
+}
+
+int rt__pending_check(rt__rank_state *st, uint64_t last_time, const rt_event *ev, rt_err *err)
+{
+    unsigned k = ev->kind;
+    char p[96];
+    int rc = 0;
+    if (k == RT_EV_PENDING) {
+        if (st->last_kind != RT_EV_ENTER + 1 || st->last_call != ev->call || last_time != ev->time)
+            return rt_err_set(err, RT_E_FORMAT,
+                              "pending %s at %llu ns: not right after the enter of %s at "
+                              "that time",
+                              rt_func_name(ev->call), (unsigned long long)ev->time,
+                              rt_func_name(ev->call));
+        st->pending_call = ev->call;
+        st->pending_time = ev->time;
+        st->in_ops = 1;
+    } else if (k == RT_EV_ENTER || k == RT_EV_LEAVE) {
+        st->in_ops = 0;
+        if (k == RT_EV_LEAVE && st->pending_call != RT_FN_NONE && ev->call == st->pending_call)
+            return rt_err_set(err, RT_E_FORMAT,
+                              "leave of %s at %llu ns: the rank's call %s is pending, it never "
+                              "returned",
+                              rt_func_name(ev->call), (unsigned long long)ev->time,
+                              pending_name(st, p, sizeof p));
+    } else if (st->in_ops) {
+        rc = pending_op(st, ev, err);
+    } else if ((k == RT_EV_RECV || k == RT_EV_IRECV) && ev->peer == RT_PEER_NONE) {
+        rc = rt_err_set(err, RT_E_FORMAT,
+                        "%s at %llu ns without a source (peer none): only a pending call's "
+                        "receive has none",
+                        rt_event_kind_name(k), (unsigned long long)ev->time);
+    }
+    st->last_kind = (uint8_t)(k + 1);
+    st->last_call = ev->call;
+    return rc;
+}
+
 /* The next event of a back end without next_block, checked. */
 static int next_checked(rt_reader *r, rt_event *ev, rt_err *err)
 {
@@ -165,6 +255,10 @@ static int next_checked(rt_reader *r, rt_event *ev, rt_err *err)
                           "%s: events out of time order: rank %u at %llu ns after %llu ns", where,
                           (unsigned)ev->rank, (unsigned long long)ev->time,
                           (unsigned long long)r->last_time[ev->rank]);
+    }
+    if (rt__pending_step(&r->state[ev->rank], r->last_time[ev->rank], ev, &e) < 0) {
+        r->ops->where(r, where, sizeof where);
+        return rt_err_set(err, e.code, "%s: %s", where, e.msg);
     }
     r->last_time[ev->rank] = ev->time;
     rt_event_normalize(ev);
@@ -304,6 +398,7 @@ void rt_reader_close(rt_reader *r)
         r->ops->close(r);
     rt_defs_free(&r->defs);
     free(r->last_time);
+    free(r->state);
     free(r->gather);
     free(r->truncated);
     free(r->path);
@@ -329,7 +424,8 @@ int rt_writer_open(const char *path, rt_format fmt, const rt_defs *defs, rt_writ
     int rc = rt_defs_copy(&w->defs, defs, err);
     if (!rc) {
         w->last_time = calloc(defs->nranks, sizeof *w->last_time);
-        if (!w->last_time)
+        w->state = calloc(defs->nranks, sizeof *w->state);
+        if (!w->last_time || !w->state)
             rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
     }
     if (!rc)
@@ -339,6 +435,7 @@ int rt_writer_open(const char *path, rt_format fmt, const rt_defs *defs, rt_writ
     if (rc) {
         rt_defs_free(&w->defs);
         free(w->last_time);
+        free(w->state);
         free(w->path);
         free(w);
         return rc;
@@ -357,6 +454,8 @@ int rt_writer_write(rt_writer *w, const rt_event *ev, rt_err *err)
                           "%s: events out of time order: rank %u at %llu ns after %llu ns", w->path,
                           (unsigned)ev->rank, (unsigned long long)ev->time,
                           (unsigned long long)w->last_time[ev->rank]);
+    if (rt__pending_step(&w->state[ev->rank], w->last_time[ev->rank], ev, &e) < 0)
+        return rt_err_set(err, e.code, "%s: %s", w->path, e.msg);
     w->last_time[ev->rank] = ev->time;
     rt_event e2 = *ev;
     rt_event_normalize(&e2);
@@ -378,6 +477,7 @@ static void writer_free(rt_writer *w)
     free(w->truncated);
     rt_defs_free(&w->defs);
     free(w->last_time);
+    free(w->state);
     free(w->path);
     free(w);
 }

@@ -33,6 +33,7 @@ static void test_info_events(void **state)
     (void)state;
     rt_an_info_result in;
     memset(&in, 0, sizeof in);
+    assert_int_equal(rt_an_info_begin(&in, 1), 0);
     const rt_event evs[] = {
         event(RT_EV_ENTER, 500, 0, 0, 0),
         event(RT_EV_SEND, 510, 100, 0, RT_CT_NET),
@@ -72,6 +73,43 @@ static void test_info_events(void **state)
     rt_an_info_event(&in, &odd);
     assert_int_equal(in.events, 14);
     assert_int_equal(in.by_class[RT_EVC_COUNT], 1);
+    rt_an_info_free(&in);
+}
+
+/* Pending calls: a rank's call that never returned (rt_event.h) counts once per PENDING, its
+ * rank once; its collective did not complete (not counted), its send was posted (counted);
+ * the next enter ends its operations, so a later collective counts again. Ranks 1 and 3. */
+static void test_info_pending(void **state)
+{
+    (void)state;
+    rt_an_info_result in;
+    memset(&in, 0, sizeof in);
+    assert_int_equal(rt_an_info_begin(&in, 4), 0);
+    static const struct {
+        unsigned rank, kind;
+        uint64_t bytes;
+    } evs[] = {
+        {1, RT_EV_ENTER, 0}, {1, RT_EV_PENDING, 0},  {1, RT_EV_COLL_END, 64}, /* not counted */
+        {3, RT_EV_ENTER, 0}, {3, RT_EV_PENDING, 0},  {3, RT_EV_SEND, 100},    /* counted */
+        {1, RT_EV_ENTER, 0}, {1, RT_EV_COLL_END, 8}, /* another thread's: counted */
+        {1, RT_EV_LEAVE, 0}, {3, RT_EV_ENTER, 0},    {3, RT_EV_PENDING, 0},
+    };
+    for (size_t i = 0; i < sizeof evs / sizeof *evs; i++) {
+        rt_event ev = event(evs[i].kind, 10, evs[i].bytes, 0, RT_CT_NONE);
+        ev.rank = evs[i].rank;
+        rt_an_info_event(&in, &ev);
+    }
+    assert_int_equal(in.pending, 3);
+    assert_int_equal(in.pending_ranks, 2);
+    assert_int_equal(in.had_pending[0], 0);
+    assert_int_equal(in.had_pending[1], 1);
+    assert_int_equal(in.had_pending[3], 1);
+    assert_int_equal(in.colls, 1);
+    assert_int_equal(in.bytes_coll, 8);
+    assert_int_equal(in.messages, 1);
+    assert_int_equal(in.bytes_p2p, 100);
+    assert_int_equal(in.by_class[RT_EVC_CALL], 8);
+    rt_an_info_free(&in);
 }
 
 /* tests/data/neighbors.csv: 4 ranks, ranks 2 and 3 on node 1 of module 1; communicators
@@ -142,9 +180,8 @@ static void test_info_errors(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_info_events),
-        cmocka_unit_test(test_info_neighbors),
-        cmocka_unit_test(test_info_truncated),
+        cmocka_unit_test(test_info_events),    cmocka_unit_test(test_info_pending),
+        cmocka_unit_test(test_info_neighbors), cmocka_unit_test(test_info_truncated),
         cmocka_unit_test(test_info_errors),
     };
     return rt_test_main("analyzer", tests, argc, argv);

@@ -26,7 +26,7 @@ static void test_csv_read(void **state)
     assert_non_null(inter);
     assert_string_equal(inter->name, "split, inter");
     assert_int_equal(inter->remote_size, 2);
-    assert_int_equal(l.n, 64);
+    assert_int_equal(l.n, 71);
     /* every kind appears */
     unsigned seen[RT_EV_COUNT] = {0};
     for (size_t i = 0; i < l.n; i++)
@@ -42,6 +42,22 @@ static void test_csv_read(void **state)
     assert_int_equal(isend->contype, RT_CT_GW);
     assert_int_equal(rt_defs_peer_world(&l.defs, isend), 3);
     assert_int_equal(l.ev[10].req, 9223372036854775808ull);
+    /* rank 1's pending MPI_Waitall: its receive from any source has no peer */
+    size_t at = 0;
+    while (at < l.n && l.ev[at].kind != RT_EV_PENDING)
+        at++;
+    assert_int_equal(at, 56);
+    const rt_event *w = &l.ev[at - 1];
+    assert_int_equal(w[0].kind, RT_EV_ENTER);
+    assert_int_equal(w[1].kind, RT_EV_PENDING);
+    assert_int_equal(w[1].call, RT_FN_Waitall);
+    assert_int_equal(w[1].time, 130);
+    assert_int_equal(w[2].kind, RT_EV_IRECV);
+    assert_int_equal(w[2].peer, RT_PEER_NONE);
+    assert_int_equal(w[2].op, RT_RECV_ANY_SOURCE);
+    assert_int_equal(w[2].req, 44);
+    assert_int_equal(w[3].kind, RT_EV_ISEND_COMPLETE);
+    assert_int_equal(w[3].req, 42);
     assert_int_equal(l.ev[l.n - 1].time, 9007199254740993ull);
     unload(&l);
 }
