@@ -393,8 +393,12 @@ static void hang_report(const char *path, int timed_out)
                 "on:\n%s",
                 res.report ? res.report : "");
     } else if (timed_out) {
-        fprintf(stderr, "retrace: record: the replay of the trace (built-in model) completes: "
-                        "no deadlock shows in what was recorded\n");
+        const rt_sim_trace_end *e = rt_sim_trace_end_of(t);
+        fprintf(stderr,
+                "retrace: record: the replay of the trace (built-in model) completes: no "
+                "deadlock shows in what was recorded (%u of %u ranks did not reach "
+                "MPI_Finalize, %u of them in a call that never returned)\n",
+                (unsigned)e->unfinished, (unsigned)res.nranks, (unsigned)e->pending);
     }
     rt_sim_result_free(&res);
     rt_sim_trace_free(t);
