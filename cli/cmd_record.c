@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "rt_place.h"
+#include "rt_sim.h"
 
 /* After --timeout: how long the command has between SIGTERM and SIGKILL. The ranks need
  * milliseconds to write their buffers (docs/tracer.md), mpiexec a little more to end. */
@@ -366,6 +367,43 @@ static int cut_short(const char *path)
     return cut;
 }
 
+/* After a run that timed out or failed: the built-in engine replays the trace with the
+ * default model, and when the replay cannot go on, its report (which ranks are blocked in
+ * what, the wait-for cycle, the time of the hang) goes to stderr, where it does not mix with
+ * the program's own output (docs/replay.md). */
+static void hang_report(const char *path, int timed_out)
+{
+    rt_reader *r = NULL;
+    rt_sim_trace *t = NULL;
+    rt_err err;
+    if (rt_reader_open(path, &r, &err) < 0 || rt_sim_trace_load(r, &t, &err) < 0) {
+        if (r)
+            rt_reader_close(r);
+        return; /* no archive (collect said so), or one replay would refuse likewise */
+    }
+    rt_reader_close(r);
+    rt_sim_config c;
+    rt_sim_config_default(&c);
+    rt_sim_result res;
+    if (rt_sim_run(t, &c, &res, &err) < 0) {
+        cli_warning("cannot replay the trace to tell where the run hung: %s", err.msg);
+    } else if (!res.completed) {
+        fprintf(stderr,
+                "retrace: record: the replay of the trace (built-in model) cannot go "
+                "on:\n%s",
+                res.report ? res.report : "");
+    } else if (timed_out) {
+        const rt_sim_trace_end *e = rt_sim_trace_end_of(t);
+        fprintf(stderr,
+                "retrace: record: the replay of the trace (built-in model) completes: no "
+                "deadlock shows in what was recorded (%u of %u ranks did not reach "
+                "MPI_Finalize, %u of them in a call that never returned)\n",
+                (unsigned)e->unfinished, (unsigned)res.nranks, (unsigned)e->pending);
+    }
+    rt_sim_result_free(&res);
+    rt_sim_trace_free(t);
+}
+
 static int record_run(int argc, char **argv)
 {
     record_opts o;
@@ -392,9 +430,12 @@ static int record_run(int argc, char **argv)
         return CLI_BAD;
     if (o.trace)
         collect(&o, &p, status);
+    int cut = o.trace && !timed_out && status == 0 && cut_short(p.path);
+    if (o.trace && (timed_out || status != 0 || cut))
+        hang_report(p.path, timed_out);
     if (timed_out)
         return TIMED_OUT;
-    if (status == 0 && o.trace && cut_short(p.path)) {
+    if (cut) {
         cli_warning("%s exited 0, but the run did not reach MPI_Finalize on every rank (the "
                     "trace is cut short): exit status 1",
                     o.command[0]);

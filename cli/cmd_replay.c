@@ -66,7 +66,8 @@ static void replay_usage(FILE *out)
             "  --timeout SEC      mpi: stop a replay that has not finished after SEC seconds\n"
             "                     (0: never; default 60 + 20 times the recorded run per replay)\n"
             "Exit status 1 when a replay ends in a deadlock or a collective mismatch (the\n"
-            "report says which ranks wait for what).\n");
+            "report says which ranks wait for what). A run some of whose ranks did not reach\n"
+            "MPI_Finalize is never reported as finished (docs/replay.md).\n");
 }
 
 /* ---- shared with cmd_replay_mpi.c ------------------------------------------------------ */
@@ -239,16 +240,30 @@ static void print_summary(const rt_sim_trace *t, const rt_whatif_setup *su, cons
            rt_u128_str(r->gw_bytes, nb, sizeof nb));
 }
 
-/* The report of a deadlock or a mismatch, or a warning: 1 when the replay did not complete. */
-static int report_failure(const char *label, const rt_sim_result *r)
+/* The report of a deadlock or a mismatch, or a warning: 1 when the replay did not complete.
+ * A run some of whose ranks did not reach MPI_Finalize never passes for a finished one: if
+ * its replay completes, a line says that the run was cut short (docs/replay.md). */
+int replay_report_failure(const char *what, const char *label, const rt_sim_result *r,
+                          const rt_sim_trace_end *e)
 {
+    if (r->completed && e->unfinished) {
+        char pend[64] = "";
+        if (e->pending)
+            snprintf(pend, sizeof pend, ", %u of them in a call that never returned",
+                     (unsigned)e->pending);
+        printf("the run was cut short%s%s%s: %u of %u ranks did not reach MPI_Finalize%s; every "
+               "recorded call completes in the replay, and the prediction covers the recorded "
+               "part\n",
+               label ? " (" : "", label ? label : "", label ? ")" : "", (unsigned)e->unfinished,
+               (unsigned)r->nranks, pend);
+    }
     if (r->completed && !r->report)
         return 0;
-    const char *head = r->completed ? "replay warning" : "replay did not complete";
+    const char *head = r->completed ? "warning" : "did not complete";
     if (label)
-        printf("%s (%s):\n%s", head, label, r->report ? r->report : "");
+        printf("%s %s (%s):\n%s", what, head, label, r->report ? r->report : "");
     else
-        printf("%s:\n%s", head, r->report ? r->report : "");
+        printf("%s %s:\n%s", what, head, r->report ? r->report : "");
     return !r->completed;
 }
 
@@ -316,7 +331,7 @@ static int show(replay_state *st, const rt_whatif_conf *c, const rt_whatif_setup
     } else if (rt_whatif_compare_row(st->cmp, c->label, res, st->base_ps) < 0) {
         rc = cli_error("out of memory");
     }
-    st->failed |= report_failure(label, res);
+    st->failed |= replay_report_failure("replay", label, res, rt_sim_trace_end_of(st->t));
     replay_print_notes(label, res->notes);
     return rc;
 }

@@ -434,6 +434,13 @@ static int report(const mpi_opts *o, const rt_mpirun_machine *mc, const rt_mpiru
     }
     for (unsigned i = 0; i < n; i++)
         replay_print_notes(o->nalts ? oc[i].label : NULL, oc[i].run.notes);
+    /* the prediction tells whether the run could finish (a trace with pending calls:
+     * docs/replay.md) */
+    int failed = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (oc[i].sim.nranks)
+            failed |= replay_report_failure("prediction", o->nalts ? oc[i].label : NULL, &oc[i].sim,
+                                            rt_sim_trace_end_of(t));
     if (rc == CLI_OK) {
         static const cli_plot plot = {RT_PLOT_BARS,    "Measured run time on MPI (us)",
                                       "configuration", "microseconds",
@@ -442,7 +449,7 @@ static int report(const mpi_opts *o, const rt_mpirun_machine *mc, const rt_mpiru
     }
     rep.plot = NULL;
     rt_report_free(&rep);
-    return rc;
+    return rc == CLI_OK && failed ? CLI_FAIL : rc;
 }
 
 /* ---- the watchdog --------------------------------------------------------------------------- */

@@ -24,6 +24,13 @@ int replay_error(int rc, const rt_err *err);
 /* "retrace: note[ for LABEL]: LINE" on stderr for each line of notes (NULL: none). */
 void replay_print_notes(const char *label, const char *notes);
 
+/* Prints the report of a built-in replay that did not complete (or its warnings), and for
+ * a run cut short (some rank did not reach MPI_Finalize) whose replay completes, a line that
+ * says so. Returns 1 when the replay did not complete. label: the configuration (NULL:
+ * the only one); what: "replay", or "prediction" (--engine mpi). */
+int replay_report_failure(const char *what, const char *label, const rt_sim_result *r,
+                          const rt_sim_trace_end *e);
+
 /* retrace replay --engine mpi (cmd_replay_mpi.c). */
 int replay_mpi_run(int argc, char **argv);
 

@@ -181,6 +181,7 @@ enum {
     U_NEIGH,
     U_INTER,
     U_FALLBACK,
+    U_PENDING,
     U_COUNT
 };
 
@@ -198,7 +199,8 @@ static int gather_result(mr_run *r, const clocks *ck, rt_mpirun_result *res, rt_
                            [U_REQS] = m->own.skipped_requests,
                            [U_NEIGH] = r->neighbor_colls,
                            [U_INTER] = r->inter_skipped,
-                           [U_FALLBACK] = r->fallbacks};
+                           [U_FALLBACK] = r->fallbacks,
+                           [U_PENDING] = m->own.pending_cut};
     uint64_t sum[U_COUNT];
     double d[2] = {ck->mpi, ck->compute}, dsum[2], span = ck->end - ck->start, most;
     MPI_Allreduce(u, sum, U_COUNT, MPI_UINT64_T, MPI_SUM, r->world);
@@ -236,6 +238,11 @@ static int gather_result(mr_run *r, const clocks *ck, rt_mpirun_result *res, rt_
         }
     free(all);
     if (m->rank == 0) {
+        if (sum[U_PENDING])
+            note(&res->notes,
+                 "%llu ranks stopped before their pending call (the recorded run never "
+                 "returned from it): not executed",
+                 (unsigned long long)sum[U_PENDING]);
         if (sum[U_REQS])
             note(&res->notes,
                  "%llu nonblocking receives or collectives never completed in "

@@ -396,6 +396,7 @@ static void own_reset(mr_events *e)
     e->nslots = 0;
     e->max_bytes = 0;
     e->skipped_requests = 0;
+    e->pending_cut = 0;
 }
 
 static int own_keep(mr_events *e, const rt_event *ev, rt_err *err)
@@ -411,9 +412,28 @@ static int own_keep(mr_events *e, const rt_event *ev, rt_err *err)
     return 0;
 }
 
+/* A call that never returned in the recorded run (rt_event.h) is not executed: the rank's
+ * replay ends before it. Replayed, it would wait as it did then, and the whole replay with it.
+ * Its ENTER goes too, so that the rank ends with its last call that returned. */
+static void cut_pending(mr_events *e)
+{
+    uint64_t i = 0;
+    while (i < e->n && e->ev[i].kind != RT_EV_PENDING)
+        i++;
+    if (i == e->n)
+        return;
+    while (i > 0 && e->ev[i - 1].kind != RT_EV_ENTER && e->ev[i - 1].kind != RT_EV_LEAVE)
+        i--;
+    if (i > 0 && e->ev[i - 1].kind == RT_EV_ENTER)
+        i--;
+    e->n = i;
+    e->pending_cut = 1;
+}
+
 static int own_prepare(rt_mpirun *m, uint32_t rank, rt_err *err)
 {
     mr_events *e = &m->own;
+    cut_pending(e);
     int rc = link_posts(e, err);
     if (rc == 0)
         rc = number_colls(e, &m->defs, err);

@@ -25,6 +25,7 @@ typedef struct mr_events {
     uint32_t nslots;           /* requests open at once, at most */
     uint64_t max_bytes;        /* the largest buffer a call needs */
     uint64_t skipped_requests; /* receives or collectives that never completed, cancelled */
+    uint64_t pending_cut;      /* 1: cut before its pending call (never returned when recorded) */
 } mr_events;
 
 struct rt_mpirun {

@@ -38,12 +38,30 @@ static inline int sim_world_peer(const rt_event *ev)
             ev->peer != RT_PEER_ALL);
 }
 
+/* A receive of a pending call (rt_event.h) posted with MPI_ANY_SOURCE: it has no source
+ * (RT_PEER_NONE). Recorded receives that completed name the source they matched. */
+static inline int sim_recv_any_source(const rt_event *ev)
+{
+    return (ev->kind == RT_EV_RECV || ev->kind == RT_EV_IRECV_REQUEST) &&
+           ev->peer == RT_PEER_NONE && (ev->op & RT_RECV_ANY_SOURCE);
+}
+
+/* A receive of a pending call that matches more than one channel: any source, or any tag
+ * (tag -1). Replayed as a wildcard receive (sim_p2p.c, sim_post_wild). */
+static inline int sim_recv_wild(const rt_event *ev)
+{
+    return __builtin_expect(ev->peer < 0 || ev->tag < 0, 0) &&
+           (sim_recv_any_source(ev) || (ev->tag == -1 && (ev->op & RT_RECV_ANY_TAG)));
+}
+
 /* ---- the loaded trace ----------------------------------------------------------------------- */
 
 typedef struct sim_rank_events {
     rt_event *ev;
     uint32_t n, cap;
-    uint32_t nslots; /* request slots the rank needs at most at once */
+    uint32_t nslots;   /* request slots the rank needs at most at once */
+    uint32_t pending;  /* the index of its pending call's PENDING event; SIM_NONE: none */
+    uint8_t finalized; /* it entered MPI_Finalize */
 } sim_rank_events;
 
 struct rt_sim_trace {
@@ -53,6 +71,7 @@ struct rt_sim_trace {
     size_t nslabs, slabs_cap;
     uint64_t nevents;
     uint64_t t_first, t_last; /* ns */
+    rt_sim_trace_end end;     /* how the run ended (rt_sim_trace_end_of) */
     char *notes;
     size_t notes_len, notes_cap;
 };
@@ -166,6 +185,10 @@ typedef struct sim_sched {
 
 enum { SIM_RANK_READY, SIM_RANK_BLOCKED, SIM_RANK_DONE };
 
+/* sim_rank.in_call: 0 between calls, 1 in a recorded call, 2 and 3 in an operation outside
+ * any recorded call (sim_core.c), SIM_IN_PENDING in a call that never returned. */
+#define SIM_IN_PENDING 4
+
 /* A rank's state while it runs its trace: one cache line (the ranks array is aligned). Its
  * ports are elsewhere (sim_port): collective rounds use them without the rest. */
 typedef struct sim_rank {
@@ -248,6 +271,13 @@ typedef struct sim_buf {
     unsigned lines;
 } sim_buf;
 
+/* A wildcard receive of a pending call, waiting for a send (sim_p2p.c, sim_post_wild). */
+typedef struct sim_wild {
+    sim_op op;
+    uint32_t rank, comm;
+    uint32_t src, tag; /* SIM_NONE: any */
+} sim_wild;
+
 #define SIM_AHEAD_RING 16
 
 /* One message size's cost over one connection type (sim_p2p.c). */
@@ -291,7 +321,9 @@ typedef struct sim {
     } * slabs;
     uint32_t nslabs, slabs_cap;
 
-    sim_chans chans;  /* (context|dst|src, comm|tag) -> pending operations */
+    sim_chans chans; /* (context|dst|src, comm|tag) -> pending operations */
+    sim_wild *wild;  /* wildcard receives of pending calls not matched yet */
+    uint32_t nwild, wild_cap;
     rt_hmap mail;     /* free wildcards: (receiver, comm|0 or 1) -> head | tail << 32 */
     rt_hmap collseq;  /* (rank, comm key) -> next collective sequence number (sim_sched) */
     rt_hmap collchk;  /* (comm key, seq) -> op | root << 8 | arrived << 32 */
@@ -454,6 +486,12 @@ uint64_t sim_rma_transfer(sim *s, uint32_t origin, uint32_t target, uint64_t to_
 /* Prefetches the channel a send from src to dst (or a receive on dst from src) will use. */
 void sim_post_prefetch(const sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t dst,
                        uint32_t src);
+/* A wildcard receive of a pending call (sim_recv_wild ev) posted by rank at t: its request
+ * (SIM_NONE: no memory). Matched by sim_wild_match once the run can go no further. */
+uint32_t sim_post_wild(sim *s, uint32_t rank, const rt_event *ev, uint64_t t);
+/* Matches each waiting wildcard receive with the earliest unmatched send that fits; returns
+ * how many it matched (their ranks may go on). */
+uint32_t sim_wild_match(sim *s);
 void sim_report_channels(sim *s, int deadlocked);
 void sim_chans_free(sim_chans *t);
 /* A rendezvous whose sender has the receiver's reply (engine event at that time). */
@@ -548,6 +586,22 @@ static inline uint64_t sim_reduce_time(sim *s, uint64_t n)
     }
     return s->reduce_ps;
 }
+
+/* sim_hang.c: what a run that cannot go on reports (docs/replay.md) */
+/* 1 when the pending call of re waits for an operation the replay posts; 0 when it is
+ * blocked in something the event model does not describe (a PENDING with nothing after it). */
+int sim_pending_waits(const sim_rank_events *re);
+/* The report of a run that did not complete: every rank that did not finish, the call it is
+ * in and what that call waits for, the wait-for cycle, unfinished collectives, the time of
+ * the hang; then the unmatched operations (sim_report_channels). 0, or -RT_E_NOMEM. */
+int sim_hang_report(sim *s);
+/* A cycle in a wait-for graph of n nodes, its edges given by source: those of node i are
+ * to[off[i]] .. to[off[i + 1] - 1]. The first cycle a depth-first search finds, from the
+ * lowest node and trying edges in order; written to cyc as edge indices, starting at the
+ * edge out of the cycle's lowest node. Returns its length (0: no cycle). scratch holds 4 n
+ * entries, cyc n. */
+uint32_t sim_cycle_find(uint32_t n, const uint32_t *off, const uint32_t *to, uint32_t *scratch,
+                        uint32_t *cyc);
 
 /* sim_load.c */
 void sim_trace_note(rt_sim_trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

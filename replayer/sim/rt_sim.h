@@ -38,6 +38,19 @@ uint64_t rt_sim_trace_events(const rt_sim_trace *t);
 uint64_t rt_sim_trace_span_ps(const rt_sim_trace *t);
 /* Lines (each ending in '\n') about what loading left out or had to guess; "" if nothing. */
 const char *rt_sim_trace_notes(const rt_sim_trace *t);
+/* How the recorded run ended, as far as the trace tells (docs/replay.md, "Runs that did
+ * not finish"). A rank reached MPI_Finalize when its trace has that call; traces that do
+ * not record MPI_Init (hand-made, converted from TI) cannot tell, and count none as
+ * unfinished. */
+typedef struct rt_sim_trace_end {
+    uint32_t pending;    /* ranks with a call that never returned (rt_event.h) */
+    uint32_t unfinished; /* ranks that did not reach MPI_Finalize (pending ones included) */
+    int records_init;    /* the trace records MPI_Init: unfinished counts every such rank */
+    int truncated;       /* the reader says the trace is cut short */
+    uint64_t pending_first, pending_last; /* recorded times of the pending calls, ps from
+                                           * the trace's first event (when pending) */
+} rt_sim_trace_end;
+const rt_sim_trace_end *rt_sim_trace_end_of(const rt_sim_trace *t);
 /* Point-to-point and RMA bytes between world ranks as traced (each pair once, a < b),
  * for --map auto. *edges is malloc'ed; free() it. */
 int rt_sim_trace_traffic(const rt_sim_trace *t, rt_map_edge **edges, size_t *nedges, rt_err *err);

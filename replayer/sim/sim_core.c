@@ -220,13 +220,15 @@ static void rank_op(sim *s, uint32_t rank, const rt_event *ev)
         sim_slot_set(s, rank, ev->req, r);
         break;
     case RT_EV_RECV:
-        r = sim_post_recv(s, SIM_CTX_P2P, ev->comm, (uint32_t)ev->tag, rank, (uint32_t)ev->peer,
-                          ev->bytes, t, ev->op);
+        r = sim_recv_wild(ev) ? sim_post_wild(s, rank, ev, t)
+                              : sim_post_recv(s, SIM_CTX_P2P, ev->comm, (uint32_t)ev->tag, rank,
+                                              (uint32_t)ev->peer, ev->bytes, t, ev->op);
         sim_rank_wait(s, rank, r);
         break;
     case RT_EV_IRECV_REQUEST:
-        r = sim_post_recv(s, SIM_CTX_P2P, ev->comm, (uint32_t)ev->tag, rank, (uint32_t)ev->peer,
-                          ev->bytes, t, ev->op);
+        r = sim_recv_wild(ev) ? sim_post_wild(s, rank, ev, t)
+                              : sim_post_recv(s, SIM_CTX_P2P, ev->comm, (uint32_t)ev->tag, rank,
+                                              (uint32_t)ev->peer, ev->bytes, t, ev->op);
         sim_slot_set(s, rank, ev->req, r);
         break;
     case RT_EV_ISEND_COMPLETE:
@@ -243,6 +245,10 @@ static void rank_op(sim *s, uint32_t rank, const rt_event *ev)
         break;
     case RT_EV_COLL_BEGIN:
     case RT_EV_RMA_COLL_BEGIN: /* the END event does the work */
+        break;
+    case RT_EV_PENDING: /* a call that never returned: what follows is what it waits for */
+        if (rk->in_call == 1)
+            rk->in_call = SIM_IN_PENDING;
         break;
     default:
         if (!rt_event_is_rma(ev->kind)) /* REQUEST_CANCELLED: nothing to do */
@@ -470,6 +476,17 @@ static void rank_run(sim *s, uint32_t rank)
             s->res->events++;
         }
     }
+    if (s->stop || s->rc) /* its last operation ended the replay (a mismatch) */
+        return;
+    if (rk->in_call == SIM_IN_PENDING) {
+        /* the pending call ends when what it waits for is done, as its LEAVE would; one
+         * that waits for nothing the trace describes never ends */
+        if (rk->waiting || !sim_pending_waits(re)) {
+            rk->state = SIM_RANK_BLOCKED;
+            return;
+        }
+        call_leave(s, rk, &re->ev[re->n - 1]);
+    }
     rk->state = SIM_RANK_DONE;
     rt_sim_rank *out = &s->res->ranks[rank];
     out->end_ps = rk->clock;
@@ -496,26 +513,6 @@ static char *buf_take(sim_buf *b)
     return p;
 }
 
-static void report_blocked(sim *s, const char *verb)
-{
-    uint32_t blocked = 0, shown = 0;
-    for (uint32_t r = 0; r < s->nranks; r++) {
-        sim_rank *rk = &s->ranks[r];
-        if (rk->state == SIM_RANK_DONE)
-            continue;
-        blocked++;
-        if (shown++ < 16) {
-            char tb[32];
-            rt_net_format_time(rk->clock, tb, sizeof tb);
-            sim_buf_printf(&s->report, "rank %u %s in %s at %s (event %u of %u)\n", (unsigned)r,
-                           verb, rk->in_call ? rt_func_name(rk->call) : "its trace", tb,
-                           (unsigned)rk->pc, (unsigned)s->t->ranks[r].n);
-        }
-    }
-    if (blocked > shown)
-        sim_buf_printf(&s->report, "... and %u more ranks %s\n", (unsigned)(blocked - shown), verb);
-}
-
 static void sim_free(sim *s)
 {
     sim_free_lines(s->ranks, (size_t)s->nranks * sizeof *s->ranks);
@@ -540,6 +537,7 @@ static void sim_free(sim *s)
     sim_fast_free(s);
     free(s->gw_free);
     free(s->lockv);
+    free(s->wild);
     free(s->report.s);
     free(s->notes.s);
     sim_lines_huge(1);
@@ -697,13 +695,10 @@ static void results_sum(const sim *s, rt_sim_result *res)
  * a negative code when writing the output failed. */
 static int run_report(sim *s, const rt_sim_result *res)
 {
-    if (!res->completed && !s->stop) {
-        sim_buf_printf(&s->report, "deadlock: no rank can go on\n");
-        report_blocked(s, "blocked");
-    } else if (s->stop) {
-        report_blocked(s, "stopped");
-    }
-    sim_report_channels(s, !res->completed);
+    if (!res->completed)
+        sim_hang_report(s);
+    else
+        sim_report_channels(s, 0);
     if (s->out) {
         if (res->completed && !s->stop)
             sim_out_write(s);
@@ -729,6 +724,9 @@ static int run(const rt_sim_trace *t, const rt_sim_config *c, rt_sim_result *res
     ranks_start(s);
     sim_out_init(s);
     events_run(s, res);
+    /* wildcard receives of pending calls match once nothing else can happen (sim_p2p.c) */
+    while (s->nwild && !s->stop && !s->rc && sim_wild_match(s))
+        events_run(s, res);
     if (s->fast && !all_done(s)) /* anything but a complete run is done again (sim_fast.c) */
         return fast_again(s, res, again);
     if (!s->rc) {

@@ -126,7 +126,7 @@ static int scratch_begin(load_scratch *s, uint32_t n, rt_err *err)
  * instead of calls to the event model's predicates. Both prefetch a few events ahead: the
  * rank's events are mostly out of the caches by then, and the hardware prefetcher, with the
  * scattered stores of pass 1, does not keep up (measured: pass time down by about a fifth). */
-enum { K_START = 1, K_END = 2, K_P2P = 4, K_PEER = 8, K_PEER_ONE = 16 };
+enum { K_START = 1, K_END = 2, K_P2P = 4, K_PEER = 8, K_PEER_ONE = 16, K_PENDING = 32 };
 
 static void kind_classes(uint8_t cls[256])
 {
@@ -143,6 +143,8 @@ static void kind_classes(uint8_t cls[256])
         /* sim_world_peer: for every event of the kind, or for those of one target */
         if (!skip && sim_world_peer(&one))
             cls[k] |= sim_world_peer(&all) ? K_PEER : K_PEER_ONE;
+        if (k == RT_EV_PENDING)
+            cls[k] = K_PENDING;
     }
 }
 
@@ -227,6 +229,10 @@ static int assign_slots(sim_rank_events *re, const rt_defs *defs, int world_iden
         unsigned k = ev->kind, c = cls[k];
         if (!c) /* nothing to do; SIM_EV_SKIP too */
             continue;
+        if (c & K_PENDING) { /* the rank's last call never returned */
+            re->pending = i;
+            continue;
+        }
         uint32_t done = NO_EVENT;
         if (c & K_START) {
             done = s->done_at[i];
@@ -243,7 +249,8 @@ static int assign_slots(sim_rank_events *re, const rt_defs *defs, int world_iden
         }
         /* the peer first, so that an event stopped at is left as it was */
         int64_t w = ev->peer;
-        if ((c & K_PEER) || ((c & K_PEER_ONE) && ev->peer != RT_PEER_ALL)) {
+        if (((c & K_PEER) || ((c & K_PEER_ONE) && ev->peer != RT_PEER_ALL)) &&
+            !sim_recv_any_source(ev)) {
             if (world_ident && ev->comm == RT_COMM_WORLD && (c & K_P2P)) {
                 if (ev->peer < 0 || (uint32_t)ev->peer >= defs->nranks)
                     w = -1;
@@ -456,6 +463,53 @@ static int load_events(rt_reader *r, rt_sim_trace *t, load_state *ls, rt_err *er
     return 0;
 }
 
+/* The first call of rank re (its first ENTER among its first events: MPI_Init is a rank's
+ * first call); RT_FN_NONE when there is none. */
+static unsigned first_call(const sim_rank_events *re)
+{
+    for (uint32_t i = 0; i < re->n && i < 16; i++)
+        if (re->ev[i].kind == RT_EV_ENTER)
+            return re->ev[i].call;
+    return RT_FN_NONE;
+}
+
+/* 1 when rank re entered MPI_Finalize: looked for from its end, where it is. */
+static int entered_finalize(const sim_rank_events *re)
+{
+    for (uint32_t i = re->n; i-- > 0;)
+        if (re->ev[i].kind == RT_EV_ENTER && re->ev[i].call == RT_FN_Finalize)
+            return 1;
+    return 0;
+}
+
+/* What the trace tells of how the run ended (rt_sim_trace_end). Traces that record
+ * MPI_Init record MPI_Finalize too (the tracer writes both); only in them does a missing
+ * MPI_Finalize say that the rank stopped early. */
+static void trace_end(rt_sim_trace *t, const rt_reader *r)
+{
+    rt_sim_trace_end *e = &t->end;
+    e->truncated = rt_reader_truncated(r) != NULL;
+    e->pending_first = UINT64_MAX;
+    for (uint32_t i = 0; i < t->defs.nranks && !e->records_init; i++) {
+        unsigned fn = first_call(&t->ranks[i]);
+        e->records_init = fn == RT_FN_Init || fn == RT_FN_Init_thread;
+    }
+    for (uint32_t i = 0; i < t->defs.nranks; i++) {
+        sim_rank_events *re = &t->ranks[i];
+        re->finalized = e->records_init && entered_finalize(re);
+        if (re->pending != SIM_NONE) {
+            uint64_t at = (re->ev[re->pending].time - t->t_first) * 1000; /* the span fits */
+            e->pending++;
+            e->pending_first = at < e->pending_first ? at : e->pending_first;
+            e->pending_last = at > e->pending_last ? at : e->pending_last;
+        }
+        if (re->pending != SIM_NONE || (e->records_init && !re->finalized))
+            e->unfinished++;
+    }
+    if (!e->pending)
+        e->pending_first = 0;
+}
+
 int rt_sim_trace_load(rt_reader *r, rt_sim_trace **out, rt_err *err)
 {
     rt_sim_trace *t = calloc(1, sizeof *t);
@@ -474,6 +528,8 @@ int rt_sim_trace_load(rt_reader *r, rt_sim_trace **out, rt_err *err)
         rt_sim_trace_free(t);
         return rt_err_set(err, RT_E_NOMEM, "out of memory");
     }
+    for (uint32_t i = 0; i < t->defs.nranks; i++)
+        t->ranks[i].pending = SIM_NONE;
     t->t_first = UINT64_MAX;
     load_state ls = {.world_ident = world_is_identity(&t->defs)};
     kind_classes(ls.cls);
@@ -498,6 +554,7 @@ int rt_sim_trace_load(rt_reader *r, rt_sim_trace **out, rt_err *err)
                           "hold (about 213 days)",
                           span);
     }
+    trace_end(t, r);
     load_counts lc = ls.lc;
     if (lc.irecv_open)
         sim_trace_note(t,
@@ -547,6 +604,10 @@ uint64_t rt_sim_trace_span_ps(const rt_sim_trace *t)
 const char *rt_sim_trace_notes(const rt_sim_trace *t)
 {
     return t->notes ? t->notes : "";
+}
+const rt_sim_trace_end *rt_sim_trace_end_of(const rt_sim_trace *t)
+{
+    return &t->end;
 }
 
 int rt_sim_trace_traffic(const rt_sim_trace *t, rt_map_edge **edges, size_t *nedges, rt_err *err)

@@ -432,6 +432,89 @@ uint64_t sim_rma_transfer(sim *s, uint32_t origin, uint32_t target, uint64_t to_
     return done;
 }
 
+/* ---- wildcard receives of pending calls ------------------------------------------------
+ * A receive that never completed names no source (MPI_ANY_SOURCE) or no tag (MPI_ANY_TAG),
+ * so it has no channel. Such a receive is its rank's last operation, so nothing waits for
+ * it but that rank: it is kept aside and matched once the run can go no further (the queue
+ * is empty), with the earliest unmatched send that fits (by posting time, then source and
+ * tag). Every send that fits was posted by then, and a match's times follow from the two
+ * sides' posting times alone, so matching late gives the times matching at once would. */
+
+uint32_t sim_post_wild(sim *s, uint32_t rank, const rt_event *ev, uint64_t t)
+{
+    if (s->cfg->free_wildcards) /* the mailboxes match wildcards anyway */
+        return sim_post_recv(s, SIM_CTX_P2P, ev->comm, (uint32_t)ev->tag, rank, (uint32_t)ev->peer,
+                             0, t, ev->op);
+    if (s->fast) /* matched out of the order of events (sim_fast.c) */
+        sim_fast_give_up(s, "a wildcard receive of a pending call");
+    uint32_t r = sim_req_new(s);
+    if (r == SIM_NONE)
+        return SIM_NONE;
+    if (RT_VEC_RESERVE(s->wild, s->wild_cap, (uint64_t)s->nwild + 1, 16) < 0) {
+        sim_fail(s, RT_E_NOMEM, "out of memory (receives)");
+        return SIM_NONE;
+    }
+    s->wild[s->nwild++] = (sim_wild){.op = {.time = t, .who = r, .wk = SIM_T_REQ},
+                                     .rank = rank,
+                                     .comm = ev->comm,
+                                     .src = sim_recv_any_source(ev) ? SIM_NONE : (uint32_t)ev->peer,
+                                     .tag = ev->tag < 0 ? SIM_NONE : (uint32_t)ev->tag};
+    return r;
+}
+
+/* Whether the unmatched send first in channel c (a P2P one, to the wildcard's rank) fits
+ * wildcard receive w, and comes before the best one found so far (*best, SIM_NONE: none). */
+static int wild_better(const sim *s, const sim_wild *w, const sim_chan *c, size_t best)
+{
+    uint32_t src = (uint32_t)c->k1 & 0xfffffffu, comm = (uint32_t)(c->k2 >> 32),
+             tag = (uint32_t)c->k2;
+    if (!c->op.send || comm != w->comm || (w->src != SIM_NONE && w->src != src) ||
+        (w->tag != SIM_NONE && w->tag != tag))
+        return 0;
+    if (best == SIZE_MAX)
+        return 1;
+    const sim_chan *b = &s->chans.slots[best];
+    if (c->op.time != b->op.time)
+        return c->op.time < b->op.time;
+    return c->k1 != b->k1 ? (c->k1 & 0xfffffffu) < (b->k1 & 0xfffffffu) : c->k2 < b->k2;
+}
+
+uint32_t sim_wild_match(sim *s)
+{
+    uint32_t matched_n = 0, kept = 0;
+    for (uint32_t i = 0; i < s->nwild; i++) {
+        sim_wild w = s->wild[i];
+        size_t best = SIZE_MAX;
+        uint64_t k1 = chan_k1(SIM_CTX_P2P, w.rank, 0);
+        for (size_t j = 0; j < s->chans.cap; j++) {
+            const sim_chan *c = &s->chans.slots[j];
+            if (c->k1 != RT_HASH_EMPTY && (c->k1 & ~(uint64_t)0xfffffffu) == k1 &&
+                wild_better(s, &w, c, best))
+                best = j;
+        }
+        if (best == SIZE_MAX) {
+            s->wild[kept++] = w;
+            continue;
+        }
+        sim_chan *c = &s->chans.slots[best];
+        uint32_t src = (uint32_t)c->k1 & 0xfffffffu;
+        sim_op snd = c->op;
+        if (c->more != SIM_NONE) { /* the next one moves up, as in post() */
+            uint32_t p = c->more;
+            c->op = s->pends[p].op;
+            c->more = s->pends[p].next;
+            sim_pend_give(s, p);
+        } else {
+            chan_remove(s, c);
+        }
+        uint64_t d = matched(s, &w.op, &snd, w.rank, src);
+        if (d != SIM_NEVER)
+            sim_req_done(s, w.op.who, d);
+        matched_n++;
+    }
+    s->nwild = kept;
+    return matched_n;
+}
 static const char *ctx_name(unsigned ctx)
 {
     switch (ctx) {
@@ -502,6 +585,18 @@ static void rep_op(rep_list *l, const sim_op *op, unsigned ctx, uint32_t me, uin
     rep_add(l, &e);
 }
 
+/* An unmatched receive's line; peer or tag SIM_NONE: any (a wildcard of a pending call). */
+static void report_recv(sim *s, const rep_ent *e, const char *where)
+{
+    char from[32] = "any rank", tag[32] = "any tag";
+    if (e->peer != SIM_NONE)
+        snprintf(from, sizeof from, "rank %u", (unsigned)e->peer);
+    if (e->tag != SIM_NONE)
+        snprintf(tag, sizeof tag, "tag %u", (unsigned)e->tag);
+    sim_buf_printf(&s->report, "unmatched: rank %u waits for a %s from %s (%s %u, %s)\n",
+                   (unsigned)e->rank, ctx_name(e->ctx), from, where, (unsigned)e->comm, tag);
+}
+
 /* Lists what is left in the channels: unmatched sends and receives. */
 void sim_report_channels(sim *s, int deadlocked)
 {
@@ -528,6 +623,10 @@ void sim_report_channels(sim *s, int deadlocked)
             rep_op(&l, &e->op, CTX_FREE, e->rank, e->peer, comm, e->tag, seq++);
         }
     }
+    for (uint32_t i = 0; i < s->nwild; i++) { /* any source or tag: SIM_NONE */
+        const sim_wild *w = &s->wild[i];
+        rep_op(&l, &w->op, SIM_CTX_P2P, w->rank, w->src, w->comm, w->tag, i);
+    }
     for (unsigned i = 0; i < l.n; i++) {
         const rep_ent *e = &l.e[i];
         const char *where =
@@ -541,10 +640,7 @@ void sim_report_channels(sim *s, int deadlocked)
                            e->eager ? "eager" : "rendezvous: the sender waits for it",
                            deadlocked ? "" : ", never received");
         else
-            sim_buf_printf(&s->report,
-                           "unmatched: rank %u waits for a %s from rank %u (%s %u, tag %u)\n",
-                           (unsigned)e->rank, ctx_name(e->ctx), (unsigned)e->peer, where,
-                           (unsigned)e->comm, (unsigned)e->tag);
+            report_recv(s, e, where);
     }
     if (l.sends + l.recvs > l.n)
         sim_buf_printf(&s->report, "... %llu unmatched sends and %llu unmatched receives in all\n",

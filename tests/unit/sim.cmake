@@ -6,3 +6,5 @@ rt_unit_test(sim_rma rt_sim unit/test_sim_rma.c)
 rt_unit_test(sim_cpu rt_sim unit/test_sim_cpu.c)
 # What it cannot represent: times past 2^64 - 2 ps, spans, byte totals.
 rt_unit_test(sim_range rt_sim unit/test_sim_range.c)
+# The wait-for cycle finder of the deadlock report (replayer/sim/sim_hang.c).
+rt_unit_test(sim_hang rt_sim sim/test_sim_hang.c)

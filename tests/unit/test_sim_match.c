@@ -259,14 +259,22 @@ static void test_send_recv_ring_deadlock(void **state)
     st_run(tr, &c, &res);
     assert_int_equal(res.completed, 0);
     assert_non_null(res.report);
-    const char *head = "deadlock: no rank can go on\n"
-                       "rank 0 blocked in MPI_Send at 0 ps (event 2 of 6)\n"
-                       "rank 1 blocked in MPI_Send at 0 ps (event 2 of 6)\n"
-                       "rank 2 blocked in MPI_Send at 0 ps (event 2 of 6)\n"
-                       "rank 3 blocked in MPI_Send at 0 ps (event 2 of 6)\n";
+    const char *head =
+        "deadlock: no rank can go on\n"
+        "rank 0 blocked in MPI_Send(dest 1, tag 0, comm world, 1000 bytes) at 0 ps (event 2 of 6)\n"
+        "rank 1 blocked in MPI_Send(dest 2, tag 0, comm world, 1000 bytes) at 0 ps (event 2 of 6)\n"
+        "rank 2 blocked in MPI_Send(dest 3, tag 0, comm world, 1000 bytes) at 0 ps (event 2 of 6)\n"
+        "rank 3 blocked in MPI_Send(dest 0, tag 0, comm world, 1000 bytes) at 0 ps (event 2 of "
+        "6)\n";
     assert_int_equal(strncmp(res.report, head, strlen(head)), 0);
-    /* then the four unmatched sends, in the engine's channel order */
-    assert_int_equal(count_lines(res.report), 9);
+    /* the cycle, then the four unmatched sends in the engine's channel order, then the time */
+    assert_true(has_line(res.report, "cycle: rank 0 waits for rank 1 in MPI_Send(tag 0) <- rank 1 "
+                                     "waits for rank 2 in MPI_Send(tag 0) <- rank 2 waits for "
+                                     "rank 3 in MPI_Send(tag 0) <- rank 3 waits for rank 0 in "
+                                     "MPI_Send(tag 0)"));
+    assert_true(
+        has_line(res.report, "time of the hang: predicted 0 ps (when the last rank blocked)"));
+    assert_int_equal(count_lines(res.report), 11);
     for (unsigned r = 0; r < 4; r++) {
         char line[200];
         snprintf(line, sizeof line,
@@ -355,7 +363,9 @@ static void test_mismatched_collectives(void **state)
     assert_string_equal(res.report,
                         "mismatched collectives: call 1 on communicator 0 is bcast on rank 0 but "
                         "reduce on rank 1\n"
-                        "rank 1 stopped in MPI_Reduce at 0 ps (event 3 of 4)\n"
+                        "rank 1 stopped in MPI_Reduce(root 0, comm world) at 0 ps (event 3 of 4)\n"
+                        "unfinished: bcast, call 1 on communicator 0: 1 of 2 ranks entered it "
+                        "(rank 0 first)\n"
                         "unmatched: rank 0 sent a collective message to rank 1 (communicator 0, "
                         "tag 0, 100 bytes, eager)\n");
     rt_sim_result_free(&res);

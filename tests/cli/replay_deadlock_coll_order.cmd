@@ -1,0 +1,2 @@
+replay
+$DATA/deadlock_coll_order.csv
