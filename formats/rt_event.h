@@ -234,9 +234,10 @@ typedef enum rt_lock_type {
  *   RMA_COLL_END, RMA_GROUP_SYNC, RMA_LOCK, RMA_UNLOCK, RMA_SYNC
  *                   the RMA synchronisation the call was in
  * A PENDING with no operation after it is a call blocked in something the model does not
- * describe. The operations of a pending call are the events right after its PENDING, up to
- * the next ENTER, LEAVE or PENDING or the rank's end; since the call never returned, they
- * are its thread's last events. A rank has at most one pending call per thread.
+ * describe, or MPI_Abort (the tracer records it so: it never returns). The operations of a pending
+ * call are the events right after its PENDING, up to the next ENTER, LEAVE or PENDING or the rank's
+ * end; since the call never returned, they are its thread's last events. A rank has at most one
+ * pending call per thread.
  */
 // clang-format off
 #define RT_EVENT_KINDS(X)                                             \

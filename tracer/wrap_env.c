@@ -49,8 +49,14 @@ RT__EXPORT int MPI_Finalize(void)
 RT__EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
 {
     rt__call c;
-    if (rt__begin(&c, RT_FN_Abort))
-        rt__end(&c);
+    if (rt__begin(&c, RT_FN_Abort)) {
+        /* It does not return: the trace shows it as a pending call with nothing to wait for
+         * (rt_event.h), which the final writes below put in the trailer. */
+        if (rt__g.tracing)
+            rt__pending_open(&c);
+        else
+            rt__end(&c);
+    }
     rt__abort_before();
     return PMPI_Abort(comm, errorcode);
 }

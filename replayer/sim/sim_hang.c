@@ -96,16 +96,14 @@ static int op_text(text *t, const sim_rank_events *re, uint32_t at)
     case RT_EV_IRECV:
         text_add(t, "request of an Irecv");
         if ((p = post_of(re, at, ev->req, RT_EV_IRECV_REQUEST)) != NULL) {
-            text_add(t, " from %s", p->peer == RT_PEER_NONE ? "any" : "");
-            if (p->peer != RT_PEER_NONE)
-                text_add(t, "%d", p->peer);
-            text_add(t, p->tag < 0 ? " tag any" : " tag %d", p->tag);
+            text_add(t, ": ");
+            peer_tag_text(t, "source", p->peer, p->tag);
         }
         return 1;
     case RT_EV_ISEND_COMPLETE:
         text_add(t, "request of an Isend");
         if ((p = post_of(re, at, ev->req, RT_EV_ISEND)) != NULL)
-            text_add(t, " to %d tag %d", p->peer, p->tag);
+            text_add(t, ": dest %d, tag %d", p->peer, p->tag);
         return 1;
     case RT_EV_NBC_COMPLETE:
         text_add(t, "request of a nonblocking %s on ", rt_event_op_name(ev->kind, ev->op));
@@ -331,6 +329,24 @@ static void report_cycle(sim *s, const wait_graph *g)
 
 /* ---- the report ---------------------------------------------------------------------------- */
 
+/* 1 when rank r called MPI_Abort: the tracer records it as a pending call with nothing to
+ * wait for (rt_event.h). */
+static int aborted(const sim *s, uint32_t r)
+{
+    const sim_rank_events *re = &s->t->ranks[r];
+    return re->pending != SIM_NONE && re->ev[re->pending].call == RT_FN_Abort;
+}
+
+/* 1 when rank r's trace stops outside MPI before MPI_Finalize, with no call pending: the
+ * process ended there (a crash, a kill, an exit without MPI_Finalize). Only traces that
+ * record MPI_Init can tell. */
+static int stopped(const sim *s, uint32_t r)
+{
+    const sim_rank_events *re = &s->t->ranks[r];
+    return s->t->end.records_init && re->n && !re->finalized && re->pending == SIM_NONE &&
+           s->ranks[r].state == SIM_RANK_DONE;
+}
+
 /* How many ranks did not finish while waiting for something the trace describes. */
 static uint32_t waits_known(const sim *s)
 {
@@ -349,7 +365,8 @@ static void report_ranks(sim *s, const char *verb)
     uint32_t left = 0, shown = 0;
     for (uint32_t r = 0; r < s->nranks; r++) {
         const sim_rank *rk = &s->ranks[r];
-        if (rk->state == SIM_RANK_DONE)
+        if (rk->state == SIM_RANK_DONE ||
+            aborted(s, r)) /* an aborted rank waits for nothing: report_failed */
             continue;
         const sim_rank_events *re = &s->t->ranks[r];
         left++;
@@ -421,6 +438,37 @@ static void report_time(sim *s)
                        a, b, p);
 }
 
+/* ---- ranks that ended the run ---------------------------------------------------------------- */
+
+/* The ranks that ended the run rather than waited ("the run failed: ..."): how many. */
+static uint32_t report_failed(sim *s)
+{
+    uint32_t n = 0;
+    for (uint32_t r = 0; r < s->nranks; r++) {
+        int ab = aborted(s, r);
+        if (!ab && !stopped(s, r))
+            continue;
+        if (n++ >= SHOWN)
+            continue;
+        const sim_rank_events *re = &s->t->ranks[r];
+        const rt_event *last = ab ? &re->ev[re->pending] : &re->ev[re->n - 1];
+        char tb[32];
+        rt_net_format_time((last->time - s->t->t_first) * 1000, tb, sizeof tb); /* it fits */
+        if (ab)
+            sim_buf_printf(&s->report,
+                           "the run failed: rank %u called MPI_Abort at %s (recorded)\n",
+                           (unsigned)r, tb);
+        else
+            sim_buf_printf(&s->report,
+                           "the run failed: rank %u stopped at %s (recorded), after %s, outside "
+                           "MPI and before MPI_Finalize: it crashed, was killed or exited\n",
+                           (unsigned)r, tb, rt_func_name(last->call));
+    }
+    if (n > SHOWN)
+        sim_buf_printf(&s->report, "... and %u more ranks ended the run\n", (unsigned)(n - SHOWN));
+    return n;
+}
+
 int sim_hang_report(sim *s)
 {
     const rt_sim_trace_end *e = &s->t->end;
@@ -434,12 +482,13 @@ int sim_hang_report(sim *s)
     }
     /* every rank reached MPI_Finalize: events are missing, the run did not hang */
     int cut = e->truncated && e->records_init && !e->unfinished;
+    uint32_t failed = cut ? 0 : report_failed(s); /* not a hang: a rank ended the run */
     if (cut)
         sim_buf_printf(&s->report, "the replay cannot go on, but the run did not hang: every "
                                    "rank reached MPI_Finalize and the trace is cut short\n");
-    else if (waits_known(s))
+    else if (!failed && waits_known(s))
         sim_buf_printf(&s->report, "deadlock: no rank can go on\n");
-    else /* nothing shows that the ranks wait for each other */
+    else if (!failed) /* nothing shows that the ranks wait for each other */
         sim_buf_printf(&s->report, "the replay cannot go on: the ranks left are in calls that "
                                    "never returned, waiting for what the trace does not "
                                    "describe\n");
@@ -453,7 +502,7 @@ int sim_hang_report(sim *s)
     free(g.e);
     report_collectives(s);
     sim_report_channels(s, 1);
-    if (!cut)
+    if (!cut && !failed)
         report_time(s);
     return s->rc;
 }

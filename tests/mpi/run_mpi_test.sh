@@ -44,6 +44,9 @@
 #                                expected/EXPECT.wildcards
 #                        none
 #   CALLS=1              also: how often each MPI function was entered = expected/EXPECT.calls
+#   REPORT=1             record's report on what the replay of the trace shows (its stderr from
+#                        "retrace: record: the replay" on, every time shown as T) =
+#                        expected/CASE.report; REPORT=0 (default): no such report may appear
 #   EXPECT               base name of the expected files (default: CASE)
 #   LIVE_HIST=1          retrace hist TRACE HIST_ARGS must print exactly what the tracer's
 #                        live histogram printed (the traced stdout after the plain one)
@@ -96,7 +99,7 @@ if [ $untraced = 0 ]; then
 fi
 
 PROG='' ARGS='' OUT='' TIMEOUT='' NP='' NODES=1 MODULES=1 STATUS=0 RECORD_STATUS=''
-LAUNCH=record RECORD_ARGS='' ENV='' HISTOGRAM=0 NOTRACE=0 TRUNCATED=0 DUMP='' CHECK=none CALLS=0
+LAUNCH=record RECORD_ARGS='' ENV='' HISTOGRAM=0 NOTRACE=0 TRUNCATED=0 DUMP='' CHECK=none CALLS=0 REPORT=0
 EXPECT=$case LIVE_HIST=0 HIST_ARGS='' ANALYZE='' REPLAY_ARGS='' MPI_REPLAY=1 MPI_LEFT_OUT=0
 # shellcheck source=/dev/null
 . "$mpi/cases/$case.case"
@@ -187,6 +190,15 @@ hydra_filter "$w/traced.out"
 compare "$w/traced.expected" "$w/traced.out.prog" "the traced run's stdout"
 if [ -f "$exp/$case.err" ]; then # the tracer's warnings, exactly
     compare "$exp/$case.err" "$w/traced.err" "the traced run's stderr"
+fi
+# record's deadlock report: its times vary from run to run, the rest may not
+sed -n '/^retrace: record: the replay/,$p' "$w/traced.err" |
+    sed -E 's/[0-9]+(\.[0-9]+)? (ps|ns|us|ms|s)([ ,)]|$)/T\3/g' > "$w/report.txt"
+if [ "$REPORT" = 1 ]; then
+    compare "$exp/$case.report" "$w/report.txt" "record's report"
+elif [ -s "$w/report.txt" ]; then
+    fail "record printed a report:"
+    show "$w/report.txt"
 fi
 
 # 3. The trace.

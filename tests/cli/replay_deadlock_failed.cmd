@@ -1,0 +1,2 @@
+replay
+$DATA/deadlock_failed.csv
