@@ -54,7 +54,11 @@ static void record_usage(FILE *out)
             "archive at MPI_Finalize. If the run dies (a signal, MPI_Abort, a crash, a rank\n"
             "that leaves main without MPI_Finalize), record assembles what was written into a\n"
             "trace that readers report as truncated: every rank's calls up to where it\n"
-            "stopped, less the last 100 ms of a rank killed without warning (SIGKILL).\n",
+            "stopped, the call it was blocked in as a pending call, less the last 100 ms of\n"
+            "a rank killed without warning (SIGKILL). Such a run is then replayed with the\n"
+            "built-in model, and when the replay cannot go on its report goes to stderr:\n"
+            "each blocked rank's call and what it waits for, the wait-for cycle of a\n"
+            "deadlock, the rank that aborted or stopped (retrace replay --help).\n",
             GRACE_S);
 }
 
