@@ -128,6 +128,16 @@ typedef struct sim_chan {
 } sim_chan;
 _Static_assert(sizeof(sim_chan) == 64, "a channel is one cache line");
 
+/* The ends of a used channel's first operation: its context (k1's top byte), the rank that
+ * posted it (the source of a send, the destination of a receive) and the other one. */
+static inline unsigned sim_chan_ends(const sim_chan *c, uint32_t *me, uint32_t *peer)
+{
+    uint32_t dst = (uint32_t)(c->k1 >> 28) & 0xfffffffu, src = (uint32_t)c->k1 & 0xfffffffu;
+    *me = c->op.send ? src : dst;
+    *peer = c->op.send ? dst : src;
+    return (unsigned)(c->k1 >> 56);
+}
+
 typedef struct sim_chans {
     sim_chan *slots; /* 64-byte aligned */
     size_t cap, n;   /* cap a power of two */

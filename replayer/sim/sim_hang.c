@@ -215,9 +215,8 @@ static void graph_make(const sim *s, wait_graph *g)
         const sim_chan *c = &s->chans.slots[i];
         if (c->k1 == RT_HASH_EMPTY)
             continue;
-        unsigned ctx = (unsigned)(c->k1 >> 56);
-        uint32_t dst = (uint32_t)(c->k1 >> 28) & 0xfffffffu, src = (uint32_t)c->k1 & 0xfffffffu;
-        uint32_t me = c->op.send ? src : dst, peer = c->op.send ? dst : src;
+        uint32_t me, peer;
+        unsigned ctx = sim_chan_ends(c, &me, &peer);
         edge_add(s, g, &c->op, me, peer, (uint32_t)c->k2, ctx);
         for (uint32_t q = c->more; q != SIM_NONE; q = s->pends[q].next)
             edge_add(s, g, &s->pends[q].op, me, peer, (uint32_t)c->k2, ctx);

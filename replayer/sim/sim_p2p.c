@@ -216,6 +216,22 @@ static void chan_remove(sim *s, sim_chan *c)
     t->n--;
 }
 
+/* Takes the channel's first operation: the next one waiting moves up into its slot, or the
+ * channel goes when there is none. */
+static sim_op chan_pop(sim *s, sim_chan *c)
+{
+    sim_op first = c->op;
+    if (c->more != SIM_NONE) {
+        uint32_t p = c->more;
+        c->op = s->pends[p].op;
+        c->more = s->pends[p].next;
+        sim_pend_give(s, p);
+    } else {
+        chan_remove(s, c);
+    }
+    return first;
+}
+
 void sim_chans_free(sim_chans *t)
 {
     sim_free_lines(t->slots, t->cap * sizeof *t->slots);
@@ -327,15 +343,7 @@ static uint64_t post(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t 
         c->more_tail = p;
         return SIM_NEVER;
     }
-    sim_op w = c->op;
-    if (c->more != SIM_NONE) { /* the next one moves up into the channel's slot */
-        uint32_t p = c->more;
-        c->op = s->pends[p].op;
-        c->more = s->pends[p].next;
-        sim_pend_give(s, p);
-    } else {
-        chan_remove(s, c);
-    }
+    sim_op w = chan_pop(s, c);
     return matched(s, op, &w, me, peer);
 }
 
@@ -498,15 +506,7 @@ uint32_t sim_wild_match(sim *s)
         }
         sim_chan *c = &s->chans.slots[best];
         uint32_t src = (uint32_t)c->k1 & 0xfffffffu;
-        sim_op snd = c->op;
-        if (c->more != SIM_NONE) { /* the next one moves up, as in post() */
-            uint32_t p = c->more;
-            c->op = s->pends[p].op;
-            c->more = s->pends[p].next;
-            sim_pend_give(s, p);
-        } else {
-            chan_remove(s, c);
-        }
+        sim_op snd = chan_pop(s, c);
         uint64_t d = matched(s, &w.op, &snd, w.rank, src);
         if (d != SIM_NEVER)
             sim_req_done(s, w.op.who, d);
@@ -605,10 +605,9 @@ void sim_report_channels(sim *s, int deadlocked)
         const sim_chan *c = &s->chans.slots[i];
         if (c->k1 == RT_HASH_EMPTY)
             continue;
-        unsigned ctx = (unsigned)(c->k1 >> 56);
-        uint32_t dst = (uint32_t)(c->k1 >> 28) & 0xfffffffu, src = (uint32_t)c->k1 & 0xfffffffu;
+        uint32_t me, peer;
+        unsigned ctx = sim_chan_ends(c, &me, &peer);
         uint32_t comm = (uint32_t)(c->k2 >> 32), tag = (uint32_t)c->k2, seq = 0;
-        uint32_t me = c->op.send ? src : dst, peer = c->op.send ? dst : src;
         rep_op(&l, &c->op, ctx, me, peer, comm, tag, seq++);
         for (uint32_t q = c->more; q != SIM_NONE; q = s->pends[q].next)
             rep_op(&l, &s->pends[q].op, ctx, me, peer, comm, tag, seq++);
