@@ -47,6 +47,11 @@
 #   REPORT=1             record's report on what the replay of the trace shows (its stderr from
 #                        "retrace: record: the replay" on, every time shown as T) =
 #                        expected/CASE.report; REPORT=0 (default): no such report may appear
+#   HYDRA_HUP=1          the rank ends without MPI_Finalize: mpiexec.mpich (hydra) then now and
+#                        then reports exit status 1 with "Hangup (signal 1)" on stdout in place
+#                        of the process's own status (about 1 run in 100 here: its proxy sees
+#                        the PMI socket close before it collects the exit status); a status of
+#                        1 with that banner then counts as the expected one, in both runs
 #   EXPECT               base name of the expected files (default: CASE)
 #   LIVE_HIST=1          retrace hist TRACE HIST_ARGS must print exactly what the tracer's
 #                        live histogram printed (the traced stdout after the plain one)
@@ -100,7 +105,7 @@ fi
 
 PROG='' ARGS='' OUT='' TIMEOUT='' NP='' NODES=1 MODULES=1 STATUS=0 RECORD_STATUS=''
 LAUNCH=record RECORD_ARGS='' ENV='' HISTOGRAM=0 NOTRACE=0 TRUNCATED=0 DUMP='' CHECK=none CALLS=0 REPORT=0
-EXPECT=$case LIVE_HIST=0 HIST_ARGS='' ANALYZE='' REPLAY_ARGS='' MPI_REPLAY=1 MPI_LEFT_OUT=0
+HYDRA_HUP=0 EXPECT=$case LIVE_HIST=0 HIST_ARGS='' ANALYZE='' REPLAY_ARGS='' MPI_REPLAY=1 MPI_LEFT_OUT=0
 # shellcheck source=/dev/null
 . "$mpi/cases/$case.case"
 exp=$mpi/expected
@@ -129,6 +134,11 @@ hydra_filter() {
         -e '/^This typically refers to a problem/d' -e '/^Please see the FAQ page/d' \
         "$1" > "$1.prog"
 }
+# HYDRA_HUP=1: status 1 with hydra's "Hangup" banner stands for the expected status
+hydra_hup() { # STATUS STDOUT
+    [ "$HYDRA_HUP" = 1 ] && [ "$1" = 1 ] && grep -q "EXIT STRING: Hangup (signal 1)" "$2" &&
+        echo "note: $2: mpiexec reported hydra's Hangup (exit 1), taken as the expected status"
+}
 show() { # a file that explains a failure, if it has anything
     [ -s "$1" ] && { echo "--- $1:"; head -n 30 "$1"; }
     true
@@ -139,6 +149,7 @@ show() { # a file that explains a failure, if it has anything
 (cd "$w" && exec timeout -k 5 "$plain_timeout" mpiexec -n "$NP" "$program" $ARGS) \
     > "$w/plain.out" 2> "$w/plain.err"
 plain_status=$?
+hydra_hup "$plain_status" "$w/plain.out" && plain_status=$STATUS
 [ "$plain_status" = "$STATUS" ] ||
     { fail "plain run exited $plain_status, expected $STATUS"; show "$w/plain.err"; }
 hydra_filter "$w/plain.out"
@@ -171,6 +182,7 @@ else
         > "$w/traced.out" 2> "$w/traced.err"
 fi
 traced_status=$?
+hydra_hup "$traced_status" "$w/traced.out" && traced_status=$plain_status
 if [ -n "$RECORD_STATUS" ]; then
     [ "$traced_status" = "$RECORD_STATUS" ] ||
         { fail "traced run exited $traced_status, expected $RECORD_STATUS"; show "$w/traced.err"; }
