@@ -23,7 +23,7 @@
 #                        the traced run by 'retrace record --timeout TIMEOUT' (both exit
 #                        124, which STATUS must say)
 #   LAUNCH               record (default): 'retrace record --out DIR --nodes N --modules M
-#                        RECORD_ARGS -- mpiexec -n NP PROG'; preload: by hand, with
+#                        RECORD_ARGS -- mpiexec.mpich -n NP PROG'; preload: by hand, with
 #                        RETRACE_OUT, RETRACE_EMULATE and LD_PRELOAD=TRACER; linked: the same
 #                        without LD_PRELOAD, running BIN/mpi_PROG_linked (linked with the
 #                        tracer before the MPI library)
@@ -61,7 +61,7 @@
 #   MPI_LEFT_OUT         collective calls that replay may leave out (default 0; see its notes)
 # Every complete trace (not TRUNCATED) must also replay to completion: retrace replay
 # REPLAY_ARGS TRACE exits 0 and prints a prediction; and, unless MPI_REPLAY=0, under
-# mpiexec -n NP with --engine mpi, sending the messages and bytes the trace holds.
+# mpiexec.mpich -n NP with --engine mpi, sending the messages and bytes the trace holds.
 #
 # The traced run must print what the plain run prints and exit with the same status, and
 # otf2-print must read the archive without a word on stderr. Each mpiexec run is limited to
@@ -146,7 +146,7 @@ show() { # a file that explains a failure, if it has anything
 
 # 1. The plain run.
 # shellcheck disable=SC2086 # ARGS is a list of words
-(cd "$w" && exec timeout -k 5 "$plain_timeout" mpiexec -n "$NP" "$program" $ARGS) \
+(cd "$w" && exec timeout -k 5 "$plain_timeout" mpiexec.mpich -n "$NP" "$program" $ARGS) \
     > "$w/plain.out" 2> "$w/plain.err"
 plain_status=$?
 hydra_hup "$plain_status" "$w/plain.out" && plain_status=$STATUS
@@ -170,7 +170,7 @@ if [ "$LAUNCH" = preload ] || [ "$LAUNCH" = linked ]; then
     fi
     # shellcheck disable=SC2086 # ENV, preload and ARGS are lists of words
     (cd "$w" && exec timeout -k 5 "$timeout" env $ENV RETRACE_OUT="$trace" \
-        RETRACE_EMULATE="$emulate" $preload mpiexec -n "$NP" "$program" $ARGS) \
+        RETRACE_EMULATE="$emulate" $preload mpiexec.mpich -n "$NP" "$program" $ARGS) \
         > "$w/traced.out" 2> "$w/traced.err"
 else
     out="--out $trace" # no archive to name when no trace is written
@@ -178,7 +178,7 @@ else
     # shellcheck disable=SC2086 # RECORD_ARGS, ENV, out and ARGS are lists of words
     (cd "$w" && exec env $ENV timeout -k 5 "$timeout" "$retrace" record --tracer "$tracer" \
         $out --nodes "$NODES" --modules "$MODULES" $RECORD_ARGS \
-        -- mpiexec -n "$NP" "$program" $ARGS) \
+        -- mpiexec.mpich -n "$NP" "$program" $ARGS) \
         > "$w/traced.out" 2> "$w/traced.err"
 fi
 traced_status=$?
@@ -190,7 +190,7 @@ elif [ "$traced_status" != "$plain_status" ]; then
     fail "traced run exited $traced_status, the plain run $plain_status"; show "$w/traced.err"
 fi
 if [ -n "$TIMEOUT" ]; then # record ended the run, not the harness's own timeout
-    grep -q "^retrace: record: mpiexec did not finish within $TIMEOUT s: ending it" \
+    grep -q "^retrace: record: mpiexec.mpich did not finish within $TIMEOUT s: ending it" \
         "$w/traced.err" || fail "record did not say that it ended the run after $TIMEOUT s"
 fi
 if [ "$HISTOGRAM" = 1 ]; then
@@ -298,7 +298,7 @@ fi
 # complete and send exactly the messages and bytes the trace holds, as trace_dump counts them.
 if [ "$TRUNCATED" != 1 ] && [ "$MPI_REPLAY" = 1 ]; then
     # shellcheck disable=SC2086 # REPLAY_ARGS is a list of words
-    (cd "$w" && exec timeout -k 5 "$timeout" mpiexec -n "$NP" "$retrace" replay --engine mpi \
+    (cd "$w" && exec timeout -k 5 "$timeout" mpiexec.mpich -n "$NP" "$retrace" replay --engine mpi \
         --check-fast $REPLAY_ARGS "$trace") > "$w/mpi_replay.out" 2> "$w/mpi_replay.err" ||
         { fail "retrace replay --engine mpi exited $?"; show "$w/mpi_replay.out"
           show "$w/mpi_replay.err"; }
