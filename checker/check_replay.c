@@ -77,6 +77,50 @@ static int recorded_hang(chk *c, const rt_sim_result *res)
     }
 }
 
+/* A run that completed: would it without buffering? Not asked when operations were left out
+ * (a send whose receive is gone would wait for ever), when a rank's threads are merged into
+ * one timeline (the engine would run their calls one after the other), nor when the replay
+ * of the run as it is does not complete (the engine cannot follow it). */
+static int buffering(chk *c, const rt_sim_trace *t, rt_err *err)
+{
+    const rt_sim_trace_end *end = rt_sim_trace_end_of(t);
+    if (end->left_out)
+        return chk_note(c,
+                        "buffering not checked: %" PRIu64 " operation%s never completed, and a "
+                        "replay without %s cannot tell",
+                        end->left_out, end->left_out > 1 ? "s" : "",
+                        end->left_out > 1 ? "them" : "it");
+    if (c->threaded != UINT32_MAX)
+        return chk_note(c,
+                        "buffering not checked: the calls of rank %" PRIu32 " come from "
+                        "several threads at once, which the trace does not tell apart",
+                        c->threaded);
+    rt_sim_config cfg;
+    rt_sim_config_default(&cfg);
+    cfg.free_wildcards = 1; /* matched as they would be then, not as recorded */
+    rt_sim_result res;
+    int rc = rt_sim_run(t, &cfg, &res, err), done = res.completed;
+    rt_sim_result_free(&res);
+    if (rc < 0)
+        return rc;
+    if (!done)
+        return chk_note(c, "buffering not checked: the replay of the run as recorded does not "
+                           "complete");
+    cfg.sync_sends = 1;
+    rc = rt_sim_run(t, &cfg, &res, err);
+    if (rc == 0 && !res.completed && res.hang.outcome == RT_SIM_DEADLOCK)
+        rc = hang_finding(c, RT_CHK_BUFFERING, &res.hang,
+                          res.hang.ncycle
+                              ? "the run completed only because MPI buffered sends: were they "
+                                "synchronous, each of these ranks would wait for the next, the "
+                                "last for the first (MPI does not promise the buffering)"
+                              : "the run completed only because MPI buffered sends: were they "
+                                "synchronous, these ranks would wait for receives that are "
+                                "never posted (MPI does not promise the buffering)");
+    rt_sim_result_free(&res);
+    return rc;
+}
+
 int chk_replay(chk *c, const char *path, rt_err *err)
 {
     rt_reader *r;
@@ -101,41 +145,8 @@ int chk_replay(chk *c, const char *path, rt_err *err)
             rc = recorded_hang(c, &res);
         rt_sim_result_free(&res);
     }
-    /* a run that completed: would it without buffering? (not when a rank's threads are merged
-     * into one timeline: the engine would run their calls one after the other) */
-    int buffering = rc == 0 && !end->unfinished && !end->truncated && chk_on(c, RT_CHK_BUFFERING);
-    if (buffering && end->left_out) { /* a send whose receive was left out would wait for ever */
-        buffering = 0;
-        rc = chk_note(c,
-                      "buffering not checked: %" PRIu64 " operation%s never completed, and a "
-                      "replay without %s cannot tell",
-                      end->left_out, end->left_out > 1 ? "s" : "",
-                      end->left_out > 1 ? "them" : "it");
-    }
-    if (buffering && c->threaded != UINT32_MAX) {
-        buffering = 0;
-        rc = chk_note(c,
-                      "buffering not checked: the calls of rank %" PRIu32 " come from several "
-                      "threads at once, which the trace does not tell apart",
-                      c->threaded);
-    }
-    if (buffering) {
-        cfg.sync_sends = 1;
-        cfg.free_wildcards = 1; /* matched as they would be then, not as recorded */
-        rc = rt_sim_run(t, &cfg, &res, err);
-        if (rc == 0 && !res.completed && res.hang.outcome == RT_SIM_DEADLOCK)
-            rc = hang_finding(c, RT_CHK_BUFFERING, &res.hang,
-                              res.hang.ncycle
-                                  ? "the run completed only because MPI buffered sends: were "
-                                    "they synchronous, each of these ranks would wait for the "
-                                    "next, the last for the first (MPI does not promise the "
-                                    "buffering)"
-                                  : "the run completed only because MPI buffered sends: were "
-                                    "they synchronous, these ranks would wait for receives "
-                                    "that are never posted (MPI does not promise the "
-                                    "buffering)");
-        rt_sim_result_free(&res);
-    }
+    if (rc == 0 && !end->unfinished && !end->truncated && chk_on(c, RT_CHK_BUFFERING))
+        rc = buffering(c, t, err);
     rt_sim_trace_free(t);
     if (rc == -RT_E_NOMEM)
         return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);

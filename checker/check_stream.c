@@ -185,7 +185,7 @@ static int in_group(const stream *s, uint32_t win, int32_t g, int32_t t)
 static int rma_transfer(stream *s, win_st *w, const rt_event *ev)
 {
     int locked = w->lock_all || rt_hmap_get(&s->locks, lock_key(ev), (uint64_t)ev->peer);
-    if (w->start && !locked && !w->fence && !in_group(s, w->win, w->group, ev->peer))
+    if (w->start && !locked && !in_group(s, w->win, w->group, ev->peer))
         return find_one(s, RT_CHK_RMA_EPOCH, ev, &w->opened[0],
                         "the target is not in the group of the access epoch Win_start opened");
     if (!w->fence && !w->start && !locked)
@@ -206,8 +206,10 @@ static int rma_lock(stream *s, win_st *w, const rt_event *ev)
                             "Win_lock_all while this rank holds a Win_lock on the window");
         w->lock_all = 1;
         w->opened[2] = *ev;
+        w->fence = 0;
         return 0;
     }
+    w->fence = 0; /* nor a lock */
     if (w->lock_all)
         return find_one(s, RT_CHK_RMA_EPOCH, ev, &w->opened[2],
                         "Win_lock while this rank holds Win_lock_all on the window");
@@ -254,6 +256,7 @@ static int rma_group_sync(stream *s, win_st *w, const rt_event *ev)
                             "Win_start while the access epoch of an earlier Win_start is open");
         w->start = 1;
         w->group = ev->peer;
+        w->fence = 0; /* MPI allows Win_start only when no fence epoch is open */
         w->opened[0] = *ev;
         return 0;
     case RT_PSCW_COMPLETE:
@@ -292,6 +295,22 @@ static int epochs_open(const win_st *w, chk_text *t)
     return n;
 }
 
+/* The window is gone: its epochs and locks with it (a later window may reuse the id). */
+static void win_forget(stream *s, win_st *w)
+{
+    uint64_t key = (uint64_t)w->rank << 32 | w->win;
+    for (size_t j = 0; w->nlocks && j < s->locks.cap;) {
+        const rt_hmap_slot *l = &s->locks.slots[j];
+        if (l->k1 == key) { /* deleting moves later keys back: look at j again */
+            rt_hmap_del(&s->locks, key, l->k2);
+            w->nlocks--;
+        } else {
+            j++;
+        }
+    }
+    *w = (win_st){.rank = w->rank, .win = w->win, .group = -1};
+}
+
 static int rma_event(stream *s, const rt_event *ev)
 {
     if (ev->kind == RT_EV_RMA_OP_COMPLETE || ev->kind == RT_EV_RMA_COLL_BEGIN)
@@ -304,12 +323,15 @@ static int rma_event(stream *s, const rt_event *ev)
     case RT_EV_WIN_CREATE:
         *w = (win_st){.rank = ev->rank, .win = ev->comm, .group = -1};
         return 0;
-    case RT_EV_WIN_FREE:
+    case RT_EV_WIN_FREE: {
+        int rc = 0;
         if (epochs_open(w, &open)) {
             chk_add(&open, " still open when the window is freed");
-            return find_one(s, RT_CHK_RMA_EPOCH, ev, NULL, open.s);
+            rc = find_one(s, RT_CHK_RMA_EPOCH, ev, NULL, open.s);
         }
-        return 0;
+        win_forget(s, w);
+        return rc;
+    }
     case RT_EV_RMA_PUT:
     case RT_EV_RMA_GET:
     case RT_EV_RMA_ATOMIC:

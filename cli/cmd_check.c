@@ -1,4 +1,5 @@
 /* retrace check TRACE: MPI usage errors found in a trace (rt_check, docs/check.md). */
+#include <inttypes.h>
 #include <string.h>
 
 #include "cli.h"
@@ -111,6 +112,11 @@ static int check_run(int argc, char **argv)
         return cli_input_error(path, err.msg);
     }
     print_findings(res.report.tables.t[0]);
+    for (unsigned i = 0; i < RT_CHK_COUNT; i++)
+        if (res.found[i] > o.max)
+            printf("(%" PRIu64 " more %s finding%s not listed: --max %" PRIu64 ")\n",
+                   res.found[i] - o.max, rt_check_class_name(i),
+                   res.found[i] - o.max > 1 ? "s" : "", o.max);
     if (res.notes)
         for (const char *p = res.notes; *p;) {
             const char *end = strchr(p, '\n');
@@ -124,7 +130,8 @@ static int check_run(int argc, char **argv)
     printf("not checked yet: message races, resource leaks, RMA conflicts, invalid parameters "
            "(docs/check.md)\n");
     fflush(stdout);
-    cli_out_truncated(res.report.truncated);
+    if (res.report.truncated)
+        cli_warning("%s (checked as far as it goes)", res.report.truncated);
     int errors = 0;
     for (unsigned i = 0; i < RT_CHK_COUNT; i++)
         errors |= res.found[i] && rt_check_class_severity(i) == RT_CHK_ERROR;
