@@ -384,7 +384,8 @@ int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err)
     unsigned m = rt_event_kind_mask(k);
     if (k >= RT_EV_COUNT)
         return rt_err_set(err, RT_E_INVAL, "unknown event kind %u", k);
-    /* the kind's name, for a message: only when there is one (every event comes through here) */
+        /* the kind's name, for a message: only when there is one (every event comes through here)
+         */
 #define kname rt_event_kind_name(k)
     if (ev->rank >= defs->nranks)
         return rt_err_set(err, RT_E_INVAL, "%s: rank %u is not a world rank (0 to %u)", kname,
