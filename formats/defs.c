@@ -378,15 +378,14 @@ int64_t rt_defs_peer_world(const rt_defs *defs, const rt_event *ev)
     return g[ev->peer];
 }
 
+/* The kind's name, looked up for a message only: every event comes through here. */
+#define kname rt_event_kind_name(k)
 int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err)
 {
     unsigned k = ev->kind;
     unsigned m = rt_event_kind_mask(k);
     if (k >= RT_EV_COUNT)
         return rt_err_set(err, RT_E_INVAL, "unknown event kind %u", k);
-        /* the kind's name, for a message: only when there is one (every event comes through here)
-         */
-#define kname rt_event_kind_name(k)
     if (ev->rank >= defs->nranks)
         return rt_err_set(err, RT_E_INVAL, "%s: rank %u is not a world rank (0 to %u)", kname,
                           (unsigned)ev->rank, (unsigned)defs->nranks - 1);
