@@ -22,7 +22,9 @@
  * and that many bytes; OTF2 wants one more byte of the chunk after it. Integers are compressed:
  * a size byte, 0 for the value 0, 0xff for the all-ones value, else 1..4 (u32) or 1..8 (u64)
  * bytes of value follow, in the chunk's byte order. Unknown record types are skipped by their
- * length, as OTF2 does.
+ * length, as OTF2 does. In an event file a record may follow a time stamp (u8 5, a u64) and an
+ * attribute list (u8 6, a length, that many bytes); an event is a type, a length and that many
+ * bytes, except the ten of singleton_event: a type and one compressed integer.
  *
  * The records that carry an array (OTF2_GlobalDefReader_inc.c, OTF2_DefReader_inc.c,
  * otf2_id_map.c; the callbacks of OTF2_GlobalDefReaderCallbacks.h and OTF2_DefReaderCallbacks.h
