@@ -23,6 +23,8 @@
 #include "test_formats.h"
 
 static char dir[1024], global[1200], local[1200];
+/* Strings of 200 bytes write_archive adds to the global definitions (1500: a second chunk). */
+static uint32_t padding_strings;
 
 static OTF2_FlushType flush_always(void *data, OTF2_FileType type, OTF2_LocationRef loc,
                                    void *caller, bool final)
@@ -38,6 +40,11 @@ static void write_global_defs(OTF2_GlobalDefWriter *g)
     OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, 0, 1, OTF2_UNDEFINED_TIMESTAMP);
     for (uint32_t i = 0; i < 5; i++)
         OTF2_GlobalDefWriter_WriteString(g, i, str[i]);
+    char pad[201];
+    memset(pad, 'x', 200);
+    pad[200] = '\0';
+    for (uint32_t i = 0; i < padding_strings; i++)
+        OTF2_GlobalDefWriter_WriteString(g, 5 + i, pad);
     OTF2_IoParadigmProperty prop = OTF2_IO_PARADIGM_PROPERTY_VERSION;
     OTF2_Type type = OTF2_TYPE_STRING;
     OTF2_AttributeValue version = {.stringRef = 0};
@@ -74,9 +81,9 @@ static void write_archive(void)
 {
     static const OTF2_FlushCallbacks flush = {.otf2_pre_flush = flush_always};
     remove_any(dir);
-    OTF2_Archive *a = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_MIN,
-                                        OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX,
-                                        OTF2_COMPRESSION_NONE);
+    OTF2_Archive *a =
+        OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_MIN,
+                          OTF2_CHUNK_SIZE_MIN, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     assert_non_null(a);
     assert_int_equal(OTF2_Archive_SetFlushCallbacks(a, &flush, NULL), OTF2_SUCCESS);
     assert_int_equal(OTF2_Archive_SetSerialCollectiveCallbacks(a), OTF2_SUCCESS);
@@ -273,6 +280,38 @@ static void test_chunks(void **state)
     expect_file_damage("traces/0.def", "empty");
 }
 
+/* Global definitions over two chunks (definition chunks of 256 KiB) read whole; then the
+ * first chunk's end-of-chunk mark made the start of a record that runs past its chunk, and
+ * the second chunk's header damaged. */
+static void test_two_chunks(void **state)
+{
+    padding_strings = 1500;
+    write_archive();
+    padding_strings = 0;
+    loaded l;
+    rt_err err;
+    assert_int_equal(load(dir, &l, &err), 0);
+    assert_int_equal(l.defs.nranks, 2);
+    unload(&l);
+    static unsigned char b[1 << 20];
+    size_t n = slurp(global, b, sizeof b);
+    assert_true(n > OTF2_CHUNK_SIZE_MIN && n < 2 * OTF2_CHUNK_SIZE_MIN);
+    size_t at = 18;
+    while (b[at] != 0) /* records of fewer than 255 bytes, up to the end-of-chunk mark */
+        at += 2 + b[at + 1];
+    assert_true(at + 2 + 254 >= OTF2_CHUNK_SIZE_MIN);
+    b[at] = 10; /* a String of 254 bytes */
+    b[at + 1] = 254;
+    spit(global, b, n);
+    char want[200];
+    snprintf(want, sizeof want, "the record at byte %zu runs past the end of its chunk", at);
+    expect_file_damage("traces.def", want);
+    b[at] = 0;
+    b[OTF2_CHUNK_SIZE_MIN] = 7;
+    spit(global, b, n);
+    expect_file_damage("traces.def", "the chunk at byte 262144 is no OTF2 chunk (no chunk header)");
+}
+
 /* The offset of record i (0: the first after the chunk header) of an event file written by
  * retrace, or, for an i past its records, of the last record that has a length. Time stamps
  * (05 and 8 bytes) are not counted; Enter, Leave and the request events are a type and a
@@ -368,6 +407,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_io_paradigm, setup),
         cmocka_unit_test_setup(test_mapping_table, setup),
         cmocka_unit_test_setup(test_chunks, setup),
+        cmocka_unit_test_setup(test_two_chunks, setup),
         cmocka_unit_test(test_event_tail),
     };
     return rt_test_main("otf2_defcheck", tests, argc, argv);
