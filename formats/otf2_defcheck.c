@@ -11,7 +11,8 @@
  *
  * The layout (OTF2_Buffer.c, OTF2_Buffer.h): a file is chunks of the archive's chunk size (the
  * definition chunk size for definition files, the event chunk size for event files; the last
- * chunk is as long as what is left):
+ * chunk is as long as what is left; the files on disk are the chunks themselves: OTF2 3.0
+ * deprecates its zlib compression, and the library we link has none):
  *
  *   u8 3 (chunk header)   u8 byte order: 0x42 little, 0x23 big endian   u64 x2 event numbers
  *   records ...
