@@ -327,7 +327,9 @@ typedef enum rt_lock_type {
     /* p may be RT_PEER_ALL */                                        \
     X(RMA_SYNC,          "sync",              RMA,  NO,    "cpo")     \
     /* the call entered last never returned (see below) */           \
-    X(PENDING,           "pending",           CALL, NO,    "")
+    X(PENDING,           "pending",           CALL, NO,    "")        \
+    /* one block of a v or w collective's counts (see above) */     \
+    X(COLL_PEER,         "coll_peer",         COLL, NO,    "cpbro")
 
 typedef enum rt_event_kind {
 #define X(id, name, cls, req, fields) RT_EV_##id,

@@ -37,9 +37,11 @@
  * The records after it, up to the next CALL record, are the events inside that call; each
  * says whether it happened at t0 (a send posted before the call works) or at t1 (a receive
  * completed when the call returns). A COLL record of kind COLL_END or RMA_COLL_END also stands
- * for its COLL_BEGIN / RMA_COLL_BEGIN at t0. The event's call field is the CALL's function.
- * Communicator, group and window ids in records are rank-local ("local ids", never reused
- * within a rank; 0 is MPI_COMM_WORLD and 1 is MPI_COMM_SELF); the reader unifies them.
+ * for its COLL_BEGIN / RMA_COLL_BEGIN at t0. A COLL record of kind COLL_PEER is one row of the
+ * per-peer counts of the collective before it (rt_event.h), at t1, and stands for nothing else. The
+ * event's call field is the CALL's function. Communicator, group and window ids in records are
+ * rank-local ("local ids", never reused within a rank; 0 is MPI_COMM_WORLD and 1 is MPI_COMM_SELF);
+ * the reader unifies them.
  */
 #ifndef RT_RAW_H
 #define RT_RAW_H
@@ -130,7 +132,9 @@ typedef struct rt_raw_req {
     uint64_t req;
 } rt_raw_req;
 
-/* COLL_END and RMA_COLL_END of blocking calls (each also stands for its BEGIN at t0). */
+/* COLL_END and RMA_COLL_END of blocking calls (each also stands for its BEGIN at t0), and the
+ * COLL_PEER rows of a v or w collective (kind COLL_PEER, peer the block; after the COLL_END, or
+ * after the NBC_COMPLETE EVENT record of a nonblocking one). */
 typedef struct rt_raw_coll {
     uint8_t type; /* RT_RAW_COLL */
     uint8_t at;   /* always 1 */

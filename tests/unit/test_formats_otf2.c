@@ -43,7 +43,7 @@ static void test_otf2_roundtrip(void **state)
     char anchor[1100];
     snprintf(anchor, sizeof anchor, "%s/traces.otf2", otf2);
     assert_int_equal(load(anchor, &b, &err), 0);
-    assert_int_equal(b.n, 71);
+    assert_int_equal(b.n, 77);
     unload(&b);
 }
 
