@@ -247,6 +247,7 @@ int rt_defs_copy(rt_defs *dst, const rt_defs *src, rt_err *err)
     int rc = rt_defs_init(dst, src->nranks, err);
     if (rc)
         return rc;
+    dst->flags = src->flags;
     memcpy(dst->node, src->node, (size_t)src->nranks * sizeof *dst->node);
     memcpy(dst->module, src->module, (size_t)src->nranks * sizeof *dst->module);
     for (uint32_t i = 0; i < src->ncomms && !rc; i++) {

@@ -794,6 +794,14 @@ int rt__otf2_open(rt_reader *r, rt_err *err)
     }
     if (!rc)
         rc = rt__otf2r_build_defs(r, o, err);
+    char *peers = NULL;
+    if (!rc &&
+        OTF2_Reader_GetProperty(o->reader, RT__PEER_COUNTS_PROPERTY, &peers) == OTF2_SUCCESS &&
+        peers) {
+        if (!strcmp(peers, "1"))
+            r->defs.flags |= RT_DEFS_COLL_PEERS;
+        free(peers);
+    }
     o->read_end = r->defs.nranks;
     if (!rc)
         rc = open_events(r, o, err);

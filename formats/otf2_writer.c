@@ -607,6 +607,10 @@ static int w_close(rt_writer *w, rt_err *err)
         what = "cannot note that the trace was cut short";
         ec = OTF2_Archive_SetProperty(o->archive, RT__TRUNCATED_PROPERTY, w->truncated, true);
     }
+    if (ec == OTF2_SUCCESS && (d->flags & RT_DEFS_COLL_PEERS)) {
+        what = "cannot note that the trace records per-peer counts";
+        ec = OTF2_Archive_SetProperty(o->archive, RT__PEER_COUNTS_PROPERTY, "1", true);
+    }
     OTF2_ErrorCode ec2 = OTF2_Archive_Close(o->archive);
     if (ec == OTF2_SUCCESS && ec2 != OTF2_SUCCESS) {
         what = "cannot close the archive";

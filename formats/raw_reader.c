@@ -130,7 +130,10 @@ static int read_headers(rt_reader *r, raw_reader *rr, rt_err *err)
                 return rt__err_prefix(err, rc, path);
             if (!(rr->usable = calloc(nranks, 1)))
                 return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", rr->dir);
+            r->defs.flags = RT_DEFS_COLL_PEERS; /* unless a rank's tracer did not write rows */
         }
+        if (!(h.flags & RT_RAW_FLAG_COLL_PEERS))
+            r->defs.flags &= ~(uint32_t)RT_DEFS_COLL_PEERS;
         r->defs.node[t->rank] = h.node;
         r->defs.module[t->rank] = h.module;
         rr->usable[t->rank] = 1;

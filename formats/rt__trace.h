@@ -139,5 +139,7 @@ void rt__defs_free_nbrs(rt_defs *defs);
  * CSV a comment line "# truncated: NOTE". */
 #define RT__TRUNCATED_PROPERTY "RETRACE::TRUNCATED"
 #define RT__TRUNCATED_COMMENT "# truncated: "
+/* RT_DEFS_COLL_PEERS in an OTF2 archive: this property, "1" (in CSV: the line "peer_counts"). */
+#define RT__PEER_COUNTS_PROPERTY "RETRACE::PEER_COUNTS"
 
 #endif /* RT__TRACE_H */

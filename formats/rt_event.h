@@ -514,8 +514,17 @@ typedef struct rt_nbr_def {
  * damaged trace cannot make a reader allocate gigabytes for one rank. */
 #define RT_MAX_DEGREE (1u << 20)
 
+/* rt_defs.flags */
+enum {
+    /* The trace records per-peer counts (COLL_PEER rows, "The per-peer counts" above): a v or
+     * w collective without rows has equal blocks. Retrace's tracer sets it; a trace without it
+     * (another tool's, an older retrace's) leaves the blocks of such collectives unknown. */
+    RT_DEFS_COLL_PEERS = 1u << 0
+};
+
 typedef struct rt_defs {
     uint32_t nranks;
+    uint32_t flags;   /* RT_DEFS_* */
     uint32_t *node;   /* per world rank */
     uint32_t *module; /* per world rank */
     uint32_t ncomms, ngroups, nwins;

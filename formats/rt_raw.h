@@ -67,8 +67,14 @@ typedef struct rt_raw_header {
     uint32_t node;   /* this rank's node id */
     uint32_t module; /* this rank's module id */
     uint64_t origin; /* CLOCK_REALTIME in ns at time 0 of this rank (information only) */
-    uint8_t reserved[24];
+    uint32_t flags;  /* RT_RAW_FLAG_*; 0 in traces of tracers before them */
+    uint8_t reserved[20];
 } rt_raw_header;
+
+/* rt_raw_header.flags. COLL_PEERS: the tracer writes COLL_PEER rows (rt_event.h) whenever a
+ * v or w collective's blocks differ, so one without rows has equal blocks (RT_DEFS_COLL_PEERS
+ * when every rank's defs file says so). */
+#define RT_RAW_FLAG_COLL_PEERS 1u
 
 typedef enum rt_raw_type {
     RT_RAW_NONE = 0,    /* not a record: the end of the data */

@@ -20,6 +20,7 @@ static void test_csv_read(void **state)
     assert_int_equal(load(ALL_KINDS, &l, &err), 0);
     assert_null(l.truncated);
     assert_int_equal(l.defs.nranks, 4);
+    assert_int_equal(l.defs.flags, RT_DEFS_COLL_PEERS);
     assert_int_equal(l.defs.node[3], 5);
     assert_int_equal(l.defs.module[2], 1);
     const rt_comm_def *inter = rt_defs_comm(&l.defs, 3);
