@@ -35,6 +35,7 @@ struct rt_an_msgs {
     uint8_t *in_ops; /* per rank: rt_pending_op */
     held *held;      /* per rank */
     uint32_t nranks;
+    uint32_t nheld; /* ranks with a collective held: most events need no look at theirs */
 };
 
 void rt_an_level_default(rt_an_level *l)
@@ -479,7 +480,33 @@ static int release(rt_an_msgs *ms, held *h, const rt_an_level *l, rt_an_msg_fn f
     const uint64_t *s = h->rows && (sides & RT_SIDE_SEND) ? h->blk : NULL;
     const uint64_t *r = h->rows && (sides & RT_SIDE_RECV) ? h->blk + h->cap : NULL;
     h->on = 0;
+    ms->nheld--;
     return collective(ms, l, &h->ev, fn, ctx, notes ? notes : &scratch, s, r);
+}
+
+/* The rank's held collective and ev (rt_an_msgs_of): *done = 1 when ev was one of its rows,
+ * else the collective is expanded (and ev is next). Out of line, so that the per-event path
+ * stays as small as it was. */
+static int held_step(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_an_msg_fn fn,
+                     void *ctx, rt_an_notes *notes, int *done) __attribute__((noinline));
+static int held_step(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_an_msg_fn fn,
+                     void *ctx, rt_an_notes *notes, int *done)
+{
+    held *h = &ms->held[ev->rank];
+    *done = ev->kind == RT_EV_COLL_PEER;
+    return *done ? add_row(ms, h, ev) : release(ms, h, l, fn, ctx, notes);
+}
+
+/* Holds a v or w collective until its rows are in. */
+static int hold(rt_an_msgs *ms, const rt_event *ev) __attribute__((noinline));
+static int hold(rt_an_msgs *ms, const rt_event *ev)
+{
+    held *h = &ms->held[ev->rank];
+    h->ev = *ev;
+    h->on = 1;
+    h->rows = 0;
+    ms->nheld++;
+    return 0;
 }
 
 int rt_an_msgs_flush(rt_an_msgs *ms, const rt_an_level *l, rt_an_msg_fn fn, void *ctx,
@@ -499,12 +526,10 @@ int rt_an_msgs_of(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_a
     /* A pending call's collective did not complete: no messages. Its send was posted, and
      * counts as every send does when posted (docs/analyzer.md). */
     int pending_op = rt_pending_op(&ms->in_ops[ev->rank], ev);
-    held *h = &ms->held[ev->rank];
-    if (h->on) { /* a v or w collective: its rows, or the event after them */
-        if (ev->kind == RT_EV_COLL_PEER)
-            return add_row(ms, h, ev);
-        int rc = release(ms, h, l, fn, ctx, notes);
-        if (rc)
+    if (ms->nheld && ms->held[ev->rank].on) { /* a v or w collective: its rows, or the event
+                                               * after them */
+        int done, rc = held_step(ms, l, ev, fn, ctx, notes, &done);
+        if (rc || done)
             return rc;
     }
     switch (ev->kind) {
@@ -527,12 +552,8 @@ int rt_an_msgs_of(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_a
     case RT_EV_NBC_COMPLETE:
         if (pending_op || !l->coll)
             return 0;
-        if (rt_coll_count_sides(ev->op)) { /* its rows, if any, come next */
-            h->ev = *ev;
-            h->on = 1;
-            h->rows = 0;
-            return 0;
-        }
+        if (rt_coll_count_sides(ev->op)) /* its rows, if any, come next */
+            return hold(ms, ev);
         return collective(ms, l, ev, fn, ctx, notes ? notes : &scratch, NULL, NULL);
     case RT_EV_RMA_PUT:
     case RT_EV_RMA_GET:

@@ -23,6 +23,7 @@ typedef struct rt__rank_state {
      * collective's end and its rows, with what its totals leave for more rows per side (0 for
      * a side the op has not), the last block (-1 before the first) and the collective. */
     uint8_t rows, row_op;
+    uint8_t slow; /* pending_call or rows: every event needs rt__pending_check */
     int32_t row_peer;
     uint32_t row_comm;
     uint64_t row_bytes, row_rbytes;
@@ -46,9 +47,10 @@ int rt__rows_end(const rt__rank_state *st, uint32_t rank, rt_err *err);
 static inline int rt__pending_step(rt__rank_state *st, uint64_t last_time, const rt_event *ev,
                                    rt_err *err)
 {
-    if (st->pending_call != RT_FN_NONE || ev->kind == RT_EV_PENDING || ev->peer == RT_PEER_NONE ||
-        st->rows || ev->kind == RT_EV_COLL_END || ev->kind == RT_EV_NBC_COMPLETE ||
-        ev->kind == RT_EV_COLL_PEER)
+    /* the kinds that need a look: ev->kind < RT_EV_COUNT <= 64 (rt_event_check) */
+    const uint64_t kinds = UINT64_C(1) << RT_EV_PENDING | UINT64_C(1) << RT_EV_COLL_END |
+                           UINT64_C(1) << RT_EV_NBC_COMPLETE | UINT64_C(1) << RT_EV_COLL_PEER;
+    if (st->slow | ((kinds >> ev->kind) & 1) | (ev->peer == RT_PEER_NONE))
         return rt__pending_check(st, last_time, ev, err);
     st->last_kind = (uint8_t)(ev->kind + 1);
     st->last_call = ev->call;

@@ -305,10 +305,14 @@ int rt__pending_check(rt__rank_state *st, uint64_t last_time, const rt_event *ev
     }
     st->last_kind = (uint8_t)(k + 1);
     st->last_call = ev->call;
+    st->slow = st->pending_call != RT_FN_NONE || st->rows;
     return rc;
 }
 
-/* The ranks whose last events are rows short of their collective's totals: an error. */
+/* The ranks whose last events are rows short of their collective's totals: an error. Once
+ * per trace: out of the way of the per-event path. */
+static int rows_at_end(const rt__rank_state *st, uint32_t nranks, const char *path, rt_err *err)
+    __attribute__((noinline, cold));
 static int rows_at_end(const rt__rank_state *st, uint32_t nranks, const char *path, rt_err *err)
 {
     for (uint32_t i = 0; i < nranks; i++)
@@ -321,10 +325,8 @@ static int rows_at_end(const rt__rank_state *st, uint32_t nranks, const char *pa
 static int next_checked(rt_reader *r, rt_event *ev, rt_err *err)
 {
     int rc = r->ops->next(r, ev, err);
-    if (rc == 0)
-        return rows_at_end(r->state, r->defs.nranks, r->path, err);
-    if (rc < 0)
-        return rc;
+    if (__builtin_expect(rc <= 0, 0))
+        return rc < 0 ? rc : rows_at_end(r->state, r->defs.nranks, r->path, err);
     char where[512];
     rt_err e;
     if (rt_event_check(&r->defs, ev, &e) < 0) {
