@@ -220,6 +220,47 @@ static int pair_counts(mr_run *r, const rt_event *ev, const mr_vpart *v, int p, 
     return int_count(s > q ? s : q, ev, "this rank's counts add up to", err);
 }
 
+/* alltoallv, alltoallw in a trace that records per-peer counts (RT_DEFS_COLL_PEERS): this
+ * rank's own, from the COLL_PEER rows after the call (after its completion for a nonblocking
+ * one: mr_events.rows), or its totals in equal blocks when it has none. MPI made the counts of
+ * each pair agree when they were recorded, so the members agree now. */
+static int own_pair_counts(mr_run *r, const rt_event *ev, int p, uint64_t *stot, uint64_t *rtot,
+                           rt_err *err)
+{
+    mr_events *e = &r->m->own;
+    uint64_t first = e->n;
+    if (ev >= e->ev && ev < e->ev + e->n) {
+        uint64_t at = (uint64_t)(ev - e->ev);
+        const uint64_t *v = ev->kind == RT_EV_NBC_REQUEST ? rt_hmap_get(&e->rows, 0, at) : NULL;
+        first = ev->kind == RT_EV_NBC_REQUEST ? (v ? *v : e->n) : at + 1;
+    }
+    uint64_t nrows = 0;
+    for (int j = 0; j < p; j++)
+        r->counts[j] = r->rcounts[j] = 0;
+    for (uint64_t i = first; i < e->n && e->ev[i].kind == RT_EV_COLL_PEER; i++, nrows++) {
+        const rt_event *row = &e->ev[i];
+        if (row->peer >= 0 && row->peer < p) { /* the reader checked the block */
+            r->counts[row->peer] = row->bytes <= INT_MAX ? (int)row->bytes : 0;
+            r->rcounts[row->peer] = row->rbytes <= INT_MAX ? (int)row->rbytes : 0;
+        }
+    }
+    uint64_t s = 0, q = 0;
+    for (int j = 0; j < p; j++) {
+        if (!nrows) { /* equal blocks */
+            r->counts[j] = ev->bytes / (uint64_t)p <= INT_MAX ? (int)(ev->bytes / (uint64_t)p) : 0;
+            r->rcounts[j] =
+                ev->rbytes / (uint64_t)p <= INT_MAX ? (int)(ev->rbytes / (uint64_t)p) : 0;
+        }
+        r->displs[j] = s <= INT_MAX ? (int)s : 0;
+        r->rdispls[j] = q <= INT_MAX ? (int)q : 0;
+        s += (uint64_t)r->counts[j];
+        q += (uint64_t)r->rcounts[j];
+    }
+    *stot = s;
+    *rtot = q;
+    return int_count(s > q ? s : q, ev, "this rank's counts add up to", err);
+}
+
 /* ---- neighbourhood collectives -------------------------------------------------------------- */
 
 /* On the recorded neighbour graph (r->topo), each block as large as retrace's schedule of
@@ -323,8 +364,9 @@ static int issue_v(mr_run *r, const rt_event *ev, const mr_vpart *v, MPI_Comm co
                                      MPI_BYTE, comm, req));
     case RT_COLL_ALLTOALLV:
     case RT_COLL_ALLTOALLW:
-        if ((rc = pair_counts(r, ev, v, p, me, &tot, &rtot, err)) < 0 ||
-            (rc = ensure_buf(r, tot > rtot ? tot : rtot, err)) < 0)
+        rc = r->m->defs.flags & RT_DEFS_COLL_PEERS ? own_pair_counts(r, ev, p, &tot, &rtot, err)
+                                                   : pair_counts(r, ev, v, p, me, &tot, &rtot, err);
+        if (rc < 0 || (rc = ensure_buf(r, tot > rtot ? tot : rtot, err)) < 0)
             return rc;
         return ISSUE("Alltoallv", "alltoallv",
                      MPI_Alltoallv(r->sbuf, r->counts, r->displs, MPI_BYTE, r->rbuf, r->rcounts,
