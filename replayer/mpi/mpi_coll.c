@@ -224,21 +224,32 @@ static int pair_counts(mr_run *r, const rt_event *ev, const mr_vpart *v, int p, 
  * rank's own, from the COLL_PEER rows after the call (after its completion for a nonblocking
  * one: mr_events.rows), or its totals in equal blocks when it has none. MPI made the counts of
  * each pair agree when they were recorded, so the members agree now. */
-static int own_pair_counts(mr_run *r, const rt_event *ev, int p, uint64_t *stot, uint64_t *rtot,
-                           rt_err *err)
+/* The COLL_PEER rows of this rank's collective ev (its own events): their number, the first
+ * in *rows. */
+static uint64_t own_rows(const mr_run *r, const rt_event *ev, const rt_event **rows)
 {
-    mr_events *e = &r->m->own;
-    uint64_t first = e->n;
+    const mr_events *e = &r->m->own;
+    uint64_t first = e->n, n = 0;
     if (ev >= e->ev && ev < e->ev + e->n) {
         uint64_t at = (uint64_t)(ev - e->ev);
         const uint64_t *v = ev->kind == RT_EV_NBC_REQUEST ? rt_hmap_get(&e->rows, 0, at) : NULL;
         first = ev->kind == RT_EV_NBC_REQUEST ? (v ? *v : e->n) : at + 1;
     }
-    uint64_t nrows = 0;
+    while (first + n < e->n && e->ev[first + n].kind == RT_EV_COLL_PEER)
+        n++;
+    *rows = n ? &e->ev[first] : NULL;
+    return n;
+}
+
+static int own_pair_counts(mr_run *r, const rt_event *ev, int p, uint64_t *stot, uint64_t *rtot,
+                           rt_err *err)
+{
+    const rt_event *rows;
+    uint64_t nrows = own_rows(r, ev, &rows);
     for (int j = 0; j < p; j++)
         r->counts[j] = r->rcounts[j] = 0;
-    for (uint64_t i = first; i < e->n && e->ev[i].kind == RT_EV_COLL_PEER; i++, nrows++) {
-        const rt_event *row = &e->ev[i];
+    for (uint64_t i = 0; i < nrows; i++) {
+        const rt_event *row = &rows[i];
         if (row->peer >= 0 && row->peer < p) { /* the reader checked the block */
             r->counts[row->peer] = row->bytes <= INT_MAX ? (int)row->bytes : 0;
             r->rcounts[row->peer] = row->rbytes <= INT_MAX ? (int)row->rbytes : 0;
@@ -284,8 +295,26 @@ static int neighbor(mr_run *r, int ci, const rt_event *ev, MPI_Request *req, int
         *skip = 1;
         return 0;
     }
+    /* the per-peer counts by neighbour slot, where the trace records them (rt_coll_call) */
+    const rt_event *rows;
+    uint64_t nrows = r->m->defs.flags & RT_DEFS_COLL_PEERS ? own_rows(r, ev, &rows) : 0;
+    uint32_t nb = call.nbrs->nin > call.nbrs->nout ? call.nbrs->nin : call.nbrs->nout;
+    uint64_t *blk = nrows ? calloc(2 * (size_t)nb + 1, sizeof *blk) : NULL;
+    if (nrows && !blk)
+        return rt_err_set(err, RT_E_NOMEM, "out of memory for the counts of %u neighbours",
+                          (unsigned)nb);
+    for (uint64_t i = 0; i < nrows; i++)
+        if (rows[i].peer >= 0 && (uint32_t)rows[i].peer < nb) { /* the reader checked it */
+            blk[rows[i].peer] = rows[i].bytes;
+            blk[nb + (uint32_t)rows[i].peer] = rows[i].rbytes;
+        }
+    unsigned sides = rt_coll_count_sides(ev->op);
+    call.sblk = blk && (sides & RT_SIDE_SEND) ? blk : NULL;
+    call.rblk = blk && (sides & RT_SIDE_RECV) ? blk + nb : NULL;
+    call.equal_blocks = !nrows && (r->m->defs.flags & RT_DEFS_COLL_PEERS);
     steps v;
     int rc = schedule(RT_ALG_MPICH, &call, &v, err);
+    free(blk);
     if (rc < 0)
         return rc;
     size_t ns = 0, nr = 0;
