@@ -11,11 +11,11 @@ BUILD ?= build
 SAN_BUILD ?= build-san
 FUZZ_BUILD ?= build-fuzz
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
-CMAKE_FLAGS ?= -DRETRACE_WERROR=ON
+CMAKE_FLAGS ?= -DRETRACE_WERROR=ON -DRETRACE_REQUIRE_FORTRAN=ON
 
 # Debian 12 packages retrace needs to build and test.
 PACKAGES = build-essential cmake pkg-config mpich libmpich-dev libopen-trace-format2-dev \
-           otf2-tools libcsv-dev gnuplot-nox libcmocka-dev clang-format
+           otf2-tools libcsv-dev gnuplot-nox libcmocka-dev clang-format gfortran
 # ... and what the fuzzing build needs besides (make test-fuzz).
 FUZZ_PACKAGES = clang libclang-rt-14-dev
 

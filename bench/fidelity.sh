@@ -58,8 +58,8 @@ time_of() { sed -n 's/.* time_us=\([0-9.]*\)$/\1/p' "$1"; }
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 load_start=$(load)
-echo "calibrating (mpiexec -n 2 retrace calibrate) ..."
-mpiexec -n 2 "$retrace" calibrate --force --out "$out/calibrated.conf" 2> "$work/calibrate.err" ||
+echo "calibrating (mpiexec.mpich -n 2 retrace calibrate) ..."
+mpiexec.mpich -n 2 "$retrace" calibrate --force --out "$out/calibrated.conf" 2> "$work/calibrate.err" ||
     { cat "$work/calibrate.err" >&2; exit 1; }
 cat "$work/calibrate.err"
 
@@ -70,7 +70,7 @@ while [ "$r" -le "$runs" ]; do
     while read -r name np args; do
         i=$((i + 1))
         # shellcheck disable=SC2086
-        mpiexec -n "$np" "$pat/$name" $args > "$work/run.out" < /dev/null
+        mpiexec.mpich -n "$np" "$pat/$name" $args > "$work/run.out" < /dev/null
         time_of "$work/run.out" >> "$work/times.$i"
     done < "$work/configs"
     r=$((r + 1))
@@ -91,7 +91,7 @@ while read -r name np args; do
         awk -v t="$(time_of "$work/traced.$i")" -v b="$best" 'BEGIN { exit !(t > 2 * b) }'; }; do
         rm -rf "$work/try.$i"
         # shellcheck disable=SC2086
-        "$retrace" record --out "$work/try.$i" -- mpiexec -n "$np" "$pat/$name" $args \
+        "$retrace" record --out "$work/try.$i" -- mpiexec.mpich -n "$np" "$pat/$name" $args \
             > "$work/try.out" 2> "$work/record.err" < /dev/null || { cat "$work/record.err" >&2; exit 1; }
         if [ ! -e "$work/trace.$i" ] ||
             awk -v a="$(time_of "$work/try.out")" -v b="$(time_of "$work/traced.$i")" 'BEGIN { exit !(a < b) }'; then
@@ -134,7 +134,7 @@ done < "$work/configs"
 # The machine may change speed while the benchmark runs (a VM's cores move on the host:
 # the same ping-pong takes 0.15 or 0.45 us one way), which no model can predict: a second
 # calibration at the end says whether it did.
-mpiexec -n 2 "$retrace" calibrate --out "$work/after.conf" 2> /dev/null < /dev/null
+mpiexec.mpich -n 2 "$retrace" calibrate --out "$work/after.conf" 2> /dev/null < /dev/null
 oneway() { # MODEL BYTES: the model's one-way shm time in us (eager, docs/calibrate.md)
     "$retrace" pipeline --print-model --model "$1" | awk -v n="$2" '
         function v(x, u, f) {

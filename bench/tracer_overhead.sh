@@ -13,14 +13,14 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 lib=$build/tracer/libretrace.so
 [ -f "$lib" ] || { echo "tracer_overhead: $lib not found (build first)" >&2; exit 2; }
-mpicc -O2 -o "$work/ovh" "$here/tracer_overhead.c"
+mpicc.mpich -O2 -o "$work/ovh" "$here/tracer_overhead.c"
 
 run() { # MODE -> appends "pingpong allreduce" to $work/MODE
     case $1 in
-    plain) mpiexec -n 2 "$work/ovh" "$iters" ;;
+    plain) mpiexec.mpich -n 2 "$work/ovh" "$iters" ;;
     trace) rm -rf "$work/t" "$work/t.raw"
-           RETRACE_OUT=$work/t LD_PRELOAD=$lib mpiexec -n 2 "$work/ovh" "$iters" ;;
-    hist) RETRACE_TRACE=0 RETRACE_HISTOGRAM=1 LD_PRELOAD=$lib mpiexec -n 2 "$work/ovh" "$iters" ;;
+           RETRACE_OUT=$work/t LD_PRELOAD=$lib mpiexec.mpich -n 2 "$work/ovh" "$iters" ;;
+    hist) RETRACE_TRACE=0 RETRACE_HISTOGRAM=1 LD_PRELOAD=$lib mpiexec.mpich -n 2 "$work/ovh" "$iters" ;;
     esac | awk '/^pingpong/ {p=$2} /^allreduce/ {a=$2} END {print p, a}' >> "$work/$1"
 }
 i=0
@@ -44,7 +44,7 @@ for m in trace hist; do
 done
 # Bytes per event: raw files of one traced run against the events they hold.
 rm -rf "$work/t" "$work/t.raw"
-RETRACE_KEEP_RAW=1 RETRACE_OUT=$work/t LD_PRELOAD=$lib mpiexec -n 2 "$work/ovh" "$iters" >/dev/null
+RETRACE_KEEP_RAW=1 RETRACE_OUT=$work/t LD_PRELOAD=$lib mpiexec.mpich -n 2 "$work/ovh" "$iters" >/dev/null
 bytes=$(cat "$work"/t.raw/r*.t*.rtr | wc -c)
 events=$("$build/retrace" info "$work/t" | awk '$1 == "events" {print $2}')
 awk -v b="$bytes" -v e="$events" 'BEGIN {

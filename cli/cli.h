@@ -51,6 +51,7 @@ extern const cli_command cli_cmd_pipeline;
 extern const cli_command cli_cmd_profile;
 extern const cli_command cli_cmd_replay;
 extern const cli_command cli_cmd_calibrate;
+extern const cli_command cli_cmd_check;
 
 /* Scanning the arguments of a subcommand (cli/args.c): for (a.i = 1; a.i < argc; a.i++). */
 typedef struct cli_args {

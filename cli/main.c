@@ -4,8 +4,9 @@
 #include "cli.h"
 
 static const cli_command *const commands[] = {
-    &cli_cmd_record,   &cli_cmd_info,    &cli_cmd_convert, &cli_cmd_hist,      &cli_cmd_gateways,
-    &cli_cmd_pipeline, &cli_cmd_profile, &cli_cmd_replay,  &cli_cmd_calibrate, &cli_cmd_demo,
+    &cli_cmd_record,   &cli_cmd_info,      &cli_cmd_convert, &cli_cmd_hist,
+    &cli_cmd_gateways, &cli_cmd_pipeline,  &cli_cmd_profile, &cli_cmd_replay,
+    &cli_cmd_check,    &cli_cmd_calibrate, &cli_cmd_demo,
 };
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 

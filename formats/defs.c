@@ -223,6 +223,8 @@ int rt_defs_add_win(rt_defs *defs, uint32_t id, uint32_t comm, rt_err *err)
 
 const rt_comm_def *rt_defs_comm(const rt_defs *defs, uint32_t id)
 {
+    if (id < defs->ncomms && defs->comms[id].id == id)
+        return &defs->comms[id]; /* dense ids, the usual case: no search */
     int found;
     uint32_t pos = find_slot(defs->comms, defs->ncomms, sizeof *defs->comms, id, &found);
     return found ? &defs->comms[pos] : NULL;
@@ -237,6 +239,8 @@ const rt_group_def *rt_defs_group(const rt_defs *defs, uint32_t id)
 
 const rt_win_def *rt_defs_win(const rt_defs *defs, uint32_t id)
 {
+    if (id < defs->nwins && defs->wins[id].id == id)
+        return &defs->wins[id];
     int found;
     uint32_t pos = find_slot(defs->wins, defs->nwins, sizeof *defs->wins, id, &found);
     return found ? &defs->wins[pos] : NULL;
@@ -318,6 +322,8 @@ uint32_t rt_defs_count_modules(const rt_defs *defs)
 
 int64_t rt_comm_position(const rt_comm_def *c, uint32_t w)
 {
+    if (w < c->size && c->members[w] == w)
+        return w; /* MPI_COMM_WORLD and its like: members in world rank order, no search */
     uint64_t n = (uint64_t)c->size + c->remote_size, lo = 0, hi = n;
     uint64_t key = (uint64_t)w << 32;
     while (lo < hi) {
@@ -421,13 +427,14 @@ static int coll_peer_check(const rt_defs *defs, const rt_comm_def *c, const rt_e
     return 0;
 }
 
+/* The kind's name, looked up for a message only: every event comes through here. */
+#define kname rt_event_kind_name(k)
 int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err)
 {
     unsigned k = ev->kind;
     unsigned m = rt_event_kind_mask(k);
     if (k >= RT_EV_COUNT)
         return rt_err_set(err, RT_E_INVAL, "unknown event kind %u", k);
-    const char *kname = rt_event_kind_name(k);
     if (ev->rank >= defs->nranks)
         return rt_err_set(err, RT_E_INVAL, "%s: rank %u is not a world rank (0 to %u)", kname,
                           (unsigned)ev->rank, (unsigned)defs->nranks - 1);
@@ -493,6 +500,7 @@ int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err)
                           rt_event_is_rma(k) ? "window" : "communicator", (unsigned)ev->comm);
     return 0;
 }
+#undef kname
 
 void rt__defs_drop_comm(rt_defs *defs, uint32_t id)
 {

@@ -391,21 +391,6 @@ static OTF2_EvtReaderCallbacks *event_callbacks(void)
     return cb;
 }
 
-/* Every complete OTF2 file ends with END_OF_CHUNK (2) and END_OF_FILE (1). OTF2 reads a
- * file's last, short chunk into a buffer without bounding it by the file size, so a file
- * cut short must be caught here, before OTF2 reads past its end. */
-int rt__otf2r_file_complete(const char *path)
-{
-    unsigned char tail[2];
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return 0;
-    int ok =
-        fseek(f, -2, SEEK_END) == 0 && fread(tail, 1, 2, f) == 2 && tail[0] == 2 && tail[1] == 1;
-    fclose(f);
-    return ok;
-}
-
 /* The path of a file next to the anchor: <archive>/<name>. */
 char *rt__otf2r_archive_file(const otf2r *o, const char *name)
 {
@@ -522,9 +507,6 @@ static int copy_padded(const char *from, const char *to, uint64_t chunk)
  */
 static int read_cut_rank(rt_reader *r, otf2r *o, const char *evt, rt_err *err)
 {
-    uint64_t chunk = 0, def_chunk = 0;
-    if (OTF2_Reader_GetChunkSize(o->reader, &chunk, &def_chunk) != OTF2_SUCCESS || !chunk)
-        chunk = OTF2_CHUNK_SIZE_MIN;
     const char *tmp = getenv("TMPDIR");
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/retrace-cut-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -544,7 +526,7 @@ static int read_cut_rank(rt_reader *r, otf2r *o, const char *evt, rt_err *err)
     rt_event *ev = NULL;
     size_t n = 0;
     int rc = real_defs && copy_padded(o->anchor, anchor, 1) == 0 && symlink(real_defs, defs) == 0 &&
-                     mkdir(sub, 0700) == 0 && copy_padded(evt, copy, chunk) == 0
+                     mkdir(sub, 0700) == 0 && copy_padded(evt, copy, o->evt_chunk) == 0
                  ? 0
                  : rt_err_set(err, RT_E_IO, "%s: cannot copy rank %u's events to %s", r->path,
                               (unsigned)o->cur, dir);
@@ -578,8 +560,8 @@ static int open_rank(rt_reader *r, otf2r *o, rt_err *err)
     char name[48];
     snprintf(name, sizeof name, "/%llu.evt", (unsigned long long)o->rank_loc[o->cur]);
     char *evt = rt__otf2r_archive_file(o, name);
-    int rc = evt && !rt__otf2r_file_complete(evt) ? read_cut_rank(r, o, evt, err)
-                                                  : attach_reader(r, o, err);
+    int rc = evt && !rt__otf2r_file_complete(evt, o->evt_chunk) ? read_cut_rank(r, o, evt, err)
+                                                                : attach_reader(r, o, err);
     free(evt);
     return rc;
 }
@@ -723,7 +705,8 @@ static const rt__reader_ops otf2_reader_ops = {
 };
 
 /* Selects every rank's location, opens the event files and applies the local definitions
- * (Score-P's mapping tables); local definition files are optional. */
+ * (Score-P's mapping tables); local definition files are optional, but one that is there is
+ * checked before OTF2 reads it (otf2_defcheck.c). */
 static int open_events(rt_reader *r, otf2r *o, rt_err *err)
 {
     OTF2_ErrorCode ec = OTF2_SUCCESS;
@@ -734,9 +717,13 @@ static int open_events(rt_reader *r, otf2r *o, rt_err *err)
     if (ec != OTF2_SUCCESS)
         return rt__otf2_fail(err, RT_E_FORMAT, r->path,
                              "damaged OTF2 archive: event files unreadable", ec);
+    int rc = 0;
     if (OTF2_Reader_OpenDefFiles(o->reader) == OTF2_SUCCESS) {
-        for (uint32_t i = 0; i < r->defs.nranks; i++) {
-            OTF2_DefReader *dr = OTF2_Reader_GetDefReader(o->reader, o->rank_loc[i]);
+        for (uint32_t i = 0; i < r->defs.nranks && !rc; i++) {
+            char name[48];
+            snprintf(name, sizeof name, "/%llu.def", (unsigned long long)o->rank_loc[i]);
+            rc = rt__otf2r_check_defs(r, o, name, 1, err);
+            OTF2_DefReader *dr = rc ? NULL : OTF2_Reader_GetDefReader(o->reader, o->rank_loc[i]);
             if (dr) {
                 uint64_t n;
                 OTF2_Reader_ReadAllLocalDefinitions(o->reader, dr, &n);
@@ -746,7 +733,7 @@ static int open_events(rt_reader *r, otf2r *o, rt_err *err)
         OTF2_Reader_CloseDefFiles(o->reader);
     }
     rt__otf2_quiet();
-    return 0;
+    return rc;
 }
 
 int rt__otf2_open(rt_reader *r, rt_err *err)
@@ -776,7 +763,8 @@ int rt__otf2_open(rt_reader *r, rt_err *err)
                                "not a trace or damaged OTF2 archive: anchor file unreadable",
                                OTF2_ERROR_INVALID);
     }
-    if (!rc && OTF2_Reader_SetSerialCollectiveCallbacks(o->reader) != OTF2_SUCCESS)
+    if (!rc && (OTF2_Reader_SetSerialCollectiveCallbacks(o->reader) != OTF2_SUCCESS ||
+                OTF2_Reader_GetChunkSize(o->reader, &o->evt_chunk, &o->def_chunk) != OTF2_SUCCESS))
         rc = rt_err_set(err, RT_E_OTF2, "%s: cannot set up the OTF2 reader", r->path);
     if (!rc) {
         char *creator = NULL;

@@ -450,7 +450,12 @@ enum {
     RT_FIELD_REQ = 1 << 6,     /* q */
     RT_FIELD_OP = 1 << 7       /* o */
 };
-unsigned rt_event_kind_mask(unsigned kind);
+/* (the table behind it, built before main: formats/event.c) */
+extern uint8_t rt__field_mask[RT_EV_COUNT];
+static inline unsigned rt_event_kind_mask(unsigned kind)
+{
+    return kind < RT_EV_COUNT ? rt__field_mask[kind] : 0;
+}
 /* 1 for the kinds that start a request (its id in req) and for those that end one: the req
  * column of RT_EVENT_KINDS. */
 int rt_event_starts_request(unsigned kind);

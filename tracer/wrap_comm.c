@@ -58,3 +58,4 @@ static void comm_freed(rt__call *c)
 }
 
 #include "wrappers.def"
+#include "rt__f08.h" /* the mpi_f08 wrappers of these rows (rt__f08.h says why) */

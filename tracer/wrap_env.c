@@ -2,8 +2,12 @@
  * MPI_Init, MPI_Init_thread, MPI_Finalize and MPI_Abort start and stop the tracer, so they
  * are written out here rather than generated from wrappers.def: the tracer is off when
  * MPI_Init is entered, and MPI_Finalize must record itself before the files are closed.
+ * Their mpi_f08 entry points (which call PMPI directly, rt__f08.h) do the same around
+ * MPICH's profiling twins.
  */
 #include "rt__wrap.h"
+/* after rt__wrap.h: every class is skipped here, RT__F08 is what this file needs of it */
+#include "rt__f08.h"
 
 /* MPI_Init's own call, recorded once the tracer runs: from time 0 to now. */
 static void record_init(unsigned fn)
@@ -15,38 +19,32 @@ static void record_init(unsigned fn)
     rt__end(&c);
 }
 
-RT__EXPORT int MPI_Init(int *argc, char ***argv)
+/* After MPI_Init or MPI_Init_thread returned rc: the tracer starts. */
+static void init_done(unsigned fn, int rc, int provided)
 {
-    int rc = PMPI_Init(argc, argv);
-    if (rc == MPI_SUCCESS) {
-        int provided = MPI_THREAD_SINGLE;
-        PMPI_Query_thread(&provided);
-        rt__init_after(provided);
-        record_init(RT_FN_Init);
-    }
-    return rc;
+    if (rc != MPI_SUCCESS)
+        return;
+    rt__init_after(provided);
+    record_init(fn);
 }
 
-RT__EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+static int thread_level(void)
 {
-    int rc = PMPI_Init_thread(argc, argv, required, provided);
-    if (rc == MPI_SUCCESS) {
-        rt__init_after(*provided);
-        record_init(RT_FN_Init_thread);
-    }
-    return rc;
+    int provided = MPI_THREAD_SINGLE;
+    PMPI_Query_thread(&provided);
+    return provided;
 }
 
-RT__EXPORT int MPI_Finalize(void)
+/* Before PMPI_Finalize: the call records itself, and the files are closed. */
+static void finalize_begin(void)
 {
     rt__call c;
     if (rt__begin(&c, RT_FN_Finalize))
         rt__end(&c);
     rt__finalize_before();
-    return PMPI_Finalize();
 }
 
-RT__EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
+static void abort_begin(void)
 {
     rt__call c;
     if (rt__begin(&c, RT_FN_Abort)) {
@@ -58,5 +56,75 @@ RT__EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
             rt__end(&c);
     }
     rt__abort_before();
+}
+
+RT__EXPORT int MPI_Init(int *argc, char ***argv)
+{
+    int rc = PMPI_Init(argc, argv);
+    init_done(RT_FN_Init, rc, rc == MPI_SUCCESS ? thread_level() : MPI_THREAD_SINGLE);
+    return rc;
+}
+
+RT__EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    init_done(RT_FN_Init_thread, rc, rc == MPI_SUCCESS ? *provided : MPI_THREAD_SINGLE);
+    return rc;
+}
+
+RT__EXPORT int MPI_Finalize(void)
+{
+    finalize_begin();
+    return PMPI_Finalize();
+}
+
+RT__EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    abort_begin();
     return PMPI_Abort(comm, errorcode);
 }
+
+#if RT__F08
+/* The f08 entry points and their twins (weak: see rt__f08.h). ierror may be NULL. */
+void pmpir_init_f08_(MPI_Fint *ierror) __attribute__((weak));
+void pmpir_init_thread_f08_(const MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
+    __attribute__((weak));
+void pmpir_finalize_f08_(MPI_Fint *ierror) __attribute__((weak));
+void pmpir_abort_f08_(const MPI_Comm *comm, const MPI_Fint *errorcode, MPI_Fint *ierror)
+    __attribute__((weak));
+RT__EXPORT void mpi_init_f08_(MPI_Fint *ierror);
+RT__EXPORT void mpi_init_thread_f08_(const MPI_Fint *required, MPI_Fint *provided,
+                                     MPI_Fint *ierror);
+RT__EXPORT void mpi_finalize_f08_(MPI_Fint *ierror);
+RT__EXPORT void mpi_abort_f08_(const MPI_Comm *comm, const MPI_Fint *errorcode, MPI_Fint *ierror);
+
+RT__EXPORT void mpi_init_f08_(MPI_Fint *ierror)
+{
+    MPI_Fint rc = MPI_SUCCESS;
+    pmpir_init_f08_(&rc);
+    init_done(RT_FN_Init, rc, rc == MPI_SUCCESS ? thread_level() : MPI_THREAD_SINGLE);
+    if (ierror)
+        *ierror = rc;
+}
+
+RT__EXPORT void mpi_init_thread_f08_(const MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
+{
+    MPI_Fint rc = MPI_SUCCESS;
+    pmpir_init_thread_f08_(required, provided, &rc);
+    init_done(RT_FN_Init_thread, rc, rc == MPI_SUCCESS ? *provided : MPI_THREAD_SINGLE);
+    if (ierror)
+        *ierror = rc;
+}
+
+RT__EXPORT void mpi_finalize_f08_(MPI_Fint *ierror)
+{
+    finalize_begin();
+    pmpir_finalize_f08_(ierror);
+}
+
+RT__EXPORT void mpi_abort_f08_(const MPI_Comm *comm, const MPI_Fint *errorcode, MPI_Fint *ierror)
+{
+    abort_begin();
+    pmpir_abort_f08_(comm, errorcode, ierror);
+}
+#endif

@@ -325,3 +325,4 @@ static void req_free(rt__call *c, MPI_Request request)
 }
 
 #include "wrappers.def"
+#include "rt__f08.h" /* the mpi_f08 wrappers of these rows (rt__f08.h says why) */

@@ -104,3 +104,4 @@ static void rma_lock(rt__call *c, MPI_Win win, unsigned kind, int target, unsign
 }
 
 #include "wrappers.def"
+#include "rt__f08.h" /* the mpi_f08 wrappers of these rows (rt__f08.h says why) */

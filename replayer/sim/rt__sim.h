@@ -486,9 +486,10 @@ uint64_t sim_send(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t src
                   unsigned ct, uint64_t bytes, uint64_t t, uint8_t wk, uint32_t who);
 uint64_t sim_recv(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t dst, uint32_t src,
                   uint64_t bytes, uint64_t t, uint8_t flags, uint8_t wk, uint32_t who);
-/* The same with a new request, returned (done when the operation is); SIM_NONE: no memory. */
+/* The same with a new request, returned (done when the operation is); SIM_NONE: no memory.
+ * sync: the send is synchronous whatever its size (rendezvous; rt_sim_config sync_sends). */
 uint32_t sim_post_send(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t src, uint32_t dst,
-                       uint64_t bytes, uint64_t t);
+                       uint64_t bytes, uint64_t t, int sync);
 uint32_t sim_post_recv(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t dst, uint32_t src,
                        uint64_t bytes, uint64_t t, uint8_t flags);
 /* One-sided transfer from origin to target posted at t: when the data is at the target

@@ -49,6 +49,7 @@ typedef struct rt_sim_trace_end {
     int truncated;       /* the reader says the trace is cut short */
     uint64_t pending_first, pending_last; /* recorded times of the pending calls, ps from
                                            * the trace's first event (when pending) */
+    uint64_t left_out; /* operations that never completed, which the replay leaves out */
 } rt_sim_trace_end;
 const rt_sim_trace_end *rt_sim_trace_end_of(const rt_sim_trace *t);
 /* Point-to-point and RMA bytes between world ranks as traced (each pair once, a < b),
@@ -67,6 +68,9 @@ typedef struct rt_sim_config {
     const char *out_trace;      /* write the simulated run as OTF2 there; NULL: do not */
     int no_fast_coll;           /* 1: never use the collective fast path (the results are the
                                  * same, docs/replay.md; rt_sim_check_fast compares) */
+    int sync_sends; /* 1: every send but a buffered one (MPI_Bsend, MPI_Ibsend) is synchronous,
+                     * rendezvous whatever its size: a run that then deadlocks completed only
+                     * because MPI buffered its messages (retrace check, docs/check.md) */
 } rt_sim_config;
 
 /* The built-in model, mpich for every op, the recorded placement, wildcards as recorded. */
@@ -77,6 +81,41 @@ typedef struct rt_sim_rank {
     uint64_t mpi_ps;     /* time inside MPI calls */
     uint64_t compute_ps; /* recorded computation between calls */
 } rt_sim_rank;
+
+/* Why a replay did not complete, as rt_sim_result.hang tells it. */
+typedef enum rt_sim_outcome {
+    RT_SIM_COMPLETED = 0,
+    RT_SIM_DEADLOCK,    /* ranks wait for each other, or for ranks that finished */
+    RT_SIM_MISMATCH,    /* a collective call is another op on some rank: the replay stopped */
+    RT_SIM_FAILED,      /* a rank called MPI_Abort, or stopped outside MPI before MPI_Finalize */
+    RT_SIM_CUT,         /* every rank reached MPI_Finalize, but the trace is cut short */
+    RT_SIM_UNDESCRIBED, /* the ranks left are in pending calls that wait for what the trace
+                         * does not describe */
+    RT_SIM_OUTCOME_COUNT
+} rt_sim_outcome;
+
+#define RT_SIM_SHOWN 16 /* ranks a report describes one by one */
+
+/* A rank that did not finish: where it stopped. */
+typedef struct rt_sim_blocked {
+    uint32_t rank;
+    uint32_t event;       /* the rank's events replayed */
+    uint64_t time_ps;     /* replay time when it blocked */
+    uint64_t recorded_ns; /* recorded time of the event it stopped at */
+    uint16_t call;        /* rt_func it is in; RT_FN_NONE: at the end of its trace */
+    uint8_t pending;      /* the recorded run ended in this call */
+    char what[200];       /* "MPI_Recv(source 1, tag 5, comm world)" (cut at 199 bytes) */
+} rt_sim_blocked;
+
+typedef struct rt_sim_hang {
+    uint8_t outcome;   /* rt_sim_outcome */
+    uint32_t nblocked; /* ranks that did not finish (aborted ones not counted) */
+    uint32_t nshown;   /* the first of them, by rank */
+    rt_sim_blocked blocked[RT_SIM_SHOWN];
+    uint32_t ncycle;              /* ranks in the wait-for cycle found (0: none) */
+    uint32_t cycle[RT_SIM_SHOWN]; /* its first ranks, the lowest first, each waiting for the
+                                   * next and the last for the first */
+} rt_sim_hang;
 
 typedef struct rt_sim_result {
     int completed;          /* 1: every rank replayed its trace; 0: see report */
@@ -94,6 +133,7 @@ typedef struct rt_sim_result {
     rt_sim_rank *ranks; /* nranks entries */
     char *report;       /* deadlock, mismatch and unmatched-message lines; NULL if none */
     char *notes;        /* approximations made during the run; NULL if none */
+    rt_sim_hang hang;   /* when not completed: why, as data (report has it as text) */
 } rt_sim_result;
 
 /*

@@ -215,6 +215,32 @@ static void out_op(sim *s, uint32_t rank, const rt_event *ev)
     sim_out_event(s, rank, &o, s->ranks[rank].clock);
 }
 
+/* 1 when the send of ev is to be synchronous (rt_sim_config sync_sends): every mode but the
+ * buffered one, whose completion MPI guarantees, and but the send half of a send-receive,
+ * which MPI runs concurrently with its receive (it cannot deadlock for want of buffering). A
+ * persistent send started by MPI_Start counts as standard: the trace does not say which mode it was
+ * made with. */
+static int send_sync(const sim *s, const rt_event *ev)
+{
+    switch (ev->call) {
+    case RT_FN_Bsend:
+    case RT_FN_Ibsend:
+    case RT_FN_Bsend_c:
+    case RT_FN_Ibsend_c:
+    case RT_FN_Sendrecv:
+    case RT_FN_Sendrecv_replace:
+    case RT_FN_Isendrecv:
+    case RT_FN_Isendrecv_replace:
+    case RT_FN_Sendrecv_c:
+    case RT_FN_Sendrecv_replace_c:
+    case RT_FN_Isendrecv_c:
+    case RT_FN_Isendrecv_replace_c:
+        return 0;
+    default:
+        return s->cfg->sync_sends;
+    }
+}
+
 /* One operation event of a call (anything but ENTER and LEAVE). */
 static void rank_op(sim *s, uint32_t rank, const rt_event *ev)
 {
@@ -226,12 +252,12 @@ static void rank_op(sim *s, uint32_t rank, const rt_event *ev)
     switch (ev->kind) {
     case RT_EV_SEND:
         r = sim_post_send(s, SIM_CTX_P2P, ev->comm, (uint32_t)ev->tag, rank, (uint32_t)ev->peer,
-                          ev->bytes, t);
+                          ev->bytes, t, send_sync(s, ev));
         sim_rank_wait(s, rank, r);
         break;
     case RT_EV_ISEND:
         r = sim_post_send(s, SIM_CTX_P2P, ev->comm, (uint32_t)ev->tag, rank, (uint32_t)ev->peer,
-                          ev->bytes, t);
+                          ev->bytes, t, send_sync(s, ev));
         sim_slot_set(s, rank, ev->req, r);
         break;
     case RT_EV_RECV:

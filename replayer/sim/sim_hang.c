@@ -11,9 +11,9 @@
 
 #include "rt__sim.h"
 
-#define SHOWN 16   /* lines of one kind shown before "... and N more" */
-#define ITEMS 4    /* operations shown for one call */
-#define TEXT 1024u /* a call's text */
+#define SHOWN RT_SIM_SHOWN /* lines of one kind shown before "... and N more" */
+#define ITEMS 4            /* operations shown for one call */
+#define TEXT 1024u         /* a call's text */
 
 int sim_pending_waits(const sim_rank_events *re)
 {
@@ -306,6 +306,10 @@ static void report_cycle(sim *s, const wait_graph *g)
         for (uint32_t i = 0; i < n; i++)
             off[i + 1] += off[i];
         uint32_t len = sim_cycle_find(n, off, to, scratch, cyc);
+        rt_sim_hang *h = &s->res->hang;
+        h->ncycle = len;
+        for (uint32_t k = 0; k < len && k < RT_SIM_SHOWN; k++)
+            h->cycle[k] = g->e[cyc[k]].from;
         for (uint32_t k = 0; k < len && k < SHOWN; k++) {
             const wait_edge *e = &g->e[cyc[k]];
             const sim_rank *rk = &s->ranks[e->from];
@@ -375,12 +379,27 @@ static void report_ranks(sim *s, const char *verb)
         call_text(s, r, &t);
         char tb[32];
         rt_net_format_time(rk->clock, tb, sizeof tb);
+        rt_sim_hang *h = &s->res->hang;
+        if (h->nshown < RT_SIM_SHOWN) {
+            uint32_t at = rk->pc < re->n ? rk->pc : re->n; /* the event it stopped after */
+            rt_sim_blocked *b = &h->blocked[h->nshown++];
+            *b = (rt_sim_blocked){.rank = r,
+                                  .event = rk->pc,
+                                  .time_ps = rk->clock,
+                                  .recorded_ns = at ? re->ev[at - 1].time : 0,
+                                  .call = rk->in_call ? rk->call : RT_FN_NONE,
+                                  .pending = re->pending != SIM_NONE};
+            size_t len = t.len < sizeof b->what ? t.len : sizeof b->what - 1;
+            memcpy(b->what, t.s, len);
+            b->what[len] = '\0';
+        }
         sim_buf_printf(&s->report, "rank %u %s in %s at %s (event %u of %u%s)\n", (unsigned)r, verb,
                        t.s, tb, (unsigned)rk->pc, (unsigned)re->n,
                        re->pending != SIM_NONE ? ", pending when recorded" : "");
     }
     if (left > SHOWN)
         sim_buf_printf(&s->report, "... and %u more ranks %s\n", (unsigned)(left - SHOWN), verb);
+    s->res->hang.nblocked = left;
 }
 
 /* Collective instances that some members of their communicator or window never entered. */
@@ -472,6 +491,7 @@ int sim_hang_report(sim *s)
 {
     const rt_sim_trace_end *e = &s->t->end;
     if (s->stop) { /* a collective mismatch: its line is in the report */
+        s->res->hang.outcome = RT_SIM_MISMATCH;
         report_ranks(s, "stopped");
         report_collectives(s);
         sim_report_channels(s, 1);
@@ -491,6 +511,10 @@ int sim_hang_report(sim *s)
         sim_buf_printf(&s->report, "the replay cannot go on: the ranks left are in calls that "
                                    "never returned, waiting for what the trace does not "
                                    "describe\n");
+    s->res->hang.outcome = cut              ? RT_SIM_CUT
+                           : failed         ? RT_SIM_FAILED
+                           : waits_known(s) ? RT_SIM_DEADLOCK
+                                            : RT_SIM_UNDESCRIBED;
     report_ranks(s, "blocked");
     wait_graph g = {0};
     graph_make(s, &g);

@@ -557,6 +557,7 @@ int rt_sim_trace_load(rt_reader *r, rt_sim_trace **out, rt_err *err)
     }
     trace_end(t, r);
     load_counts lc = ls.lc;
+    t->end.left_out = lc.irecv_open + lc.nbc_open + lc.orphan;
     if (lc.irecv_open)
         sim_trace_note(t,
                        "%llu nonblocking receives never completed: left out (their source "

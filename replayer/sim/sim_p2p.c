@@ -347,8 +347,11 @@ static uint64_t post(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t 
     return matched(s, op, &w, me, peer);
 }
 
-uint64_t sim_send(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t src, uint32_t dst,
-                  unsigned ct, uint64_t bytes, uint64_t t, uint8_t wk, uint32_t who)
+/* sim_send, where sync forces the rendezvous protocol whatever the size (rt_sim_config
+ * sync_sends): the send completes only once its receive is posted. */
+static uint64_t send_op(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t src,
+                        uint32_t dst, unsigned ct, uint64_t bytes, uint64_t t, uint8_t wk,
+                        uint32_t who, int sync)
 {
     const rt_net_link *l = &s->cfg->model.link[ct];
     rt_sim_result *res = s->res;
@@ -363,7 +366,7 @@ uint64_t sim_send(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t src
                  .who = who,
                  .wk = wk,
                  .send = 1,
-                 .eager = bytes <= l->eager,
+                 .eager = !sync && bytes <= l->eager,
                  .ct = (uint8_t)ct};
     uint64_t done = SIM_NEVER;
     if (op.eager)
@@ -374,6 +377,12 @@ uint64_t sim_send(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t src
         s->ports[src].busy++;
     post(s, ctx, comm, tag, src, dst, &op);
     return done;
+}
+
+uint64_t sim_send(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t src, uint32_t dst,
+                  unsigned ct, uint64_t bytes, uint64_t t, uint8_t wk, uint32_t who)
+{
+    return send_op(s, ctx, comm, tag, src, dst, ct, bytes, t, wk, who, 0);
 }
 
 uint64_t sim_recv(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t dst, uint32_t src,
@@ -388,13 +397,13 @@ uint64_t sim_recv(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t dst
 }
 
 uint32_t sim_post_send(sim *s, uint8_t ctx, uint64_t comm, uint32_t tag, uint32_t src, uint32_t dst,
-                       uint64_t bytes, uint64_t t)
+                       uint64_t bytes, uint64_t t, int sync)
 {
     uint32_t r = sim_req_new(s);
     if (r == SIM_NONE)
         return SIM_NONE;
-    uint64_t d =
-        sim_send(s, ctx, comm, tag, src, dst, sim_contype(s, src, dst), bytes, t, SIM_T_REQ, r);
+    uint64_t d = send_op(s, ctx, comm, tag, src, dst, sim_contype(s, src, dst), bytes, t, SIM_T_REQ,
+                         r, sync);
     if (d != SIM_NEVER)
         s->reqs[r].done = d; /* nobody waits for r yet */
     return s->rc ? SIM_NONE : r;

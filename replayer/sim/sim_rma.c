@@ -106,7 +106,7 @@ static void group_sync(sim *s, uint32_t rank, const rt_event *ev, uint64_t t)
     for (uint32_t i = 0; i < g->size && !s->rc; i++) {
         uint32_t m = g->members[i], r;
         if (ev->op == RT_PSCW_POST || ev->op == RT_PSCW_COMPLETE) {
-            r = sim_post_send(s, ctx, ev->comm, 0, rank, m, 0, t);
+            r = sim_post_send(s, ctx, ev->comm, 0, rank, m, 0, t, 0);
             if (ev->op == RT_PSCW_POST)
                 sim_slot_set(s, rank, SIM_NONE, r);
             else

@@ -80,7 +80,7 @@ case $case in
 shm)
     model=shm.conf
     echo "an earlier model" > "$model" # replaced with --force
-    run mpiexec -n 2 "$retrace" calibrate --quick --force --out "$model" > out 2> err ||
+    run mpiexec.mpich -n 2 "$retrace" calibrate --quick --force --out "$model" > out 2> err ||
         fail "calibrate exited $?: $(cat err)"
     [ -s out ] && fail "stdout should be empty with --out: $(cat out)"
     grep -q '^calibrate: 2 ranks on 1 node in 1 module; measured loop, shm in [0-9.]* s; not measured (kept from built-in defaults): net, gw; model written to shm.conf$' err ||
@@ -107,7 +107,7 @@ shm)
     ;;
 net)
     model=net.conf
-    run mpiexec -n 1 -env RETRACE_NODE_ID 0 "$retrace" calibrate --quick --out "$model" : \
+    run mpiexec.mpich -n 1 -env RETRACE_NODE_ID 0 "$retrace" calibrate --quick --out "$model" : \
         -n 1 -env RETRACE_NODE_ID 1 "$retrace" calibrate --quick --out "$model" > out 2> err ||
         fail "calibrate exited $?: $(cat err)"
     grep -q 'on 2 nodes in 1 module; measured loop, net in' err || fail "summary: $(cat err)"
@@ -121,7 +121,7 @@ net)
     ;;
 gw)
     model=gw.conf
-    run mpiexec -n 2 -env RETRACE_NODE_ID 0 "$retrace" calibrate --quick --out "$model" : \
+    run mpiexec.mpich -n 2 -env RETRACE_NODE_ID 0 "$retrace" calibrate --quick --out "$model" : \
         -n 1 -env RETRACE_NODE_ID 1 -env RETRACE_MODULE_ID 1 "$retrace" calibrate --quick \
         --out "$model" > out 2> err || fail "calibrate exited $?: $(cat err)"
     grep -q '^calibrate: 3 ranks on 2 nodes in 2 modules; measured loop, shm, gw in' err ||
@@ -158,33 +158,33 @@ single)
     ;;
 errors)
     # A usage error: its two lines from the first process only, status 2 on all.
-    run mpiexec -n 2 "$retrace" calibrate --fast > out 2> err
+    run mpiexec.mpich -n 2 "$retrace" calibrate --fast > out 2> err
     st=$?
     [ $st -eq 2 ] || fail "bad option: status $st"
     printf '%s\n' "retrace calibrate: --fast: unknown option" "Try 'retrace calibrate --help'." |
         cmp -s - err || fail "bad option: $(cat err)"
     # An unwritable output: found before measuring, one line, status 2.
-    run mpiexec -n 2 "$retrace" calibrate --quick --out "$work/no/such/dir/m.conf" > out 2> err
+    run mpiexec.mpich -n 2 "$retrace" calibrate --quick --out "$work/no/such/dir/m.conf" > out 2> err
     st=$?
     [ $st -eq 2 ] || fail "unwritable: status $st"
     [ "$(cat err)" = "retrace: calibrate: $work/no/such/dir/m.conf: cannot write the model: No such file or directory" ] ||
         fail "unwritable: $(cat err)"
     # A directory as output, and an existing file without --force: usage errors.
-    run mpiexec -n 2 "$retrace" calibrate --quick --out "$work" > out 2> err
+    run mpiexec.mpich -n 2 "$retrace" calibrate --quick --out "$work" > out 2> err
     st=$?
     printf '%s\n' "retrace calibrate: --out: $work: is a directory" \
         "Try 'retrace calibrate --help'." | cmp -s - err ||
         fail "directory: status $st: $(cat err)"
     [ $st -eq 2 ] || fail "directory: status $st"
     echo "an earlier model" > old.conf
-    run mpiexec -n 2 "$retrace" calibrate --quick --out old.conf > out 2> err
+    run mpiexec.mpich -n 2 "$retrace" calibrate --quick --out old.conf > out 2> err
     st=$?
     printf '%s\n' "retrace calibrate: --out: old.conf: exists (--force replaces it)" \
         "Try 'retrace calibrate --help'." | cmp -s - err || fail "existing: $(cat err)"
     [ $st -eq 2 ] || fail "existing: status $st"
     [ "$(cat old.conf)" = "an earlier model" ] || fail "existing: old.conf changed"
     # A node id that is not a number on one rank: every rank fails, rank 0 says why.
-    run mpiexec -n 1 "$retrace" calibrate --quick --out m.conf : \
+    run mpiexec.mpich -n 1 "$retrace" calibrate --quick --out m.conf : \
         -n 1 -env RETRACE_NODE_ID x1 "$retrace" calibrate --quick --out m.conf > out 2> err
     st=$?
     [ $st -eq 1 ] && [ "$(cat err)" = "retrace: calibrate: rank 1: RETRACE_NODE_ID=x1 is not a node id (a number)" ] ||

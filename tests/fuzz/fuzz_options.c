@@ -46,7 +46,7 @@ static void clean(void)
 static int allowed(int argc, char **argv)
 {
     static const char *const commands[] = {"info",    "hist",   "gateways", "pipeline",
-                                           "profile", "replay", "convert"};
+                                           "profile", "replay", "convert",  "check"};
     size_t i = 0;
     while (i < sizeof commands / sizeof *commands && strcmp(argv[0], commands[i]))
         i++;

@@ -19,7 +19,7 @@ t=${RUN_TIMEOUT:-30}
 failed=0
 fail() { echo "FAIL: $*"; failed=1; }
 
-timeout -k 5 "$t" mpiexec -n 3 "$retrace" replay --engine mpi "$trace" \
+timeout -k 5 "$t" mpiexec.mpich -n 3 "$retrace" replay --engine mpi "$trace" \
     --compare coll:allgather=recursive_doubling --compare coll:allreduce=recursive_doubling \
     --compare coll:bcast=linear --compare map:cyclic --csv "$w/cmp.csv" \
     > "$w/cmp.out" 2> "$w/cmp.err" || fail "the compare run exited $?"
@@ -38,7 +38,7 @@ want_note="retrace: note for coll:allgather=recursive_doubling: MPICH refused th
 grep -qxF "$want_note" "$w/cmp.err" || { fail "no note on the refused algorithm"; cat "$w/cmp.err"; }
 
 # One configuration, with per-process node ids (two emulated nodes): the summary.
-RETRACE_PROGRESS=1 timeout -k 5 "$t" mpiexec -n 1 -env RETRACE_NODE_ID 0 "$retrace" replay \
+RETRACE_PROGRESS=1 timeout -k 5 "$t" mpiexec.mpich -n 1 -env RETRACE_NODE_ID 0 "$retrace" replay \
     --engine mpi "$trace" --repeat 3 : -n 2 -env RETRACE_NODE_ID 1 "$retrace" replay \
     --engine mpi "$trace" --repeat 3 \
     > "$w/one.out" 2> "$w/one.err" || fail "the single run exited $?"
@@ -61,7 +61,7 @@ done
 bad() { # WANT NP ARGS...
     want=$1 np=$2
     shift 2
-    timeout -k 5 "$t" mpiexec -n "$np" "$retrace" replay --engine mpi "$@" > "$w/bad.out" \
+    timeout -k 5 "$t" mpiexec.mpich -n "$np" "$retrace" replay --engine mpi "$@" > "$w/bad.out" \
         2> "$w/bad.err"
     st=$?
     [ "$st" = 2 ] || fail "$*: exit status $st, expected 2"
@@ -82,7 +82,7 @@ bad "retrace: $w/none.csv: No such file or directory" 3 "$w/none.csv"
 # A trace no MPI library can run in its order: stopped at --timeout, with one line.
 stuck=$(dirname "$trace")/recv_first.csv
 start=$(date +%s)
-timeout -k 5 "$t" mpiexec -n 2 "$retrace" replay --engine mpi "$stuck" --timeout 2 \
+timeout -k 5 "$t" mpiexec.mpich -n 2 "$retrace" replay --engine mpi "$stuck" --timeout 2 \
     > "$w/stuck.out" 2> "$w/stuck.err"
 st=$?
 [ "$st" != 0 ] && [ "$st" != 124 ] || fail "the stuck replay exited $st"

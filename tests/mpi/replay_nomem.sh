@@ -21,7 +21,7 @@ limit=1500000
 (ulimit -v "$limit") 2> /dev/null || { echo "ulimit -v is not available: skipped"; exit 77; }
 (
     ulimit -v "$limit"
-    exec timeout -k 5 "$t" mpiexec -n 2 "$retrace" replay --engine mpi "$trace"
+    exec timeout -k 5 "$t" mpiexec.mpich -n 2 "$retrace" replay --engine mpi "$trace"
 ) > "$w/out" 2> "$w/err"
 st=$?
 [ "$st" = 1 ] || fail "exit status $st, expected 1 (MPI_Abort after the error)"

@@ -23,7 +23,7 @@
 #                        the traced run by 'retrace record --timeout TIMEOUT' (both exit
 #                        124, which STATUS must say)
 #   LAUNCH               record (default): 'retrace record --out DIR --nodes N --modules M
-#                        RECORD_ARGS -- mpiexec -n NP PROG'; preload: by hand, with
+#                        RECORD_ARGS -- mpiexec.mpich -n NP PROG'; preload: by hand, with
 #                        RETRACE_OUT, RETRACE_EMULATE and LD_PRELOAD=TRACER; linked: the same
 #                        without LD_PRELOAD, running BIN/mpi_PROG_linked (linked with the
 #                        tracer before the MPI library)
@@ -59,9 +59,15 @@
 #   REPLAY_ARGS          options for the replays below
 #   MPI_REPLAY=0         no replay on the real MPI library (below)
 #   MPI_LEFT_OUT         collective calls that replay may leave out (default 0; see its notes)
+#   REPLAY=0             no replay at all (an erroneous program: its collectives do not match)
+#   FINDINGS             what retrace check TRACE finds: its exit status (1: errors, 0: none or
+#                        warnings only), its stdout = expected/EXPECT.check with every time
+#                        shown as T (FINDINGS=0 without that file, and unset: the trace of a
+#                        correct program, on which check must exit 0 and report no finding,
+#                        no line starting "error " or "warning ")
 # Every complete trace (not TRUNCATED) must also replay to completion: retrace replay
 # REPLAY_ARGS TRACE exits 0 and prints a prediction; and, unless MPI_REPLAY=0, under
-# mpiexec -n NP with --engine mpi, sending the messages and bytes the trace holds.
+# mpiexec.mpich -n NP with --engine mpi, sending the messages and bytes the trace holds.
 #
 # The traced run must print what the plain run prints and exit with the same status, and
 # otf2-print must read the archive without a word on stderr. Each mpiexec run is limited to
@@ -106,6 +112,7 @@ fi
 PROG='' ARGS='' OUT='' TIMEOUT='' NP='' NODES=1 MODULES=1 STATUS=0 RECORD_STATUS=''
 LAUNCH=record RECORD_ARGS='' ENV='' HISTOGRAM=0 NOTRACE=0 TRUNCATED=0 DUMP='' CHECK=none CALLS=0 REPORT=0
 HYDRA_HUP=0 EXPECT=$case LIVE_HIST=0 HIST_ARGS='' ANALYZE='' REPLAY_ARGS='' MPI_REPLAY=1 MPI_LEFT_OUT=0
+REPLAY=1 FINDINGS=''
 # shellcheck source=/dev/null
 . "$mpi/cases/$case.case"
 exp=$mpi/expected
@@ -128,9 +135,11 @@ compare() {
         head -n 60 "$2.diff"
     fi
 }
-# What mpiexec (hydra) prints on stdout when a rank dies: not the program's output.
+# What mpiexec (hydra) prints on stdout when a rank dies, and the warnings MPICH's UCX layer
+# prints there at MPI_Finalize about messages nobody received: not the program's output.
 hydra_filter() {
     sed -e '/^=/d' -e '/^$/d' -e '/^YOUR APPLICATION TERMINATED/d' \
+        -e '/ UCX  WARN /d' \
         -e '/^This typically refers to a problem/d' -e '/^Please see the FAQ page/d' \
         "$1" > "$1.prog"
 }
@@ -146,7 +155,7 @@ show() { # a file that explains a failure, if it has anything
 
 # 1. The plain run.
 # shellcheck disable=SC2086 # ARGS is a list of words
-(cd "$w" && exec timeout -k 5 "$plain_timeout" mpiexec -n "$NP" "$program" $ARGS) \
+(cd "$w" && exec timeout -k 5 "$plain_timeout" mpiexec.mpich -n "$NP" "$program" $ARGS) \
     > "$w/plain.out" 2> "$w/plain.err"
 plain_status=$?
 hydra_hup "$plain_status" "$w/plain.out" && plain_status=$STATUS
@@ -170,7 +179,7 @@ if [ "$LAUNCH" = preload ] || [ "$LAUNCH" = linked ]; then
     fi
     # shellcheck disable=SC2086 # ENV, preload and ARGS are lists of words
     (cd "$w" && exec timeout -k 5 "$timeout" env $ENV RETRACE_OUT="$trace" \
-        RETRACE_EMULATE="$emulate" $preload mpiexec -n "$NP" "$program" $ARGS) \
+        RETRACE_EMULATE="$emulate" $preload mpiexec.mpich -n "$NP" "$program" $ARGS) \
         > "$w/traced.out" 2> "$w/traced.err"
 else
     out="--out $trace" # no archive to name when no trace is written
@@ -178,7 +187,7 @@ else
     # shellcheck disable=SC2086 # RECORD_ARGS, ENV, out and ARGS are lists of words
     (cd "$w" && exec env $ENV timeout -k 5 "$timeout" "$retrace" record --tracer "$tracer" \
         $out --nodes "$NODES" --modules "$MODULES" $RECORD_ARGS \
-        -- mpiexec -n "$NP" "$program" $ARGS) \
+        -- mpiexec.mpich -n "$NP" "$program" $ARGS) \
         > "$w/traced.out" 2> "$w/traced.err"
 fi
 traced_status=$?
@@ -190,7 +199,7 @@ elif [ "$traced_status" != "$plain_status" ]; then
     fail "traced run exited $traced_status, the plain run $plain_status"; show "$w/traced.err"
 fi
 if [ -n "$TIMEOUT" ]; then # record ended the run, not the harness's own timeout
-    grep -q "^retrace: record: mpiexec did not finish within $TIMEOUT s: ending it" \
+    grep -q "^retrace: record: mpiexec.mpich did not finish within $TIMEOUT s: ending it" \
         "$w/traced.err" || fail "record did not say that it ended the run after $TIMEOUT s"
 fi
 if [ "$HISTOGRAM" = 1 ]; then
@@ -286,7 +295,7 @@ if [ "$LIVE_HIST" = 1 ]; then
 fi
 # A complete trace must replay to completion on the built-in engine: exit 0, a prediction
 # (and the same results without the collective fast path: --check-fast).
-if [ "$TRUNCATED" != 1 ]; then
+if [ "$TRUNCATED" != 1 ] && [ "$REPLAY" = 1 ]; then
     # shellcheck disable=SC2086 # REPLAY_ARGS is a list of words
     timeout -k 5 "$timeout" "$retrace" replay --check-fast $REPLAY_ARGS "$trace" \
         > "$w/replay.out" 2> "$w/replay.err" ||
@@ -296,9 +305,9 @@ if [ "$TRUNCATED" != 1 ]; then
 fi
 # ... and on the real MPI library (retrace replay --engine mpi, one process per rank): it must
 # complete and send exactly the messages and bytes the trace holds, as trace_dump counts them.
-if [ "$TRUNCATED" != 1 ] && [ "$MPI_REPLAY" = 1 ]; then
+if [ "$TRUNCATED" != 1 ] && [ "$REPLAY" = 1 ] && [ "$MPI_REPLAY" = 1 ]; then
     # shellcheck disable=SC2086 # REPLAY_ARGS is a list of words
-    (cd "$w" && exec timeout -k 5 "$timeout" mpiexec -n "$NP" "$retrace" replay --engine mpi \
+    (cd "$w" && exec timeout -k 5 "$timeout" mpiexec.mpich -n "$NP" "$retrace" replay --engine mpi \
         --check-fast $REPLAY_ARGS "$trace") > "$w/mpi_replay.out" 2> "$w/mpi_replay.err" ||
         { fail "retrace replay --engine mpi exited $?"; show "$w/mpi_replay.out"
           show "$w/mpi_replay.err"; }
@@ -316,6 +325,20 @@ if [ "$TRUNCATED" != 1 ] && [ "$MPI_REPLAY" = 1 ]; then
         "$w/mpi_replay.out" | awk '{ print $1 + $2 + $3 + $4 }')
     [ "$got" = "$calls" ] ||
         fail "the replay on MPI accounts for '$got' collective calls, the trace has $calls"
+fi
+
+# 5. retrace check: the findings of an erroneous program, none for a correct one.
+timeout -k 5 "$timeout" "$retrace" check "$trace" > "$w/check.raw" 2> "$w/check.err"
+check_status=$?
+sed -E 's/[0-9]+(\.[0-9]+)? (ps|ns|us|ms|s)([ ,);:]|$)/T\3/g' "$w/check.raw" > "$w/check.out"
+if [ -n "$FINDINGS" ] && { [ "$FINDINGS" != 0 ] || [ -f "$exp/$EXPECT.check" ]; }; then
+    [ "$check_status" = "$FINDINGS" ] ||
+        { fail "retrace check exited $check_status, expected $FINDINGS"; show "$w/check.err"; }
+    compare "$exp/$EXPECT.check" "$w/check.out" "retrace check's findings"
+else
+    [ "$check_status" = 0 ] || { fail "retrace check exited $check_status"; show "$w/check.err"; }
+    grep -E '^(error|warning) ' "$w/check.out" &&
+        fail "retrace check found the above in a correct program"
 fi
 
 for a in $ANALYZE; do # each NAME runs 'retrace $ARGS_NAME TRACE': stdout = expected/EXPECT.NAME

@@ -6,9 +6,9 @@ set -u
 tracer=$1 program=$2 work=$3
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 touch file
-timeout -k 5 30 mpiexec -n 4 "$program" > plain.out 2> plain.err
+timeout -k 5 30 mpiexec.mpich -n 4 "$program" > plain.out 2> plain.err
 plain=$?
-RETRACE_OUT=$work/file/trace LD_PRELOAD=$tracer timeout -k 5 30 mpiexec -n 4 "$program" \
+RETRACE_OUT=$work/file/trace LD_PRELOAD=$tracer timeout -k 5 30 mpiexec.mpich -n 4 "$program" \
     > traced.out 2> traced.err
 traced=$?
 ok=1

@@ -28,7 +28,7 @@ expect() { # the calls expected, "FUNCTION COUNT" per line, all ranks together
 if [ "$name" = errors ]; then
     for args in "-x 1" "-s 1.5" "-i" "-c -3" "-s 2G"; do
         # shellcheck disable=SC2086
-        run mpiexec -n 2 "$bin/ring" $args > out 2> err
+        run mpiexec.mpich -n 2 "$bin/ring" $args > out 2> err
         st=$?
         [ $st -eq 2 ] || fail "ring $args: status $st"
         [ "$(wc -l < err)" -eq 1 ] && grep -q "^ring: bad argument '" err ||
@@ -39,14 +39,14 @@ if [ "$name" = errors ]; then
     st=$?
     [ $st -eq 2 ] && [ "$(cat err)" = "pingpong: needs at least 2 ranks (run it under mpiexec -n 2)" ] ||
         fail "pingpong alone: status $st: $(cat err)"
-    run mpiexec -n 2 "$bin/allreduce" -s 12 > out 2> err
+    run mpiexec.mpich -n 2 "$bin/allreduce" -s 12 > out 2> err
     [ "$(cat err)" = "allreduce: -s 12 is not a whole number of doubles" ] || fail "allreduce -s 12: $(cat err)"
 else
-    run mpiexec -n 2 "$bin/$name" -i 20 -w 2 -s 64 > plain.out 2> plain.err || fail "exit $?: $(cat plain.err)"
+    run mpiexec.mpich -n 2 "$bin/$name" -i 20 -w 2 -s 64 > plain.out 2> plain.err || fail "exit $?: $(cat plain.err)"
     grep -Eq "^$name ranks=2 iters=20 bytes=64 compute_us=0 time_us=[0-9]+\.[0-9]{3}\$" plain.out ||
         fail "output: $(cat plain.out)"
     [ "$(wc -l < plain.out)" -eq 1 ] || fail "more than one line: $(cat plain.out)"
-    run "$retrace" record --out trace -- mpiexec -n 2 "$bin/$name" -i 20 -w 2 -s 64 -c 1 \
+    run "$retrace" record --out trace -- mpiexec.mpich -n 2 "$bin/$name" -i 20 -w 2 -s 64 -c 1 \
         > traced.out 2> traced.err || fail "record: exit $?: $(cat traced.err)"
     grep -Eq "^$name ranks=2 iters=20 bytes=64 compute_us=1 time_us=" traced.out ||
         fail "traced output: $(cat traced.out)"

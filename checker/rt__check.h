@@ -1,0 +1,88 @@
+/* checker/ internals: the findings table, text helpers and the passes' entry points. */
+#ifndef RT__CHECK_H
+#define RT__CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rt_check.h"
+#include "rt_event.h"
+#include "rt_trace.h"
+
+/* ---- text --------------------------------------------------------------------------------- */
+
+#define CHK_TEXT 1024u /* one cell of a finding; longer text is cut with "..." */
+
+typedef struct chk_text {
+    char s[CHK_TEXT];
+    size_t len;
+} chk_text;
+
+void chk_add(chk_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "1.5 us" for a recorded time in ns since the trace's origin (saturating past 2^64 ps). */
+void chk_add_time(chk_text *t, uint64_t ns);
+/* "comm world", "comm self", "comm 3"; "window 2" for windows. */
+void chk_add_comm(chk_text *t, uint32_t comm);
+/* "rank 0 MPI_Bcast(root 1, 8 bytes) at 1.2 us": the call of ev and the fields that matter
+ * for a finding (peers as the event holds them: ranks of its communicator or window). */
+void chk_add_call(chk_text *t, const rt_event *ev);
+
+/* ---- findings ------------------------------------------------------------------------------ */
+
+typedef struct chk {
+    const rt_check_opts *o;
+    rt_check_result *res;
+    rt_table *findings;
+    int nomem;
+    uint32_t threaded; /* a rank whose calls overlap (several threads); UINT32_MAX: none */
+} chk;
+
+/* 1 when class cls is to be checked. */
+static inline int chk_on(const chk *c, unsigned cls)
+{
+    return (c->o->classes >> cls) & 1u;
+}
+
+/* Counts a finding of class cls and, while fewer than max are kept, adds its row. ranks and
+ * where may be "" (where: no communicator or window). 0 or -RT_E_NOMEM. */
+int chk_find(chk *c, unsigned cls, const char *ranks, const char *where, const char *calls,
+             const char *why);
+
+/* ---- the passes ---------------------------------------------------------------------------- */
+
+/* How a rank's run went, as far as the streaming pass has read. */
+typedef struct chk_rank {
+    uint8_t finalized;     /* entered MPI_Finalize */
+    uint8_t in_pending;    /* between a PENDING event and the next ENTER or LEAVE */
+    uint8_t ended_pending; /* its run ended in a call that never returned */
+    uint8_t freed;         /* called MPI_Request_free ... */
+    uint64_t freed_ns;     /* ... last at this time */
+    uint32_t depth;        /* calls entered and not left (more than 1: several threads) */
+} chk_rank;
+
+/* One collective call of a rank. */
+typedef struct chk_call {
+    rt_event ev; /* COLL_END or NBC_COMPLETE; kind 0 for a nonblocking one never completed */
+    uint64_t start_ns;
+} chk_call;
+
+/* Every rank's collective calls, in the order each rank called them. */
+typedef struct chk_colls {
+    uint32_t nranks;
+    chk_call **calls;
+    uint32_t *ncalls, *room;
+} chk_colls;
+
+/* The streaming pass (check_stream.c): requests and RMA epochs rank by rank, and then the
+ * collective calls compared, while the definitions are there. */
+int chk_stream(chk *c, const char *path, rt_err *err);
+/* Compares the collective calls of every communicator's members (check_coll.c). */
+int chk_colls_compare(chk *c, const rt_defs *defs, const chk_rank *ranks, const chk_colls *cs);
+
+/* Deadlock and buffering hazards from replays of the trace at path (check_replay.c). */
+int chk_replay(chk *c, const char *path, rt_err *err);
+
+/* Appends a line to the result's notes. 0 or -RT_E_NOMEM. */
+int chk_note(chk *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif /* RT__CHECK_H */

@@ -1,0 +1,4 @@
+check
+$DATA/send_ring.csv
+--class
+deadlock,races

@@ -1,0 +1,2 @@
+check
+$DATA/send_ring.csv

@@ -1,0 +1,2 @@
+check
+$DATA/check_coll_amounts.csv

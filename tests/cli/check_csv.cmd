@@ -1,0 +1,4 @@
+check
+$DATA/check_coll_amounts.csv
+--csv
+$WORK/f.csv

@@ -1,0 +1,2 @@
+check
+$DATA/deadlock_recv3.csv

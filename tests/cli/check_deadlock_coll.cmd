@@ -1,0 +1,2 @@
+check
+$DATA/deadlock_coll_order.csv

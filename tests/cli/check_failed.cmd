@@ -1,0 +1,2 @@
+check
+$DATA/deadlock_failed.csv

@@ -1,0 +1,2 @@
+check
+$DATA/not_a_trace.png

@@ -1,0 +1,2 @@
+check
+$DATA/deadlock_truncated.csv

@@ -1,0 +1,160 @@
+/*
+ * faulty MODE: small MPI programs with one usage error each, and correct look-alikes, for
+ * retrace check (tests/mpi/cases/check_*.case, docs/check.md). Every mode runs to completion
+ * under MPICH: the errors are the kind MPI does not catch. (MPICH 4.0.2 catches the RMA epoch
+ * errors at the call itself, MPI_ERR_RMA_SYNC, so the trace never holds them: ok_rma is the
+ * look-alike that must give no finding; tests/data/check_rma_*.csv hold the faulty ones.)
+ *
+ *   buf_sendsend   2 ranks: each MPI_Send to the other, then MPI_Recv (buffering)
+ *   buf_ring       3 ranks: each MPI_Send to the right, then MPI_Recv from the left (buffering)
+ *   buf_isend      2 ranks: each MPI_Isend and MPI_Wait, then MPI_Recv (buffering)
+ *   ok_sendrecv    2 ranks: the exchange with MPI_Sendrecv (no finding)
+ *   ok_bsend       2 ranks: the exchange with MPI_Bsend, a buffer attached (no finding)
+ *   coll_root      2 ranks: MPI_Bcast where each rank names itself the root (collective)
+ *   coll_count     2 ranks: MPI_Reduce of 2 ints at the root, 1 int on the other (collective)
+ *   coll_missing   2 ranks: rank 0 calls one more MPI_Bcast than rank 1 (collective)
+ *   ok_coll        2 ranks: the same collectives, called right (no finding)
+ *   req_isend      2 ranks: rank 0 never completes an MPI_Isend (request)
+ *   req_irecv      2 ranks: rank 1 never completes an MPI_Irecv (request)
+ *   req_both       2 ranks: both at once, on two tags (request)
+ *   ok_free        2 ranks: rank 0 frees its MPI_Isend's request (allowed; no finding)
+ *   ok_rma         2 ranks: fence and lock epochs, closed (no finding)
+ *
+ * Each mode ends with mt_finish (one MPI_Reduce on MPI_COMM_WORLD) unless it says otherwise.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpitest.h"
+
+#define W MPI_COMM_WORLD
+
+static int rank, size;
+
+static void exchange(int how)
+{
+    int peer = 1 - rank, out = rank + 10, in = -1;
+    MPI_Request rq;
+    if (how == 0) {
+        MPI_Send(&out, 1, MPI_INT, peer, 1, W);
+        MPI_Recv(&in, 1, MPI_INT, peer, 1, W, MPI_STATUS_IGNORE);
+    } else if (how == 1) {
+        MPI_Isend(&out, 1, MPI_INT, peer, 1, W, &rq);
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        MPI_Recv(&in, 1, MPI_INT, peer, 1, W, MPI_STATUS_IGNORE);
+    } else if (how == 2) {
+        MPI_Sendrecv(&out, 1, MPI_INT, peer, 1, &in, 1, MPI_INT, peer, 1, W, MPI_STATUS_IGNORE);
+    } else {
+        static char buf[MPI_BSEND_OVERHEAD + 64];
+        void *b;
+        int bsize;
+        MPI_Buffer_attach(buf, sizeof buf);
+        MPI_Bsend(&out, 1, MPI_INT, peer, 1, W);
+        MPI_Recv(&in, 1, MPI_INT, peer, 1, W, MPI_STATUS_IGNORE);
+        MPI_Buffer_detach(&b, &bsize);
+    }
+    MT_CHECK(in == peer + 10);
+}
+
+static void ring(void)
+{
+    int out = rank, in = -1;
+    MPI_Send(&out, 1, MPI_INT, (rank + 1) % size, 2, W);
+    MPI_Recv(&in, 1, MPI_INT, (rank + size - 1) % size, 2, W, MPI_STATUS_IGNORE);
+    MT_CHECK(in == (rank + size - 1) % size);
+}
+
+static void colls(const char *mode)
+{
+    int v[2] = {rank, rank}, r[2] = {0, 0};
+    if (!strcmp(mode, "coll_root")) {
+        MPI_Bcast(v, 1, MPI_INT, rank, W); /* every rank its own root: what moves is undefined */
+        return;
+    }
+    MPI_Bcast(v, 1, MPI_INT, 0, W);
+    MT_CHECK(v[0] == 0);
+    int n = !strcmp(mode, "coll_count") && rank == 1 ? 1 : 2;
+    MPI_Reduce(v, r, n, MPI_INT, MPI_SUM, 0, W);
+    MT_CHECK(rank != 0 || r[0] == 0);
+}
+
+static void requests(const char *mode)
+{
+    int out[2] = {7, 8}, in[2] = {0, 0};
+    MPI_Request rq[2];
+    int isend = !strcmp(mode, "req_isend") || !strcmp(mode, "req_both");
+    int irecv = !strcmp(mode, "req_irecv") || !strcmp(mode, "req_both");
+    if (rank == 0) {
+        MPI_Isend(&out[0], 1, MPI_INT, 1, 3, W, &rq[0]);
+        if (!strcmp(mode, "ok_free"))
+            MPI_Request_free(&rq[0]);
+        else if (!isend)
+            MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
+        MPI_Send(&out[1], 1, MPI_INT, 1, 4, W);
+    } else {
+        MPI_Recv(&in[0], 1, MPI_INT, 0, 3, W, MPI_STATUS_IGNORE);
+        MPI_Irecv(&in[1], 1, MPI_INT, 0, 4, W, &rq[1]);
+        if (!irecv) {
+            MPI_Wait(&rq[1], MPI_STATUS_IGNORE);
+            MT_CHECK(in[1] == 8);
+        }
+        MT_CHECK(in[0] == 7);
+    }
+    MPI_Barrier(W); /* the unwaited messages have arrived (eager) before the end */
+}
+
+static void rma(void)
+{
+    static int buf[2]; /* static: MPICH over UCX did not update a window on the stack here */
+    int one = 1;
+    MPI_Win win;
+    MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, W, &win);
+    MPI_Win_fence(0, win);
+    MPI_Put(&one, 1, MPI_INT, 1 - rank, 0, 1, MPI_INT, win);
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, win); /* no epoch after it: locks may follow */
+    MPI_Barrier(W);
+    MT_CHECK(buf[0] == 1);
+    if (rank == 0) {
+        MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
+        MPI_Put(&one, 1, MPI_INT, 1, 1, 1, MPI_INT, win);
+        MPI_Win_unlock(1, win);
+    }
+    MPI_Barrier(W);
+    MPI_Win_free(&win);
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+    int want = !strcmp(mode, "buf_ring") ? 3 : 2;
+    rank = mt_init(&argc, &argv, "faulty", want, MT_NO_THREADS);
+    MPI_Comm_size(W, &size);
+    if (!strcmp(mode, "buf_sendsend"))
+        exchange(0);
+    else if (!strcmp(mode, "buf_isend"))
+        exchange(1);
+    else if (!strcmp(mode, "ok_sendrecv"))
+        exchange(2);
+    else if (!strcmp(mode, "ok_bsend"))
+        exchange(3);
+    else if (!strcmp(mode, "buf_ring"))
+        ring();
+    else if (!strncmp(mode, "coll_", 5) || !strcmp(mode, "ok_coll"))
+        colls(mode);
+    else if (!strncmp(mode, "req_", 4) || !strcmp(mode, "ok_free"))
+        requests(mode);
+    else if (!strcmp(mode, "ok_rma"))
+        rma();
+    else {
+        if (rank == 0)
+            fprintf(stderr, "faulty: unknown mode '%s'\n", mode);
+        MPI_Abort(W, 2);
+    }
+    mt_finish("faulty");
+    if (!strcmp(mode, "coll_missing") && rank == 0) {
+        int v = 5;
+        MPI_Bcast(&v, 1, MPI_INT, 0, W); /* rank 1 never calls it */
+    }
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,178 @@
+! fort_f08: fort_c.c's calls through `use mpi_f08`, one for one and in the same order, on 4
+! ranks: the same output and the same trace (expected/fort.dump). Keep fort_c.c, this file
+! and fort_mpi.f90 in step.
+module fort_checks
+    use mpi_f08
+    implicit none
+    integer(kind=8) :: checks = 0, failures = 0
+    integer :: rank
+contains
+    subroutine check(cond, what)
+        logical, intent(in) :: cond
+        character(len=*), intent(in) :: what
+        checks = checks + 1
+        if (.not. cond) then
+            write (0, '(a,i0,a,a)') 'rank ', rank, ': check failed: ', what
+            failures = failures + 1
+        end if
+    end subroutine check
+end module fort_checks
+
+program fort_f08
+    use mpi_f08
+    use fort_checks
+    implicit none
+    integer :: nranks
+    integer(kind=8) :: mine(2), all(2)
+
+    call MPI_Init()
+    call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+    call MPI_Comm_size(MPI_COMM_WORLD, nranks)
+    if (nranks /= 4) then
+        if (rank == 0) write (0, '(a)') 'fort: run with 4 ranks'
+        call MPI_Abort(MPI_COMM_WORLD, 1)
+    end if
+    call MPI_Barrier(MPI_COMM_WORLD)
+    call blocking()
+    call nonblocking()
+    call collectives()
+    call rma()
+    mine = [checks, failures]
+    all = 0
+    call MPI_Reduce(mine, all, 2, MPI_INTEGER8, MPI_SUM, 0, MPI_COMM_WORLD)
+    if (rank == 0) then
+        write (*, '(a,i0,a,i0,a)') 'fort: ', nranks, ' ranks, ', all(1), ' checks'
+        if (all(2) == 0) then
+            write (*, '(a)') 'fort: ok'
+        else
+            write (*, '(a)') 'fort: FAILED'
+        end if
+    end if
+    call MPI_Finalize()
+
+contains
+
+    subroutine blocking()
+        integer :: ints(10), five(5), i
+        double precision :: three(3)
+        type(MPI_Status) :: st
+        ints = 0
+        five = 0
+        three = 0
+        if (rank == 0) then
+            ints = [(i, i = 1, 10)]
+            call MPI_Send(ints, 10, MPI_INTEGER, 1, 1, MPI_COMM_WORLD)
+        else if (rank == 1) then
+            call MPI_Recv(ints, 10, MPI_INTEGER, 0, 1, MPI_COMM_WORLD, st)
+            call check(st%MPI_SOURCE == 0 .and. st%MPI_TAG == 1 .and. ints(10) == 10, 'recv')
+        else if (rank == 2) then
+            three(3) = 2.5d0
+            call MPI_Send(three, 3, MPI_DOUBLE_PRECISION, 3, 2, MPI_COMM_WORLD)
+            call MPI_Probe(3, 3, MPI_COMM_WORLD, st)
+            call check(st%MPI_SOURCE == 3 .and. st%MPI_TAG == 3, 'probe')
+            call MPI_Recv(five, 5, MPI_INTEGER, 3, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE)
+            call check(five(5) == 7, 'recv after probe')
+        else
+            call MPI_Recv(three, 3, MPI_DOUBLE_PRECISION, 2, 2, MPI_COMM_WORLD, &
+                          MPI_STATUS_IGNORE)
+            call check(three(3) == 2.5d0, 'recv ignoring the status')
+            five(5) = 7
+            call MPI_Send(five, 5, MPI_INTEGER, 2, 3, MPI_COMM_WORLD)
+        end if
+    end subroutine blocking
+
+    subroutine nonblocking()
+        integer :: right, left, partner, i, idx, outcount
+        integer :: out(4), in(4), two(2), got(2), one, back, indices(2)
+        logical :: flag
+        type(MPI_Request) :: reqs(2)
+        type(MPI_Status) :: sts(2)
+        right = mod(rank + 1, 4)
+        left = mod(rank + 3, 4)
+        partner = ieor(rank, 1)
+        in = 0
+        got = 0
+        two = rank
+        one = rank
+        back = -1
+        out = [(rank * 10 + i, i = 0, 3)]
+        call MPI_Irecv(in, 4, MPI_INTEGER, left, 4, MPI_COMM_WORLD, reqs(1))
+        call MPI_Isend(out, 4, MPI_INTEGER, right, 4, MPI_COMM_WORLD, reqs(2))
+        call MPI_Waitall(2, reqs, sts)
+        call check(sts(1)%MPI_SOURCE == left .and. in(4) == left * 10 + 3, 'waitall')
+
+        call MPI_Irecv(got, 2, MPI_INTEGER, partner, 5, MPI_COMM_WORLD, reqs(1))
+        call MPI_Isend(two, 2, MPI_INTEGER, partner, 5, MPI_COMM_WORLD, reqs(2))
+        call MPI_Wait(reqs(2), sts(2))
+        call MPI_Wait(reqs(1), MPI_STATUS_IGNORE)
+        call check(got(1) == partner .and. got(2) == partner, 'wait')
+
+        ! The index Waitany and Waitsome give differs between MPICH versions (from 0 in
+        ! 4.0, MPICH issue 6270): not checked.
+        flag = .false.
+        reqs(1) = MPI_REQUEST_NULL
+        call MPI_Irecv(back, 1, MPI_INTEGER, partner, 6, MPI_COMM_WORLD, reqs(2))
+        call MPI_Send(one, 1, MPI_INTEGER, partner, 6, MPI_COMM_WORLD)
+        call MPI_Waitany(2, reqs, idx, sts(1))
+        call check(back == partner .and. sts(1)%MPI_TAG == 6, 'waitany')
+        call MPI_Irecv(back, 1, MPI_INTEGER, partner, 7, MPI_COMM_WORLD, reqs(2))
+        call MPI_Send(one, 1, MPI_INTEGER, partner, 7, MPI_COMM_WORLD)
+        call MPI_Waitsome(2, reqs, outcount, indices, MPI_STATUSES_IGNORE)
+        call check(outcount == 1, 'waitsome')
+        call MPI_Irecv(back, 1, MPI_INTEGER, partner, 8, MPI_COMM_WORLD, reqs(2))
+        call MPI_Send(one, 1, MPI_INTEGER, partner, 8, MPI_COMM_WORLD)
+        do while (.not. flag)
+            call MPI_Test(reqs(2), flag, sts(1))
+        end do
+        call check(sts(1)%MPI_SOURCE == partner, 'test')
+    end subroutine nonblocking
+
+    subroutine collectives()
+        integer :: four(4), sub_rank, total_ranks, val, i
+        double precision :: x, total
+        type(MPI_Request) :: req
+        type(MPI_Comm) :: half
+        four = 0
+        val = -1
+        x = rank + 0.5d0
+        if (rank == 0) four = [(100 + i, i = 0, 3)]
+        call MPI_Bcast(four, 4, MPI_INTEGER, 0, MPI_COMM_WORLD)
+        call check(four(4) == 103, 'bcast')
+        call MPI_Allreduce(x, total, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD)
+        call check(total == 8.0d0, 'allreduce')
+        call MPI_Ibarrier(MPI_COMM_WORLD, req)
+        call MPI_Wait(req, MPI_STATUS_IGNORE)
+
+        call MPI_Comm_split(MPI_COMM_WORLD, mod(rank, 2), rank, half)
+        call MPI_Comm_rank(half, sub_rank)
+        if (sub_rank == 0) then
+            call MPI_Send(rank, 1, MPI_INTEGER, 1, 9, half)
+        else
+            call MPI_Recv(val, 1, MPI_INTEGER, 0, 9, half, MPI_STATUS_IGNORE)
+        end if
+        call check(sub_rank == 0 .or. val == rank - 2, 'message on the split')
+        call MPI_Allreduce(rank, total_ranks, 1, MPI_INTEGER, MPI_SUM, half)
+        call check(total_ranks == merge(4, 2, mod(rank, 2) == 1), 'allreduce on the split')
+        call MPI_Comm_free(half)
+    end subroutine collectives
+
+    subroutine rma()
+        use, intrinsic :: iso_c_binding, only: c_ptr
+        integer :: value, seen
+        integer(kind=MPI_ADDRESS_KIND) :: size
+        integer(kind=MPI_ADDRESS_KIND), parameter :: disp0 = 0
+        type(c_ptr) :: base
+        type(MPI_Win) :: win
+        value = (rank + 1) * 10
+        seen = -1
+        size = 16
+        call MPI_Win_allocate(size, 4, MPI_INFO_NULL, MPI_COMM_WORLD, base, win)
+        call MPI_Win_fence(0, win)
+        call MPI_Put(value, 1, MPI_INTEGER, mod(rank + 1, 4), disp0, 1, MPI_INTEGER, win)
+        call MPI_Win_fence(0, win)
+        call MPI_Get(seen, 1, MPI_INTEGER, rank, disp0, 1, MPI_INTEGER, win)
+        call MPI_Win_fence(0, win)
+        call check(seen == (mod(rank + 3, 4) + 1) * 10, 'put and get')
+        call MPI_Win_free(win)
+    end subroutine rma
+end program fort_f08
