@@ -164,6 +164,7 @@ static const char *const *op_table(unsigned kind, unsigned *count)
     switch (kind) {
     case RT_EV_COLL_END:
     case RT_EV_NBC_COMPLETE:
+    case RT_EV_COLL_PEER:
     case RT_EV_RMA_COLL_END:
         *count = RT_COLL_COUNT;
         return coll_names;

@@ -64,6 +64,8 @@ static OTF2_CallbackCode def_parameter(void *data, OTF2_ParameterRef ref, OTF2_S
     otf2r *o = data;
     if (type == OTF2_PARAMETER_TYPE_UINT64 && !strcmp(string_of(o, name), RT__OTF2_PARAM_PENDING))
         o->param_pending = ref;
+    if (type == OTF2_PARAMETER_TYPE_UINT64 && !strcmp(string_of(o, name), RT__OTF2_PARAM_PEER))
+        o->param_peer = ref;
     return OTF2_CALLBACK_SUCCESS;
 }
 

@@ -198,6 +198,8 @@ static OTF2_CallbackCode coll_end(otf2r *o, unsigned kind, OTF2_TimeStamp t, uin
     ev->rbytes = received;
     ev->req = req;
     set_op(o, ev, op, a);
+    o->row_comm = c;
+    o->row_op = ev->op;
     return OK;
 }
 
@@ -214,12 +216,23 @@ static OTF2_CallbackCode ev_nbc_complete(CB_ARGS, OTF2_CollectiveOp op, OTF2_Com
     return coll_end(data, RT_EV_NBC_COMPLETE, t, pos, a, op, c, root, sent, received, req);
 }
 
-/* A pending call's mark (rt__otf2.h); other parameters are outside the event model. */
+/* A pending call's mark and a row of a v or w collective (rt__otf2.h); other parameters are
+ * outside the event model. */
 static OTF2_CallbackCode ev_parameter(CB_ARGS, OTF2_ParameterRef param, uint64_t value)
 {
     otf2r *o = data;
     if (param == o->param_pending && value == 1)
         begin(o, RT_EV_PENDING, t, pos, a);
+    if (param == o->param_peer) {
+        rt_event *ev = begin(o, RT_EV_COLL_PEER, t, pos, a);
+        ev->peer = value <= INT32_MAX ? (int32_t)value : RT_PEER_NONE; /* refused then */
+        ev->comm = o->row_comm;
+        ev->op = o->row_op;
+        if (has_attr(o, a, RT__ATTR_BYTES))
+            OTF2_AttributeList_GetUint64(a, o->attr_ref[RT__ATTR_BYTES], &ev->bytes);
+        if (has_attr(o, a, RT__ATTR_RBYTES))
+            OTF2_AttributeList_GetUint64(a, o->attr_ref[RT__ATTR_RBYTES], &ev->rbytes);
+    }
     return OK;
 }
 
@@ -732,6 +745,7 @@ int rt__otf2_open(rt_reader *r, rt_err *err)
     for (unsigned i = 0; i < RT__ATTR_COUNT; i++)
         o->attr_ref[i] = OTF2_UNDEFINED_ATTRIBUTE;
     o->param_pending = OTF2_UNDEFINED_PARAMETER;
+    o->param_peer = OTF2_UNDEFINED_PARAMETER;
     int rc = 0;
     o->anchor = rt__otf2r_find_anchor(r->path, err);
     if (!o->anchor)
@@ -768,6 +782,14 @@ int rt__otf2_open(rt_reader *r, rt_err *err)
     }
     if (!rc)
         rc = rt__otf2r_build_defs(r, o, err);
+    char *peers = NULL;
+    if (!rc &&
+        OTF2_Reader_GetProperty(o->reader, RT__PEER_COUNTS_PROPERTY, &peers) == OTF2_SUCCESS &&
+        peers) {
+        if (!strcmp(peers, "1"))
+            r->defs.flags |= RT_DEFS_COLL_PEERS;
+        free(peers);
+    }
     o->read_end = r->defs.nranks;
     if (!rc)
         rc = open_events(r, o, err);
