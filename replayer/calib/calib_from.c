@@ -197,8 +197,10 @@ static int sample(ct_times *c, uint64_t bytes, uint64_t ps)
  * was waiting. */
 static int match(from_state *s, ct_times *cts, rt_calib_from_result *res)
 {
-    qsort(s->sends, s->nsends, sizeof *s->sends, side_cmp);
-    qsort(s->recvs, s->nrecvs, sizeof *s->recvs, side_cmp);
+    if (s->nsends) /* qsort wants an array, even of none */
+        qsort(s->sends, s->nsends, sizeof *s->sends, side_cmp);
+    if (s->nrecvs)
+        qsort(s->recvs, s->nrecvs, sizeof *s->recvs, side_cmp);
     size_t i = 0, j = 0;
     while (i < s->nsends && j < s->nrecvs) {
         const side *a = &s->sends[i], *b = &s->recvs[j];
@@ -223,8 +225,10 @@ static int match(from_state *s, ct_times *cts, rt_calib_from_result *res)
 
 static uint64_t median(uint64_t *v, size_t n)
 {
+    if (!n)
+        return 0;
     qsort(v, n, sizeof *v, u64_cmp);
-    return n ? v[(n - 1) / 2] : 0;
+    return v[(n - 1) / 2];
 }
 
 /* When the sizes cannot give a bandwidth (one size, or times that do not grow with the size):
