@@ -143,6 +143,9 @@ int rt__otf2r_file_complete(const char *path, uint64_t chunk);
 /* otf2_reader.c */
 /* The path of a file next to the anchor: <archive>/<name>; NULL when out of memory. */
 char *rt__otf2r_archive_file(const otf2r *o, const char *name);
+/* The event callbacks (otf2_revents.c): each turns a record into o->ev (o->have set), or
+ * updates o's call stack; NULL when out of memory. Delete with OTF2_EvtReaderCallbacks_Delete. */
+OTF2_EvtReaderCallbacks *rt__otf2r_event_callbacks(void);
 
 /* The anchor file of the archive at path: path itself, or the one .otf2 file in the directory
  * path (traces.otf2 when there are several). A new string; NULL with err set when there is
