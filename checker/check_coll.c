@@ -94,11 +94,16 @@ static int report(inst *in, uint32_t a, uint32_t b, const char *fmt, ...)
 {
     chk_text ranks = {.len = 0}, where = {.len = 0}, calls = {.len = 0}, why = {.len = 0};
     uint32_t ra = in->cd->members[a], rb = in->cd->members[b];
-    chk_add(&ranks, "%" PRIu32 ", %" PRIu32, ra < rb ? ra : rb, ra < rb ? rb : ra);
+    if (ra == rb) /* a member with itself (its block to itself) */
+        chk_add(&ranks, "%" PRIu32, ra);
+    else
+        chk_add(&ranks, "%" PRIu32 ", %" PRIu32, ra < rb ? ra : rb, ra < rb ? rb : ra);
     chk_add_comm(&where, in->cd->id);
     chk_add_call(&calls, in->ev[a]);
-    chk_add(&calls, "; ");
-    chk_add_call(&calls, in->ev[b]);
+    if (a != b) {
+        chk_add(&calls, "; ");
+        chk_add_call(&calls, in->ev[b]);
+    }
     chk_add(&why, "call %" PRIu32 " on this communicator: ", in->k + 1);
     va_list ap;
     va_start(ap, fmt);

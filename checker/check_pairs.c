@@ -62,46 +62,63 @@ static int pair(const chk_pairs *pp, uint32_t a, unsigned aside, uint32_t b, uin
     return pp->report(pp->ctx, a, b, text);
 }
 
+/* Member i's block k (side) against member k's side for it, for the ops whose blocks go to
+ * every member: the finding when they differ. */
+static int all_pair(const chk_pairs *pp, unsigned op, uint32_t i, uint32_t k)
+{
+    const chk_call *ck = call_of(pp, k);
+    uint32_t rk = pp->cd->members[k];
+    if (op == RT_COLL_ALLGATHERV)
+        return pair(pp, i, RT_SIDE_RECV, k, ck->ev.bytes, "receives", "from a member, which sends");
+    if (op == RT_COLL_REDUCE_SCATTER)
+        return pair(pp, i, RT_SIDE_SEND, k, ck->ev.rbytes, "gives",
+                    "of the result to a member, which receives");
+    return pair(pp, i, RT_SIDE_SEND, k, block(pp->cs, rk, ck, RT_SIDE_RECV, i, pp->p), "sends",
+                "to a member, which receives");
+}
+
 int chk_pairs_compare(const chk_pairs *pp, unsigned op, uint32_t root)
 {
     uint32_t p = pp->p;
+    int rc = 0;
+    switch (op) {
+    case RT_COLL_GATHERV: /* the root's blocks against each member's total */
+        for (uint32_t k = 0; k < p && !rc; k++)
+            rc = pair(pp, root, RT_SIDE_RECV, k, call_of(pp, k)->ev.bytes, "the root receives",
+                      "from a member, which sends");
+        return rc;
+    case RT_COLL_SCATTERV:
+        for (uint32_t k = 0; k < p && !rc; k++)
+            rc = pair(pp, root, RT_SIDE_SEND, k, call_of(pp, k)->ev.rbytes, "the root sends",
+                      "to a member, which receives");
+        return rc;
+    case RT_COLL_ALLTOALLV:
+    case RT_COLL_ALLTOALLW:
+    case RT_COLL_ALLGATHERV:
+    case RT_COLL_REDUCE_SCATTER:
+        break;
+    default:
+        return 0;
+    }
+    int rows = 0;
+    for (uint32_t m = 0; m < p && !rows; m++)
+        rows = call_of(pp, m)->nrows != 0;
+    if (!rows) {
+        /* Equal blocks everywhere: member i's block is the same for every k, and so is what
+         * member k has for every i; they all agree only when they are one value. */
+        for (uint32_t k = 1; k < p && !rc; k++) /* two members first: that says more */
+            rc = all_pair(pp, op, 0, k);
+        for (uint32_t i = 1; i < p && !rc; i++)
+            rc = all_pair(pp, op, i, 0);
+        if (!rc)
+            rc = all_pair(pp, op, 0, 0);
+
+        return rc;
+    }
     if (p > CHK_PAIRS_MAX)
         return 0; /* p^2 blocks: the totals stand for them (check_coll.c) */
-    for (uint32_t i = 0; i < p; i++) {
-        for (uint32_t k = 0; k < p; k++) {
-            const chk_call *ck = call_of(pp, k);
-            uint32_t rk = pp->cd->members[k];
-            int rc = 0;
-            switch (op) {
-            case RT_COLL_ALLTOALLV:
-            case RT_COLL_ALLTOALLW:
-                rc = pair(pp, i, RT_SIDE_SEND, k, block(pp->cs, rk, ck, RT_SIDE_RECV, i, p),
-                          "sends", "to a member, which receives");
-                break;
-            case RT_COLL_GATHERV:
-                if (i == root)
-                    rc = pair(pp, i, RT_SIDE_RECV, k, ck->ev.bytes, "the root receives",
-                              "from a member, which sends");
-                break;
-            case RT_COLL_SCATTERV:
-                if (i == root)
-                    rc = pair(pp, i, RT_SIDE_SEND, k, ck->ev.rbytes, "the root sends",
-                              "to a member, which receives");
-                break;
-            case RT_COLL_ALLGATHERV:
-                rc = pair(pp, i, RT_SIDE_RECV, k, ck->ev.bytes, "receives",
-                          "from a member, which sends");
-                break;
-            case RT_COLL_REDUCE_SCATTER:
-                rc = pair(pp, i, RT_SIDE_SEND, k, ck->ev.rbytes, "gives",
-                          "of the result to a member, which receives");
-                break;
-            default:
-                return 0;
-            }
-            if (rc)
-                return rc;
-        }
-    }
-    return 0;
+    for (uint32_t i = 0; i < p && !rc; i++)
+        for (uint32_t k = 0; k < p && !rc; k++)
+            rc = all_pair(pp, op, i, k);
+    return rc;
 }

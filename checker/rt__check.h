@@ -87,8 +87,9 @@ typedef struct chk_colls {
  * collective calls compared, while the definitions are there. */
 int chk_stream(chk *c, const char *path, rt_err *err);
 /* The blocks of a v or w collective instance, pair by pair (check_pairs.c), for traces that
- * record them (RT_DEFS_COLL_PEERS). Above CHK_PAIRS_MAX members only the totals are compared. */
-#define CHK_PAIRS_MAX 4096u
+ * record them (RT_DEFS_COLL_PEERS). Above CHK_PAIRS_MAX members an instance with rows has only its
+ * totals compared (p^2 blocks). */
+#define CHK_PAIRS_MAX 1024u
 typedef struct chk_pairs {
     const chk_colls *cs;
     const rt_comm_def *cd;
