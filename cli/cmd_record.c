@@ -312,30 +312,6 @@ static int claim_paths(const record_opts *o, const record_paths *p)
     return CLI_OK;
 }
 
-/* Open MPI's mpirun passes its own environment on to the ranks it starts on this node, but to
- * ranks on other nodes only the variables named by -x or by its MCA variable
- * mca_base_env_list: so that list names the tracer's (LD_PRELOAD, every RETRACE_* and PSP_*
- * set), after what it held already. MPICH's mpiexec passes the whole environment and does not
- * read it. Names only: mpirun takes each value from its environment. */
-static void forward_to_openmpi_ranks(void)
-{
-    extern char **environ;
-    const char *key = "OMPI_MCA_mca_base_env_list";
-    const char *old = getenv(key);
-    char list[8192];
-    size_t n = (size_t)snprintf(list, sizeof list, "%s", old ? old : "");
-    for (char **e = environ; *e; e++) {
-        size_t name = strcspn(*e, "=");
-        if (strncmp(*e, "LD_PRELOAD=", 11) && strncmp(*e, "RETRACE_", 8) && strncmp(*e, "PSP_", 4))
-            continue;
-        int w = snprintf(list + n, sizeof list - n, "%s%.*s", n ? ";" : "", (int)name, *e);
-        if (w < 0 || (size_t)w >= sizeof list - n)
-            return; /* an environment that large: the ranks on this node still get it all */
-        n += (size_t)w;
-    }
-    setenv(key, list, 1);
-}
-
 /* The tracer's settings, for the program and everything it starts. */
 static void set_environment(const record_opts *o, const char *lib, const record_paths *p)
 {
@@ -355,7 +331,6 @@ static void set_environment(const record_opts *o, const char *lib, const record_
         snprintf(em, sizeof em, "nodes=%u,modules=%u", o->nodes, o->modules ? o->modules : 1);
         setenv("RETRACE_EMULATE", em, 1);
     }
-    forward_to_openmpi_ranks();
 }
 
 /* After the program: the archive MPI_Finalize wrote, or one assembled from the raw files of
@@ -482,8 +457,16 @@ static int record_run(int argc, char **argv)
     if (warn[0])
         cli_warning("%s", warn);
     set_environment(&o, lib, &p);
+    char **cmd = record_mpi_forward(o.command); /* Open MPI: the settings to every node */
+    if (!cmd)
+        return cli_error("record: cannot name the tracer's variables for Open MPI's %s (out "
+                         "of memory, or OMPI_MCA_mca_base_env_list too long)",
+                         o.command[0]);
     int status = 0, timed_out = 0;
-    if (run_command(o.command, o.timeout, &status, &timed_out))
+    int run_rc = run_command(cmd, o.timeout, &status, &timed_out);
+    if (cmd != o.command)
+        free(cmd);
+    if (run_rc)
         return CLI_BAD;
     if (o.trace)
         collect(&o, &p, status);

@@ -11,6 +11,8 @@
 
 #include "record_mpi.h"
 
+extern char **environ;
+
 #define LDD_MAX (256 * 1024) /* more of ldd's output than any program's library list */
 
 const char *record_mpi_name(record_mpi mpi)
@@ -259,4 +261,69 @@ void record_mpi_of(char **command, record_mpi_guess *g)
         snprintf(g->why, sizeof g->why, "it is not an executable file");
     if (g->mpi == RECORD_MPI_UNKNOWN && launcher)
         g->mpi = launcher_mpi(command[0], g->launcher, sizeof g->launcher);
+}
+
+/* A variable of the tracer's (record_mpi.h), as "NAME=value". */
+static int tracer_variable(const char *entry)
+{
+    return !strncmp(entry, "LD_PRELOAD=", 11) || !strncmp(entry, "RETRACE_", 8) ||
+           !strncmp(entry, "PSP_", 4);
+}
+
+/* Adds the tracer's variables to a mca_base_env_list the user set: 0, or -1 when too long. */
+static int append_env_list(const char *key, const char *old)
+{
+    char list[16384];
+    size_t n = (size_t)snprintf(list, sizeof list, "%s", old);
+    for (char **e = environ; *e; e++) {
+        if (!tracer_variable(*e))
+            continue;
+        int w =
+            snprintf(list + n, sizeof list - n, "%s%.*s", n ? ";" : "", (int)strcspn(*e, "="), *e);
+        if (w < 0 || (size_t)w >= sizeof list - n)
+            return -1;
+        n += (size_t)w;
+    }
+    return setenv(key, list, 1);
+}
+
+char **record_mpi_forward(char **command)
+{
+    char told[64];
+    if (!is_launcher(command[0]) ||
+        launcher_mpi(command[0], told, sizeof told) != RECORD_MPI_OPENMPI)
+        return command;
+    const char *key = "OMPI_MCA_mca_base_env_list", *old = getenv(key);
+    if (old && *old) /* the user's: -x would now make mpirun refuse the run */
+        return append_env_list(key, old) == 0 ? command : NULL;
+    size_t argc = 0, vars = 0, text = 0;
+    while (command[argc])
+        argc++;
+    for (char **e = environ; *e; e++)
+        if (tracer_variable(*e)) {
+            vars++;
+            text += strcspn(*e, "=") + 1;
+        }
+    size_t slots = argc + 2 * vars + 1;
+    char **cmd = malloc(slots * sizeof *cmd + text + 3);
+    if (!cmd)
+        return NULL;
+    char *store = (char *)(cmd + slots), *x = store;
+    memcpy(x, "-x", 3);
+    store += 3;
+    size_t k = 0;
+    cmd[k++] = command[0];
+    for (char **e = environ; *e; e++) {
+        if (!tracer_variable(*e))
+            continue;
+        size_t len = strcspn(*e, "=");
+        memcpy(store, *e, len);
+        store[len] = 0;
+        cmd[k++] = x;
+        cmd[k++] = store;
+        store += len + 1;
+    }
+    for (size_t i = 1; i <= argc; i++) /* the NULL at the end too */
+        cmd[k++] = command[i];
+    return cmd;
 }

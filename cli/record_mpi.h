@@ -28,6 +28,17 @@ typedef struct record_mpi_guess {
  */
 void record_mpi_of(char **command, record_mpi_guess *g);
 
+/*
+ * Open MPI's mpirun passes its own environment on to the ranks it starts on its node, but to
+ * ranks on other nodes only the variables named by -x or by its MCA variable
+ * mca_base_env_list, and refuses a run that uses both. When command[0] is Open MPI's launcher
+ * this names the tracer's variables (LD_PRELOAD and every RETRACE_* and PSP_* set): in
+ * OMPI_MCA_mca_base_env_list when that is set already, else as "-x NAME" after the launcher.
+ * Returns command, or a new vector (one block: free() it) when it added -x options; NULL
+ * when out of memory.
+ */
+char **record_mpi_forward(char **command);
+
 /* "MPICH", "Open MPI" or "an unknown MPI". */
 const char *record_mpi_name(record_mpi mpi);
 

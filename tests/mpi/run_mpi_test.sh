@@ -64,6 +64,7 @@
 #                        MPI-4's; tests/mpi/CMakeLists.txt adds no such test)
 #   EXPECT_OPENMPI       under Open MPI, the base name of the expected files instead of
 #                        EXPECT, where they differ from MPICH's (the case says why)
+#   OPENMPI_ARGS         under Open MPI, launcher options after $MPIEXEC's, in both runs
 #   STATUS_OPENMPI       under Open MPI, the exit status instead of STATUS: its mpirun exits
 #                        128+N for a rank killed by signal N (hydra: N), and 1 for a rank that
 #                        left without MPI_Finalize (hydra: 0)
@@ -129,6 +130,7 @@ PROG='' ARGS='' OUT='' TIMEOUT='' NP='' NODES=1 MODULES=1 STATUS=0 RECORD_STATUS
 LAUNCH=record RECORD_ARGS='' ENV='' HISTOGRAM=0 NOTRACE=0 TRUNCATED=0 DUMP='' CHECK=none CALLS=0 REPORT=0
 HYDRA_HUP=0 EXPECT=$case LIVE_HIST=0 HIST_ARGS='' ANALYZE='' REPLAY_ARGS='' MPI_REPLAY=1 MPI_LEFT_OUT=0
 REPLAY=1 FINDINGS='' OPENMPI=1 EXPECT_OPENMPI='' STATUS_OPENMPI=''
+OPENMPI_ARGS=''
 # shellcheck source=/dev/null
 . "$mpi/cases/$case.case"
 exp=$mpi/expected
@@ -143,6 +145,7 @@ case $mpi_lib in
 mpich) mpiexec=${MPIEXEC:-mpiexec.mpich} ;;
 openmpi)
     mpiexec=${MPIEXEC:-mpirun.openmpi --allow-run-as-root --oversubscribe}
+    [ -n "$OPENMPI_ARGS" ] && mpiexec="$mpiexec $OPENMPI_ARGS"
     tracer_arg= # record chooses the tracer from the program's MPI library
     if [ "$OPENMPI" = 0 ]; then
         echo "run_mpi_test.sh: $case: not a case for Open MPI (OPENMPI=0)" >&2
