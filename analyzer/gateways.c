@@ -23,6 +23,8 @@ typedef struct gw_pass {
     rt_an_gw_result *res;
     const rt_defs *defs;
     rt_an_msgs *ms;
+    rt_an_msgs *alt_ms[RT_AN_MAX_CHOICES]; /* one per alternative: each holds its own v and w
+                                            * collectives until their rows are in */
     uint32_t nmod;
     uint32_t *mod_index; /* per world rank: index of its module in mods */
     uint32_t *mods;      /* distinct module ids, ascending */
@@ -81,7 +83,10 @@ static int setup(void *ctx, const rt_defs *defs, rt_err *err)
     g->mat_msgs = calloc((size_t)k * k, sizeof *g->mat_msgs);
     if (!g->mat_bytes || !g->mat_msgs)
         return rt_err_set(err, RT_E_NOMEM, "out of memory for %u modules", (unsigned)k);
-    return rt_an_msgs_new(defs, &g->ms, err);
+    int rc = rt_an_msgs_new(defs, &g->ms, err);
+    for (unsigned i = 0; !rc && i < g->o->nchoices; i++)
+        rc = rt_an_msgs_new(defs, &g->alt_ms[i], err);
+    return rc;
 }
 
 static int on_msg(void *ctx, const rt_an_msg *m)
@@ -116,13 +121,15 @@ static int on_event(void *ctx, const rt_event *ev)
 {
     gw_pass *g = ctx;
     int rc = rt_an_msgs_of(g->ms, &g->o->level, ev, on_msg, g, &g->res->notes);
-    if (rc || !g->o->nchoices || (ev->kind != RT_EV_COLL_END && ev->kind != RT_EV_NBC_COMPLETE))
+    if (rc || !g->o->nchoices ||
+        (ev->kind != RT_EV_COLL_END && ev->kind != RT_EV_NBC_COMPLETE &&
+         ev->kind != RT_EV_COLL_PEER))
         return rc;
     rt_an_level l = g->o->level;
     for (unsigned i = 0; !rc && i < g->o->nchoices; i++) {
         memcpy(l.alg, g->o->choice[i], sizeof l.alg);
         g->cur_alt = i + 1;
-        rc = rt_an_msgs_of(g->ms, &l, ev, on_alt_msg, g, NULL); /* notes: the tables' level */
+        rc = rt_an_msgs_of(g->alt_ms[i], &l, ev, on_alt_msg, g, NULL); /* notes: the tables' */
     }
     return rc;
 }
@@ -310,6 +317,16 @@ static int finish(void *ctx, rt_err *err)
 {
     gw_pass *g = ctx;
     rt_an_gw_result *res = g->res;
+    /* the v and w collectives still waiting for their rows */
+    int rc = rt_an_msgs_flush(g->ms, &g->o->level, on_msg, g, &res->notes);
+    rt_an_level l = g->o->level;
+    for (unsigned i = 0; !rc && i < g->o->nchoices; i++) {
+        memcpy(l.alg, g->o->choice[i], sizeof l.alg);
+        g->cur_alt = i + 1;
+        rc = rt_an_msgs_flush(g->alt_ms[i], &l, on_alt_msg, g, NULL);
+    }
+    if (rc)
+        return rc;
     res->messages = g->total.msgs;
     res->bytes = g->total.bytes;
     res->gw_messages = g->total.gw_msgs;
@@ -328,6 +345,8 @@ int rt_an_gateways(const char *path, const rt_an_gw_opts *o, rt_an_gw_result *re
     rt_an_pass pass = {.setup = setup, .event = on_event, .finish = finish, .ctx = g};
     int rc = rt_an_run(path, &pass, &res->report.truncated, err);
     rt_an_msgs_free(g->ms);
+    for (unsigned i = 0; i < o->nchoices; i++)
+        rt_an_msgs_free(g->alt_ms[i]);
     free(g->mods);
     free(g->mod_index);
     free(g->mat_bytes);

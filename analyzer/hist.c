@@ -56,6 +56,13 @@ static int on_event(void *ctx, const rt_event *ev)
     return rt_an_msgs_of(h->ms, &h->o->level, ev, on_msg, h, &h->res->notes);
 }
 
+/* After the last event: the v and w collectives still waiting for their rows. */
+static int finish(void *ctx, rt_err *err)
+{
+    hist_pass *h = ctx;
+    return rt_an_msgs_flush(h->ms, &h->o->level, on_msg, h, &h->res->notes);
+}
+
 /* The bin's label as psmpi prints it: its limit, or ">limit" for the last one. */
 static void bin_label(const rt_hist *t, unsigned bin, char *buf, size_t len, int human)
 {
@@ -153,7 +160,7 @@ int rt_an_hist(const char *path, const rt_an_hist_opts *o, rt_an_hist_result *re
     if (rc)
         return rt_err_set(err, RT_E_INVAL, "bad histogram settings");
     hist_pass h = {.o = o, .res = res};
-    rt_an_pass pass = {.setup = setup, .event = on_event, .ctx = &h};
+    rt_an_pass pass = {.setup = setup, .event = on_event, .finish = finish, .ctx = &h};
     rc = rt_an_run(path, &pass, &res->report.truncated, err);
     if (!rc && (rc = build_tables(&h)))
         rt_err_set(err, -rc, "%s: %s", path, rt_strerror(rc));

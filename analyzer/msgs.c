@@ -17,11 +17,25 @@ typedef struct comm_cache {
     uint32_t nmods, *mod_id, *mod_count, *mod_rep;
 } comm_cache;
 
+/* A rank's v or w collective whose COLL_PEER rows (rt_event.h) may still come: it is
+ * expanded at the rank's next other event, or at rt_an_msgs_flush. */
+typedef struct held {
+    rt_event ev;
+    uint64_t *blk; /* cap send blocks, then cap receive blocks; valid when rows */
+    uint32_t cap;  /* blocks of room */
+    uint32_t n;    /* blocks of the held collective, once rows came */
+    uint8_t on;    /* ev is held */
+    uint8_t rows;  /* rows came (the blocks missing from them are 0) */
+} held;
+
 struct rt_an_msgs {
     const rt_defs *defs; /* the reader's: gone once the pass ends */
     uint32_t ncomms;
     comm_cache *cc;  /* per entry of defs->comms */
     uint8_t *in_ops; /* per rank: rt_pending_op */
+    held *held;      /* per rank */
+    uint32_t nranks;
+    uint32_t nheld; /* ranks with a collective held: most events need no look at theirs */
 };
 
 void rt_an_level_default(rt_an_level *l)
@@ -47,17 +61,20 @@ int rt_an_msgs_new(const rt_defs *defs, rt_an_msgs **out, rt_err *err)
     if (ms) {
         ms->cc = calloc(defs->ncomms ? defs->ncomms : 1, sizeof *ms->cc);
         ms->in_ops = calloc(defs->nranks ? defs->nranks : 1, 1);
+        ms->held = calloc(defs->nranks ? defs->nranks : 1, sizeof *ms->held);
     }
-    if (!ms || !ms->cc || !ms->in_ops) {
+    if (!ms || !ms->cc || !ms->in_ops || !ms->held) {
         if (ms) {
             free(ms->cc);
             free(ms->in_ops);
+            free(ms->held);
         }
         free(ms);
         return rt_err_set(err, RT_E_NOMEM, "out of memory");
     }
     ms->defs = defs;
     ms->ncomms = defs->ncomms;
+    ms->nranks = defs->nranks;
     *out = ms;
     return 0;
 }
@@ -78,6 +95,9 @@ void rt_an_msgs_free(rt_an_msgs *ms)
     }
     free(ms->cc);
     free(ms->in_ops);
+    for (uint32_t r = 0; r < ms->nranks; r++)
+        free(ms->held[r].blk);
+    free(ms->held);
     free(ms);
 }
 
@@ -87,8 +107,8 @@ void rt_an_notes_print(const rt_an_notes *n, const char *level, FILE *out)
         fprintf(
             out,
             "retrace: note: %llu collective calls of variable size (v/w forms) were expanded at %s "
-            "level with equal blocks per peer: a trace holds each rank's totals, not its "
-            "per-peer counts\n",
+            "level with equal blocks per peer where their per-peer counts are unknown: the trace "
+            "holds only their totals, or a rank forwards blocks whose counts only others know\n",
             (unsigned long long)n->approx, level);
     if (n->unexpanded)
         fprintf(out,
@@ -244,8 +264,25 @@ static int on_step(void *ctx, const rt_coll_step *s)
     return s->kind == RT_STEP_SEND ? send_to(e, (uint32_t)s->peer, s->bytes) : 0;
 }
 
-/* Call level: the data each rank's call hands to each other member (see docs/analyzer.md). */
-static int logical_flows(emitter *e, const rt_event *ev, uint32_t me, uint32_t p)
+/* The send blocks of a v or w collective (sblk, its per-peer counts) to every other member,
+ * or n bytes cut in equal blocks when the trace does not have them (noted). */
+static int v_blocks(emitter *e, uint32_t me, uint32_t p, uint64_t n, const uint64_t *sblk)
+{
+    if (!sblk) { /* equal blocks: a fact when the trace records per-peer counts */
+        e->notes->approx += p > 1 && !(e->ms->defs->flags & RT_DEFS_COLL_PEERS);
+        return blocks(e, me, p, n);
+    }
+    int rc = 0;
+    for (uint32_t i = 0; !rc && i < p; i++)
+        if (i != me)
+            rc = send_to(e, i, sblk[i]);
+    return rc;
+}
+
+/* Call level: the data each rank's call hands to each other member (see docs/analyzer.md);
+ * sblk: the send blocks of a v or w collective, NULL when the trace has none. */
+static int logical_flows(emitter *e, const rt_event *ev, uint32_t me, uint32_t p,
+                         const uint64_t *sblk)
 {
     int rc = 0;
     int rooted = ev->peer >= 0;
@@ -256,8 +293,9 @@ static int logical_flows(emitter *e, const rt_event *ev, uint32_t me, uint32_t p
             rc = everyone(e, me, ev->bytes);
         break;
     case RT_COLL_SCATTERV:
-        e->notes->approx += me == root && p > 1;
-        /* fall through */
+        if (me == root)
+            rc = v_blocks(e, me, p, ev->bytes, sblk);
+        break;
     case RT_COLL_SCATTER:
         if (me == root)
             rc = blocks(e, me, p, ev->bytes);
@@ -276,8 +314,8 @@ static int logical_flows(emitter *e, const rt_event *ev, uint32_t me, uint32_t p
     case RT_COLL_ALLTOALLV:
     case RT_COLL_ALLTOALLW:
     case RT_COLL_REDUCE_SCATTER:
-        e->notes->approx += p > 1;
-        /* fall through */
+        rc = v_blocks(e, me, p, ev->bytes, sblk);
+        break;
     case RT_COLL_ALLTOALL:
     case RT_COLL_REDUCE_SCATTER_BLOCK:
         rc = blocks(e, me, p, ev->bytes);
@@ -293,8 +331,10 @@ static int logical_flows(emitter *e, const rt_event *ev, uint32_t me, uint32_t p
     return rc;
 }
 
+/* The messages of one collective; sblk and rblk: its per-peer counts (rt_coll_call), NULL
+ * when the trace has none. */
 static int collective(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_an_msg_fn fn,
-                      void *ctx, rt_an_notes *notes)
+                      void *ctx, rt_an_notes *notes, const uint64_t *sblk, const uint64_t *rblk)
 {
     if (ev->op > RT_COLL_NEIGHBOR_ALLTOALLW)
         return 0; /* handle and allocation pseudo-operations move no data */
@@ -334,7 +374,7 @@ static int collective(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, 
     /* A neighbourhood collective hands each neighbour its block directly: at call level too
      * it is its one-round schedule. */
     if (l->level == RT_AN_CALL && !neighbor)
-        return logical_flows(&e, ev, (uint32_t)me, c->size);
+        return logical_flows(&e, ev, (uint32_t)me, c->size, sblk);
     rt_coll_call call = {.op = ev->op,
                          .size = c->size,
                          .me = (uint32_t)me,
@@ -343,7 +383,10 @@ static int collective(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, 
                          .rbytes = ev->rbytes,
                          .module = cc->module,
                          .node = cc->node,
-                         .nbrs = nb};
+                         .nbrs = nb,
+                         .sblk = sblk,
+                         .rblk = rblk,
+                         .equal_blocks = !sblk && !rblk && (ms->defs->flags & RT_DEFS_COLL_PEERS)};
     int approx = 0;
     rt_err err;
     int rc = rt_coll_schedule(l->alg[ev->op], &call, on_step, &e, &approx, &err);
@@ -386,6 +429,96 @@ static int rma(rt_an_msgs *ms, const rt_event *ev, rt_an_msg_fn fn, void *ctx)
     return rc;
 }
 
+/* ---- v and w collectives: held until their rows are in ------------------------------------ */
+
+/* Blocks of a v or w collective's count arrays on its rank: the communicator's size, or the
+ * longer neighbour list; 0 where the analyzer expands nothing (inter-communicators, no
+ * lists), so that their rows are not kept. */
+static uint32_t nblocks(const rt_an_msgs *ms, const rt_event *ev)
+{
+    const rt_comm_def *c = rt_defs_comm(ms->defs, ev->comm);
+    if (!c || (c->flags & RT_COMM_IS_INTER))
+        return 0;
+    if (!rt_coll_is_neighbor(ev->op))
+        return c->size;
+    const rt_nbr_def *nb = rt_defs_nbrs(ms->defs, ev->comm, ev->rank);
+    return !nb ? 0 : nb->nin > nb->nout ? nb->nin : nb->nout;
+}
+
+/* A COLL_PEER row of the held collective (the reader checked it against the collective). */
+static int add_row(rt_an_msgs *ms, held *h, const rt_event *ev)
+{
+    if (!h->rows) { /* the first: every block 0 until its row comes */
+        uint32_t n = nblocks(ms, &h->ev);
+        if (n > h->cap) {
+            uint64_t *b = realloc(h->blk, 2 * (size_t)n * sizeof *b);
+            if (!b)
+                return -RT_E_NOMEM;
+            h->blk = b;
+            h->cap = n;
+        }
+        if (h->cap) {
+            memset(h->blk, 0, (size_t)h->cap * sizeof *h->blk);
+            memset(h->blk + h->cap, 0, (size_t)h->cap * sizeof *h->blk);
+        }
+        h->n = n;
+        h->rows = 1;
+    }
+    if (ev->peer >= 0 && (uint32_t)ev->peer < h->n) {
+        h->blk[ev->peer] = ev->bytes;
+        h->blk[h->cap + (uint32_t)ev->peer] = ev->rbytes;
+    }
+    return 0;
+}
+
+/* Expands the held collective with its rows, if any came. */
+static int release(rt_an_msgs *ms, held *h, const rt_an_level *l, rt_an_msg_fn fn, void *ctx,
+                   rt_an_notes *notes)
+{
+    rt_an_notes scratch = {0}; /* notes nobody asked for */
+    unsigned sides = rt_coll_count_sides(h->ev.op);
+    const uint64_t *s = h->rows && (sides & RT_SIDE_SEND) ? h->blk : NULL;
+    const uint64_t *r = h->rows && (sides & RT_SIDE_RECV) ? h->blk + h->cap : NULL;
+    h->on = 0;
+    ms->nheld--;
+    return collective(ms, l, &h->ev, fn, ctx, notes ? notes : &scratch, s, r);
+}
+
+/* The rank's held collective and ev (rt_an_msgs_of): *done = 1 when ev was one of its rows,
+ * else the collective is expanded (and ev is next). Out of line, so that the per-event path
+ * stays as small as it was. */
+static int held_step(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_an_msg_fn fn,
+                     void *ctx, rt_an_notes *notes, int *done) __attribute__((noinline));
+static int held_step(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_an_msg_fn fn,
+                     void *ctx, rt_an_notes *notes, int *done)
+{
+    held *h = &ms->held[ev->rank];
+    *done = ev->kind == RT_EV_COLL_PEER;
+    return *done ? add_row(ms, h, ev) : release(ms, h, l, fn, ctx, notes);
+}
+
+/* Holds a v or w collective until its rows are in. */
+static int hold(rt_an_msgs *ms, const rt_event *ev) __attribute__((noinline));
+static int hold(rt_an_msgs *ms, const rt_event *ev)
+{
+    held *h = &ms->held[ev->rank];
+    h->ev = *ev;
+    h->on = 1;
+    h->rows = 0;
+    ms->nheld++;
+    return 0;
+}
+
+int rt_an_msgs_flush(rt_an_msgs *ms, const rt_an_level *l, rt_an_msg_fn fn, void *ctx,
+                     rt_an_notes *notes)
+{
+    int rc = 0;
+    for (uint32_t r = 0; !rc && r < ms->nranks; r++)
+        if (ms->held[r].on)
+            rc = release(ms, &ms->held[r], l, fn, ctx, notes);
+    return rc;
+}
+
 int rt_an_msgs_of(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_an_msg_fn fn,
                   void *ctx, rt_an_notes *notes)
 {
@@ -393,6 +526,12 @@ int rt_an_msgs_of(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_a
     /* A pending call's collective did not complete: no messages. Its send was posted, and
      * counts as every send does when posted (docs/analyzer.md). */
     int pending_op = rt_pending_op(&ms->in_ops[ev->rank], ev);
+    if (ms->nheld && ms->held[ev->rank].on) { /* a v or w collective: its rows, or the event
+                                               * after them */
+        int done, rc = held_step(ms, l, ev, fn, ctx, notes, &done);
+        if (rc || done)
+            return rc;
+    }
     switch (ev->kind) {
     case RT_EV_SEND:
     case RT_EV_ISEND: {
@@ -411,9 +550,11 @@ int rt_an_msgs_of(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_a
     }
     case RT_EV_COLL_END:
     case RT_EV_NBC_COMPLETE:
-        if (pending_op)
+        if (pending_op || !l->coll)
             return 0;
-        return l->coll ? collective(ms, l, ev, fn, ctx, notes ? notes : &scratch) : 0;
+        if (rt_coll_count_sides(ev->op)) /* its rows, if any, come next */
+            return hold(ms, ev);
+        return collective(ms, l, ev, fn, ctx, notes ? notes : &scratch, NULL, NULL);
     case RT_EV_RMA_PUT:
     case RT_EV_RMA_GET:
     case RT_EV_RMA_ATOMIC:

@@ -81,6 +81,12 @@ typedef struct rt_an_notes {
  * (rt_pending_op), its send was posted and counts like any other. */
 int rt_an_msgs_of(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_an_msg_fn fn,
                   void *ctx, rt_an_notes *notes);
+/* A v or w collective waits for its per-peer counts (the COLL_PEER rows after it) and stands
+ * for its messages at its rank's next event, through whichever call brings that event: so
+ * one rt_an_msgs serves one level, fn and ctx. After the last event, this gives those of the
+ * collectives still waiting. Returns as rt_an_msgs_of. */
+int rt_an_msgs_flush(rt_an_msgs *ms, const rt_an_level *l, rt_an_msg_fn fn, void *ctx,
+                     rt_an_notes *notes);
 /* Prints the notes as lines "note: ..." to out. */
 void rt_an_notes_print(const rt_an_notes *n, const char *level, FILE *out);
 

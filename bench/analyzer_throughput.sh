@@ -1,9 +1,12 @@
 #!/bin/sh
-# Analyzer throughput: retrace hist and gateways (call and wire level) on a synthetic trace
-# of EVENTS events (bench/synth_trace: 64 ranks, 8 nodes, 2 modules, a halo exchange and an
-# allreduce per iteration), in events per second (median of ROUNDS runs), and their peak
-# memory on that trace and on one five times smaller: memory must not grow with the trace.
-# 'retrace info' (the bare reading pass) is measured alongside as the floor.
+# Analyzer throughput: retrace info, hist and gateways (call and wire level) on a synthetic
+# trace of EVENTS events (bench/synth_trace: 64 ranks, 8 nodes, 2 modules, a halo exchange and
+# an allreduce per iteration), in events per second of wall time and of CPU time (user +
+# system, from rusage through bench/cputime), median of ROUNDS runs taken in turns, beside the
+# floor: OTF2's own reading of the same archive with callbacks that only count
+# (bench/otf2_floor; OTF2 traces only). Peak memory on that trace and on one five times
+# smaller: memory must not grow with the trace. The first line names the CPU, the clock source
+# and the load average.
 # usage: bench/analyzer_throughput.sh [BUILD_DIR] [EVENTS] [ROUNDS] [FORMAT]
 #        FORMAT: otf2 (default) or csv
 set -eu
@@ -12,11 +15,10 @@ events=${2:-10000000}
 rounds=${3:-3}
 format=${4:-otf2}
 retrace=$build/retrace
-synth=$build/bench/synth_trace
-for f in "$retrace" "$synth"; do
+synth=$build/bench/synth_trace floor=$build/bench/otf2_floor cputime=$build/bench/cputime
+for f in "$retrace" "$synth" "$floor" "$cputime"; do
     [ -x "$f" ] || { echo "analyzer_throughput: $f not found (build first)" >&2; exit 2; }
 done
-[ -x /usr/bin/time ] || { echo "analyzer_throughput: needs GNU time (apt-get install time)" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 ext=
@@ -26,29 +28,46 @@ big=$work/big$ext small=$work/small$ext
 "$synth" "$small" $((events / 5)) > "$work/small.txt"
 n=$(awk '{print $1}' "$work/big.txt")
 ns=$(awk '{print $1}' "$work/small.txt")
-echo "analyzer throughput: $(cat "$work/big.txt") ($format, $(du -sh "$big" | cut -f1)), median of $rounds runs"
-printf '%-26s %9s %12s %14s %14s\n' command "time (s)" "M events/s" "peak RSS big" "RSS small"
+cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)
+clock=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2> /dev/null ||
+    echo unknown)
+echo "analyzer throughput: $(cat "$work/big.txt") ($format, $(du -sh "$big" | cut -f1))"
+echo "$cpu, clock source $clock, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start;" \
+    "median of $rounds rounds"
 
-run() { # TRACE ARGS... -> "seconds rss_kib"
-    t=$1
-    shift
-    /usr/bin/time -f '%e %M' -o "$work/time" "$retrace" "$@" "$t" > /dev/null
-    cat "$work/time"
-}
-for spec in "info" "hist" "hist --level wire" "gateways" "gateways --level wire"; do
-    : > "$work/runs"
-    i=0
-    while [ $i -lt "$rounds" ]; do
+specs="floor|info|hist|hist --level wire|gateways|gateways --level wire"
+[ "$format" = otf2 ] || specs="info|hist|hist --level wire|gateways|gateways --level wire"
+run() { # OUT TRACE SPEC: one line "wall user sys rss_kib" appended to OUT
+    out=$1 t=$2 spec=$3
+    if [ "$spec" = floor ]; then
+        "$cputime" -o "$work/one" "$floor" "$t" > /dev/null
+    else
         # shellcheck disable=SC2086 # spec is a list of words
-        run "$big" $spec >> "$work/runs"
-        i=$((i + 1))
+        "$cputime" -o "$work/one" "$retrace" $spec "$t" > /dev/null
+    fi
+    cat "$work/one" >> "$out"
+}
+i=0
+while [ $i -lt "$rounds" ]; do # in turns, so that a busy moment hits every command alike
+    k=0
+    echo "$specs" | tr '|' '\n' | while IFS= read -r spec; do
+        run "$work/runs.$k" "$big" "$spec"
+        k=$((k + 1))
     done
-    # shellcheck disable=SC2086
-    small_rss=$(run "$small" $spec | awk '{print $2}')
-    sort -n "$work/runs" | awk -v n="$n" -v spec="$spec" -v srss="$small_rss" '
-        { t[NR] = $1; r[NR] = $2 }
-        END { m = t[int((NR + 1) / 2)]; if (m <= 0) m = 0.01
-              printf "%-26s %9.2f %12.1f %11.1f MiB %10.1f MiB\n", spec, m, n / m / 1e6,
-                     r[NR] / 1024, srss / 1024 }'
+    i=$((i + 1))
 done
-echo "(small trace: $ns events)"
+printf '%-26s %8s %8s %12s %12s %13s %13s\n' command "wall s" "cpu s" "M ev/s wall" \
+    "M ev/s cpu" "RSS big" "RSS small"
+k=0
+echo "$specs" | tr '|' '\n' | while IFS= read -r spec; do
+    run "$work/small.$k" "$small" "$spec"
+    srss=$(awk '{print $4}' "$work/small.$k")
+    awk '{ print $1, $2 + $3, $4 }' "$work/runs.$k" | sort -n -k2 |
+        awk -v n="$n" -v spec="$spec" -v srss="$srss" '
+        { w[NR] = $1; c[NR] = $2; r[NR] = $3 }
+        END { m = int((NR + 1) / 2); if (w[m] <= 0) w[m] = 1e-6; if (c[m] <= 0) c[m] = 1e-6
+              printf "%-26s %8.3f %8.3f %12.1f %12.1f %9.1f MiB %9.1f MiB\n", spec, w[m], c[m],
+                     n / w[m] / 1e6, n / c[m] / 1e6, r[NR] / 1024, srss / 1024 }'
+    k=$((k + 1))
+done
+echo "(floor: OTF2's own reading, bench/otf2_floor; small trace: $ns events)"

@@ -84,6 +84,8 @@ typedef struct inst {
     uint32_t k;          /* the instance: call k + 1 on the communicator */
     const rt_event **ev; /* per member (position in cd->members); NULL: no such call */
     uint32_t p;          /* members */
+    const chk_colls *cs;
+    int pairs; /* the trace records the blocks of v and w collectives (RT_DEFS_COLL_PEERS) */
 } inst;
 
 static int report(inst *in, uint32_t a, uint32_t b, const char *fmt, ...)
@@ -143,7 +145,7 @@ static int root_total(inst *in, uint32_t root, int root_rbytes, int sum, const c
 }
 
 /* The byte counts of an instance of an intra-communicator, by the rules of docs/tracer.md. */
-static int amounts(inst *in, unsigned op, uint32_t root)
+static int totals(inst *in, unsigned op, uint32_t root)
 {
     rt_u128 sb = 0, sr = 0;
     char a[48], b[48];
@@ -213,6 +215,21 @@ static int amounts(inst *in, unsigned op, uint32_t root)
                   rt_u128_str(sr, b, sizeof b), rt_u128_str(want, a, sizeof a));
 }
 
+static int pairs_report(void *ctx, uint32_t a, uint32_t b, const char *text)
+{
+    return report(ctx, a, b, "%s", text);
+}
+
+/* The totals by the rules above, then, where the trace has them, the blocks pair by pair. */
+static int amounts(inst *in, unsigned op, uint32_t root)
+{
+    int rc = totals(in, op, root);
+    if (rc || !in->pairs || !rt_coll_count_sides(op))
+        return rc;
+    chk_pairs pp = {in->cs, in->cd, in->ev, in->p, pairs_report, in};
+    return chk_pairs_compare(&pp, op, root);
+}
+
 static int rooted(unsigned op)
 {
     return op == RT_COLL_BCAST || op == RT_COLL_REDUCE || op == RT_COLL_GATHER ||
@@ -270,7 +287,8 @@ static int missing(inst *in, const chk_rank *ranks, const by_comm *b, uint32_t a
 
 /* Every instance of one communicator, until the members' calls part ways. */
 static int compare_comm(chk *c, const chk_rank *ranks, const chk_colls *cs, const by_comm *b,
-                        const rt_comm_def *cd, const rt_event **ev, uint32_t *first, uint32_t *n)
+                        const rt_comm_def *cd, int pairs, const rt_event **ev, uint32_t *first,
+                        uint32_t *n)
 {
     uint32_t p = cd->size + cd->remote_size, most = 0;
     for (uint32_t m = 0; m < p; m++) {
@@ -278,7 +296,7 @@ static int compare_comm(chk *c, const chk_rank *ranks, const chk_colls *cs, cons
         n[m] = range_of(cs, &b[r], r, cd->id, &first[m]);
         most = n[m] > most ? n[m] : most;
     }
-    inst in = {.c = c, .cd = cd, .ev = ev, .p = p};
+    inst in = {.c = c, .cd = cd, .ev = ev, .p = p, .cs = cs, .pairs = pairs};
     for (in.k = 0; in.k < most; in.k++) {
         uint32_t have = 0, any = 0;
         for (uint32_t m = 0; m < p; m++) {
@@ -322,7 +340,8 @@ int chk_colls_compare(chk *c, const rt_defs *defs, const chk_rank *ranks, const 
     for (uint32_t i = 0; i < defs->ncomms && !rc; i++) {
         const rt_comm_def *cd = &defs->comms[i];
         if (!(cd->flags & RT_COMM_IS_SELF) && cd->size + cd->remote_size > 1)
-            rc = compare_comm(c, ranks, cs, b, cd, ev, first, n);
+            rc = compare_comm(c, ranks, cs, b, cd, (defs->flags & RT_DEFS_COLL_PEERS) != 0, ev,
+                              first, n);
     }
     for (uint32_t r = 0; b && r < cs->nranks; r++)
         free(b[r].idx);

@@ -79,8 +79,9 @@ static int recorded_hang(chk *c, const rt_sim_result *res)
 
 /* A run that completed: would it without buffering? Not asked when operations were left out
  * (a send whose receive is gone would wait for ever), when a rank's threads are merged into
- * one timeline (the engine would run their calls one after the other), nor when the replay
- * of the run as it is does not complete (the engine cannot follow it). */
+ * one timeline (the engine would run their calls one after the other). The replay with
+ * synchronous sends comes first: only when it deadlocks is the run replayed as it is, and
+ * when that does not complete either, the engine cannot follow the run (a note, no finding). */
 static int buffering(chk *c, const rt_sim_trace *t, rt_err *err)
 {
     const rt_sim_trace_end *end = rt_sim_trace_end_of(t);
@@ -98,17 +99,21 @@ static int buffering(chk *c, const rt_sim_trace *t, rt_err *err)
     rt_sim_config cfg;
     rt_sim_config_default(&cfg);
     cfg.free_wildcards = 1; /* matched as they would be then, not as recorded */
-    rt_sim_result res;
-    int rc = rt_sim_run(t, &cfg, &res, err), done = res.completed;
-    rt_sim_result_free(&res);
-    if (rc < 0)
-        return rc;
-    if (!done)
-        return chk_note(c, "buffering not checked: the replay of the run as recorded does not "
-                           "complete");
     cfg.sync_sends = 1;
-    rc = rt_sim_run(t, &cfg, &res, err);
-    if (rc == 0 && !res.completed && res.hang.outcome == RT_SIM_DEADLOCK)
+    rt_sim_result res, as_is;
+    int rc = rt_sim_run(t, &cfg, &res, err);
+    if (rc < 0 || res.completed || res.hang.outcome != RT_SIM_DEADLOCK) {
+        rt_sim_result_free(&res);
+        return rc;
+    }
+    cfg.sync_sends = 0; /* a deadlock: is it the buffering? (only when the run as it is replays) */
+    rc = rt_sim_run(t, &cfg, &as_is, err);
+    int done = as_is.completed;
+    rt_sim_result_free(&as_is);
+    if (rc == 0 && !done)
+        rc = chk_note(c, "buffering not checked: the replay of the run as recorded does not "
+                         "complete");
+    else if (rc == 0)
         rc = hang_finding(c, RT_CHK_BUFFERING, &res.hang,
                           res.hang.ncycle
                               ? "the run completed only because MPI buffered sends: were they "

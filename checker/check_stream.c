@@ -408,6 +408,23 @@ static chk_call *call_add(stream *s, uint32_t rank)
     return k;
 }
 
+/* A COLL_PEER row: one block of the collective the rank recorded last. */
+static int row_add(stream *s, const rt_event *ev)
+{
+    chk_colls *cs = &s->colls;
+    uint32_t r = ev->rank, at = cs->last[r];
+    if (at == UINT32_MAX)
+        return 0; /* the reader placed it: after a call the pass did not keep */
+    if (RT_VEC_RESERVE(cs->rows[r], cs->rows_room[r], (uint64_t)cs->nrows[r] + 1, 16))
+        return -RT_E_NOMEM;
+    chk_call *k = &cs->calls[r][at];
+    if (!k->nrows)
+        k->row0 = cs->nrows[r];
+    cs->rows[r][cs->nrows[r]++] = (chk_row){ev->peer, ev->bytes, ev->rbytes};
+    k->nrows++;
+    return 0;
+}
+
 /* A blocking collective (COLL_END), a nonblocking one started (NBC_REQUEST: its fields come
  * with its completion) or completed (NBC_COMPLETE). */
 static int coll_event(stream *s, const rt_event *ev)
@@ -421,6 +438,7 @@ static int coll_event(stream *s, const rt_event *ev)
             return -RT_E_NOMEM;
         k->ev = *ev;
         k->start_ns = ev->time;
+        s->colls.last[ev->rank] = s->colls.ncalls[ev->rank] - 1;
         return 0;
     case RT_EV_NBC_REQUEST:
         if (!(v = rt_hmap_put(&s->nbc_at, ev->rank, ev->req, &created)) ||
@@ -432,11 +450,15 @@ static int coll_event(stream *s, const rt_event *ev)
     case RT_EV_NBC_COMPLETE:
         if (s->ranks[ev->rank].in_pending) /* waited for, never completed */
             return 0;
+        s->colls.last[ev->rank] = UINT32_MAX;
         if ((v = rt_hmap_get(&s->nbc_at, ev->rank, ev->req)) != NULL) {
             s->colls.calls[ev->rank][*v].ev = *ev;
+            s->colls.last[ev->rank] = (uint32_t)*v;
             rt_hmap_del(&s->nbc_at, ev->rank, ev->req);
         }
         return 0;
+    case RT_EV_COLL_PEER:
+        return row_add(s, ev);
     default:
         return 0;
     }
@@ -457,7 +479,14 @@ static int on_defs(void *ctx, const rt_defs *defs, rt_err *err)
     cs->calls = calloc(defs->nranks, sizeof *cs->calls);
     cs->ncalls = calloc(defs->nranks, sizeof *cs->ncalls);
     cs->room = calloc(defs->nranks, sizeof *cs->room);
-    if (!s->ranks || !cs->calls || !cs->ncalls || !cs->room)
+    cs->rows = calloc(defs->nranks, sizeof *cs->rows);
+    cs->nrows = calloc(defs->nranks, sizeof *cs->nrows);
+    cs->rows_room = calloc(defs->nranks, sizeof *cs->rows_room);
+    cs->last = malloc((defs->nranks ? defs->nranks : 1) * sizeof *cs->last);
+    if (cs->last)
+        memset(cs->last, 0xff, (defs->nranks ? defs->nranks : 1) * sizeof *cs->last);
+    if (!s->ranks || !cs->calls || !cs->ncalls || !cs->room || !cs->rows || !cs->nrows ||
+        !cs->rows_room || !cs->last)
         return rt_err_set(err, RT_E_NOMEM, "out of memory");
     return 0;
 }
@@ -528,9 +557,16 @@ int chk_stream(chk *c, const char *path, rt_err *err)
     char *truncated = NULL;
     int rc = rt_an_run(path, &pass, &truncated, err);
     c->res->report.truncated = truncated;
-    if (s.colls.calls)
-        for (uint32_t r = 0; r < s.colls.nranks; r++)
+    for (uint32_t r = 0; r < s.colls.nranks; r++) {
+        if (s.colls.calls)
             free(s.colls.calls[r]);
+        if (s.colls.rows)
+            free(s.colls.rows[r]);
+    }
+    free(s.colls.rows);
+    free(s.colls.nrows);
+    free(s.colls.rows_room);
+    free(s.colls.last);
     free(s.colls.calls);
     free(s.colls.ncalls);
     free(s.colls.room);

@@ -64,18 +64,42 @@ typedef struct chk_rank {
 typedef struct chk_call {
     rt_event ev; /* COLL_END or NBC_COMPLETE; kind 0 for a nonblocking one never completed */
     uint64_t start_ns;
+    uint32_t row0, nrows; /* its COLL_PEER rows: the rank's rows[row0 .. row0 + nrows) */
 } chk_call;
 
-/* Every rank's collective calls, in the order each rank called them. */
+/* One block of a v or w collective whose blocks differ (a COLL_PEER row, rt_event.h). */
+typedef struct chk_row {
+    int32_t peer; /* the block: a rank of the communicator */
+    uint64_t bytes, rbytes;
+} chk_row;
+
+/* Every rank's collective calls, in the order each rank called them, and their rows. */
 typedef struct chk_colls {
     uint32_t nranks;
     chk_call **calls;
     uint32_t *ncalls, *room;
+    chk_row **rows;
+    uint32_t *nrows, *rows_room;
+    uint32_t *last; /* per rank: the call its next rows belong to (UINT32_MAX: none) */
 } chk_colls;
 
 /* The streaming pass (check_stream.c): requests and RMA epochs rank by rank, and then the
  * collective calls compared, while the definitions are there. */
 int chk_stream(chk *c, const char *path, rt_err *err);
+/* The blocks of a v or w collective instance, pair by pair (check_pairs.c), for traces that
+ * record them (RT_DEFS_COLL_PEERS). Above CHK_PAIRS_MAX members only the totals are compared. */
+#define CHK_PAIRS_MAX 4096u
+typedef struct chk_pairs {
+    const chk_colls *cs;
+    const rt_comm_def *cd;
+    const rt_event *const *ev; /* per member: its call's event, the first member of its chk_call */
+    uint32_t p;
+    int (*report)(void *ctx, uint32_t a, uint32_t b, const char *text); /* 1: reported */
+    void *ctx;
+} chk_pairs;
+/* 1 when a finding was reported, 0 when the blocks agree, or a negative code. */
+int chk_pairs_compare(const chk_pairs *pp, unsigned op, uint32_t root);
+
 /* Compares the collective calls of every communicator's members (check_coll.c). */
 int chk_colls_compare(chk *c, const rt_defs *defs, const chk_rank *ranks, const chk_colls *cs);
 

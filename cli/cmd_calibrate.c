@@ -8,6 +8,7 @@
  * so every process exits with the same status and none is left waiting.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,6 +18,7 @@
 
 #include "cli.h"
 #include "rt_calib.h"
+#include "rt_calib_from.h"
 
 static void calibrate_usage(FILE *out)
 {
@@ -39,7 +41,14 @@ static void calibrate_usage(FILE *out)
             "  --quick          a short run for tests: sizes up to 256K, 5 batches\n"
             "  --max-size SIZE  largest ping-pong message (default 1M; 1K to 1G)\n"
             "  --batches N      batches per size; the best counts (default 15; 1 to 256)\n"
-            "  --verbose        the measured and fitted time of every size, on stderr\n");
+            "  --verbose        the measured and fitted time of every size, on stderr\n"
+            "\n"
+            "       retrace calibrate --from TRACE [--out FILE [--force]] [--model FILE]\n"
+            "\n"
+            "Fits the model to a recorded run's own timings instead, with no MPI run: the\n"
+            "one-way times of the trace's point-to-point messages whose receiver was already\n"
+            "waiting, per connection type (docs/calibrate.md). Types without such messages\n"
+            "keep the --model values.\n");
 }
 
 /* Before MPI starts the rank is unknown, but launchers put it in the environment (hydra:
@@ -57,7 +66,7 @@ static int first_process(void)
 }
 
 typedef struct cal_args {
-    const char *out, *model;
+    const char *out, *model, *from;
     int verbose, force;
     rt_calib_opts opts;
 } cal_args;
@@ -83,6 +92,7 @@ static int parse(int argc, char **argv, cal_args *c)
             c->force = 1;
         } else if ((k = cli_args_value(&a, "--out", &c->out)) ||
                    (k = cli_args_value(&a, "--model", &c->model)) ||
+                   (k = cli_args_value(&a, "--from", &c->from)) ||
                    (k = cli_args_value(&a, "--max-size", &max)) ||
                    (k = cli_args_value(&a, "--batches", &batches))) {
             if (k < 0)
@@ -91,6 +101,12 @@ static int parse(int argc, char **argv, cal_args *c)
             return cli_args_unknown(&a);
         }
     }
+    if (c->from && (quick || max || batches || c->verbose))
+        return cli_usage_error(cmd, "--from: not with %s (nothing is measured)",
+                               quick     ? "--quick"
+                               : max     ? "--max-size"
+                               : batches ? "--batches"
+                                         : "--verbose");
     rt_calib_opts_default(&c->opts);
     if (quick) {
         c->opts.quick = 1;
@@ -185,6 +201,47 @@ static void show_step(void *ctx, unsigned k, unsigned n, const char *what)
     rt_steps_next(s, "%s", what);
 }
 
+/* --from TRACE: the model fitted to the trace, written as the mpiexec form writes it; no MPI. */
+static int calibrate_from(const cal_args *c, rt_net_model *m)
+{
+    if (c->out &&
+        cli_out_claim(&cli_cmd_calibrate, "--out", c->out, RT_FMT_AUTO, c->force, c->from))
+        return CLI_BAD;
+    rt_calib_from_result *res = calloc(1, sizeof *res);
+    rt_err err;
+    if (!res)
+        return cli_error("calibrate: out of memory");
+    if (rt_calib_from(c->from, m, res, &err) < 0) {
+        free(res);
+        return cli_input_error(c->from, err.msg);
+    }
+    FILE *f = c->out ? fopen(c->out, "w") : stdout;
+    int rc = f ? rt_calib_from_write(res, m, c->model ? c->model : "the built-in defaults", f)
+               : -RT_E_IO;
+    if (f && (c->out ? fclose(f) != 0 : fflush(f) != 0))
+        rc = -RT_E_IO;
+    if (rc < 0) {
+        int e = errno ? errno : EIO;
+        free(res);
+        return cli_error("calibrate: %s: cannot write the model: %s",
+                         c->out ? c->out : "standard output", strerror(e));
+    }
+    char fitted[64] = "";
+    for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++)
+        if (res->link[ct].measured) {
+            size_t n = strlen(fitted);
+            snprintf(fitted + n, sizeof fitted - n, "%s%s", n ? ", " : "", rt_contype_name(ct));
+        }
+    cli_line("calibrate: %" PRIu64 " messages matched in %s, %" PRIu64
+             " with the receiver waiting; fitted: %s; model written to %s",
+             res->messages, c->from, res->waiting, fitted[0] ? fitted : "none",
+             c->out ? c->out : "standard output");
+    if (res->truncated[0])
+        cli_warning("%s (fitted to the messages up to there)", res->truncated);
+    free(res);
+    return CLI_OK;
+}
+
 /* Rank 0's verdict to all: 0, or the status every rank exits with. */
 static int agree(int status)
 {
@@ -204,6 +261,9 @@ static int calibrate_run(int argc, char **argv)
     rt_net_model_default(&model);
     if (c.model && rt_net_model_load(&model, c.model, &err) < 0)
         return cli_error("%s", err.msg);
+
+    if (c.from)
+        return calibrate_from(&c, &model);
 
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
         cli_error("calibrate: MPI_Init failed");

@@ -71,8 +71,12 @@ static int pipeline_run(int argc, char **argv)
             return cli_usage_error(cmd, "--top: '%s' is not a count", top);
         o.top = (unsigned)v;
     }
-    if (o.min_bytes < 2)
-        o.min_bytes = 2; /* a message must split into two blocks at least */
+    if (o.min_bytes < 2) { /* a message must split into two blocks at least */
+        cli_warning("pipeline: --min-size %s taken as 2 bytes: a smaller message cannot be "
+                    "split into blocks",
+                    min);
+        o.min_bytes = 2;
+    }
     if (cli_out_claim_report(&out, path))
         return CLI_BAD;
     rt_an_pipe_result res;

@@ -73,6 +73,16 @@ static int def_ranks(rt_reader *r, rt__csv_reader *cr, const uint32_t *v, rt_err
     return rc;
 }
 
+/* "peer_counts": the trace records per-peer counts (RT_DEFS_COLL_PEERS). */
+static int def_peer_counts(rt_reader *r, rt__csv_reader *cr, const uint32_t *v, rt_err *e)
+{
+    (void)cr;
+    (void)v;
+    (void)e;
+    r->defs.flags |= RT_DEFS_COLL_PEERS;
+    return 0;
+}
+
 static int def_proc(rt_reader *r, rt__csv_reader *cr, const uint32_t *v, rt_err *e)
 {
     uint32_t rank = v[0];
@@ -176,9 +186,13 @@ static const struct def_record {
     const char *num[3]; /* the uint32 fields from the second on; PARENT may be empty (none) */
     int (*add)(rt_reader *r, rt__csv_reader *cr, const uint32_t *v, rt_err *e);
 } def_records[] = {
-    {"ranks", 2, 2, {"N"}, def_ranks},          {"proc", 4, 4, {"R", "NODE", "MODULE"}, def_proc},
-    {"comm", 5, 6, {"ID", "PARENT"}, def_comm}, {"group", 3, 3, {"ID"}, def_group},
-    {"win", 3, 3, {"ID", "COMM"}, def_win},     {"neighbors", 5, 5, {"COMM", "RANK"}, def_nbrs},
+    {"ranks", 2, 2, {"N"}, def_ranks},
+    {"proc", 4, 4, {"R", "NODE", "MODULE"}, def_proc},
+    {"comm", 5, 6, {"ID", "PARENT"}, def_comm},
+    {"group", 3, 3, {"ID"}, def_group},
+    {"win", 3, 3, {"ID", "COMM"}, def_win},
+    {"neighbors", 5, 5, {"COMM", "RANK"}, def_nbrs},
+    {"peer_counts", 1, 1, {NULL}, def_peer_counts},
 };
 
 static int definition(rt_reader *r, rt__csv_reader *cr, const struct def_record *d, rt_err *e)

@@ -124,6 +124,8 @@ static void put_nbr_list(FILE *f, const int32_t *v, uint32_t n)
 static int write_defs(FILE *f, const rt_defs *d)
 {
     fprintf(f, "# retrace trace (CSV form, version 1)\nranks,%u\n", (unsigned)d->nranks);
+    if (d->flags & RT_DEFS_COLL_PEERS)
+        fputs("peer_counts\n", f);
     for (uint32_t i = 0; i < d->nranks; i++)
         if (d->node[i] || d->module[i])
             fprintf(f, "proc,%u,%u,%u\n", (unsigned)i, (unsigned)d->node[i],

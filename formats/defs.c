@@ -223,6 +223,8 @@ int rt_defs_add_win(rt_defs *defs, uint32_t id, uint32_t comm, rt_err *err)
 
 const rt_comm_def *rt_defs_comm(const rt_defs *defs, uint32_t id)
 {
+    if (id < defs->ncomms && defs->comms[id].id == id)
+        return &defs->comms[id]; /* dense ids, the usual case: no search */
     int found;
     uint32_t pos = find_slot(defs->comms, defs->ncomms, sizeof *defs->comms, id, &found);
     return found ? &defs->comms[pos] : NULL;
@@ -237,6 +239,8 @@ const rt_group_def *rt_defs_group(const rt_defs *defs, uint32_t id)
 
 const rt_win_def *rt_defs_win(const rt_defs *defs, uint32_t id)
 {
+    if (id < defs->nwins && defs->wins[id].id == id)
+        return &defs->wins[id];
     int found;
     uint32_t pos = find_slot(defs->wins, defs->nwins, sizeof *defs->wins, id, &found);
     return found ? &defs->wins[pos] : NULL;
@@ -247,6 +251,7 @@ int rt_defs_copy(rt_defs *dst, const rt_defs *src, rt_err *err)
     int rc = rt_defs_init(dst, src->nranks, err);
     if (rc)
         return rc;
+    dst->flags = src->flags;
     memcpy(dst->node, src->node, (size_t)src->nranks * sizeof *dst->node);
     memcpy(dst->module, src->module, (size_t)src->nranks * sizeof *dst->module);
     for (uint32_t i = 0; i < src->ncomms && !rc; i++) {
@@ -317,6 +322,8 @@ uint32_t rt_defs_count_modules(const rt_defs *defs)
 
 int64_t rt_comm_position(const rt_comm_def *c, uint32_t w)
 {
+    if (w < c->size && c->members[w] == w)
+        return w; /* MPI_COMM_WORLD and its like: members in world rank order, no search */
     uint64_t n = (uint64_t)c->size + c->remote_size, lo = 0, hi = n;
     uint64_t key = (uint64_t)w << 32;
     while (lo < hi) {
@@ -372,13 +379,62 @@ int64_t rt_defs_peer_world(const rt_defs *defs, const rt_event *ev)
     return g[ev->peer];
 }
 
+/* A COLL_PEER row (rt_event.h, "The per-peer counts"): an op with count arrays, a block that
+ * exists (a rank of the peer group, or a slot of the rank's neighbour lists) and bytes only
+ * on the sides the op has. */
+static int coll_peer_check(const rt_defs *defs, const rt_comm_def *c, const rt_event *ev,
+                           rt_err *err)
+{
+    unsigned sides = rt_coll_count_sides(ev->op);
+    if (!sides)
+        return rt_err_set(err, RT_E_INVAL, "coll_peer: %s has no per-peer counts",
+                          rt_event_op_name(RT_EV_COLL_PEER, ev->op));
+    if (!ev->bytes && !ev->rbytes)
+        return rt_err_set(err, RT_E_INVAL,
+                          "coll_peer: block %d of %s has no bytes (a block of 0 "
+                          "bytes is left out)",
+                          ev->peer, rt_event_op_name(RT_EV_COLL_PEER, ev->op));
+    if ((ev->bytes && !(sides & RT_SIDE_SEND)) || (ev->rbytes && !(sides & RT_SIDE_RECV)))
+        return rt_err_set(err, RT_E_INVAL, "coll_peer: %s has no %s counts",
+                          rt_event_op_name(RT_EV_COLL_PEER, ev->op),
+                          ev->bytes && !(sides & RT_SIDE_SEND) ? "send" : "receive");
+    uint32_t nsend, nrecv;
+    if (rt_coll_is_neighbor(ev->op)) {
+        const rt_nbr_def *nb = rt_defs_nbrs(defs, c->id, ev->rank);
+        if (!nb)
+            return rt_err_set(err, RT_E_INVAL,
+                              "coll_peer: rank %u has no neighbour lists on communicator %u",
+                              (unsigned)ev->rank, (unsigned)c->id);
+        nsend = nb->nout;
+        nrecv = nb->nin;
+    } else {
+        const uint32_t *g;
+        if (c->flags & RT_COMM_IS_SELF)
+            nsend = 1;
+        else if (peer_group(c, ev->rank, &g, &nsend))
+            nsend = 0; /* membership was checked: not reached */
+        nrecv = nsend;
+    }
+    uint32_t n = ev->bytes ? nsend : nrecv;
+    if (ev->rbytes && nrecv < n)
+        n = nrecv;
+    if (ev->peer < 0 || (uint32_t)ev->peer >= n)
+        return rt_err_set(err, RT_E_INVAL,
+                          "coll_peer: block %d of %s on communicator %u: "
+                          "the rank has %u blocks",
+                          ev->peer, rt_event_op_name(RT_EV_COLL_PEER, ev->op), (unsigned)c->id,
+                          (unsigned)n);
+    return 0;
+}
+
+/* The kind's name, looked up for a message only: every event comes through here. */
+#define kname rt_event_kind_name(k)
 int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err)
 {
     unsigned k = ev->kind;
     unsigned m = rt_event_kind_mask(k);
     if (k >= RT_EV_COUNT)
         return rt_err_set(err, RT_E_INVAL, "unknown event kind %u", k);
-    const char *kname = rt_event_kind_name(k);
     if (ev->rank >= defs->nranks)
         return rt_err_set(err, RT_E_INVAL, "%s: rank %u is not a world rank (0 to %u)", kname,
                           (unsigned)ev->rank, (unsigned)defs->nranks - 1);
@@ -418,6 +474,8 @@ int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err)
             return rt_err_set(err, RT_E_INVAL, "%s: rank %u is not a member of communicator %u",
                               kname, (unsigned)ev->rank, (unsigned)c->id);
     }
+    if (k == RT_EV_COLL_PEER)
+        return coll_peer_check(defs, c, ev, err);
     if (!(m & RT_FIELD_PEER))
         return 0;
     if (k == RT_EV_RMA_GROUP_SYNC) {
@@ -442,6 +500,7 @@ int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err)
                           rt_event_is_rma(k) ? "window" : "communicator", (unsigned)ev->comm);
     return 0;
 }
+#undef kname
 
 void rt__defs_drop_comm(rt_defs *defs, uint32_t id)
 {

@@ -1,5 +1,4 @@
 /* Names and value semantics of the event model (rt_event.h). */
-#include <stdatomic.h>
 #include <string.h>
 
 #include "rt_error.h"
@@ -165,6 +164,7 @@ static const char *const *op_table(unsigned kind, unsigned *count)
     switch (kind) {
     case RT_EV_COLL_END:
     case RT_EV_NBC_COMPLETE:
+    case RT_EV_COLL_PEER:
     case RT_EV_RMA_COLL_END:
         *count = RT_COLL_COUNT;
         return coll_names;
@@ -236,20 +236,20 @@ int rt_event_op_valid(unsigned kind, unsigned op)
 }
 
 /* The field letters as bit masks, built once: every event of every pass asks. */
-static uint8_t field_mask[RT_EV_COUNT];
-static atomic_int masks_ready;
+uint8_t rt__field_mask[RT_EV_COUNT];
 
 static int field_index(char field);
 
-static void build_masks(void)
+/* Built before main (and when the tracer library is loaded), so that rt_event_kind_mask, asked
+ * for every event, is one load from a table. */
+__attribute__((constructor)) static void build_masks(void)
 {
     for (unsigned k = 0; k < RT_EV_COUNT; k++) {
         uint8_t m = 0;
         for (const char *f = kind_fields[k]; *f; f++)
             m |= (uint8_t)(1u << field_index(*f));
-        field_mask[k] = m; /* the same value whichever thread writes it */
+        rt__field_mask[k] = m;
     }
-    atomic_store_explicit(&masks_ready, 1, memory_order_release);
 }
 
 static int field_index(char field)
@@ -281,18 +281,7 @@ int rt_event_kind_uses(unsigned kind, char field)
     int i = field_index(field);
     if (kind >= RT_EV_COUNT || i < 0)
         return 0;
-    if (!atomic_load_explicit(&masks_ready, memory_order_acquire))
-        build_masks();
-    return (field_mask[kind] >> i) & 1u;
-}
-
-unsigned rt_event_kind_mask(unsigned kind)
-{
-    if (kind >= RT_EV_COUNT)
-        return 0;
-    if (!atomic_load_explicit(&masks_ready, memory_order_acquire))
-        build_masks();
-    return field_mask[kind];
+    return (rt__field_mask[kind] >> i) & 1u;
 }
 
 void rt_event_normalize(rt_event *ev)

@@ -5,11 +5,15 @@
 
 #include "rt__otf2.h"
 
+// clang-format off
 const char *const rt__otf2_attr_names[RT__ATTR_COUNT] = {
     [RT__ATTR_CONTYPE] = "retrace::contype",
     [RT__ATTR_CALL] = "retrace::call",
     [RT__ATTR_OP] = "retrace::op",
+    [RT__ATTR_BYTES] = "retrace::bytes",
+    [RT__ATTR_RBYTES] = "retrace::rbytes",
 };
+// clang-format on
 
 OTF2_CollectiveOp rt__otf2_coll_op(unsigned op)
 {

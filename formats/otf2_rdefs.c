@@ -64,6 +64,8 @@ static OTF2_CallbackCode def_parameter(void *data, OTF2_ParameterRef ref, OTF2_S
     otf2r *o = data;
     if (type == OTF2_PARAMETER_TYPE_UINT64 && !strcmp(string_of(o, name), RT__OTF2_PARAM_PENDING))
         o->param_pending = ref;
+    if (type == OTF2_PARAMETER_TYPE_UINT64 && !strcmp(string_of(o, name), RT__OTF2_PARAM_PEER))
+        o->param_peer = ref;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -531,13 +533,11 @@ int rt__otf2r_build_defs(rt_reader *r, otf2r *o, rt_err *err)
 
 int rt__otf2r_read_global_defs(rt_reader *r, otf2r *o, rt_err *err)
 {
-    char *defs = rt__otf2r_archive_file(o, ".def");
-    int complete = defs && rt__otf2r_file_complete(defs);
-    free(defs);
-    if (!complete)
-        return rt_err_set(err, RT_E_FORMAT,
-                          "%s: damaged OTF2 archive: definitions unreadable (file cut short)",
-                          r->path);
+    /* OTF2 trusts the counts of the records and reads a short last chunk past the end of the
+     * file: the file is walked first (otf2_defcheck.c). */
+    int rc = rt__otf2r_check_defs(r, o, ".def", 0, err);
+    if (rc)
+        return rc;
     OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(o->reader);
     if (!gdr)
         return rt__otf2_fail(err, RT_E_FORMAT, r->path,

@@ -12,387 +12,6 @@
 
 #include "rt__otf2r.h"
 
-/* ---- events --------------------------------------------------------------------------------- */
-
-static uint32_t innermost(const otf2r *o)
-{
-    return o->depth && o->depth <= CALL_STACK ? o->stack[o->depth - 1] : RT_FN_NONE;
-}
-
-static int has_attr(const otf2r *o, OTF2_AttributeList *a, int which)
-{
-    return a && o->attr_ref[which] != OTF2_UNDEFINED_ATTRIBUTE &&
-           OTF2_AttributeList_TestAttributeByID(a, o->attr_ref[which]);
-}
-
-/* The nanoseconds of ticks of a clock of another resolution than ours (1 ns; out of line, so
- * that begin stays small for our archives). A clock coarser than 1 ns may take them past what
- * an event's time holds (2^64 - 1 ns): such a time stamp is noted, and r_next stops before it
- * goes out. */
-static uint64_t other_ns(otf2r *o, uint64_t ticks, uint64_t pos) __attribute__((noinline));
-static uint64_t other_ns(otf2r *o, uint64_t ticks, uint64_t pos)
-{
-    unsigned __int128 ns = (unsigned __int128)ticks * 1000000000u / o->resolution;
-    if (ns <= UINT64_MAX)
-        return (uint64_t)ns;
-    if (!o->time_past) {
-        o->time_past = 1;
-        o->time_past_ticks = ticks;
-        o->time_past_pos = pos;
-        o->read_end = 0;
-    }
-    return UINT64_MAX;
-}
-
-/* Starts an event of the current rank: time, default call, and the attributes. */
-static rt_event *begin(otf2r *o, unsigned kind, OTF2_TimeStamp t, uint64_t pos,
-                       OTF2_AttributeList *a)
-{
-    rt_event *ev = &o->ev;
-    memset(ev, 0, sizeof *ev);
-    o->position = pos;
-    uint64_t ticks = t >= o->offset ? t - o->offset : 0;
-    ev->time = o->resolution == 1000000000u ? ticks : other_ns(o, ticks, pos);
-    ev->rank = o->cur;
-    ev->kind = (uint8_t)kind;
-    ev->call = (uint16_t)innermost(o);
-    uint8_t u8;
-    uint32_t u32;
-    /* Asking for an attribute that is not there goes through OTF2's error handler, which
-     * formats a message: test first, it costs a tenth of the pass otherwise. */
-    if (a && OTF2_AttributeList_GetNumberOfElements(a) == 0)
-        a = NULL;
-    if (has_attr(o, a, RT__ATTR_CONTYPE) &&
-        OTF2_AttributeList_GetUint8(a, o->attr_ref[RT__ATTR_CONTYPE], &u8) == OTF2_SUCCESS)
-        ev->contype = u8;
-    if (has_attr(o, a, RT__ATTR_CALL) &&
-        OTF2_AttributeList_GetUint32(a, o->attr_ref[RT__ATTR_CALL], &u32) == OTF2_SUCCESS)
-        ev->call = (uint16_t)(u32 < RT_FN_COUNT ? u32 : RT_FN_COUNT);
-    o->have = 1;
-    return ev;
-}
-
-/* The op: our attribute if present, else what the record and the call say. */
-static void set_op(otf2r *o, rt_event *ev, unsigned v, OTF2_AttributeList *a)
-{
-    uint8_t u8;
-    if (has_attr(o, a, RT__ATTR_OP) &&
-        OTF2_AttributeList_GetUint8(a, o->attr_ref[RT__ATTR_OP], &u8) == OTF2_SUCCESS)
-        ev->op = u8;
-    else
-        ev->op = (uint8_t)rt__otf2_default_op(ev->kind, v, ev->call);
-}
-
-static int32_t peer_i32(uint32_t v, int32_t undefined)
-{
-    return v == OTF2_UNDEFINED_UINT32 ? undefined : (int32_t)v;
-}
-
-#define CB_ARGS \
-    OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *data, OTF2_AttributeList *a
-#define OK OTF2_CALLBACK_SUCCESS
-
-static OTF2_CallbackCode ev_enter(CB_ARGS, OTF2_RegionRef region)
-{
-    otf2r *o = data;
-    unsigned fn = rt__otf2r_region_fn(o, region);
-    o->position = pos;
-    if (fn != RT_FN_NONE)
-        begin(o, RT_EV_ENTER, t, pos, NULL)->call = (uint16_t)fn;
-    if (o->depth < CALL_STACK)
-        o->stack[o->depth] = (uint16_t)fn;
-    o->depth++;
-    return OK;
-}
-
-static OTF2_CallbackCode ev_leave(CB_ARGS, OTF2_RegionRef region)
-{
-    otf2r *o = data;
-    unsigned fn = rt__otf2r_region_fn(o, region);
-    o->position = pos;
-    if (fn != RT_FN_NONE)
-        begin(o, RT_EV_LEAVE, t, pos, NULL)->call = (uint16_t)fn;
-    if (o->depth && (o->depth > CALL_STACK || o->stack[o->depth - 1] == fn))
-        o->depth--;
-    return OK;
-}
-
-static OTF2_CallbackCode p2p(otf2r *o, unsigned kind, OTF2_TimeStamp t, uint64_t pos,
-                             OTF2_AttributeList *a, uint32_t peer, OTF2_CommRef comm, uint32_t tag,
-                             uint64_t len, uint64_t req)
-{
-    rt_event *ev = begin(o, kind, t, pos, a);
-    ev->peer = peer_i32(peer, RT_PEER_NONE);
-    ev->comm = comm;
-    ev->tag = (int32_t)tag;
-    ev->bytes = len;
-    ev->req = req;
-    if (kind == RT_EV_RECV || kind == RT_EV_IRECV)
-        set_op(o, ev, 0, a); /* the wildcards posted: 0 unless the attribute says otherwise */
-    return OK;
-}
-
-static OTF2_CallbackCode ev_send(CB_ARGS, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t len)
-{
-    return p2p(data, RT_EV_SEND, t, pos, a, peer, c, tag, len, 0);
-}
-
-static OTF2_CallbackCode ev_isend(CB_ARGS, uint32_t peer, OTF2_CommRef c, uint32_t tag,
-                                  uint64_t len, uint64_t req)
-{
-    return p2p(data, RT_EV_ISEND, t, pos, a, peer, c, tag, len, req);
-}
-
-static OTF2_CallbackCode ev_recv(CB_ARGS, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t len)
-{
-    return p2p(data, RT_EV_RECV, t, pos, a, peer, c, tag, len, 0);
-}
-
-static OTF2_CallbackCode ev_irecv(CB_ARGS, uint32_t peer, OTF2_CommRef c, uint32_t tag,
-                                  uint64_t len, uint64_t req)
-{
-    return p2p(data, RT_EV_IRECV, t, pos, a, peer, c, tag, len, req);
-}
-
-static OTF2_CallbackCode req_event(otf2r *o, unsigned kind, OTF2_TimeStamp t, uint64_t pos,
-                                   OTF2_AttributeList *a, uint64_t req)
-{
-    begin(o, kind, t, pos, a)->req = req;
-    return OK;
-}
-
-static OTF2_CallbackCode ev_isend_complete(CB_ARGS, uint64_t req)
-{
-    return req_event(data, RT_EV_ISEND_COMPLETE, t, pos, a, req);
-}
-
-static OTF2_CallbackCode ev_irecv_request(CB_ARGS, uint64_t req)
-{
-    return req_event(data, RT_EV_IRECV_REQUEST, t, pos, a, req);
-}
-
-static OTF2_CallbackCode ev_cancelled(CB_ARGS, uint64_t req)
-{
-    return req_event(data, RT_EV_REQUEST_CANCELLED, t, pos, a, req);
-}
-
-static OTF2_CallbackCode ev_nbc_request(CB_ARGS, uint64_t req)
-{
-    return req_event(data, RT_EV_NBC_REQUEST, t, pos, a, req);
-}
-
-static OTF2_CallbackCode ev_coll_begin(CB_ARGS)
-{
-    begin(data, RT_EV_COLL_BEGIN, t, pos, a);
-    return OK;
-}
-
-static OTF2_CallbackCode coll_end(otf2r *o, unsigned kind, OTF2_TimeStamp t, uint64_t pos,
-                                  OTF2_AttributeList *a, OTF2_CollectiveOp op, OTF2_CommRef c,
-                                  uint32_t root, uint64_t sent, uint64_t received, uint64_t req)
-{
-    rt_event *ev = begin(o, kind, t, pos, a);
-    ev->comm = c;
-    ev->peer = peer_i32(root, RT_PEER_NONE);
-    ev->bytes = sent;
-    ev->rbytes = received;
-    ev->req = req;
-    set_op(o, ev, op, a);
-    return OK;
-}
-
-static OTF2_CallbackCode ev_coll_end(CB_ARGS, OTF2_CollectiveOp op, OTF2_CommRef c, uint32_t root,
-                                     uint64_t sent, uint64_t received)
-{
-    return coll_end(data, RT_EV_COLL_END, t, pos, a, op, c, root, sent, received, 0);
-}
-
-static OTF2_CallbackCode ev_nbc_complete(CB_ARGS, OTF2_CollectiveOp op, OTF2_CommRef c,
-                                         uint32_t root, uint64_t sent, uint64_t received,
-                                         uint64_t req)
-{
-    return coll_end(data, RT_EV_NBC_COMPLETE, t, pos, a, op, c, root, sent, received, req);
-}
-
-/* A pending call's mark (rt__otf2.h); other parameters are outside the event model. */
-static OTF2_CallbackCode ev_parameter(CB_ARGS, OTF2_ParameterRef param, uint64_t value)
-{
-    otf2r *o = data;
-    if (param == o->param_pending && value == 1)
-        begin(o, RT_EV_PENDING, t, pos, a);
-    return OK;
-}
-
-static OTF2_CallbackCode ev_win_create(CB_ARGS, OTF2_RmaWinRef win)
-{
-    begin(data, RT_EV_WIN_CREATE, t, pos, a)->comm = win;
-    return OK;
-}
-
-static OTF2_CallbackCode ev_win_free(CB_ARGS, OTF2_RmaWinRef win)
-{
-    begin(data, RT_EV_WIN_FREE, t, pos, a)->comm = win;
-    return OK;
-}
-
-static OTF2_CallbackCode ev_put(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes,
-                                uint64_t id)
-{
-    rt_event *ev = begin(data, RT_EV_RMA_PUT, t, pos, a);
-    ev->comm = win;
-    ev->peer = peer_i32(remote, RT_PEER_ALL);
-    ev->bytes = bytes;
-    ev->req = id;
-    return OK;
-}
-
-static OTF2_CallbackCode ev_get(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes,
-                                uint64_t id)
-{
-    rt_event *ev = begin(data, RT_EV_RMA_GET, t, pos, a);
-    ev->comm = win;
-    ev->peer = peer_i32(remote, RT_PEER_ALL);
-    ev->rbytes = bytes;
-    ev->req = id;
-    return OK;
-}
-
-static OTF2_CallbackCode ev_atomic(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote,
-                                   OTF2_RmaAtomicType type, uint64_t sent, uint64_t received,
-                                   uint64_t id)
-{
-    otf2r *o = data;
-    rt_event *ev = begin(o, RT_EV_RMA_ATOMIC, t, pos, a);
-    ev->comm = win;
-    ev->peer = peer_i32(remote, RT_PEER_ALL);
-    ev->bytes = sent;
-    ev->rbytes = received;
-    ev->req = id;
-    set_op(o, ev, type, a);
-    return OK;
-}
-
-static OTF2_CallbackCode ev_op_complete(CB_ARGS, OTF2_RmaWinRef win, uint64_t id)
-{
-    rt_event *ev = begin(data, RT_EV_RMA_OP_COMPLETE, t, pos, a);
-    ev->comm = win;
-    ev->req = id;
-    return OK;
-}
-
-static OTF2_CallbackCode ev_rma_coll_begin(CB_ARGS)
-{
-    begin(data, RT_EV_RMA_COLL_BEGIN, t, pos, a);
-    return OK;
-}
-
-static OTF2_CallbackCode ev_rma_coll_end(CB_ARGS, OTF2_CollectiveOp op, OTF2_RmaSyncLevel level,
-                                         OTF2_RmaWinRef win, uint32_t root, uint64_t sent,
-                                         uint64_t received)
-{
-    otf2r *o = data;
-    rt_event *ev = begin(o, RT_EV_RMA_COLL_END, t, pos, a);
-    ev->comm = win;
-    set_op(o, ev, op, a);
-    return OK;
-}
-
-static OTF2_CallbackCode ev_group_sync(CB_ARGS, OTF2_RmaSyncLevel level, OTF2_RmaWinRef win,
-                                       OTF2_GroupRef group)
-{
-    otf2r *o = data;
-    rt_event *ev = begin(o, RT_EV_RMA_GROUP_SYNC, t, pos, a);
-    ev->comm = win;
-    const uint64_t *id = rt_hmap_get1(&o->group_id, group);
-    ev->peer = id ? (int32_t)*id : RT_PEER_NONE;
-    set_op(o, ev, 0, a);
-    return OK;
-}
-
-static OTF2_CallbackCode ev_lock(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote, uint64_t id,
-                                 OTF2_LockType type)
-{
-    otf2r *o = data;
-    rt_event *ev = begin(o, RT_EV_RMA_LOCK, t, pos, a);
-    ev->comm = win;
-    ev->peer = peer_i32(remote, RT_PEER_ALL);
-    ev->req = id;
-    set_op(o, ev, type, a);
-    return OK;
-}
-
-static OTF2_CallbackCode ev_unlock(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote, uint64_t id)
-{
-    rt_event *ev = begin(data, RT_EV_RMA_UNLOCK, t, pos, a);
-    ev->comm = win;
-    ev->peer = peer_i32(remote, RT_PEER_ALL);
-    ev->req = id;
-    return OK;
-}
-
-static OTF2_CallbackCode ev_sync(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote,
-                                 OTF2_RmaSyncType type)
-{
-    otf2r *o = data;
-    rt_event *ev = begin(o, RT_EV_RMA_SYNC, t, pos, a);
-    ev->comm = win;
-    ev->peer = peer_i32(remote, RT_PEER_ALL);
-    set_op(o, ev, type, a);
-    return OK;
-}
-
-static OTF2_EvtReaderCallbacks *event_callbacks(void)
-{
-    OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
-    if (!cb)
-        return NULL;
-    OTF2_EvtReaderCallbacks_SetEnterCallback(cb, ev_enter);
-    OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, ev_leave);
-    OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, ev_send);
-    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, ev_isend);
-    OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, ev_isend_complete);
-    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, ev_recv);
-    OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, ev_irecv_request);
-    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, ev_irecv);
-    OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, ev_cancelled);
-    OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, ev_coll_begin);
-    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, ev_coll_end);
-    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, ev_nbc_request);
-    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, ev_nbc_complete);
-    OTF2_EvtReaderCallbacks_SetRmaWinCreateCallback(cb, ev_win_create);
-    OTF2_EvtReaderCallbacks_SetRmaWinDestroyCallback(cb, ev_win_free);
-    OTF2_EvtReaderCallbacks_SetRmaPutCallback(cb, ev_put);
-    OTF2_EvtReaderCallbacks_SetRmaGetCallback(cb, ev_get);
-    OTF2_EvtReaderCallbacks_SetRmaAtomicCallback(cb, ev_atomic);
-    OTF2_EvtReaderCallbacks_SetRmaOpCompleteBlockingCallback(cb, ev_op_complete);
-    OTF2_EvtReaderCallbacks_SetRmaOpCompleteNonBlockingCallback(cb, ev_op_complete);
-    OTF2_EvtReaderCallbacks_SetRmaCollectiveBeginCallback(cb, ev_rma_coll_begin);
-    OTF2_EvtReaderCallbacks_SetRmaCollectiveEndCallback(cb, ev_rma_coll_end);
-    OTF2_EvtReaderCallbacks_SetRmaGroupSyncCallback(cb, ev_group_sync);
-    OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(cb, ev_lock);
-    OTF2_EvtReaderCallbacks_SetRmaAcquireLockCallback(cb, ev_lock);
-    OTF2_EvtReaderCallbacks_SetRmaTryLockCallback(cb, ev_lock);
-    OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(cb, ev_unlock);
-    OTF2_EvtReaderCallbacks_SetRmaSyncCallback(cb, ev_sync);
-    OTF2_EvtReaderCallbacks_SetParameterUnsignedIntCallback(cb, ev_parameter);
-    return cb;
-}
-
-/* Every complete OTF2 file ends with END_OF_CHUNK (2) and END_OF_FILE (1). OTF2 reads a
- * file's last, short chunk into a buffer without bounding it by the file size, so a file
- * cut short must be caught here, before OTF2 reads past its end. */
-int rt__otf2r_file_complete(const char *path)
-{
-    unsigned char tail[2];
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return 0;
-    int ok =
-        fseek(f, -2, SEEK_END) == 0 && fread(tail, 1, 2, f) == 2 && tail[0] == 2 && tail[1] == 1;
-    fclose(f);
-    return ok;
-}
-
 /* The path of a file next to the anchor: <archive>/<name>. */
 char *rt__otf2r_archive_file(const otf2r *o, const char *name)
 {
@@ -416,7 +35,7 @@ static int attach_reader(rt_reader *r, otf2r *o, rt_err *err)
     if (!o->er)
         return rt__otf2_fail(err, RT_E_FORMAT, r->path, "damaged OTF2 archive: events unreadable",
                              OTF2_ERROR_INVALID);
-    OTF2_EvtReaderCallbacks *cb = event_callbacks();
+    OTF2_EvtReaderCallbacks *cb = rt__otf2r_event_callbacks();
     OTF2_ErrorCode ec = cb ? OTF2_Reader_RegisterEvtCallbacks(o->reader, o->er, cb, o)
                            : OTF2_ERROR_MEM_ALLOC_FAILED;
     OTF2_EvtReaderCallbacks_Delete(cb);
@@ -509,9 +128,6 @@ static int copy_padded(const char *from, const char *to, uint64_t chunk)
  */
 static int read_cut_rank(rt_reader *r, otf2r *o, const char *evt, rt_err *err)
 {
-    uint64_t chunk = 0, def_chunk = 0;
-    if (OTF2_Reader_GetChunkSize(o->reader, &chunk, &def_chunk) != OTF2_SUCCESS || !chunk)
-        chunk = OTF2_CHUNK_SIZE_MIN;
     const char *tmp = getenv("TMPDIR");
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/retrace-cut-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -531,7 +147,7 @@ static int read_cut_rank(rt_reader *r, otf2r *o, const char *evt, rt_err *err)
     rt_event *ev = NULL;
     size_t n = 0;
     int rc = real_defs && copy_padded(o->anchor, anchor, 1) == 0 && symlink(real_defs, defs) == 0 &&
-                     mkdir(sub, 0700) == 0 && copy_padded(evt, copy, chunk) == 0
+                     mkdir(sub, 0700) == 0 && copy_padded(evt, copy, o->evt_chunk) == 0
                  ? 0
                  : rt_err_set(err, RT_E_IO, "%s: cannot copy rank %u's events to %s", r->path,
                               (unsigned)o->cur, dir);
@@ -565,8 +181,8 @@ static int open_rank(rt_reader *r, otf2r *o, rt_err *err)
     char name[48];
     snprintf(name, sizeof name, "/%llu.evt", (unsigned long long)o->rank_loc[o->cur]);
     char *evt = rt__otf2r_archive_file(o, name);
-    int rc = evt && !rt__otf2r_file_complete(evt) ? read_cut_rank(r, o, evt, err)
-                                                  : attach_reader(r, o, err);
+    int rc = evt && !rt__otf2r_file_complete(evt, o->evt_chunk) ? read_cut_rank(r, o, evt, err)
+                                                                : attach_reader(r, o, err);
     free(evt);
     return rc;
 }
@@ -710,7 +326,8 @@ static const rt__reader_ops otf2_reader_ops = {
 };
 
 /* Selects every rank's location, opens the event files and applies the local definitions
- * (Score-P's mapping tables); local definition files are optional. */
+ * (Score-P's mapping tables); local definition files are optional, but one that is there is
+ * checked before OTF2 reads it (otf2_defcheck.c). */
 static int open_events(rt_reader *r, otf2r *o, rt_err *err)
 {
     OTF2_ErrorCode ec = OTF2_SUCCESS;
@@ -721,9 +338,13 @@ static int open_events(rt_reader *r, otf2r *o, rt_err *err)
     if (ec != OTF2_SUCCESS)
         return rt__otf2_fail(err, RT_E_FORMAT, r->path,
                              "damaged OTF2 archive: event files unreadable", ec);
+    int rc = 0;
     if (OTF2_Reader_OpenDefFiles(o->reader) == OTF2_SUCCESS) {
-        for (uint32_t i = 0; i < r->defs.nranks; i++) {
-            OTF2_DefReader *dr = OTF2_Reader_GetDefReader(o->reader, o->rank_loc[i]);
+        for (uint32_t i = 0; i < r->defs.nranks && !rc; i++) {
+            char name[48];
+            snprintf(name, sizeof name, "/%llu.def", (unsigned long long)o->rank_loc[i]);
+            rc = rt__otf2r_check_defs(r, o, name, 1, err);
+            OTF2_DefReader *dr = rc ? NULL : OTF2_Reader_GetDefReader(o->reader, o->rank_loc[i]);
             if (dr) {
                 uint64_t n;
                 OTF2_Reader_ReadAllLocalDefinitions(o->reader, dr, &n);
@@ -733,7 +354,7 @@ static int open_events(rt_reader *r, otf2r *o, rt_err *err)
         OTF2_Reader_CloseDefFiles(o->reader);
     }
     rt__otf2_quiet();
-    return 0;
+    return rc;
 }
 
 int rt__otf2_open(rt_reader *r, rt_err *err)
@@ -745,6 +366,7 @@ int rt__otf2_open(rt_reader *r, rt_err *err)
     for (unsigned i = 0; i < RT__ATTR_COUNT; i++)
         o->attr_ref[i] = OTF2_UNDEFINED_ATTRIBUTE;
     o->param_pending = OTF2_UNDEFINED_PARAMETER;
+    o->param_peer = OTF2_UNDEFINED_PARAMETER;
     int rc = 0;
     o->anchor = rt__otf2r_find_anchor(r->path, err);
     if (!o->anchor)
@@ -762,7 +384,8 @@ int rt__otf2_open(rt_reader *r, rt_err *err)
                                "not a trace or damaged OTF2 archive: anchor file unreadable",
                                OTF2_ERROR_INVALID);
     }
-    if (!rc && OTF2_Reader_SetSerialCollectiveCallbacks(o->reader) != OTF2_SUCCESS)
+    if (!rc && (OTF2_Reader_SetSerialCollectiveCallbacks(o->reader) != OTF2_SUCCESS ||
+                OTF2_Reader_GetChunkSize(o->reader, &o->evt_chunk, &o->def_chunk) != OTF2_SUCCESS))
         rc = rt_err_set(err, RT_E_OTF2, "%s: cannot set up the OTF2 reader", r->path);
     if (!rc) {
         char *creator = NULL;
@@ -780,6 +403,14 @@ int rt__otf2_open(rt_reader *r, rt_err *err)
     }
     if (!rc)
         rc = rt__otf2r_build_defs(r, o, err);
+    char *peers = NULL;
+    if (!rc &&
+        OTF2_Reader_GetProperty(o->reader, RT__PEER_COUNTS_PROPERTY, &peers) == OTF2_SUCCESS &&
+        peers) {
+        if (!strcmp(peers, "1"))
+            r->defs.flags |= RT_DEFS_COLL_PEERS;
+        free(peers);
+    }
     o->read_end = r->defs.nranks;
     if (!rc)
         rc = open_events(r, o, err);

@@ -74,6 +74,13 @@ static OTF2_ErrorCode put_attrs(otf2w *o, const otf2w_rank *r, const rt_event *e
     unsigned call = innermost_call(r);
     if (ec == OTF2_SUCCESS && ev->call != call)
         ec = OTF2_AttributeList_AddUint32(o->attrs, RT__ATTR_CALL, ev->call);
+    if (ev->kind == RT_EV_COLL_PEER) { /* comm and op are its collective's (rt__otf2.h) */
+        if (ec == OTF2_SUCCESS && ev->bytes)
+            ec = OTF2_AttributeList_AddUint64(o->attrs, RT__ATTR_BYTES, ev->bytes);
+        if (ec == OTF2_SUCCESS && ev->rbytes)
+            ec = OTF2_AttributeList_AddUint64(o->attrs, RT__ATTR_RBYTES, ev->rbytes);
+        return ec;
+    }
     if (ec == OTF2_SUCCESS && (fields & RT_FIELD_OP) &&
         rt__otf2_default_op(ev->kind, otf2_value, ev->call) != ev->op)
         ec = OTF2_AttributeList_AddUint8(o->attrs, RT__ATTR_OP, ev->op);
@@ -249,6 +256,9 @@ static OTF2_ErrorCode write_record(OTF2_EvtWriter *ew, OTF2_AttributeList *a, co
         return write_rma(ew, a, d, ev, v);
     case RT_EV_PENDING: /* see rt__otf2.h */
         return OTF2_EvtWriter_ParameterUnsignedInt(ew, a, ev->time, RT__OTF2_PARAM_PENDING_REF, 1);
+    case RT_EV_COLL_PEER: /* see rt__otf2.h */
+        return OTF2_EvtWriter_ParameterUnsignedInt(ew, a, ev->time, RT__OTF2_PARAM_PEER_REF,
+                                                   (uint64_t)ev->peer);
     case RT_EV_COUNT:
         break;
     }
@@ -495,11 +505,13 @@ static OTF2_ErrorCode write_global_defs(otf2w *o, const rt_defs *d)
         [RT__ATTR_CALL] = "retrace MPI function id of the call in effect",
         [RT__ATTR_OP] = "retrace op of the event; on a receive the wildcards it was posted with: "
                         "1 MPI_ANY_SOURCE, 2 MPI_ANY_TAG, 3 both",
+        [RT__ATTR_BYTES] = "bytes of send block retrace::coll_peer of a v or w collective",
+        [RT__ATTR_RBYTES] = "bytes of receive block retrace::coll_peer of a v or w collective",
     };
     static const OTF2_Type attr_type[RT__ATTR_COUNT] = {
-        [RT__ATTR_CONTYPE] = OTF2_TYPE_UINT8,
-        [RT__ATTR_CALL] = OTF2_TYPE_UINT32,
-        [RT__ATTR_OP] = OTF2_TYPE_UINT8,
+        [RT__ATTR_CONTYPE] = OTF2_TYPE_UINT8, [RT__ATTR_CALL] = OTF2_TYPE_UINT32,
+        [RT__ATTR_OP] = OTF2_TYPE_UINT8,      [RT__ATTR_BYTES] = OTF2_TYPE_UINT64,
+        [RT__ATTR_RBYTES] = OTF2_TYPE_UINT64,
     };
     for (unsigned i = 0; i < RT__ATTR_COUNT && ec == OTF2_SUCCESS; i++)
         ec = OTF2_GlobalDefWriter_WriteAttribute(o->gdw, i, str(o, rt__otf2_attr_names[i], &ec),
@@ -507,6 +519,10 @@ static OTF2_ErrorCode write_global_defs(otf2w *o, const rt_defs *d)
     if (ec == OTF2_SUCCESS)
         ec = OTF2_GlobalDefWriter_WriteParameter(o->gdw, RT__OTF2_PARAM_PENDING_REF,
                                                  str(o, RT__OTF2_PARAM_PENDING, &ec),
+                                                 OTF2_PARAMETER_TYPE_UINT64);
+    if (ec == OTF2_SUCCESS)
+        ec = OTF2_GlobalDefWriter_WriteParameter(o->gdw, RT__OTF2_PARAM_PEER_REF,
+                                                 str(o, RT__OTF2_PARAM_PEER, &ec),
                                                  OTF2_PARAMETER_TYPE_UINT64);
     for (unsigned fn = 1; fn < RT_FN_COUNT && ec == OTF2_SUCCESS; fn++) {
         OTF2_StringRef s = str(o, rt_func_name(fn), &ec);
@@ -590,6 +606,10 @@ static int w_close(rt_writer *w, rt_err *err)
     if (ec == OTF2_SUCCESS && w->truncated) {
         what = "cannot note that the trace was cut short";
         ec = OTF2_Archive_SetProperty(o->archive, RT__TRUNCATED_PROPERTY, w->truncated, true);
+    }
+    if (ec == OTF2_SUCCESS && (d->flags & RT_DEFS_COLL_PEERS)) {
+        what = "cannot note that the trace records per-peer counts";
+        ec = OTF2_Archive_SetProperty(o->archive, RT__PEER_COUNTS_PROPERTY, "1", true);
     }
     OTF2_ErrorCode ec2 = OTF2_Archive_Close(o->archive);
     if (ec == OTF2_SUCCESS && ec2 != OTF2_SUCCESS) {

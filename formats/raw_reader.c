@@ -26,7 +26,7 @@ static const uint32_t type_kinds[RT_RAW_TYPE_COUNT] = {
     [RT_RAW_P2P] = BIT(SEND) | BIT(ISEND) | BIT(RECV) | BIT(IRECV),
     [RT_RAW_REQ] = BIT(ISEND_COMPLETE) | BIT(IRECV_REQUEST) | BIT(REQUEST_CANCELLED) |
                    BIT(NBC_REQUEST) | BIT(RMA_OP_COMPLETE) | BIT(WIN_CREATE) | BIT(WIN_FREE),
-    [RT_RAW_COLL] = BIT(COLL_END) | BIT(RMA_COLL_END),
+    [RT_RAW_COLL] = BIT(COLL_END) | BIT(RMA_COLL_END) | BIT(COLL_PEER),
     [RT_RAW_EVENT] = ((1u << RT_EV_COUNT) - 1) & ~(BIT(ENTER) | BIT(LEAVE)),
 };
 
@@ -130,7 +130,10 @@ static int read_headers(rt_reader *r, raw_reader *rr, rt_err *err)
                 return rt__err_prefix(err, rc, path);
             if (!(rr->usable = calloc(nranks, 1)))
                 return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", rr->dir);
+            r->defs.flags = RT_DEFS_COLL_PEERS; /* unless a rank's tracer did not write rows */
         }
+        if (!(h.flags & RT_RAW_FLAG_COLL_PEERS))
+            r->defs.flags &= ~(uint32_t)RT_DEFS_COLL_PEERS;
         r->defs.node[t->rank] = h.node;
         r->defs.module[t->rank] = h.module;
         rr->usable[t->rank] = 1;
@@ -242,7 +245,7 @@ static int check_record(const raw_reader *rr, tstream *ts, const unsigned char *
         stream_path(rr, ts, path, sizeof path);
         return rt__raw_fail_at(err, path, off, "record type %u with bad %s %u", type, bad, value);
     }
-    *nev += type == RT_RAW_COLL ? 2 : 1;
+    *nev += type == RT_RAW_COLL && p[2] != RT_EV_COLL_PEER ? 2 : 1;
     return 0;
 }
 
@@ -410,7 +413,8 @@ static int translate(const raw_reader *rr, tstream *ts, unsigned kind, uint32_t 
 }
 
 /* The event of record p (checked by load_group) in ts->ev; a COLL record gives its BEGIN
- * while the phase is P_AT0, its END while it is P_AT1. */
+ * while the phase is P_AT0, its END while it is P_AT1. A COLL record of a COLL_PEER row stands
+ * for that row alone, at t1. */
 static int decode(const raw_reader *rr, tstream *ts, const unsigned char *p, rt_err *err)
 {
     rt_event *ev = &ts->ev;
@@ -516,7 +520,9 @@ static int advance(rt_reader *r, raw_reader *rr, tstream *ts, rt_err *err)
                 const unsigned char *p = ts->f.buf + ts->f.pos + ts->at;
                 size_t off = ts->at;
                 ts->at += rt_raw_slots(p[0]) * RT_RAW_SLOT;
-                if (p[0] == RT_RAW_TIME || (p[0] != RT_RAW_COLL && p[1] != (ts->phase == P_AT1)))
+                /* a COLL record of a collective end stands for its BEGIN and END */
+                int both = p[0] == RT_RAW_COLL && p[2] != RT_EV_COLL_PEER;
+                if (p[0] == RT_RAW_TIME || (!both && p[1] != (ts->phase == P_AT1)))
                     continue;
                 ts->ev_off = ts->f.base + ts->f.pos + off;
                 return decode(rr, ts, p, err);

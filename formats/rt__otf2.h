@@ -17,6 +17,8 @@ enum {
     RT__ATTR_CALL = 1,    /* uint32 rt_func, when not the innermost open region */
     RT__ATTR_OP = 2,      /* uint8 op, when not derivable from the record and the call (on
                            * MpiRecv and MpiIrecv: the rt_recv_flag bits, absent when 0) */
+    RT__ATTR_BYTES = 3,   /* uint64 bytes of a COLL_PEER row (below), absent when 0 */
+    RT__ATTR_RBYTES = 4,  /* uint64 rbytes of a COLL_PEER row, absent when 0 */
     RT__ATTR_COUNT
 };
 extern const char *const rt__otf2_attr_names[RT__ATTR_COUNT];
@@ -50,6 +52,17 @@ extern const char *const rt__otf2_attr_names[RT__ATTR_COUNT];
  */
 #define RT__OTF2_PARAM_PENDING "retrace::pending"
 #define RT__OTF2_PARAM_PENDING_REF 0u /* its ref in our archives */
+
+/*
+ * The rows of a v or w collective (COLL_PEER, rt_event.h): OTF2 has no record for per-peer
+ * counts, so each row is a ParameterUnsignedInt record of the parameter RT__OTF2_PARAM_PEER
+ * whose value is the block (peer), with the attributes RT__ATTR_BYTES and RT__ATTR_RBYTES
+ * where they are not 0, right after the collective's MpiCollectiveEnd or
+ * NonBlockingCollectiveComplete, whose communicator and op it shares. otf2-print shows
+ * "retrace::coll_peer" with its value and attributes; other tools skip the parameter.
+ */
+#define RT__OTF2_PARAM_PEER "retrace::coll_peer"
+#define RT__OTF2_PARAM_PEER_REF 1u
 
 /* Our op <-> the OTF2 enum value a record carries. */
 OTF2_CollectiveOp rt__otf2_coll_op(unsigned op);

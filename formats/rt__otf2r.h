@@ -78,8 +78,12 @@ typedef struct otf2r {
     VEC(dwin) wins;
     VEC(dnbrs) nbrs;
     uint64_t resolution, offset;
+    uint64_t evt_chunk, def_chunk; /* the chunk sizes of the anchor file (checked) */
     uint32_t attr_ref[RT__ATTR_COUNT];
     uint32_t param_pending; /* ref of the parameter RT__OTF2_PARAM_PENDING, if defined */
+    uint32_t param_peer;    /* ref of the parameter RT__OTF2_PARAM_PEER, if defined */
+    uint32_t row_comm;      /* comm and op of the last collective end: its rows' */
+    uint8_t row_op;
     uint32_t prop_node, prop_module;
     int ours; /* written by retrace: the per-location event counts are exact */
     int failed;
@@ -123,11 +127,25 @@ static inline unsigned rt__otf2r_region_fn(const otf2r *o, uint32_t region)
 int rt__otf2r_read_global_defs(rt_reader *r, otf2r *o, rt_err *err);
 int rt__otf2r_build_defs(rt_reader *r, otf2r *o, rt_err *err);
 
+/* otf2_defcheck.c */
+/* 0 when the definition file <archive>SUFFIX (".def": the global definitions; "/LOC.def":
+ * a location's local definitions, which may be missing) can be given to the OTF2 library:
+ * whole chunks and records, every array inside its record. Else -RT_E_FORMAT naming the
+ * trace, the file and the record ("T: damaged OTF2 archive: traces.def: Group definition at
+ * byte N claims C members in a record of L bytes"), or -RT_E_IO. */
+int rt__otf2r_check_defs(const rt_reader *r, const otf2r *o, const char *suffix, int local,
+                         rt_err *err);
+/* 1 when the last chunk of the OTF2 event file at path (chunks of chunk bytes) walks record by
+ * record to the end-of-file mark that ends a complete file; 0 when it was cut short or is
+ * damaged (OTF2 would read its last chunk past the end of the file). */
+int rt__otf2r_file_complete(const char *path, uint64_t chunk);
+
 /* otf2_reader.c */
-/* 1 when an OTF2 file ends as every complete one does. */
-int rt__otf2r_file_complete(const char *path);
 /* The path of a file next to the anchor: <archive>/<name>; NULL when out of memory. */
 char *rt__otf2r_archive_file(const otf2r *o, const char *name);
+/* The event callbacks (otf2_revents.c): each turns a record into o->ev (o->have set), or
+ * updates o's call stack; NULL when out of memory. Delete with OTF2_EvtReaderCallbacks_Delete. */
+OTF2_EvtReaderCallbacks *rt__otf2r_event_callbacks(void);
 
 /* The anchor file of the archive at path: path itself, or the one .otf2 file in the directory
  * path (traces.otf2 when there are several). A new string; NULL with err set when there is

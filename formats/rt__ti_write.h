@@ -52,6 +52,7 @@ typedef struct rt__ti_writer {
     int dir_made, index_made; /* what abort removes */
     rt__tiw_rank *ranks;
     size_t buffered, budget;
+    uint64_t *blk; /* the blocks of a v collective's COLL_PEER rows, one per rank */
 } rt__ti_writer;
 
 /* ---- the text (ti_writer_text.c) --------------------------------------------------------- */
@@ -85,6 +86,9 @@ int rt__tiw_start_rank(rt_writer *w, uint32_t r, rt_err *err);
 /* ---- the collectives (ti_writer_coll.c) -------------------------------------------------- */
 
 /* The action of a blocking collective (its COLL_END), or the refusal of one TI lacks. */
-int rt__tiw_coll_action(rt_writer *w, const rt_event *ev, rt_err *err);
+/* rows, nrows: the COLL_PEER rows after a v or w collective's COLL_END (its per-peer counts,
+ * rt_event.h), none when its blocks are equal or the trace does not have them. */
+int rt__tiw_coll_action(rt_writer *w, const rt_event *ev, const rt_event *rows, size_t nrows,
+                        rt_err *err);
 
 #endif /* RT__TI_WRITE_H */

@@ -19,6 +19,15 @@ typedef struct rt__rank_state {
     uint16_t last_call;    /* call of the rank's last event */
     uint8_t last_kind;     /* kind of the rank's last event plus 1; 0: no event yet */
     uint8_t in_ops;        /* 1: the events now are the operations of the pending call */
+    /* COLL_PEER rows (rt_event.h, "The per-peer counts"): rows is 1 right after a v or w
+     * collective's end and its rows, with what its totals leave for more rows per side (0 for
+     * a side the op has not), the last block (-1 before the first) and the collective. */
+    uint8_t rows, row_op;
+    uint8_t slow; /* pending_call or rows: every event needs rt__pending_check */
+    int32_t row_peer;
+    uint32_t row_comm;
+    uint64_t row_bytes, row_rbytes;
+    uint64_t row_time; /* the collective's time, for messages */
 } rt__rank_state;
 
 /* rt__pending_step: checks ev against the shape of a pending call and advances st (ev is checked
@@ -26,15 +35,22 @@ typedef struct rt__rank_state {
  * PENDING right after the ENTER of its call at its time; after it, up to the next ENTER, LEAVE or
  * PENDING, only the kinds a pending call can wait for, at its time and with its call; no
  * LEAVE of a pending call later; a receive without a source (peer RT_PEER_NONE) only in a
- * pending call. -RT_E_FORMAT with err naming the event, not the input. */
+ * pending call; the rows of a v or w collective (COLL_PEER) only right after it, at its time
+ * and with its call, comm and op, blocks in increasing order, adding up to its totals.
+ * -RT_E_FORMAT with err naming the event, not the input. */
 int rt__pending_check(rt__rank_state *st, uint64_t last_time, const rt_event *ev, rt_err *err);
+/* At the end of a rank's events: rows that fall short of their collective's totals. */
+int rt__rows_end(const rt__rank_state *st, uint32_t rank, rt_err *err);
 /* The same, inline where nothing is to check: no pending call on the rank so far, not a
- * PENDING, no peer RT_PEER_NONE (every event but a few at the end of a run that did not
- * finish). A call per event would cost a reader a few per cent. */
+ * PENDING, no peer RT_PEER_NONE, no collective end or row (every event but a few at the end of a
+ * run that did not finish). A call per event would cost a reader a few per cent. */
 static inline int rt__pending_step(rt__rank_state *st, uint64_t last_time, const rt_event *ev,
                                    rt_err *err)
 {
-    if (st->pending_call != RT_FN_NONE || ev->kind == RT_EV_PENDING || ev->peer == RT_PEER_NONE)
+    /* the kinds that need a look: ev->kind < RT_EV_COUNT <= 64 (rt_event_check) */
+    const uint64_t kinds = UINT64_C(1) << RT_EV_PENDING | UINT64_C(1) << RT_EV_COLL_END |
+                           UINT64_C(1) << RT_EV_NBC_COMPLETE | UINT64_C(1) << RT_EV_COLL_PEER;
+    if (st->slow | ((kinds >> ev->kind) & 1) | (ev->peer == RT_PEER_NONE))
         return rt__pending_check(st, last_time, ev, err);
     st->last_kind = (uint8_t)(ev->kind + 1);
     st->last_call = ev->call;
@@ -125,5 +141,7 @@ void rt__defs_free_nbrs(rt_defs *defs);
  * CSV a comment line "# truncated: NOTE". */
 #define RT__TRUNCATED_PROPERTY "RETRACE::TRUNCATED"
 #define RT__TRUNCATED_COMMENT "# truncated: "
+/* RT_DEFS_COLL_PEERS in an OTF2 archive: this property, "1" (in CSV: the line "peer_counts"). */
+#define RT__PEER_COUNTS_PROPERTY "RETRACE::PEER_COUNTS"
 
 #endif /* RT__TRACE_H */

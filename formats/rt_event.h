@@ -135,6 +135,29 @@ static inline int rt_coll_is_neighbor(unsigned op)
     return op >= RT_COLL_NEIGHBOR_ALLGATHER && op <= RT_COLL_NEIGHBOR_ALLTOALLW;
 }
 
+/* The sides of a collective whose blocks come from count arrays (COLL_PEER rows, "The per-peer
+ * counts" below): RT_SIDE_SEND, RT_SIDE_RECV, both, or 0 for the ops with one count. */
+enum { RT_SIDE_SEND = 1, RT_SIDE_RECV = 2 };
+static inline unsigned rt_coll_count_sides(unsigned op)
+{
+    switch (op) {
+    case RT_COLL_ALLTOALLV:
+    case RT_COLL_ALLTOALLW:
+    case RT_COLL_NEIGHBOR_ALLTOALLV:
+    case RT_COLL_NEIGHBOR_ALLTOALLW:
+        return RT_SIDE_SEND | RT_SIDE_RECV;
+    case RT_COLL_GATHERV:
+    case RT_COLL_ALLGATHERV:
+    case RT_COLL_NEIGHBOR_ALLGATHERV:
+        return RT_SIDE_RECV;
+    case RT_COLL_SCATTERV:
+    case RT_COLL_REDUCE_SCATTER:
+        return RT_SIDE_SEND;
+    default:
+        return 0;
+    }
+}
+
 /* ---- RMA sub-operations ------------------------------------------------------------------- */
 
 /* The op field of RMA_ATOMIC events. */
@@ -218,6 +241,29 @@ typedef enum rt_lock_type {
  * A row's position is the kind number raw traces store (formats/rt_raw.h), so rows are only
  * ever appended at the end, whatever their class: code asks the class, never the position.
  *
+ * The per-peer counts of a v or w collective (rt_coll_count_sides: gatherv, scatterv,
+ * allgatherv, alltoallv, alltoallw, reduce_scatter and the neighbourhood v and w forms). Its
+ * COLL_END or NBC_COMPLETE holds the rank's totals; when the blocks of its count arrays are
+ * all equal they say everything (a side's total over its number of blocks each), so nothing
+ * more is written and the equal case costs nothing. When they are not, COLL_PEER events
+ * follow it right away, at its time, with its call, comm and op: one per block k with bytes
+ * or rbytes not zero, in increasing k, with
+ *   peer    k: a rank of the communicator (of the remote group of an inter-communicator);
+ *           for the neighbourhood forms the slot in the rank's neighbour lists (rt_nbr_def:
+ *           send block k goes to out[k], receive block k comes from in[k])
+ *   bytes   send block k in bytes (count times the datatype's size), rbytes receive block k
+ * A block left out is 0 bytes. Which sides an op's count arrays give (rt_coll_count_sides;
+ * the other field is 0): both for alltoallv and alltoallw (in place: the receive counts for
+ * both) and their neighbourhood forms; receive for gatherv (the root), allgatherv and
+ * neighbour allgatherv; send for scatterv (the root) and reduce_scatter (block k of the
+ * vector is reduced onto rank k; the array is the same on every rank, so each rank knows all
+ * of them). A side's rows sum to the collective's total of that side. A collective without
+ * rows has equal blocks: in traces retrace's tracer wrote that is a fact; traces of other
+ * tools and of retrace before COLL_PEER have no rows at all, and consumers then assume equal
+ * blocks and say so. A pending call's collective (below) never completed and has no rows.
+ * Readers and writers refuse rows anywhere else, with a peer out of range, with bytes on a side
+ * the op does not have, or whose sums disagree with the totals (formats/trace.c).
+ *
  * A pending call: a call its thread was in when the run ended (a deadlock killed by a time
  * limit, a signal, MPI_Abort elsewhere) and that never returned. It is its ENTER, then a
  * PENDING event (same time and call), then the operations the call had started or was
@@ -281,7 +327,9 @@ typedef enum rt_lock_type {
     /* p may be RT_PEER_ALL */                                        \
     X(RMA_SYNC,          "sync",              RMA,  NO,    "cpo")     \
     /* the call entered last never returned (see below) */           \
-    X(PENDING,           "pending",           CALL, NO,    "")
+    X(PENDING,           "pending",           CALL, NO,    "")        \
+    /* one block of a v or w collective's counts (see above) */     \
+    X(COLL_PEER,         "coll_peer",         COLL, NO,    "cpbro")
 
 typedef enum rt_event_kind {
 #define X(id, name, cls, req, fields) RT_EV_##id,
@@ -402,7 +450,12 @@ enum {
     RT_FIELD_REQ = 1 << 6,     /* q */
     RT_FIELD_OP = 1 << 7       /* o */
 };
-unsigned rt_event_kind_mask(unsigned kind);
+/* (the table behind it, built before main: formats/event.c) */
+extern uint8_t rt__field_mask[RT_EV_COUNT];
+static inline unsigned rt_event_kind_mask(unsigned kind)
+{
+    return kind < RT_EV_COUNT ? rt__field_mask[kind] : 0;
+}
 /* 1 for the kinds that start a request (its id in req) and for those that end one: the req
  * column of RT_EVENT_KINDS. */
 int rt_event_starts_request(unsigned kind);
@@ -466,8 +519,17 @@ typedef struct rt_nbr_def {
  * damaged trace cannot make a reader allocate gigabytes for one rank. */
 #define RT_MAX_DEGREE (1u << 20)
 
+/* rt_defs.flags */
+enum {
+    /* The trace records per-peer counts (COLL_PEER rows, "The per-peer counts" above): a v or
+     * w collective without rows has equal blocks. Retrace's tracer sets it; a trace without it
+     * (another tool's, an older retrace's) leaves the blocks of such collectives unknown. */
+    RT_DEFS_COLL_PEERS = 1u << 0
+};
+
 typedef struct rt_defs {
     uint32_t nranks;
+    uint32_t flags;   /* RT_DEFS_* */
     uint32_t *node;   /* per world rank */
     uint32_t *module; /* per world rank */
     uint32_t ncomms, ngroups, nwins;

@@ -37,9 +37,11 @@
  * The records after it, up to the next CALL record, are the events inside that call; each
  * says whether it happened at t0 (a send posted before the call works) or at t1 (a receive
  * completed when the call returns). A COLL record of kind COLL_END or RMA_COLL_END also stands
- * for its COLL_BEGIN / RMA_COLL_BEGIN at t0. The event's call field is the CALL's function.
- * Communicator, group and window ids in records are rank-local ("local ids", never reused
- * within a rank; 0 is MPI_COMM_WORLD and 1 is MPI_COMM_SELF); the reader unifies them.
+ * for its COLL_BEGIN / RMA_COLL_BEGIN at t0. A COLL record of kind COLL_PEER is one row of the
+ * per-peer counts of the collective before it (rt_event.h), at t1, and stands for nothing else. The
+ * event's call field is the CALL's function. Communicator, group and window ids in records are
+ * rank-local ("local ids", never reused within a rank; 0 is MPI_COMM_WORLD and 1 is MPI_COMM_SELF);
+ * the reader unifies them.
  */
 #ifndef RT_RAW_H
 #define RT_RAW_H
@@ -65,8 +67,14 @@ typedef struct rt_raw_header {
     uint32_t node;   /* this rank's node id */
     uint32_t module; /* this rank's module id */
     uint64_t origin; /* CLOCK_REALTIME in ns at time 0 of this rank (information only) */
-    uint8_t reserved[24];
+    uint32_t flags;  /* RT_RAW_FLAG_*; 0 in traces of tracers before them */
+    uint8_t reserved[20];
 } rt_raw_header;
+
+/* rt_raw_header.flags. COLL_PEERS: the tracer writes COLL_PEER rows (rt_event.h) whenever a
+ * v or w collective's blocks differ, so one without rows has equal blocks (RT_DEFS_COLL_PEERS
+ * when every rank's defs file says so). */
+#define RT_RAW_FLAG_COLL_PEERS 1u
 
 typedef enum rt_raw_type {
     RT_RAW_NONE = 0,    /* not a record: the end of the data */
@@ -130,7 +138,9 @@ typedef struct rt_raw_req {
     uint64_t req;
 } rt_raw_req;
 
-/* COLL_END and RMA_COLL_END of blocking calls (each also stands for its BEGIN at t0). */
+/* COLL_END and RMA_COLL_END of blocking calls (each also stands for its BEGIN at t0), and the
+ * COLL_PEER rows of a v or w collective (kind COLL_PEER, peer the block; after the COLL_END, or
+ * after the NBC_COMPLETE EVENT record of a nonblocking one). */
 typedef struct rt_raw_coll {
     uint8_t type; /* RT_RAW_COLL */
     uint8_t at;   /* always 1 */

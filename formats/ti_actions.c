@@ -348,6 +348,64 @@ static int coll(rt__ti_ctx *c, unsigned call, unsigned op, int32_t root, uint64_
     return tick(t, k, flops / t->flops * 1e9, err);
 }
 
+/* The count lists of a v action, for its COLL_PEER rows (rt_event.h): the token of its first
+ * send count and of its first receive count (0: the side has none here) and their type
+ * sizes. The counts were checked (rt__ti_counts) before. */
+typedef struct v_lists {
+    size_t s, r;
+    uint32_t s1, s2;
+} v_lists;
+
+/* Count k of the list at token first (0: none), in bytes. */
+static uint64_t v_block(const rt__ti_lines *in, size_t first, uint32_t size, uint32_t k)
+{
+    int64_t v = 0;
+    rt_err e;
+    if (first && rt__ti_int(in, first + k, "count", 0, INT_MAX, &v, &e))
+        v = 0;                 /* not reached: rt__ti_counts read them */
+    return (uint64_t)v * size; /* below 2^31 times below 2^32 */
+}
+
+/* 1 when every count of the list at first (0: none) is the same. */
+static int v_equal(const rt__ti_lines *in, size_t first, uint32_t p)
+{
+    for (uint32_t k = 1; first && k < p; k++)
+        if (strcmp(in->tok[first + k], in->tok[first]))
+            return 0;
+    return 1;
+}
+
+/* A v collective: as coll, with the COLL_PEER rows of its per-peer counts after its end
+ * when they are not all equal (SimGrid's lines carry every count, so the trace has them). */
+static int coll_v(rt__ti_ctx *c, unsigned call, unsigned op, int32_t root, uint64_t bytes,
+                  uint64_t rbytes, double flops, v_lists l, rt_err *err)
+{
+    CTX;
+    rt_event *ev;
+    PUSH(ev, RT_EV_ENTER, call);
+    PUSH(ev, RT_EV_COLL_BEGIN, call);
+    PUSH(ev, RT_EV_COLL_END, call);
+    ev->comm = RT_COMM_WORLD;
+    ev->op = (uint8_t)op;
+    ev->peer = root;
+    ev->bytes = bytes;
+    ev->rbytes = rbytes;
+    int uneven = !v_equal(in, l.s, c->p) || !v_equal(in, l.r, c->p);
+    for (uint32_t i = 0; uneven && i < c->p; i++) {
+        uint64_t b = v_block(in, l.s, l.s1, i), rb = v_block(in, l.r, l.s2, i);
+        if (!b && !rb)
+            continue;
+        PUSH(ev, RT_EV_COLL_PEER, call);
+        ev->comm = RT_COMM_WORLD;
+        ev->op = (uint8_t)op;
+        ev->peer = (int32_t)i;
+        ev->bytes = b;
+        ev->rbytes = rb;
+    }
+    PUSH(ev, RT_EV_LEAVE, call);
+    return tick(t, k, flops / t->flops * 1e9, err);
+}
+
 int rt__ti_act_barrier(rt__ti_ctx *c, rt_err *err)
 {
     int rc = rt__ti_arity(&c->t->in, 0, 0, "barrier", err);
@@ -500,8 +558,11 @@ int rt__ti_act_gatherv(rt__ti_ctx *c, rt_err *err)
     if ((rc = rt__ti_mul(in, sc, s1, &s, err)) || (rc = rt__ti_mul(in, sum, s2, &r, err)))
         return rc;
     if (all)
-        return coll(c, RT_FN_Allgatherv, RT_COLL_ALLGATHERV, root, s, r, 0, err);
-    return coll(c, RT_FN_Gatherv, RT_COLL_GATHERV, root, s, (uint32_t)root == me ? r : 0, 0, err);
+        return coll_v(c, RT_FN_Allgatherv, RT_COLL_ALLGATHERV, root, s, r, 0,
+                      (v_lists){0, 3, 0, s2}, err);
+    int at_root = (uint32_t)root == me; /* the receive counts are the root's */
+    return coll_v(c, RT_FN_Gatherv, RT_COLL_GATHERV, root, s, at_root ? r : 0, 0,
+                  (v_lists){0, at_root ? 3 : 0, 0, s2}, err);
 }
 
 /* scatterv SENDCOUNTS[p] RECV [ROOT [SENDTYPE [RECVTYPE]]] */
@@ -521,7 +582,9 @@ int rt__ti_act_scatterv(rt__ti_ctx *c, rt_err *err)
         (rc = rt__ti_type(in, 5 + p, k->type_size, &s2, err)) ||
         (rc = rt__ti_mul(in, sum, s1, &s, err)) || (rc = rt__ti_mul(in, rcnt, s2, &r, err)))
         return rc;
-    return coll(c, RT_FN_Scatterv, RT_COLL_SCATTERV, root, (uint32_t)root == me ? s : 0, r, 0, err);
+    int at_root = (uint32_t)root == me; /* the send counts are the root's */
+    return coll_v(c, RT_FN_Scatterv, RT_COLL_SCATTERV, root, at_root ? s : 0, r, 0,
+                  (v_lists){at_root ? 2 : 0, 0, s1, 0}, err);
 }
 
 /* reducescatter RECVCOUNTS[p] FLOPS [DATATYPE] */
@@ -538,7 +601,9 @@ int rt__ti_act_reducescatter(rt__ti_ctx *c, rt_err *err)
         (rc = rt__ti_type(in, 3 + p, k->type_size, &size, err)) ||
         (rc = rt__ti_mul(in, sum, size, &s, err)) || (rc = rt__ti_mul(in, mine, size, &r, err)))
         return rc;
-    return coll(c, RT_FN_Reduce_scatter, RT_COLL_REDUCE_SCATTER, RT_PEER_NONE, s, r, flops, err);
+    /* its rows: block k of the vector, reduced onto rank k (rt_event.h) */
+    return coll_v(c, RT_FN_Reduce_scatter, RT_COLL_REDUCE_SCATTER, RT_PEER_NONE, s, r, flops,
+                  (v_lists){2, 0, size, 0}, err);
 }
 
 /* alltoallv SENDBUF SENDCOUNTS[p] RECVBUF RECVCOUNTS[p] [SENDTYPE [RECVTYPE]] */
@@ -558,5 +623,6 @@ int rt__ti_act_alltoallv(rt__ti_ctx *c, rt_err *err)
         (rc = rt__ti_type(in, 5 + 2 * (size_t)p, k->type_size, &s2, err)) ||
         (rc = rt__ti_mul(in, ssum, s1, &s, err)) || (rc = rt__ti_mul(in, rsum, s2, &r, err)))
         return rc;
-    return coll(c, RT_FN_Alltoallv, RT_COLL_ALLTOALLV, RT_PEER_NONE, s, r, 0, err);
+    return coll_v(c, RT_FN_Alltoallv, RT_COLL_ALLTOALLV, RT_PEER_NONE, s, r, 0,
+                  (v_lists){3, 4 + (size_t)p, s1, s2}, err);
 }

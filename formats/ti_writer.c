@@ -152,7 +152,7 @@ static int one_event(rt_writer *w, const rt_event *ev, rt_err *err)
         return rt__tiw_action(w, r, err, "wait %d %d %d", (int)key[0], (int)key[1], (int)key[2]);
     }
     case RT_EV_COLL_END:
-        return rt__tiw_coll_action(w, ev, err);
+        return rt__tiw_coll_action(w, ev, NULL, 0, err);
     default: /* COLL_BEGIN; the rest was refused on arrival */
         return 0;
     }
@@ -206,9 +206,17 @@ static int translate(rt_writer *w, uint32_t r, unsigned fn, const rt_event *evs,
             return rt__tiw_action(w, r, err, "waitall");
         }
     }
-    for (size_t i = 0; i < n; i++)
-        if ((rc = one_event(w, &evs[i], err)))
+    for (size_t i = 0; i < n; i++) {
+        size_t rows = 0; /* a v collective's per-peer counts come right after its end */
+        while (evs[i].kind == RT_EV_COLL_END && i + 1 + rows < n &&
+               evs[i + 1 + rows].kind == RT_EV_COLL_PEER)
+            rows++;
+        rc = rows ? rt__tiw_coll_action(w, &evs[i], &evs[i + 1], rows, err)
+                  : one_event(w, &evs[i], err);
+        if (rc)
             return rc;
+        i += rows;
+    }
     return 0;
 }
 
@@ -287,6 +295,7 @@ static void tw_free(rt_writer *w)
     for (uint32_t r = 0; tw->ranks && r < w->defs.nranks; r++)
         rank_free(&tw->ranks[r]);
     free(tw->ranks);
+    free(tw->blk);
     free(tw->dir);
     free(tw->name);
     free(tw);

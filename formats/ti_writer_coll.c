@@ -1,12 +1,15 @@
 /*
  * The TI writer's collective actions (ti_writer.c): a blocking collective's COLL_END
- * becomes the line SimGrid 3.32's replay reads, with counts in bytes (MPI_BYTE). The event
- * model keeps byte sums, not per-rank counts: regular collectives divide them among the
- * ranks, the v-forms split them as evenly as they allow.
+ * becomes the line SimGrid 3.32's replay reads, with counts in bytes (MPI_BYTE). Regular
+ * collectives divide the event's byte sums among the ranks; the v-forms write their per-peer
+ * counts (the COLL_PEER rows after them), or, in a trace without them, split the sums as
+ * evenly as they allow.
  */
 #include <inttypes.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "rt__ti_write.h"
 
@@ -41,17 +44,59 @@ static int put_split(rt_writer *w, const rt_event *ev, rt__tiw_rank *k, uint64_t
     return 0;
 }
 
-/* The v-forms and reduce_scatter: long lines with a count per rank, built piece by piece.
- * Other collectives are ones SimGrid's replay lacks. */
-static int counts_action(rt_writer *w, const rt_event *ev, rt_err *err)
+/* Appends n per-rank counts v (the per-peer counts of COLL_PEER rows). */
+static int put_counts(rt_writer *w, const rt_event *ev, rt__tiw_rank *k, const uint64_t *v,
+                      uint32_t n, rt_err *err)
+{
+    int rc;
+    for (uint32_t i = 0; i < n; i++) {
+        if ((rc = rt__tiw_int_count(w, ev, v[i], err)))
+            return rc;
+        if (rt__tiw_append(w, k, " %" PRIu64, v[i]))
+            return rt__tiw_no_memory(w, err);
+    }
+    return 0;
+}
+
+/* A side of a v collective: its per-peer counts when the rows give them (blocks, not NULL),
+ * else total split as evenly as it goes (put_split). */
+static int put_side(rt_writer *w, const rt_event *ev, rt__tiw_rank *k, const uint64_t *blocks,
+                    uint64_t total, uint32_t n, rt_err *err)
+{
+    return blocks ? put_counts(w, ev, k, blocks, n, err)
+                  : put_split(w, ev, k, total, n, UINT32_MAX, 0, err);
+}
+
+/* The blocks of nrows COLL_PEER rows in tw->blk: p send blocks, then p receive blocks (0
+ * where no row says otherwise). -RT_E_NOMEM when memory runs out. */
+static int row_blocks(rt_writer *w, const rt_event *rows, size_t nrows, uint32_t p, rt_err *err)
+{
+    rt__ti_writer *tw = w->impl;
+    if (!tw->blk && !(tw->blk = malloc(2 * (size_t)p * sizeof *tw->blk)))
+        return rt__tiw_no_memory(w, err);
+    memset(tw->blk, 0, 2 * (size_t)p * sizeof *tw->blk);
+    for (size_t i = 0; i < nrows; i++)
+        if (rows[i].peer >= 0 && (uint32_t)rows[i].peer < p) { /* checked on arrival */
+            tw->blk[rows[i].peer] = rows[i].bytes;
+            tw->blk[p + (uint32_t)rows[i].peer] = rows[i].rbytes;
+        }
+    return 0;
+}
+
+/* The v-forms and reduce_scatter: long lines with a count per rank, built piece by piece,
+ * from the per-peer counts of the rows when there are any. Other collectives are ones
+ * SimGrid's replay lacks. */
+static int counts_action(rt_writer *w, const rt_event *ev, const rt_event *rows, size_t nrows,
+                         rt_err *err)
 {
     rt__ti_writer *tw = w->impl;
     uint32_t r = ev->rank, p = w->defs.nranks;
     rt__tiw_rank *k = &tw->ranks[r];
     int32_t root = ev->peer;
     int rc = rt__tiw_line(w, r, err);
-    if (rc)
+    if (rc || (nrows && (rc = row_blocks(w, rows, nrows, p, err))))
         return rc;
+    const uint64_t *sblk = nrows ? tw->blk : NULL, *rblk = nrows ? tw->blk + p : NULL;
     switch (ev->op) {
     case RT_COLL_GATHERV:
     case RT_COLL_ALLGATHERV:
@@ -60,7 +105,7 @@ static int counts_action(rt_writer *w, const rt_event *ev, rt_err *err)
         if (rt__tiw_append(w, k, "%s %" PRIu64,
                            ev->op == RT_COLL_GATHERV ? "gatherv" : "allgatherv", ev->bytes))
             return rt__tiw_no_memory(w, err);
-        if ((rc = put_split(w, ev, k, ev->rbytes, p, UINT32_MAX, 0, err)))
+        if ((rc = put_side(w, ev, k, rblk, ev->rbytes, p, err)))
             return rc;
         if (ev->op == RT_COLL_GATHERV && rt__tiw_append(w, k, " %d", (int)root))
             return rt__tiw_no_memory(w, err);
@@ -68,7 +113,7 @@ static int counts_action(rt_writer *w, const rt_event *ev, rt_err *err)
     case RT_COLL_SCATTERV:
         if (rt__tiw_append(w, k, "scatterv"))
             return rt__tiw_no_memory(w, err);
-        if ((rc = put_split(w, ev, k, ev->bytes, p, UINT32_MAX, 0, err)) ||
+        if ((rc = put_side(w, ev, k, sblk, ev->bytes, p, err)) ||
             (rc = rt__tiw_int_count(w, ev, ev->rbytes, err)))
             return rc;
         if (rt__tiw_append(w, k, " %" PRIu64 " %d", ev->rbytes, (int)root))
@@ -81,11 +126,11 @@ static int counts_action(rt_writer *w, const rt_event *ev, rt_err *err)
             return rc;
         if (rt__tiw_append(w, k, "alltoallv %" PRIu64, ev->bytes))
             return rt__tiw_no_memory(w, err);
-        if ((rc = put_split(w, ev, k, ev->bytes, p, UINT32_MAX, 0, err)))
+        if ((rc = put_side(w, ev, k, sblk, ev->bytes, p, err)))
             return rc;
         if (rt__tiw_append(w, k, " %" PRIu64, ev->rbytes))
             return rt__tiw_no_memory(w, err);
-        if ((rc = put_split(w, ev, k, ev->rbytes, p, UINT32_MAX, 0, err)))
+        if ((rc = put_side(w, ev, k, rblk, ev->rbytes, p, err)))
             return rc;
         break;
     case RT_COLL_REDUCE_SCATTER:
@@ -97,7 +142,11 @@ static int counts_action(rt_writer *w, const rt_event *ev, rt_err *err)
                                   ev->rbytes, ev->bytes);
         if (rt__tiw_append(w, k, "reducescatter"))
             return rt__tiw_no_memory(w, err);
-        if ((rc = put_split(w, ev, k, ev->bytes - ev->rbytes, p, r, ev->rbytes, err)))
+        /* the rows give every rank's block; without them this rank's is known, the rest
+         * split */
+        rc = sblk ? put_counts(w, ev, k, sblk, p, err)
+                  : put_split(w, ev, k, ev->bytes - ev->rbytes, p, r, ev->rbytes, err);
+        if (rc)
             return rc;
         if (rt__tiw_append(w, k, " 0"))
             return rt__tiw_no_memory(w, err);
@@ -112,7 +161,8 @@ static int counts_action(rt_writer *w, const rt_event *ev, rt_err *err)
 }
 
 /* The action of a blocking collective (COLL_END). Counts are bytes (MPI_BYTE). */
-int rt__tiw_coll_action(rt_writer *w, const rt_event *ev, rt_err *err)
+int rt__tiw_coll_action(rt_writer *w, const rt_event *ev, const rt_event *rows, size_t nrows,
+                        rt_err *err)
 {
     uint32_t r = ev->rank, p = w->defs.nranks;
     int32_t root = ev->peer;
@@ -162,6 +212,6 @@ int rt__tiw_coll_action(rt_writer *w, const rt_event *ev, rt_err *err)
             return rc;
         return rt__tiw_action(w, r, err, "alltoall %" PRIu64 " %" PRIu64, s, x);
     default:
-        return counts_action(w, ev, err);
+        return counts_action(w, ev, rows, nrows, err);
     }
 }

@@ -201,11 +201,82 @@ static int pending_op(const rt__rank_state *st, const rt_event *ev, rt_err *err)
     return 0;
 }
 
+/* ---- the rows of a v or w collective ------------------------------------------------------- */
+
+static int rows_short(const rt__rank_state *st, uint32_t rank, rt_err *err)
+{
+    return rt_err_set(err, RT_E_FORMAT,
+                      "rank %u: the coll_peer rows of %s at %llu ns leave bytes %llu and rbytes "
+                      "%llu of its totals to no block",
+                      (unsigned)rank, rt_event_op_name(RT_EV_COLL_END, st->row_op),
+                      (unsigned long long)st->row_time, (unsigned long long)st->row_bytes,
+                      (unsigned long long)st->row_rbytes);
+}
+
+int rt__rows_end(const rt__rank_state *st, uint32_t rank, rt_err *err)
+{
+    return st->rows && st->row_peer >= 0 && (st->row_bytes || st->row_rbytes)
+               ? rows_short(st, rank, err)
+               : 0;
+}
+
+/* A COLL_PEER row against the collective before it (st->rows), and the rows' end. */
+static int rows_step(rt__rank_state *st, uint64_t last_time, const rt_event *ev, rt_err *err)
+{
+    unsigned long long t = ev->time;
+    if (ev->kind != RT_EV_COLL_PEER) {
+        int rc = rt__rows_end(st, ev->rank, err);
+        st->rows = 0;
+        unsigned sides = rt_coll_count_sides(ev->op);
+        if (!rc && !st->in_ops && sides &&
+            (ev->kind == RT_EV_COLL_END || ev->kind == RT_EV_NBC_COMPLETE)) {
+            st->rows = 1;
+            st->row_op = ev->op;
+            st->row_comm = ev->comm;
+            st->row_peer = -1;
+            st->row_time = ev->time;
+            st->row_bytes = sides & RT_SIDE_SEND ? ev->bytes : 0;
+            st->row_rbytes = sides & RT_SIDE_RECV ? ev->rbytes : 0;
+        }
+        return rc;
+    }
+    if (st->in_ops)
+        return 0; /* the pending call's check names it */
+    if (!st->rows)
+        return rt_err_set(err, RT_E_FORMAT,
+                          "coll_peer at %llu ns: not right after a v or w collective (its "
+                          "coll_end or nbc_complete, or another coll_peer of it)",
+                          t);
+    if (ev->time != last_time || ev->call != st->last_call || ev->comm != st->row_comm ||
+        ev->op != st->row_op)
+        return rt_err_set(err, RT_E_FORMAT,
+                          "coll_peer at %llu ns: not of the %s at %llu ns before it (its time, "
+                          "call, communicator and op)",
+                          t, rt_event_op_name(RT_EV_COLL_END, st->row_op),
+                          (unsigned long long)st->row_time);
+    if (ev->peer <= st->row_peer)
+        return rt_err_set(err, RT_E_FORMAT,
+                          "coll_peer at %llu ns: block %d after block %d (blocks go in "
+                          "increasing order, each once)",
+                          t, ev->peer, st->row_peer);
+    if (ev->bytes > st->row_bytes || ev->rbytes > st->row_rbytes)
+        return rt_err_set(err, RT_E_FORMAT,
+                          "coll_peer at %llu ns: block %d makes the rows of %s add up to more "
+                          "than its totals",
+                          t, ev->peer, rt_event_op_name(RT_EV_COLL_END, st->row_op));
+    st->row_bytes -= ev->bytes;
+    st->row_rbytes -= ev->rbytes;
+    st->row_peer = ev->peer;
+    return 0;
+}
+
 int rt__pending_check(rt__rank_state *st, uint64_t last_time, const rt_event *ev, rt_err *err)
 {
     unsigned k = ev->kind;
     char p[96];
     int rc = 0;
+    if (rows_step(st, last_time, ev, err) < 0)
+        return -RT_E_FORMAT;
     if (k == RT_EV_PENDING) {
         if (st->last_kind != RT_EV_ENTER + 1 || st->last_call != ev->call || last_time != ev->time)
             return rt_err_set(err, RT_E_FORMAT,
@@ -234,15 +305,28 @@ int rt__pending_check(rt__rank_state *st, uint64_t last_time, const rt_event *ev
     }
     st->last_kind = (uint8_t)(k + 1);
     st->last_call = ev->call;
+    st->slow = st->pending_call != RT_FN_NONE || st->rows;
     return rc;
+}
+
+/* The ranks whose last events are rows short of their collective's totals: an error. Once
+ * per trace: out of the way of the per-event path. */
+static int rows_at_end(const rt__rank_state *st, uint32_t nranks, const char *path, rt_err *err)
+    __attribute__((noinline, cold));
+static int rows_at_end(const rt__rank_state *st, uint32_t nranks, const char *path, rt_err *err)
+{
+    for (uint32_t i = 0; i < nranks; i++)
+        if (rt__rows_end(&st[i], i, err) < 0)
+            return rt__err_prefix(err, -RT_E_FORMAT, path);
+    return 0;
 }
 
 /* The next event of a back end without next_block, checked. */
 static int next_checked(rt_reader *r, rt_event *ev, rt_err *err)
 {
     int rc = r->ops->next(r, ev, err);
-    if (rc <= 0)
-        return rc;
+    if (__builtin_expect(rc <= 0, 0))
+        return rc < 0 ? rc : rows_at_end(r->state, r->defs.nranks, r->path, err);
     char where[512];
     rt_err e;
     if (rt_event_check(&r->defs, ev, &e) < 0) {
@@ -486,7 +570,12 @@ int rt_writer_close(rt_writer *w, rt_err *err)
 {
     if (!w)
         return 0;
-    int rc = w->ops->close(w, err);
+    int rc = rows_at_end(w->state, w->defs.nranks, w->path, err);
+    if (rc < 0) {
+        rt_writer_abort(w);
+        return rc;
+    }
+    rc = w->ops->close(w, err);
     writer_free(w);
     return rc;
 }

@@ -1,4 +1,5 @@
 /* Building raw records inside a call, request completion, and the live histogram. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "rt__tracer.h"
@@ -179,6 +180,11 @@ void rt__complete(rt__call *c, const rt__req *qp, MPI_Request handle, const MPI_
         ev.op = q.op;
         ev.req = q.id;
         rt__rec_event(c, 1, &ev);
+        if (q.rows) { /* after its completion, as the rows of a blocking one follow its end */
+            for (uint32_t i = 0; i < q.rows->n && rt__g.tracing; i++)
+                memcpy(rt__rec(c, sizeof q.rows->row[i]), &q.rows->row[i], sizeof q.rows->row[i]);
+            free(q.rows);
+        }
         break;
     }
     case RT__RQ_RMA:
@@ -238,7 +244,8 @@ static void pending_scratch(rt__pending_snap *s, unsigned *n)
             r->peer = x.peer;
             r->tag = x.tag;
             r->bytes = x.bytes;
-        } else if (p[0] == RT_RAW_COLL && (r = pending_op(s, n, p[2]))) {
+        } else if (p[0] == RT_RAW_COLL && p[2] != RT_EV_COLL_PEER &&
+                   (r = pending_op(s, n, p[2]))) { /* a pending collective has no rows */
             rt_raw_coll x;
             memcpy(&x, p, sizeof x);
             r->op = x.op;

@@ -205,8 +205,10 @@ void rt__req_drop(MPI_Request handle)
     uint64_t key = key_of(handle), h;
     shard *s = shard_of(key, &h);
     slot *e = find(s, key, h);
-    if (e)
+    if (e) {
+        free(e->val.rows); /* a nonblocking collective freed before it completed */
         erase(s, e);
+    }
     shard_done(s);
 }
 

@@ -85,6 +85,13 @@ typedef enum rt__req_kind {
     RT__RQ_NONE      /* known but records nothing on completion (e.g. MPI_PROC_NULL) */
 } rt__req_kind;
 
+/* The COLL_PEER rows of a nonblocking v or w collective whose blocks differ (rt_event.h), kept
+ * on the heap from its start to its completion, which writes and frees them. */
+typedef struct rt__rows {
+    uint32_t n;
+    rt_raw_coll row[];
+} rt__rows;
+
 typedef struct rt__req {
     uint64_t id;      /* request id of the current activation */
     uint64_t send_id; /* Isendrecv: its send half's ISEND id, completed with it (0: none);
@@ -97,6 +104,7 @@ typedef struct rt__req {
     uint8_t persistent;
     uint8_t active;            /* persistent: started and not yet completed */
     const struct rt__comm *cm; /* the communicator of a receive (never freed while tracing) */
+    rt__rows *rows;            /* a collective's rows, or NULL: its blocks are equal */
 } rt__req;
 
 #define RT__INLINE_REQS 16 /* requests a completion call follows without allocating */

@@ -288,6 +288,7 @@ void rt__raw_header(rt_raw_header *h, uint32_t thread)
     h->node = rt__g.node;
     h->module = rt__g.module;
     h->origin = rt__g.origin_realtime;
+    h->flags = RT_RAW_FLAG_COLL_PEERS;
 }
 
 int rt__stream_open(rt__thread *t)

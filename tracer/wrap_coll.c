@@ -3,6 +3,7 @@
  * root and the bytes this rank supplies and receives (docs/tracer.md has the table).
  */
 #include <limits.h>
+#include <stdlib.h>
 
 #include "rt__tracer.h"
 
@@ -58,27 +59,6 @@ static int coll_setup(rt__call *c, MPI_Comm comm, int root, coll_ctx *x)
     return 1;
 }
 
-static void coll_done(rt__call *c, const coll_ctx *x, unsigned op, uint64_t bytes, uint64_t rbytes,
-                      const MPI_Request *request)
-{
-    if (!rt__g.tracing)
-        return;
-    if (!request) {
-        rt__rec_coll(c, RT_EV_COLL_END, op, x->cm->id, x->peer, bytes, rbytes);
-        return;
-    }
-    rt__req q = {.id = rt__req_next_id(),
-                 .comm = x->cm->id,
-                 .peer = x->peer,
-                 .bytes = bytes,
-                 .rbytes = rbytes,
-                 .kind = RT__RQ_COLL,
-                 .op = (uint8_t)op,
-                 .cm = x->cm};
-    rt__req_put(*request, &q);
-    rt__rec_req(c, 0, RT_EV_NBC_REQUEST, x->cm->id, q.id);
-}
-
 /*
  * The count array of a v or w collective: int in the MPI-3 forms, MPI_Count in the
  * large-count (_c) forms. RT__COUNTS picks the member by the array's type, so one hook
@@ -107,22 +87,140 @@ static MPI_Count count_at(coll_counts a, uint64_t k)
     return a.c ? a.c[k] : a.i[k];
 }
 
-/* Bytes of the first n blocks: their counts times type, or times their own datatypes. */
-static uint64_t sum_counts(coll_counts counts, uint64_t n, MPI_Datatype type)
+/* Bytes of the first n blocks: their counts times type, or times their own datatypes. Sets
+ * *uneven when the blocks differ (in count, or in bytes for the w forms): the COLL_PEER rows
+ * are written then (coll_rows); the compare is all the equal case costs. */
+static uint64_t sum_counts(coll_counts counts, uint64_t n, MPI_Datatype type, int *uneven)
 {
     uint64_t total = 0;
-    if (!has_counts(counts))
+    if (!has_counts(counts) || !n)
         return 0;
+    int differ = 0;
     if (counts.types) {
-        for (uint64_t i = 0; i < n; i++)
-            total += rt__bytes(count_at(counts, i), counts.types[i]);
+        uint64_t first = rt__bytes(count_at(counts, 0), counts.types[0]);
+        for (uint64_t i = 0; i < n; i++) {
+            uint64_t b = rt__bytes(count_at(counts, i), counts.types[i]);
+            total += b;
+            differ |= b != first;
+        }
+        *uneven |= differ;
         return total;
     }
-    for (uint64_t i = 0; i < n; i++) {
-        MPI_Count k = count_at(counts, i);
-        total += k > 0 ? (uint64_t)k : 0;
+    if (counts.i) { /* the MPI-3 forms, most calls: one compare per block more than the sum */
+        int first = counts.i[0];
+        for (uint64_t i = 0; i < n; i++) {
+            int k = counts.i[i];
+            total += k > 0 ? (uint64_t)k : 0;
+            differ |= k != first;
+        }
+    } else {
+        MPI_Count first = counts.c[0];
+        for (uint64_t i = 0; i < n; i++) {
+            MPI_Count k = counts.c[i];
+            total += k > 0 ? (uint64_t)k : 0;
+            differ |= k != first;
+        }
     }
+    *uneven |= differ;
     return rt__bytes((MPI_Count)total, type);
+}
+
+/* One side of a v or w collective for its COLL_PEER rows: n blocks of counts (of type). */
+typedef struct coll_side {
+    coll_counts counts;
+    MPI_Datatype type;
+    uint64_t n;
+} coll_side;
+
+#define RT__NO_SIDE ((coll_side){RT__NO_COUNTS, MPI_DATATYPE_NULL, 0})
+
+/* Block k of a side in bytes (0 past its end); size: the type's, for the v forms. */
+static uint64_t side_block(const coll_side *s, uint64_t k, uint64_t size)
+{
+    if (k >= s->n || !has_counts(s->counts))
+        return 0;
+    MPI_Count n = count_at(s->counts, k);
+    if (s->counts.types)
+        return rt__bytes(n, s->counts.types[k]);
+    return n > 0 ? (uint64_t)n * size : 0;
+}
+
+/*
+ * The COLL_PEER rows of a collective whose blocks differ (rt_event.h, "The per-peer counts"),
+ * one per block with bytes on either side. A blocking call writes them after its COLL_END; a
+ * nonblocking one keeps them with its request (q->rows, on the heap) until its completion
+ * writes them after the NBC_COMPLETE (rt__complete), as MPI lets the count arrays go once
+ * the call returned.
+ */
+static void coll_rows(rt__call *c, const coll_ctx *x, unsigned op, coll_side s, coll_side r,
+                      rt__req *q)
+{
+    uint64_t n = s.n > r.n ? s.n : r.n;
+    uint64_t ssize = rt__bytes(1, s.type), rsize = rt__bytes(1, r.type);
+    rt__rows *kept = NULL;
+    if (q && n && !(kept = malloc(sizeof *kept + n * sizeof *kept->row))) {
+        rt__fail("rank %d: out of memory for the counts of a nonblocking collective", rt__g.rank);
+        return;
+    }
+    uint32_t rows = 0;
+    for (uint64_t k = 0; k < n; k++) {
+        uint64_t b = side_block(&s, k, ssize), rb = side_block(&r, k, rsize);
+        if (!b && !rb)
+            continue;
+        if (!kept) {
+            rt__rec_coll(c, RT_EV_COLL_PEER, op, x->cm->id, (int32_t)k, b, rb);
+            continue;
+        }
+        kept->row[rows++] = (rt_raw_coll){.type = RT_RAW_COLL,
+                                          .at = 1,
+                                          .kind = RT_EV_COLL_PEER,
+                                          .op = (uint8_t)op,
+                                          .comm = x->cm->id,
+                                          .peer = (int32_t)k,
+                                          .bytes = b,
+                                          .rbytes = rb};
+    }
+    if (kept)
+        kept->n = rows;
+    if (q)
+        q->rows = kept;
+}
+
+/* The blocks of a v or w collective whose counts differ: its COLL_PEER rows (coll_rows). */
+typedef struct coll_blocks {
+    coll_side s, r;
+} coll_blocks;
+
+/* The collective's record, and its rows when blocks (not NULL) say its blocks differ. */
+static void coll_done_rows(rt__call *c, const coll_ctx *x, unsigned op, uint64_t bytes,
+                           uint64_t rbytes, const MPI_Request *request, const coll_blocks *blocks)
+{
+    if (!rt__g.tracing)
+        return;
+    if (!request) {
+        rt__rec_coll(c, RT_EV_COLL_END, op, x->cm->id, x->peer, bytes, rbytes);
+        if (blocks)
+            coll_rows(c, x, op, blocks->s, blocks->r, NULL);
+        return;
+    }
+    rt__req q = {.id = rt__req_next_id(),
+                 .comm = x->cm->id,
+                 .peer = x->peer,
+                 .bytes = bytes,
+                 .rbytes = rbytes,
+                 .kind = RT__RQ_COLL,
+                 .op = (uint8_t)op,
+                 .cm = x->cm};
+    if (blocks)
+        coll_rows(c, x, op, blocks->s, blocks->r, &q);
+    rt__req_put(*request, &q);
+    rt__rec_req(c, 0, RT_EV_NBC_REQUEST, x->cm->id, q.id);
+}
+
+static void coll_done(rt__call *c, const coll_ctx *x, unsigned op, uint64_t bytes, uint64_t rbytes,
+                      const MPI_Request *request)
+{
+    coll_done_rows(c, x, op, bytes, rbytes, request, NULL);
 }
 
 /* coll_setup of a rootless op, and how many peers it receives from (nin) and sends to (nout):
@@ -197,18 +295,21 @@ static void coll_rootv(rt__call *c, unsigned op, int in_place, MPI_Count count, 
     if (!coll_setup(c, comm, root, &x))
         return;
     uint64_t all = 0, one = 0;
+    int uneven = 0;
     if (x.role == ROLE_ROOT) {
-        all = sum_counts(counts, x.p, vtype);
+        all = sum_counts(counts, x.p, vtype, &uneven);
         if (!x.cm->inter)
             one = in_place ? rt__bytes(count_at(counts, (uint64_t)coll_me(&x)), vtype)
                            : rt__bytes(count, type);
     } else if (x.role == ROLE_OTHER) {
         one = rt__bytes(count, type);
     }
+    coll_side v = {counts, vtype, x.p};
+    coll_blocks gv = {RT__NO_SIDE, v}, sv = {v, RT__NO_SIDE};
     if (op == RT_COLL_GATHERV)
-        coll_done(c, &x, op, one, all, request);
+        coll_done_rows(c, &x, op, one, all, request, uneven ? &gv : NULL);
     else
-        coll_done(c, &x, op, all, one, request);
+        coll_done_rows(c, &x, op, all, one, request, uneven ? &sv : NULL);
 }
 
 /* Allgather, alltoall and their neighbourhood forms: a block per peer or neighbour. */
@@ -242,11 +343,14 @@ static void coll_allgatherv(rt__call *c, unsigned op, const void *sendbuf, MPI_C
     uint64_t b = sendbuf == MPI_IN_PLACE && !neighbor && !x.cm->inter
                      ? rt__bytes(count_at(rcounts, (uint64_t)coll_me(&x)), rtype)
                      : (neighbor ? x.nout : 1) * rt__bytes(scount, stype);
-    coll_done(c, &x, op, b, sum_counts(rcounts, x.nin, rtype), request);
+    int uneven = 0;
+    uint64_t rb = sum_counts(rcounts, x.nin, rtype, &uneven);
+    coll_blocks rows = {RT__NO_SIDE, {rcounts, rtype, x.nin}};
+    coll_done_rows(c, &x, op, b, rb, request, uneven ? &rows : NULL);
 }
 
 /* Alltoallv, alltoallw (datatypes in the counts, stype and rtype unused) and their
- * neighbourhood forms. */
+ * neighbourhood forms; in place, the receive counts are the send counts too. */
 static void coll_alltoallv(rt__call *c, unsigned op, const void *sendbuf, coll_counts scounts,
                            MPI_Datatype stype, coll_counts rcounts, MPI_Datatype rtype,
                            MPI_Comm comm, const MPI_Request *request)
@@ -254,9 +358,17 @@ static void coll_alltoallv(rt__call *c, unsigned op, const void *sendbuf, coll_c
     coll_ctx x;
     if (!coll_setup_peers(c, op, comm, &x))
         return;
-    uint64_t rb = sum_counts(rcounts, x.nin, rtype);
-    uint64_t b = sendbuf == MPI_IN_PLACE ? rb : sum_counts(scounts, x.nout, stype);
-    coll_done(c, &x, op, b, rb, request);
+    int uneven = 0, in_place = sendbuf == MPI_IN_PLACE;
+    uint64_t rb = sum_counts(rcounts, x.nin, rtype, &uneven);
+    uint64_t b = in_place ? rb : sum_counts(scounts, x.nout, stype, &uneven);
+    if (!uneven) {
+        coll_done(c, &x, op, b, rb, request);
+        return;
+    }
+    coll_blocks rows = {{scounts, stype, x.nout}, {rcounts, rtype, x.nin}};
+    if (in_place)
+        rows.s = rows.r;
+    coll_done_rows(c, &x, op, b, rb, request, &rows);
 }
 
 /* Reduce, allreduce, scan, exscan: n bytes in, n bytes out where a result arrives. */
@@ -276,7 +388,9 @@ static void coll_reduce(rt__call *c, unsigned op, MPI_Count count, MPI_Datatype 
     coll_done(c, &x, op, b, rb, request);
 }
 
-/* Reduce_scatter (counts per rank) and Reduce_scatter_block (RT__NO_COUNTS, one count). */
+/* Reduce_scatter (counts per rank) and Reduce_scatter_block (RT__NO_COUNTS, one count). The
+ * rows of reduce_scatter give block k of the vector, reduced onto rank k; on an
+ * inter-communicator (whose blocks are the other group's) there are none. */
 static void coll_reduce_scatter(rt__call *c, coll_counts rcounts, MPI_Count rcount,
                                 MPI_Datatype type, MPI_Comm comm, const MPI_Request *request)
 {
@@ -285,8 +399,12 @@ static void coll_reduce_scatter(rt__call *c, coll_counts rcounts, MPI_Count rcou
         return;
     uint64_t local = x.cm->size;
     if (has_counts(rcounts)) {
-        coll_done(c, &x, RT_COLL_REDUCE_SCATTER, sum_counts(rcounts, local, type),
-                  rt__bytes(count_at(rcounts, (uint64_t)coll_me(&x)), type), request);
+        int uneven = 0;
+        uint64_t b = sum_counts(rcounts, local, type, &uneven);
+        coll_blocks rows = {{rcounts, type, local}, RT__NO_SIDE};
+        coll_done_rows(c, &x, RT_COLL_REDUCE_SCATTER, b,
+                       rt__bytes(count_at(rcounts, (uint64_t)coll_me(&x)), type), request,
+                       uneven && !x.cm->inter ? &rows : NULL);
     } else {
         uint64_t r = rt__bytes(rcount, type);
         coll_done(c, &x, RT_COLL_REDUCE_SCATTER_BLOCK, local * r, r, request);

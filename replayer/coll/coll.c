@@ -112,6 +112,12 @@ uint64_t rt__span(const rt__blocks *b, uint32_t i, uint32_t len)
     if (!len)
         return 0;
     uint32_t a = (uint32_t)(((uint64_t)i + b->rot) % b->parts);
+    if (b->v) { /* the per-peer counts: a sum of len of them */
+        uint64_t sum = 0;
+        for (uint32_t k = 0, j = a; k < len; k++, j = j + 1 == b->parts ? 0 : j + 1)
+            sum += b->v[j];
+        return sum;
+    }
     if ((uint64_t)a + len <= b->parts)
         return span_flat(b->n, b->parts, a, a + len);
     return span_flat(b->n, b->parts, a, b->parts) +

@@ -4,7 +4,8 @@
  * The block a rank sends to dst is piece (dst - me) mod p of everything it sends, the block
  * it receives from src piece (me - src) mod p of everything it receives: cutting by ring
  * distance makes both ends of every pair agree whenever all ranks move the same totals,
- * which is exact for alltoall and the equal-blocks guess for alltoallv and alltoallw.
+ * which is exact for alltoall and the equal-blocks guess for alltoallv and alltoallw without
+ * their per-peer counts (direct and pairwise use those when the trace has them).
  */
 #include "rt__coll.h"
 
@@ -12,31 +13,34 @@
 #define THROTTLE 32u
 
 typedef struct a2a {
-    rt__blocks out, in; /* by ring distance */
+    rt__blocks out, in;          /* by ring distance */
+    const uint64_t *sblk, *rblk; /* the per-peer counts by group index, or NULL */
     uint32_t p, me;
 } a2a;
 
-static a2a a2a_of(const rt__grp *g, uint64_t sent, uint64_t recvd)
+static a2a a2a_of(const rt__grp *g, uint64_t sent, uint64_t recvd, const uint64_t *sblk,
+                  const uint64_t *rblk)
 {
-    a2a x = {rt__blocks_of(sent, g->n, 0), rt__blocks_of(recvd, g->n, 0), g->n, g->me};
+    a2a x = {rt__blocks_of(sent, g->n, 0), rt__blocks_of(recvd, g->n, 0), sblk, rblk, g->n, g->me};
     return x;
 }
 
 static uint64_t to(const a2a *x, uint32_t dst)
 {
-    return rt__piece(&x->out, (dst + x->p - x->me) % x->p);
+    return x->sblk ? x->sblk[dst] : rt__piece(&x->out, (dst + x->p - x->me) % x->p);
 }
 
 static uint64_t from(const a2a *x, uint32_t src)
 {
-    return rt__piece(&x->in, (x->me + x->p - src) % x->p);
+    return x->rblk ? x->rblk[src] : rt__piece(&x->in, (x->me + x->p - src) % x->p);
 }
 
 /* Batches of THROTTLE distances i (the first batch includes the local copy, i = 0): receive
  * from me + i and send to me - i, all posted at once. */
-void rt__alltoall_direct(rt__sched *s, const rt__grp *g, uint64_t sent, uint64_t recvd)
+void rt__alltoall_direct(rt__sched *s, const rt__grp *g, uint64_t sent, uint64_t recvd,
+                         const uint64_t *sblk, const uint64_t *rblk)
 {
-    a2a x = a2a_of(g, sent, recvd);
+    a2a x = a2a_of(g, sent, recvd, sblk, rblk);
     uint32_t p = x.p, me = x.me;
     for (uint32_t first = 0; first < p && !rt__stopped(s); first += THROTTLE) {
         uint32_t end = p - first < THROTTLE ? p : first + THROTTLE;
@@ -54,9 +58,10 @@ void rt__alltoall_direct(rt__sched *s, const rt__grp *g, uint64_t sent, uint64_t
 
 /* p-1 exchanges; partner me ^ i for a power of two (both directions), else to me + i and
  * from me - i. */
-void rt__alltoall_pairwise(rt__sched *s, const rt__grp *g, uint64_t sent, uint64_t recvd)
+void rt__alltoall_pairwise(rt__sched *s, const rt__grp *g, uint64_t sent, uint64_t recvd,
+                           const uint64_t *sblk, const uint64_t *rblk)
 {
-    a2a x = a2a_of(g, sent, recvd);
+    a2a x = a2a_of(g, sent, recvd, sblk, rblk);
     uint32_t p = x.p, me = x.me;
     int pow2 = (p & (p - 1)) == 0;
     for (uint32_t i = 1; i < p && !rt__stopped(s); i++) {
@@ -85,7 +90,7 @@ static uint64_t bruck_bytes(const rt__blocks *b, uint64_t d)
  * me + d, from me - d); after the last step each block has covered its distance. */
 void rt__alltoall_bruck(rt__sched *s, const rt__grp *g, uint64_t sent, uint64_t recvd)
 {
-    a2a x = a2a_of(g, sent, recvd);
+    a2a x = a2a_of(g, sent, recvd, NULL, NULL);
     uint32_t p = x.p, me = x.me;
     for (uint64_t d = 1; d < p; d *= 2) {
         rt__next(s);

@@ -53,7 +53,8 @@ int rt__neighbor_check(rt__sched *s, const rt_coll_call *c, rt_err *err)
     if (rc)
         return rc;
     s->skip0 = 0; /* MPICH posts every block, empty ones too */
-    s->approx = (!exact_in && nb->nin > 1) || (!exact_out && nb->nout > 1);
+    s->approx = !c->equal_blocks && ((!exact_in && nb->nin > 1 && !c->rblk) ||
+                                     (!exact_out && nb->nout > 1 && !c->sblk));
     return 0;
 }
 
@@ -62,6 +63,8 @@ void rt__neighbor_linear(rt__sched *s, const rt_coll_call *c)
     const rt_nbr_def *nb = c->nbrs;
     rt__blocks out = rt__blocks_of(c->bytes, nb->nout ? nb->nout : 1, 0);
     rt__blocks in = rt__blocks_of(c->rbytes, nb->nin ? nb->nin : 1, 0);
+    out.v = c->sblk; /* the per-peer counts by slot, when the trace has them */
+    in.v = c->rblk;
     rt__next(s);
     for (uint32_t k = 0; k < nb->nout && !rt__stopped(s); k++)
         if (nb->out[k] != RT_PEER_NONE)

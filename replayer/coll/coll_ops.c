@@ -95,11 +95,13 @@ static int prep_rooted_blocks(rt__sched *s, args *a, const rt_coll_call *c, rt_e
         BAD("%s: at the root %s (%" PRIu64 ") is less than its own block %s (%" PRIu64 ")", name,
             wname, whole, oname, own);
 
-    /* Equal blocks unless a v-variant's root cuts its known total; pieces by rank. */
+    /* Equal blocks unless a v-variant's root cuts its known total, by its per-peer counts
+     * when the trace has them; pieces by rank. */
     a->b = rt__blocks_of(at_root ? whole : own * p, p, root);
     if (v) {
         s->skip0 = 0; /* same shape whatever the real counts */
-        s->approx = p > 1 && at_root;
+        a->b.v = at_root ? (gather ? c->rblk : c->sblk) : NULL;
+        s->approx = p > 1 && at_root && !a->b.v && !c->equal_blocks;
     }
     return 0;
 }
@@ -114,10 +116,13 @@ static int prep_allgather(rt__sched *s, args *a, const rt_coll_call *c, rt_err *
         if (c->rbytes < c->bytes)
             BAD("allgatherv: rbytes (%" PRIu64 ") is less than bytes (%" PRIu64 ")", c->rbytes,
                 c->bytes);
-        s->approx = p > 1; /* rbytes, the same everywhere, is cut into equal blocks */
+        /* rbytes, the same everywhere, is cut by the per-peer counts, else equally */
+        s->approx = p > 1 && !c->rblk && !c->equal_blocks;
     }
     a->n = c->rbytes;
     a->b = rt__blocks_of(c->rbytes, p, 0);
+    if (c->op == RT_COLL_ALLGATHERV)
+        a->b.v = c->rblk;
     return 0;
 }
 
@@ -130,7 +135,7 @@ static int prep_alltoall(rt__sched *s, const rt_coll_call *c, rt_err *err)
             c->bytes, c->rbytes, p);
     if (c->op != RT_COLL_ALLTOALL) {
         s->skip0 = 0;
-        s->approx = p > 1;
+        s->approx = p > 1 && (!c->sblk || !c->rblk) && !c->equal_blocks;
     }
     return 0;
 }
@@ -158,13 +163,14 @@ static int prep_reduce_scatter(rt__sched *s, args *a, const rt_coll_call *c, rt_
         BAD("reduce_scatter_block: bytes (%" PRIu64 ") must be %" PRIu32 " times rbytes (%" PRIu64
             ")",
             n, p, c->rbytes);
+    a->b = rt__blocks_of(n, p, 0);
     if (c->op == RT_COLL_REDUCE_SCATTER) {
         if (c->rbytes > n)
             BAD("reduce_scatter: rbytes (%" PRIu64 ") is more than bytes (%" PRIu64 ")", c->rbytes,
                 n);
-        s->approx = p > 1;
+        s->approx = p > 1 && !c->sblk && !c->equal_blocks;
+        a->b.v = c->sblk; /* block k is rank k's share */
     }
-    a->b = rt__blocks_of(n, p, 0);
     return 0;
 }
 
@@ -250,7 +256,9 @@ static int bcast_scatter_rdb(rt__sched *s, const args *a)
 static void v_forwards(rt__sched *s, const args *a)
 {
     unsigned op = a->c->op;
-    if ((op == RT_COLL_GATHERV || op == RT_COLL_SCATTERV) && has_children(a->r.me, a->r.n))
+    /* the root knows every block when the trace has the per-peer counts */
+    if ((op == RT_COLL_GATHERV || op == RT_COLL_SCATTERV) && has_children(a->r.me, a->r.n) &&
+        !(a->r.me == 0 && (a->b.v || a->c->equal_blocks)))
         s->approx = 1;
 }
 
@@ -307,18 +315,20 @@ static int allgather_gather_bcast(rt__sched *s, const args *a)
 
 static int alltoall_direct(rt__sched *s, const args *a)
 {
-    rt__alltoall_direct(s, &a->g, a->c->bytes, a->c->rbytes);
+    rt__alltoall_direct(s, &a->g, a->c->bytes, a->c->rbytes, a->c->sblk, a->c->rblk);
     return 0;
 }
 
 static int alltoall_pairwise(rt__sched *s, const args *a)
 {
-    rt__alltoall_pairwise(s, &a->g, a->c->bytes, a->c->rbytes);
+    rt__alltoall_pairwise(s, &a->g, a->c->bytes, a->c->rbytes, a->c->sblk, a->c->rblk);
     return 0;
 }
 
 static int alltoall_bruck(rt__sched *s, const args *a)
 {
+    /* Bruck forwards blocks of other ranks, whose counts no rank's array holds */
+    s->approx |= a->c->op != RT_COLL_ALLTOALL && a->c->size > 1;
     rt__alltoall_bruck(s, &a->g, a->c->bytes, a->c->rbytes);
     return 0;
 }

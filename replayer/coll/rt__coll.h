@@ -83,16 +83,18 @@ static inline void rt__reduce(rt__sched *s, uint64_t bytes)
 
 /* ---- pieces ----------------------------------------------------------------------------- */
 
-/* n bytes cut into parts pieces (the first n % parts one byte larger); piece i is
+/* n bytes cut into parts pieces (the first n % parts one byte larger), or the pieces v
+ * gives (the per-peer counts of a v collective, summing to n) when v is not NULL; piece i is
  * base piece (i + rot) mod parts. */
 typedef struct rt__blocks {
     uint64_t n;
     uint32_t parts, rot;
+    const uint64_t *v;
 } rt__blocks;
 
 static inline rt__blocks rt__blocks_of(uint64_t n, uint32_t parts, uint32_t rot)
 {
-    rt__blocks b = {n, parts, rot};
+    rt__blocks b = {n, parts, rot, NULL};
     return b;
 }
 
@@ -142,8 +144,12 @@ void rt__scan_linear(rt__sched *s, const rt__grp *g, uint64_t n, int exclusive);
 
 /* This rank sends piece (dst - me) mod p of sent to dst and receives piece (me - src) mod p
  * of recvd from src: equal blocks when sent and recvd are p * block. */
-void rt__alltoall_direct(rt__sched *s, const rt__grp *g, uint64_t sent, uint64_t recvd);
-void rt__alltoall_pairwise(rt__sched *s, const rt__grp *g, uint64_t sent, uint64_t recvd);
+/* With the per-peer counts (sblk, rblk not NULL, indexed by group index) direct and pairwise
+ * send sblk[dst] and receive rblk[src] instead. */
+void rt__alltoall_direct(rt__sched *s, const rt__grp *g, uint64_t sent, uint64_t recvd,
+                         const uint64_t *sblk, const uint64_t *rblk);
+void rt__alltoall_pairwise(rt__sched *s, const rt__grp *g, uint64_t sent, uint64_t recvd,
+                           const uint64_t *sblk, const uint64_t *rblk);
 void rt__alltoall_bruck(rt__sched *s, const rt__grp *g, uint64_t sent, uint64_t recvd);
 
 /* ---- MSA-aware hierarchies (coll_msa.c) ---------------------------------------------- */

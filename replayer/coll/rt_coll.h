@@ -29,7 +29,14 @@
  * the running partial and into the result), so it has two there.
  *
  * v-variants (gatherv, scatterv, allgatherv, alltoallv, alltoallw, reduce_scatter with
- * unequal recvcounts): one rank's event does not know the other ranks' counts.
+ * unequal recvcounts) with their per-peer counts (sblk, rblk: the trace's COLL_PEER rows) use
+ * them: alltoallv and alltoallw direct and pairwise send block dst to dst and receive block
+ * src from src; gatherv and scatterv linear move block k to or from rank k at the root;
+ * allgatherv and reduce_scatter cut their total by the blocks, which every rank's array
+ * gives whole, under every algorithm; the neighbourhood forms move block k to out[k] and
+ * from in[k]. Where a rank would forward blocks it has no counts of (binomial gatherv and
+ * scatterv at inner nodes, Bruck's alltoallv), it still assumes equal blocks (*approx = 1).
+ * Without rows one rank's event does not know the other ranks' counts:
  *  - What a rank knows is used as is: a gatherv leaf sends exactly `bytes`, a scatterv leaf
  *    receives exactly `rbytes`, an alltoallv rank sends `bytes` and receives `rbytes` in all.
  *  - Where other ranks' blocks are needed, blocks are assumed equal: a known total is cut
@@ -121,6 +128,15 @@ typedef struct rt_coll_call {
     const uint32_t *node;   /* per communicator rank: node id; NULL = all on one node */
     const rt_nbr_def *nbrs; /* neighbourhood collectives: this rank's neighbour lists on the
                              * communicator (rt_defs_nbrs); NULL when not recorded */
+    /* The blocks of the call's count arrays, from the trace's COLL_PEER rows (rt_event.h, "The
+     * per-peer counts"): sblk the send side, rblk the receive side, each indexed by block
+     * (communicator rank, or neighbour slot), size (or nout, nin) long; NULL when the trace
+     * has no rows for the call (its blocks are equal, or the trace does not say). */
+    const uint64_t *sblk, *rblk;
+    /* 1 when sblk and rblk are NULL because this rank's blocks are equal (the trace records
+     * per-peer counts, RT_DEFS_COLL_PEERS, and has none for the call), not unknown: the
+     * totals cut into equal blocks are then exact here. */
+    int equal_blocks;
 } rt_coll_call;
 
 typedef enum rt_coll_step_kind { RT_STEP_SEND, RT_STEP_RECV, RT_STEP_REDUCE } rt_coll_step_kind;

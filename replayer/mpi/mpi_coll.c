@@ -220,6 +220,58 @@ static int pair_counts(mr_run *r, const rt_event *ev, const mr_vpart *v, int p, 
     return int_count(s > q ? s : q, ev, "this rank's counts add up to", err);
 }
 
+/* alltoallv, alltoallw in a trace that records per-peer counts (RT_DEFS_COLL_PEERS): this
+ * rank's own, from the COLL_PEER rows after the call (after its completion for a nonblocking
+ * one: mr_events.rows), or its totals in equal blocks when it has none. MPI made the counts of
+ * each pair agree when they were recorded, so the members agree now. */
+/* The COLL_PEER rows of this rank's collective ev (its own events): their number, the first
+ * in *rows. */
+static uint64_t own_rows(const mr_run *r, const rt_event *ev, const rt_event **rows)
+{
+    const mr_events *e = &r->m->own;
+    uint64_t first = e->n, n = 0;
+    if (ev >= e->ev && ev < e->ev + e->n) {
+        uint64_t at = (uint64_t)(ev - e->ev);
+        const uint64_t *v = ev->kind == RT_EV_NBC_REQUEST ? rt_hmap_get(&e->rows, 0, at) : NULL;
+        first = ev->kind == RT_EV_NBC_REQUEST ? (v ? *v : e->n) : at + 1;
+    }
+    while (first + n < e->n && e->ev[first + n].kind == RT_EV_COLL_PEER)
+        n++;
+    *rows = n ? &e->ev[first] : NULL;
+    return n;
+}
+
+static int own_pair_counts(mr_run *r, const rt_event *ev, int p, uint64_t *stot, uint64_t *rtot,
+                           rt_err *err)
+{
+    const rt_event *rows;
+    uint64_t nrows = own_rows(r, ev, &rows);
+    for (int j = 0; j < p; j++)
+        r->counts[j] = r->rcounts[j] = 0;
+    for (uint64_t i = 0; i < nrows; i++) {
+        const rt_event *row = &rows[i];
+        if (row->peer >= 0 && row->peer < p) { /* the reader checked the block */
+            r->counts[row->peer] = row->bytes <= INT_MAX ? (int)row->bytes : 0;
+            r->rcounts[row->peer] = row->rbytes <= INT_MAX ? (int)row->rbytes : 0;
+        }
+    }
+    uint64_t s = 0, q = 0;
+    for (int j = 0; j < p; j++) {
+        if (!nrows) { /* equal blocks */
+            r->counts[j] = ev->bytes / (uint64_t)p <= INT_MAX ? (int)(ev->bytes / (uint64_t)p) : 0;
+            r->rcounts[j] =
+                ev->rbytes / (uint64_t)p <= INT_MAX ? (int)(ev->rbytes / (uint64_t)p) : 0;
+        }
+        r->displs[j] = s <= INT_MAX ? (int)s : 0;
+        r->rdispls[j] = q <= INT_MAX ? (int)q : 0;
+        s += (uint64_t)r->counts[j];
+        q += (uint64_t)r->rcounts[j];
+    }
+    *stot = s;
+    *rtot = q;
+    return int_count(s > q ? s : q, ev, "this rank's counts add up to", err);
+}
+
 /* ---- neighbourhood collectives -------------------------------------------------------------- */
 
 /* On the recorded neighbour graph (r->topo), each block as large as retrace's schedule of
@@ -243,8 +295,26 @@ static int neighbor(mr_run *r, int ci, const rt_event *ev, MPI_Request *req, int
         *skip = 1;
         return 0;
     }
+    /* the per-peer counts by neighbour slot, where the trace records them (rt_coll_call) */
+    const rt_event *rows;
+    uint64_t nrows = r->m->defs.flags & RT_DEFS_COLL_PEERS ? own_rows(r, ev, &rows) : 0;
+    uint32_t nb = call.nbrs->nin > call.nbrs->nout ? call.nbrs->nin : call.nbrs->nout;
+    uint64_t *blk = nrows ? calloc(2 * (size_t)nb + 1, sizeof *blk) : NULL;
+    if (nrows && !blk)
+        return rt_err_set(err, RT_E_NOMEM, "out of memory for the counts of %u neighbours",
+                          (unsigned)nb);
+    for (uint64_t i = 0; i < nrows; i++)
+        if (rows[i].peer >= 0 && (uint32_t)rows[i].peer < nb) { /* the reader checked it */
+            blk[rows[i].peer] = rows[i].bytes;
+            blk[nb + (uint32_t)rows[i].peer] = rows[i].rbytes;
+        }
+    unsigned sides = rt_coll_count_sides(ev->op);
+    call.sblk = blk && (sides & RT_SIDE_SEND) ? blk : NULL;
+    call.rblk = blk && (sides & RT_SIDE_RECV) ? blk + nb : NULL;
+    call.equal_blocks = !nrows && (r->m->defs.flags & RT_DEFS_COLL_PEERS);
     steps v;
     int rc = schedule(RT_ALG_MPICH, &call, &v, err);
+    free(blk);
     if (rc < 0)
         return rc;
     size_t ns = 0, nr = 0;
@@ -323,8 +393,9 @@ static int issue_v(mr_run *r, const rt_event *ev, const mr_vpart *v, MPI_Comm co
                                      MPI_BYTE, comm, req));
     case RT_COLL_ALLTOALLV:
     case RT_COLL_ALLTOALLW:
-        if ((rc = pair_counts(r, ev, v, p, me, &tot, &rtot, err)) < 0 ||
-            (rc = ensure_buf(r, tot > rtot ? tot : rtot, err)) < 0)
+        rc = r->m->defs.flags & RT_DEFS_COLL_PEERS ? own_pair_counts(r, ev, p, &tot, &rtot, err)
+                                                   : pair_counts(r, ev, v, p, me, &tot, &rtot, err);
+        if (rc < 0 || (rc = ensure_buf(r, tot > rtot ? tot : rtot, err)) < 0)
             return rc;
         return ISSUE("Alltoallv", "alltoallv",
                      MPI_Alltoallv(r->sbuf, r->counts, r->displs, MPI_BYTE, r->rbuf, r->rcounts,

@@ -324,6 +324,15 @@ static int link_posts(mr_events *e, rt_err *err)
                 ev->kind = MR_SKIP;
                 e->skipped_requests++;
             } else if (ev->kind == RT_EV_IRECV || ev->kind == RT_EV_NBC_COMPLETE) {
+                uint64_t *at;
+                if (ev->kind == RT_EV_NBC_COMPLETE && i + 1 < e->n &&
+                    e->ev[i + 1].kind == RT_EV_COLL_PEER) { /* where its rows are */
+                    if (!(at = rt_hmap_put(&e->rows, 0, (uint64_t)(p - e->ev), NULL))) {
+                        rt_hmap_free(&open);
+                        return rt_err_set(err, RT_E_NOMEM, "out of memory for requests");
+                    }
+                    *at = i + 1;
+                }
                 uint64_t req = p->req;
                 unsigned kind = p->kind;
                 uint64_t t = p->time;
@@ -397,6 +406,7 @@ static void own_reset(mr_events *e)
     e->max_bytes = 0;
     e->skipped_requests = 0;
     e->pending_cut = 0;
+    rt_hmap_clear(&e->rows);
 }
 
 static int own_keep(mr_events *e, const rt_event *ev, rt_err *err)

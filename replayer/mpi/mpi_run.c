@@ -100,6 +100,7 @@ void rt_mpirun_close(rt_mpirun *m)
     free(m->vparts);
     free(m->win_bytes);
     free(m->own.ev);
+    rt_hmap_free(&m->own.rows);
     free(m->path);
     free(m);
     if (finalize)

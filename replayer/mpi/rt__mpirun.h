@@ -26,6 +26,9 @@ typedef struct mr_events {
     uint64_t max_bytes;        /* the largest buffer a call needs */
     uint64_t skipped_requests; /* receives or collectives that never completed, cancelled */
     uint64_t pending_cut;      /* 1: cut before its pending call (never returned when recorded) */
+    /* A nonblocking v collective whose completion has COLL_PEER rows after it (rt_event.h):
+     * its post's index -> the completion's index + 1 (a blocking one has them right after) */
+    rt_hmap rows;
 } mr_events;
 
 struct rt_mpirun {

@@ -188,6 +188,7 @@ typedef struct sim_sched {
     int32_t root;
     uint8_t ctx, op, valid;
     uint8_t eager; /* every message is eager */
+    uint8_t rows;  /* made from per-peer counts: never the same as another call's */
     uint64_t bytes, rbytes;
     uint64_t seq_key;  /* the communicator (context << 32 | id) it called a collective on last */
     uint32_t seq_next; /* its next sequence number there (collseq holds the others) */
@@ -323,6 +324,9 @@ typedef struct sim {
     sim_sched *sched;  /* per rank, allocated with the first collective */
     sim_step *scratch; /* a schedule being expanded (sim_coll.c) */
     uint32_t nscratch, scratch_cap;
+    uint64_t *blk; /* the per-peer counts of a call being expanded: blk_cap send blocks, then
+                    * blk_cap receive blocks (sim_coll.c) */
+    uint32_t blk_cap;
     char *slab; /* kept schedules: the open block and what is left in it */
     size_t slab_left;
     struct sim_slab {
@@ -514,8 +518,11 @@ void sim_pend_give(sim *s, uint32_t p);
 /* Starts rank's collective (op, comm, root, bytes, rbytes) at time t; returns its request
  * or SIM_NONE (error or mismatch: s->stop / s->rc set). ctx SIM_CTX_COLL with a
  * communicator, SIM_CTX_WIN with a window (fence, window creation and freeing). */
+/* rows, nrows: the COLL_PEER rows of a v or w collective (rt_event.h), none when its blocks
+ * are equal or the trace does not have them. */
 uint32_t sim_coll_start(sim *s, uint32_t rank, uint8_t ctx, uint32_t id, const rt_comm_def *c,
-                        unsigned op, int32_t root, uint64_t bytes, uint64_t rbytes, uint64_t t);
+                        unsigned op, int32_t root, uint64_t bytes, uint64_t rbytes,
+                        const rt_event *rows, uint32_t nrows, uint64_t t);
 /* Gives back a collective that is done (its schedule stays kept for the rank). */
 void sim_coll_release(sim *s, uint32_t coll);
 /* The collective's round in progress is done (its last operation known). */

@@ -53,6 +53,7 @@ void sim_coll_free_all(sim *s)
         sim_free_lines(s->slabs[i].p, s->slabs[i].size);
     free(s->slabs);
     free(s->scratch);
+    free(s->blk);
 }
 
 /* Kept schedules are carved from blocks of SLAB bytes (sim_realloc_lines: on huge pages but
@@ -272,11 +273,37 @@ static int check_instance(sim *s, uint32_t rank, uint64_t key, uint32_t seq, uns
     return 0;
 }
 
+/* The blocks of nrows COLL_PEER rows in s->blk for rt_coll_call (sblk, rblk): every block
+ * the rows leave out is 0. 0, or -1 (no memory, s->rc set). */
+static int rows_blocks(sim *s, rt_coll_call *call, const rt_event *rows, uint32_t nrows)
+{
+    uint32_t n = call->size;
+    if (call->nbrs)
+        n = call->nbrs->nin > call->nbrs->nout ? call->nbrs->nin : call->nbrs->nout;
+    if (n > s->blk_cap) {
+        uint64_t *b = realloc(s->blk, 2 * (size_t)n * sizeof *b);
+        if (!b)
+            return sim_fail(s, RT_E_NOMEM, "out of memory (per-peer counts)");
+        s->blk = b;
+        s->blk_cap = n;
+    }
+    memset(s->blk, 0, 2 * (size_t)s->blk_cap * sizeof *s->blk);
+    for (uint32_t i = 0; i < nrows; i++)
+        if (rows[i].peer >= 0 && (uint32_t)rows[i].peer < n) { /* checked by the reader */
+            s->blk[rows[i].peer] = rows[i].bytes;
+            s->blk[s->blk_cap + (uint32_t)rows[i].peer] = rows[i].rbytes;
+        }
+    unsigned sides = rt_coll_count_sides(call->op);
+    call->sblk = sides & RT_SIDE_SEND ? s->blk : NULL;
+    call->rblk = sides & RT_SIDE_RECV ? s->blk + s->blk_cap : NULL;
+    return 0;
+}
+
 /* Expands co's schedule: into the rank's kept schedule sc when no running collective uses
  * it, else into a buffer of co's own. Returns 0 (no steps: the op takes no time, noted), or
  * -1 (no memory, s->rc set). */
 static int make_schedule(sim *s, sim_coll *co, sim_sched *sc, const rt_comm_def *c, int32_t root,
-                         uint64_t bytes, uint64_t rbytes)
+                         uint64_t bytes, uint64_t rbytes, const rt_event *rows, uint32_t nrows)
 {
     unsigned op = co->op;
     unsigned alg = co->ctx == SIM_CTX_WIN ? s->cfg->alg[RT_COLL_BARRIER] : s->cfg->alg[op];
@@ -288,6 +315,9 @@ static int make_schedule(sim *s, sim_coll *co, sim_sched *sc, const rt_comm_def 
                          .rbytes = rbytes};
     if (rt_coll_is_neighbor(op)) /* the peers: this rank's neighbour lists */
         call.nbrs = rt_defs_nbrs(s->defs, c->id, co->rank);
+    if (nrows && rows_blocks(s, &call, rows, nrows) < 0)
+        return -1;
+    call.equal_blocks = !nrows && (s->defs->flags & RT_DEFS_COLL_PEERS);
     if (alg == RT_ALG_MSA || alg == RT_ALG_MSA2) {
         call.module = per_comm_rank(s, c, 1);
         call.node = alg == RT_ALG_MSA2 ? per_comm_rank(s, c, 0) : NULL;
@@ -356,12 +386,14 @@ static int make_schedule(sim *s, sim_coll *co, sim_sched *sc, const rt_comm_def 
         sc->bytes = bytes;
         sc->rbytes = rbytes;
         sc->eager = co->eager;
+        sc->rows = nrows != 0;
     }
     return 0;
 }
 
 uint32_t sim_coll_start(sim *s, uint32_t rank, uint8_t ctx, uint32_t id, const rt_comm_def *c,
-                        unsigned op, int32_t root, uint64_t bytes, uint64_t rbytes, uint64_t t)
+                        unsigned op, int32_t root, uint64_t bytes, uint64_t rbytes,
+                        const rt_event *rows, uint32_t nrows, uint64_t t)
 {
     if (!s->sched &&
         !(s->sched = sim_realloc_lines(NULL, 0, (size_t)s->nranks * sizeof *s->sched))) {
@@ -406,13 +438,13 @@ uint32_t sim_coll_start(sim *s, uint32_t rank, uint8_t ctx, uint32_t id, const r
      * their nodes and modules): anything else make_schedule puts into rt_coll_call that can
      * differ between calls must join this test. */
     if (sc->valid && sc->ctx == ctx && sc->id == id && sc->op == op && sc->root == root &&
-        sc->bytes == bytes && sc->rbytes == rbytes) {
+        sc->bytes == bytes && sc->rbytes == rbytes && !sc->rows && !nrows) {
         /* the same call as the rank's last one: the same steps (its notes were given) */
         co->steps = sc->steps;
         co->nsteps = sc->nsteps;
         sc->users++;
         co->eager = sc->eager;
-    } else if (make_schedule(s, co, sc, c, root, bytes, rbytes) < 0) {
+    } else if (make_schedule(s, co, sc, c, root, bytes, rbytes, rows, nrows) < 0) {
         return SIM_NONE;
     }
     if (s->fast && ctx == SIM_CTX_COLL) {

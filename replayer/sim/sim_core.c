@@ -162,6 +162,19 @@ static void slot_wait(sim *s, uint32_t rank, uint64_t slot)
     *p = SIM_NONE;
 }
 
+/* The COLL_PEER rows of a v or w collective: after its COLL_END, or after the completion of a
+ * nonblocking one, whose index the loader left in the NBC_REQUEST's tag (sim_load.c). */
+static const rt_event *coll_rows(const sim *s, uint32_t rank, const rt_event *ev, uint32_t *n)
+{
+    const sim_rank_events *re = &s->t->ranks[rank];
+    uint64_t at = ev->kind == RT_EV_COLL_END ? (uint64_t)(ev - re->ev) : (uint32_t)ev->tag;
+    uint32_t k = 0;
+    while (at + 1 + k < re->n && re->ev[at + 1 + k].kind == RT_EV_COLL_PEER)
+        k++;
+    *n = k;
+    return k ? &re->ev[at + 1] : NULL;
+}
+
 static uint32_t coll_of_event(sim *s, uint32_t rank, const rt_event *ev, uint64_t t)
 {
     const rt_comm_def *c = rt_defs_comm(s->defs, ev->comm);
@@ -174,8 +187,10 @@ static uint32_t coll_of_event(sim *s, uint32_t rank, const rt_event *ev, uint64_
                        (unsigned)rank, rt_event_op_name(ev->kind, ev->op), (unsigned)ev->comm);
         return SIM_NONE;
     }
+    uint32_t nrows = 0;
+    const rt_event *rows = rt_coll_count_sides(ev->op) ? coll_rows(s, rank, ev, &nrows) : NULL;
     return sim_coll_start(s, rank, SIM_CTX_COLL, ev->comm, c, ev->op, ev->peer, ev->bytes,
-                          ev->rbytes, t);
+                          ev->rbytes, rows, nrows, t);
 }
 
 /* The output trace's copy of an operation event: communicator ranks, simulated contype. */
@@ -472,6 +487,9 @@ static void rank_run(sim *s, uint32_t rank)
             call_leave(s, rk, ev);
             if (s->out)
                 sim_out_event(s, rank, ev, rk->clock);
+            rk->pc++;
+            s->res->events++;
+        } else if (ev->kind == RT_EV_COLL_PEER) { /* read with its collective (coll_rows) */
             rk->pc++;
             s->res->events++;
         } else {

@@ -102,7 +102,10 @@ static int member_ok(const sim *s, const sim_coll *co)
         return 0;
     if (rk->in_call == 2) /* an operation outside a call: its own call ends with it */
         return 1;
-    return rk->pc + 1 < re->n && re->ev[rk->pc + 1].kind == RT_EV_LEAVE;
+    uint32_t next = rk->pc + 1; /* after its COLL_PEER rows, which book nothing (sim_core.c) */
+    while (next < re->n && re->ev[next].kind == RT_EV_COLL_PEER)
+        next++;
+    return next < re->n && re->ev[next].kind == RT_EV_LEAVE;
 }
 
 static uint32_t finst_new(sim *s, uint32_t size)

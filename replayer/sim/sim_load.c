@@ -188,6 +188,7 @@ static int link_requests(sim_rank_events *re, const uint8_t *cls, load_scratch *
                 p->contype = ev->contype;
                 p->op = ev->op;
             } else if (ev->kind == RT_EV_NBC_COMPLETE && p->kind == RT_EV_NBC_REQUEST) {
+                p->tag = (int32_t)i; /* where its COLL_PEER rows follow (sim_core.c) */
                 p->comm = ev->comm;
                 p->peer = ev->peer;
                 p->bytes = ev->bytes;

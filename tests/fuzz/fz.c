@@ -15,9 +15,10 @@
 
 #include "cli.h"
 
+/* calibrate runs here only as calibrate --from TRACE, which starts no MPI */
 static const cli_command *const commands[] = {
-    &cli_cmd_info,     &cli_cmd_convert, &cli_cmd_hist,   &cli_cmd_gateways,
-    &cli_cmd_pipeline, &cli_cmd_profile, &cli_cmd_replay, &cli_cmd_check,
+    &cli_cmd_info,    &cli_cmd_convert, &cli_cmd_hist,  &cli_cmd_gateways,  &cli_cmd_pipeline,
+    &cli_cmd_profile, &cli_cmd_replay,  &cli_cmd_check, &cli_cmd_calibrate,
 };
 
 static void die(const char *what)
@@ -180,6 +181,7 @@ void fz_analyse_all(const char *path)
     fz_run("replay", path, "--check-fast", NULL);
     fz_run("replay", path, "--nodes", "2", "--modules", "2", "--contention", "on", NULL);
     fz_run("check", path, NULL);
+    fz_run("calibrate", "--from", path, NULL);
     fz_run("convert", path, "fz-out.csv", NULL);
     fz_remove("fz-out.csv");
     fz_run("convert", path, "--to", "otf2", "fz-otf2", NULL);

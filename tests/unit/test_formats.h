@@ -61,6 +61,7 @@ static inline void convert(const char *in, const char *out, rt_format fmt)
 
 static inline void assert_same_defs(const rt_defs *a, const rt_defs *b)
 {
+    assert_int_equal(a->flags, b->flags);
     assert_int_equal(a->nranks, b->nranks);
     assert_memory_equal(a->node, b->node, a->nranks * sizeof *a->node);
     assert_memory_equal(a->module, b->module, a->nranks * sizeof *a->module);

@@ -20,13 +20,14 @@ static void test_csv_read(void **state)
     assert_int_equal(load(ALL_KINDS, &l, &err), 0);
     assert_null(l.truncated);
     assert_int_equal(l.defs.nranks, 4);
+    assert_int_equal(l.defs.flags, RT_DEFS_COLL_PEERS);
     assert_int_equal(l.defs.node[3], 5);
     assert_int_equal(l.defs.module[2], 1);
     const rt_comm_def *inter = rt_defs_comm(&l.defs, 3);
     assert_non_null(inter);
     assert_string_equal(inter->name, "split, inter");
     assert_int_equal(inter->remote_size, 2);
-    assert_int_equal(l.n, 71);
+    assert_int_equal(l.n, 77);
     /* every kind appears */
     unsigned seen[RT_EV_COUNT] = {0};
     for (size_t i = 0; i < l.n; i++)

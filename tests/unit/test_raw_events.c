@@ -372,6 +372,82 @@ static void pending_op(rbuf *b, unsigned kind, unsigned op, int32_t peer, int32_
     put(b, &r, sizeof r);
 }
 
+/*
+ * The per-peer counts of v collectives (COLL_PEER rows, rt_raw.h): a COLL record of kind
+ * COLL_PEER is its row alone, at t1 (no BEGIN), after a blocking call's COLL_END or after the
+ * NBC_COMPLETE EVENT record of a nonblocking one; the headers' flag becomes
+ * RT_DEFS_COLL_PEERS when every rank's defs file has it. Rows come out the same through CSV
+ * and OTF2.
+ */
+static void test_coll_peer_rows(void **state)
+{
+    (void)state;
+    const char *dir = fresh_dir("peers");
+    for (uint32_t rank = 0; rank < 2; rank++) {
+        rbuf d = defs_file(rank, 2);
+        rt_raw_header h;
+        memcpy(&h, d.p, sizeof h);
+        h.flags = RT_RAW_FLAG_COLL_PEERS;
+        memcpy(d.p, &h, sizeof h);
+        save_defs(dir, rank, &d);
+    }
+    rbuf t = thread_file(0, 2, 0);
+    call(&t, RT_FN_Alltoallv, 100, 10);
+    coll(&t, RT_EV_COLL_END, RT_COLL_ALLTOALLV, 0, RT_PEER_NONE, 30, 12);
+    coll(&t, RT_EV_COLL_PEER, RT_COLL_ALLTOALLV, 0, 0, 10, 0);
+    coll(&t, RT_EV_COLL_PEER, RT_COLL_ALLTOALLV, 0, 1, 20, 12);
+    call(&t, RT_FN_Ialltoallv, 200, 5);
+    req(&t, 0, RT_EV_NBC_REQUEST, 0, 9);
+    call(&t, RT_FN_Wait, 300, 7);
+    event(&t, 1, RT_EV_NBC_COMPLETE, RT_COLL_ALLTOALLV, 0, RT_PEER_NONE, 12, 30, 9);
+    coll(&t, RT_EV_COLL_PEER, RT_COLL_ALLTOALLV, 0, 0, 0, 10);
+    coll(&t, RT_EV_COLL_PEER, RT_COLL_ALLTOALLV, 0, 1, 12, 20);
+    close_rec(&t, 400);
+    save_thread(dir, 0, 0, &t);
+    rbuf u = thread_file(1, 2, 0);
+    close_rec(&u, 400);
+    save_thread(dir, 1, 0, &u);
+    loaded raw;
+    load_ok(dir, &raw);
+    assert_int_equal(raw.defs.flags, RT_DEFS_COLL_PEERS);
+    static const want w[] = {
+        {RT_EV_ENTER, 100, RT_FN_Alltoallv},     {RT_EV_COLL_BEGIN, 100, RT_FN_Alltoallv},
+        {RT_EV_COLL_END, 110, RT_FN_Alltoallv},  {RT_EV_COLL_PEER, 110, RT_FN_Alltoallv},
+        {RT_EV_COLL_PEER, 110, RT_FN_Alltoallv}, {RT_EV_LEAVE, 110, RT_FN_Alltoallv},
+        {RT_EV_ENTER, 200, RT_FN_Ialltoallv},    {RT_EV_NBC_REQUEST, 200, RT_FN_Ialltoallv},
+        {RT_EV_LEAVE, 205, RT_FN_Ialltoallv},    {RT_EV_ENTER, 300, RT_FN_Wait},
+        {RT_EV_NBC_COMPLETE, 307, RT_FN_Wait},   {RT_EV_COLL_PEER, 307, RT_FN_Wait},
+        {RT_EV_COLL_PEER, 307, RT_FN_Wait},      {RT_EV_LEAVE, 307, RT_FN_Wait},
+    };
+    expect_rank(&raw, 0, w, sizeof w / sizeof *w);
+    const rt_event *e = nth_of_rank(&raw, 0, 4);
+    assert_int_equal(e->peer, 1);
+    assert_int_equal(e->op, RT_COLL_ALLTOALLV);
+    assert_int_equal(e->bytes, 20);
+    assert_int_equal(e->rbytes, 12);
+    e = nth_of_rank(&raw, 0, 11);
+    assert_int_equal(e->peer, 0);
+    assert_int_equal(e->bytes, 0);
+    assert_int_equal(e->rbytes, 10);
+    const char *out[2] = {RT_TEST_TMP "/peers.csv", RT_TEST_TMP "/peers-otf2"};
+    rt_format fmt[2] = {RT_FMT_CSV, RT_FMT_OTF2};
+    for (int k = 0; k < 2; k++) {
+        loaded back;
+        rewrite(&raw, out[k], fmt[k], &back);
+        assert_int_equal(back.defs.flags, RT_DEFS_COLL_PEERS);
+        assert_int_equal(back.n, raw.n);
+        for (size_t i = 0; i < raw.n; i++)
+            assert_true(rt_event_equal(&raw.ev[i], &back.ev[i]));
+        rt_test_unload(&back);
+    }
+    rt_test_unload(&raw);
+    rbuf d = defs_file(1, 2); /* a rank whose tracer wrote no rows: the trace says nothing */
+    save_defs(dir, 1, &d);
+    load_ok(dir, &raw);
+    assert_int_equal(raw.defs.flags, 0);
+    rt_test_unload(&raw);
+}
+
 /* Thread 0 blocked in a Recv, thread 1 in a Waitall on an any-source Irecv and an Isend: each
  * ends in ENTER, PENDING and the operations at t0, without LEAVE; the trace is cut short. */
 static void test_pending_trailer(void **state)
@@ -505,6 +581,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_big_call),
         cmocka_unit_test(test_bad_records),
         cmocka_unit_test(test_wildcard_receives),
+        cmocka_unit_test(test_coll_peer_rows),
         cmocka_unit_test(test_pending_trailer),
         cmocka_unit_test(test_pending_bad),
     };

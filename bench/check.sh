@@ -1,0 +1,96 @@
+#!/bin/sh
+# retrace check against its test suite and on a large trace (docs/check.md, docs/benchmarks.md).
+#
+# 1. Every faulty and correct program of tests/mpi (faulty.c's modes, hang.c's deadlocks) is
+#    recorded under mpiexec.mpich and checked; per class: the faulty programs flagged with
+#    their class, flagged with another class only, missed, and the correct programs flagged.
+# 2. Throughput: retrace check on a synthetic OTF2 trace of EVENTS events (bench/synth_trace,
+#    as bench/analyzer_throughput.sh), in events per second of wall and of CPU time (user +
+#    system), every class and the streaming classes alone, beside retrace info (the reading
+#    floor). Median of ROUNDS runs.
+# usage: bench/check.sh [BUILD_DIR] [EVENTS] [ROUNDS]
+set -eu
+build=$(cd "${1:-build}" && pwd)
+events=${2:-10000000}
+rounds=${3:-3}
+retrace=$build/retrace tracer=$build/tracer/libretrace.so synth=$build/bench/synth_trace
+faulty=$build/tests/mpi/mpi_faulty hang=$build/tests/mpi/mpi_hang
+for f in "$retrace" "$tracer" "$synth" "$faulty" "$hang"; do
+    [ -e "$f" ] || { echo "check.sh: $f not found (build first)" >&2; exit 2; }
+done
+command -v mpiexec.mpich > /dev/null || { echo "check.sh: needs mpiexec.mpich" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "check.sh: needs GNU time (apt-get install time)" >&2; exit 2; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)
+
+# --- 1. the suite -------------------------------------------------------------------------------
+# PROGRAM MODE RANKS EXPECTED-CLASS ('-': a correct program)
+suite='faulty buf_sendsend 2 buffering
+faulty buf_ring 3 buffering
+faulty buf_isend 2 buffering
+faulty ok_sendrecv 2 -
+faulty ok_bsend 2 -
+faulty coll_root 2 collective
+faulty coll_count 2 collective
+faulty coll_missing 2 collective
+faulty ok_coll 2 -
+faulty req_isend 2 request
+faulty req_irecv 2 request
+faulty req_both 2 request
+faulty ok_free 2 -
+faulty ok_rma 2 -
+hang cycle 2 deadlock
+hang cycle3 3 deadlock
+hang sendsend 2 deadlock
+hang wait_irecv 2 deadlock
+hang bcast_barrier 2 deadlock'
+echo "retrace check on its test programs ($cpu, load average $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "$suite" | while read -r prog mode np want; do
+    t=$work/$prog-$mode
+    bin=$faulty
+    limit=
+    if [ "$prog" = hang ]; then
+        bin=$hang limit="--timeout 2"
+    fi
+    # shellcheck disable=SC2086 # limit is a list of words
+    "$retrace" record --tracer "$tracer" --out "$t" $limit -- mpiexec.mpich -n "$np" "$bin" "$mode" \
+        > /dev/null 2>&1 < /dev/null || true
+    "$retrace" check "$t" 2> /dev/null | sed -n 's/^\(error\|warning\) \([a-z-]*\):.*/\2/p' |
+        sort -u > "$t.classes" || true
+    printf '%s %s %s\n' "$want" "$prog:$mode" "$(tr '\n' ' ' < "$t.classes")"
+done > "$work/results"
+printf '%-12s %8s %14s %7s %16s\n' class faulty "right class" missed "correct flagged"
+for class in deadlock buffering collective request rma-epoch; do
+    awk -v c="$class" '
+        $1 == c { n++; right = 0; any = NF > 2
+                  for (i = 3; i <= NF; i++) if ($i == c) right = 1
+                  if (right) r++; else if (!any) m++; else o++ }
+        $1 == "-" { for (i = 3; i <= NF; i++) if ($i == c) fp++ }
+        END { printf "%-12s %8d %14d %7d %16d\n", c, n, r, m, fp + 0
+              if (o) printf "%-12s %d flagged with another class only\n", "", o }' "$work/results"
+done
+awk '$1 == "-" && NF > 2 { print "correct program flagged: " $2 ": " $3 }' "$work/results"
+
+# --- 2. throughput ---------------------------------------------------------------------------------
+big=$work/big
+"$synth" "$big" "$events" > "$work/big.txt"
+n=$(awk '{print $1}' "$work/big.txt")
+echo
+echo "throughput: $(cat "$work/big.txt") (otf2, $(du -sh "$big" | cut -f1)), median of $rounds runs"
+printf '%-44s %8s %8s %12s %12s %10s\n' command "wall s" "cpu s" "M ev/s wall" "M ev/s cpu" "peak RSS"
+for spec in "info" "check" "check --class collective,request,rma-epoch"; do
+    : > "$work/runs"
+    i=0
+    while [ $i -lt "$rounds" ]; do
+        # shellcheck disable=SC2086 # spec is a list of words
+        /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$retrace" $spec "$big" > /dev/null || true
+        cat "$work/time" >> "$work/runs"
+        i=$((i + 1))
+    done
+    sort -n "$work/runs" | awk -v n="$n" -v spec="$spec" '
+        { w[NR] = $1; c[NR] = $2 + $3; r[NR] = $4 }
+        END { k = int((NR + 1) / 2); if (w[k] <= 0) w[k] = 0.01; if (c[k] <= 0) c[k] = 0.01
+              printf "%-44s %8.2f %8.2f %12.1f %12.1f %6.0f MiB\n", spec, w[k], c[k],
+                     n / w[k] / 1e6, n / c[k] / 1e6, r[NR] / 1024 }'
+done

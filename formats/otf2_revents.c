@@ -1,0 +1,388 @@
+/*
+ * OTF2 reader, the events: OTF2's event records turned into rt_events of the current rank
+ * (rt__otf2r_event_callbacks), with our attributes where our writer put them and defaults
+ * from the record and the call where it did not (Score-P's archives). otf2_reader.c reads the
+ * ranks with them.
+ */
+#include <string.h>
+
+#include "rt__otf2r.h"
+
+/* ---- events --------------------------------------------------------------------------------- */
+
+static uint32_t innermost(const otf2r *o)
+{
+    return o->depth && o->depth <= CALL_STACK ? o->stack[o->depth - 1] : RT_FN_NONE;
+}
+
+static int has_attr(const otf2r *o, OTF2_AttributeList *a, int which)
+{
+    return a && o->attr_ref[which] != OTF2_UNDEFINED_ATTRIBUTE &&
+           OTF2_AttributeList_TestAttributeByID(a, o->attr_ref[which]);
+}
+
+/* The nanoseconds of ticks of a clock of another resolution than ours (1 ns; out of line, so
+ * that begin stays small for our archives). A clock coarser than 1 ns may take them past what
+ * an event's time holds (2^64 - 1 ns): such a time stamp is noted, and r_next stops before it
+ * goes out. */
+static uint64_t other_ns(otf2r *o, uint64_t ticks, uint64_t pos) __attribute__((noinline));
+static uint64_t other_ns(otf2r *o, uint64_t ticks, uint64_t pos)
+{
+    unsigned __int128 ns = (unsigned __int128)ticks * 1000000000u / o->resolution;
+    if (ns <= UINT64_MAX)
+        return (uint64_t)ns;
+    if (!o->time_past) {
+        o->time_past = 1;
+        o->time_past_ticks = ticks;
+        o->time_past_pos = pos;
+        o->read_end = 0;
+    }
+    return UINT64_MAX;
+}
+
+/* Starts an event of the current rank: time, default call, and the attributes. */
+static rt_event *begin(otf2r *o, unsigned kind, OTF2_TimeStamp t, uint64_t pos,
+                       OTF2_AttributeList *a)
+{
+    rt_event *ev = &o->ev;
+    memset(ev, 0, sizeof *ev);
+    o->position = pos;
+    uint64_t ticks = t >= o->offset ? t - o->offset : 0;
+    ev->time = o->resolution == 1000000000u ? ticks : other_ns(o, ticks, pos);
+    ev->rank = o->cur;
+    ev->kind = (uint8_t)kind;
+    ev->call = (uint16_t)innermost(o);
+    uint8_t u8;
+    uint32_t u32;
+    /* Asking for an attribute that is not there goes through OTF2's error handler, which
+     * formats a message: test first, it costs a tenth of the pass otherwise. */
+    if (a && OTF2_AttributeList_GetNumberOfElements(a) == 0)
+        a = NULL;
+    if (has_attr(o, a, RT__ATTR_CONTYPE) &&
+        OTF2_AttributeList_GetUint8(a, o->attr_ref[RT__ATTR_CONTYPE], &u8) == OTF2_SUCCESS)
+        ev->contype = u8;
+    if (has_attr(o, a, RT__ATTR_CALL) &&
+        OTF2_AttributeList_GetUint32(a, o->attr_ref[RT__ATTR_CALL], &u32) == OTF2_SUCCESS)
+        ev->call = (uint16_t)(u32 < RT_FN_COUNT ? u32 : RT_FN_COUNT);
+    o->have = 1;
+    return ev;
+}
+
+/* The op: our attribute if present, else what the record and the call say. */
+static void set_op(otf2r *o, rt_event *ev, unsigned v, OTF2_AttributeList *a)
+{
+    uint8_t u8;
+    if (has_attr(o, a, RT__ATTR_OP) &&
+        OTF2_AttributeList_GetUint8(a, o->attr_ref[RT__ATTR_OP], &u8) == OTF2_SUCCESS)
+        ev->op = u8;
+    else
+        ev->op = (uint8_t)rt__otf2_default_op(ev->kind, v, ev->call);
+}
+
+static int32_t peer_i32(uint32_t v, int32_t undefined)
+{
+    return v == OTF2_UNDEFINED_UINT32 ? undefined : (int32_t)v;
+}
+
+#define CB_ARGS \
+    OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *data, OTF2_AttributeList *a
+#define OK OTF2_CALLBACK_SUCCESS
+
+static OTF2_CallbackCode ev_enter(CB_ARGS, OTF2_RegionRef region)
+{
+    otf2r *o = data;
+    unsigned fn = rt__otf2r_region_fn(o, region);
+    o->position = pos;
+    if (fn != RT_FN_NONE)
+        begin(o, RT_EV_ENTER, t, pos, NULL)->call = (uint16_t)fn;
+    if (o->depth < CALL_STACK)
+        o->stack[o->depth] = (uint16_t)fn;
+    o->depth++;
+    return OK;
+}
+
+static OTF2_CallbackCode ev_leave(CB_ARGS, OTF2_RegionRef region)
+{
+    otf2r *o = data;
+    unsigned fn = rt__otf2r_region_fn(o, region);
+    o->position = pos;
+    if (fn != RT_FN_NONE)
+        begin(o, RT_EV_LEAVE, t, pos, NULL)->call = (uint16_t)fn;
+    if (o->depth && (o->depth > CALL_STACK || o->stack[o->depth - 1] == fn))
+        o->depth--;
+    return OK;
+}
+
+static OTF2_CallbackCode p2p(otf2r *o, unsigned kind, OTF2_TimeStamp t, uint64_t pos,
+                             OTF2_AttributeList *a, uint32_t peer, OTF2_CommRef comm, uint32_t tag,
+                             uint64_t len, uint64_t req)
+{
+    rt_event *ev = begin(o, kind, t, pos, a);
+    ev->peer = peer_i32(peer, RT_PEER_NONE);
+    ev->comm = comm;
+    ev->tag = (int32_t)tag;
+    ev->bytes = len;
+    ev->req = req;
+    if (kind == RT_EV_RECV || kind == RT_EV_IRECV)
+        set_op(o, ev, 0, a); /* the wildcards posted: 0 unless the attribute says otherwise */
+    return OK;
+}
+
+static OTF2_CallbackCode ev_send(CB_ARGS, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t len)
+{
+    return p2p(data, RT_EV_SEND, t, pos, a, peer, c, tag, len, 0);
+}
+
+static OTF2_CallbackCode ev_isend(CB_ARGS, uint32_t peer, OTF2_CommRef c, uint32_t tag,
+                                  uint64_t len, uint64_t req)
+{
+    return p2p(data, RT_EV_ISEND, t, pos, a, peer, c, tag, len, req);
+}
+
+static OTF2_CallbackCode ev_recv(CB_ARGS, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t len)
+{
+    return p2p(data, RT_EV_RECV, t, pos, a, peer, c, tag, len, 0);
+}
+
+static OTF2_CallbackCode ev_irecv(CB_ARGS, uint32_t peer, OTF2_CommRef c, uint32_t tag,
+                                  uint64_t len, uint64_t req)
+{
+    return p2p(data, RT_EV_IRECV, t, pos, a, peer, c, tag, len, req);
+}
+
+static OTF2_CallbackCode req_event(otf2r *o, unsigned kind, OTF2_TimeStamp t, uint64_t pos,
+                                   OTF2_AttributeList *a, uint64_t req)
+{
+    begin(o, kind, t, pos, a)->req = req;
+    return OK;
+}
+
+static OTF2_CallbackCode ev_isend_complete(CB_ARGS, uint64_t req)
+{
+    return req_event(data, RT_EV_ISEND_COMPLETE, t, pos, a, req);
+}
+
+static OTF2_CallbackCode ev_irecv_request(CB_ARGS, uint64_t req)
+{
+    return req_event(data, RT_EV_IRECV_REQUEST, t, pos, a, req);
+}
+
+static OTF2_CallbackCode ev_cancelled(CB_ARGS, uint64_t req)
+{
+    return req_event(data, RT_EV_REQUEST_CANCELLED, t, pos, a, req);
+}
+
+static OTF2_CallbackCode ev_nbc_request(CB_ARGS, uint64_t req)
+{
+    return req_event(data, RT_EV_NBC_REQUEST, t, pos, a, req);
+}
+
+static OTF2_CallbackCode ev_coll_begin(CB_ARGS)
+{
+    begin(data, RT_EV_COLL_BEGIN, t, pos, a);
+    return OK;
+}
+
+static OTF2_CallbackCode coll_end(otf2r *o, unsigned kind, OTF2_TimeStamp t, uint64_t pos,
+                                  OTF2_AttributeList *a, OTF2_CollectiveOp op, OTF2_CommRef c,
+                                  uint32_t root, uint64_t sent, uint64_t received, uint64_t req)
+{
+    rt_event *ev = begin(o, kind, t, pos, a);
+    ev->comm = c;
+    ev->peer = peer_i32(root, RT_PEER_NONE);
+    ev->bytes = sent;
+    ev->rbytes = received;
+    ev->req = req;
+    set_op(o, ev, op, a);
+    o->row_comm = c;
+    o->row_op = ev->op;
+    return OK;
+}
+
+static OTF2_CallbackCode ev_coll_end(CB_ARGS, OTF2_CollectiveOp op, OTF2_CommRef c, uint32_t root,
+                                     uint64_t sent, uint64_t received)
+{
+    return coll_end(data, RT_EV_COLL_END, t, pos, a, op, c, root, sent, received, 0);
+}
+
+static OTF2_CallbackCode ev_nbc_complete(CB_ARGS, OTF2_CollectiveOp op, OTF2_CommRef c,
+                                         uint32_t root, uint64_t sent, uint64_t received,
+                                         uint64_t req)
+{
+    return coll_end(data, RT_EV_NBC_COMPLETE, t, pos, a, op, c, root, sent, received, req);
+}
+
+/* A pending call's mark and a row of a v or w collective (rt__otf2.h); other parameters are
+ * outside the event model. */
+static OTF2_CallbackCode ev_parameter(CB_ARGS, OTF2_ParameterRef param, uint64_t value)
+{
+    otf2r *o = data;
+    if (param == o->param_pending && value == 1)
+        begin(o, RT_EV_PENDING, t, pos, a);
+    if (param == o->param_peer) {
+        rt_event *ev = begin(o, RT_EV_COLL_PEER, t, pos, a);
+        ev->peer = value <= INT32_MAX ? (int32_t)value : RT_PEER_NONE; /* refused then */
+        ev->comm = o->row_comm;
+        ev->op = o->row_op;
+        if (has_attr(o, a, RT__ATTR_BYTES))
+            OTF2_AttributeList_GetUint64(a, o->attr_ref[RT__ATTR_BYTES], &ev->bytes);
+        if (has_attr(o, a, RT__ATTR_RBYTES))
+            OTF2_AttributeList_GetUint64(a, o->attr_ref[RT__ATTR_RBYTES], &ev->rbytes);
+    }
+    return OK;
+}
+
+static OTF2_CallbackCode ev_win_create(CB_ARGS, OTF2_RmaWinRef win)
+{
+    begin(data, RT_EV_WIN_CREATE, t, pos, a)->comm = win;
+    return OK;
+}
+
+static OTF2_CallbackCode ev_win_free(CB_ARGS, OTF2_RmaWinRef win)
+{
+    begin(data, RT_EV_WIN_FREE, t, pos, a)->comm = win;
+    return OK;
+}
+
+static OTF2_CallbackCode ev_put(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes,
+                                uint64_t id)
+{
+    rt_event *ev = begin(data, RT_EV_RMA_PUT, t, pos, a);
+    ev->comm = win;
+    ev->peer = peer_i32(remote, RT_PEER_ALL);
+    ev->bytes = bytes;
+    ev->req = id;
+    return OK;
+}
+
+static OTF2_CallbackCode ev_get(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes,
+                                uint64_t id)
+{
+    rt_event *ev = begin(data, RT_EV_RMA_GET, t, pos, a);
+    ev->comm = win;
+    ev->peer = peer_i32(remote, RT_PEER_ALL);
+    ev->rbytes = bytes;
+    ev->req = id;
+    return OK;
+}
+
+static OTF2_CallbackCode ev_atomic(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote,
+                                   OTF2_RmaAtomicType type, uint64_t sent, uint64_t received,
+                                   uint64_t id)
+{
+    otf2r *o = data;
+    rt_event *ev = begin(o, RT_EV_RMA_ATOMIC, t, pos, a);
+    ev->comm = win;
+    ev->peer = peer_i32(remote, RT_PEER_ALL);
+    ev->bytes = sent;
+    ev->rbytes = received;
+    ev->req = id;
+    set_op(o, ev, type, a);
+    return OK;
+}
+
+static OTF2_CallbackCode ev_op_complete(CB_ARGS, OTF2_RmaWinRef win, uint64_t id)
+{
+    rt_event *ev = begin(data, RT_EV_RMA_OP_COMPLETE, t, pos, a);
+    ev->comm = win;
+    ev->req = id;
+    return OK;
+}
+
+static OTF2_CallbackCode ev_rma_coll_begin(CB_ARGS)
+{
+    begin(data, RT_EV_RMA_COLL_BEGIN, t, pos, a);
+    return OK;
+}
+
+static OTF2_CallbackCode ev_rma_coll_end(CB_ARGS, OTF2_CollectiveOp op, OTF2_RmaSyncLevel level,
+                                         OTF2_RmaWinRef win, uint32_t root, uint64_t sent,
+                                         uint64_t received)
+{
+    otf2r *o = data;
+    rt_event *ev = begin(o, RT_EV_RMA_COLL_END, t, pos, a);
+    ev->comm = win;
+    set_op(o, ev, op, a);
+    return OK;
+}
+
+static OTF2_CallbackCode ev_group_sync(CB_ARGS, OTF2_RmaSyncLevel level, OTF2_RmaWinRef win,
+                                       OTF2_GroupRef group)
+{
+    otf2r *o = data;
+    rt_event *ev = begin(o, RT_EV_RMA_GROUP_SYNC, t, pos, a);
+    ev->comm = win;
+    const uint64_t *id = rt_hmap_get1(&o->group_id, group);
+    ev->peer = id ? (int32_t)*id : RT_PEER_NONE;
+    set_op(o, ev, 0, a);
+    return OK;
+}
+
+static OTF2_CallbackCode ev_lock(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote, uint64_t id,
+                                 OTF2_LockType type)
+{
+    otf2r *o = data;
+    rt_event *ev = begin(o, RT_EV_RMA_LOCK, t, pos, a);
+    ev->comm = win;
+    ev->peer = peer_i32(remote, RT_PEER_ALL);
+    ev->req = id;
+    set_op(o, ev, type, a);
+    return OK;
+}
+
+static OTF2_CallbackCode ev_unlock(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote, uint64_t id)
+{
+    rt_event *ev = begin(data, RT_EV_RMA_UNLOCK, t, pos, a);
+    ev->comm = win;
+    ev->peer = peer_i32(remote, RT_PEER_ALL);
+    ev->req = id;
+    return OK;
+}
+
+static OTF2_CallbackCode ev_sync(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote,
+                                 OTF2_RmaSyncType type)
+{
+    otf2r *o = data;
+    rt_event *ev = begin(o, RT_EV_RMA_SYNC, t, pos, a);
+    ev->comm = win;
+    ev->peer = peer_i32(remote, RT_PEER_ALL);
+    set_op(o, ev, type, a);
+    return OK;
+}
+
+OTF2_EvtReaderCallbacks *rt__otf2r_event_callbacks(void)
+{
+    OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
+    if (!cb)
+        return NULL;
+    OTF2_EvtReaderCallbacks_SetEnterCallback(cb, ev_enter);
+    OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, ev_leave);
+    OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, ev_send);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, ev_isend);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, ev_isend_complete);
+    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, ev_recv);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, ev_irecv_request);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, ev_irecv);
+    OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, ev_cancelled);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, ev_coll_begin);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, ev_coll_end);
+    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, ev_nbc_request);
+    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, ev_nbc_complete);
+    OTF2_EvtReaderCallbacks_SetRmaWinCreateCallback(cb, ev_win_create);
+    OTF2_EvtReaderCallbacks_SetRmaWinDestroyCallback(cb, ev_win_free);
+    OTF2_EvtReaderCallbacks_SetRmaPutCallback(cb, ev_put);
+    OTF2_EvtReaderCallbacks_SetRmaGetCallback(cb, ev_get);
+    OTF2_EvtReaderCallbacks_SetRmaAtomicCallback(cb, ev_atomic);
+    OTF2_EvtReaderCallbacks_SetRmaOpCompleteBlockingCallback(cb, ev_op_complete);
+    OTF2_EvtReaderCallbacks_SetRmaOpCompleteNonBlockingCallback(cb, ev_op_complete);
+    OTF2_EvtReaderCallbacks_SetRmaCollectiveBeginCallback(cb, ev_rma_coll_begin);
+    OTF2_EvtReaderCallbacks_SetRmaCollectiveEndCallback(cb, ev_rma_coll_end);
+    OTF2_EvtReaderCallbacks_SetRmaGroupSyncCallback(cb, ev_group_sync);
+    OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(cb, ev_lock);
+    OTF2_EvtReaderCallbacks_SetRmaAcquireLockCallback(cb, ev_lock);
+    OTF2_EvtReaderCallbacks_SetRmaTryLockCallback(cb, ev_lock);
+    OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(cb, ev_unlock);
+    OTF2_EvtReaderCallbacks_SetRmaSyncCallback(cb, ev_sync);
+    OTF2_EvtReaderCallbacks_SetParameterUnsignedIntCallback(cb, ev_parameter);
+    return cb;
+}

@@ -1,0 +1,3 @@
+calibrate
+--from
+$WORK/none.csv

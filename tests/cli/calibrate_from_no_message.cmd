@@ -1,0 +1,3 @@
+calibrate
+--from
+$DATA/one_rank_barrier.csv

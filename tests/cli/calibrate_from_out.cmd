@@ -1,0 +1,5 @@
+calibrate
+--from
+$DATA/calib_from.csv
+--out
+$WORK/m.conf

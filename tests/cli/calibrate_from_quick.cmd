@@ -1,0 +1,4 @@
+calibrate
+--from
+$DATA/calib_from.csv
+--quick

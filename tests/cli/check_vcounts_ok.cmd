@@ -1,0 +1,2 @@
+check
+$DATA/vcounts.csv

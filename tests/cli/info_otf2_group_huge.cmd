@@ -1,0 +1,2 @@
+info
+$DATA/group_huge.otf2

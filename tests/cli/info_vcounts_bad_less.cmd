@@ -1,0 +1,2 @@
+info
+$DATA/vcounts_bad_less.csv
