@@ -16,6 +16,9 @@ CMAKE_FLAGS ?= -DRETRACE_WERROR=ON -DRETRACE_REQUIRE_FORTRAN=ON
 # Debian 12 packages retrace needs to build and test.
 PACKAGES = build-essential cmake pkg-config mpich libmpich-dev libopen-trace-format2-dev \
            otf2-tools libcsv-dev gnuplot-nox libcmocka-dev clang-format gfortran
+# ... Open MPI, installed where it can be (root or sudo): with it the tracer is built for Open
+# MPI too and the MPI tests run under both MPIs; without it the Open MPI tests are skipped.
+OPENMPI_PACKAGES = openmpi-bin libopenmpi-dev
 # ... and what the fuzzing build needs besides (make test-fuzz).
 FUZZ_PACKAGES = clang libclang-rt-14-dev
 
@@ -25,6 +28,8 @@ all: build
 
 deps:
 	@./.ci/install-deps $(PACKAGES)
+	@./.ci/install-deps $(OPENMPI_PACKAGES) || \
+	    echo "make: Open MPI not installed ($(OPENMPI_PACKAGES)): its tests will be skipped"
 
 $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "rt_place.h"
 #include "rt_sim.h"
+#include "record_mpi.h"
 
 /* After --timeout: how long the command has between SIGTERM and SIGKILL. The ranks need
  * milliseconds to write their buffers (docs/tracer.md), mpiexec a little more to end. */
@@ -44,7 +45,9 @@ static void record_usage(FILE *out)
             "  --modules M      emulate M modules: nodes block-wise onto modules (needs\n"
             "                   --nodes; each module needs a node)\n"
             "  --keep-raw       keep the raw per-rank files (DIR.raw) after assembly\n"
-            "  --tracer FILE    the tracer library (default: the one built with retrace)\n"
+            "  --tracer FILE    the tracer library (default: the one built with retrace for\n"
+            "                   the MPI library the program uses, MPICH's or Open MPI's,\n"
+            "                   as ldd tells; MPICH's when nothing tells, with a warning)\n"
             "  --timeout SEC    end the run after SEC seconds: SIGTERM to COMMAND (mpiexec\n"
             "                   passes it on to the ranks), SIGKILL %d s later if it still\n"
             "                   runs; the trace is assembled as for a killed run, and the\n"
@@ -62,16 +65,14 @@ static void record_usage(FILE *out)
             GRACE_S);
 }
 
-/* The tracer next to this executable: build tree (tracer/) or installed (../lib/retrace/). */
-static int find_tracer(char *out, size_t len)
+/* The tracer library file (libretrace.so) next to this executable: build tree (tracer/) or
+ * installed (../lib/retrace/). */
+static int find_tracer(const char *file, char *out, size_t len)
 {
-    const char *env = getenv("RETRACE_TRACER");
-    if (env && *env) {
-        snprintf(out, len, "%s", env);
-        return access(out, R_OK) == 0 ? 0 : -RT_E_NOTFOUND;
-    }
-    const char *rel[] = {"tracer/libretrace.so", "../lib/retrace/libretrace.so"};
-    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++)
+    char rel[2][128];
+    snprintf(rel[0], sizeof rel[0], "tracer/%s", file);
+    snprintf(rel[1], sizeof rel[1], "../lib/retrace/%s", file);
+    for (size_t i = 0; i < 2; i++)
         if (cli_beside_exe(rel[i], R_OK, out, len) == 0)
             return 0;
     return -RT_E_NOTFOUND;
@@ -408,6 +409,38 @@ static void hang_report(const char *path, int timed_out)
     rt_sim_trace_free(t);
 }
 
+/* The tracer library for the command, its absolute path in lib: --tracer FILE, else
+ * RETRACE_TRACER, else the one built for the MPI library the program uses (record_mpi.c). When
+ * that cannot be told, warn (a line for once the outputs are claimed) says what record does. */
+static int choose_tracer(const record_opts *o, char *lib, char *warn, size_t warn_len)
+{
+    const char *given = o->tracer ? o->tracer : getenv("RETRACE_TRACER");
+    if (given && *given) {
+        if (access(given, R_OK) != 0 || !realpath(given, lib))
+            return cli_error("record: %s: %s", given, strerror(errno));
+        return CLI_OK;
+    }
+    record_mpi_guess g;
+    record_mpi_of(o->command, &g);
+    const char *file = g.mpi == RECORD_MPI_OPENMPI ? "libretrace-openmpi.so" : "libretrace.so";
+    if (g.mpi == RECORD_MPI_UNKNOWN)
+        snprintf(warn, warn_len,
+                 "cannot tell which MPI library %s uses (%s): preloading MPICH's tracer "
+                 "(--tracer FILE chooses another)",
+                 g.program ? g.program : o->command[0], g.why);
+    if (find_tracer(file, lib, PATH_MAX) == 0)
+        return CLI_OK;
+    if (g.mpi == RECORD_MPI_OPENMPI)
+        return cli_error("record: %s uses Open MPI (%s), and retrace was built without its "
+                         "tracer %s (install Open MPI's development files, Debian: "
+                         "libopenmpi-dev, and build again; or --tracer FILE)",
+                         g.program ? g.program : o->command[0],
+                         g.library[0] ? g.library : g.launcher, file);
+    return cli_error("record: cannot find the tracer library %s next to retrace (use --tracer "
+                     "FILE or RETRACE_TRACER)",
+                     file);
+}
+
 static int record_run(int argc, char **argv)
 {
     record_opts o;
@@ -415,22 +448,25 @@ static int record_run(int argc, char **argv)
     int rc = parse(argc, argv, &o);
     if (rc)
         return rc < 0 ? CLI_OK : rc;
-    char lib[PATH_MAX];
-    if (o.tracer) {
-        if (access(o.tracer, R_OK) != 0)
-            return cli_error("record: %s: %s", o.tracer, strerror(errno));
-        if (!realpath(o.tracer, lib))
-            return cli_error("record: %s: %s", o.tracer, strerror(errno));
-    } else if (find_tracer(lib, sizeof lib) < 0) {
-        return cli_error("record: cannot find the tracer library libretrace.so next to retrace "
-                         "(use --tracer FILE or RETRACE_TRACER)");
-    }
+    char lib[PATH_MAX], warn[PATH_MAX + 256] = "";
+    if (choose_tracer(&o, lib, warn, sizeof warn) != CLI_OK)
+        return CLI_BAD;
     record_paths p;
     if (trace_paths(&o, &p) != CLI_OK || (o.trace && claim_paths(&o, &p) != CLI_OK))
         return CLI_BAD;
+    if (warn[0])
+        cli_warning("%s", warn);
     set_environment(&o, lib, &p);
+    char **cmd = record_mpi_forward(o.command); /* Open MPI: the settings to every node */
+    if (!cmd)
+        return cli_error("record: cannot name the tracer's variables for Open MPI's %s (out "
+                         "of memory, or OMPI_MCA_mca_base_env_list too long)",
+                         o.command[0]);
     int status = 0, timed_out = 0;
-    if (run_command(o.command, o.timeout, &status, &timed_out))
+    int run_rc = run_command(cmd, o.timeout, &status, &timed_out);
+    if (cmd != o.command)
+        free(cmd);
+    if (run_rc)
         return CLI_BAD;
     if (o.trace)
         collect(&o, &p, status);

@@ -2,6 +2,7 @@
  * Collectives: the COLL rows of wrappers.def. Each records the op, the communicator, the
  * root and the bytes this rank supplies and receives (docs/tracer.md has the table).
  */
+#include <limits.h>
 #include <stdlib.h>
 
 #include "rt__tracer.h"
@@ -9,7 +10,9 @@
 #define RT__CLASS_COLL RT__WRAP
 #include "rt__wrap.h"
 
-#define RT__NO_ROOT (-4) /* a rootless op (MPI_ROOT and MPI_PROC_NULL are negative too) */
+/* A rootless op: no rank, and neither MPI_ROOT nor MPI_PROC_NULL of any MPI (Open MPI's MPI_ROOT
+ * is -4, MPICH's -3). */
+#define RT__NO_ROOT INT_MIN
 
 /* This rank's role in a collective with a root. */
 typedef enum role { ROLE_ROOT, ROLE_OTHER, ROLE_IDLE } role;

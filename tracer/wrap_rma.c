@@ -1,8 +1,14 @@
 /* One-sided communication: the RMA rows of wrappers.def. */
+#include <limits.h>
 #include <string.h>
 
 #define RT__CLASS_RMA RT__WRAP
 #include "rt__wrap.h"
+
+/* What the rows of the "_all" calls pass rma_lock as the target: no rank, and no MPI's
+ * MPI_PROC_NULL either (Open MPI's is -2, which is RT_PEER_ALL), so that a lock, unlock or flush of
+ * MPI_PROC_NULL is told apart from one of every target. */
+#define RT__ALL_TARGETS INT_MIN
 
 static void rma_created(rt__call *c, MPI_Comm comm, const MPI_Win *win)
 {
@@ -34,8 +40,7 @@ static rt__win *rma_event(const rt__call *c, MPI_Win win, int target, unsigned k
                           rt_event *ev)
 {
     rt__win *w;
-    if (c->rc != MPI_SUCCESS || target == MPI_PROC_NULL || !rt__g.tracing ||
-        !(w = rt__win_get(win)))
+    if (c->rc != MPI_SUCCESS || !rt__g.tracing || !(w = rt__win_get(win)))
         return NULL;
     memset(ev, 0, sizeof *ev);
     ev->kind = (uint8_t)kind;
@@ -49,6 +54,8 @@ static void rma_op(rt__call *c, unsigned kind, unsigned op, MPI_Win win, int tar
                    uint64_t rbytes, const MPI_Request *request)
 {
     rt_event ev;
+    if (target == MPI_PROC_NULL)
+        return;
     rt__win *w = rma_event(c, win, target, kind, op, &ev);
     if (!w)
         return;
@@ -96,6 +103,10 @@ static void rma_pscw(rt__call *c, MPI_Win win, unsigned op, MPI_Group group)
 static void rma_lock(rt__call *c, MPI_Win win, unsigned kind, int target, unsigned op)
 {
     rt_event ev;
+    if (target == RT__ALL_TARGETS)
+        target = RT_PEER_ALL;
+    else if (target == MPI_PROC_NULL)
+        return;
     rt__win *w = rma_event(c, win, target, kind, kind == RT_EV_RMA_UNLOCK ? 0 : op, &ev);
     if (!w)
         return;

@@ -84,7 +84,8 @@ no_mpiexec)
     ;;
 run_fails)
     demo env RETRACE_TRACER="$work/no-such-tracer.so" "$retrace" demo --out demo
-    [ "$(wc -l < err)" -eq 2 ] && grep -q "^retrace: record: cannot find the tracer" err &&
+    [ "$(wc -l < err)" -eq 2 ] &&
+        grep -q "^retrace: record: $work/no-such-tracer.so: No such file or directory$" err &&
         [ "$(tail -n 1 err)" = "$warning the run failed (exit status 2); taking the bundled trace $bundled" ] ||
         fail "stderr: $(cat err)"
     bundled_trace
