@@ -7,6 +7,7 @@
 int rt_an_info_defs(rt_an_info_result *in, const rt_defs *d)
 {
     in->nranks = d->nranks;
+    memcpy(in->library, d->library, sizeof in->library);
     in->nodes = rt_defs_count_nodes(d);
     in->modules = rt_defs_count_modules(d);
     in->comms = d->ncomms;

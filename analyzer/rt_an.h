@@ -188,6 +188,7 @@ typedef struct rt_an_info_result {
     rt_format format;
     /* the definitions */
     uint32_t nranks, nodes, modules, comms, wins;
+    char library[24]; /* the MPI library that recorded the trace; "" when the trace does not say */
     uint32_t topologies; /* communicators with neighbour lists (process topologies used) */
     uint32_t nbr_lists;  /* neighbour lists, one per rank and communicator */
     /* the events */

@@ -33,6 +33,8 @@ static void print_pending(FILE *out, const rt_an_info_result *s)
 static void print_summary(FILE *out, const char *path, const rt_an_info_result *s)
 {
     fprintf(out, "trace         %s (%s)\n", path, rt_format_name(s->format));
+    if (s->library[0])
+        fprintf(out, "recorded with %s\n", s->library);
     fprintf(out, "ranks         %" PRIu32 "\n", s->nranks);
     fprintf(out, "nodes         %" PRIu32 "\n", s->nodes);
     fprintf(out, "modules       %" PRIu32 "\n", s->modules);

@@ -83,6 +83,25 @@ static int def_peer_counts(rt_reader *r, rt__csv_reader *cr, const uint32_t *v, 
     return 0;
 }
 
+/* "mpi_library,NAME": the MPI library that recorded the trace (rt_library_name). */
+static int def_library(rt_reader *r, rt__csv_reader *cr, const uint32_t *v, rt_err *e)
+{
+    (void)v;
+    char sb[RT__CSV_SHOW_LEN];
+    const char *name = rt__csv_fld(cr, 1);
+    if (!cr->have_ranks)
+        return rt_err_set(e, RT_E_FORMAT, "mpi_library before ranks");
+    if (r->defs.library[0])
+        return rt_err_set(e, RT_E_FORMAT, "mpi_library given twice");
+    if (!*name || !rt_library_valid(name, sizeof r->defs.library))
+        return rt_err_set(e, RT_E_INVAL,
+                          "mpi_library: '%s' is not a library's name (at most %zu letters, digits, "
+                          "blanks and ._+-)",
+                          rt__csv_show(sb, name), sizeof r->defs.library - 1);
+    memcpy(r->defs.library, name, strlen(name) + 1);
+    return 0;
+}
+
 static int def_proc(rt_reader *r, rt__csv_reader *cr, const uint32_t *v, rt_err *e)
 {
     uint32_t rank = v[0];
@@ -193,6 +212,7 @@ static const struct def_record {
     {"win", 3, 3, {"ID", "COMM"}, def_win},
     {"neighbors", 5, 5, {"COMM", "RANK"}, def_nbrs},
     {"peer_counts", 1, 1, {NULL}, def_peer_counts},
+    {"mpi_library", 2, 2, {NULL}, def_library},
 };
 
 static int definition(rt_reader *r, rt__csv_reader *cr, const struct def_record *d, rt_err *e)

@@ -126,6 +126,8 @@ static int write_defs(FILE *f, const rt_defs *d)
     fprintf(f, "# retrace trace (CSV form, version 1)\nranks,%u\n", (unsigned)d->nranks);
     if (d->flags & RT_DEFS_COLL_PEERS)
         fputs("peer_counts\n", f);
+    if (d->library[0]) /* letters, digits, blanks and ._+- only: no quoting */
+        fprintf(f, "mpi_library,%s\n", d->library);
     for (uint32_t i = 0; i < d->nranks; i++)
         if (d->node[i] || d->module[i])
             fprintf(f, "proc,%u,%u,%u\n", (unsigned)i, (unsigned)d->node[i],

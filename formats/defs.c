@@ -1,4 +1,5 @@
 /* Trace definitions: ranks and their placement, communicators, groups, windows. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -252,6 +253,7 @@ int rt_defs_copy(rt_defs *dst, const rt_defs *src, rt_err *err)
     if (rc)
         return rc;
     dst->flags = src->flags;
+    memcpy(dst->library, src->library, sizeof dst->library);
     memcpy(dst->node, src->node, (size_t)src->nranks * sizeof *dst->node);
     memcpy(dst->module, src->module, (size_t)src->nranks * sizeof *dst->module);
     for (uint32_t i = 0; i < src->ncomms && !rc; i++) {
@@ -514,4 +516,60 @@ void rt__defs_drop_comm(rt_defs *defs, uint32_t id)
     memmove(&defs->comms[pos], &defs->comms[pos + 1],
             (size_t)(defs->ncomms - pos - 1) * sizeof *defs->comms);
     defs->ncomms--;
+}
+
+/* ---- the MPI library --------------------------------------------------------------------------
+ */
+
+static int library_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == ' ' ||
+           c == '.' || c == '_' || c == '+' || c == '-';
+}
+
+/* Copies the token at s (up to a blank, a comma or the line's end) after prefix into out. */
+static void library_token(const char *prefix, const char *s, char *out, size_t len)
+{
+    size_t n = (size_t)snprintf(out, len, "%s", prefix);
+    while (*s == ' ' || *s == '\t')
+        s++;
+    for (; *s && *s != ' ' && *s != '\t' && *s != ',' && *s != '\n' && n + 1 < len; s++)
+        out[n++] = library_char(*s) ? *s : '_';
+    out[n < len ? n : len - 1] = '\0';
+}
+
+void rt_library_name(const char *version, char *out, size_t len)
+{
+    if (!len)
+        return;
+    static const char mpich[] = "MPICH Version:", ompi[] = "Open MPI v";
+    if (!strncmp(version, mpich, sizeof mpich - 1)) {
+        library_token("MPICH ", version + sizeof mpich - 1, out, len);
+        return;
+    }
+    if (!strncmp(version, ompi, sizeof ompi - 1)) {
+        library_token("Open MPI ", version + sizeof ompi - 1, out, len);
+        return;
+    }
+    size_t n = 0; /* another library: its first line, blanks kept single */
+    for (const char *s = version; *s && *s != '\n' && n + 1 < len; s++) {
+        char c = *s == '\t' ? ' ' : library_char(*s) ? *s : '_';
+        if (c == ' ' && (n == 0 || out[n - 1] == ' '))
+            continue;
+        out[n++] = c;
+    }
+    while (n && out[n - 1] == ' ')
+        n--;
+    out[n] = '\0';
+}
+
+int rt_library_valid(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (!s[i])
+            return 1;
+        if (!library_char(s[i]))
+            return 0;
+    }
+    return 0;
 }

@@ -411,6 +411,17 @@ int rt__otf2_open(rt_reader *r, rt_err *err)
             r->defs.flags |= RT_DEFS_COLL_PEERS;
         free(peers);
     }
+    char *lib = NULL;
+    if (!rc && OTF2_Reader_GetProperty(o->reader, RT__MPI_LIBRARY_PROPERTY, &lib) == OTF2_SUCCESS &&
+        lib) {
+        if (rt_library_valid(lib, sizeof r->defs.library))
+            memcpy(r->defs.library, lib, strlen(lib) + 1);
+        else
+            rc = rt_err_set(err, RT_E_FORMAT,
+                            "%s: damaged OTF2 archive: property %s is not an MPI library's name",
+                            r->path, RT__MPI_LIBRARY_PROPERTY);
+        free(lib);
+    }
     o->read_end = r->defs.nranks;
     if (!rc)
         rc = open_events(r, o, err);

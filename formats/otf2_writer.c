@@ -611,6 +611,10 @@ static int w_close(rt_writer *w, rt_err *err)
         what = "cannot note that the trace records per-peer counts";
         ec = OTF2_Archive_SetProperty(o->archive, RT__PEER_COUNTS_PROPERTY, "1", true);
     }
+    if (ec == OTF2_SUCCESS && d->library[0]) {
+        what = "cannot note the MPI library";
+        ec = OTF2_Archive_SetProperty(o->archive, RT__MPI_LIBRARY_PROPERTY, d->library, true);
+    }
     OTF2_ErrorCode ec2 = OTF2_Archive_Close(o->archive);
     if (ec == OTF2_SUCCESS && ec2 != OTF2_SUCCESS) {
         what = "cannot close the archive";

@@ -134,6 +134,12 @@ static int read_headers(rt_reader *r, raw_reader *rr, rt_err *err)
         }
         if (!(h.flags & RT_RAW_FLAG_COLL_PEERS))
             r->defs.flags &= ~(uint32_t)RT_DEFS_COLL_PEERS;
+        if (!r->defs.library[0] && h.library[0]) { /* the first rank that names it */
+            if (!rt_library_valid(h.library, sizeof h.library))
+                return rt_err_set(err, RT_E_FORMAT,
+                                  "%s: damaged raw file: the MPI library's name is not text", path);
+            memcpy(r->defs.library, h.library, sizeof h.library);
+        }
         r->defs.node[t->rank] = h.node;
         r->defs.module[t->rank] = h.module;
         rr->usable[t->rank] = 1;

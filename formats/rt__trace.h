@@ -143,5 +143,7 @@ void rt__defs_free_nbrs(rt_defs *defs);
 #define RT__TRUNCATED_COMMENT "# truncated: "
 /* RT_DEFS_COLL_PEERS in an OTF2 archive: this property, "1" (in CSV: the line "peer_counts"). */
 #define RT__PEER_COUNTS_PROPERTY "RETRACE::PEER_COUNTS"
+/* The MPI library that recorded the trace (rt_defs.library), when known. */
+#define RT__MPI_LIBRARY_PROPERTY "RETRACE::MPI_LIBRARY"
 
 #endif /* RT__TRACE_H */

@@ -530,6 +530,7 @@ enum {
 typedef struct rt_defs {
     uint32_t nranks;
     uint32_t flags;   /* RT_DEFS_* */
+    char library[24]; /* the MPI library that recorded the trace (rt_library_name); "": unknown */
     uint32_t *node;   /* per world rank */
     uint32_t *module; /* per world rank */
     uint32_t ncomms, ngroups, nwins;

@@ -57,6 +57,8 @@
 #define RT_RAW_DEFS_NAME "r%u.defs.rtr"
 #define RT_RAW_THREAD_NAME "r%u.t%u.rtr"
 
+#define RT_RAW_LIBRARY_LEN 20
+
 /* First 64 bytes of every raw file. */
 typedef struct rt_raw_header {
     char magic[8];
@@ -68,7 +70,9 @@ typedef struct rt_raw_header {
     uint32_t module; /* this rank's module id */
     uint64_t origin; /* CLOCK_REALTIME in ns at time 0 of this rank (information only) */
     uint32_t flags;  /* RT_RAW_FLAG_*; 0 in traces of tracers before them */
-    uint8_t reserved[20];
+    char library[RT_RAW_LIBRARY_LEN]; /* the MPI library that recorded: name and version
+                                       * ("MPICH 4.0.2", "Open MPI 4.1.4"), NUL-padded; all
+                                       * 0 in traces of tracers before it (reserved bytes) */
 } rt_raw_header;
 
 /* rt_raw_header.flags. COLL_PEERS: the tracer writes COLL_PEER rows (rt_event.h) whenever a

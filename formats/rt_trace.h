@@ -26,6 +26,15 @@ int rt_format_lookup(const char *name);
 
 /* ---- definitions ---------------------------------------------------------------------------- */
 
+/* The MPI library that recorded a trace, as rt_defs.library holds it: from the text of
+ * MPI_Get_library_version, its name and version ("MPICH 4.0.2", "Open MPI 4.1.4"; for another
+ * library its first line), each character outside letters, digits, blank and ._+- replaced by
+ * '_', cut to fit out (len bytes with the NUL). */
+void rt_library_name(const char *version, char *out, size_t len);
+/* 1 when s (at most len bytes) is such a name: NUL-terminated within len, the characters
+ * above only. "" is the name of no library (unknown). */
+int rt_library_valid(const char *s, size_t len);
+
 /* nranks world ranks, all on node 0 of module 0, with the predefined communicators
  * RT_COMM_WORLD (every rank) and RT_COMM_SELF. nranks must be from 1 to rt_max_ranks: every
  * reader makes its definitions here, so the limit holds for every format (-RT_E_RANGE, the

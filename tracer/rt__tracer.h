@@ -43,6 +43,7 @@ typedef struct rt__state {
     uint32_t *node_of, *module_of; /* per world rank */
     uint64_t origin;               /* CLOCK_MONOTONIC ns at time 0 */
     uint64_t origin_realtime;
+    char library[RT_RAW_LIBRARY_LEN]; /* the MPI library, "MPICH 4.0.2" (rt_raw_header) */
     rt_hist_config hist_cfg;
     char out[4096];     /* archive directory */
     char raw[4096 + 8]; /* raw directory: out + ".raw" */

@@ -266,6 +266,12 @@ void rt__init_after(int thread_level)
         return;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rt__g.rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &rt__g.nranks);
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int vlen = 0;
+    if (PMPI_Get_library_version(version, &vlen) == MPI_SUCCESS && vlen > 0) {
+        version[vlen < (int)sizeof version ? vlen : (int)sizeof version - 1] = '\0';
+        rt_library_name(version, rt__g.library, sizeof rt__g.library);
+    }
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &rt__g.tool) != MPI_SUCCESS) {
         if (rt__g.rank == 0)
             rt__warn("cannot duplicate MPI_COMM_WORLD for the tracer; not tracing");

@@ -289,6 +289,7 @@ void rt__raw_header(rt_raw_header *h, uint32_t thread)
     h->module = rt__g.module;
     h->origin = rt__g.origin_realtime;
     h->flags = RT_RAW_FLAG_COLL_PEERS;
+    memcpy(h->library, rt__g.library, sizeof h->library);
 }
 
 int rt__stream_open(rt__thread *t)

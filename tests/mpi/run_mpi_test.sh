@@ -269,6 +269,11 @@ if [ ! -f "$trace/traces.otf2" ]; then
     show "$w/traced.err"
     exit 1
 fi
+# The trace names the MPI library that recorded it (the tracer asks MPI_Get_library_version).
+lib_name="MPICH [0-9]"
+[ "$mpi_lib" = openmpi ] && lib_name="Open MPI [0-9]"
+timeout -k 5 "$timeout" "$retrace" info "$trace" 2> /dev/null | grep -q "^recorded with $lib_name" ||
+    fail "retrace info does not say the trace was recorded with $lib_name..."
 if [ "$TRUNCATED" != 1 ]; then
     timeout -k 5 "$timeout" otf2-print "$trace/traces.otf2" > /dev/null 2> "$w/otf2-print.err" ||
         fail "otf2-print exited $? (124: did not finish in ${timeout} s)"

@@ -335,10 +335,41 @@ static void test_event_check(void **state)
     rt_defs_free(&d);
 }
 
+/* The MPI library's name from MPI_Get_library_version: MPICH's and Open MPI's texts as
+ * Debian 12's libraries give them, another library's first line, cut to fit, and what readers
+ * accept. */
+static void test_library_name(void **state)
+{
+    (void)state;
+    char out[20];
+    rt_library_name("MPICH Version:\t4.0.2\nMPICH Release date:\tThu Apr  7 12:34:45 CDT 2022\n",
+                    out, sizeof out);
+    assert_string_equal(out, "MPICH 4.0.2");
+    rt_library_name("Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, "
+                    "May 26, 2022",
+                    out, sizeof out);
+    assert_string_equal(out, "Open MPI 4.1.4");
+    rt_library_name("  Intel(R) MPI\tLibrary 2021.9 for Linux*\nmore", out, sizeof out);
+    assert_string_equal(out, "Intel_R_ MPI Librar");
+    rt_library_name("MPICH Version:", out, sizeof out);
+    assert_string_equal(out, "MPICH ");
+    rt_library_name("", out, sizeof out);
+    assert_string_equal(out, "");
+    char small[8];
+    rt_library_name("Open MPI v4.1.4", small, sizeof small);
+    assert_string_equal(small, "Open MP");
+    assert_true(rt_library_valid("MPICH 4.0.2", 24));
+    assert_true(rt_library_valid("", 24));
+    assert_false(rt_library_valid("MPICH,4", 24));
+    assert_false(rt_library_valid("a\nb", 24));
+    assert_false(rt_library_valid("0123456789", 10)); /* no NUL within 10 */
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_escape),
+        cmocka_unit_test(test_library_name),
         cmocka_unit_test(test_emulated_shapes),
         cmocka_unit_test(test_func_names),
         cmocka_unit_test(test_contype_names),

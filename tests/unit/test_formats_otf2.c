@@ -47,6 +47,27 @@ static void test_otf2_roundtrip(void **state)
     unload(&b);
 }
 
+/* The MPI library that recorded a trace through CSV -> OTF2 -> CSV (the property
+ * RETRACE::MPI_LIBRARY, the mpi_library line). */
+static void test_library_roundtrip(void **state)
+{
+    (void)state;
+    const char *src = RT_TEST_DATA "/mpi_library.csv", *otf2 = rt_test_tmp_path("rt-lib-otf2"),
+               *csv = rt_test_tmp_path("rt-lib-back.csv");
+    remove_any(otf2);
+    unlink(csv);
+    convert(src, otf2, RT_FMT_OTF2);
+    convert(otf2, csv, RT_FMT_CSV);
+    loaded b, c;
+    rt_err err;
+    assert_int_equal(load(otf2, &b, &err), 0);
+    assert_int_equal(load(csv, &c, &err), 0);
+    assert_string_equal(b.defs.library, "Open MPI 4.1.4");
+    assert_string_equal(c.defs.library, "Open MPI 4.1.4");
+    unload(&b);
+    unload(&c);
+}
+
 /*
  * A receive's wildcards through every form: each set on RECV and IRECV, read from CSV,
  * written to CSV and to OTF2 (the retrace::op attribute, left out for the empty set) and
@@ -517,6 +538,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_otf2_roundtrip),
+        cmocka_unit_test(test_library_roundtrip),
         cmocka_unit_test(test_recv_flags_roundtrip),
         cmocka_unit_test(test_otf2_renumbers_sparse_ids),
         cmocka_unit_test(test_otf2_damaged),

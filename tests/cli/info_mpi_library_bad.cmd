@@ -1,0 +1,2 @@
+info
+$DATA/mpi_library_bad.csv
