@@ -1,6 +1,7 @@
 /*
- * Tracer overhead benchmark (run by tracer_overhead.sh, 2 ranks): a 0-byte ping-pong and a
- * small allreduce loop. Prints per pattern the wall time per MPI call of rank 0, so that the
+ * Tracer overhead benchmark (run by tracer_overhead.sh, 2 ranks): a 0-byte ping-pong, a small
+ * allreduce loop, and a nonblocking ring of 1 KiB (MPI_Irecv, MPI_Isend, MPI_Waitall: three
+ * calls an iteration). Prints per pattern the wall time per MPI call of rank 0, so that the
  * script can compare untraced, traced and histogram-only runs of the same binary.
  * usage: tracer_overhead ITERATIONS
  */
@@ -20,6 +21,20 @@ static void pingpong(long iters, int rank)
             MPI_Recv(&byte, 0, MPI_CHAR, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             MPI_Send(&byte, 0, MPI_CHAR, peer, 0, MPI_COMM_WORLD);
         }
+    }
+}
+
+/* Both ranks post a receive from the other, send it 1 KiB and wait for both. */
+static void ring(long iters, int rank)
+{
+    static char out[1024], in[1024];
+    int peer = 1 - rank;
+    MPI_Request rq[2];
+    MPI_Status st[2]; /* not MPI_STATUSES_IGNORE: GCC 12 warns it is an empty array */
+    for (long i = 0; i < iters; i++) {
+        MPI_Irecv(in, (int)sizeof in, MPI_CHAR, peer, 1, MPI_COMM_WORLD, &rq[0]);
+        MPI_Isend(out, (int)sizeof out, MPI_CHAR, peer, 1, MPI_COMM_WORLD, &rq[1]);
+        MPI_Waitall(2, rq, st);
     }
 }
 
@@ -44,9 +59,12 @@ int main(int argc, char **argv)
     for (long i = 0; i < iters; i++)
         MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     double t2 = MPI_Wtime();
+    ring(iters, rank);
+    double t3 = MPI_Wtime();
     if (rank == 0)
-        printf("pingpong_ns_per_call %.1f\nallreduce_ns_per_call %.1f\n",
-               (t1 - t0) * 1e9 / (2.0 * (double)iters), (t2 - t1) * 1e9 / (double)iters);
+        printf("pingpong_ns_per_call %.1f\nallreduce_ns_per_call %.1f\nring_ns_per_call %.1f\n",
+               (t1 - t0) * 1e9 / (2.0 * (double)iters), (t2 - t1) * 1e9 / (double)iters,
+               (t3 - t2) * 1e9 / (3.0 * (double)iters));
     MPI_Finalize();
     return 0;
 }

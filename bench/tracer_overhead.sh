@@ -1,6 +1,6 @@
 #!/bin/sh
 # Tracer overhead: the same 2-rank program (tracer_overhead.c: 0-byte ping-pong, 8-byte
-# allreduce loop) untraced, traced, and in histogram-only mode, interleaved ROUNDS times so
+# allreduce loop, 1 KiB Irecv/Isend/Waitall ring) untraced, traced, and in histogram-only mode, interleaved ROUNDS times so
 # that machine noise hits every mode alike; reports medians, the added ns per MPI call and
 # the ratio, and the raw trace bytes per event of a traced run.
 # usage: bench/tracer_overhead.sh [BUILD_DIR] [ITERATIONS] [ROUNDS]
@@ -15,13 +15,13 @@ lib=$build/tracer/libretrace.so
 [ -f "$lib" ] || { echo "tracer_overhead: $lib not found (build first)" >&2; exit 2; }
 mpicc.mpich -O2 -o "$work/ovh" "$here/tracer_overhead.c"
 
-run() { # MODE -> appends "pingpong allreduce" to $work/MODE
+run() { # MODE -> appends "pingpong allreduce ring" to $work/MODE
     case $1 in
     plain) mpiexec.mpich -n 2 "$work/ovh" "$iters" ;;
     trace) rm -rf "$work/t" "$work/t.raw"
            RETRACE_OUT=$work/t LD_PRELOAD=$lib mpiexec.mpich -n 2 "$work/ovh" "$iters" ;;
     hist) RETRACE_TRACE=0 RETRACE_HISTOGRAM=1 LD_PRELOAD=$lib mpiexec.mpich -n 2 "$work/ovh" "$iters" ;;
-    esac | awk '/^pingpong/ {p=$2} /^allreduce/ {a=$2} END {print p, a}' >> "$work/$1"
+    esac | awk '/^pingpong/ {p=$2} /^allreduce/ {a=$2} /^ring/ {r=$2} END {print p, a, r}' >> "$work/$1"
 }
 i=0
 while [ $i -lt "$rounds" ]; do
@@ -31,11 +31,19 @@ done
 median() { # FILE COLUMN
     sort -n -k"$2" "$1" | awk -v c="$2" '{v[NR]=$c} END {print v[int((NR+1)/2)]}'
 }
+cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)
+clock=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2> /dev/null ||
+    echo unknown)
 echo "tracer overhead: 2 ranks, $iters iterations, median of $rounds interleaved rounds"
+echo "$cpu, clock source $clock, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 printf '%-22s %10s %10s %10s %8s\n' pattern "untraced" "mode" "added" ratio
 for m in trace hist; do
-    for col in 1 2; do
-        name=$([ $col = 1 ] && echo "pingpong (0 B)" || echo "allreduce (8 B)")
+    for col in 1 2 3; do
+        case $col in
+        1) name="pingpong (0 B)" ;;
+        2) name="allreduce (8 B)" ;;
+        *) name="ring (1 KiB, nb)" ;;
+        esac
         b=$(median "$work/plain" $col)
         t=$(median "$work/$m" $col)
         awk -v n="$name" -v m="$m" -v b="$b" -v t="$t" 'BEGIN {
