@@ -17,12 +17,11 @@
  * CLOCK_MONOTONIC agrees on one host; across hosts only as well as their clocks do.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt_calib.h"
+#include "rt__calib.h"
 #include "rt_calib_from.h"
 #include "rt_hash.h"
 #include "rt_trace.h"
@@ -338,34 +337,16 @@ int rt_calib_from(const char *path, rt_net_model *m, rt_calib_from_result *res, 
 /* ---- the model file ----------------------------------------------------------------------------
  */
 
-typedef struct from_note {
-    char s[1024];
-    size_t n;
-} from_note;
-
-static void note_add(from_note *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note_add(from_note *t, const char *fmt, ...)
-{
-    if (t->n >= sizeof t->s - 1)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(t->s + t->n, sizeof t->s - t->n, fmt, ap);
-    va_end(ap);
-    if (k > 0)
-        t->n += (size_t)k < sizeof t->s - t->n ? (size_t)k : sizeof t->s - 1 - t->n;
-}
-
-static void link_note(const rt_calib_from_result *res, unsigned ct, const char *base, from_note *t)
+static void link_note(const rt_calib_from_result *res, unsigned ct, const char *base, calib_note *t)
 {
     const rt_calib_link *l = &res->link[ct];
     if (!l->measured) {
         if (l->error[0])
-            note_add(t, "not fitted: %" PRIu64 " samples, but %s; values from %s", res->samples[ct],
-                     l->error, base);
+            calib_note_add(t, "not fitted: %" PRIu64 " samples, but %s; values from %s",
+                           res->samples[ct], l->error, base);
         else
-            note_add(t, "not in the trace (no message with a waiting receiver); values from %s",
-                     base);
+            calib_note_add(
+                t, "not in the trace (no message with a waiting receiver); values from %s", base);
         return;
     }
     uint64_t lo = l->pts[0].bytes, hi = lo;
@@ -373,47 +354,49 @@ static void link_note(const rt_calib_from_result *res, unsigned ct, const char *
         lo = l->pts[i].bytes < lo ? l->pts[i].bytes : lo;
         hi = l->pts[i].bytes > hi ? l->pts[i].bytes : hi;
     }
-    note_add(t, "fitted to %" PRIu64 " messages of the trace whose receiver was already waiting, ",
-             res->samples[ct]);
+    calib_note_add(
+        t, "fitted to %" PRIu64 " messages of the trace whose receiver was already waiting, ",
+        res->samples[ct]);
     if (l->npts == 1)
-        note_add(t, "all of %" PRIu64 " bytes: their median one-way time\n", lo);
+        calib_note_add(t, "all of %" PRIu64 " bytes: their median one-way time\n", lo);
     else
-        note_add(t,
-                 "%u sizes from %" PRIu64 " to %" PRIu64 " bytes: each size's median one-way "
-                 "time\n",
-                 (unsigned)l->npts, lo, hi);
+        calib_note_add(t,
+                       "%u sizes from %" PRIu64 " to %" PRIu64 " bytes: each size's median one-way "
+                       "time\n",
+                       (unsigned)l->npts, lo, hi);
     if (res->isends[ct])
-        note_add(t, "overhead: the median of %" PRIu64 " MPI_Isend calls of the trace\n",
-                 res->isends[ct]);
+        calib_note_add(t, "overhead: the median of %" PRIu64 " MPI_Isend calls of the trace\n",
+                       res->isends[ct]);
     else
-        note_add(t, "overhead: from %s (fewer than 3 MPI_Isend calls in the trace)\n", base);
-    note_add(t, "gap, eager: from %s\n", base);
+        calib_note_add(t, "overhead: from %s (fewer than 3 MPI_Isend calls in the trace)\n", base);
+    calib_note_add(t, "gap, eager: from %s\n", base);
     if (res->latency_only[ct])
-        note_add(t,
-                 "latency only, from the %" PRIu64 "-byte messages (%s); bandwidth, "
-                 "eager_bandwidth, rendezvous: from %s",
-                 res->latency_bytes[ct], l->error, base);
+        calib_note_add(t,
+                       "latency only, from the %" PRIu64 "-byte messages (%s); bandwidth, "
+                       "eager_bandwidth, rendezvous: from %s",
+                       res->latency_bytes[ct], l->error, base);
     else
-        note_add(t, "fit error: median %.1f%%, max %.1f%% (at %" PRIu64 " bytes)",
-                 100 * l->fit.err_median, 100 * l->fit.err_max, l->fit.err_max_at);
+        calib_note_add(t, "fit error: median %.1f%%, max %.1f%% (at %" PRIu64 " bytes)",
+                       100 * l->fit.err_median, 100 * l->fit.err_max, l->fit.err_max_at);
 }
 
 int rt_calib_from_write(const rt_calib_from_result *res, const rt_net_model *m, const char *base,
                         FILE *out)
 {
-    from_note notes[RT_CT_COUNT];
+    calib_note notes[RT_CT_COUNT];
     const char *text[RT_CT_COUNT + 1] = {0};
     memset(notes, 0, sizeof notes);
-    note_add(&notes[RT_CT_NONE],
-             "fitted by retrace calibrate --from %s (%u ranks): %" PRIu64
-             " point-to-point messages matched, %" PRIu64 " with the receiver already waiting\n",
-             res->trace, (unsigned)res->nranks, res->messages, res->waiting);
-    note_add(&notes[RT_CT_NONE],
-             "one-way time: the receive's completion less the send's start, on the trace's "
-             "clocks (the ranks' clocks must agree)\n");
+    calib_note_add(&notes[RT_CT_NONE],
+                   "fitted by retrace calibrate --from %s (%u ranks): %" PRIu64
+                   " point-to-point messages matched, %" PRIu64
+                   " with the receiver already waiting\n",
+                   res->trace, (unsigned)res->nranks, res->messages, res->waiting);
+    calib_note_add(&notes[RT_CT_NONE],
+                   "one-way time: the receive's completion less the send's start, on the trace's "
+                   "clocks (the ranks' clocks must agree)\n");
     if (res->truncated[0])
-        note_add(&notes[RT_CT_NONE], "the trace is cut short: %s\n", res->truncated);
-    note_add(&notes[RT_CT_NONE], "the keys not fitted: from %s", base);
+        calib_note_add(&notes[RT_CT_NONE], "the trace is cut short: %s\n", res->truncated);
+    calib_note_add(&notes[RT_CT_NONE], "the keys not fitted: from %s", base);
     text[RT_CT_NONE] = notes[RT_CT_NONE].s;
     for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++) {
         link_note(res, ct, base, &notes[ct]);

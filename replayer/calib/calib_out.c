@@ -7,17 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt_calib.h"
+#include "rt__calib.h"
 
-/* Appends to a note buffer (text stays NUL-terminated; too long a note is cut). */
-typedef struct note {
-    char s[2048];
-    size_t len;
-} note;
-
-static void add(note *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void add(note *n, const char *fmt, ...)
+void calib_note_add(calib_note *n, const char *fmt, ...)
 {
     if (n->len >= sizeof n->s - 1)
         return;
@@ -52,12 +44,12 @@ static const char *why_absent(unsigned ct)
     }
 }
 
-static void link_note(const rt_calib_result *res, unsigned ct, note *n)
+static void link_note(const rt_calib_result *res, unsigned ct, calib_note *n)
 {
     const rt_calib_link *l = &res->link[ct];
     char a[32], b[32], c[32];
     if (!l->measured) {
-        add(n, "not measured: %s; values from %s", why_absent(ct), res->base);
+        calib_note_add(n, "not measured: %s; values from %s", why_absent(ct), res->base);
         return;
     }
     uint64_t largest = l->npts ? l->pts[0].bytes : 0;
@@ -66,45 +58,53 @@ static void link_note(const rt_calib_result *res, unsigned ct, note *n)
             largest = l->pts[i].bytes;
     size_text(largest, a, sizeof a);
     if (ct == RT_CT_LOOP)
-        add(n, "measured on rank %u with itself (MPI_Isend, MPI_Recv, MPI_Wait)", (unsigned)l->a);
+        calib_note_add(n, "measured on rank %u with itself (MPI_Isend, MPI_Recv, MPI_Wait)",
+                       (unsigned)l->a);
     else
-        add(n, "measured between ranks %u and %u (nodes %u and %u, modules %u and %u)",
-            (unsigned)l->a, (unsigned)l->b, (unsigned)l->node[0], (unsigned)l->node[1],
-            (unsigned)l->module[0], (unsigned)l->module[1]);
-    add(n, ": one-way times of 0 B and powers of two to %s, best of %u batches per size\n", a,
-        (unsigned)l->batches);
+        calib_note_add(n, "measured between ranks %u and %u (nodes %u and %u, modules %u and %u)",
+                       (unsigned)l->a, (unsigned)l->b, (unsigned)l->node[0], (unsigned)l->node[1],
+                       (unsigned)l->module[0], (unsigned)l->module[1]);
+    calib_note_add(n,
+                   ": one-way times of 0 B and powers of two to %s, best of %u batches per size\n",
+                   a, (unsigned)l->batches);
     if (l->disturbed)
-        add(n,
-            "warning: at %u sizes every batch was disturbed by other processes (a rank "
-            "was switched out): left out of the fit; rerun on a quieter machine\n",
-            (unsigned)l->disturbed);
+        calib_note_add(n,
+                       "warning: at %u sizes every batch was disturbed by other processes (a rank "
+                       "was switched out): left out of the fit; rerun on a quieter machine\n",
+                       (unsigned)l->disturbed);
     rt_net_format_time(l->o_send_ps, a, sizeof a);
     rt_net_format_time(l->o_recv_ps, b, sizeof b);
-    add(n,
+    calib_note_add(
+        n,
         "overhead: mean of an 8-byte send call (%s) and of a receive call whose message had "
         "arrived (%s), medians\n",
         a, b);
     if (ct == RT_CT_LOOP)
-        add(n, "gap: not measurable (sender and receiver are one process)\n");
+        calib_note_add(n, "gap: not measurable (sender and receiver are one process)\n");
     else
-        add(n, "gap: per-message time of a stream of 8-byte sends\n");
+        calib_note_add(n, "gap: per-message time of a stream of 8-byte sends\n");
     if (l->switched && l->eager_hi)
-        add(n,
-            "eager: a send of %" PRIu64 " bytes finishes before a late receive is posted, "
-            "one of %" PRIu64 " bytes waits for it\n",
-            l->eager_lo, l->eager_hi);
+        calib_note_add(n,
+                       "eager: a send of %" PRIu64
+                       " bytes finishes before a late receive is posted, "
+                       "one of %" PRIu64 " bytes waits for it\n",
+                       l->eager_lo, l->eager_hi);
     else if (l->switched)
-        add(n, "eager: even an empty send waits for a late receive: everything is rendezvous\n");
+        calib_note_add(
+            n, "eager: even an empty send waits for a late receive: everything is rendezvous\n");
     else
-        add(n,
-            "eager: no send up to the largest size (%" PRIu64 " bytes) waited for a late "
-            "receive\n",
-            l->eager_lo);
+        calib_note_add(n,
+                       "eager: no send up to the largest size (%" PRIu64
+                       " bytes) waited for a late "
+                       "receive\n",
+                       l->eager_lo);
     if (l->fit.overhead_fitted)
-        add(n, "overhead: the measured one exceeds what the smallest one-way times allow, so "
+        calib_note_add(
+            n, "overhead: the measured one exceeds what the smallest one-way times allow, so "
                "latency is 0 and o is fitted to the curve\n");
     size_text(l->fit.err_max_at, c, sizeof c);
-    add(n,
+    calib_note_add(
+        n,
         "latency, bandwidth, eager_bandwidth, rendezvous: least squares on the relative "
         "error of the model's\n  one-way time, %s;\n  error median %.1f%%, max %.1f%% (at %s)",
         ct == RT_CT_GW ? "eager o + wire + o, rendezvous 3o + 2L + wire (wire: two chunked hops, "
@@ -116,63 +116,69 @@ static void link_note(const rt_calib_result *res, unsigned ct, note *n)
 
 int rt_calib_write(const rt_calib_result *res, const rt_net_model *m, FILE *out)
 {
-    note notes[RT_CT_COUNT + 1];
+    calib_note notes[RT_CT_COUNT + 1];
     const char *text[RT_CT_COUNT + 1] = {0};
     memset(notes, 0, sizeof notes);
-    note *g = &notes[RT_CT_NONE];
-    add(g,
-        "measured by retrace calibrate with %u rank%s on %u node%s in %u module%s (%s), "
-        "in %.2f s\n",
-        (unsigned)res->nranks, res->nranks == 1 ? "" : "s", (unsigned)res->nnodes,
-        res->nnodes == 1 ? "" : "s", (unsigned)res->nmodules, res->nmodules == 1 ? "" : "s",
-        res->placement, res->seconds);
-    add(g, "MPI: %s\n", res->library);
-    add(g, "measured:");
+    calib_note *g = &notes[RT_CT_NONE];
+    calib_note_add(g,
+                   "measured by retrace calibrate with %u rank%s on %u node%s in %u module%s (%s), "
+                   "in %.2f s\n",
+                   (unsigned)res->nranks, res->nranks == 1 ? "" : "s", (unsigned)res->nnodes,
+                   res->nnodes == 1 ? "" : "s", (unsigned)res->nmodules,
+                   res->nmodules == 1 ? "" : "s", res->placement, res->seconds);
+    calib_note_add(g, "MPI: %s\n", res->library);
+    calib_note_add(g, "measured:");
     const char *sep = " ";
     for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++)
         if (res->link[ct].measured) {
-            add(g, "%s%s", sep, rt_contype_name(ct));
+            calib_note_add(g, "%s%s", sep, rt_contype_name(ct));
             sep = ", ";
         }
-    add(g, "; kept from %s:", res->base);
+    calib_note_add(g, "; kept from %s:", res->base);
     sep = " ";
     for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++)
         if (!res->link[ct].measured) {
-            add(g, "%s%s", sep, rt_contype_name(ct));
+            calib_note_add(g, "%s%s", sep, rt_contype_name(ct));
             sep = ", ";
         }
-    add(g, "%sgateways, gw_mtu, contention\n", sep);
+    calib_note_add(g, "%sgateways, gw_mtu, contention\n", sep);
     if (res->reduce_bandwidth)
-        add(g,
+        calib_note_add(
+            g,
             "reduce_bandwidth: MPI_Reduce_local (MPI_SUM) on doubles, 1 KiB to 1 MiB (%u "
             "sizes), rank 0, fitted rate\n",
             (unsigned)res->reduce_pts);
     if (res->cores)
-        add(g,
+        calib_note_add(
+            g,
             "cores: the CPUs the ranks of a node may run on (the union of their affinity masks%s), "
             "on the node with the fewest\n",
             res->cores_bound ? "; the online CPUs on a node whose ranks are bound to one each"
                              : "");
     if (res->timeslice_ps)
-        add(g,
+        calib_note_add(
+            g,
             "timeslice: the median of %u pauses of rank 0 reading the clock while a second "
             "thread spins on its CPU\n",
             res->timeslice_pauses);
     else
-        add(g,
+        calib_note_add(
+            g,
             "timeslice: not measured (%u pauses of rank 0 beside a spinning thread, fewer "
             "than 3); kept from %s\n",
             res->timeslice_pauses, res->base);
-    add(g, "injection = bytes: a sender is busy o + n/B per message (at least g), latency "
-           "overlaps the next message");
+    calib_note_add(g,
+                   "injection = bytes: a sender is busy o + n/B per message (at least g), latency "
+                   "overlaps the next message");
     text[RT_CT_NONE] = g->s;
     for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++) {
         link_note(res, ct, &notes[ct]);
         text[ct] = notes[ct].s;
     }
-    note *cn = &notes[RT_CT_COUNT];
+    calib_note *cn = &notes[RT_CT_COUNT];
     if (res->ncalls) {
-        add(cn,
+        calib_note_add(
+            cn,
             "CPU time of a call beyond its messages, fixed + n / rate (n: the call's bytes), "
             "measured by ranks 0 and 1 alone (%s):\n"
             "  Isend, Irecv: rank 0's time of one call (an Isend to a posted receive), median of "
@@ -184,7 +190,8 @@ int rt_calib_write(const rt_calib_result *res, const rt_net_model *m, FILE *out)
             "  two sizes give the fixed part and the rate (one size, or no growth: fixed only)",
             rt_contype_name(res->calls_ct));
         if (res->calls_engine_failed)
-            add(cn, "\nwarning: some engine replays failed: those costs are the whole measured "
+            calib_note_add(
+                cn, "\nwarning: some engine replays failed: those costs are the whole measured "
                     "time");
         text[RT_CT_COUNT] = cn->s;
     }

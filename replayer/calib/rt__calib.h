@@ -4,6 +4,14 @@
 
 #include "rt_calib.h"
 
+/* A model file's comment, built piece by piece (calib_out.c, calib_from.c): the text stays
+ * NUL-terminated; a note too long is cut. */
+typedef struct calib_note {
+    char s[2048];
+    size_t len;
+} calib_note;
+void calib_note_add(calib_note *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Tags on the private communicator. */
 enum { CALIB_TAG_CTRL = 1, CALIB_TAG_DATA = 2, CALIB_TAG_ACK = 3, CALIB_TAG_RESULT = 4 };
 
