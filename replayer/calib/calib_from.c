@@ -43,6 +43,7 @@ typedef struct rank_state {
     uint16_t call;    /* and its function */
     uint32_t nsends;  /* Isend events in the current call */
     uint8_t isend_ct; /* the connection type of the last one */
+    uint8_t in_ops;   /* rt_pending_op */
 } rank_state;
 
 typedef struct from_state {
@@ -120,6 +121,8 @@ static int on_event(from_state *s, const rt_event *ev)
     side x = {.comm = ev->comm, .tag = ev->tag, .bytes = ev->bytes, .t = ev->time};
     int created;
     uint64_t *v;
+    if (rt_pending_op(&r->in_ops, ev))
+        return 0; /* what a call that never returned waited for: no message went */
     switch (ev->kind) {
     case RT_EV_ENTER:
     case RT_EV_LEAVE:

@@ -1,0 +1,3 @@
+calibrate
+--from
+$DATA/pending.csv
