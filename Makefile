@@ -19,6 +19,8 @@ PACKAGES = build-essential cmake pkg-config mpich libmpich-dev libopen-trace-for
 # ... Open MPI, installed where it can be (root or sudo): with it the tracer is built for Open
 # MPI too and the MPI tests run under both MPIs; without it the Open MPI tests are skipped.
 OPENMPI_PACKAGES = openmpi-bin libopenmpi-dev
+# ... and real MPI applications Debian builds with Open MPI, recorded by the tests/apps tests.
+APPS_PACKAGES = lammps hpcc
 # ... and what the fuzzing build needs besides (make test-fuzz).
 FUZZ_PACKAGES = clang libclang-rt-14-dev
 
@@ -30,6 +32,8 @@ deps:
 	@./.ci/install-deps $(PACKAGES)
 	@./.ci/install-deps $(OPENMPI_PACKAGES) || \
 	    echo "make: Open MPI not installed ($(OPENMPI_PACKAGES)): its tests will be skipped"
+	@./.ci/install-deps $(APPS_PACKAGES) || \
+	    echo "make: $(APPS_PACKAGES) not installed: the application tests will be skipped"
 
 $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
