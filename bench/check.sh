@@ -40,6 +40,11 @@ faulty req_irecv 2 request
 faulty req_both 2 request
 faulty ok_free 2 -
 faulty ok_rma 2 -
+faulty race_tag 3 race
+faulty race_any 3 race
+faulty race_irecv 3 race
+faulty ok_race_tag 3 -
+faulty ok_race_order 3 -
 hang cycle 2 deadlock
 hang cycle3 3 deadlock
 hang sendsend 2 deadlock
@@ -61,7 +66,7 @@ echo "$suite" | while read -r prog mode np want; do
     printf '%s %s %s\n' "$want" "$prog:$mode" "$(tr '\n' ' ' < "$t.classes")"
 done > "$work/results"
 printf '%-12s %8s %14s %7s %16s\n' class faulty "right class" missed "correct flagged"
-for class in deadlock buffering collective request rma-epoch; do
+for class in deadlock buffering collective request rma-epoch race; do
     awk -v c="$class" '
         $1 == c { n++; right = 0; any = NF > 2
                   for (i = 3; i <= NF; i++) if ($i == c) right = 1

@@ -102,15 +102,26 @@ static void add_params(chk_text *t, const rt_event *ev)
                            : rt_event_is_rma(ev->kind)                         ? "target"
                            : ev->kind == RT_EV_SEND || ev->kind == RT_EV_ISEND ? "dest"
                                                                                : "source";
+        int any =
+            (ev->kind == RT_EV_RECV || ev->kind == RT_EV_IRECV) && (ev->op & RT_RECV_ANY_SOURCE);
         if (ev->peer == RT_PEER_ALL)
             chk_add(t, "%s%s all", sep, what);
+        else if (any && ev->peer >= 0)
+            chk_add(t, "%s%s any (got %" PRId32 ")", sep, what, ev->peer);
         else if (ev->peer >= 0)
             chk_add(t, "%s%s %" PRId32, sep, what, ev->peer);
         else if (!rt_event_is_coll(ev->kind))
             chk_add(t, "%s%s any", sep, what);
         sep = ev->peer == RT_PEER_NONE && rt_event_is_coll(ev->kind) ? sep : ", ";
     }
-    if (m & RT_FIELD_TAG) {
+    if ((m & RT_FIELD_TAG) && (ev->kind == RT_EV_RECV || ev->kind == RT_EV_IRECV) &&
+        (ev->op & RT_RECV_ANY_TAG)) {
+        if (ev->tag >= 0)
+            chk_add(t, "%stag any (got %" PRId32 ")", sep, ev->tag);
+        else
+            chk_add(t, "%stag any", sep); /* a pending receive: nothing came */
+        sep = ", ";
+    } else if (m & RT_FIELD_TAG) {
         chk_add(t, "%stag %" PRId32, sep, ev->tag);
         sep = ", ";
     }
@@ -212,6 +223,8 @@ int rt_check(const char *path, const rt_check_opts *o, rt_check_result *res, rt_
     if (!c.findings || rt_tables_add(&res->report.tables, c.findings))
         return rt_err_set(err, RT_E_NOMEM, "out of memory");
     int rc = chk_stream(&c, path, err);
+    if (rc == 0 && chk_on(&c, RT_CHK_RACE) && c.wildcards)
+        rc = chk_race(&c, path, err);
     if (rc == 0 && (chk_on(&c, RT_CHK_DEADLOCK) || chk_on(&c, RT_CHK_BUFFERING)))
         rc = chk_replay(&c, path, err);
     if (rc == 0 && c.nomem)

@@ -526,6 +526,8 @@ static int on_event(void *ctx, const rt_event *ev)
     } else if (r->in_pending) {
         return 0; /* what a call that never returned waited for did not happen */
     }
+    if ((ev->kind == RT_EV_RECV || ev->kind == RT_EV_IRECV) && (ev->op & RT_RECV_ANY_SOURCE))
+        s->c->wildcards++;
     if (rt_event_is_rma(ev->kind))
         return chk_on(s->c, RT_CHK_RMA_EPOCH) ? rma_event(s, ev) : 0;
     if (rt_event_starts_request(ev->kind))

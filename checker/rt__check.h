@@ -34,7 +34,8 @@ typedef struct chk {
     rt_check_result *res;
     rt_table *findings;
     int nomem;
-    uint32_t threaded; /* a rank whose calls overlap (several threads); UINT32_MAX: none */
+    uint32_t threaded;  /* a rank whose calls overlap (several threads); UINT32_MAX: none */
+    uint64_t wildcards; /* completed receives from MPI_ANY_SOURCE (the race pass runs when any) */
 } chk;
 
 /* 1 when class cls is to be checked. */
@@ -103,6 +104,9 @@ int chk_pairs_compare(const chk_pairs *pp, unsigned op, uint32_t root);
 
 /* Compares the collective calls of every communicator's members (check_coll.c). */
 int chk_colls_compare(chk *c, const rt_defs *defs, const chk_rank *ranks, const chk_colls *cs);
+
+/* Message races of the receives from MPI_ANY_SOURCE (check_race.c). */
+int chk_race(chk *c, const char *path, rt_err *err);
 
 /* Deadlock and buffering hazards from replays of the trace at path (check_replay.c). */
 int chk_replay(chk *c, const char *path, rt_err *err);

@@ -23,7 +23,8 @@
     X(BUFFERING, "buffering", WARNING) \
     X(COLLECTIVE, "collective", ERROR) \
     X(REQUEST, "request", ERROR)       \
-    X(RMA_EPOCH, "rma-epoch", ERROR)
+    X(RMA_EPOCH, "rma-epoch", ERROR)   \
+    X(RACE, "race", WARNING)
 
 // clang-format off
 typedef enum rt_check_class {

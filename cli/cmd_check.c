@@ -24,6 +24,8 @@ static void check_usage(FILE *out)
             "  request      error: a request neither completed nor freed by MPI_Finalize\n"
             "  rma-epoch    error: an RMA call against the epoch rules (outside an epoch, an\n"
             "               unlock without lock, Win_complete without Win_start, ...)\n"
+            "  race         warning: a receive from MPI_ANY_SOURCE that another sender's\n"
+            "               message, unordered with it, could have matched\n"
             "  --class C,...    check only these classes (default: all)\n"
             "  --max N          findings listed per class (default %d; all are counted)\n"
             "  --csv FILE       the findings as CSV, and the counts in FILE-summary.csv\n"
@@ -127,7 +129,7 @@ static int check_run(int argc, char **argv)
         putchar('\n');
     int rc = cli_out_report(&out, &res.report, 0, NULL);
     rt_table_write_text(res.report.tables.t[1], stdout);
-    printf("not checked yet: message races, resource leaks, RMA conflicts, invalid parameters "
+    printf("not checked yet: resource leaks, RMA conflicts, invalid parameters "
            "(docs/check.md)\n");
     fflush(stdout);
     if (res.report.truncated)

@@ -19,11 +19,22 @@
  *   req_both       2 ranks: both at once, on two tags (request)
  *   ok_free        2 ranks: rank 0 frees its MPI_Isend's request (allowed; no finding)
  *   ok_rma         2 ranks: fence and lock epochs, closed (no finding)
+ *   race_tag       3 ranks: rank 0 MPI_Recv(MPI_ANY_SOURCE, tag 5) gets rank 1's message; rank 2
+ *                  sends it one of tag 5 too, later but with nothing in MPI ordering it after
+ *                  the receive (a file in the working directory holds rank 2 back) (race)
+ *   race_any       the same with MPI_ANY_TAG and rank 2's tag 6 (race)
+ *   race_irecv     the same with MPI_Irecv and MPI_Wait (race)
+ *   ok_race_tag    rank 2 sends tag 6 to a receive of tag 5: no other sender matches (no
+ *                  finding)
+ *   ok_race_order  rank 2 sends only once a message rank 0 sent after its receive came (no
+ *                  finding)
  *
  * Each mode ends with mt_finish (one MPI_Reduce on MPI_COMM_WORLD) unless it says otherwise.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mpitest.h"
 
@@ -123,10 +134,59 @@ static void rma(void)
     MPI_Win_free(&win);
 }
 
+/* Rank 2 sends only once rank 0 made its wildcard receive, as told through a file in the
+ * working directory that MPI does not see: in the trace nothing orders the two (at most 10 s). */
+static const char gate[] = "faulty.race.gate";
+static void gate_wait(void)
+{
+    for (int i = 0; i < 10000 && access(gate, F_OK); i++)
+        usleep(1000);
+}
+
+static void races(const char *mode)
+{
+    int v = -1, tag2 = !strcmp(mode, "race_any") || !strcmp(mode, "ok_race_tag") ? 6 : 5;
+    MPI_Status st;
+    if (rank == 0)
+        remove(gate);
+    MPI_Barrier(W);
+    if (rank == 1) {
+        v = 1;
+        MPI_Send(&v, 1, MPI_INT, 0, 5, W);
+    } else if (rank == 2) {
+        if (!strcmp(mode, "ok_race_order"))
+            MPI_Recv(&v, 1, MPI_INT, 0, 9, W, MPI_STATUS_IGNORE); /* go */
+        else
+            gate_wait();
+        v = 2;
+        MPI_Send(&v, 1, MPI_INT, 0, tag2, W);
+    } else {
+        if (!strcmp(mode, "race_irecv")) {
+            MPI_Request q;
+            MPI_Irecv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 5, W, &q);
+            MPI_Wait(&q, &st);
+        } else {
+            MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, !strcmp(mode, "race_any") ? MPI_ANY_TAG : 5, W,
+                     &st);
+        }
+        MT_CHECK(v == 1 && st.MPI_SOURCE == 1);
+        FILE *f = fopen(gate, "w");
+        if (f)
+            fclose(f);
+        if (!strcmp(mode, "ok_race_order")) {
+            int go = 0;
+            MPI_Send(&go, 1, MPI_INT, 2, 9, W);
+        }
+        MPI_Recv(&v, 1, MPI_INT, 2, tag2, W, MPI_STATUS_IGNORE);
+        MT_CHECK(v == 2);
+        remove(gate);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
-    int want = !strcmp(mode, "buf_ring") ? 3 : 2;
+    int want = !strcmp(mode, "buf_ring") || strstr(mode, "race_") ? 3 : 2;
     rank = mt_init(&argc, &argv, "faulty", want, MT_NO_THREADS);
     MPI_Comm_size(W, &size);
     if (!strcmp(mode, "buf_sendsend"))
@@ -145,6 +205,8 @@ int main(int argc, char **argv)
         requests(mode);
     else if (!strcmp(mode, "ok_rma"))
         rma();
+    else if (strstr(mode, "race_"))
+        races(mode);
     else {
         if (rank == 0)
             fprintf(stderr, "faulty: unknown mode '%s'\n", mode);
