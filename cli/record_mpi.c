@@ -171,6 +171,14 @@ static record_mpi library_mpi(const char *lib)
     return RECORD_MPI_UNKNOWN;
 }
 
+/* Open MPI's Fortran bindings: mpif.h and `use mpi` (libmpi_mpifh), `use mpi_f08`
+ * (libmpi_usempif08), the `use mpi` module (libmpi_usempi_ignore_tkr). */
+static int fortran_bindings(const char *soname)
+{
+    return !strncmp(soname, "libmpi_mpifh.so", 15) || !strncmp(soname, "libmpi_usempif08", 16) ||
+           !strncmp(soname, "libmpi_usempi_ignore_tkr", 24);
+}
+
 /* ldd PROGRAM's output (the dynamic loader lists the libraries; the program does not run),
  * NUL-terminated in a malloc'd buffer, or NULL when ldd fails or says it is not dynamic. */
 static char *ldd_output(const char *program)
@@ -229,13 +237,20 @@ static void program_mpi(const char *path, record_mpi_guess *g)
         /* "\tlibmpi.so.40 => /usr/lib/x86_64-linux-gnu/libmpi.so.40 (0x...)" */
         if (sscanf(line, " %4095s => %4095s", name, target) < 1)
             continue;
+        if (fortran_bindings(base_name(name))) {
+            if (!g->fortran[0])
+                snprintf(g->fortran, sizeof g->fortran, "%s", base_name(name));
+            continue;
+        }
         record_mpi mpi = library_mpi(name);
         if (mpi == RECORD_MPI_UNKNOWN && target[0] == '/')
             mpi = library_mpi(target);
-        if (mpi != RECORD_MPI_UNKNOWN) {
-            g->mpi = mpi;
-            snprintf(g->library, sizeof g->library, "%s", base_name(name));
-            break;
+        if (mpi != RECORD_MPI_UNKNOWN) { /* the first tells; Fortran bindings may follow */
+            if (g->mpi == RECORD_MPI_UNKNOWN) {
+                g->mpi = mpi;
+                snprintf(g->library, sizeof g->library, "%s", base_name(name));
+            }
+            continue;
         }
         if (!strncmp(base_name(name), "libmpi", 6) && !g->why[0])
             snprintf(g->why, sizeof g->why, "it links %.60s, neither MPICH's nor Open MPI's",
