@@ -474,7 +474,8 @@ static int demo_run(int argc, char **argv)
     if (trace == recorded)
         printf("Record a program of your own the same way:\n"
                "  retrace record --nodes 2 --modules 2 -- mpiexec.mpich -n 4 ./app\n");
-    printf("More: retrace hist, gateways, pipeline, profile, replay (retrace COMMAND --help)\n");
+    printf("More: retrace hist, gateways, pipeline, profile, replay, check (retrace COMMAND "
+           "--help)\n");
     return CLI_OK;
 }
 
