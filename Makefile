@@ -21,6 +21,8 @@ PACKAGES = build-essential cmake pkg-config mpich libmpich-dev libopen-trace-for
 OPENMPI_PACKAGES = openmpi-bin libopenmpi-dev
 # ... and real MPI applications Debian builds with Open MPI, recorded by the tests/apps tests.
 APPS_PACKAGES = lammps hpcc
+# ... and SimGrid, whose own replay (smpirun) reads the TI traces retrace writes (tests/simgrid).
+SIMGRID_PACKAGES = libsimgrid-dev
 # ... and what the fuzzing build needs besides (make test-fuzz).
 FUZZ_PACKAGES = clang libclang-rt-14-dev
 
@@ -34,6 +36,8 @@ deps:
 	    echo "make: Open MPI not installed ($(OPENMPI_PACKAGES)): its tests will be skipped"
 	@./.ci/install-deps $(APPS_PACKAGES) || \
 	    echo "make: $(APPS_PACKAGES) not installed: the application tests will be skipped"
+	@./.ci/install-deps $(SIMGRID_PACKAGES) || \
+	    echo "make: $(SIMGRID_PACKAGES) not installed: the SimGrid test will be skipped"
 
 $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
