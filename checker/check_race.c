@@ -15,8 +15,9 @@
  * sender only its first such message counts (its later ones follow it in its program order).
  *
  * Happens-before is taken generously, so that a correct program is never flagged: every
- * collective (and fence) orders all its members both ways, and a synchronous send (MPI_Ssend,
- * MPI_Issend at its completion) orders the receive before the send's completion. Messages
+ * blocking collective (and fence) orders all its members both ways, the completion of a
+ * nonblocking one follows every member's start, and a synchronous send (MPI_Ssend, MPI_Issend
+ * at its completion) orders the receive before the send's completion. Messages
  * from the same sender never race (non-overtaking), nor do receives with a named source.
  */
 #include <inttypes.h>
@@ -34,7 +35,7 @@
 #define RACE_SCAN 256u              /* messages looked at per sender and receive */
 #define NONE32 UINT32_MAX
 
-enum { OP_SEND, OP_RECV, OP_COLL, OP_ACK };
+enum { OP_SEND, OP_RECV, OP_COLL, OP_ACK, OP_NBC_START, OP_NBC_WAIT };
 enum { F_SYNC = 1, F_FENCE = 2 }; /* rop.flags of sends and collectives */
 
 /* One operation that orders a rank's run against the others'. */
@@ -71,12 +72,22 @@ typedef struct wild {
     uint32_t op, got;
 } wild;
 
+/* One collective call of a communicator's members (its k-th on key: a communicator, or a
+ * window's fences): the join of their clocks as they call. */
+typedef struct inst {
+    uint64_t key, number, members;
+    uint32_t slot, arrived, waited, next_free;
+} inst;
+
 typedef struct rank_st {
     rop *ops;
     uint32_t nops, room, next;
     uint32_t wait_src, wait_comm; /* a receive blocked on the channel wait_src -> this rank */
-    int32_t wait_tag;             /* ... on wait_comm with wait_tag */
-    uint8_t waiting, queued, has_wild;
+    int32_t wait_tag;             /* ... on wait_comm with wait_tag; waiting 2: wait_src is
+                                   * the message, 4: the instance */
+    uint8_t waiting; /* 0 runs, 1 a receive, 2 a synchronous send, 3 a collective, 4 the
+                      * starts of a nonblocking collective */
+    uint8_t queued, has_wild;
     seen *seen;
     uint32_t nseen, seen_room;
     wild *wild;
@@ -94,8 +105,12 @@ typedef struct race {
     msg *msgs;
     uint32_t nmsgs, msgs_room, free_msg;
     rank_st *ranks;
-    rt_hmap chan;   /* (src << 32 | dst, comm << 32 | tag) -> head << 32 | tail */
-    rt_hmap inst;   /* (key, instance) -> arrived << 32 | clock slot */
+    rt_hmap chan;    /* (src << 32 | dst, comm << 32 | tag) -> head << 32 | tail */
+    rt_hmap inst_at; /* (key, number) -> index in insts[] */
+    inst *insts;
+    uint32_t ninsts, insts_room, free_inst;
+    rt_hmap nbc;    /* (rank, req) -> a started nonblocking collective's instance */
+    rt_hmap nbc_op; /* collecting: (rank, req) -> the op index of its start */
     rt_hmap count;  /* (rank, key) -> the rank's collective calls on key so far */
     rt_hmap issend; /* (rank, req) -> msg */
     uint32_t *work;
@@ -224,8 +239,16 @@ static int to_op(race *x, const rt_event *ev, rop *o)
         o->req = ev->req;
         return 1;
     case RT_EV_COLL_END:
-    case RT_EV_NBC_COMPLETE:
         o->kind = OP_COLL;
+        return rt_defs_comm(x->defs, ev->comm) != NULL;
+    case RT_EV_NBC_REQUEST: /* its communicator comes with its completion */
+        o->kind = OP_NBC_START;
+        o->comm = NONE32;
+        o->req = ev->req;
+        return 1;
+    case RT_EV_NBC_COMPLETE:
+        o->kind = OP_NBC_WAIT;
+        o->req = ev->req;
         return rt_defs_comm(x->defs, ev->comm) != NULL;
     case RT_EV_RMA_COLL_END: /* a fence */
         o->kind = OP_COLL;
@@ -254,6 +277,21 @@ static int on_event(void *ctx, const rt_event *ev)
             if (x->k < x->cap)
                 x->entry[ev->rank] = x->k++;
         }
+    }
+    if (o.kind == OP_NBC_WAIT) { /* its start learns the communicator */
+        uint64_t *q = rt_hmap_get(&x->nbc_op, ev->rank, ev->req);
+        if (q) {
+            r->ops[*q].comm = o.comm;
+            rt_hmap_del(&x->nbc_op, ev->rank, ev->req);
+        } else {
+            o.kind = OP_COLL; /* no start in the trace: taken as a blocking call */
+        }
+    }
+    if (o.kind == OP_NBC_START) {
+        uint64_t *q = rt_hmap_put(&x->nbc_op, ev->rank, ev->req, NULL);
+        if (!q)
+            return -RT_E_NOMEM;
+        *q = r->nops;
     }
     if (r->nops >= NONE32 - 1 || RT_VEC_RESERVE(r->ops, r->room, (uint64_t)r->nops + 1, 64))
         return -RT_E_NOMEM;
@@ -417,47 +455,127 @@ static const rt_comm_def *coll_comm(race *x, const rop *o)
     return rt_defs_comm(x->defs, o->comm);
 }
 
-/* Rank r's op j, a collective: every member's clock becomes the join of all of theirs once the
- * last arrives. 0 done (r was the last), 1 waiting for the others, or -RT_E_NOMEM. */
-static int do_coll(race *x, uint32_t r, uint32_t j, const rop *o)
+static void inst_free(race *x, uint32_t i)
+{
+    inst *in = &x->insts[i];
+    rt_hmap_del(&x->inst_at, in->key, in->number);
+    slot_free(x, in->slot);
+    in->next_free = x->free_inst;
+    x->free_inst = i;
+}
+
+/* Rank r's op j joins its collective call: the instance (its index in *at) holds the join of
+ * the clocks of the members that called so far. 0 or -RT_E_NOMEM. */
+static int arrive(race *x, uint32_t r, uint32_t j, const rop *o, uint32_t *at)
 {
     const rt_comm_def *cd = coll_comm(x, o);
     uint64_t key = (o->flags & F_FENCE ? UINT64_C(1) << 32 : 0) | o->comm;
     uint64_t *n = rt_hmap_put(&x->count, r, key, NULL);
     if (!n)
         return -RT_E_NOMEM;
-    uint64_t instance = (*n)++;
+    uint64_t number = (*n)++;
     int created;
-    uint64_t *v = rt_hmap_put(&x->inst, key, instance, &created);
+    uint64_t *v = rt_hmap_put(&x->inst_at, key, number, &created);
     if (!v)
         return -RT_E_NOMEM;
     tick(x, r, j);
     if (created) {
+        uint32_t i = x->free_inst;
+        if (i != NONE32) {
+            x->free_inst = x->insts[i].next_free;
+        } else {
+            if (x->ninsts >= NONE32 - 1 ||
+                RT_VEC_RESERVE(x->insts, x->insts_room, (uint64_t)x->ninsts + 1, 16))
+                return -RT_E_NOMEM;
+            i = x->ninsts++;
+        }
         uint32_t s = slot_new(x, r);
         if (s == NONE32)
             return -RT_E_NOMEM;
-        *v = s;
+        x->insts[i] = (inst){.key = key,
+                             .number = number,
+                             .slot = s,
+                             .next_free = NONE32,
+                             .members = (uint64_t)cd->size + cd->remote_size};
+        *v = i;
     } else {
-        join(x, slot_at(x, (uint32_t)*v), clock_of(x, r));
+        join(x, slot_at(x, x->insts[*v].slot), clock_of(x, r));
     }
-    *v += UINT64_C(1) << 32;
-    uint64_t members = (uint64_t)cd->size + cd->remote_size;
-    if ((*v >> 32) < members) {
+    *at = (uint32_t)*v;
+    x->insts[*at].arrived++;
+    return 0;
+}
+
+/* Rank r's op j, a blocking collective (or fence): every member's clock becomes the join of all
+ * of theirs once the last calls. 0 done (r was the last), 1 waiting, or -RT_E_NOMEM. */
+static int do_coll(race *x, uint32_t r, uint32_t j, const rop *o)
+{
+    uint32_t i;
+    int rc = arrive(x, r, j, o, &i);
+    if (rc)
+        return rc;
+    inst *in = &x->insts[i];
+    if (in->arrived < in->members) {
         x->ranks[r].waiting = 3;
         return 1;
     }
-    uint32_t s = (uint32_t)*v;
-    rt_hmap_del(&x->inst, key, instance);
-    for (uint64_t i = 0; i < members; i++) {
-        uint32_t m = cd->members[i];
-        join(x, clock_of(x, m), slot_at(x, s));
+    const rt_comm_def *cd = coll_comm(x, o);
+    for (uint64_t k = 0; k < in->members; k++) {
+        uint32_t m = cd->members[k];
+        join(x, clock_of(x, m), slot_at(x, in->slot));
         if (m != r && x->ranks[m].waiting == 3) {
             x->ranks[m].waiting = 0;
             x->ranks[m].next++;
             wake(x, m);
         }
     }
-    slot_free(x, s);
+    inst_free(x, i);
+    return 0;
+}
+
+/* Rank r's op j, the start of a nonblocking collective: it never waits; once every member
+ * started, the waits of those that wait for it go on. 0 or -RT_E_NOMEM. */
+static int do_nbc_start(race *x, uint32_t r, uint32_t j, const rop *o)
+{
+    uint32_t i;
+    int rc = arrive(x, r, j, o, &i);
+    if (rc)
+        return rc;
+    uint64_t *q = rt_hmap_put(&x->nbc, r, o->req, NULL);
+    if (!q)
+        return -RT_E_NOMEM;
+    *q = i;
+    inst *in = &x->insts[i];
+    if (in->arrived < in->members)
+        return 0;
+    const rt_comm_def *cd = coll_comm(x, o);
+    for (uint64_t k = 0; k < in->members; k++) {
+        uint32_t m = cd->members[k];
+        if (x->ranks[m].waiting == 4 && x->ranks[m].wait_src == i)
+            wake(x, m);
+    }
+    return 0;
+}
+
+/* Rank r's op j, the completion of a nonblocking collective: after every member started it,
+ * r knows what they knew then. 0 done, 1 waiting for the others' starts. */
+static int do_nbc_wait(race *x, uint32_t r, uint32_t j, const rop *o)
+{
+    uint64_t *q = rt_hmap_get(&x->nbc, r, o->req);
+    if (!q)
+        return 0; /* its start was not followed (a trace without it) */
+    uint32_t i = (uint32_t)*q;
+    inst *in = &x->insts[i];
+    if (in->arrived < in->members) {
+        x->ranks[r].waiting = 4;
+        x->ranks[r].wait_src = i;
+        return 1;
+    }
+    rt_hmap_del(&x->nbc, r, o->req);
+    join(x, clock_of(x, r), slot_at(x, in->slot));
+    tick(x, r, j);
+    if (++in->waited == in->members)
+        inst_free(x, i);
     return 0;
 }
 
@@ -465,8 +583,8 @@ static int do_coll(race *x, uint32_t r, uint32_t j, const rop *o)
 static int step(race *x, uint32_t r)
 {
     rank_st *rs = &x->ranks[r];
-    if (rs->waiting == 1)
-        rs->waiting = 0; /* its message may have come: try again */
+    if (rs->waiting == 1 || rs->waiting == 4)
+        rs->waiting = 0; /* its message, or the collective's last start, may have come */
     while (!rs->waiting && rs->next < rs->nops) {
         uint32_t j = rs->next;
         const rop *o = &rs->ops[j];
@@ -485,6 +603,12 @@ static int step(race *x, uint32_t r)
             break;
         case OP_COLL:
             rc = do_coll(x, r, j, o);
+            break;
+        case OP_NBC_START:
+            rc = o->comm == NONE32 ? 0 : do_nbc_start(x, r, j, o);
+            break;
+        case OP_NBC_WAIT:
+            rc = do_nbc_wait(x, r, j, o);
             break;
         }
         if (rc < 0)
@@ -520,7 +644,7 @@ static int run(race *x, uint32_t *stuck)
     size_t k = x->k ? x->k : 1;
     if (!(x->clock = calloc((size_t)x->nranks * k, sizeof *x->clock)))
         return -RT_E_NOMEM;
-    x->free_slot = x->free_msg = NONE32;
+    x->free_slot = x->free_msg = x->free_inst = NONE32;
     for (uint32_t r = x->nranks; r-- > 0;)
         wake(x, r);
     for (;;) {
@@ -699,7 +823,10 @@ static void race_free(race *x)
     free(x->work);
     free(x->in_ops);
     rt_hmap_free(&x->chan);
-    rt_hmap_free(&x->inst);
+    rt_hmap_free(&x->inst_at);
+    rt_hmap_free(&x->nbc);
+    rt_hmap_free(&x->nbc_op);
+    free(x->insts);
     rt_hmap_free(&x->count);
     rt_hmap_free(&x->issend);
 }
