@@ -89,3 +89,22 @@ int cli_getopt_error(const cli_command *cmd, int c, char **argv)
         return cli_usage_error(cmd, "-%c: unknown option", optopt);
     return cli_usage_error(cmd, "%.*s: unknown option", n, arg);
 }
+
+unsigned cli_level_trace_default(rt_an_level *l, const char *path, const char *coll_spec)
+{
+    if (l->level != RT_AN_WIRE)
+        return RT_ALG_MPICH;
+    rt_reader *r;
+    rt_err err;
+    if (rt_reader_open(path, &r, &err))
+        return RT_ALG_MPICH;
+    unsigned base = rt_coll_library_choice(rt_reader_defs(r)->library);
+    rt_reader_close(r);
+    if (base == RT_ALG_MPICH)
+        return base;
+    for (unsigned op = 0; op < RT_COLL_COUNT; op++)
+        l->alg[op] = (uint8_t)base;
+    if (coll_spec) /* checked by cli_level_finish: cannot fail here */
+        rt_coll_parse_algs(coll_spec, l->alg, &err);
+    return base;
+}
