@@ -412,7 +412,7 @@ static int neighbor_linear(rt__sched *s, const args *a)
     return 0;
 }
 
-/* Open MPI's unsegmented trees and its barriers (coll_ompi_tree.c). */
+/* Open MPI's unsegmented trees and its barriers (coll_ompi.c). */
 static int bcast_pipeline(rt__sched *s, const args *a)
 {
     rt__bcast_tree(s, &a->r, RT__TREE_CHAIN, a->n);
@@ -477,6 +477,18 @@ static int allreduce_ompi_linear(rt__sched *s, const args *a)
 {
     rt__reduce_ompi_linear(s, &a->g, 0, a->n);
     rt__bcast_ompi_linear(s, &a->g, 0, a->n);
+    return 0;
+}
+
+static int allreduce_ompi_ring(rt__sched *s, const args *a)
+{
+    rt__allreduce_ompi_ring(s, &a->g, a->n);
+    return 0;
+}
+
+static int allreduce_ompi_rabenseifner(rt__sched *s, const args *a)
+{
+    rt__allreduce_ompi_rabenseifner(s, &a->g, a->n);
     return 0;
 }
 

@@ -256,7 +256,7 @@ static const struct {
     {RT_COLL_BCAST, 8, RT_ALG_SCATTER_RDB},
     {RT_COLL_BCAST, 9, RT_ALG_SCATTER_RING},
     {RT_COLL_ALLREDUCE, 2, RT_ALG_REDUCE_BCAST},
-    {RT_COLL_ALLREDUCE, 5, RT_ALG_RING}, /* segmented ring, segment size 0: the ring */
+    {RT_COLL_ALLREDUCE, 5, RT_ALG_OMPI_RING}, /* segmented ring, segment size 0: the ring */
     {RT_COLL_ALLTOALL, 4, RT_ALG_DIRECT},
     {RT_COLL_ALLTOALL, 5, RT_ALG_PAIRWISE},
     {RT_COLL_ALLGATHER, 1, RT_ALG_GATHER_BCAST},

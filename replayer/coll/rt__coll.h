@@ -152,7 +152,7 @@ void rt__alltoall_pairwise(rt__sched *s, const rt__grp *g, uint64_t sent, uint64
                            const uint64_t *sblk, const uint64_t *rblk);
 void rt__alltoall_bruck(rt__sched *s, const rt__grp *g, uint64_t sent, uint64_t recvd);
 
-/* ---- Open MPI 4.1's trees and barriers (coll_ompi_tree.c); root = group index 0 ------- */
+/* ---- Open MPI 4.1's trees and barriers (coll_ompi.c); root = group index 0 ------- */
 
 typedef enum rt__tree_kind {
     RT__TREE_CHAIN,  /* pipeline */
@@ -171,6 +171,9 @@ void rt__bcast_ompi_linear(rt__sched *s, const rt__grp *g, uint32_t root, uint64
 void rt__reduce_ompi_linear(rt__sched *s, const rt__grp *g, uint32_t root, uint64_t n);
 void rt__gather_ompi_linear(rt__sched *s, const rt__grp *g, uint32_t root, const rt__blocks *b,
                             int gather);
+/* Open MPI's ring and Rabenseifner allreduce, pieces cut by elements (rt_coll_elem_size). */
+void rt__allreduce_ompi_ring(rt__sched *s, const rt__grp *g, uint64_t n);
+void rt__allreduce_ompi_rabenseifner(rt__sched *s, const rt__grp *g, uint64_t n);
 
 /* ---- MSA-aware hierarchies (coll_msa.c) ---------------------------------------------- */
 

@@ -196,17 +196,20 @@ rt_coll_alg rt_coll_select_mpich(const rt_coll_call *c);
  * allgather on a non-power of two) that fallback. Reductions are taken as commutative
  * (MPI's built-in ops) and element counts as rt_coll_elem_size says. Ops tuned does not
  * decide run coll/basic's linear algorithms: gatherv, scatterv, scan, exscan linear;
- * alltoallw direct; the neighbourhood collectives linear. Algorithms retrace has no schedule
- * of are modelled by the nearest one (docs/analyzer.md, "Open MPI's choice", lists them):
- * bcast split_binary_tree by binary_tree, scatter_allgather by scatter_rdb,
- * scatter_allgather_ring by scatter_ring; allreduce nonoverlapping by reduce_bcast; alltoall
- * linear_sync by direct and two_proc by pairwise; allgather neighbor and allgatherv neighbor
- * by ring (which Open MPI runs itself on an odd number of ranks), two_proc by ring,
- * allgatherv default by gather_bcast; barrier two_proc by ompi_recursive_doubling (the same
- * two messages), tree by binomial; reduce in-order_binary by binary_tree; reduce_scatter
- * non-overlapping and butterfly by recursive_halving; reduce_scatter_block basic_linear,
- * recursive_doubling and butterfly by recursive_halving; gather linear_sync by ompi_linear;
- * scatter linear_nb by ompi_linear. RT_ALG_COUNT for ops without a schedule.
+ * alltoallw direct; the neighbourhood collectives linear. Some numbers run another row
+ * exactly: with the fixed rules' segment size 0 and fanout 0, bcast and reduce chain are
+ * pipeline and allreduce segmented_ring is ompi_ring. Algorithms retrace has no schedule of
+ * are modelled by the nearest one (docs/analyzer.md, "Open MPI's choice", lists them): bcast
+ * split_binary_tree by binary_tree, scatter_allgather by scatter_rdb, scatter_allgather_ring
+ * by scatter_ring; allreduce nonoverlapping by reduce_bcast; alltoall linear_sync by direct
+ * (the same messages) and two_proc by pairwise (one exchange); allgather neighbor and
+ * allgatherv neighbor by ring (which Open MPI runs itself on an odd number of ranks),
+ * two_proc by ring (one exchange), allgatherv default by gather_bcast; barrier two_proc by
+ * ompi_recursive_doubling (the same two messages), tree by binomial; reduce in-order_binary
+ * by binary_tree; reduce_scatter non-overlapping and butterfly by recursive_halving;
+ * reduce_scatter_block basic_linear, recursive_doubling and butterfly by recursive_halving;
+ * gather linear_sync and scatter linear_nb by ompi_linear (the same messages). RT_ALG_COUNT
+ * for ops without a schedule.
  */
 rt_coll_alg rt_coll_select_ompi(const rt_coll_call *c);
 /* Open MPI 4.1's algorithm number for the call (what rt_coll_select_ompi maps), 0 for ops

@@ -3,7 +3,8 @@
  * number tuned's fixed rules give and the algorithm retrace runs for it, either side of the
  * thresholds of every op; the Open MPI column of the table (rt_coll_ompi_id); and the exact
  * steps of the schedules written from Open MPI's source (pipeline, binary_tree, bmtree,
- * knomial, ompi_linear, ompi_recursive_doubling): peers, bytes, rounds, order.
+ * knomial, ompi_linear, ompi_recursive_doubling, ompi_ring, ompi_rabenseifner): peers, bytes,
+ * rounds, order.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -43,9 +44,9 @@ static void test_select_allreduce(void **state)
     /* 2 and 3 ranks: ring below 8 bytes (recursive doubling with fewer elements than
      * ranks), rd below 4096, ring, rd, ring, segmented ring (= ring), Rabenseifner */
     assert_int_equal(pick(RT_COLL_ALLREDUCE, 2, 7), 4);
-    assert_int_equal(sel(RT_COLL_ALLREDUCE, 2, 7), RT_ALG_RING); /* 7 chars */
-    assert_int_equal(sel(RT_COLL_ALLREDUCE, 3, 4), RT_ALG_RDB);  /* 1 int < 3 ranks */
-    assert_int_equal(sel(RT_COLL_ALLREDUCE, 3, 6), RT_ALG_RING); /* 3 shorts */
+    assert_int_equal(sel(RT_COLL_ALLREDUCE, 2, 7), RT_ALG_OMPI_RING); /* 7 chars */
+    assert_int_equal(sel(RT_COLL_ALLREDUCE, 3, 4), RT_ALG_RDB);       /* 1 int < 3 ranks */
+    assert_int_equal(sel(RT_COLL_ALLREDUCE, 3, 6), RT_ALG_OMPI_RING); /* 3 shorts */
     assert_int_equal(pick(RT_COLL_ALLREDUCE, 2, 8), 3);
     assert_int_equal(pick(RT_COLL_ALLREDUCE, 2, 4095), 3);
     assert_int_equal(pick(RT_COLL_ALLREDUCE, 2, 4096), 4);
@@ -54,22 +55,22 @@ static void test_select_allreduce(void **state)
     assert_int_equal(pick(RT_COLL_ALLREDUCE, 3, 16384), 4);
     assert_int_equal(pick(RT_COLL_ALLREDUCE, 3, 65535), 4);
     assert_int_equal(pick(RT_COLL_ALLREDUCE, 3, 65536), 5);
-    assert_int_equal(sel(RT_COLL_ALLREDUCE, 3, 65536), RT_ALG_RING);
+    assert_int_equal(sel(RT_COLL_ALLREDUCE, 3, 65536), RT_ALG_OMPI_RING);
     assert_int_equal(pick(RT_COLL_ALLREDUCE, 3, 262143), 5);
     assert_int_equal(pick(RT_COLL_ALLREDUCE, 3, 262144), 6);
-    assert_int_equal(sel(RT_COLL_ALLREDUCE, 3, 262144), RT_ALG_RABENSEIFNER);
+    assert_int_equal(sel(RT_COLL_ALLREDUCE, 3, 262144), RT_ALG_OMPI_RABENSEIFNER);
     /* 4 to 7 ranks: ring below 16, rd below 8192, Rabenseifner */
-    assert_int_equal(sel(RT_COLL_ALLREDUCE, 4, 15), RT_ALG_RING);
+    assert_int_equal(sel(RT_COLL_ALLREDUCE, 4, 15), RT_ALG_OMPI_RING);
     assert_int_equal(sel(RT_COLL_ALLREDUCE, 4, 12), RT_ALG_RDB); /* 3 ints < 4 ranks */
     assert_int_equal(sel(RT_COLL_ALLREDUCE, 7, 16), RT_ALG_RDB);
     assert_int_equal(sel(RT_COLL_ALLREDUCE, 7, 8191), RT_ALG_RDB);
-    assert_int_equal(sel(RT_COLL_ALLREDUCE, 7, 8192), RT_ALG_RABENSEIFNER);
+    assert_int_equal(sel(RT_COLL_ALLREDUCE, 7, 8192), RT_ALG_OMPI_RABENSEIFNER);
     /* 8 to 15: rd below 8192; 16 to 31: segmented ring below 64 */
     assert_int_equal(sel(RT_COLL_ALLREDUCE, 8, 8191), RT_ALG_RDB);
-    assert_int_equal(sel(RT_COLL_ALLREDUCE, 15, 8192), RT_ALG_RABENSEIFNER);
+    assert_int_equal(sel(RT_COLL_ALLREDUCE, 15, 8192), RT_ALG_OMPI_RABENSEIFNER);
     assert_int_equal(pick(RT_COLL_ALLREDUCE, 16, 63), 5);
-    assert_int_equal(sel(RT_COLL_ALLREDUCE, 16, 63), RT_ALG_RING); /* 63 chars >= 16 */
-    assert_int_equal(sel(RT_COLL_ALLREDUCE, 16, 8), RT_ALG_RDB);   /* 1 double */
+    assert_int_equal(sel(RT_COLL_ALLREDUCE, 16, 63), RT_ALG_OMPI_RING); /* 63 chars >= 16 */
+    assert_int_equal(sel(RT_COLL_ALLREDUCE, 16, 8), RT_ALG_RDB);        /* 1 double */
     assert_int_equal(pick(RT_COLL_ALLREDUCE, 16, 64), 3);
     assert_int_equal(pick(RT_COLL_ALLREDUCE, 31, 4096), 6);
     /* 128 to 255 ranks: nonoverlapping (reduce + bcast) below 131072 */
@@ -290,8 +291,10 @@ static void test_ompi_ids(void **state)
     assert_int_equal(rt_coll_ompi_id(RT_COLL_REDUCE, RT_ALG_RABENSEIFNER), 7);
     assert_int_equal(rt_coll_ompi_id(RT_COLL_ALLREDUCE, RT_ALG_OMPI_LINEAR), 1);
     assert_int_equal(rt_coll_ompi_id(RT_COLL_ALLREDUCE, RT_ALG_RDB), 3);
-    assert_int_equal(rt_coll_ompi_id(RT_COLL_ALLREDUCE, RT_ALG_RING), 4);
-    assert_int_equal(rt_coll_ompi_id(RT_COLL_ALLREDUCE, RT_ALG_RABENSEIFNER), 6);
+    assert_int_equal(rt_coll_ompi_id(RT_COLL_ALLREDUCE, RT_ALG_OMPI_RING), 4);
+    assert_int_equal(rt_coll_ompi_id(RT_COLL_ALLREDUCE, RT_ALG_RING), 0); /* pieces, order */
+    assert_int_equal(rt_coll_ompi_id(RT_COLL_ALLREDUCE, RT_ALG_OMPI_RABENSEIFNER), 6);
+    assert_int_equal(rt_coll_ompi_id(RT_COLL_ALLREDUCE, RT_ALG_RABENSEIFNER), 0);
     assert_int_equal(rt_coll_ompi_id(RT_COLL_ALLTOALL, RT_ALG_DIRECT), 1);
     assert_int_equal(rt_coll_ompi_id(RT_COLL_ALLTOALL, RT_ALG_PAIRWISE), 2);
     assert_int_equal(rt_coll_ompi_id(RT_COLL_ALLTOALL, RT_ALG_BRUCK), 3);
@@ -443,6 +446,27 @@ static void test_steps_reduce(void **state)
     expect(RT_COLL_ALLREDUCE, RT_ALG_OMPI_LINEAR, 3, 0, 4, all3);
 }
 
+static void test_steps_allreduce(void **state)
+{
+    (void)state;
+    /* 10 doubles on 3 ranks: pieces of 4, 3, 3 elements */
+    static const char *const ring3[] = {
+        "R2:24 S1:32 +24 | R2:24 S1:24 +24 | R2:32 S1:24 | R2:24 S1:32",
+        "R0:32 S2:24 +32 | R0:24 S2:32 +24 | R0:24 S2:24 | R0:32 S2:24",
+        "R1:24 S0:24 +24 | R1:32 S0:24 +32 | R1:24 S0:32 | R1:24 S0:24"};
+    expect(RT_COLL_ALLREDUCE, RT_ALG_OMPI_RING, 3, RT_PEER_NONE, 80, ring3);
+    /* 11 doubles on 3 ranks: ranks 0 and 1 fold (halves of 5 and 6), 0 and 2 the core */
+    static const char *const rab3[] = {
+        "R1:40 S1:48 +40 | R1:48 | R2:40 S2:48 +40 | R2:48 S2:40 | S1:88",
+        "R0:48 S0:40 +48 | S0:48 | R0:88", "R0:48 S0:40 +48 | R0:40 S0:48"};
+    expect(RT_COLL_ALLREDUCE, RT_ALG_OMPI_RABENSEIFNER, 3, RT_PEER_NONE, 88, rab3);
+    static const char *const rab4[] = {"R1:16 S1:16 +16 | R2:8 S2:8 +8 | R2:8 S2:8 | R1:16 S1:16",
+                                       "R0:16 S0:16 +16 | R3:8 S3:8 +8 | R3:8 S3:8 | R0:16 S0:16",
+                                       "R3:16 S3:16 +16 | R0:8 S0:8 +8 | R0:8 S0:8 | R3:16 S3:16",
+                                       "R2:16 S2:16 +16 | R1:8 S1:8 +8 | R1:8 S1:8 | R2:16 S2:16"};
+    expect(RT_COLL_ALLREDUCE, RT_ALG_OMPI_RABENSEIFNER, 4, RT_PEER_NONE, 32, rab4);
+}
+
 static void test_steps_barrier_rooted(void **state)
 {
     (void)state;
@@ -495,6 +519,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_select_sweep),
         cmocka_unit_test(test_steps_bcast),
         cmocka_unit_test(test_steps_reduce),
+        cmocka_unit_test(test_steps_allreduce),
         cmocka_unit_test(test_steps_barrier_rooted),
         cmocka_unit_test(test_ompi_schedules_choice),
     };

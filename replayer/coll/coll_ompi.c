@@ -259,3 +259,115 @@ void rt__gather_ompi_linear(rt__sched *s, const rt__grp *g, uint32_t root, const
             rt__send(s, rt__at(g, i), piece);
     }
 }
+
+/* ---- allreduce: Open MPI's ring and Rabenseifner (coll_base_allreduce.c) ------------------ */
+
+/* Bytes of elements [0, k) .. as Open MPI cuts count elements into p blocks: the first
+ * count % p blocks one element larger (COLL_BASE_COMPUTE_BLOCKCOUNT). */
+static uint64_t ring_block(uint64_t count, uint32_t p, uint32_t k, unsigned e)
+{
+    return (count / p + (k < count % p)) * e;
+}
+
+/* ompi_coll_base_allreduce_intra_ring, count >= p: the computation phase sends block me,
+ * then me-1, ..., each combined with the one received from the left; block me+1 ends
+ * complete here; the distribution phase passes blocks me+1, me, ... to the right. */
+void rt__allreduce_ompi_ring(rt__sched *s, const rt__grp *g, uint64_t n)
+{
+    uint32_t p = g->n, me = g->me;
+    unsigned e = rt_coll_elem_size(n);
+    uint64_t count = n / e;
+    if (p < 2)
+        return;
+    int32_t right = rt__at(g, (me + 1) % p), left = rt__at(g, (me + p - 1) % p);
+    for (uint32_t k = 1; k < p && !rt__stopped(s); k++) { /* receive block me-k */
+        uint64_t in = ring_block(count, p, (me + p - k) % p, e);
+        rt__next(s);
+        rt__recv(s, left, in);
+        rt__send(s, right, ring_block(count, p, (me + p - k + 1) % p, e));
+        rt__reduce(s, in);
+    }
+    for (uint32_t k = 0; k + 1 < p && !rt__stopped(s); k++) {
+        rt__next(s);
+        rt__recv(s, left, ring_block(count, p, (me + p - k) % p, e));
+        rt__send(s, right, ring_block(count, p, (me + 1 + p - k) % p, e));
+    }
+}
+
+/* Real rank of virtual rank v after the fold of the first 2 * rem ranks. */
+static uint32_t rab_real(uint32_t v, uint32_t rem)
+{
+    return v < rem ? v * 2 : v + rem;
+}
+
+/* Steps 2 and 3 of ompi_coll_base_allreduce_intra_redscat_allgather for virtual rank v:
+ * recursive vector halving with distance doubling, then the allgather in reverse. */
+static void rab_core(rt__sched *s, const rt__grp *g, uint32_t v, uint32_t pof2, uint32_t rem,
+                     uint64_t count, unsigned e)
+{
+    uint64_t rcount[32], scount[32], wsize = count;
+    uint32_t steps = 0;
+    for (uint32_t mask = 1; mask < pof2 && !rt__stopped(s); mask <<= 1, steps++) {
+        uint32_t dest = rab_real(v ^ mask, rem);
+        if (g->me < dest) { /* keep the left half */
+            rcount[steps] = wsize / 2;
+            scount[steps] = wsize - rcount[steps];
+        } else {
+            scount[steps] = wsize / 2;
+            rcount[steps] = wsize - scount[steps];
+        }
+        rt__next(s);
+        rt__recv(s, rt__at(g, dest), rcount[steps] * e);
+        rt__send(s, rt__at(g, dest), scount[steps] * e);
+        rt__reduce(s, rcount[steps] * e);
+        wsize = rcount[steps];
+    }
+    for (uint32_t mask = pof2 >> 1; mask > 0 && steps > 0 && !rt__stopped(s); mask >>= 1) {
+        uint32_t dest = rab_real(v ^ mask, rem);
+        steps--;
+        rt__next(s);
+        rt__recv(s, rt__at(g, dest), scount[steps] * e);
+        rt__send(s, rt__at(g, dest), rcount[steps] * e);
+    }
+}
+
+/* ompi_coll_base_allreduce_intra_redscat_allgather, count >= pof2: in the first 2 * rem
+ * ranks, even ranks send their right half to me+1 and odd ranks their left half to me-1,
+ * each combines its half and the odd one sends its combined right half back; the even ones
+ * and the ranks above 2 * rem run the power-of-two core, then even ranks send the whole
+ * result to me+1. */
+void rt__allreduce_ompi_rabenseifner(rt__sched *s, const rt__grp *g, uint64_t n)
+{
+    uint32_t p = g->n, me = g->me, pof2 = rt__pof2(p), rem = p - pof2;
+    unsigned e = rt_coll_elem_size(n);
+    uint64_t count = n / e, lhalf = count / 2, rhalf = count - lhalf;
+    if (p < 2)
+        return;
+    uint32_t v = me >= 2 * rem ? me - rem : me / 2;
+    if (me < 2 * rem && me % 2) { /* folded out: waits for the result */
+        int32_t peer = rt__at(g, me - 1);
+        rt__next(s);
+        rt__recv(s, peer, rhalf * e);
+        rt__send(s, peer, lhalf * e);
+        rt__reduce(s, rhalf * e);
+        rt__next(s);
+        rt__send(s, peer, rhalf * e);
+        rt__next(s);
+        rt__recv(s, peer, n);
+        return;
+    }
+    if (me < 2 * rem) {
+        int32_t peer = rt__at(g, me + 1);
+        rt__next(s);
+        rt__recv(s, peer, lhalf * e);
+        rt__send(s, peer, rhalf * e);
+        rt__reduce(s, lhalf * e);
+        rt__next(s);
+        rt__recv(s, peer, rhalf * e); /* the odd rank's combined half: no REDUCE */
+    }
+    rab_core(s, g, v, pof2, rem, count, e);
+    if (me < 2 * rem) {
+        rt__next(s);
+        rt__send(s, rt__at(g, me + 1), n);
+    }
+}
