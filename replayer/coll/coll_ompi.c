@@ -371,3 +371,36 @@ void rt__allreduce_ompi_rabenseifner(rt__sched *s, const rt__grp *g, uint64_t n)
         rt__send(s, rt__at(g, me + 1), n);
     }
 }
+
+/* ---- allgather(v): Open MPI's neighbor exchange (coll_base_allgather(v).c) ----------------- */
+
+/* ompi_coll_base_allgather(v)_intra_neighborexchange on an even number of ranks (Open MPI
+ * runs the ring on an odd one, which is rt__allgather_ring's): a first exchange of the own
+ * piece with neighbour 0 (rank+1 for even ranks, rank-1 for odd ones), then p/2 - 1
+ * exchanges of two pieces (an even-aligned pair), alternating between the two neighbours,
+ * each passing on the pair received before. */
+void rt__allgather_ompi_neighbor(rt__sched *s, const rt__grp *g, const rt__blocks *b)
+{
+    uint32_t p = g->n, me = g->me;
+    if (p % 2) {
+        rt__allgather_ring(s, g, b);
+        return;
+    }
+    int even = me % 2 == 0;
+    uint32_t nb[2] = {even ? (me + 1) % p : (me + p - 1) % p,
+                      even ? (me + p - 1) % p : (me + 1) % p};
+    uint32_t from[2] = {even ? me : nb[0], even ? me : nb[0]};
+    uint32_t step[2] = {even ? 2 : p - 2, even ? p - 2 : 2}; /* +2 and -2, mod p */
+    rt__next(s);
+    rt__recv(s, rt__at(g, nb[0]), rt__piece(b, nb[0]));
+    rt__send(s, rt__at(g, nb[0]), rt__piece(b, me));
+    uint32_t send_from = even ? me : from[0];
+    for (uint32_t i = 1; i < p / 2 && !rt__stopped(s); i++) {
+        unsigned par = i % 2;
+        from[par] = (from[par] + step[par]) % p;
+        rt__next(s);
+        rt__recv(s, rt__at(g, nb[par]), rt__span(b, from[par], 2));
+        rt__send(s, rt__at(g, nb[par]), rt__span(b, send_from, 2));
+        send_from = from[par];
+    }
+}

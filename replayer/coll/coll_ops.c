@@ -492,6 +492,47 @@ static int allreduce_ompi_rabenseifner(rt__sched *s, const args *a)
     return 0;
 }
 
+static int allgather_ompi_neighbor(rt__sched *s, const args *a)
+{
+    rt__allgather_ompi_neighbor(s, &a->g, &a->b);
+    return 0;
+}
+
+/* Open MPI's default allgatherv: gatherv to rank 0, then its bcast choice for the total. */
+static int allgatherv_gatherv_bcast(rt__sched *s, const args *a)
+{
+    uint32_t p = a->c->size;
+    uint64_t n = a->n;
+    rt__gather_ompi_linear(s, &a->g, 0, &a->b, 1);
+    rt__blocks whole = rt__blocks_of(n, p, 0);
+    switch (rt__ompi_bcast_choice(p, n)) {
+    case RT_ALG_PIPELINE:
+        rt__bcast_tree(s, &a->g, RT__TREE_CHAIN, n);
+        break;
+    case RT_ALG_BINARY_TREE:
+        rt__bcast_tree(s, &a->g, RT__TREE_BINARY, n);
+        break;
+    case RT_ALG_BMTREE:
+        rt__bcast_tree(s, &a->g, RT__TREE_BMTREE, n);
+        break;
+    case RT_ALG_KNOMIAL:
+        rt__bcast_tree(s, &a->g, RT__TREE_KNOMIAL, n);
+        break;
+    case RT_ALG_SCATTER_RDB:
+        rt__scatter_binomial(s, &a->g, &whole);
+        rt__allgather_rd(s, &a->g, &whole);
+        break;
+    case RT_ALG_SCATTER_RING:
+        rt__scatter_binomial(s, &a->g, &whole);
+        rt__allgather_ring(s, &a->g, &whole);
+        break;
+    default: /* ompi_linear */
+        rt__bcast_ompi_linear(s, &a->g, 0, n);
+        break;
+    }
+    return 0;
+}
+
 static int gather_ompi_linear(rt__sched *s, const args *a)
 {
     rt__gather_ompi_linear(s, &a->g, (uint32_t)a->c->root, &a->b, 1);

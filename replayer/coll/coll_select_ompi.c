@@ -260,10 +260,7 @@ static const struct {
     {RT_COLL_ALLTOALL, 4, RT_ALG_DIRECT},
     {RT_COLL_ALLTOALL, 5, RT_ALG_PAIRWISE},
     {RT_COLL_ALLGATHER, 1, RT_ALG_GATHER_BCAST},
-    {RT_COLL_ALLGATHER, 5, RT_ALG_RING},
     {RT_COLL_ALLGATHER, 6, RT_ALG_RING},
-    {RT_COLL_ALLGATHERV, 1, RT_ALG_GATHER_BCAST},
-    {RT_COLL_ALLGATHERV, 4, RT_ALG_RING},
     {RT_COLL_ALLGATHERV, 5, RT_ALG_RING},
     {RT_COLL_BARRIER, 2, RT_ALG_DISSEMINATION},
     {RT_COLL_BARRIER, 5, RT_ALG_OMPI_RD},
@@ -325,4 +322,10 @@ rt_coll_alg rt_coll_select_ompi(const rt_coll_call *c)
         if (nearest[i].op == c->op && nearest[i].id == id)
             return nearest[i].alg;
     return RT_ALG_COUNT; /* unreachable: unit.coll checks every number the rules give */
+}
+
+rt_coll_alg rt__ompi_bcast_choice(uint32_t p, uint64_t n)
+{
+    rt_coll_call c = {.op = RT_COLL_BCAST, .size = p, .me = 0, .root = 0, .bytes = n};
+    return rt_coll_select_ompi(&c);
 }

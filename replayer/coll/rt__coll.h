@@ -174,6 +174,10 @@ void rt__gather_ompi_linear(rt__sched *s, const rt__grp *g, uint32_t root, const
 /* Open MPI's ring and Rabenseifner allreduce, pieces cut by elements (rt_coll_elem_size). */
 void rt__allreduce_ompi_ring(rt__sched *s, const rt__grp *g, uint64_t n);
 void rt__allreduce_ompi_rabenseifner(rt__sched *s, const rt__grp *g, uint64_t n);
+/* Open MPI's neighbor exchange allgather(v) (the ring on an odd number of ranks). */
+void rt__allgather_ompi_neighbor(rt__sched *s, const rt__grp *g, const rt__blocks *b);
+/* The bcast Open MPI 4.1 picks for n bytes on p ranks (rt_coll_select_ompi). */
+rt_coll_alg rt__ompi_bcast_choice(uint32_t p, uint64_t n);
 
 /* ---- MSA-aware hierarchies (coll_msa.c) ---------------------------------------------- */
 

@@ -202,9 +202,8 @@ rt_coll_alg rt_coll_select_mpich(const rt_coll_call *c);
  * are modelled by the nearest one (docs/analyzer.md, "Open MPI's choice", lists them): bcast
  * split_binary_tree by binary_tree, scatter_allgather by scatter_rdb, scatter_allgather_ring
  * by scatter_ring; allreduce nonoverlapping by reduce_bcast; alltoall linear_sync by direct
- * (the same messages) and two_proc by pairwise (one exchange); allgather neighbor and
- * allgatherv neighbor by ring (which Open MPI runs itself on an odd number of ranks),
- * two_proc by ring (one exchange), allgatherv default by gather_bcast; barrier two_proc by
+ * (the same messages) and two_proc by pairwise (one exchange); allgather linear by
+ * gather_bcast, allgather and allgatherv two_proc by ring (one exchange); barrier two_proc by
  * ompi_recursive_doubling (the same two messages), tree by binomial; reduce in-order_binary
  * by binary_tree; reduce_scatter non-overlapping and butterfly by recursive_halving;
  * reduce_scatter_block basic_linear, recursive_doubling and butterfly by recursive_halving;

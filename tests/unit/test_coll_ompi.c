@@ -200,15 +200,17 @@ static void test_select_alltoall_allgather(void **state)
     assert_int_equal(sel(RT_COLL_ALLGATHER, 6, 8), RT_ALG_BRUCK);
     assert_int_equal(sel(RT_COLL_ALLGATHER, 32, 1023), RT_ALG_RDB);
     assert_int_equal(pick(RT_COLL_ALLGATHER, 32, 1024), 5);
-    assert_int_equal(sel(RT_COLL_ALLGATHER, 32, 1024), RT_ALG_RING);
+    assert_int_equal(sel(RT_COLL_ALLGATHER, 32, 1024), RT_ALG_NEIGHBOR_EXCHANGE);
     assert_int_equal(pick(RT_COLL_ALLGATHER, 63, 65536), 4);
     /* allgatherv (b = one block, per-rank average): 4 to 7 ranks default below 256 */
     assert_int_equal(sel(RT_COLL_ALLGATHERV, 2, 2047), RT_ALG_RING);
     assert_int_equal(pick(RT_COLL_ALLGATHERV, 2, 2048), 5);
-    assert_int_equal(sel(RT_COLL_ALLGATHERV, 4, 255), RT_ALG_GATHER_BCAST);
+    assert_int_equal(sel(RT_COLL_ALLGATHERV, 4, 255), RT_ALG_GATHERV_BCAST);
     assert_int_equal(pick(RT_COLL_ALLGATHERV, 4, 256), 4);
+    assert_int_equal(sel(RT_COLL_ALLGATHERV, 4, 256), RT_ALG_NEIGHBOR_EXCHANGE);
     assert_int_equal(sel(RT_COLL_ALLGATHERV, 4, 16384), RT_ALG_BRUCK);
-    assert_int_equal(sel(RT_COLL_ALLGATHERV, 4, 262144), RT_ALG_RING);
+    assert_int_equal(sel(RT_COLL_ALLGATHERV, 4, 262144), RT_ALG_NEIGHBOR_EXCHANGE);
+    assert_int_equal(sel(RT_COLL_ALLGATHERV, 4, 4096), RT_ALG_RING);
 }
 
 static void test_select_others(void **state)
@@ -467,6 +469,24 @@ static void test_steps_allreduce(void **state)
     expect(RT_COLL_ALLREDUCE, RT_ALG_OMPI_RABENSEIFNER, 4, RT_PEER_NONE, 32, rab4);
 }
 
+static void test_steps_allgather(void **state)
+{
+    (void)state;
+    /* neighbor exchange on 4 ranks: the own piece with the first neighbour, then a pair */
+    static const char *const ne4[] = {"R1:10 S1:10 | R3:20 S3:20", "R0:10 S0:10 | R2:20 S2:20",
+                                      "R3:10 S3:10 | R1:20 S1:20", "R2:10 S2:10 | R0:20 S0:20"};
+    expect(RT_COLL_ALLGATHER, RT_ALG_NEIGHBOR_EXCHANGE, 4, RT_PEER_NONE, 10, ne4);
+    static const char *const ne6[] = {
+        "R1:3 S1:3 | R5:6 S5:6 | R1:6 S1:6", "R0:3 S0:3 | R2:6 S2:6 | R0:6 S0:6",
+        "R3:3 S3:3 | R1:6 S1:6 | R3:6 S3:6", "R2:3 S2:3 | R4:6 S4:6 | R2:6 S2:6",
+        "R5:3 S5:3 | R3:6 S3:6 | R5:6 S5:6", "R4:3 S4:3 | R0:6 S0:6 | R4:6 S4:6"};
+    expect(RT_COLL_ALLGATHER, RT_ALG_NEIGHBOR_EXCHANGE, 6, RT_PEER_NONE, 3, ne6);
+    /* gatherv to 0 in rank order, then Open MPI's bcast of 40 bytes on 4 ranks: binary tree */
+    static const char *const gb4[] = {"R1:10 | R2:10 | R3:10 | S1:40 S2:40",
+                                      "S0:10 | R0:40 | S3:40", "S0:10 | R0:40", "S0:10 | R1:40"};
+    expect(RT_COLL_ALLGATHERV, RT_ALG_GATHERV_BCAST, 4, RT_PEER_NONE, 10, gb4);
+}
+
 static void test_steps_barrier_rooted(void **state)
 {
     (void)state;
@@ -520,6 +540,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_steps_bcast),
         cmocka_unit_test(test_steps_reduce),
         cmocka_unit_test(test_steps_allreduce),
+        cmocka_unit_test(test_steps_allgather),
         cmocka_unit_test(test_steps_barrier_rooted),
         cmocka_unit_test(test_ompi_schedules_choice),
     };
