@@ -99,7 +99,7 @@ void rt_coll_algs_name(const uint8_t alg[RT_COLL_COUNT], char *buf, size_t len)
         n = (size_t)snprintf(buf, len, "all=ompi");
     size_t head = n;
     for (unsigned op = 0; op < RT_COLL_COUNT && n < len; op++)
-        if (alg[op] != base && (base == RT_ALG_MPICH || rt_coll_alg_valid(op, RT_ALG_MPICH)))
+        if (alg[op] != base && rt_coll_alg_valid(op, RT_ALG_MPICH)) /* ops with a schedule */
             n += (size_t)snprintf(buf + n, len - n, "%s%s=%s", n ? "," : "", coll_op_name(op),
                                   rt_coll_alg_name(alg[op]));
     if (n == head) /* nothing differs from the base */
