@@ -1,10 +1,13 @@
 /*
- * Open MPI 4.1's trees and barriers, as its coll/base component builds them
- * (ompi/mca/coll/base/coll_base_topo.c, coll_base_bcast.c, coll_base_reduce.c and
- * coll_base_barrier.c of Open MPI 4.1.x, read in the open-mpi/ompi repository). The fixed
- * decision rules of coll/tuned call them with segment size 0, so a tree moves the whole
- * message once per edge. The root is group index 0 (callers rotate), as Open MPI shifts
- * ranks by the root.
+ * The schedules of Open MPI 4.1's own algorithms, as its coll/base component runs them
+ * (ompi/mca/coll/base/coll_base_topo.c, coll_base_bcast.c, coll_base_reduce.c,
+ * coll_base_barrier.c, coll_base_gather.c, coll_base_scatter.c, coll_base_allreduce.c,
+ * coll_base_allgather.c and coll_base_allgatherv.c of Open MPI 4.1.x, read in the
+ * open-mpi/ompi repository): its trees, linear algorithms, barriers, ring and Rabenseifner
+ * allreduce and neighbor exchange. The fixed decision rules of coll/tuned call them with
+ * segment size 0, so a tree moves the whole message once per edge. In the trees the root is
+ * group index 0 (callers rotate), as Open MPI shifts ranks by the root; the linear ones go
+ * in rank order. mpi.openmpi.wire checks them against the messages Open MPI sends.
  */
 #include "rt__coll.h"
 
@@ -262,7 +265,7 @@ void rt__gather_ompi_linear(rt__sched *s, const rt__grp *g, uint32_t root, const
 
 /* ---- allreduce: Open MPI's ring and Rabenseifner (coll_base_allreduce.c) ------------------ */
 
-/* Bytes of elements [0, k) .. as Open MPI cuts count elements into p blocks: the first
+/* Bytes of block k when Open MPI cuts count elements of e bytes into p blocks: the first
  * count % p blocks one element larger (COLL_BASE_COMPUTE_BLOCKCOUNT). */
 static uint64_t ring_block(uint64_t count, uint32_t p, uint32_t k, unsigned e)
 {
