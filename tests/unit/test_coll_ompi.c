@@ -394,6 +394,7 @@ static void expect(unsigned op, unsigned alg, uint32_t p, int32_t root, uint64_t
                      rt_event_op_name(RT_EV_COLL_END, op), rt_coll_alg_name(alg), p, me, got,
                      want[me]);
     }
+    world_free(&w);
 }
 
 static void test_steps_bcast(void **state)
