@@ -64,18 +64,24 @@ static int gateways_run(int argc, char **argv)
     int rc = cli_level_finish(cmd, &o.level, level, nspecs ? specs[0] : NULL);
     if (rc)
         return rc;
+    /* with choices to compare, the recording MPI's choice is the base (looked up once) */
+    unsigned base = RT_ALG_MPICH;
+    if (nspecs)
+        base = cli_trace_choice(path);
+    else
+        cli_level_trace_default(&o.level, path, NULL);
     for (unsigned i = 0; i < nspecs; i++) {
         rt_an_level l;
         rt_an_level_default(&l);
         if ((rc = cli_level_finish(cmd, &l, "wire", specs[i])))
             return rc;
+        cli_level_apply_default(&l, base, specs[i]);
         memcpy(o.choice[i], l.alg, sizeof l.alg);
         o.label[i] = specs[i];
     }
     o.nchoices = nspecs;
-    if (nspecs) /* the comparison starts from MPICH's own choice */
-        for (unsigned op = 0; op < RT_COLL_COUNT; op++)
-            o.level.alg[op] = RT_ALG_MPICH;
+    if (nspecs)
+        cli_level_apply_default(&o.level, base, NULL);
     o.level.coll = RT_AN_COLL_FLOWS;
     o.level.rma = 1;
     if (cli_out_claim_report(&out, path))

@@ -26,8 +26,10 @@ static void hist_usage(FILE *out)
             "  --level wire     what the MPI library sends, as psmpi counts it: collectives\n"
             "                   are expanded into the point-to-point messages of an algorithm\n"
             "  --coll [OP=ALG,...]  call level: count collective payloads; wire level: the\n"
-            "                   algorithm per collective (default mpich, MPICH 4.0's own\n"
-            "                   choice; OP may be 'all'). See 'retrace hist --algorithms'.\n"
+            "                   algorithm per collective (default: the choice of the MPI\n"
+            "                   that recorded the trace, ompi for Open MPI 4.1's, else mpich\n"
+            "                   for MPICH 4.0's; OP may be 'all'). See 'retrace hist\n"
+            "                   --algorithms'.\n"
             "  --rma            also count RMA transfers (put, get, accumulate, atomics)\n"
             "  --per-rank       one column per sending rank\n"
             "  --by-call        one column per MPI function that sent\n"
@@ -38,13 +40,33 @@ static void hist_usage(FILE *out)
             "  --algorithms     list the collective algorithms per operation and exit\n");
 }
 
+/* "  bcast   mpich, ompi, ..." wrapped before column 80, continued under the first name. */
+static void print_list(FILE *out, const char *op, const char *list)
+{
+    enum { INDENT = 25, WIDTH = 79 };
+    int col = fprintf(out, "  %-22s", op);
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ",");
+        int w = (int)n + (p[n] == ',');
+        if (col + 1 + w > WIDTH && col > INDENT) {
+            fprintf(out, "\n%*s", INDENT - 1, "");
+            col = INDENT - 1;
+        }
+        col += fprintf(out, " %.*s", w, p);
+        p += n + (p[n] == ',');
+        p += *p == ' ';
+    }
+    fputc('\n', out);
+}
+
 static void list_algorithms(FILE *out)
 {
-    fprintf(out, "Collective algorithms (mpich = MPICH 4.0's selection, the default):\n");
+    fprintf(out, "Collective algorithms (mpich = MPICH 4.0's selection, ompi = Open MPI 4.1's;\n"
+                 "the default is the one of the MPI that recorded the trace):\n");
     for (unsigned op = 0; op <= RT_COLL_NEIGHBOR_ALLTOALLW; op++) {
         char list[512];
         rt_coll_alg_list(op, list, sizeof list);
-        fprintf(out, "  %-22s %s\n", rt_event_op_name(RT_EV_COLL_END, op), list);
+        print_list(out, rt_event_op_name(RT_EV_COLL_END, op), list);
     }
 }
 
@@ -103,6 +125,7 @@ static int hist_run(int argc, char **argv)
     int rc = cli_level_finish(cmd, &o.level, level, coll_spec);
     if (rc)
         return rc;
+    cli_level_trace_default(&o.level, path, coll_spec);
     /* psmpi counts the messages inside collectives: the wire level always expands them. */
     if (o.level.level == RT_AN_WIRE)
         o.level.coll = RT_AN_COLL_FLOWS;

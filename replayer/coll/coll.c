@@ -10,6 +10,7 @@
 
 static const char *const alg_names[RT_ALG_COUNT] = {
     [RT_ALG_MPICH] = "mpich",
+    [RT_ALG_OMPI] = "ompi",
 #define RT_COLL_ALG(id, name, cells) [RT_ALG_##id] = name,
 #include "rt_coll_algs.def"
 #undef RT_COLL_ALG
@@ -164,6 +165,8 @@ int rt_coll_schedule(unsigned alg, const rt_coll_call *c, rt_coll_emit_fn emit, 
         return rt_err_set(err, RT_E_INVAL, "%s: algorithm number %u is out of range", name, alg);
     if (alg == RT_ALG_MPICH) {
         alg = rt_coll_select_mpich(c);
+    } else if (alg == RT_ALG_OMPI) {
+        alg = rt_coll_select_ompi(c);
     } else if (!rt_coll_alg_valid(c->op, alg)) {
         char list[256];
         rt_coll_alg_list(c->op, list, sizeof list);

@@ -73,14 +73,41 @@ int rt_coll_parse_algs(const char *spec, uint8_t alg[RT_COLL_COUNT], rt_err *err
     return 0;
 }
 
+/* The choice the entries are told against: ompi when no op with a schedule has mpich and
+ * some have ompi (the default on a trace Open MPI recorded), else mpich. */
+static unsigned algs_base(const uint8_t alg[RT_COLL_COUNT])
+{
+    int ompi = 0;
+    for (unsigned op = 0; op < RT_COLL_COUNT; op++) {
+        if (!rt_coll_alg_valid(op, RT_ALG_MPICH))
+            continue;
+        if (alg[op] == RT_ALG_MPICH)
+            return RT_ALG_MPICH;
+        ompi |= alg[op] == RT_ALG_OMPI;
+    }
+    return ompi ? RT_ALG_OMPI : RT_ALG_MPICH;
+}
+
 void rt_coll_algs_name(const uint8_t alg[RT_COLL_COUNT], char *buf, size_t len)
 {
+    if (!len)
+        return;
+    unsigned base = algs_base(alg);
     size_t n = 0;
     buf[0] = 0;
+    if (base == RT_ALG_OMPI)
+        n = (size_t)snprintf(buf, len, "all=ompi");
+    size_t head = n;
     for (unsigned op = 0; op < RT_COLL_COUNT && n < len; op++)
-        if (alg[op] != RT_ALG_MPICH)
+        if (alg[op] != base && rt_coll_alg_valid(op, RT_ALG_MPICH)) /* ops with a schedule */
             n += (size_t)snprintf(buf + n, len - n, "%s%s=%s", n ? "," : "", coll_op_name(op),
                                   rt_coll_alg_name(alg[op]));
-    if (!buf[0])
-        snprintf(buf, len, "mpich");
+    if (n == head) /* nothing differs from the base */
+        snprintf(buf, len, "%s", rt_coll_alg_name(base));
+}
+
+rt_coll_alg rt_coll_library_choice(const char *library)
+{
+    static const char ompi[] = "Open MPI";
+    return library && !strncmp(library, ompi, sizeof ompi - 1) ? RT_ALG_OMPI : RT_ALG_MPICH;
 }

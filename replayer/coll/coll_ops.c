@@ -412,6 +412,139 @@ static int neighbor_linear(rt__sched *s, const args *a)
     return 0;
 }
 
+/* Open MPI's unsegmented trees and its barriers (coll_ompi.c). */
+static int bcast_pipeline(rt__sched *s, const args *a)
+{
+    rt__bcast_tree(s, &a->r, RT__TREE_CHAIN, a->n);
+    return 0;
+}
+
+static int bcast_binary_tree(rt__sched *s, const args *a)
+{
+    rt__bcast_tree(s, &a->r, RT__TREE_BINARY, a->n);
+    return 0;
+}
+
+static int bcast_bmtree(rt__sched *s, const args *a)
+{
+    rt__bcast_tree(s, &a->r, RT__TREE_BMTREE, a->n);
+    return 0;
+}
+
+static int bcast_knomial(rt__sched *s, const args *a)
+{
+    rt__bcast_tree(s, &a->r, RT__TREE_KNOMIAL, a->n);
+    return 0;
+}
+
+static int reduce_pipeline(rt__sched *s, const args *a)
+{
+    rt__reduce_tree(s, &a->r, RT__TREE_CHAIN, a->n);
+    return 0;
+}
+
+static int reduce_binary_tree(rt__sched *s, const args *a)
+{
+    rt__reduce_tree(s, &a->r, RT__TREE_BINARY, a->n);
+    return 0;
+}
+
+static int barrier_ompi_linear(rt__sched *s, const args *a)
+{
+    rt__barrier_ompi_linear(s, &a->g);
+    return 0;
+}
+
+static int barrier_ompi_rd(rt__sched *s, const args *a)
+{
+    rt__barrier_ompi_rd(s, &a->g);
+    return 0;
+}
+
+static int bcast_ompi_linear(rt__sched *s, const args *a)
+{
+    rt__bcast_ompi_linear(s, &a->g, (uint32_t)a->c->root, a->n);
+    return 0;
+}
+
+static int reduce_ompi_linear(rt__sched *s, const args *a)
+{
+    rt__reduce_ompi_linear(s, &a->g, (uint32_t)a->c->root, a->n);
+    return 0;
+}
+
+static int allreduce_ompi_linear(rt__sched *s, const args *a)
+{
+    rt__reduce_ompi_linear(s, &a->g, 0, a->n);
+    rt__bcast_ompi_linear(s, &a->g, 0, a->n);
+    return 0;
+}
+
+static int allreduce_ompi_ring(rt__sched *s, const args *a)
+{
+    rt__allreduce_ompi_ring(s, &a->g, a->n);
+    return 0;
+}
+
+static int allreduce_ompi_rabenseifner(rt__sched *s, const args *a)
+{
+    rt__allreduce_ompi_rabenseifner(s, &a->g, a->n);
+    return 0;
+}
+
+static int allgather_ompi_neighbor(rt__sched *s, const args *a)
+{
+    rt__allgather_ompi_neighbor(s, &a->g, &a->b);
+    return 0;
+}
+
+/* Open MPI's default allgatherv: gatherv to rank 0, then its bcast choice for the total. */
+static int allgatherv_gatherv_bcast(rt__sched *s, const args *a)
+{
+    uint32_t p = a->c->size;
+    uint64_t n = a->n;
+    rt__gather_ompi_linear(s, &a->g, 0, &a->b, 1);
+    rt__blocks whole = rt__blocks_of(n, p, 0);
+    switch (rt__ompi_bcast_choice(p, n)) {
+    case RT_ALG_PIPELINE:
+        rt__bcast_tree(s, &a->g, RT__TREE_CHAIN, n);
+        break;
+    case RT_ALG_BINARY_TREE:
+        rt__bcast_tree(s, &a->g, RT__TREE_BINARY, n);
+        break;
+    case RT_ALG_BMTREE:
+        rt__bcast_tree(s, &a->g, RT__TREE_BMTREE, n);
+        break;
+    case RT_ALG_KNOMIAL:
+        rt__bcast_tree(s, &a->g, RT__TREE_KNOMIAL, n);
+        break;
+    case RT_ALG_SCATTER_RDB:
+        rt__scatter_binomial(s, &a->g, &whole);
+        rt__allgather_rd(s, &a->g, &whole);
+        break;
+    case RT_ALG_SCATTER_RING:
+        rt__scatter_binomial(s, &a->g, &whole);
+        rt__allgather_ring(s, &a->g, &whole);
+        break;
+    default: /* ompi_linear */
+        rt__bcast_ompi_linear(s, &a->g, 0, n);
+        break;
+    }
+    return 0;
+}
+
+static int gather_ompi_linear(rt__sched *s, const args *a)
+{
+    rt__gather_ompi_linear(s, &a->g, (uint32_t)a->c->root, &a->b, 1);
+    return 0;
+}
+
+static int scatter_ompi_linear(rt__sched *s, const args *a)
+{
+    rt__gather_ompi_linear(s, &a->g, (uint32_t)a->c->root, &a->b, 0);
+    return 0;
+}
+
 static int msa(rt__sched *s, const args *a)
 {
     return rt__msa(s, a->c, a->n, 1);
@@ -427,12 +560,13 @@ static int msa2(rt__sched *s, const args *a)
 typedef struct cell {
     build_fn build; /* NULL: the algorithm does not exist for the op */
     const char *mpich;
+    int ompi; /* coll_tuned_<op>_algorithm's value; 0: none */
 } cell;
 
-/* Per algorithm and op; the row of RT_ALG_MPICH stays empty (rt_coll_select_mpich picks a
- * real one). An op named twice in a row fails to compile (-Woverride-init, in -Wextra). */
+/* Per algorithm and op; the rows of RT_ALG_MPICH and RT_ALG_OMPI stay empty (their selections
+ * pick a real one). An op named twice in a row fails to compile (-Woverride-init, in -Wextra). */
 static const cell cells[RT_ALG_COUNT][RT_COLL_COUNT] = {
-#define ON(op, builder, mpich) [RT_COLL_##op] = {builder, mpich},
+#define ON(op, builder, mpich, ompi) [RT_COLL_##op] = {builder, mpich, ompi},
 #define RT_COLL_ALG(id, name, ons) [RT_ALG_##id] = {ons},
 #include "rt_coll_algs.def"
 #undef RT_COLL_ALG
@@ -443,7 +577,7 @@ static const cell cells[RT_ALG_COUNT][RT_COLL_COUNT] = {
 _Static_assert(RT_COLL_COUNT <= 32, "collective ops fit a 32-bit mask");
 // clang-format off
 static const uint32_t scheduled = 0u
-#define ON(op, builder, mpich) | 1u << RT_COLL_##op
+#define ON(op, builder, mpich, ompi) | 1u << RT_COLL_##op
 #define RT_COLL_ALG(id, name, ons) ons
 #include "rt_coll_algs.def"
 #undef RT_COLL_ALG
@@ -455,7 +589,7 @@ int rt_coll_alg_valid(unsigned op, unsigned alg)
 {
     if (op >= RT_COLL_COUNT || alg >= RT_ALG_COUNT)
         return 0;
-    if (alg == RT_ALG_MPICH)
+    if (alg == RT_ALG_MPICH || alg == RT_ALG_OMPI)
         return (scheduled >> op) & 1u;
     return cells[alg][op].build != NULL;
 }
@@ -463,6 +597,19 @@ int rt_coll_alg_valid(unsigned op, unsigned alg)
 const char *rt_coll_mpich_name(unsigned op, unsigned alg)
 {
     return op < RT_COLL_COUNT && alg < RT_ALG_COUNT ? cells[alg][op].mpich : NULL;
+}
+
+int rt_coll_ompi_id(unsigned op, unsigned alg)
+{
+    return op < RT_COLL_COUNT && alg < RT_ALG_COUNT ? cells[alg][op].ompi : 0;
+}
+
+int rt__ompi_row(unsigned op, int id)
+{
+    for (unsigned a = 0; id > 0 && op < RT_COLL_COUNT && a < RT_ALG_COUNT; a++)
+        if (cells[a][op].build && cells[a][op].ompi == id)
+            return (int)a;
+    return -1;
 }
 
 int rt__expand(rt__sched *s, unsigned alg, const rt_coll_call *c, rt_err *err)

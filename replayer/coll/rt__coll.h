@@ -152,6 +152,33 @@ void rt__alltoall_pairwise(rt__sched *s, const rt__grp *g, uint64_t sent, uint64
                            const uint64_t *sblk, const uint64_t *rblk);
 void rt__alltoall_bruck(rt__sched *s, const rt__grp *g, uint64_t sent, uint64_t recvd);
 
+/* ---- Open MPI 4.1's trees and barriers (coll_ompi.c); root = group index 0 ------- */
+
+typedef enum rt__tree_kind {
+    RT__TREE_CHAIN,  /* pipeline */
+    RT__TREE_BINARY, /* binary_tree */
+    RT__TREE_BMTREE, /* bmtree */
+    RT__TREE_KNOMIAL /* knomial, radix 4 */
+} rt__tree_kind;
+
+void rt__bcast_tree(rt__sched *s, const rt__grp *g, rt__tree_kind kind, uint64_t n);
+void rt__reduce_tree(rt__sched *s, const rt__grp *g, rt__tree_kind kind, uint64_t n);
+void rt__barrier_ompi_linear(rt__sched *s, const rt__grp *g);
+void rt__barrier_ompi_rd(rt__sched *s, const rt__grp *g);
+/* Rank order, not relative to the root: g is the communicator unrotated. b (gather,
+ * scatter) holds the pieces by rank relative to the root. */
+void rt__bcast_ompi_linear(rt__sched *s, const rt__grp *g, uint32_t root, uint64_t n);
+void rt__reduce_ompi_linear(rt__sched *s, const rt__grp *g, uint32_t root, uint64_t n);
+void rt__gather_ompi_linear(rt__sched *s, const rt__grp *g, uint32_t root, const rt__blocks *b,
+                            int gather);
+/* Open MPI's ring and Rabenseifner allreduce, pieces cut by elements (rt_coll_elem_size). */
+void rt__allreduce_ompi_ring(rt__sched *s, const rt__grp *g, uint64_t n);
+void rt__allreduce_ompi_rabenseifner(rt__sched *s, const rt__grp *g, uint64_t n);
+/* Open MPI's neighbor exchange allgather(v) (the ring on an odd number of ranks). */
+void rt__allgather_ompi_neighbor(rt__sched *s, const rt__grp *g, const rt__blocks *b);
+/* The bcast Open MPI 4.1 picks for n bytes on p ranks (rt_coll_select_ompi). */
+rt_coll_alg rt__ompi_bcast_choice(uint32_t p, uint64_t n);
+
 /* ---- MSA-aware hierarchies (coll_msa.c) ---------------------------------------------- */
 
 /* levels: 1 (msa: module) or 2 (msa2: module, node). Builds the groups first, so that it
@@ -172,6 +199,8 @@ void rt__neighbor_linear(rt__sched *s, const rt_coll_call *c);
 int rt__expand(rt__sched *s, unsigned alg, const rt_coll_call *c, rt_err *err);
 /* The size MPICH selects on: bcast n, allgather total, alltoall block, ... */
 uint64_t rt__op_size(const rt_coll_call *c);
+/* The row whose Open MPI number for op is id (rt_coll_algs.def), or -1. */
+int rt__ompi_row(unsigned op, int id);
 /* 1 for ops with a root. */
 int rt__rooted(unsigned op);
 

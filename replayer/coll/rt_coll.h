@@ -82,12 +82,13 @@
 #include "rt_error.h"
 #include "rt_event.h"
 
-/* Algorithms: RT_ALG_MPICH, MPICH 4.0's default selection resolved per call, then one per
- * row of rt_coll_algs.def, which says for each algorithm its message pattern and the ops it
- * exists for. */
+/* Algorithms: RT_ALG_MPICH, MPICH 4.0's default selection resolved per call, RT_ALG_OMPI,
+ * Open MPI 4.1's, then one per row of rt_coll_algs.def, which says for each algorithm its
+ * message pattern and the ops it exists for. */
 // clang-format off
 typedef enum rt_coll_alg {
     RT_ALG_MPICH,
+    RT_ALG_OMPI,
 #define RT_COLL_ALG(id, name, cells) RT_ALG_##id,
 #include "rt_coll_algs.def"
 #undef RT_COLL_ALG
@@ -100,7 +101,8 @@ const char *rt_coll_alg_name(unsigned alg);
 /* The algorithm named name (any case), also the aliases "rdb" and "rd" (recursive_doubling)
  * and "rh" (recursive_halving); -RT_E_NOTFOUND when unknown. */
 int rt_coll_alg_lookup(const char *name);
-/* 1 when the algorithm exists for the op (mpich exists for every op that has a schedule). */
+/* 1 when the algorithm exists for the op (mpich and ompi exist for every op that has a
+ * schedule). */
 int rt_coll_alg_valid(unsigned op, unsigned alg);
 /* Writes into buf the names of the algorithms valid for op, ", " separated, "mpich" first
  * ("" for ops without a schedule); always NUL-terminated when len > 0, cut short if needed. */
@@ -109,13 +111,23 @@ void rt_coll_alg_list(unsigned op, char *buf, size_t len);
  * ("scatter_recursive_doubling_allgather" for bcast, scatter_rdb); NULL when MPICH has no
  * such choice for the op (and for mpich itself). */
 const char *rt_coll_mpich_name(unsigned op, unsigned alg);
+/* Open MPI 4.1's number for the algorithm among the values of coll_tuned_<op>_algorithm (what
+ * forces it: 6 for bcast, bmtree); 0 when Open MPI's tuned component has no such algorithm
+ * for the op or does not decide the op (and for mpich and ompi themselves). */
+int rt_coll_ompi_id(unsigned op, unsigned alg);
 /*
  * Parses an algorithm choice "OP=ALG[,OP=ALG...]" into alg (which keeps its other entries).
  * OP is a collective op name ("allreduce") or "all" (every op the algorithm exists for).
  * Returns 0 or -RT_E_INVAL with the reason in err.
  */
 int rt_coll_parse_algs(const char *spec, uint8_t alg[RT_COLL_COUNT], rt_err *err);
-/* "bcast=msa,reduce=msa" for the entries that differ from mpich ("mpich" when none). */
+/* The default choice on a trace recorded by library (rt_defs.library, rt_library_name: "Open
+ * MPI 4.1.4"): RT_ALG_OMPI when it names Open MPI, else RT_ALG_MPICH (MPICH, another MPI, or
+ * "" for unknown). */
+rt_coll_alg rt_coll_library_choice(const char *library);
+/* "bcast=msa,reduce=msa" for the entries that differ from mpich ("mpich" when none); when
+ * the entries are ompi's rather than mpich's (no op with a schedule has mpich, some have
+ * ompi), "ompi" when all are, else "all=ompi," and the entries that differ. */
 void rt_coll_algs_name(const uint8_t alg[RT_COLL_COUNT], char *buf, size_t len);
 
 typedef struct rt_coll_call {
@@ -172,6 +184,36 @@ typedef int (*rt_coll_emit_fn)(void *ctx, const rt_coll_step *step); /* non-zero
  * schedule.
  */
 rt_coll_alg rt_coll_select_mpich(const rt_coll_call *c);
+
+/*
+ * The algorithm Open MPI 4.1 would pick for this call (never RT_ALG_MPICH or RT_ALG_OMPI):
+ * the fixed decision rules of its coll/tuned component
+ * (ompi/mca/coll/tuned/coll_tuned_decision_fixed.c, ompi_coll_tuned_<op>_intra_dec_fixed,
+ * by communicator size and the op's size as tuned computes it), the algorithm number they
+ * give mapped to the row of rt_coll_algs.def with that number (rt_coll_ompi_id), and
+ * where Open MPI's algorithm itself falls back (Open MPI's ring allreduce with fewer
+ * elements than ranks, its Rabenseifner with fewer than pof2, its recursive-doubling
+ * allgather on a non-power of two) that fallback. Reductions are taken as commutative
+ * (MPI's built-in ops) and element counts as rt_coll_elem_size says. Ops tuned does not
+ * decide run coll/basic's linear algorithms: gatherv, scatterv, scan, exscan linear;
+ * alltoallw direct; the neighbourhood collectives linear. Some numbers run another row
+ * exactly: with the fixed rules' segment size 0 and fanout 0, bcast and reduce chain are
+ * pipeline and allreduce segmented_ring is ompi_ring. Algorithms retrace has no schedule of
+ * are modelled by the nearest one (docs/analyzer.md, "Open MPI's choice", lists them): bcast
+ * split_binary_tree by binary_tree, scatter_allgather by scatter_rdb, scatter_allgather_ring
+ * by scatter_ring; allreduce nonoverlapping by reduce_bcast; alltoall linear_sync by direct
+ * (the same messages) and two_proc by pairwise (one exchange); allgather linear by
+ * gather_bcast, allgather and allgatherv two_proc by ring (one exchange); barrier two_proc by
+ * ompi_recursive_doubling (the same two messages), tree by binomial; reduce in-order_binary
+ * by binary_tree; reduce_scatter non-overlapping and butterfly by recursive_halving;
+ * reduce_scatter_block basic_linear, recursive_doubling and butterfly by recursive_halving;
+ * gather linear_sync and scatter linear_nb by ompi_linear (the same messages). RT_ALG_COUNT
+ * for ops without a schedule.
+ */
+rt_coll_alg rt_coll_select_ompi(const rt_coll_call *c);
+/* Open MPI 4.1's algorithm number for the call (what rt_coll_select_ompi maps), 0 for ops
+ * tuned does not decide. */
+int rt_coll_ompi_pick(const rt_coll_call *c);
 
 /* The element size a reduction of n bytes is taken to have, as the trace keeps no element
  * counts: the largest of 8, 4, 2 and 1 bytes that divides n. */

@@ -103,8 +103,9 @@ typedef struct rt_whatif_setup {
     uint32_t *node, *module;             /* per world rank, when not the recorded placement */
 } rt_whatif_setup;
 
-/* Sets up c for a replay of t: rt_whatif_sim_config, then the machine shape (the recorded
- * one with c's nodes, modules and ranks per node; -RT_E_USAGE when it cannot hold the
+/* Sets up c for a replay of t: rt_whatif_sim_config (but with the choice of algorithms of
+ * the MPI that recorded t as the default, rt_coll_library_choice), then the machine shape (the
+ * recorded one with c's nodes, modules and ranks per node; -RT_E_USAGE when it cannot hold the
  * trace, prefixed "--compare: 'ALT': " for an alternative) and the placement (c's map, else
  * the recorded one, or block on another shape). su is to be freed whatever this returns. */
 int rt_whatif_setup_make(const rt_whatif_conf *c, const rt_sim_trace *t, rt_whatif_setup *su,

@@ -5,9 +5,12 @@
 
 #include "rt_whatif.h"
 
-int rt_whatif_sim_config(const rt_whatif_conf *c, rt_sim_config *cfg, rt_err *err)
+/* base: the algorithm every collective runs unless c's coll says otherwise. */
+static int sim_config(const rt_whatif_conf *c, unsigned base, rt_sim_config *cfg, rt_err *err)
 {
     rt_sim_config_default(cfg);
+    for (unsigned op = 0; op < RT_COLL_COUNT; op++)
+        cfg->alg[op] = (uint8_t)base;
     int rc = rt_whatif_check(c, cfg->alg, &cfg->compute_scale_ppm, err);
     if (rc < 0)
         return rc;
@@ -23,6 +26,11 @@ int rt_whatif_sim_config(const rt_whatif_conf *c, rt_sim_config *cfg, rt_err *er
     return 0;
 }
 
+int rt_whatif_sim_config(const rt_whatif_conf *c, rt_sim_config *cfg, rt_err *err)
+{
+    return sim_config(c, RT_ALG_MPICH, cfg, err);
+}
+
 int rt_whatif_traffic(const rt_map_spec *spec, const rt_sim_trace *t, rt_map_edge **edges,
                       size_t *nedges, rt_err *err)
 {
@@ -36,7 +44,8 @@ int rt_whatif_setup_make(const rt_whatif_conf *c, const rt_sim_trace *t, rt_what
 {
     const rt_defs *defs = rt_sim_trace_defs(t);
     memset(su, 0, sizeof *su);
-    int rc = rt_whatif_sim_config(c, &su->cfg, err);
+    /* the MPI that recorded the trace chooses by default (rt_coll_library_choice) */
+    int rc = sim_config(c, rt_coll_library_choice(defs->library), &su->cfg, err);
     if (rc < 0)
         return rc;
     rt_err why;

@@ -6,3 +6,5 @@ rt_unit_test(coll_msa rt_coll unit/test_coll_msa.c unit/test_coll_world.c)
 rt_unit_test(coll_select rt_coll unit/test_coll_select.c unit/test_coll_world.c)
 # The table of algorithms (rt_coll_algs.def) against itself and MPICH's selection.
 rt_unit_test(coll_table rt_coll unit/test_coll_table.c)
+# Open MPI 4.1's selection, its column of the table and the schedules written from its source.
+rt_unit_test(coll_ompi rt_coll unit/test_coll_ompi.c unit/test_coll_world.c)

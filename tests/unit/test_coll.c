@@ -144,7 +144,7 @@ static void test_bad_input(void **state)
 {
     (void)state;
     rt_coll_call c = {.op = RT_COLL_BCAST, .size = 4, .me = 1, .root = 0, .rbytes = 10};
-    expect_inval(RT_ALG_RING, c, "no algorithm 'ring' (valid: mpich, linear, binomial");
+    expect_inval(RT_ALG_RING, c, "no algorithm 'ring' (valid: mpich, ompi, linear, binomial");
     expect_inval(RT_ALG_COUNT, c, "out of range");
     rt_coll_call bad = c;
     bad.me = 4;
@@ -433,11 +433,12 @@ static void test_names(void **state)
 
     char buf[256];
     rt_coll_alg_list(RT_COLL_BCAST, buf, sizeof buf);
-    assert_string_equal(buf, "mpich, linear, binomial, scatter_ring, scatter_rdb, msa, msa2");
+    assert_string_equal(buf, "mpich, ompi, linear, binomial, scatter_ring, scatter_rdb, msa, msa2, "
+                             "pipeline, binary_tree, bmtree, knomial, ompi_linear");
     rt_coll_alg_list(RT_COLL_ALLTOALLV, buf, sizeof buf);
-    assert_string_equal(buf, "mpich, bruck, direct, pairwise");
+    assert_string_equal(buf, "mpich, ompi, bruck, direct, pairwise");
     rt_coll_alg_list(RT_COLL_NEIGHBOR_ALLGATHER, buf, sizeof buf);
-    assert_string_equal(buf, "mpich, linear");
+    assert_string_equal(buf, "mpich, ompi, linear");
     rt_coll_alg_list(RT_COLL_DEALLOCATE, buf, sizeof buf);
     assert_string_equal(buf, "");
     rt_coll_alg_list(RT_COLL_BCAST, buf, 10);

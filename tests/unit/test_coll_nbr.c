@@ -297,7 +297,7 @@ void test_nbr_bad_input(void **state)
                  "neighbor_alltoall: the trace holds no neighbour lists of "
                  "rank 0 on this communicator");
     c.nbrs = &l.def;
-    expect_inval(RT_ALG_DIRECT, c, "no algorithm 'direct' (valid: mpich, linear)");
+    expect_inval(RT_ALG_DIRECT, c, "no algorithm 'direct' (valid: mpich, ompi, linear)");
     c.bytes = 7;
     expect_inval(RT_ALG_MPICH, c, "bytes (7) is not a multiple of the 2 neighbour blocks");
     c.bytes = 8;

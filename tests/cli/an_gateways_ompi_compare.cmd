@@ -1,0 +1,4 @@
+gateways
+$DATA/ompi_coll.csv
+--coll
+all=mpich

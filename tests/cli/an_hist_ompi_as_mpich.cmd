@@ -1,0 +1,7 @@
+hist
+$DATA/ompi_coll.csv
+--level
+wire
+--coll
+all=mpich
+--per-rank

@@ -1,0 +1,5 @@
+hist
+$DATA/ompi_coll.csv
+--level
+wire
+--per-rank

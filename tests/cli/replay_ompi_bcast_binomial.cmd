@@ -1,0 +1,4 @@
+replay
+$DATA/ompi_coll.csv
+--coll
+bcast=binomial

@@ -1,0 +1,2 @@
+replay
+$DATA/ompi_coll.csv
