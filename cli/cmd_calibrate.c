@@ -17,6 +17,7 @@
 #include <mpi.h>
 
 #include "cli.h"
+#include "mpi_launch.h"
 #include "rt_calib.h"
 #include "rt_calib_from.h"
 
@@ -264,6 +265,8 @@ static int calibrate_run(int argc, char **argv)
 
     if (c.from)
         return calibrate_from(&c, &model);
+    if (cli_mpi_launch(argc, argv)) /* under Open MPI's mpirun: retrace-openmpi instead */
+        return CLI_FAIL;
 
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
         cli_error("calibrate: MPI_Init failed");
