@@ -559,6 +559,7 @@ int replay_mpi_run(int argc, char **argv)
         return CLI_FAIL;
     int inited = 0;
     MPI_Initialized(&inited);
+    rt_mpirun_prepare(); /* Open MPI: collective algorithms can be forced */
     if (!inited)
         MPI_Init(NULL, NULL);
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);

@@ -548,7 +548,9 @@ int mr_coll(mr_run *r, const rt_event *ev, MPI_Request *req, rt_err *err)
         r->colls.nonblocking += req != NULL;
         return 0;
     }
-    if (mr_cvars_forced(r->cvars, ev->op)) {
+    if (mr_cvars_forced(r->cvars, ev->op) && !mr_cvars_applies(r->cvars, ev->op, p, ev->bytes)) {
+        r->fallbacks++; /* Open MPI would run another algorithm: the same on every member */
+    } else if (mr_cvars_forced(r->cvars, ev->op)) {
         rt_err refused;
         rc = issue(r, ev, comm, p, me, NULL, &skip, &refused);
         if (rc == 0 && skip) {
