@@ -2,10 +2,10 @@
  * Collectives on real MPI: each recorded call is issued again with the recorded sizes
  * (docs/tracer.md, "Collectives", says what bytes and rbytes mean per op). A blocking call
  * whose algorithm was chosen runs MPICH's algorithm of that name when MPICH has one (forced
- * through its control variables, mpi_cvar.c), else retrace's own point-to-point schedule
- * of it (rt_coll) over a private duplicate of the communicator, round by round as the
- * simulator runs it. Nonblocking collectives always keep MPICH's own selection: MPICH's
- * nonblocking algorithms are other ones, under other variables.
+ * through its control variables, mpi_cvar.c; Open MPI's: mpi_ompi.c), else retrace's own
+ * point-to-point schedule of it (rt_coll) over a private duplicate of the communicator,
+ * round by round as the simulator runs it. Nonblocking collectives always keep MPICH's own
+ * selection: MPICH's nonblocking algorithms are other ones, under other variables.
  *
  * Reductions sum elements of the largest of 8, 4, 2 or 1 bytes that divides every count
  * (the simulator's and MPICH's selection rule for element counts, rt_coll.h); v-collectives
