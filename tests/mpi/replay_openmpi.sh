@@ -99,15 +99,15 @@ grep -qx 'machine             3 processes on 1 node, 1 module; map recorded' "$w
     fail "machine line: $(grep '^machine' "$w/one.out")"
 [ "$(grep -c '^ *[0-2]  ' "$w/one.out")" = 3 ] || fail "not 3 rows of per-rank times"
 
-# Bad use: rank 0 says it, status 2 (mpirun's own report of the failed job follows).
+# Bad use: rank 0 says it, status 2 (mpirun's own report of the failed job comes before or
+# after the line: the order of forwarded output varies).
 # shellcheck disable=SC2086 # $ompirun is a command and its options
 timeout -k 5 "$t" $ompirun -n 2 "$retrace" replay --engine mpi "$trace" > "$w/bad.out" \
     2> "$w/bad.err"
 st=$?
 [ "$st" = 2 ] || fail "2 processes: exit status $st, expected 2"
-[ "$(head -1 "$w/bad.err")" = "retrace: $trace has 3 ranks but 2 processes replay it (mpiexec -n 3)" ] ||
+[ "$(grep '^retrace' "$w/bad.err")" = "retrace: $trace has 3 ranks but 2 processes replay it (mpiexec -n 3)" ] ||
     fail "2 processes: stderr '$(cat "$w/bad.err")'"
-[ "$(grep -c '^retrace' "$w/bad.err")" = 1 ] || fail "2 processes: not one line: $(cat "$w/bad.err")"
 
 # retrace without retrace-openmpi beside it: one line, status 1.
 mkdir "$w/alone" && cp "$retrace" "$w/alone/retrace" || exit 2
