@@ -17,6 +17,7 @@
 #include <mpi.h>
 
 #include "cli.h"
+#include "mpi_launch.h"
 #include "rt_calib.h"
 #include "rt_calib_from.h"
 
@@ -32,7 +33,9 @@ static void calibrate_usage(FILE *out)
             "same node; net: another node; gw: another module), one pair of ranks at a time,\n"
             "and the reduction rate; fits the network model to the measured ping-pong times\n"
             "and writes it (docs/model.md) for 'retrace replay --model' and 'retrace pipeline\n"
-            "--model'. Without mpiexec only loop is measured.\n"
+            "--model'. Without mpiexec only loop is measured. Under Open MPI's mpirun (as\n"
+            "root with --allow-run-as-root; --oversubscribe for more processes than cores)\n"
+            "retrace runs retrace-openmpi, built beside it, to measure Open MPI.\n"
             "  --out FILE       write the model to FILE (checked before measuring; an existing\n"
             "                   FILE only with --force); default: standard output\n"
             "  --force          replace an existing --out FILE\n"
@@ -264,6 +267,8 @@ static int calibrate_run(int argc, char **argv)
 
     if (c.from)
         return calibrate_from(&c, &model);
+    if (cli_mpi_launch(argc, argv)) /* under Open MPI's mpirun: retrace-openmpi instead */
+        return CLI_FAIL;
 
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
         cli_error("calibrate: MPI_Init failed");

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "mpi_launch.h"
 #include "replay.h"
 #include "rt_mpirun.h"
 
@@ -173,10 +174,11 @@ static void print_summary(const mpi_opts *o, const rt_mpirun_machine *mc,
     printf("messages            %llu (%llu bytes); the trace has %llu (%llu bytes)\n",
            (unsigned long long)r->messages, (unsigned long long)r->bytes, (unsigned long long)rm,
            (unsigned long long)rb);
-    printf("collective calls    %llu by MPICH's choice (%llu of them nonblocking), %llu with "
-           "MPICH's algorithm forced, %llu as retrace's schedule, %llu left out\n",
-           (unsigned long long)r->colls.mpich, (unsigned long long)r->colls.nonblocking,
-           (unsigned long long)r->colls.forced, (unsigned long long)r->colls.schedule,
+    printf("collective calls    %llu by %s's choice (%llu of them nonblocking), %llu with "
+           "%s's algorithm forced, %llu as retrace's schedule, %llu left out\n",
+           (unsigned long long)r->colls.mpich, cli_mpi_name,
+           (unsigned long long)r->colls.nonblocking, (unsigned long long)r->colls.forced,
+           cli_mpi_name, (unsigned long long)r->colls.schedule,
            (unsigned long long)r->colls.skipped);
     printf("one-sided transfers %llu\n", (unsigned long long)r->rma_ops);
 }
@@ -417,10 +419,12 @@ static int report(const mpi_opts *o, const rt_mpirun_machine *mc, const rt_mpiru
         if (!tb || rt_tables_add(&rep.tables, tb) < 0)
             rc = cli_error("out of memory");
     } else {
-        static const char *const cols[] = {"configuration", "measured_us",     "predicted_us",
-                                           "error_pct",     "mpi_us_per_rank", "messages",
-                                           "bytes",         "speedup",         "colls_mpich",
-                                           "colls_forced",  "colls_schedule"};
+        /* the calls by the MPI library's own choice: colls_mpich or colls_openmpi */
+        const char *own = strcmp(cli_mpi_name, "MPICH") ? "colls_openmpi" : "colls_mpich";
+        const char *const cols[] = {"configuration", "measured_us",     "predicted_us",
+                                    "error_pct",     "mpi_us_per_rank", "messages",
+                                    "bytes",         "speedup",         own,
+                                    "colls_forced",  "colls_schedule"};
         rt_table *cmp = rt_table_new("compare",
                                      "measured on MPI, and predicted (times in "
                                      "microseconds)",
@@ -551,8 +555,11 @@ static int run(int argc, char **argv)
 
 int replay_mpi_run(int argc, char **argv)
 {
+    if (cli_mpi_launch(argc, argv)) /* under Open MPI's mpirun: retrace-openmpi instead */
+        return CLI_FAIL;
     int inited = 0;
     MPI_Initialized(&inited);
+    rt_mpirun_prepare(); /* Open MPI: collective algorithms can be forced */
     if (!inited)
         MPI_Init(NULL, NULL);
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);

@@ -129,24 +129,8 @@ endfunction()
 find_package(Threads REQUIRED)
 rt_add_tracer(retrace_tracer retrace MPI::MPI_C "${MPI_C_INCLUDE_DIRS}" "MPICH")
 
-# Open MPI: its own pkg-config module (Debian: libopenmpi-dev), whichever MPI is the
-# system's default mpicc. RETRACE_OPENMPI=OFF builds no Open MPI tracer even where it is.
-option(RETRACE_OPENMPI "Build the tracer for Open MPI too, when it is installed" ON)
-option(RETRACE_REQUIRE_OPENMPI "Fail when Open MPI is not found (CI: both MPIs are tested)" OFF)
-set(RETRACE_HAVE_OPENMPI OFF)
-if(RETRACE_OPENMPI)
-  pkg_check_modules(OMPI QUIET IMPORTED_TARGET ompi-c)
-  if(OMPI_FOUND)
-    set(RETRACE_HAVE_OPENMPI ON)
-    rt_add_tracer(retrace_tracer_openmpi retrace-openmpi PkgConfig::OMPI "${OMPI_INCLUDE_DIRS}"
-                  "Open MPI ${OMPI_VERSION}")
-  elseif(RETRACE_REQUIRE_OPENMPI)
-    message(FATAL_ERROR "RETRACE_REQUIRE_OPENMPI: Open MPI not found (pkg-config ompi-c; "
-                        "Debian: apt-get install libopenmpi-dev openmpi-bin)")
-  else()
-    message(STATUS "Open MPI not found (pkg-config ompi-c; Debian: libopenmpi-dev): no "
-                   "libretrace-openmpi.so, no Open MPI tests")
-  endif()
-elseif(RETRACE_REQUIRE_OPENMPI)
-  message(FATAL_ERROR "RETRACE_REQUIRE_OPENMPI and RETRACE_OPENMPI=OFF contradict each other")
+# Open MPI, where the top CMakeLists.txt found it (RETRACE_HAVE_OPENMPI).
+if(RETRACE_HAVE_OPENMPI)
+  rt_add_tracer(retrace_tracer_openmpi retrace-openmpi PkgConfig::OMPI "${OMPI_INCLUDE_DIRS}"
+                "Open MPI ${OMPI_VERSION}")
 endif()

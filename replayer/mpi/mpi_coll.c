@@ -2,10 +2,10 @@
  * Collectives on real MPI: each recorded call is issued again with the recorded sizes
  * (docs/tracer.md, "Collectives", says what bytes and rbytes mean per op). A blocking call
  * whose algorithm was chosen runs MPICH's algorithm of that name when MPICH has one (forced
- * through its control variables, mpi_cvar.c), else retrace's own point-to-point schedule
- * of it (rt_coll) over a private duplicate of the communicator, round by round as the
- * simulator runs it. Nonblocking collectives always keep MPICH's own selection: MPICH's
- * nonblocking algorithms are other ones, under other variables.
+ * through its control variables, mpi_cvar.c; Open MPI's: mpi_ompi.c), else retrace's own
+ * point-to-point schedule of it (rt_coll) over a private duplicate of the communicator,
+ * round by round as the simulator runs it. Nonblocking collectives always keep MPICH's own
+ * selection: MPICH's nonblocking algorithms are other ones, under other variables.
  *
  * Reductions sum elements of the largest of 8, 4, 2 or 1 bytes that divides every count
  * (the simulator's and MPICH's selection rule for element counts, rt_coll.h); v-collectives
@@ -548,7 +548,9 @@ int mr_coll(mr_run *r, const rt_event *ev, MPI_Request *req, rt_err *err)
         r->colls.nonblocking += req != NULL;
         return 0;
     }
-    if (mr_cvars_forced(r->cvars, ev->op)) {
+    if (mr_cvars_forced(r->cvars, ev->op) && !mr_cvars_applies(r->cvars, ev->op, p, ev->bytes)) {
+        r->fallbacks++; /* Open MPI would run another algorithm: the same on every member */
+    } else if (mr_cvars_forced(r->cvars, ev->op)) {
         rt_err refused;
         rc = issue(r, ev, comm, p, me, NULL, &skip, &refused);
         if (rc == 0 && skip) {

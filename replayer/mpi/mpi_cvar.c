@@ -109,7 +109,26 @@ int rt_mpirun_mpich_alg(unsigned op, unsigned alg, char *buf, size_t len)
     return 0;
 }
 
-/* ---- setting and restoring ------------------------------------------------------------- */
+/* ---- setting and restoring (MPICH; Open MPI's: mpi_ompi.c) ------------------------------ */
+
+#ifndef OPEN_MPI
+
+void rt_mpirun_prepare(void)
+{
+}
+
+int mr_cvars_early(void)
+{
+    return 0;
+}
+
+/* MPICH refuses, with an error, an algorithm that does not apply to a call */
+int mr_cvars_applies(const mr_cvars *cv, unsigned op, int p, uint64_t bytes)
+{
+    (void)p;
+    (void)bytes;
+    return mr_cvars_forced(cv, op);
+}
 
 typedef struct saved {
     MPI_T_cvar_handle h;
@@ -196,3 +215,5 @@ void mr_cvars_restore(mr_cvars *cv)
     }
     free(cv);
 }
+
+#endif /* OPEN_MPI */

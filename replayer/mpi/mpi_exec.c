@@ -263,8 +263,13 @@ static int gather_result(mr_run *r, const clocks *ck, rt_mpirun_result *res, rt_
                  (unsigned long long)(sum[U_SKIP] - sum[U_NEIGH] - sum[U_INTER]));
         if (sum[U_FALLBACK])
             note(&res->notes,
+#ifdef OPEN_MPI
+                 "Open MPI would not run the chosen algorithm for %llu calls (it does "
+                 "not apply to them); they ran retrace's schedule of it",
+#else
                  "MPICH refused the chosen algorithm for %llu calls (it does not "
                  "apply to them); they ran retrace's schedule of it",
+#endif
                  (unsigned long long)sum[U_FALLBACK]);
     }
     return ok ? 0
@@ -290,8 +295,11 @@ int rt_mpirun_run(rt_mpirun *m, const rt_mpirun_config *c, rt_mpirun_result *res
         mr_teardown(&r);
         return rc;
     }
-    rc = mr_setup_comms(&r, err);
+    int early = mr_cvars_early();
+    rc = early ? mr_cvars_set(&r.cvars, c->alg, err) : 0;
     if (rc == 0)
+        rc = mr_setup_comms(&r, err);
+    if (rc == 0 && !early)
         rc = mr_cvars_set(&r.cvars, c->alg, err);
     if ((rc = mr_agree(m->comm, rc, err, 0))) {
         mr_teardown(&r);

@@ -51,11 +51,19 @@ int mr_load_rank(rt_mpirun *m, uint32_t rank, rt_err *err);
 const mr_vpart *mr_vparts_find(const rt_mpirun *m, uint32_t comm, uint32_t seq, uint32_t *n);
 int mr_is_vcoll(unsigned op);
 
-/* mpi_cvar.c: MPICH's collective algorithm variables through MPI_T. */
+/* mpi_cvar.c: MPICH's collective algorithm variables through MPI_T; mpi_ompi.c: Open MPI's
+ * (the same functions, in the Open MPI build). */
 typedef struct mr_cvars mr_cvars;
 int mr_cvars_set(mr_cvars **out, const uint8_t *alg, rt_err *err); /* alg per op */
-/* 1 when the run forces MPICH's own algorithm for op. */
+/* 1 when the variables must be set before the run's communicators are made (Open MPI: a
+ * communicator takes them when it is made), 0 after (MPICH reads them at every call, and
+ * its communicator setup must not meet a forced algorithm). */
+int mr_cvars_early(void);
+/* 1 when the run forces the library's own algorithm for op. */
 int mr_cvars_forced(const mr_cvars *cv, unsigned op);
+/* 1 when it is forced and the library runs it for a call of bytes on p processes (Open MPI
+ * silently runs another where it does not apply; MPICH refuses with an error instead). */
+int mr_cvars_applies(const mr_cvars *cv, unsigned op, int p, uint64_t bytes);
 void mr_cvars_restore(mr_cvars *cv); /* puts every variable back and frees cv */
 /* The value of MPIR_CVAR_<OP>_INTRA_ALGORITHM that selects MPICH's algorithm mpich, read
  * off the variable's description; -RT_E_NOTFOUND when there is none. *index: the variable's

@@ -69,6 +69,11 @@ int rt_mpirun_place(const rt_map_spec *spec, const rt_defs *defs, const rt_map_e
                     size_t nedges, const rt_mpirun_machine *mc, rt_mpirun_placement *pl,
                     rt_err *err);
 
+/* Before MPI_Init: what the MPI library must be told at start for algorithms to be forced
+ * (Open MPI: OMPI_MCA_coll_tuned_use_dynamic_rules=1 in the environment, unless it is set;
+ * MPICH: nothing). */
+void rt_mpirun_prepare(void);
+
 typedef struct rt_mpirun rt_mpirun;
 
 /* Opens the trace at path for a replay on the processes of comm (as many as the trace has

@@ -19,9 +19,10 @@
 #    Open MPI as the MPI that recorded it and has the run's ranks.
 # 3. info, hist (call and wire level), gateways, profile, pipeline exit 0 with nothing on
 #    stderr; hist counts exactly the trace's sends; check finds nothing.
-# 4. replay exits 0 with a prediction; the replay on a real MPI library (retrace's own
-#    build, under mpiexec.mpich) sends exactly the trace's messages and bytes and accounts for
-#    every collective call.
+# 4. replay exits 0 with a prediction; the replay on a real MPI library sends exactly the
+#    trace's messages and bytes and accounts for every collective call, under mpiexec.mpich
+#    and under $MPIRUN (Open MPI's, where retrace runs retrace-openmpi: the MPI that
+#    recorded the trace, as a user of Debian's default MPI replays it).
 # Environment: MPIRUN (default "mpirun.openmpi --allow-run-as-root --oversubscribe"),
 # RUN_TIMEOUT (seconds per run, default 60).
 set -u
@@ -139,18 +140,26 @@ grep -q -E '^(error|warning) ' "$w/check.out" && { fail "check reports findings:
 # 4. Both replays.
 analyse replay replay
 grep -q '^predicted run time  ' "$w/replay.out" || fail "replay printed no prediction"
-(cd "$w" && exec timeout -k 5 "$timeout" mpiexec.mpich -n "$np" "$retrace" replay --engine mpi \
-    "$trace") > "$w/mpi_replay.out" 2> "$w/mpi_replay.err" ||
-    { fail "replay --engine mpi exited $?"; show "$w/mpi_replay.out"; show "$w/mpi_replay.err"; }
 want=$(awk '$2 == "send" || $2 == "isend" {
         n++; for (i = 4; i <= NF; i++) if ($i ~ /^bytes=/) b += substr($i, 7)
     } END { printf "%d (%d bytes); the trace has %d (%d bytes)", n, b, n, b }' "$w/dump.txt")
-got=$(sed -n 's/^messages  *//p' "$w/mpi_replay.out")
-[ "$got" = "$want" ] || fail "the replay on MPI sent '$got', expected '$want'"
 calls=$(awk '$2 == "coll_end" || $2 == "nbc_request"' "$w/dump.txt" | wc -l)
-got=$(sed -n "s/^collective calls  *\([0-9]*\) by MPICH's choice ([0-9]* of them nonblocking), \([0-9]*\) with MPICH's algorithm forced, \([0-9]*\) as retrace's schedule, \([0-9]*\) left out$/\1 \2 \3 \4/p" \
-    "$w/mpi_replay.out" | awk '{ print $1 + $2 + $3 + $4 }')
-[ "$got" = "$calls" ] || fail "the replay on MPI accounts for '$got' collective calls, the trace has $calls"
+replay_on() { # NAME LIB LAUNCHER...: retrace replay --engine mpi under the launcher
+    name=$1 lib=$2
+    shift 2
+    (cd "$w" && exec timeout -k 5 "$timeout" "$@" -n "$np" "$retrace" replay --engine mpi \
+        "$trace") > "$w/$name.out" 2> "$w/$name.err" ||
+        { fail "$name: replay --engine mpi exited $?"; show "$w/$name.out"; show "$w/$name.err"; }
+    got=$(sed -n 's/^messages  *//p' "$w/$name.out")
+    [ "$got" = "$want" ] || fail "$name: the replay on MPI sent '$got', expected '$want'"
+    got=$(sed -n "s/^collective calls  *\([0-9]*\) by $lib's choice ([0-9]* of them nonblocking), \([0-9]*\) with $lib's algorithm forced, \([0-9]*\) as retrace's schedule, \([0-9]*\) left out$/\1 \2 \3 \4/p" \
+        "$w/$name.out" | awk '{ print $1 + $2 + $3 + $4 }')
+    [ "$got" = "$calls" ] ||
+        fail "$name: the replay on MPI accounts for '$got' collective calls, the trace has $calls"
+}
+replay_on mpi_replay MPICH mpiexec.mpich
+# shellcheck disable=SC2086 # $mpirun is a command and its options
+replay_on mpi_replay_openmpi "Open MPI" $mpirun
 
 [ "$status" = 0 ] && echo "ok $app: $sends messages, $(sed -n 's/^events  *//p' "$w/info.out") events"
 exit "$status"

@@ -7,3 +7,14 @@ foreach(case shm net gw single errors)
   set_tests_properties(mpi.calibrate.${case} PROPERTIES
     LABELS "mpi;calibrate" TIMEOUT 120 RESOURCE_LOCK mpi)
 endforeach()
+# The same under Open MPI's mpirun (label openmpi): retrace runs retrace-openmpi there.
+if(TARGET retrace_openmpi)
+  foreach(case openmpi openmpi_errors)
+    add_test(NAME mpi.calibrate.${case}
+      COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/calib/calib_check.sh $<TARGET_FILE:retrace>
+              ${PROJECT_SOURCE_DIR}/examples ${CMAKE_CURRENT_BINARY_DIR}/calib-work/${case} ${case}
+              ${OMPI_VERSION})
+    set_tests_properties(mpi.calibrate.${case} PROPERTIES
+      LABELS "mpi;openmpi;calibrate" TIMEOUT 120 RESOURCE_LOCK mpi)
+  endforeach()
+endif() # else tests/mpi/CMakeLists.txt says that the Open MPI tests are skipped

@@ -2,11 +2,15 @@
 # retrace calibrate under mpiexec (ctest label "mpi"): the model file it writes is read by
 # replay and pipeline, its values are plausible, the sections measured are the ones the
 # placement has, and every error is one line and a non-zero exit on all ranks.
-# usage: calib_check.sh RETRACE EXAMPLES_DIR WORK CASE
+# usage: calib_check.sh RETRACE EXAMPLES_DIR WORK CASE [OPEN_MPI_VERSION]
 #   CASE: shm (2 ranks, one node), net (RETRACE_NODE_ID 0 and 1), gw (nodes 0 0 1,
-#         modules 0 0 1), single (no mpiexec, from a base model), errors
+#         modules 0 0 1), single (no mpiexec, from a base model), errors; under Open MPI's
+#         mpirun (OPEN_MPI_VERSION: pkg-config's, e.g. 4.1.4): openmpi (2 ranks, one node),
+#         openmpi_errors (usage errors, and a retrace without its sibling retrace-openmpi)
 set -u
-retrace=$1 examples=$2 work=$3 case=$4
+retrace=$1 examples=$2 work=$3 case=$4 ompi_version=${5:-}
+# Open MPI's launcher as root (the tests' user in CI) on 2 cores: docs/calibrate.md.
+ompirun="mpirun.openmpi --allow-run-as-root --oversubscribe"
 rm -rf "$work" && mkdir -p "$work" || exit 1
 cd "$work" || exit 1
 fails=0
@@ -190,6 +194,70 @@ errors)
     [ $st -eq 1 ] && [ "$(cat err)" = "retrace: calibrate: rank 1: RETRACE_NODE_ID=x1 is not a node id (a number)" ] ||
         fail "bad node id: status $st: $(cat err)"
     [ -e m.conf ] && fail "a failed calibration left m.conf behind"
+    ;;
+openmpi)
+    # The shm case under Open MPI's mpirun: retrace runs retrace-openmpi, which writes the
+    # same model format; its comments name Open MPI and its version.
+    model=ompi.conf
+    # shellcheck disable=SC2086 # $ompirun is a command and its options
+    run $ompirun -n 2 "$retrace" calibrate --quick --out "$model" > out 2> err ||
+        fail "calibrate exited $?: $(cat err)"
+    [ -s out ] && fail "stdout should be empty with --out: $(cat out)"
+    grep -q '^calibrate: 2 ranks on 1 node in 1 module; measured loop, shm in [0-9.]* s; not measured (kept from built-in defaults): net, gw; model written to ompi.conf$' err ||
+        fail "summary line: $(cat err)"
+    [ "$(grep -cv '^retrace: warning: calibrate: \[[a-z]*\] at [0-9]* of [0-9]* sizes every batch was disturbed by other processes (left out of the fit): rerun on a quieter machine$' err)" -eq 1 ] ||
+        fail "stderr should be the summary line: $(cat err)"
+    # the first comments; the MPI line is MPI_Get_library_version's (its package and date
+    # are the distribution's)
+    head -4 "$model" | sed -e 's/ in [0-9.]* s$/ in T s/' \
+        -e "s/^# MPI: Open MPI v$ompi_version, .*/# MPI: Open MPI v$ompi_version, .../" > head.got
+    cat > head.want <<TXT
+# retrace network model (docs/model.md), from retrace calibrate
+# measured by retrace calibrate with 2 ranks on 1 node in 1 module (nodes from MPI_COMM_TYPE_SHARED, modules from nowhere (all in module 0)), in T s
+# MPI: Open MPI v$ompi_version, ...
+# measured: loop, shm; kept from built-in defaults: net, gw, gateways, gw_mtu, contention
+TXT
+    cmp -s head.want head.got || fail "the model's first comments: $(diff head.want head.got)"
+    usable
+    measured loop
+    measured shm
+    plausible shm
+    plausible loop
+    absent net "no two ranks on different nodes of one module"
+    absent gw "no two ranks in different modules"
+    grep -q '^# measured between ranks 0 and 1 (nodes 0 and 0, modules 0 and 0)' "$model" ||
+        fail "shm pair comment"
+    # [calls]: measured by Open MPI's calls as by MPICH's (a call whose cost is lost in the
+    # noise may be left out: no fixed list)
+    awk '$0 == "[calls]" { on = 1; next } /^\[/ { on = 0 } on && !/^#/ && NF { print }' \
+        "$model" > calls
+    grep -q '^MPI_Isend = ' calls || fail "no [calls] MPI_Isend: $(cat calls)"
+    grep -Evq '^MPI_(Isend|Irecv|Put|Win_fence|Barrier|Bcast|Reduce|Allreduce|Allgather|Alltoall) = [0-9.]+[pnum]?s( \+ n / [0-9.]+[KMG]?B/s)?$' \
+        calls && fail "bad [calls] line: $(cat calls)"
+    ;;
+openmpi_errors)
+    # A usage error: its two lines from the first process only (mpirun adds its own report
+    # of the failed job, before or after them: the order of forwarded output varies), status 2.
+    # shellcheck disable=SC2086 # $ompirun is a command and its options
+    run $ompirun -n 2 "$retrace" calibrate --fast > out 2> err
+    st=$?
+    [ $st -eq 2 ] || fail "bad option: status $st"
+    grep -E "^(retrace|Try ')" err > err.head
+    printf '%s\n' "retrace calibrate: --fast: unknown option" "Try 'retrace calibrate --help'." |
+        cmp -s - err.head || fail "bad option: $(cat err)"
+    # retrace without retrace-openmpi beside it: one line from the first process, status 1,
+    # nothing measured.
+    mkdir alone && cp "$retrace" alone/retrace || exit 1
+    # shellcheck disable=SC2086 # $ompirun is a command and its options
+    run $ompirun -n 2 alone/retrace calibrate --quick --out m.conf > out 2> err
+    st=$?
+    [ $st -eq 1 ] || fail "no sibling: status $st"
+    want="retrace: started by Open MPI's mpirun, but this retrace uses MPICH and $work/alone/retrace-openmpi cannot be run (No such file or directory): build retrace where Open MPI's development files are installed, or run it under mpiexec.mpich"
+    if [ "$(grep -c '^retrace: ' err)" != 1 ] || ! grep -qxF "$want" err; then
+        fail "no sibling: $(cat err)"
+    fi
+    [ -e m.conf ] && fail "no sibling: m.conf written"
+    model=none
     ;;
 *)
     echo "calib_check: unknown case '$case'" >&2

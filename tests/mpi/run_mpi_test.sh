@@ -15,8 +15,9 @@
 #                  "mpirun.openmpi --allow-run-as-root --oversubscribe": root, 2 cores), record
 #                  is not told the tracer (it must choose libretrace-openmpi.so itself), and
 #                  the case variables OPENMPI and EXPECT_OPENMPI apply. Under mpich $MPIEXEC
-#                  defaults to mpiexec.mpich. The replay on the real MPI library (below) is
-#                  retrace's own, built against MPICH: it runs under mpiexec.mpich always.
+#                  defaults to mpiexec.mpich. The replay on the real MPI library (below) runs
+#                  under $MPIEXEC too: under Open MPI's mpirun, retrace runs its sibling
+#                  retrace-openmpi, and the report counts the calls "by Open MPI's choice".
 #
 # A case is tests/mpi/cases/CASE.case, shell assignments:
 #   PROG NP              program (BIN/mpi_PROG) and rank count
@@ -74,6 +75,9 @@
 #   REPLAY_ARGS          options for the replays below
 #   MPI_REPLAY=0         no replay on the real MPI library (below)
 #   MPI_LEFT_OUT         collective calls that replay may leave out (default 0; see its notes)
+#   MPI_COLLS            "A B C D": that replay's collective calls by the MPI library's own
+#                        choice, of them nonblocking, with its algorithm forced, and as
+#                        retrace's schedule, exactly (default: only their sum is checked)
 #   REPLAY=0             no replay at all (an erroneous program: its collectives do not match)
 #   FINDINGS             what retrace check TRACE finds: its exit status (1: errors, 0: none or
 #                        warnings only), its stdout = expected/EXPECT.check with every time
@@ -82,7 +86,7 @@
 #                        no line starting "error " or "warning ")
 # Every complete trace (not TRUNCATED) must also replay to completion: retrace replay
 # REPLAY_ARGS TRACE exits 0 and prints a prediction; and, unless MPI_REPLAY=0, under
-# mpiexec.mpich -n NP with --engine mpi, sending the messages and bytes the trace holds.
+# $MPIEXEC -n NP with --engine mpi, sending the messages and bytes the trace holds.
 #
 # The traced run must print what the plain run prints and exit with the same status, and
 # otf2-print must read the archive without a word on stderr. Each mpiexec run is limited to
@@ -129,6 +133,7 @@ fi
 PROG='' ARGS='' OUT='' TIMEOUT='' NP='' NODES=1 MODULES=1 STATUS=0 RECORD_STATUS=''
 LAUNCH=record RECORD_ARGS='' ENV='' HISTOGRAM=0 NOTRACE=0 TRUNCATED=0 DUMP='' CHECK=none CALLS=0 REPORT=0
 HYDRA_HUP=0 EXPECT=$case LIVE_HIST=0 HIST_ARGS='' ANALYZE='' REPLAY_ARGS='' MPI_REPLAY=1 MPI_LEFT_OUT=0
+MPI_COLLS=''
 REPLAY=1 FINDINGS='' OPENMPI=1 EXPECT_OPENMPI='' STATUS_OPENMPI=''
 OPENMPI_ARGS=''
 # shellcheck source=/dev/null
@@ -348,7 +353,8 @@ fi
 # complete and send exactly the messages and bytes the trace holds, as trace_dump counts them.
 if [ "$TRUNCATED" != 1 ] && [ "$REPLAY" = 1 ] && [ "$MPI_REPLAY" = 1 ]; then
     # shellcheck disable=SC2086 # REPLAY_ARGS is a list of words
-    (cd "$w" && exec timeout -k 5 "$timeout" mpiexec.mpich -n "$NP" "$retrace" replay --engine mpi \
+    # shellcheck disable=SC2086 # $mpiexec is a command and its options
+    (cd "$w" && exec timeout -k 5 "$timeout" $mpiexec -n "$NP" "$retrace" replay --engine mpi \
         --check-fast $REPLAY_ARGS "$trace") > "$w/mpi_replay.out" 2> "$w/mpi_replay.err" ||
         { fail "retrace replay --engine mpi exited $?"; show "$w/mpi_replay.out"
           show "$w/mpi_replay.err"; }
@@ -362,10 +368,16 @@ if [ "$TRUNCATED" != 1 ] && [ "$REPLAY" = 1 ] && [ "$MPI_REPLAY" = 1 ]; then
         fail "the replay on MPI left out '$left' collective calls, expected $MPI_LEFT_OUT"
     # every collective call of the trace is accounted for, nonblocking ones too
     calls=$(awk '$2 == "coll_end" || $2 == "nbc_request"' "$w/dump.txt" | wc -l)
-    got=$(sed -n "s/^collective calls  *\([0-9]*\) by MPICH's choice ([0-9]* of them nonblocking), \([0-9]*\) with MPICH's algorithm forced, \([0-9]*\) as retrace's schedule, \([0-9]*\) left out$/\1 \2 \3 \4/p" \
-        "$w/mpi_replay.out" | awk '{ print $1 + $2 + $3 + $4 }')
+    lib=MPICH
+    [ "$mpi_lib" = openmpi ] && lib="Open MPI"
+    counts=$(sed -n "s/^collective calls  *\([0-9]*\) by $lib's choice (\([0-9]*\) of them nonblocking), \([0-9]*\) with $lib's algorithm forced, \([0-9]*\) as retrace's schedule, \([0-9]*\) left out$/\1 \2 \3 \4 \5/p" \
+        "$w/mpi_replay.out")
+    got=$(echo "$counts" | awk '{ print $1 + $3 + $4 + $5 }')
     [ "$got" = "$calls" ] ||
         fail "the replay on MPI accounts for '$got' collective calls, the trace has $calls"
+    [ -z "$MPI_COLLS" ] || [ "${counts% *}" = "$MPI_COLLS" ] ||
+        fail "the replay on MPI ran collective calls '${counts% *}', expected '$MPI_COLLS'" \
+            "(by $lib's choice, of them nonblocking, forced, as retrace's schedule)"
 fi
 
 # 5. retrace check: the findings of an erroneous program, none for a correct one.
