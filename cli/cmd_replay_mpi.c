@@ -357,7 +357,7 @@ static void predict(const mpi_opts *o, const rt_whatif_conf *c, const rt_sim_tra
 {
     rt_sim_config sc;
     rt_err err;
-    if (rt_whatif_sim_config(c, &sc, &err) < 0) { /* checked in make_confs */
+    if (rt_whatif_sim_config(c, cli_mpi_choice, &sc, &err) < 0) { /* checked in make_confs */
         cli_warning("built-in replay %s: %s", c->label, err.msg);
         return;
     }
@@ -395,7 +395,10 @@ static int run_conf(const mpi_opts *o, const rt_whatif_conf *c, const uint8_t *a
     int rc = measure(o, c, &cfg, m, &oc->run, steps);
     if (rc)
         return rc;
-    rt_coll_algs_name(alg, oc->coll, sizeof oc->coll);
+    uint8_t named[RT_COLL_COUNT]; /* RT_ALG_MPICH runs the library's own choice: name it */
+    for (unsigned op = 0; op < RT_COLL_COUNT; op++)
+        named[op] = alg[op] == RT_ALG_MPICH ? (uint8_t)cli_mpi_choice : alg[op];
+    rt_coll_algs_name(named, oc->coll, sizeof oc->coll);
     oc->label = c->label;
     if (world_rank == 0)
         predict(o, c, t, pl, oc);
@@ -412,7 +415,7 @@ static int report(const mpi_opts *o, const rt_mpirun_machine *mc, const rt_mpiru
     if (!o->nalts) {
         rt_sim_config sc;
         rt_err err;
-        rt_whatif_sim_config(&confs[0], &sc, &err); /* checked: its model's name */
+        rt_whatif_sim_config(&confs[0], cli_mpi_choice, &sc, &err); /* checked: its model's name */
         print_summary(o, mc, pl, m, t, &oc[0], sc.model.source);
         printf("\n");
         rt_table *tb = rank_table(&oc[0]);

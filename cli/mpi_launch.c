@@ -20,6 +20,7 @@
 #ifdef OPEN_MPI /* Open MPI's mpi.h says so: this is retrace-openmpi */
 
 const char *const cli_mpi_name = "Open MPI";
+const unsigned cli_mpi_choice = RT_ALG_OMPI;
 
 int cli_mpi_launch(int argc, char **argv)
 {
@@ -31,6 +32,7 @@ int cli_mpi_launch(int argc, char **argv)
 #else
 
 const char *const cli_mpi_name = "MPICH";
+const unsigned cli_mpi_choice = RT_ALG_MPICH;
 
 #define TWIN "retrace-openmpi"
 

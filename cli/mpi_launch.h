@@ -5,6 +5,9 @@
 
 /* The MPI this build of retrace is linked with: "MPICH" or "Open MPI". */
 extern const char *const cli_mpi_name;
+/* ... and its own choice of collective algorithms as retrace models it (rt_coll.h):
+ * RT_ALG_MPICH or RT_ALG_OMPI. */
+extern const unsigned cli_mpi_choice;
 
 /* Before MPI starts, with the subcommand's own argc and argv (argv[0] its name): when this
  * retrace is linked with MPICH and Open MPI's launcher started it, runs retrace-openmpi from

@@ -87,8 +87,9 @@ void rt_whatif_set_free(rt_whatif_set *s);
 /* The engine's settings for c that need no trace: the default configuration with c's model
  * (its eager threshold and contention changed as c says), algorithms, compute scale and
  * wildcard matching; the recorded placement. c must have passed rt_whatif_check (else its
- * error). */
-int rt_whatif_sim_config(const rt_whatif_conf *c, rt_sim_config *cfg, rt_err *err);
+ * error). base: the algorithms where c names none (RT_ALG_MPICH or RT_ALG_OMPI: the choice of
+ * the MPI library the prediction stands beside). */
+int rt_whatif_sim_config(const rt_whatif_conf *c, unsigned base, rt_sim_config *cfg, rt_err *err);
 
 /* The traffic that a placement by spec needs from the trace: the edges of t for --map auto
  * (rt_sim_trace_traffic; free() them), none (NULL, 0) for the others. */

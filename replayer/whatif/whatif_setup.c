@@ -26,9 +26,9 @@ static int sim_config(const rt_whatif_conf *c, unsigned base, rt_sim_config *cfg
     return 0;
 }
 
-int rt_whatif_sim_config(const rt_whatif_conf *c, rt_sim_config *cfg, rt_err *err)
+int rt_whatif_sim_config(const rt_whatif_conf *c, unsigned base, rt_sim_config *cfg, rt_err *err)
 {
-    return sim_config(c, RT_ALG_MPICH, cfg, err);
+    return sim_config(c, base, cfg, err);
 }
 
 int rt_whatif_traffic(const rt_map_spec *spec, const rt_sim_trace *t, rt_map_edge **edges,

@@ -269,7 +269,7 @@ static void test_sim_config(void **state)
                         .free_wild = 1};
     rt_sim_config cfg;
     rt_err err;
-    assert_int_equal(rt_whatif_sim_config(&c, &cfg, &err), 0);
+    assert_int_equal(rt_whatif_sim_config(&c, RT_ALG_MPICH, &cfg, &err), 0);
     assert_int_equal(cfg.model.cores, 2); /* share.conf: cores = 2, timeslice = 100us */
     assert_int_equal(cfg.model.timeslice_ps, 100000000ULL);
     assert_string_equal(cfg.model.source, RT_TEST_DATA "/share.conf");
@@ -287,10 +287,14 @@ static void test_sim_config(void **state)
     rt_whatif_conf none = {0};
     rt_sim_config def;
     rt_sim_config_default(&def);
-    assert_int_equal(rt_whatif_sim_config(&none, &cfg, &err), 0);
+    assert_int_equal(rt_whatif_sim_config(&none, RT_ALG_MPICH, &cfg, &err), 0);
     assert_memory_equal(&cfg, &def, sizeof cfg);
+    /* beside Open MPI: its choice where c names none */
+    assert_int_equal(rt_whatif_sim_config(&c, RT_ALG_OMPI, &cfg, &err), 0);
+    assert_int_equal(cfg.alg[RT_COLL_ALLREDUCE], RT_ALG_RING);
+    assert_int_equal(cfg.alg[RT_COLL_BCAST], RT_ALG_OMPI);
     c = (rt_whatif_conf){.contention = "x"};
-    assert_int_equal(rt_whatif_sim_config(&c, &cfg, &err), -RT_E_USAGE);
+    assert_int_equal(rt_whatif_sim_config(&c, RT_ALG_MPICH, &cfg, &err), -RT_E_USAGE);
 }
 
 /* tests/data/an_small.csv: ranks 0 and 1 on node 0, rank 2 on node 1 (module 0), rank 3 on
