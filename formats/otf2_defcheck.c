@@ -37,6 +37,7 @@
  * them sizes an allocation.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -315,13 +316,13 @@ int rt__otf2r_check_defs(const rt_reader *r, const otf2r *o, const char *suffix,
 enum { EV_RECORD, EV_SINGLETON, EV_TIMESTAMP, EV_END_OF_FILE, EV_STOP };
 
 /* The kind of each record type, for the walk of last_chunk_complete: a table, as that walk
- * runs over up to a chunk of every rank's events and a switch costs twice as much. */
+ * runs over up to a chunk of every rank's events and a switch costs twice as much. Filled
+ * once (pthread_once): a trace's ranks may be read in threads (analyzer/pass.c). */
 static uint8_t event_kind[256];
+static pthread_once_t event_kind_once = PTHREAD_ONCE_INIT;
 
-static void event_kinds(void)
+static void fill_event_kinds(void)
 {
-    if (event_kind[END_OF_CHUNK] == EV_STOP)
-        return;
     for (unsigned t = 0; t < 256; t++)
         event_kind[t] = singleton_event(t) ? EV_SINGLETON : EV_RECORD;
     event_kind[TIMESTAMP] = EV_TIMESTAMP;
@@ -340,7 +341,7 @@ static int last_chunk_complete(const uint8_t *p, size_t n)
     int big = 0;
     if (take_header(&p, end, &big) != TAKE_OK)
         return 0;
-    event_kinds();
+    pthread_once(&event_kind_once, fill_event_kinds);
     while (p < end) {
         unsigned kind = event_kind[*p++];
         if (kind == EV_SINGLETON) { /* a compressed integer: its size byte, then the value */
