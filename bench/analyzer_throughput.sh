@@ -89,3 +89,14 @@ echo "$specs" | tr '|' '\n' | while IFS= read -r spec; do
 done
 echo "(floor: OTF2's own reading, bench/otf2_floor; small trace: $ns events;" \
     "load average $(cut -d' ' -f1-3 /proc/loadavg) at the end)"
+# What two threads can gain on this machine now: two floors at once against one, in wall time
+# (on a busy machine well under 2, whatever the program).
+if [ "$format" = otf2 ]; then
+    "$cputime" -o "$work/c1" "$floor" "$big" > /dev/null
+    "$cputime" -o "$work/c2" "$floor" "$big" > /dev/null &
+    "$cputime" -o "$work/c3" "$floor" "$big" > /dev/null
+    wait
+    awk 'FNR == 1 { w[++k] = $1 } END { m = w[2] > w[3] ? w[2] : w[3]; if (m <= 0) m = 1e-6
+         printf "parallel ceiling now: one floor %.3f s, two at once %.3f s: %.2fx\n", w[1], m,
+                2 * w[1] / m }' "$work/c1" "$work/c2" "$work/c3"
+fi
