@@ -160,6 +160,7 @@ typedef struct defcheck {
     const char *trace, *name; /* for messages: the trace as given, the file in the archive */
     unsigned files;           /* IN_GLOBAL or IN_LOCAL */
     int big;
+    uint64_t records; /* walked so far */
     rt_err *err;
 } defcheck;
 
@@ -252,6 +253,7 @@ static int walk_def_chunk(defcheck *c, const uint8_t *buf, size_t n, uint64_t at
                                    "the file"
                                  : "the record at byte %llu runs past the end of its chunk",
                             (unsigned long long)rec_at);
+        c->records++;
         const array_def *d = array_def_of(type, c->files);
         if (d && (rc = check_array(c, d, p, len, rec_at)) != 0)
             return rc;
@@ -283,7 +285,7 @@ static int walk_def_file(defcheck *c, FILE *f, uint64_t size, uint64_t chunk)
 }
 
 int rt__otf2r_check_defs(const rt_reader *r, const otf2r *o, const char *suffix, int local,
-                         rt_err *err)
+                         uint64_t *records, rt_err *err)
 {
     char *path = rt__otf2r_archive_file(o, suffix);
     if (!path)
@@ -307,6 +309,8 @@ int rt__otf2r_check_defs(const rt_reader *r, const otf2r *o, const char *suffix,
     if (f)
         fclose(f);
     free(path);
+    if (records)
+        *records = c.records;
     return rc;
 }
 

@@ -352,8 +352,12 @@ static int open_events(rt_reader *r, otf2r *o, rt_err *err)
         for (uint32_t i = o->cur; i < o->read_end && !rc; i++) {
             char name[48];
             snprintf(name, sizeof name, "/%llu.def", (unsigned long long)o->rank_loc[i]);
-            rc = rt__otf2r_check_defs(r, o, name, 1, err);
-            OTF2_DefReader *dr = rc ? NULL : OTF2_Reader_GetDefReader(o->reader, o->rank_loc[i]);
+            uint64_t records = 0;
+            rc = rt__otf2r_check_defs(r, o, name, 1, &records, err);
+            /* A def reader costs a zeroed buffer of a definition chunk (4 MiB in our archives,
+             * whose local definition files hold no record): only for records to read. */
+            OTF2_DefReader *dr =
+                rc || !records ? NULL : OTF2_Reader_GetDefReader(o->reader, o->rank_loc[i]);
             if (dr) {
                 uint64_t n;
                 OTF2_Reader_ReadAllLocalDefinitions(o->reader, dr, &n);
