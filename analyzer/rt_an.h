@@ -110,12 +110,12 @@ unsigned rt_an_contype(const rt_defs *defs, uint32_t a, uint32_t b);
 typedef struct rt_an_pass {
     int (*setup)(void *ctx, const rt_defs *defs, rt_err *err);
     int (*event)(void *ctx, const rt_event *ev);
-    /* After a state's last event (may be NULL): on ctx, or on each part's state. 0 or -RT_E_*. */
-    int (*end)(void *ctx);
     /* After the last event and end (and the merges), while the definitions are still valid
      * (may be NULL). */
     int (*finish)(void *ctx, rt_err *err);
     void *ctx;
+    /* After a state's last event (may be NULL): on ctx, or on each part's state. 0 or -RT_E_*. */
+    int (*end)(void *ctx);
     /* Threads (all three, or none: one thread). fork: a new empty state like ctx, set up;
      * merge: adds a part's state (ranks lo to hi - 1) into ctx; drop: frees a part's state. */
     int (*fork)(void *ctx, void **part, rt_err *err);
