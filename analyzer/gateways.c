@@ -313,25 +313,97 @@ static int build_tables(gw_pass *g, const char *level)
     return 0;
 }
 
-static int finish(void *ctx, rt_err *err)
+/* After the last event: the v and w collectives still waiting for their rows. */
+static int end(void *ctx)
 {
     gw_pass *g = ctx;
-    rt_an_gw_result *res = g->res;
-    /* the v and w collectives still waiting for their rows */
-    int rc = rt_an_msgs_flush(g->ms, &g->o->level, on_msg, g, &res->notes);
+    int rc = rt_an_msgs_flush(g->ms, &g->o->level, on_msg, g, &g->res->notes);
     rt_an_level l = g->o->level;
     for (unsigned i = 0; !rc && i < g->o->nchoices; i++) {
         memcpy(l.alg, g->o->choice[i], sizeof l.alg);
         g->cur_alt = i + 1;
         rc = rt_an_msgs_flush(g->alt_ms[i], &l, on_alt_msg, g, NULL);
     }
-    if (rc)
-        return rc;
+    return rc;
+}
+
+static int finish(void *ctx, rt_err *err)
+{
+    (void)err;
+    gw_pass *g = ctx;
+    rt_an_gw_result *res = g->res;
     res->messages = g->total.msgs;
     res->bytes = g->total.bytes;
     res->gw_messages = g->total.gw_msgs;
     res->gw_bytes = g->total.gw_bytes;
     return build_tables(g, g->o->level.level == RT_AN_WIRE ? "wire" : "call");
+}
+
+static void pass_free(gw_pass *g)
+{
+    rt_an_msgs_free(g->ms);
+    for (unsigned i = 0; i < g->o->nchoices; i++)
+        rt_an_msgs_free(g->alt_ms[i]);
+    free(g->mods);
+    free(g->mod_index);
+    free(g->mat_bytes);
+    free(g->mat_msgs);
+    free(g->comm);
+    free(g);
+}
+
+/* A part's state (threads, rt_an_run): a pass of its own whose result holds its notes. */
+static void drop(void *part)
+{
+    gw_pass *g = part;
+    free(g->res);
+    pass_free(g);
+}
+
+static int fork_part(void *ctx, void **part, rt_err *err)
+{
+    const gw_pass *g = ctx;
+    gw_pass *p = calloc(1, sizeof *p);
+    rt_an_gw_result *res = calloc(1, sizeof *res);
+    if (!p || !res) {
+        free(p);
+        free(res);
+        return rt_err_set(err, RT_E_NOMEM, "out of memory");
+    }
+    p->o = g->o;
+    p->res = res;
+    int rc = setup(p, g->defs, err);
+    if (rc < 0)
+        drop(p);
+    else
+        *part = p;
+    return rc;
+}
+
+static void add_all(counts *to, const counts *from, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        add(&to[i], &from[i]);
+}
+
+/* Every count is a sum: the part's are added. */
+static int merge(void *ctx, void *part, uint32_t lo, uint32_t hi)
+{
+    (void)lo, (void)hi;
+    gw_pass *g = ctx;
+    const gw_pass *p = part;
+    for (size_t i = 0; i < (size_t)g->nmod * g->nmod; i++) {
+        g->mat_bytes[i] += p->mat_bytes[i];
+        g->mat_msgs[i] += p->mat_msgs[i];
+    }
+    add_all(g->call, p->call, RT_FN_COUNT);
+    add_all(g->op, p->op, RT_COLL_COUNT);
+    add_all(&g->total, &p->total, 1);
+    add_all(g->comm, p->comm, g->defs->ncomms);
+    add_all(g->alt, p->alt, RT_AN_MAX_CHOICES + 1);
+    g->res->notes.approx += p->res->notes.approx;
+    g->res->notes.unexpanded += p->res->notes.unexpanded;
+    return 0;
 }
 
 int rt_an_gateways(const char *path, const rt_an_gw_opts *o, rt_an_gw_result *res, rt_err *err)
@@ -342,16 +414,16 @@ int rt_an_gateways(const char *path, const rt_an_gw_opts *o, rt_an_gw_result *re
         return rt_err_set(err, RT_E_NOMEM, "out of memory");
     g->o = o;
     g->res = res;
-    rt_an_pass pass = {.setup = setup, .event = on_event, .finish = finish, .ctx = g};
+    rt_an_pass pass = {.setup = setup,
+                       .event = on_event,
+                       .end = end,
+                       .finish = finish,
+                       .ctx = g,
+                       .fork = fork_part,
+                       .merge = merge,
+                       .drop = drop,
+                       .threads = o->threads};
     int rc = rt_an_run(path, &pass, &res->report.truncated, err);
-    rt_an_msgs_free(g->ms);
-    for (unsigned i = 0; i < o->nchoices; i++)
-        rt_an_msgs_free(g->alt_ms[i]);
-    free(g->mods);
-    free(g->mod_index);
-    free(g->mat_bytes);
-    free(g->mat_msgs);
-    free(g->comm);
-    free(g);
+    pass_free(g);
     return rc;
 }

@@ -13,6 +13,7 @@
 typedef struct hist_pass {
     const rt_an_hist_opts *o;
     rt_an_hist_result *res;
+    const rt_defs *defs;
     rt_an_msgs *ms;
     uint32_t nranks;
     unsigned nbins;
@@ -23,6 +24,7 @@ typedef struct hist_pass {
 static int setup(void *ctx, const rt_defs *defs, rt_err *err)
 {
     hist_pass *h = ctx;
+    h->defs = defs;
     h->nranks = defs->nranks;
     h->nbins = rt_hist_nbins(&h->res->total);
     if (h->o->per_rank &&
@@ -57,10 +59,62 @@ static int on_event(void *ctx, const rt_event *ev)
 }
 
 /* After the last event: the v and w collectives still waiting for their rows. */
-static int finish(void *ctx, rt_err *err)
+static int end(void *ctx)
 {
     hist_pass *h = ctx;
     return rt_an_msgs_flush(h->ms, &h->o->level, on_msg, h, &h->res->notes);
+}
+
+static void pass_free(hist_pass *h)
+{
+    rt_an_msgs_free(h->ms);
+    free(h->per_rank);
+    free(h->per_call);
+}
+
+/* A part's state (threads, rt_an_run): a pass of its own, with a result of its own. */
+typedef struct hist_part {
+    hist_pass h;
+    rt_an_hist_result res;
+} hist_part;
+
+static void drop(void *part)
+{
+    pass_free(&((hist_part *)part)->h);
+    free(part);
+}
+
+static int fork_part(void *ctx, void **part, rt_err *err)
+{
+    const hist_pass *h = ctx;
+    hist_part *p = calloc(1, sizeof *p);
+    if (!p)
+        return rt_err_set(err, RT_E_NOMEM, "out of memory");
+    p->res.total = h->res->total; /* the bins; no event counted yet */
+    p->h = (hist_pass){.o = h->o, .res = &p->res};
+    int rc = setup(&p->h, h->defs, err);
+    if (rc < 0)
+        drop(p);
+    else
+        *part = p;
+    return rc;
+}
+
+/* Every count is a sum: the part's are added. */
+static int merge(void *ctx, void *part, uint32_t lo, uint32_t hi)
+{
+    (void)lo, (void)hi;
+    hist_pass *h = ctx;
+    const hist_part *p = part;
+    for (unsigned b = 0; b < h->nbins; b++)
+        h->res->total.count[b] += p->res.total.count[b];
+    h->res->notes.approx += p->res.notes.approx;
+    h->res->notes.unexpanded += p->res.notes.unexpanded;
+    for (size_t i = 0; h->per_rank && i < (size_t)h->nranks * h->nbins; i++)
+        h->per_rank[i] += p->h.per_rank[i];
+    for (size_t i = 0; h->per_call && i < (size_t)RT_FN_COUNT * h->nbins; i++)
+        h->per_call[i] += p->h.per_call[i];
+    return 0;
 }
 
 /* The bin's label as psmpi prints it: its limit, or ">limit" for the last one. */
@@ -160,12 +214,17 @@ int rt_an_hist(const char *path, const rt_an_hist_opts *o, rt_an_hist_result *re
     if (rc)
         return rt_err_set(err, RT_E_INVAL, "bad histogram settings");
     hist_pass h = {.o = o, .res = res};
-    rt_an_pass pass = {.setup = setup, .event = on_event, .finish = finish, .ctx = &h};
+    rt_an_pass pass = {.setup = setup,
+                       .event = on_event,
+                       .end = end,
+                       .ctx = &h,
+                       .fork = fork_part,
+                       .merge = merge,
+                       .drop = drop,
+                       .threads = o->threads};
     rc = rt_an_run(path, &pass, &res->report.truncated, err);
     if (!rc && (rc = build_tables(&h)))
         rt_err_set(err, -rc, "%s: %s", path, rt_strerror(rc));
-    rt_an_msgs_free(h.ms);
-    free(h.per_rank);
-    free(h.per_call);
+    pass_free(&h);
     return rc;
 }

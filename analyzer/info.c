@@ -87,26 +87,98 @@ void rt_an_info_event(rt_an_info_result *in, const rt_event *ev)
     account(in, ev);
 }
 
-int rt_an_info(const char *path, rt_an_info_result *in, rt_err *err)
+/* The pass (rt_an_run): ctx is an info_pass; a part's (threads) has a result of its own. */
+typedef struct info_pass {
+    rt_an_info_result *in;
+    const rt_defs *defs;
+} info_pass;
+
+static int setup(void *ctx, const rt_defs *defs, rt_err *err)
+{
+    info_pass *p = ctx;
+    p->defs = defs;
+    return rt_an_info_begin(p->in, defs->nranks) < 0 ? rt_err_set(err, RT_E_NOMEM, "out of memory")
+                                                     : 0;
+}
+
+static int on_event(void *ctx, const rt_event *ev)
+{
+    account(((info_pass *)ctx)->in, ev);
+    return 0;
+}
+
+/* The counts of the definitions, as they are at the end. */
+static int finish(void *ctx, rt_err *err)
+{
+    (void)err;
+    info_pass *p = ctx;
+    return rt_an_info_defs(p->in, p->defs);
+}
+
+static void drop(void *part)
+{
+    info_pass *p = part;
+    rt_an_info_free(p->in);
+    free(p->in);
+    free(p);
+}
+
+static int fork_part(void *ctx, void **part, rt_err *err)
+{
+    info_pass *p = calloc(1, sizeof *p);
+    if (!p || !(p->in = calloc(1, sizeof *p->in))) {
+        free(p);
+        return rt_err_set(err, RT_E_NOMEM, "out of memory");
+    }
+    int rc = setup(p, ((info_pass *)ctx)->defs, err);
+    if (rc < 0)
+        drop(p);
+    else
+        *part = p;
+    return rc;
+}
+
+/* Sums, the earliest and latest times, and the part's ranks' pending flags. */
+static int merge(void *ctx, void *part, uint32_t lo, uint32_t hi)
+{
+    rt_an_info_result *in = ((info_pass *)ctx)->in;
+    const rt_an_info_result *q = ((info_pass *)part)->in;
+    if (q->events && (in->events == 0 || q->tmin < in->tmin))
+        in->tmin = q->tmin;
+    if (q->events && q->tmax > in->tmax)
+        in->tmax = q->tmax;
+    in->events += q->events;
+    for (int c = 0; c <= RT_EVC_COUNT; c++)
+        in->by_class[c] += q->by_class[c];
+    in->messages += q->messages;
+    for (int ct = 0; ct < RT_CT_COUNT; ct++)
+        in->by_contype[ct] += q->by_contype[ct];
+    in->bytes_p2p += q->bytes_p2p;
+    in->colls += q->colls;
+    in->bytes_coll += q->bytes_coll;
+    in->rma_ops += q->rma_ops;
+    in->bytes_rma += q->bytes_rma;
+    in->pending += q->pending;
+    in->pending_ranks += q->pending_ranks;
+    memcpy(in->in_ops + lo, q->in_ops + lo, hi - lo);
+    memcpy(in->had_pending + lo, q->had_pending + lo, hi - lo);
+    return 0;
+}
+
+int rt_an_info(const char *path, unsigned threads, rt_an_info_result *in, rt_err *err)
 {
     memset(in, 0, sizeof *in);
-    rt_reader *r;
-    int rc = rt_reader_open(path, &r, err);
-    if (rc < 0)
-        return rc;
-    in->format = rt_reader_format(r);
-    rt_event ev;
-    if (rt_an_info_begin(in, rt_reader_defs(r)->nranks) < 0)
-        rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
-    else
-        while ((rc = rt_reader_next(r, &ev, err)) > 0)
-            account(in, &ev);
-    if (rc == 0 && rt_an_info_defs(in, rt_reader_defs(r)) < 0) /* as they are at the end */
-        rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
-    const char *note = rt_reader_truncated(r);
-    if (rc == 0 && note && !(in->truncated = strdup(note)))
-        rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
-    rt_reader_close(r);
+    info_pass p = {.in = in};
+    rt_an_pass pass = {.setup = setup,
+                       .event = on_event,
+                       .finish = finish,
+                       .ctx = &p,
+                       .fork = fork_part,
+                       .merge = merge,
+                       .drop = drop,
+                       .threads = threads,
+                       .format = &in->format};
+    int rc = rt_an_run(path, &pass, &in->truncated, err);
     if (rc < 0)
         rt_an_info_free(in);
     return rc;

@@ -110,21 +110,26 @@ static size_t slot(const pair *t, size_t cap, uint64_t key)
     return i;
 }
 
-static int count_pair(prof *p, uint32_t src, uint32_t dst, uint64_t bytes)
+/* msgs messages of bytes in all from the pair key (src << 32 | dst). */
+static int add_pair(prof *p, uint64_t key, uint64_t msgs, rt_u128 bytes)
 {
     if (rt_htab_full(p->npairs, p->cap, 1, 2) &&
         rt_htab_grow(&p->pairs, &p->cap, 1024, &pair_ops) < 0)
         return -RT_E_NOMEM;
-    uint64_t key = (uint64_t)src << 32 | dst;
     pair *e = &p->pairs[slot(p->pairs, p->cap, key)];
     if (e->key == UINT64_MAX) {
         e->key = key;
         e->msgs = e->bytes = 0;
         p->npairs++;
     }
-    e->msgs++;
+    e->msgs += msgs;
     e->bytes += bytes;
     return 0;
+}
+
+static int count_pair(prof *p, uint32_t src, uint32_t dst, uint64_t bytes)
+{
+    return add_pair(p, (uint64_t)src << 32 | dst, 1, bytes);
 }
 
 static int add_time(rank_state *s, uint16_t fn, uint64_t t)
@@ -588,17 +593,79 @@ static int finish(void *ctx, rt_err *err)
     return imbalance_table(p, &res->report.tables);
 }
 
-int rt_an_profile(const char *path, rt_an_profile_result *res, rt_err *err)
+static void pass_free(prof *p)
+{
+    for (uint32_t r = 0; p->rk && r < p->nranks; r++)
+        free(p->rk[r].f);
+    free(p->rk);
+    free(p->pairs);
+    free(p->comm);
+}
+
+/* A part's state (threads, rt_an_run): a pass of its own over the same definitions. */
+static void drop(void *part)
+{
+    pass_free(part);
+    free(part);
+}
+
+static int fork_part(void *ctx, void **part, rt_err *err)
+{
+    const prof *p = ctx;
+    prof *q = calloc(1, sizeof *q);
+    if (!q)
+        return rt_err_set(err, RT_E_NOMEM, "out of memory");
+    q->res = p->res; /* never written before finish, which runs on ctx only */
+    int rc = setup(q, p->defs, err);
+    if (rc < 0)
+        drop(q);
+    else
+        *part = q;
+    return rc;
+}
+
+/* The part's ranks lo to hi - 1 are its own: their states move over; the rest are sums and
+ * the latest time. */
+static int merge(void *ctx, void *part, uint32_t lo, uint32_t hi)
+{
+    prof *p = ctx, *q = part;
+    for (uint32_t r = lo; r < hi; r++) {
+        rank_state s = p->rk[r];
+        p->rk[r] = q->rk[r];
+        q->rk[r] = s; /* freed with the part */
+    }
+    for (uint32_t i = 0; i < p->defs->ncomms; i++) {
+        comm_stat *c = &p->comm[i];
+        const comm_stat *d = &q->comm[i];
+        c->p2p_msgs += d->p2p_msgs;
+        c->colls += d->colls;
+        c->p2p_bytes += d->p2p_bytes;
+        c->coll_bytes += d->coll_bytes;
+        c->time += d->time;
+    }
+    for (size_t i = 0; i < q->cap; i++)
+        if (q->pairs[i].key != UINT64_MAX &&
+            add_pair(p, q->pairs[i].key, q->pairs[i].msgs, q->pairs[i].bytes) < 0)
+            return -RT_E_NOMEM;
+    if (q->tmax > p->tmax)
+        p->tmax = q->tmax;
+    return 0;
+}
+
+int rt_an_profile(const char *path, unsigned threads, rt_an_profile_result *res, rt_err *err)
 {
     memset(res, 0, sizeof *res);
     prof p = {0};
     p.res = res;
-    rt_an_pass pass = {.setup = setup, .event = on_event, .finish = finish, .ctx = &p};
+    rt_an_pass pass = {.setup = setup,
+                       .event = on_event,
+                       .finish = finish,
+                       .ctx = &p,
+                       .fork = fork_part,
+                       .merge = merge,
+                       .drop = drop,
+                       .threads = threads};
     int rc = rt_an_run(path, &pass, &res->report.truncated, err);
-    for (uint32_t r = 0; p.rk && r < p.nranks; r++)
-        free(p.rk[r].f);
-    free(p.rk);
-    free(p.pairs);
-    free(p.comm);
+    pass_free(&p);
     return rc;
 }

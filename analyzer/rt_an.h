@@ -96,17 +96,41 @@ unsigned rt_an_contype(const rt_defs *defs, uint32_t a, uint32_t b);
 /* ---- passes ------------------------------------------------------------------------------------
  */
 
-/* One streaming pass: opens path, calls setup once with the definitions, then fn for every
- * event (progress bar included). *truncated gets a copy of the reader's note when the trace
- * was cut short (the caller frees it), else NULL. Errors name the trace. */
+/* One streaming pass: opens path, calls setup once with the definitions, then event for every
+ * event (progress bar included), end, and finish. *truncated gets a copy of the reader's note
+ * when the trace was cut short (the caller frees it), else NULL. Errors name the trace.
+ *
+ * In threads (docs/design.md, "Passes in parts"): a pass that sets fork, merge and drop is run
+ * on the trace's ranks in parts, one per thread, when the format can be read in parts
+ * (rt_reader_can_split); else, and with threads 1, exactly as above. Each part gets a state of
+ * its own from fork (empty, set up with the same definitions), sees its ranks' events in the
+ * order one reader gives them, then end; the parts are merged into ctx in rank order; finish
+ * runs on ctx alone. So a pass whose per-event work needs only its rank's events and whose
+ * totals are sums, minima and maxima gives the same bytes on any number of threads. */
 typedef struct rt_an_pass {
     int (*setup)(void *ctx, const rt_defs *defs, rt_err *err);
     int (*event)(void *ctx, const rt_event *ev);
-    /* After the last event, while the definitions are still valid (may be NULL). */
+    /* After the last event and end (and the merges), while the definitions are still valid
+     * (may be NULL). */
     int (*finish)(void *ctx, rt_err *err);
     void *ctx;
+    /* After a state's last event (may be NULL): on ctx, or on each part's state. 0 or -RT_E_*. */
+    int (*end)(void *ctx);
+    /* Threads (all three, or none: one thread). fork: a new empty state like ctx, set up;
+     * merge: adds a part's state (ranks lo to hi - 1) into ctx; drop: frees a part's state. */
+    int (*fork)(void *ctx, void **part, rt_err *err);
+    int (*merge)(void *ctx, void *part, uint32_t lo, uint32_t hi);
+    void (*drop)(void *part);
+    unsigned threads;  /* 0: the CPUs available (rt_an_threads) */
+    rt_format *format; /* if not NULL: gets the trace's format */
 } rt_an_pass;
 int rt_an_run(const char *path, const rt_an_pass *pass, char **truncated, rt_err *err);
+
+/* The most threads a pass runs in. */
+#define RT_AN_MAX_THREADS 256u
+/* asked, or for 0 the CPUs this process may run on (sched_getaffinity); at most
+ * RT_AN_MAX_THREADS. */
+unsigned rt_an_threads(unsigned asked);
 /* "4K", "64M", "100" (exact binary multiples get a suffix), for labels. */
 void rt_an_size_label(uint64_t v, char *buf, size_t len);
 
@@ -117,6 +141,7 @@ typedef struct rt_an_hist_opts {
     rt_hist_config cfg;
     rt_an_level level;
     int per_rank, by_call;
+    unsigned threads; /* rt_an_pass.threads: 0 the CPUs available */
 } rt_an_hist_opts;
 
 typedef struct rt_an_hist_result {
@@ -139,6 +164,7 @@ typedef struct rt_an_gw_opts {
     unsigned nchoices; /* alternatives to compare (0: none) */
     uint8_t choice[RT_AN_MAX_CHOICES][RT_COLL_COUNT];
     const char *label[RT_AN_MAX_CHOICES]; /* how each choice is shown (NULL: its algorithms) */
+    unsigned threads;                     /* rt_an_pass.threads: 0 the CPUs available */
 } rt_an_gw_opts;
 
 typedef struct rt_an_gw_result {
@@ -161,7 +187,8 @@ typedef struct rt_an_profile_result {
     rt_report report;
 } rt_an_profile_result;
 
-int rt_an_profile(const char *path, rt_an_profile_result *res, rt_err *err);
+/* threads: rt_an_pass.threads (0: the CPUs available). */
+int rt_an_profile(const char *path, unsigned threads, rt_an_profile_result *res, rt_err *err);
 
 /* ---- pipeline
  * ------------------------------------------------------------------------------------ */
@@ -211,7 +238,7 @@ typedef struct rt_an_info_result {
 
 /* Reads the trace at path once and counts (docs/analyzer.md, "retrace info"). Errors are the
  * reader's, naming the trace. rt_an_info_free when it returns 0. */
-int rt_an_info(const char *path, rt_an_info_result *in, rt_err *err);
+int rt_an_info(const char *path, unsigned threads, rt_an_info_result *in, rt_err *err);
 void rt_an_info_free(rt_an_info_result *in);
 /* The pass in pieces: in zeroed, then rt_an_info_begin (required: the state per rank that tells
  * a pending call's operations; 0 or -RT_E_NOMEM), each event, the counts of the definitions

@@ -555,7 +555,7 @@ static int on_finish(void *ctx, rt_err *err)
 int chk_stream(chk *c, const char *path, rt_err *err)
 {
     stream s = {.c = c};
-    rt_an_pass pass = {on_defs, on_event, on_finish, &s};
+    rt_an_pass pass = {.setup = on_defs, .event = on_event, .finish = on_finish, .ctx = &s};
     char *truncated = NULL;
     int rc = rt_an_run(path, &pass, &truncated, err);
     c->res->report.truncated = truncated;

@@ -134,6 +134,14 @@ int cli_beside_exe(const char *rel, int mode, char *buf, size_t len);
 int cli_convert(const char *in, const char *out, rt_format fmt);
 
 /* retrace info's report for one trace, also used by the demo. */
-int cli_info_report(const char *path, FILE *out);
+int cli_info_report(const char *path, unsigned threads, FILE *out);
+/* --threads N of the analyses (cmd_info.c): N, from 1 to RT_AN_MAX_THREADS, into *threads.
+ * cli_threads_parse: 0, or CLI_BAD after the usage error. cli_threads_option: like
+ * cli_args_value, -1 after a usage error. */
+int cli_threads_parse(const cli_command *cmd, const char *value, unsigned *threads);
+int cli_threads_option(cli_args *a, unsigned *threads);
+#define CLI_THREADS_USAGE                                                           \
+    "  --threads N      read the trace in N threads, each its share of the ranks\n" \
+    "                   (OTF2 traces; default: the CPUs available; 1: one thread)\n"
 
 #endif /* RT_CLI_H */

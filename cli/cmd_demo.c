@@ -390,7 +390,7 @@ static int demo_forms(const char *dir, const char *trace, const char *name, int 
     char other[4096], back[4096];
     int rc;
     heading("The %s trace: %s\n\n", recorded ? "recorded" : "bundled", trace);
-    if ((rc = cli_info_report(trace, stdout)))
+    if ((rc = cli_info_report(trace, 0, stdout)))
         return rc;
     if (recorded) { /* OTF2 -> CSV -> OTF2 */
         snprintf(other, sizeof other, "%s/%s.csv", dir, name);
@@ -410,7 +410,8 @@ static int demo_forms(const char *dir, const char *trace, const char *name, int 
         remove_previous(dir, strrchr(other, '/') + 1);
         remove_previous(dir, strrchr(back, '/') + 1);
         heading("Converted to OTF2: %s\n\n", other);
-        if ((rc = cli_convert(trace, other, RT_FMT_OTF2)) || (rc = cli_info_report(other, stdout)))
+        if ((rc = cli_convert(trace, other, RT_FMT_OTF2)) ||
+            (rc = cli_info_report(other, 0, stdout)))
             return rc;
         heading("And back to CSV: %s\n\n", back);
         if ((rc = cli_convert(other, back, RT_FMT_CSV)))

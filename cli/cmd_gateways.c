@@ -8,6 +8,7 @@ static void gateways_usage(FILE *out)
     fprintf(out,
             "usage: retrace gateways TRACE [--level call|wire] [--coll OP=ALG,... ...]\n"
             "                        [--csv FILE] [--plot FILE.svg|.png] [--force]\n"
+            "                        [--threads N]\n"
             "\n"
             "Messages and bytes that cross module boundaries (through a gateway): in total,\n"
             "module by module, per MPI function, per collective operation and per\n"
@@ -24,7 +25,7 @@ static void gateways_usage(FILE *out)
             "  --csv FILE       every table as CSV: FILE, FILE-matrix_bytes.csv, ...\n"
             "  --plot FILE      a module x module heat map of the bytes (gnuplot)\n"
             "  --force          replace existing --csv and --plot files (nothing is\n"
-            "                   overwritten without it)\n");
+            "                   overwritten without it)\n" CLI_THREADS_USAGE);
 }
 
 static int gateways_run(int argc, char **argv)
@@ -44,7 +45,8 @@ static int gateways_run(int argc, char **argv)
         if (cli_args_flag(&a, "--help") || cli_args_flag(&a, "-h")) {
             gateways_usage(stdout);
             return CLI_OK;
-        } else if ((k = cli_args_value(&a, "--level", &level)) || (k = cli_out_option(&a, &out))) {
+        } else if ((k = cli_args_value(&a, "--level", &level)) || (k = cli_out_option(&a, &out)) ||
+                   (k = cli_threads_option(&a, &o.threads))) {
             if (k < 0)
                 return CLI_BAD;
         } else if ((k = cli_args_value(&a, "--coll", &v))) {

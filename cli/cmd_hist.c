@@ -9,7 +9,7 @@ static void hist_usage(FILE *out)
             "usage: retrace hist TRACE [--min SIZE] [--max SIZE] [--shift N] [--contype TYPE]\n"
             "                    [--level call|wire] [--coll [OP=ALG,...]] [--rma]\n"
             "                    [--per-rank | --by-call] [--csv FILE] [--plot FILE.svg|.png]\n"
-            "                    [--force]\n"
+            "                    [--force] [--threads N]\n"
             "\n"
             "Counts every message a rank sends, once, in bins of size like ParaStation MPI's\n"
             "PSP_HISTOGRAM, and prints psmpi's report. On a trace of the same run, the default\n"
@@ -37,7 +37,8 @@ static void hist_usage(FILE *out)
             "  --plot FILE      a bar chart of the bins (gnuplot; .svg or .png)\n"
             "  --force          replace existing --csv and --plot files (nothing is\n"
             "                   overwritten without it)\n"
-            "  --algorithms     list the collective algorithms per operation and exit\n");
+            "  --algorithms     list the collective algorithms per operation and "
+            "exit\n" CLI_THREADS_USAGE);
 }
 
 /* "  bcast   mpich, ompi, ..." wrapped before column 80, continued under the first name. */
@@ -94,7 +95,8 @@ static int hist_run(int argc, char **argv)
                    (k = cli_args_value(&a, "--max", &max)) ||
                    (k = cli_args_value(&a, "--shift", &shift)) ||
                    (k = cli_args_value(&a, "--contype", &contype)) ||
-                   (k = cli_args_value(&a, "--level", &level)) || (k = cli_out_option(&a, &out))) {
+                   (k = cli_args_value(&a, "--level", &level)) || (k = cli_out_option(&a, &out)) ||
+                   (k = cli_threads_option(&a, &o.threads))) {
             if (k < 0)
                 return CLI_BAD;
         } else if (cli_args_optional(&a, "--coll", &v)) {

@@ -1,6 +1,8 @@
 /* retrace info TRACE: what a trace holds (rt_an_info), printed. */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -70,11 +72,36 @@ static void print_summary(FILE *out, const char *path, const rt_an_info_result *
             rt_u128_str(s->bytes_rma, b, sizeof b), s->rma_ops);
 }
 
-int cli_info_report(const char *path, FILE *out)
+int cli_threads_parse(const cli_command *cmd, const char *value, unsigned *threads)
+{
+    char *end;
+    errno = 0;
+    unsigned long n = strtoul(value, &end, 10);
+    if (*value < '0' || *value > '9' || *end || errno || n < 1 || n > RT_AN_MAX_THREADS)
+        return cli_usage_error(cmd, "--threads: expected a whole number from 1 to %u, not '%s'",
+                               RT_AN_MAX_THREADS, value);
+    *threads = (unsigned)n;
+    return 0;
+}
+
+int cli_threads_option(cli_args *a, unsigned *threads)
+{
+    const char *v;
+    int k = cli_args_value(a, "--threads", &v);
+    if (k <= 0)
+        return k;
+    if (cli_threads_parse(a->cmd, v, threads)) {
+        a->bad = 1;
+        return -1;
+    }
+    return 1;
+}
+
+int cli_info_report(const char *path, unsigned threads, FILE *out)
 {
     rt_an_info_result s;
     rt_err err;
-    if (rt_an_info(path, &s, &err) < 0)
+    if (rt_an_info(path, threads, &s, &err) < 0)
         return cli_error("%s", err.msg);
     print_summary(out, path, &s);
     if (s.truncated)
@@ -85,7 +112,7 @@ int cli_info_report(const char *path, FILE *out)
 
 static void info_usage(FILE *out)
 {
-    fprintf(out, "usage: retrace info TRACE\n"
+    fprintf(out, "usage: retrace info TRACE [--threads N]\n"
                  "\n"
                  "Summarises a trace: ranks, nodes, modules, communicators, windows, process\n"
                  "topologies (the communicators whose neighbour lists it holds), the time\n"
@@ -93,25 +120,33 @@ static void info_usage(FILE *out)
                  "run did not finish) and the ranks in them, messages per connection type\n"
                  "and bytes moved (point-to-point bytes counted once, at the sender, a\n"
                  "pending send too; collective bytes as sent by each rank in the calls that\n"
-                 "completed; RMA bytes put, got and exchanged by atomics).\n");
+                 "completed; RMA bytes put, got and exchanged by atomics).\n"
+                 "\n" CLI_THREADS_USAGE);
 }
 
 static int info_run(int argc, char **argv)
 {
-    static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {0}};
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'}, {"threads", required_argument, NULL, 't'}, {0}};
     int c;
+    unsigned threads = 0;
     opterr = 0;
     optind = 0; /* glibc: a full restart, also of the state a previous scan left */
-    while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         if (c == 'h') {
             info_usage(stdout);
             return CLI_OK;
+        }
+        if (c == 't') {
+            if (cli_threads_parse(&cli_cmd_info, optarg, &threads))
+                return CLI_BAD;
+            continue;
         }
         return cli_getopt_error(&cli_cmd_info, c, argv);
     }
     if (argc - optind != 1)
         return cli_usage_error(&cli_cmd_info, "expected one TRACE");
-    return cli_info_report(argv[optind], stdout);
+    return cli_info_report(argv[optind], threads, stdout);
 }
 
 const cli_command cli_cmd_info = {"info", "summarise a trace", info_run, info_usage};

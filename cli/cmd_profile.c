@@ -6,6 +6,7 @@
 static void profile_usage(FILE *out)
 {
     fprintf(out, "usage: retrace profile TRACE [--csv FILE] [--plot FILE.svg|.png] [--force]\n"
+                 "                       [--threads N]\n"
                  "\n"
                  "A profile like mpiP's from a trace: time per rank (application, MPI,\n"
                  "computation), time in MPI per function over all ranks and per rank, the\n"
@@ -15,7 +16,7 @@ static void profile_usage(FILE *out)
                  "  --csv FILE       every table as CSV: FILE, FILE-functions.csv, ...\n"
                  "  --plot FILE      a rank x rank heat map of the bytes sent (up to 1024 ranks)\n"
                  "  --force          replace existing --csv and --plot files (nothing is\n"
-                 "                   overwritten without it)\n");
+                 "                   overwritten without it)\n" CLI_THREADS_USAGE);
 }
 
 static int profile_run(int argc, char **argv)
@@ -24,12 +25,13 @@ static int profile_run(int argc, char **argv)
     cli_args a = {.cmd = cmd, .argc = argc, .argv = argv};
     const char *path = NULL;
     cli_out out = {0};
+    unsigned threads = 0;
     for (a.i = 1; a.i < argc; a.i++) {
         int k;
         if (cli_args_flag(&a, "--help") || cli_args_flag(&a, "-h")) {
             profile_usage(stdout);
             return CLI_OK;
-        } else if ((k = cli_out_option(&a, &out))) {
+        } else if ((k = cli_out_option(&a, &out)) || (k = cli_threads_option(&a, &threads))) {
             if (k < 0)
                 return CLI_BAD;
         } else if (argv[a.i][0] != '-' && !path) {
@@ -44,7 +46,7 @@ static int profile_run(int argc, char **argv)
         return CLI_BAD;
     rt_an_profile_result res;
     rt_err err;
-    if (rt_an_profile(path, &res, &err)) {
+    if (rt_an_profile(path, threads, &res, &err)) {
         rt_report_free(&res.report);
         return cli_error("%s", err.msg);
     }

@@ -37,6 +37,7 @@
  * them sizes an allocation.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,6 +160,7 @@ typedef struct defcheck {
     const char *trace, *name; /* for messages: the trace as given, the file in the archive */
     unsigned files;           /* IN_GLOBAL or IN_LOCAL */
     int big;
+    uint64_t records; /* walked so far */
     rt_err *err;
 } defcheck;
 
@@ -251,6 +253,7 @@ static int walk_def_chunk(defcheck *c, const uint8_t *buf, size_t n, uint64_t at
                                    "the file"
                                  : "the record at byte %llu runs past the end of its chunk",
                             (unsigned long long)rec_at);
+        c->records++;
         const array_def *d = array_def_of(type, c->files);
         if (d && (rc = check_array(c, d, p, len, rec_at)) != 0)
             return rc;
@@ -282,7 +285,7 @@ static int walk_def_file(defcheck *c, FILE *f, uint64_t size, uint64_t chunk)
 }
 
 int rt__otf2r_check_defs(const rt_reader *r, const otf2r *o, const char *suffix, int local,
-                         rt_err *err)
+                         uint64_t *records, rt_err *err)
 {
     char *path = rt__otf2r_archive_file(o, suffix);
     if (!path)
@@ -306,6 +309,8 @@ int rt__otf2r_check_defs(const rt_reader *r, const otf2r *o, const char *suffix,
     if (f)
         fclose(f);
     free(path);
+    if (records)
+        *records = c.records;
     return rc;
 }
 
@@ -315,13 +320,13 @@ int rt__otf2r_check_defs(const rt_reader *r, const otf2r *o, const char *suffix,
 enum { EV_RECORD, EV_SINGLETON, EV_TIMESTAMP, EV_END_OF_FILE, EV_STOP };
 
 /* The kind of each record type, for the walk of last_chunk_complete: a table, as that walk
- * runs over up to a chunk of every rank's events and a switch costs twice as much. */
+ * runs over up to a chunk of every rank's events and a switch costs twice as much. Filled
+ * once (pthread_once): a trace's ranks may be read in threads (analyzer/pass.c). */
 static uint8_t event_kind[256];
+static pthread_once_t event_kind_once = PTHREAD_ONCE_INIT;
 
-static void event_kinds(void)
+static void fill_event_kinds(void)
 {
-    if (event_kind[END_OF_CHUNK] == EV_STOP)
-        return;
     for (unsigned t = 0; t < 256; t++)
         event_kind[t] = singleton_event(t) ? EV_SINGLETON : EV_RECORD;
     event_kind[TIMESTAMP] = EV_TIMESTAMP;
@@ -340,7 +345,7 @@ static int last_chunk_complete(const uint8_t *p, size_t n)
     int big = 0;
     if (take_header(&p, end, &big) != TAKE_OK)
         return 0;
-    event_kinds();
+    pthread_once(&event_kind_once, fill_event_kinds);
     while (p < end) {
         unsigned kind = event_kind[*p++];
         if (kind == EV_SINGLETON) { /* a compressed integer: its size byte, then the value */

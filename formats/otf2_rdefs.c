@@ -535,7 +535,7 @@ int rt__otf2r_read_global_defs(rt_reader *r, otf2r *o, rt_err *err)
 {
     /* OTF2 trusts the counts of the records and reads a short last chunk past the end of the
      * file: the file is walked first (otf2_defcheck.c). */
-    int rc = rt__otf2r_check_defs(r, o, ".def", 0, err);
+    int rc = rt__otf2r_check_defs(r, o, ".def", 0, NULL, err);
     if (rc)
         return rc;
     OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(o->reader);

@@ -304,21 +304,30 @@ static void r_close(rt_reader *r)
     r->impl = NULL;
 }
 
-/* Ranks are read one after the other: whole ranks done, plus the current one's share. */
+/* Ranks are read one after the other: whole ranks done, plus the current one's share (of a
+ * part's ranks, for a part). */
 static double r_progress(const rt_reader *r)
 {
     const otf2r *o = r->impl;
-    uint32_t n = r->defs.nranks;
+    uint32_t lo = r->part ? r->rank_lo : 0, n = r->part ? r->rank_hi - lo : r->defs.nranks;
     if (!o || !n)
         return -1.0;
     double part = 0;
-    if (o->cur < n && o->rank_nevents && o->rank_nevents[o->cur])
+    if (o->cur < lo + n && o->rank_nevents && o->rank_nevents[o->cur])
         part = (double)o->position / (double)o->rank_nevents[o->cur];
-    double f = ((double)o->cur + (part < 1 ? part : 1)) / n;
+    double f = ((double)(o->cur - lo) + (part < 1 ? part : 1)) / n;
     return f < 1 ? f : 1;
 }
 
+/* The records rank's location announces: what reading it costs. */
+static uint64_t r_rank_size(const rt_reader *r, uint32_t rank)
+{
+    const otf2r *o = r->impl;
+    return o->rank_nevents ? o->rank_nevents[rank] : 0;
+}
+
 static const rt__reader_ops otf2_reader_ops = {
+    .rank_size = r_rank_size,
     .next = r_next,
     .where = r_where,
     .close = r_close,
@@ -331,7 +340,7 @@ static const rt__reader_ops otf2_reader_ops = {
 static int open_events(rt_reader *r, otf2r *o, rt_err *err)
 {
     OTF2_ErrorCode ec = OTF2_SUCCESS;
-    for (uint32_t i = 0; i < r->defs.nranks && ec == OTF2_SUCCESS; i++)
+    for (uint32_t i = o->cur; i < o->read_end && ec == OTF2_SUCCESS; i++)
         ec = OTF2_Reader_SelectLocation(o->reader, o->rank_loc[i]);
     if (ec == OTF2_SUCCESS)
         ec = OTF2_Reader_OpenEvtFiles(o->reader);
@@ -340,11 +349,15 @@ static int open_events(rt_reader *r, otf2r *o, rt_err *err)
                              "damaged OTF2 archive: event files unreadable", ec);
     int rc = 0;
     if (OTF2_Reader_OpenDefFiles(o->reader) == OTF2_SUCCESS) {
-        for (uint32_t i = 0; i < r->defs.nranks && !rc; i++) {
+        for (uint32_t i = o->cur; i < o->read_end && !rc; i++) {
             char name[48];
             snprintf(name, sizeof name, "/%llu.def", (unsigned long long)o->rank_loc[i]);
-            rc = rt__otf2r_check_defs(r, o, name, 1, err);
-            OTF2_DefReader *dr = rc ? NULL : OTF2_Reader_GetDefReader(o->reader, o->rank_loc[i]);
+            uint64_t records = 0;
+            rc = rt__otf2r_check_defs(r, o, name, 1, &records, err);
+            /* A def reader costs a zeroed buffer of a definition chunk (4 MiB in our archives,
+             * whose local definition files hold no record): only for records to read. */
+            OTF2_DefReader *dr =
+                rc || !records ? NULL : OTF2_Reader_GetDefReader(o->reader, o->rank_loc[i]);
             if (dr) {
                 uint64_t n;
                 OTF2_Reader_ReadAllLocalDefinitions(o->reader, dr, &n);
@@ -422,7 +435,13 @@ int rt__otf2_open(rt_reader *r, rt_err *err)
                             r->path, RT__MPI_LIBRARY_PROPERTY);
         free(lib);
     }
+    /* A part (rt_reader_open_ranks) reads its ranks only: trace.c refuses a range past the
+     * ranks once this returns. */
     o->read_end = r->defs.nranks;
+    if (r->part) {
+        o->read_end = r->rank_hi < o->read_end ? r->rank_hi : o->read_end;
+        o->cur = r->rank_lo < o->read_end ? r->rank_lo : o->read_end;
+    }
     if (!rc)
         rc = open_events(r, o, err);
     if (rc) {

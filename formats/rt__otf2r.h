@@ -132,9 +132,10 @@ int rt__otf2r_build_defs(rt_reader *r, otf2r *o, rt_err *err);
  * a location's local definitions, which may be missing) can be given to the OTF2 library:
  * whole chunks and records, every array inside its record. Else -RT_E_FORMAT naming the
  * trace, the file and the record ("T: damaged OTF2 archive: traces.def: Group definition at
- * byte N claims C members in a record of L bytes"), or -RT_E_IO. */
+ * byte N claims C members in a record of L bytes"), or -RT_E_IO. *records (unless NULL) gets
+ * the records the file holds (0 for a missing file). */
 int rt__otf2r_check_defs(const rt_reader *r, const otf2r *o, const char *suffix, int local,
-                         rt_err *err);
+                         uint64_t *records, rt_err *err);
 /* 1 when the last chunk of the OTF2 event file at path (chunks of chunk bytes) walks record by
  * record to the end-of-file mark that ends a complete file; 0 when it was cut short or is
  * damaged (OTF2 would read its last chunk past the end of the file). */

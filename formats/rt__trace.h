@@ -72,6 +72,9 @@ typedef struct rt__reader_ops {
     int (*next_block)(rt_reader *r, const rt_event **ev, size_t *n, rt_err *err);
     /* Fraction of the trace read so far (0 to 1), or -1 when unknown; may be NULL. */
     double (*progress)(const rt_reader *r);
+    /* Back ends that can read a part of the ranks (rt_reader_open_ranks): what reading rank
+     * costs, in records or bytes, for balancing the parts; NULL for the others. */
+    uint64_t (*rank_size)(const rt_reader *r, uint32_t rank);
     void (*close)(rt_reader *r);
 } rt__reader_ops;
 
@@ -85,7 +88,12 @@ struct rt_reader {
     uint64_t *last_time;   /* per rank: for the time-order check */
     rt__rank_state *state; /* per rank: for the pending-call checks */
     uint64_t nevents;
-    int by_rank;         /* set by a back end that hands out rank 0's events, then rank 1's, ... */
+    int by_rank; /* set by a back end that hands out rank 0's events, then rank 1's, ... */
+    /* rt_reader_open_ranks: only ranks rank_lo to rank_hi - 1 (part 1); a back end that
+     * honours them sets rank_size. A part leaves the end-of-trace checks to
+     * rt_reader_end_check. */
+    uint32_t rank_lo, rank_hi;
+    int part;
     const rt_event *blk; /* next_block back ends: the block rt_reader_next hands out */
     size_t blk_n, blk_i;
     /* Other back ends: rt_reader_next_block gathers their events, RT__GATHER at most, and

@@ -131,6 +131,20 @@ int rt_reader_next_block(rt_reader *r, const rt_event **ev, size_t *n, rt_err *e
  * of a lower one's (TI per-rank files, OTF2 archives): a rank is complete once the next
  * begins. */
 int rt_reader_by_rank(const rt_reader *r);
+/*
+ * Reading a trace in parts, one reader per thread (analyzer/pass.c): rt_reader_can_split is 1
+ * when the format allows it (OTF2: each part is an OTF2_Reader of its own, over the locations
+ * of its ranks) and the trace has more than one rank; rt_reader_rank_size weighs a rank for
+ * balancing the parts (its records); rt_reader_open_ranks opens path again for ranks lo to
+ * hi - 1 only, handed out as rt_reader_open's reader would. A part leaves the checks made at
+ * the end of the whole trace to rt_reader_end_check, to be called once every part has come
+ * to its end without error, in rank order, so that the error reported is the one a single
+ * reader would report.
+ */
+int rt_reader_can_split(const rt_reader *r);
+uint64_t rt_reader_rank_size(const rt_reader *r, uint32_t rank);
+int rt_reader_open_ranks(const char *path, uint32_t lo, uint32_t hi, rt_reader **out, rt_err *err);
+int rt_reader_end_check(const rt_reader *r, rt_err *err);
 /* After the end: non-NULL when the trace was cut short (the text says where). */
 const char *rt_reader_truncated(const rt_reader *r);
 /* Fraction of the trace read so far, 0 to 1, or -1 when the format cannot tell. */

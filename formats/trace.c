@@ -106,7 +106,9 @@ static int detect(const char *path, rt_format *fmt, rt_err *err)
                       path);
 }
 
-int rt_reader_open(const char *path, rt_reader **out, rt_err *err)
+/* Opens path; part: only ranks lo to hi - 1, from a back end that can (rank_size). */
+static int reader_open(const char *path, int part, uint32_t lo, uint32_t hi, rt_reader **out,
+                       rt_err *err)
 {
     *out = NULL;
     rt_reader *r = calloc(1, sizeof *r);
@@ -114,16 +116,25 @@ int rt_reader_open(const char *path, rt_reader **out, rt_err *err)
         free(r);
         return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
     }
+    r->part = part;
+    r->rank_lo = lo;
+    r->rank_hi = hi;
     uint32_t max_ranks;
     int rc = rt_max_ranks(&max_ranks, err); /* a bad value is the variable's fault, not path's */
     if (!rc)
         rc = detect(path, &r->format, err);
+    if (!rc && part && r->format != RT_FMT_OTF2)
+        rc = rt_err_set(err, RT_E_INVAL, "%s: a %s trace is read as a whole", path,
+                        rt_format_name(r->format));
     if (!rc && r->format == RT_FMT_RAW)
         rc = rt__raw_open(r, err);
     else if (!rc && r->format == RT_FMT_TI)
         rc = rt__ti_open(r, err);
     else if (!rc)
         rc = r->format == RT_FMT_OTF2 ? rt__otf2_open(r, err) : rt__csv_open(r, err);
+    if (!rc && part && (hi > r->defs.nranks || lo >= hi))
+        rc = rt_err_set(err, RT_E_RANGE, "%s: ranks %u to %u: the trace has %u", path, (unsigned)lo,
+                        (unsigned)hi - 1, (unsigned)r->defs.nranks);
     if (!rc) {
         r->last_time = calloc(r->defs.nranks, sizeof *r->last_time);
         r->state = calloc(r->defs.nranks, sizeof *r->state);
@@ -136,6 +147,26 @@ int rt_reader_open(const char *path, rt_reader **out, rt_err *err)
     }
     *out = r;
     return 0;
+}
+
+int rt_reader_open(const char *path, rt_reader **out, rt_err *err)
+{
+    return reader_open(path, 0, 0, 0, out, err);
+}
+
+int rt_reader_open_ranks(const char *path, uint32_t lo, uint32_t hi, rt_reader **out, rt_err *err)
+{
+    return reader_open(path, 1, lo, hi, out, err);
+}
+
+int rt_reader_can_split(const rt_reader *r)
+{
+    return r->ops && r->ops->rank_size && r->defs.nranks > 1;
+}
+
+uint64_t rt_reader_rank_size(const rt_reader *r, uint32_t rank)
+{
+    return r->ops && r->ops->rank_size && rank < r->defs.nranks ? r->ops->rank_size(r, rank) : 0;
 }
 
 const rt_defs *rt_reader_defs(const rt_reader *r)
@@ -326,7 +357,7 @@ static int next_checked(rt_reader *r, rt_event *ev, rt_err *err)
 {
     int rc = r->ops->next(r, ev, err);
     if (__builtin_expect(rc <= 0, 0))
-        return rc < 0 ? rc : rows_at_end(r->state, r->defs.nranks, r->path, err);
+        return rc < 0 || r->part ? rc : rows_at_end(r->state, r->defs.nranks, r->path, err);
     char where[512];
     rt_err e;
     if (rt_event_check(&r->defs, ev, &e) < 0) {
@@ -472,6 +503,16 @@ int rt_reader_by_rank(const rt_reader *r)
 const char *rt_reader_truncated(const rt_reader *r)
 {
     return r->truncated;
+}
+
+int rt_reader_end_check(const rt_reader *r, rt_err *err)
+{
+    if (!r->part)
+        return 0;
+    for (uint32_t i = r->rank_lo; i < r->rank_hi; i++)
+        if (rt__rows_end(&r->state[i], i, err) < 0)
+            return rt__err_prefix(err, -RT_E_FORMAT, r->path);
+    return 0;
 }
 
 void rt_reader_close(rt_reader *r)

@@ -122,7 +122,7 @@ static void test_info_neighbors(void **state)
     (void)state;
     rt_an_info_result in;
     rt_err err;
-    assert_int_equal(rt_an_info(RT_TEST_DATA "/neighbors.csv", &in, &err), 0);
+    assert_int_equal(rt_an_info(RT_TEST_DATA "/neighbors.csv", 1, &in, &err), 0);
     assert_int_equal(in.format, RT_FMT_CSV);
     assert_int_equal(in.nranks, 4);
     assert_int_equal(in.nodes, 2);
@@ -151,7 +151,7 @@ static void test_info_truncated(void **state)
     (void)state;
     rt_an_info_result in;
     rt_err err;
-    assert_int_equal(rt_an_info(RT_TEST_DATA "/truncated.csv", &in, &err), 0);
+    assert_int_equal(rt_an_info(RT_TEST_DATA "/truncated.csv", 1, &in, &err), 0);
     assert_int_equal(in.nranks, 2);
     assert_int_equal(in.events, 2);
     assert_int_equal(in.tmin, 10);
@@ -170,9 +170,9 @@ static void test_info_errors(void **state)
     (void)state;
     rt_an_info_result in;
     rt_err err;
-    assert_true(rt_an_info(RT_TEST_DATA "/no-such-trace.csv", &in, &err) < 0);
+    assert_true(rt_an_info(RT_TEST_DATA "/no-such-trace.csv", 1, &in, &err) < 0);
     assert_non_null(strstr(err.msg, "no-such-trace.csv"));
-    assert_int_equal(rt_an_info(RT_TEST_DATA "/out_of_order.csv", &in, &err), -RT_E_ORDER);
+    assert_int_equal(rt_an_info(RT_TEST_DATA "/out_of_order.csv", 1, &in, &err), -RT_E_ORDER);
     assert_non_null(strstr(err.msg, "out_of_order.csv"));
     assert_null(in.truncated);
 }

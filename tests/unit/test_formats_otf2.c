@@ -534,6 +534,56 @@ static void test_otf2_truncated_events(void **state)
     unload(&full);
 }
 
+/* Reading in parts (rt_reader_open_ranks): the parts' events, one part after the other, are
+ * the whole reader's; each rank weighs its records; ranges past the ranks and formats read as
+ * a whole are refused. */
+static void test_otf2_parts(void **state)
+{
+    const char *otf2 = rt_test_tmp_path("rt-parts");
+    remove_any(otf2);
+    convert(ALL_KINDS, otf2, RT_FMT_OTF2);
+    loaded whole;
+    rt_err err;
+    assert_int_equal(load(otf2, &whole, &err), 0);
+    rt_reader *r;
+    assert_int_equal(rt_reader_open(otf2, &r, &err), 0);
+    uint32_t n = rt_reader_defs(r)->nranks;
+    assert_int_equal(n, 4);
+    assert_true(rt_reader_can_split(r));
+    uint64_t records = 0;
+    for (uint32_t i = 0; i < n; i++)
+        records += rt_reader_rank_size(r, i);
+    assert_int_equal(records, whole.n);
+    assert_int_equal(rt_reader_rank_size(r, n), 0);
+    rt_reader_close(r);
+    /* parts {0}, {1, 2}, {3} */
+    static const uint32_t cut[] = {0, 1, 3, 4};
+    size_t k = 0;
+    for (int p = 0; p < 3; p++) {
+        assert_int_equal(rt_reader_open_ranks(otf2, cut[p], cut[p + 1], &r, &err), 0);
+        rt_event ev;
+        int rc;
+        while ((rc = rt_reader_next(r, &ev, &err)) > 0) {
+            assert_true(k < whole.n);
+            assert_true(ev.rank >= cut[p] && ev.rank < cut[p + 1]);
+            assert_true(rt_event_equal(&ev, &whole.ev[k++]));
+        }
+        assert_int_equal(rc, 0);
+        assert_int_equal(rt_reader_end_check(r, &err), 0);
+        rt_reader_close(r);
+    }
+    assert_int_equal(k, whole.n);
+    unload(&whole);
+    assert_int_equal(rt_reader_open_ranks(otf2, 2, 5, &r, &err), -RT_E_RANGE);
+    assert_non_null(strstr(err.msg, "ranks 2 to 4: the trace has 4"));
+    assert_int_equal(rt_reader_open_ranks(otf2, 2, 2, &r, &err), -RT_E_RANGE);
+    assert_int_equal(rt_reader_open_ranks(ALL_KINDS, 0, 1, &r, &err), -RT_E_INVAL);
+    assert_non_null(strstr(err.msg, "a csv trace is read as a whole"));
+    assert_int_equal(rt_reader_open(ALL_KINDS, &r, &err), 0);
+    assert_false(rt_reader_can_split(r));
+    rt_reader_close(r);
+    (void)state;
+}
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -547,6 +597,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_otf2_huge_refs),
         cmocka_unit_test(test_otf2_pending),
         cmocka_unit_test(test_otf2_time_past),
+        cmocka_unit_test(test_otf2_parts),
     };
     return rt_test_main("formats_otf2", tests, argc, argv);
 }

@@ -1,0 +1,4 @@
+hist
+$DATA/an_small.csv
+--threads
++2

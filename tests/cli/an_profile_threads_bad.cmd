@@ -1,0 +1,4 @@
+profile
+$DATA/an_small.csv
+--threads
+257

@@ -1,0 +1,4 @@
+info
+--threads
+0
+$DATA/an_small.csv
