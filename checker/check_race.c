@@ -854,7 +854,7 @@ int chk_race(chk *c, const char *path, rt_err *err)
                         "threads at once, which the trace does not tell apart",
                         c->threaded);
     race x = {.c = c};
-    rt_an_pass pass = {on_setup, on_event, on_finish, &x};
+    rt_an_pass pass = {.setup = on_setup, .event = on_event, .finish = on_finish, .ctx = &x};
     char *truncated = NULL;
     int rc = rt_an_run(path, &pass, &truncated, err);
     free(truncated); /* the streaming pass said so already */
