@@ -297,8 +297,13 @@ static int build_tables(gw_pass *g, const char *level)
             char name[512];
             if (i && g->o->label[i - 1])
                 snprintf(name, sizeof name, "%s", g->o->label[i - 1]);
-            else
-                rt_coll_algs_name(i ? g->o->choice[i - 1] : g->o->level.alg, name, sizeof name);
+            else {
+                const uint8_t *given = i ? g->o->choice[i - 1] : g->o->level.alg;
+                uint8_t algs[RT_COLL_COUNT]; /* RT_AN_ALG_TRACE: the recording MPI's */
+                for (unsigned op = 0; op < RT_COLL_COUNT; op++)
+                    algs[op] = (uint8_t)rt_an_alg(given[op], g->defs);
+                rt_coll_algs_name(algs, name, sizeof name);
+            }
             const counts *c = &g->alt[i], *base = &g->alt[0];
             if ((rc = rt_table_row(t)) || (rc = rt_table_cell(t, "%s", name)) ||
                 (rc = rt_table_cell_u64(t, c->gw_msgs)) ||

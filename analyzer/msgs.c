@@ -30,6 +30,7 @@ typedef struct held {
 
 struct rt_an_msgs {
     const rt_defs *defs; /* the reader's: gone once the pass ends */
+    unsigned trace_alg;  /* what RT_AN_ALG_TRACE stands for on this trace */
     uint32_t ncomms;
     comm_cache *cc;  /* per entry of defs->comms */
     uint8_t *in_ops; /* per rank: rt_pending_op */
@@ -74,6 +75,7 @@ int rt_an_msgs_new(const rt_defs *defs, rt_an_msgs **out, rt_err *err)
     }
     ms->defs = defs;
     ms->ncomms = defs->ncomms;
+    ms->trace_alg = rt_an_alg(RT_AN_ALG_TRACE, defs);
     ms->nranks = defs->nranks;
     *out = ms;
     return 0;
@@ -389,7 +391,8 @@ static int collective(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, 
                          .equal_blocks = !sblk && !rblk && (ms->defs->flags & RT_DEFS_COLL_PEERS)};
     int approx = 0;
     rt_err err;
-    int rc = rt_coll_schedule(l->alg[ev->op], &call, on_step, &e, &approx, &err);
+    unsigned alg = l->alg[ev->op] == RT_AN_ALG_TRACE ? ms->trace_alg : l->alg[ev->op];
+    int rc = rt_coll_schedule(alg, &call, on_step, &e, &approx, &err);
     if (rc == -RT_E_INVAL) { /* an algorithm that does not fit this call: MPICH's choice */
         rc = rt_coll_schedule(RT_ALG_MPICH, &call, on_step, &e, &approx, &err);
         if (rc == -RT_E_INVAL) {

@@ -57,8 +57,20 @@ typedef struct rt_an_level {
     int level;                  /* rt_an_level_kind */
     int coll;                   /* rt_an_coll_mode */
     int rma;                    /* RMA transfers: 1 include */
-    uint8_t alg[RT_COLL_COUNT]; /* wire level: the algorithm per collective op */
+    uint8_t alg[RT_COLL_COUNT]; /* wire level: the algorithm per collective op, or
+                                 * RT_AN_ALG_TRACE */
 } rt_an_level;
+
+/* In rt_an_level.alg: the choice of the MPI library that recorded the trace
+ * (rt_coll_library_choice of its definitions: ompi for Open MPI, else mpich), which the pass
+ * resolves from the definitions it reads, so that nobody opens the trace twice. */
+#define RT_AN_ALG_TRACE 0xffu
+_Static_assert(RT_ALG_COUNT < RT_AN_ALG_TRACE, "RT_AN_ALG_TRACE is no algorithm");
+/* The algorithm alg stands for on the trace of defs. */
+static inline unsigned rt_an_alg(unsigned alg, const rt_defs *defs)
+{
+    return alg == RT_AN_ALG_TRACE ? (unsigned)rt_coll_library_choice(defs->library) : alg;
+}
 
 /* Call level, point-to-point only, MPICH's selection for wire level. */
 void rt_an_level_default(rt_an_level *l);

@@ -90,17 +90,6 @@ int cli_getopt_error(const cli_command *cmd, int c, char **argv)
     return cli_usage_error(cmd, "%.*s: unknown option", n, arg);
 }
 
-unsigned cli_trace_choice(const char *path)
-{
-    rt_reader *r;
-    rt_err err;
-    if (rt_reader_open(path, &r, &err))
-        return RT_ALG_MPICH;
-    unsigned base = rt_coll_library_choice(rt_reader_defs(r)->library);
-    rt_reader_close(r);
-    return base;
-}
-
 void cli_level_apply_default(rt_an_level *l, unsigned base, const char *coll_spec)
 {
     rt_err err;
@@ -110,22 +99,8 @@ void cli_level_apply_default(rt_an_level *l, unsigned base, const char *coll_spe
         rt_coll_parse_algs(coll_spec, l->alg, &err);
 }
 
-unsigned cli_level_trace_default(rt_an_level *l, const char *path, const char *coll_spec)
+void cli_level_trace_default(rt_an_level *l, const char *coll_spec)
 {
-    if (l->level != RT_AN_WIRE)
-        return RT_ALG_MPICH;
-    /* A choice for every op ("all=mpich") needs no default, and no second opening of the
-     * trace (an OTF2 archive's costs some 40 million instructions). RT_ALG_COUNT: unset. */
-    uint8_t given[RT_COLL_COUNT];
-    rt_err err;
-    memset(given, RT_ALG_COUNT, sizeof given);
-    int unset = !coll_spec || rt_coll_parse_algs(coll_spec, given, &err);
-    for (unsigned op = 0; op < RT_COLL_COUNT && !unset; op++)
-        unset = given[op] == RT_ALG_COUNT && rt_coll_alg_valid(op, RT_ALG_MPICH);
-    if (!unset)
-        return RT_ALG_MPICH;
-    unsigned base = cli_trace_choice(path);
-    if (base != RT_ALG_MPICH)
-        cli_level_apply_default(l, base, coll_spec);
-    return base;
+    if (l->level == RT_AN_WIRE)
+        cli_level_apply_default(l, RT_AN_ALG_TRACE, coll_spec);
 }

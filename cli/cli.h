@@ -113,15 +113,12 @@ int cli_out_report(const cli_out *o, const rt_report *r, int text, const cli_plo
 /* --level and --coll (cli/args.c): a choice of algorithms implies the wire level. */
 int cli_level_finish(const cli_command *cmd, rt_an_level *l, const char *level,
                      const char *coll_spec);
-/* The default choice of algorithms on the trace at path: the one of the MPI that recorded
- * it (rt_coll_library_choice: ompi for Open MPI, else mpich). A trace that cannot be opened
- * gives mpich (the command's own reading reports why). */
-unsigned cli_trace_choice(const char *path);
 /* Every entry of l becomes base, then coll_spec (checked by cli_level_finish) applies. */
 void cli_level_apply_default(rt_an_level *l, unsigned base, const char *coll_spec);
-/* At wire level, unless coll_spec chooses for every op: cli_trace_choice, applied to l with
- * coll_spec on top. Returns the choice found, mpich when it did not look. */
-unsigned cli_level_trace_default(rt_an_level *l, const char *path, const char *coll_spec);
+/* At wire level: the choice of the MPI that recorded the trace (RT_AN_ALG_TRACE, which the
+ * pass resolves from the trace's definitions: ompi for Open MPI, else mpich) where coll_spec
+ * chooses nothing. */
+void cli_level_trace_default(rt_an_level *l, const char *coll_spec);
 /* The warning for a trace cut short (nothing when note is NULL). */
 void cli_out_truncated(const char *note);
 

@@ -66,12 +66,10 @@ static int gateways_run(int argc, char **argv)
     int rc = cli_level_finish(cmd, &o.level, level, nspecs ? specs[0] : NULL);
     if (rc)
         return rc;
-    /* with choices to compare, the recording MPI's choice is the base (looked up once) */
-    unsigned base = RT_ALG_MPICH;
-    if (nspecs)
-        base = cli_trace_choice(path);
-    else
-        cli_level_trace_default(&o.level, path, NULL);
+    /* the recording MPI's choice is the base of every choice (the pass resolves it) */
+    unsigned base = RT_AN_ALG_TRACE;
+    if (!nspecs)
+        cli_level_trace_default(&o.level, NULL);
     for (unsigned i = 0; i < nspecs; i++) {
         rt_an_level l;
         rt_an_level_default(&l);

@@ -127,7 +127,7 @@ static int hist_run(int argc, char **argv)
     int rc = cli_level_finish(cmd, &o.level, level, coll_spec);
     if (rc)
         return rc;
-    cli_level_trace_default(&o.level, path, coll_spec);
+    cli_level_trace_default(&o.level, coll_spec);
     /* psmpi counts the messages inside collectives: the wire level always expands them. */
     if (o.level.level == RT_AN_WIRE)
         o.level.coll = RT_AN_COLL_FLOWS;
