@@ -108,6 +108,7 @@ enum { O_TRIPLE = 1, O_PAIR }; /* occurrence counters, keyed like local ids */
 
 struct rt__raw_ids {
     rt_hmap local; /* (kind, rank, local id) -> global id */
+    rt_hmap units; /* (global window id, world rank) -> the rank's disp_unit, when known */
     /* while the definitions are read */
     kmap keys;
     rt_hmap occ;
@@ -152,6 +153,7 @@ void rt__raw_ids_free(rt__raw_ids *u)
         return;
     rt__raw_defs_done(u);
     rt_hmap_free(&u->local);
+    rt_hmap_free(&u->units);
     free(u);
 }
 
@@ -166,6 +168,12 @@ int rt__raw_global(const rt__raw_ids *u, unsigned kind, uint32_t rank, uint32_t 
         return -RT_E_NOTFOUND;
     *out = (uint32_t)*v;
     return 0;
+}
+
+uint32_t rt__raw_disp_unit(const rt__raw_ids *u, uint32_t win, uint32_t rank)
+{
+    const uint64_t *v = rt_hmap_get(&u->units, win, rank);
+    return v ? (uint32_t)*v : 0;
 }
 
 /* Appends n words to the key being built in u->key, *len words long so far. */
@@ -413,6 +421,12 @@ static int def_win(const defctx *c, rt_err *err)
         return no_memory(c, err);
     if (added && rt_defs_add_win(c->defs, gid, gcomm, err))
         return add_failed(c, err);
+    if (d.disp_unit) { /* 0: a tracer before RT_RAW_FLAG_RMA_TARGETS, or a unit it could not keep */
+        uint64_t *unit = rt_hmap_put(&c->u->units, gid, c->rank, NULL);
+        if (!unit)
+            return no_memory(c, err);
+        *unit = d.disp_unit;
+    }
     return map_local(c, RT__RAW_WIN, d.id, gid, err);
 }
 

@@ -101,6 +101,10 @@ typedef struct otf2r {
     uint16_t stack[CALL_STACK];
     rt_event ev;
     int have;
+    /* RMA_TARGET events, carried by their transfer's record: read with it (tgt), then with it
+     * as the lookahead (next_tgt), then handed out right after it (serve) */
+    rt_event tgt, next_tgt, serve;
+    int tgt_have, next_tgt_have, serve_have;
     rt_event next; /* the lookahead event of the current rank */
     int pending;
     uint64_t next_pos, out_pos; /* record positions of the lookahead and the last event out */

@@ -10,7 +10,10 @@
  * MPI_PROC_NULL is told apart from one of every target. */
 #define RT__ALL_TARGETS INT_MIN
 
-static void rma_created(rt__call *c, MPI_Comm comm, const MPI_Win *win)
+/* disp_unit: the creating call's (1 for a dynamic window), kept in the window's definition
+ * because the origin of a transfer knows only its own and the target's counts in the target's
+ * (rt_raw.h). */
+static void rma_created(rt__call *c, MPI_Comm comm, const MPI_Win *win, MPI_Aint disp_unit)
 {
     rt__comm *cm = rt__comm_get(comm);
     if (!cm)
@@ -20,7 +23,8 @@ static void rma_created(rt__call *c, MPI_Comm comm, const MPI_Win *win)
     uint32_t seq = atomic_fetch_add(&cm->seq, 1);
     if (c->rc != MPI_SUCCESS)
         return;
-    rt__win *w = rt__win_new(*win, cm, seq);
+    uint32_t unit = disp_unit > 0 && disp_unit <= UINT32_MAX ? (uint32_t)disp_unit : 0;
+    rt__win *w = rt__win_new(*win, cm, seq, unit);
     if (w)
         rt__rec_req(c, 1, RT_EV_WIN_CREATE, w->id, 0);
 }
@@ -50,8 +54,35 @@ static rt__win *rma_event(const rt__call *c, MPI_Win win, int target, unsigned k
     return w;
 }
 
-static void rma_op(rt__call *c, unsigned kind, unsigned op, MPI_Win win, int target, uint64_t bytes,
-                   uint64_t rbytes, const MPI_Request *request)
+/* The reduction of an atomic (rt_reduce_op): NONE for MPI_OP_NULL and for what RMA does not take.
+ */
+static unsigned reduce_op(MPI_Op op)
+{
+    if (op == MPI_OP_NULL) /* a put, a get, a compare-and-swap: no search */
+        return RT_REDOP_NONE;
+    static const struct {
+        MPI_Op op;
+        unsigned id;
+    } ops[] = {
+        {MPI_SUM, RT_REDOP_SUM},         {MPI_PROD, RT_REDOP_PROD},
+        {MPI_MAX, RT_REDOP_MAX},         {MPI_MIN, RT_REDOP_MIN},
+        {MPI_LAND, RT_REDOP_LAND},       {MPI_BAND, RT_REDOP_BAND},
+        {MPI_LOR, RT_REDOP_LOR},         {MPI_BOR, RT_REDOP_BOR},
+        {MPI_LXOR, RT_REDOP_LXOR},       {MPI_BXOR, RT_REDOP_BXOR},
+        {MPI_MAXLOC, RT_REDOP_MAXLOC},   {MPI_MINLOC, RT_REDOP_MINLOC},
+        {MPI_REPLACE, RT_REDOP_REPLACE}, {MPI_NO_OP, RT_REDOP_NO_OP},
+    };
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (ops[i].op == op)
+            return ops[i].id;
+    return RT_REDOP_NONE;
+}
+
+/* A transfer to target at target_disp (in the target's disp_unit), with the reduction redop (an
+ * MPI_Op; MPI_OP_NULL for none). */
+static void rma_op(rt__call *c, unsigned kind, unsigned op, MPI_Win win, int target,
+                   MPI_Aint target_disp, MPI_Op redop, uint64_t bytes, uint64_t rbytes,
+                   const MPI_Request *request)
 {
     rt_event ev;
     if (target == MPI_PROC_NULL)
@@ -63,7 +94,11 @@ static void rma_op(rt__call *c, unsigned kind, unsigned op, MPI_Win win, int tar
     ev.bytes = bytes;
     ev.rbytes = rbytes;
     ev.req = rt__req_next_id();
-    rt__rec_event(c, 0, &ev);
+    rt_raw_event *r = rt__rec_event(c, 0, &ev);
+    if (r) { /* the target (rt_raw.h): the same record, nothing more written */
+        r->disp = (uint64_t)target_disp;
+        r->redop = (uint8_t)reduce_op(redop);
+    }
     if (request) {
         rt__req q = {.id = ev.req, .comm = w->id, .kind = RT__RQ_RMA};
         rt__req_put(*request, &q);
