@@ -518,8 +518,8 @@ static OTF2_ErrorCode write_comms(otf2w *o, const rt_defs *d)
         }
     }
     for (uint32_t i = 0; i < d->nwins && ec == OTF2_SUCCESS; i++) {
-        snprintf(name, sizeof name, "MPI_Win %u", (unsigned)d->wins[i].id);
-        ec = OTF2_GlobalDefWriter_WriteRmaWin(o->gdw, i, str(o, name, &ec),
+        const char *wname = rt__otf2_win_name(&d->wins[i], name, sizeof name);
+        ec = OTF2_GlobalDefWriter_WriteRmaWin(o->gdw, i, str(o, wname, &ec),
                                               comm_ref(d, d->wins[i].comm), OTF2_RMA_WIN_FLAG_NONE);
     }
     if (ec == OTF2_SUCCESS)
@@ -642,6 +642,10 @@ static int w_close(rt_writer *w, rt_err *err)
     if (ec == OTF2_SUCCESS && (d->flags & RT_DEFS_COLL_PEERS)) {
         what = "cannot note that the trace records per-peer counts";
         ec = OTF2_Archive_SetProperty(o->archive, RT__PEER_COUNTS_PROPERTY, "1", true);
+    }
+    if (ec == OTF2_SUCCESS) {
+        what = "cannot write the info keys of the windows";
+        ec = rt__otf2_write_win_info(o->archive, d);
     }
     if (ec == OTF2_SUCCESS && d->library[0]) {
         what = "cannot note the MPI library";

@@ -68,6 +68,13 @@ extern const OTF2_Type rt__otf2_attr_type[RT__ATTR_COUNT];
 #define RT__OTF2_PARAM_PEER "retrace::coll_peer"
 #define RT__OTF2_PARAM_PEER_REF 1u
 
+/* Windows: the RmaWin name of a window without one (printf: the window's id), and the archive
+ * property of info key K of the window of ref W, "KEY=VALUE" (otf2_wins.c). */
+#define RT__OTF2_WIN_NAME "MPI_Win %u"
+#define RT__OTF2_WIN_INFO "RETRACE::WIN_%u_INFO_%u"
+const char *rt__otf2_win_name(const rt_win_def *w, char *buf, size_t len);
+OTF2_ErrorCode rt__otf2_write_win_info(OTF2_Archive *archive, const rt_defs *d);
+
 /*
  * The target of an RMA transfer (RMA_TARGET, rt_event.h): Score-P's RmaPut, RmaGet and RmaAtomic
  * have no displacement and no reduction op, so the transfer's record carries them as the

@@ -146,6 +146,9 @@ void rt__reader_set_truncated(rt_reader *r, const char *fmt, ...)
 void rt__defs_drop_comm(rt_defs *defs, uint32_t id);
 /* Frees the neighbour lists (nbrs.c; rt_defs_free). */
 void rt__defs_free_nbrs(rt_defs *defs);
+/* defs_win.c: a window's name and info keys freed; a window copied with them. */
+void rt__defs_free_win(rt_win_def *w);
+int rt__defs_copy_win(rt_defs *dst, const rt_win_def *w, rt_err *err);
 
 /* The name under which a trace cut short keeps its note: an OTF2 archive property, and in
  * CSV a comment line "# truncated: NOTE". */

@@ -543,9 +543,34 @@ typedef struct rt_group_def {
     uint32_t *members; /* world ranks, in group rank order */
 } rt_group_def;
 
+/*
+ * A window: its communicator, and what the program told MPI about it: its name
+ * (MPI_Win_set_name) and the info keys it was created with (the MPI_Info of Win_create,
+ * Win_allocate, Win_allocate_shared, Win_create_dynamic; ParaStation's psnam_* keys for windows
+ * in Network Attached Memory among them). Bounded, so that a damaged trace cannot make a reader
+ * allocate much: a name of at most RT_WIN_NAME_LEN bytes, at most RT_WIN_INFO_MAX keys, each key
+ * at most RT_WIN_INFO_KEY_LEN bytes and its value at most RT_WIN_INFO_VALUE_LEN. What the tracer
+ * finds longer it cuts to the limit, the last three bytes "..." (RT_WIN_CUT); a window with more
+ * keys keeps the first RT_WIN_INFO_MAX - 1 and, as the last, the key "..." whose value is the
+ * number of keys left out. Ranks may name a window differently: a trace keeps the names and keys
+ * of the lowest rank that gave any (docs/tracer.md). A key holds no '=' (the tracer makes it '_').
+ */
+#define RT_WIN_NAME_LEN 127 /* MPI_MAX_OBJECT_NAME - 1 in MPICH and Open MPI */
+#define RT_WIN_INFO_MAX 16
+#define RT_WIN_INFO_KEY_LEN 64
+#define RT_WIN_INFO_VALUE_LEN 256
+#define RT_WIN_CUT "..."
+
+typedef struct rt_win_info {
+    char *key, *value;
+} rt_win_info;
+
 typedef struct rt_win_def {
     uint32_t id;
     uint32_t comm;
+    char *name;     /* NULL: none */
+    uint32_t ninfo; /* info keys, in the order MPI_Info_get_nthkey gave them */
+    rt_win_info *info;
 } rt_win_def;
 
 /*

@@ -193,10 +193,12 @@ typedef struct rt_raw_event {
 } rt_raw_event;
 
 typedef enum rt_raw_def_kind {
-    RT_RAW_DEF_COMM = 1,  /* rt_raw_def_comm + uint32_t members[size + remote_size] */
-    RT_RAW_DEF_GROUP = 2, /* rt_raw_def_group + uint32_t members[size] */
-    RT_RAW_DEF_WIN = 3,   /* rt_raw_def_win */
-    RT_RAW_DEF_NBRS = 4   /* rt_raw_def_nbrs + int32_t lists[nin + nout] */
+    RT_RAW_DEF_COMM = 1,     /* rt_raw_def_comm + uint32_t members[size + remote_size] */
+    RT_RAW_DEF_GROUP = 2,    /* rt_raw_def_group + uint32_t members[size] */
+    RT_RAW_DEF_WIN = 3,      /* rt_raw_def_win */
+    RT_RAW_DEF_NBRS = 4,     /* rt_raw_def_nbrs + int32_t lists[nin + nout] */
+    RT_RAW_DEF_WIN_NAME = 5, /* rt_raw_def_win_name + the name's bytes */
+    RT_RAW_DEF_WIN_INFO = 6  /* rt_raw_def_win_info + the key's bytes, then the value's */
 } rt_raw_def_kind;
 
 typedef struct rt_raw_def {
@@ -260,6 +262,21 @@ typedef struct rt_raw_def_nbrs {
     uint32_t pad;
     /* followed by int32_t sources[nin], then int32_t destinations[nout] */
 } rt_raw_def_nbrs;
+
+/* A window's name (MPI_Win_set_name, each time it is set) and one of the info keys it was
+ * created with (one record per key, right after its window's): strings without their NUL, cut by
+ * the tracer to the limits of rt_win_def (formats/rt_event.h). Names and keys are the rank's own;
+ * the reader keeps those of the lowest rank that gave any. */
+typedef struct rt_raw_def_win_name {
+    uint32_t id;  /* local window id */
+    uint32_t len; /* bytes of the name, at most RT_WIN_NAME_LEN */
+} rt_raw_def_win_name;
+
+typedef struct rt_raw_def_win_info {
+    uint32_t id;         /* local window id */
+    uint16_t klen, vlen; /* bytes of the key (1 to RT_WIN_INFO_KEY_LEN) and of the value (at
+                          * most RT_WIN_INFO_VALUE_LEN) */
+} rt_raw_def_win_info;
 
 typedef struct rt_raw_close {
     uint8_t type; /* RT_RAW_CLOSE */

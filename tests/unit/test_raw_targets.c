@@ -1,7 +1,8 @@
 /* Unit tests of the targets of RMA transfers in raw traces (rt_raw.h, RT_RAW_FLAG_RMA_TARGETS):
  * the displacement in the target's units turned into bytes through each rank's disp_unit, the
  * reduction op, the RMA_TARGET event right after its transfer, its way through CSV and OTF2, and
- * traces that carry no targets or bad ones. Raw files are written here by hand (test_raw.h). */
+ * traces that carry no targets or bad ones; window names and info keys. Raw files are written
+ * here by hand (test_raw.h). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -197,13 +198,72 @@ static void test_bad_targets(void **state)
     }
 }
 
+/* A defs file of rank: window 4 (disp_unit 1) with the name and info key records given. */
+static void text_defs(const char *dir, uint32_t rank, const char *const *names, size_t nnames,
+                      const char *key, const char *value)
+{
+    rbuf d = defs_file(rank, 2);
+    rt_raw_def_win w = {.id = 4, .comm = 0, .seq = 0, .disp_unit = 1};
+    def(&d, RT_RAW_DEF_WIN, &w, sizeof w, NULL, 0);
+    unsigned char buf[512];
+    if (key) {
+        rt_raw_def_win_info i = {
+            .id = 4, .klen = (uint16_t)strlen(key), .vlen = (uint16_t)strlen(value)};
+        memcpy(buf, &i, sizeof i);
+        memcpy(buf + sizeof i, key, i.klen);
+        memcpy(buf + sizeof i + i.klen, value, i.vlen);
+        def(&d, RT_RAW_DEF_WIN_INFO, buf, sizeof i + i.klen + i.vlen, NULL, 0);
+    }
+    for (size_t k = 0; k < nnames; k++) {
+        rt_raw_def_win_name n = {.id = 4, .len = (uint32_t)strlen(names[k])};
+        memcpy(buf, &n, sizeof n);
+        memcpy(buf + sizeof n, names[k], n.len);
+        def(&d, RT_RAW_DEF_WIN_NAME, buf, sizeof n + n.len, NULL, 0);
+    }
+    save_defs(dir, rank, &d);
+}
+
+/* Names and info keys: the lowest rank's that gave any (its last name), not a higher rank's. */
+static void test_win_texts(void **state)
+{
+    (void)state;
+    const char *dir = fresh_dir("win-texts");
+    static const char *const names0[] = {"first", "nam window"}, *const names1[] = {"other"};
+    text_defs(dir, 0, names0, 2, NULL, NULL);
+    text_defs(dir, 1, names1, 1, "psnam_structure", "managed");
+    for (uint32_t rank = 0; rank < 2; rank++) {
+        rbuf t = thread_file(rank, 2, 0);
+        close_rec(&t, 10);
+        save_thread(dir, rank, 0, &t);
+    }
+    loaded raw;
+    load_ok(dir, &raw);
+    const rt_win_def *w = rt_defs_win(&raw.defs, 0);
+    assert_non_null(w);
+    assert_string_equal(w->name, "nam window");
+    assert_int_equal(w->ninfo, 1); /* rank 0 gave no key: rank 1's */
+    assert_string_equal(w->info[0].key, "psnam_structure");
+    assert_string_equal(w->info[0].value, "managed");
+    rt_test_unload(&raw);
+    /* a name longer than the limit, a key with '=' and one longer than its record: refused */
+    char longname[RT_WIN_NAME_LEN + 2];
+    memset(longname, 'n', sizeof longname - 1);
+    longname[sizeof longname - 1] = '\0';
+    const char *const too_long[] = {longname};
+    text_defs(dir, 0, too_long, 1, NULL, NULL);
+    expect_error(dir, RT_E_FORMAT,
+                 "r0.defs.rtr: offset 96: window name of 136 bytes: its lengths "
+                 "do not fit");
+    text_defs(dir, 0, NULL, 0, "a=b", "c");
+    expect_error(dir, RT_E_FORMAT, "offset 96: window 0: info key 'a=b': a key with '='");
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_targets),
-        cmocka_unit_test(test_no_targets),
-        cmocka_unit_test(test_unknown_unit),
-        cmocka_unit_test(test_bad_targets),
+        cmocka_unit_test(test_targets),      cmocka_unit_test(test_no_targets),
+        cmocka_unit_test(test_unknown_unit), cmocka_unit_test(test_bad_targets),
+        cmocka_unit_test(test_win_texts),
     };
     return rt_test_main("raw_targets", tests, argc, argv);
 }
