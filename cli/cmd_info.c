@@ -32,7 +32,25 @@ static void print_pending(FILE *out, const rt_an_info_result *s)
     fputs(")\n", out);
 }
 
-static void print_summary(FILE *out, const char *path, const rt_an_info_result *s)
+/* Under the windows line, the windows that have a name or info keys (rt_win_def). */
+static void print_windows(FILE *out, const rt_defs *d)
+{
+    for (uint32_t i = 0; i < d->nwins; i++) {
+        const rt_win_def *w = &d->wins[i];
+        if (!w->name && !w->ninfo)
+            continue;
+        fprintf(out, "  window %" PRIu32 " on communicator %" PRIu32, w->id, w->comm);
+        if (w->name)
+            fprintf(out, ": \"%s\"", w->name);
+        fputc('\n', out);
+        for (uint32_t k = 0; k < w->ninfo; k++)
+            fprintf(out, "    %s=%s\n", w->info[k].key, w->info[k].value);
+    }
+}
+
+/* wins: the trace's definitions when it has windows, else NULL. */
+static void print_summary(FILE *out, const char *path, const rt_an_info_result *s,
+                          const rt_defs *wins)
 {
     fprintf(out, "trace         %s (%s)\n", path, rt_format_name(s->format));
     if (s->library[0])
@@ -42,6 +60,8 @@ static void print_summary(FILE *out, const char *path, const rt_an_info_result *
     fprintf(out, "modules       %" PRIu32 "\n", s->modules);
     fprintf(out, "communicators %" PRIu32 "\n", s->comms);
     fprintf(out, "windows       %" PRIu32 "\n", s->wins);
+    if (wins)
+        print_windows(out, wins);
     if (s->nbr_lists)
         fprintf(out,
                 "topologies    %" PRIu32 " (%" PRIu32
@@ -103,7 +123,14 @@ int cli_info_report(const char *path, unsigned threads, FILE *out)
     rt_err err;
     if (rt_an_info(path, threads, &s, &err) < 0)
         return cli_error("%s", err.msg);
-    print_summary(out, path, &s);
+    /* the windows' names and keys: the definitions read once more, only when there are windows */
+    rt_reader *r = NULL;
+    if (s.wins && rt_reader_open(path, &r, &err) < 0) {
+        rt_an_info_free(&s);
+        return cli_error("%s", err.msg);
+    }
+    print_summary(out, path, &s, r ? rt_reader_defs(r) : NULL);
+    rt_reader_close(r);
     if (s.truncated)
         cli_warning("%s", s.truncated);
     rt_an_info_free(&s);
@@ -114,7 +141,8 @@ static void info_usage(FILE *out)
 {
     fprintf(out, "usage: retrace info TRACE [--threads N]\n"
                  "\n"
-                 "Summarises a trace: ranks, nodes, modules, communicators, windows, process\n"
+                 "Summarises a trace: ranks, nodes, modules, communicators, windows (with\n"
+                 "the names and info keys of those that have them), process\n"
                  "topologies (the communicators whose neighbour lists it holds), the time\n"
                  "span, events per class, the calls that never returned (pending calls: the\n"
                  "run did not finish) and the ranks in them, messages per connection type\n"

@@ -1,7 +1,7 @@
 /*
  * The definition records of retrace's CSV trace form (csv_reader.c): ranks, proc, comm,
- * group, win and neighbors, each a line before the first event, checked field by field and
- * added to the reader's definitions.
+ * group, win, win_name, win_info and neighbors, each a line before the first event, checked field
+ * by field and added to the reader's definitions.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +153,17 @@ static int def_win(rt_reader *r, rt__csv_reader *cr, const uint32_t *v, rt_err *
     return rt_defs_add_win(&r->defs, v[0], v[1], e);
 }
 
+/* A window's name, one of its info keys (rt_win_def: the limits). */
+static int def_win_name(rt_reader *r, rt__csv_reader *cr, const uint32_t *v, rt_err *e)
+{
+    return rt_defs_set_win_name(&r->defs, v[0], rt__csv_fld(cr, 2), e);
+}
+
+static int def_win_info(rt_reader *r, rt__csv_reader *cr, const uint32_t *v, rt_err *e)
+{
+    return rt_defs_add_win_info(&r->defs, v[0], rt__csv_fld(cr, 2), rt__csv_fld(cr, 3), e);
+}
+
 /* A neighbour list: communicator ranks or "none" (MPI_PROC_NULL), single spaces between
  * them; an empty field is an empty list. *v is a new array (n entries). */
 static int parse_nbr_list(char *s, const char *what, int32_t **v, uint32_t *n, rt_err *e)
@@ -210,6 +221,8 @@ static const struct def_record {
     {"comm", 5, 6, {"ID", "PARENT"}, def_comm},
     {"group", 3, 3, {"ID"}, def_group},
     {"win", 3, 3, {"ID", "COMM"}, def_win},
+    {"win_name", 3, 3, {"ID"}, def_win_name},
+    {"win_info", 4, 4, {"ID"}, def_win_info},
     {"neighbors", 5, 5, {"COMM", "RANK"}, def_nbrs},
     {"peer_counts", 1, 1, {NULL}, def_peer_counts},
     {"mpi_library", 2, 2, {NULL}, def_library},

@@ -102,6 +102,24 @@ static void put_name(FILE *f, const char *s)
     putc('"', f);
 }
 
+/* A window, with its name and info keys when it has them (a line each). */
+static void put_win(FILE *f, const rt_win_def *w)
+{
+    fprintf(f, "win,%u,%u\n", (unsigned)w->id, (unsigned)w->comm);
+    if (w->name) {
+        fprintf(f, "win_name,%u,", (unsigned)w->id);
+        put_name(f, w->name);
+        putc('\n', f);
+    }
+    for (uint32_t k = 0; k < w->ninfo; k++) {
+        fprintf(f, "win_info,%u,", (unsigned)w->id);
+        put_name(f, w->info[k].key);
+        putc(',', f);
+        put_name(f, w->info[k].value);
+        putc('\n', f);
+    }
+}
+
 static void put_members(FILE *f, const uint32_t *m, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
@@ -155,7 +173,7 @@ static int write_defs(FILE *f, const rt_defs *d)
         putc('\n', f);
     }
     for (uint32_t i = 0; i < d->nwins; i++)
-        fprintf(f, "win,%u,%u\n", (unsigned)d->wins[i].id, (unsigned)d->wins[i].comm);
+        put_win(f, &d->wins[i]);
     for (uint32_t i = 0; i < d->nnbrs; i++) {
         const rt_nbr_def *n = &d->nbrs[i];
         fprintf(f, "neighbors,%u,%u,", (unsigned)n->comm, (unsigned)n->rank);

@@ -75,6 +75,8 @@ void rt_defs_free(rt_defs *defs)
     }
     for (uint32_t i = 0; i < defs->ngroups; i++)
         free(defs->groups[i].members);
+    for (uint32_t i = 0; i < defs->nwins; i++)
+        rt__defs_free_win(&defs->wins[i]);
     free(defs->comms);
     free(defs->groups);
     free(defs->wins);
@@ -267,7 +269,7 @@ int rt_defs_copy(rt_defs *dst, const rt_defs *src, rt_err *err)
         rc = rt_defs_add_group(dst, src->groups[i].id, src->groups[i].size, src->groups[i].members,
                                err);
     for (uint32_t i = 0; i < src->nwins && !rc; i++)
-        rc = rt_defs_add_win(dst, src->wins[i].id, src->wins[i].comm, err);
+        rc = rt__defs_copy_win(dst, &src->wins[i], err);
     for (uint32_t i = 0; i < src->nnbrs && !rc; i++) {
         const rt_nbr_def *n = &src->nbrs[i];
         rc = rt_defs_add_nbrs(dst, n->comm, n->rank, n->nin, n->in, n->nout, n->out, err);

@@ -101,6 +101,11 @@ static const char *const atomic_names[RT_ATOMIC_COUNT] = {
     RT_ATOMIC_OPS(X)
 #undef X
 };
+static const char *const reduce_names[RT_REDOP_COUNT] = {
+#define X(id, name) [RT_REDOP_##id] = name,
+    RT_REDUCE_OPS(X)
+#undef X
+};
 static const char *const pscw_names[RT_PSCW_COUNT] = {
 #define X(id, name) [RT_PSCW_##id] = name,
     RT_PSCW_OPS(X)
@@ -171,6 +176,9 @@ static const char *const *op_table(unsigned kind, unsigned *count)
     case RT_EV_RMA_ATOMIC:
         *count = RT_ATOMIC_COUNT;
         return atomic_names;
+    case RT_EV_RMA_TARGET:
+        *count = RT_REDOP_COUNT;
+        return reduce_names;
     case RT_EV_RMA_GROUP_SYNC:
         *count = RT_PSCW_COUNT;
         return pscw_names;

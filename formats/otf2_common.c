@@ -12,8 +12,30 @@ const char *const rt__otf2_attr_names[RT__ATTR_COUNT] = {
     [RT__ATTR_OP] = "retrace::op",
     [RT__ATTR_BYTES] = "retrace::bytes",
     [RT__ATTR_RBYTES] = "retrace::rbytes",
+    [RT__ATTR_DISP] = "retrace::disp",
+    [RT__ATTR_REDUCE_OP] = "retrace::reduce_op",
 };
 // clang-format on
+
+/* Their descriptions and types in the archive's definitions. */
+const char *const rt__otf2_attr_desc[RT__ATTR_COUNT] = {
+    [RT__ATTR_CONTYPE] = "connection type: 1 loop, 2 shm, 3 net, 4 gw",
+    [RT__ATTR_CALL] = "retrace MPI function id of the call in effect",
+    [RT__ATTR_OP] = "retrace op of the event; on a receive the wildcards it was posted with: "
+                    "1 MPI_ANY_SOURCE, 2 MPI_ANY_TAG, 3 both",
+    [RT__ATTR_BYTES] = "bytes of send block retrace::coll_peer of a v or w collective",
+    [RT__ATTR_RBYTES] = "bytes of receive block retrace::coll_peer of a v or w collective",
+    [RT__ATTR_DISP] = "target displacement in bytes of an RMA transfer (its retrace::rma_target)",
+    [RT__ATTR_REDUCE_OP] =
+        "reduction op of an RMA atomic: 1 sum, 2 prod, 3 max, 4 min, 5 land, 6 band, "
+        "7 lor, 8 bor, 9 lxor, 10 bxor, 11 maxloc, 12 minloc, 13 replace, 14 no_op",
+};
+const OTF2_Type rt__otf2_attr_type[RT__ATTR_COUNT] = {
+    [RT__ATTR_CONTYPE] = OTF2_TYPE_UINT8,   [RT__ATTR_CALL] = OTF2_TYPE_UINT32,
+    [RT__ATTR_OP] = OTF2_TYPE_UINT8,        [RT__ATTR_BYTES] = OTF2_TYPE_UINT64,
+    [RT__ATTR_RBYTES] = OTF2_TYPE_UINT64,   [RT__ATTR_DISP] = OTF2_TYPE_UINT64,
+    [RT__ATTR_REDUCE_OP] = OTF2_TYPE_UINT8,
+};
 
 OTF2_CollectiveOp rt__otf2_coll_op(unsigned op)
 {

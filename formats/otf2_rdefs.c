@@ -210,7 +210,7 @@ static OTF2_CallbackCode def_win(void *data, OTF2_RmaWinRef ref, OTF2_StringRef 
                                  OTF2_CommRef comm, OTF2_RmaWinFlag flags)
 {
     otf2r *o = data;
-    dwin w = {ref, comm};
+    dwin w = {ref, comm, name};
     return VEC_PUSH(o->wins, w) ? OTF2_CALLBACK_ERROR : OTF2_CALLBACK_SUCCESS;
 }
 
@@ -520,7 +520,8 @@ int rt__otf2r_build_defs(rt_reader *r, otf2r *o, rt_err *err)
         rc = build_groups(r, o, locs, m, err);
     free(m);
     for (size_t i = 0; i < o->wins.n && !rc; i++)
-        rc = rt_defs_add_win(&r->defs, o->wins.v[i].ref, o->wins.v[i].comm, err);
+        rc = rt__otf2r_build_win(r, o, o->wins.v[i].ref, o->wins.v[i].comm,
+                                 string_of(o, o->wins.v[i].name), err);
     if (!rc)
         rc = build_nbrs(r, o, err);
     if (rc && err && strncmp(err->msg, p, strlen(p))) {

@@ -80,11 +80,15 @@ static int read_rank_from(rt_reader *r, otf2r *o, const char *anchor, rt_event *
             break;
         if (!o->have)
             continue;
-        if (RT_VEC_RESERVE(*out, cap, (uint64_t)*n + 1, 256) < 0) {
+        if (RT_VEC_RESERVE(*out, cap, (uint64_t)*n + 2, 256) < 0) { /* and a target */
             rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", r->path);
             break;
         }
         (*out)[(*n)++] = o->ev;
+        if (o->tgt_have) { /* the transfer's RMA_TARGET, from the same record */
+            (*out)[(*n)++] = o->tgt;
+            o->tgt_have = 0;
+        }
     }
     o->er = NULL;
     OTF2_Reader_Close(rd);
@@ -166,6 +170,8 @@ static int read_cut_rank(rt_reader *r, otf2r *o, const char *evt, rt_err *err)
     }
     o->cut_ev = ev;
     o->ncut = n ? n - 1 : 0;
+    if (o->ncut && ev[o->ncut].kind == RT_EV_RMA_TARGET) /* its record is its transfer's */
+        o->ncut--;
     o->next_cut = 0;
     rt__reader_set_truncated(r,
                              "%s: trace cut short: rank %u's events end early, after %zu "
@@ -187,9 +193,22 @@ static int open_rank(rt_reader *r, otf2r *o, rt_err *err)
     return rc;
 }
 
+/* The lookahead event goes out: its RMA_TARGET, if it has one, goes out next. */
+static void serve_target(otf2r *o)
+{
+    o->serve = o->next_tgt;
+    o->serve_have = o->next_tgt_have;
+    o->next_tgt_have = 0;
+}
+
 static int r_next(rt_reader *r, rt_event *ev, rt_err *err)
 {
     otf2r *o = r->impl;
+    if (o->serve_have) { /* the RMA_TARGET of the transfer that went out last */
+        o->serve_have = 0;
+        *ev = o->serve;
+        return 1;
+    }
     while (o->cur < o->read_end) {
         if (!o->er && !o->cut_ev) {
             int rc = open_rank(r, o, err);
@@ -221,8 +240,12 @@ static int r_next(rt_reader *r, rt_event *ev, rt_err *err)
                 *ev = o->next;
                 o->out_pos = o->next_pos;
                 o->out_rank = o->cur;
+                serve_target(o);
             }
             o->next = o->ev;
+            o->next_tgt = o->tgt; /* a transfer's RMA_TARGET goes with it */
+            o->next_tgt_have = o->tgt_have;
+            o->tgt_have = 0;
             o->next_pos = o->position;
             o->pending = 1;
             if (out)
@@ -249,6 +272,7 @@ static int r_next(rt_reader *r, rt_event *ev, rt_err *err)
             o->out_rank = o->cur - 1;
             *ev = o->next;
             o->out_pos = o->next_pos;
+            serve_target(o);
             return 1;
         }
         o->pending = 0;

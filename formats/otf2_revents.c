@@ -244,6 +244,29 @@ static OTF2_CallbackCode ev_win_free(CB_ARGS, OTF2_RmaWinRef win)
     return OK;
 }
 
+/* The RMA_TARGET of the transfer in o->ev, when our attributes carry one (rt__otf2.h). */
+static void target(otf2r *o, OTF2_AttributeList *a)
+{
+    uint64_t disp;
+    uint8_t op = RT_REDOP_NONE;
+    if (!has_attr(o, a, RT__ATTR_DISP) ||
+        OTF2_AttributeList_GetUint64(a, o->attr_ref[RT__ATTR_DISP], &disp) != OTF2_SUCCESS)
+        return;
+    if (has_attr(o, a, RT__ATTR_REDUCE_OP) &&
+        OTF2_AttributeList_GetUint8(a, o->attr_ref[RT__ATTR_REDUCE_OP], &op) != OTF2_SUCCESS)
+        op = RT_REDOP_NONE;
+    const rt_event *ev = &o->ev;
+    o->tgt = (rt_event){.time = ev->time,
+                        .rank = ev->rank,
+                        .call = ev->call,
+                        .kind = RT_EV_RMA_TARGET,
+                        .comm = ev->comm,
+                        .peer = ev->peer,
+                        .bytes = disp,
+                        .op = op};
+    o->tgt_have = 1;
+}
+
 static OTF2_CallbackCode ev_put(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes,
                                 uint64_t id)
 {
@@ -252,6 +275,7 @@ static OTF2_CallbackCode ev_put(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote, ui
     ev->peer = peer_i32(remote, RT_PEER_ALL);
     ev->bytes = bytes;
     ev->req = id;
+    target(data, a);
     return OK;
 }
 
@@ -263,6 +287,7 @@ static OTF2_CallbackCode ev_get(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote, ui
     ev->peer = peer_i32(remote, RT_PEER_ALL);
     ev->rbytes = bytes;
     ev->req = id;
+    target(data, a);
     return OK;
 }
 
@@ -278,6 +303,7 @@ static OTF2_CallbackCode ev_atomic(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote,
     ev->rbytes = received;
     ev->req = id;
     set_op(o, ev, type, a);
+    target(o, a);
     return OK;
 }
 

@@ -21,6 +21,8 @@ typedef struct otf2w_rank {
     uint64_t nevents;
     uint32_t depth;
     uint16_t stack[CALL_STACK];
+    rt_event held; /* an RMA transfer waiting for its RMA_TARGET, when holding (rt__otf2.h) */
+    int holding;
 } otf2w_rank;
 
 typedef struct otf2w {
@@ -63,8 +65,9 @@ static void track_call(otf2w_rank *r, const rt_event *ev)
     }
 }
 
+/* tgt: the RMA_TARGET of a transfer, its attributes (rt__otf2.h); else NULL. */
 static OTF2_ErrorCode put_attrs(otf2w *o, const otf2w_rank *r, const rt_event *ev,
-                                unsigned otf2_value)
+                                unsigned otf2_value, const rt_event *tgt)
 {
     OTF2_ErrorCode ec = OTF2_SUCCESS;
     OTF2_AttributeList_RemoveAllAttributes(o->attrs);
@@ -84,6 +87,10 @@ static OTF2_ErrorCode put_attrs(otf2w *o, const otf2w_rank *r, const rt_event *e
     if (ec == OTF2_SUCCESS && (fields & RT_FIELD_OP) &&
         rt__otf2_default_op(ev->kind, otf2_value, ev->call) != ev->op)
         ec = OTF2_AttributeList_AddUint8(o->attrs, RT__ATTR_OP, ev->op);
+    if (ec == OTF2_SUCCESS && tgt)
+        ec = OTF2_AttributeList_AddUint64(o->attrs, RT__ATTR_DISP, tgt->bytes);
+    if (ec == OTF2_SUCCESS && tgt && tgt->op)
+        ec = OTF2_AttributeList_AddUint8(o->attrs, RT__ATTR_REDUCE_OP, tgt->op);
     return ec;
 }
 
@@ -259,12 +266,38 @@ static OTF2_ErrorCode write_record(OTF2_EvtWriter *ew, OTF2_AttributeList *a, co
     case RT_EV_COLL_PEER: /* see rt__otf2.h */
         return OTF2_EvtWriter_ParameterUnsignedInt(ew, a, ev->time, RT__OTF2_PARAM_PEER_REF,
                                                    (uint64_t)ev->peer);
+    case RT_EV_RMA_TARGET: /* attributes of its transfer's record (see rt__otf2.h) */
     case RT_EV_COUNT:
         break;
     }
     return OTF2_ERROR_INVALID_ARGUMENT;
 }
 
+/* The event's record with its attributes; tgt: the RMA_TARGET of a transfer, or NULL. */
+static OTF2_ErrorCode emit(otf2w *o, otf2w_rank *r, const rt_defs *d, const rt_event *ev,
+                           const rt_event *tgt)
+{
+    unsigned v = otf2_value(ev); /* the OTF2 enum value the record carries */
+    OTF2_ErrorCode ec;
+    if (ev->kind == RT_EV_ENTER || ev->kind == RT_EV_LEAVE) {
+        OTF2_AttributeList_RemoveAllAttributes(o->attrs);
+        ec = OTF2_SUCCESS;
+    } else {
+        ec = put_attrs(o, r, ev, v, tgt);
+    }
+    if (ec == OTF2_SUCCESS)
+        ec = write_record(r->ew, o->attrs, d, ev, v);
+    if (ec != OTF2_SUCCESS)
+        return ec;
+    track_call(r, ev);
+    r->nevents++;
+    if (ev->time > o->tmax)
+        o->tmax = ev->time;
+    return OTF2_SUCCESS;
+}
+
+/* An RMA transfer waits for the next event of its rank: its RMA_TARGET, if it has one, goes into
+ * the transfer's record as attributes. */
 static int w_write(rt_writer *w, const rt_event *ev, rt_err *err)
 {
     otf2w *o = w->impl;
@@ -275,22 +308,24 @@ static int w_write(rt_writer *w, const rt_event *ev, rt_err *err)
             return rt__otf2_fail(err, RT_E_IO, w->path, "cannot open an event writer",
                                  OTF2_ERROR_INVALID);
     }
-    unsigned v = otf2_value(ev); /* the OTF2 enum value the record carries */
-    OTF2_ErrorCode ec;
-    if (ev->kind == RT_EV_ENTER || ev->kind == RT_EV_LEAVE) {
-        OTF2_AttributeList_RemoveAllAttributes(o->attrs);
-        ec = OTF2_SUCCESS;
-    } else {
-        ec = put_attrs(o, r, ev, v);
+    OTF2_ErrorCode ec = OTF2_SUCCESS;
+    int target = ev->kind == RT_EV_RMA_TARGET, done = 0;
+    if (r->holding) {
+        r->holding = 0;
+        ec = emit(o, r, &w->defs, &r->held, target ? ev : NULL);
+        done = target;
     }
-    if (ec == OTF2_SUCCESS)
-        ec = write_record(r->ew, o->attrs, &w->defs, ev, v);
+    if (ec == OTF2_SUCCESS && !done) {
+        if (ev->kind == RT_EV_RMA_PUT || ev->kind == RT_EV_RMA_GET ||
+            ev->kind == RT_EV_RMA_ATOMIC) {
+            r->held = *ev;
+            r->holding = 1;
+        } else {
+            ec = emit(o, r, &w->defs, ev, NULL);
+        }
+    }
     if (ec != OTF2_SUCCESS)
         return rt__otf2_fail(err, RT_E_IO, w->path, "cannot write an event", ec);
-    track_call(r, ev);
-    r->nevents++;
-    if (ev->time > o->tmax)
-        o->tmax = ev->time;
     return 0;
 }
 
@@ -483,8 +518,8 @@ static OTF2_ErrorCode write_comms(otf2w *o, const rt_defs *d)
         }
     }
     for (uint32_t i = 0; i < d->nwins && ec == OTF2_SUCCESS; i++) {
-        snprintf(name, sizeof name, "MPI_Win %u", (unsigned)d->wins[i].id);
-        ec = OTF2_GlobalDefWriter_WriteRmaWin(o->gdw, i, str(o, name, &ec),
+        const char *wname = rt__otf2_win_name(&d->wins[i], name, sizeof name);
+        ec = OTF2_GlobalDefWriter_WriteRmaWin(o->gdw, i, str(o, wname, &ec),
                                               comm_ref(d, d->wins[i].comm), OTF2_RMA_WIN_FLAG_NONE);
     }
     if (ec == OTF2_SUCCESS)
@@ -500,22 +535,10 @@ static OTF2_ErrorCode write_global_defs(otf2w *o, const rt_defs *d)
     if (ec == OTF2_SUCCESS)
         ec = OTF2_GlobalDefWriter_WriteParadigm(o->gdw, OTF2_PARADIGM_MPI, str(o, "MPI", &ec),
                                                 OTF2_PARADIGM_CLASS_PROCESS);
-    static const char *const attr_desc[RT__ATTR_COUNT] = {
-        [RT__ATTR_CONTYPE] = "connection type: 1 loop, 2 shm, 3 net, 4 gw",
-        [RT__ATTR_CALL] = "retrace MPI function id of the call in effect",
-        [RT__ATTR_OP] = "retrace op of the event; on a receive the wildcards it was posted with: "
-                        "1 MPI_ANY_SOURCE, 2 MPI_ANY_TAG, 3 both",
-        [RT__ATTR_BYTES] = "bytes of send block retrace::coll_peer of a v or w collective",
-        [RT__ATTR_RBYTES] = "bytes of receive block retrace::coll_peer of a v or w collective",
-    };
-    static const OTF2_Type attr_type[RT__ATTR_COUNT] = {
-        [RT__ATTR_CONTYPE] = OTF2_TYPE_UINT8, [RT__ATTR_CALL] = OTF2_TYPE_UINT32,
-        [RT__ATTR_OP] = OTF2_TYPE_UINT8,      [RT__ATTR_BYTES] = OTF2_TYPE_UINT64,
-        [RT__ATTR_RBYTES] = OTF2_TYPE_UINT64,
-    };
     for (unsigned i = 0; i < RT__ATTR_COUNT && ec == OTF2_SUCCESS; i++)
         ec = OTF2_GlobalDefWriter_WriteAttribute(o->gdw, i, str(o, rt__otf2_attr_names[i], &ec),
-                                                 str(o, attr_desc[i], &ec), attr_type[i]);
+                                                 str(o, rt__otf2_attr_desc[i], &ec),
+                                                 rt__otf2_attr_type[i]);
     if (ec == OTF2_SUCCESS)
         ec = OTF2_GlobalDefWriter_WriteParameter(o->gdw, RT__OTF2_PARAM_PENDING_REF,
                                                  str(o, RT__OTF2_PARAM_PENDING, &ec),
@@ -579,6 +602,15 @@ static int w_close(rt_writer *w, rt_err *err)
     const char *what = "cannot finish the event files";
     /* Every location gets an event file, even an empty one, so that every OTF2 reader
      * finds what the definitions announce. */
+    for (uint32_t r = 0; r < d->nranks && ec == OTF2_SUCCESS; r++) { /* a rank's last transfer */
+        if (o->ranks[r].holding) {
+            o->ranks[r].holding = 0;
+            what = "cannot write an event";
+            ec = emit(o, &o->ranks[r], d, &o->ranks[r].held, NULL);
+        }
+    }
+    if (ec == OTF2_SUCCESS)
+        what = "cannot finish the event files";
     for (uint32_t r = 0; r < d->nranks && ec == OTF2_SUCCESS; r++) {
         if (!o->ranks[r].ew)
             o->ranks[r].ew = OTF2_Archive_GetEvtWriter(o->archive, r);
@@ -610,6 +642,10 @@ static int w_close(rt_writer *w, rt_err *err)
     if (ec == OTF2_SUCCESS && (d->flags & RT_DEFS_COLL_PEERS)) {
         what = "cannot note that the trace records per-peer counts";
         ec = OTF2_Archive_SetProperty(o->archive, RT__PEER_COUNTS_PROPERTY, "1", true);
+    }
+    if (ec == OTF2_SUCCESS) {
+        what = "cannot write the info keys of the windows";
+        ec = rt__otf2_write_win_info(o->archive, d);
     }
     if (ec == OTF2_SUCCESS && d->library[0]) {
         what = "cannot note the MPI library";

@@ -107,7 +107,10 @@ enum { K_COLL = 1, K_TRIPLE, K_PAIR, K_CREATE_GROUP, K_INTERCOMM, K_GROUP, K_WIN
 enum { O_TRIPLE = 1, O_PAIR }; /* occurrence counters, keyed like local ids */
 
 struct rt__raw_ids {
-    rt_hmap local; /* (kind, rank, local id) -> global id */
+    rt_hmap local;    /* (kind, rank, local id) -> global id */
+    rt_hmap units;    /* (global window id, world rank) -> the rank's disp_unit, when known */
+    rt_hmap win_from; /* (global window id, RT_RAW_DEF_WIN_NAME or _INFO) -> 1 + the rank that gave
+                         it */
     /* while the definitions are read */
     kmap keys;
     rt_hmap occ;
@@ -138,6 +141,7 @@ void rt__raw_defs_done(rt__raw_ids *u)
 {
     kmap_free(&u->keys);
     rt_hmap_free(&u->occ);
+    rt_hmap_free(&u->win_from);
     free(u->key);
     free(u->mem);
     free(u->f.buf);
@@ -152,6 +156,7 @@ void rt__raw_ids_free(rt__raw_ids *u)
         return;
     rt__raw_defs_done(u);
     rt_hmap_free(&u->local);
+    rt_hmap_free(&u->units);
     free(u);
 }
 
@@ -166,6 +171,12 @@ int rt__raw_global(const rt__raw_ids *u, unsigned kind, uint32_t rank, uint32_t 
         return -RT_E_NOTFOUND;
     *out = (uint32_t)*v;
     return 0;
+}
+
+uint32_t rt__raw_disp_unit(const rt__raw_ids *u, uint32_t win, uint32_t rank)
+{
+    const uint64_t *v = rt_hmap_get(&u->units, win, rank);
+    return v ? (uint32_t)*v : 0;
 }
 
 /* Appends n words to the key being built in u->key, *len words long so far. */
@@ -413,7 +424,66 @@ static int def_win(const defctx *c, rt_err *err)
         return no_memory(c, err);
     if (added && rt_defs_add_win(c->defs, gid, gcomm, err))
         return add_failed(c, err);
+    if (d.disp_unit) { /* 0: a tracer before RT_RAW_FLAG_RMA_TARGETS, or a unit it could not keep */
+        uint64_t *unit = rt_hmap_put(&c->u->units, gid, c->rank, NULL);
+        if (!unit)
+            return no_memory(c, err);
+        *unit = d.disp_unit;
+    }
     return map_local(c, RT__RAW_WIN, d.id, gid, err);
+}
+
+/* 1 when this rank's name (what RT_RAW_DEF_WIN_NAME) or info keys (_INFO) of global window gid
+ * are the trace's: no lower rank gave any (rt_raw.h); 0 when they are left out; < 0 no memory. */
+static int win_from_rank(const defctx *c, uint32_t gid, unsigned what)
+{
+    int created;
+    uint64_t *from = rt_hmap_put(&c->u->win_from, gid, what, &created);
+    if (!from)
+        return -RT_E_NOMEM;
+    if (created)
+        *from = (uint64_t)c->rank + 1;
+    return *from == (uint64_t)c->rank + 1;
+}
+
+/* A window's name, or one of its info keys (rt_raw_def_win_name, rt_raw_def_win_info). */
+static int def_win_text(const defctx *c, unsigned what, rt_err *err)
+{
+    rt_raw_def_win_name n = {0};
+    rt_raw_def_win_info i = {0};
+    size_t head = what == RT_RAW_DEF_WIN_NAME ? sizeof n : sizeof i;
+    if (c->nbytes >= head)
+        memcpy(what == RT_RAW_DEF_WIN_NAME ? (void *)&n : (void *)&i, c->payload, head);
+    uint32_t id = what == RT_RAW_DEF_WIN_NAME ? n.id : i.id, gid;
+    uint64_t len = what == RT_RAW_DEF_WIN_NAME ? n.len : (uint64_t)i.klen + i.vlen;
+    const char *kind = what == RT_RAW_DEF_WIN_NAME ? "window name" : "window info key";
+    if (c->nbytes < head || len > c->nbytes - head || n.len > RT_WIN_NAME_LEN ||
+        i.klen > RT_WIN_INFO_KEY_LEN || i.vlen > RT_WIN_INFO_VALUE_LEN)
+        return rt__raw_fail_at(err, c->path, c->off, "%s of %u bytes: its lengths do not fit", kind,
+                               (unsigned)c->nbytes);
+    if (rt__raw_global(c->u, RT__RAW_WIN, c->rank, id, &gid))
+        return rt__raw_fail_at(err, c->path, c->off, "%s: window %u is not defined", kind,
+                               (unsigned)id);
+    int take = win_from_rank(c, gid, what);
+    if (take <= 0)
+        return take < 0 ? no_memory(c, err) : 0;
+    _Static_assert(RT_WIN_NAME_LEN >= RT_WIN_INFO_KEY_LEN, "a name or a key fits a");
+    char a[RT_WIN_NAME_LEN + 1], b[RT_WIN_INFO_VALUE_LEN + 1];
+    const unsigned char *s = c->payload + head;
+    size_t alen = what == RT_RAW_DEF_WIN_NAME ? n.len : i.klen;
+    memcpy(a, s, alen);
+    a[alen] = 0;
+    memcpy(b, s + alen, i.vlen);
+    b[i.vlen] = 0;
+    if (strlen(a) != alen || strlen(b) != i.vlen)
+        return rt__raw_fail_at(err, c->path, c->off, "%s with a NUL byte inside", kind);
+    int rc = what == RT_RAW_DEF_WIN_NAME ? rt_defs_set_win_name(c->defs, gid, a, err)
+                                         : rt_defs_add_win_info(c->defs, gid, a, b, err);
+    if (!rc)
+        return 0;
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    return rt__raw_fail_at(err, c->path, c->off, "%s", msg);
 }
 
 static int def_nbrs(const defctx *c, rt_err *err)
@@ -468,6 +538,8 @@ static int next_def(defctx *c, rt__rfile *f, uint64_t *cut_at, rt_err *err)
         uint64_t most = def.what == RT_RAW_DEF_NBRS
                             ? sizeof(rt_raw_def_nbrs) + 8 * (uint64_t)RT_MAX_DEGREE
                             : sizeof(rt_raw_def_comm) + 4 * (uint64_t)c->defs->nranks;
+        if (most < sizeof(rt_raw_def_win_info) + RT_WIN_INFO_KEY_LEN + RT_WIN_INFO_VALUE_LEN)
+            most = sizeof(rt_raw_def_win_info) + RT_WIN_INFO_KEY_LEN + RT_WIN_INFO_VALUE_LEN;
         if (def.nbytes > most && def.what == RT_RAW_DEF_NBRS)
             return rt__raw_fail_at(err, c->path, c->off,
                                    "neighbour lists of %u bytes: more than %u neighbours a list",
@@ -495,6 +567,8 @@ static int next_def(defctx *c, rt__rfile *f, uint64_t *cut_at, rt_err *err)
         rc = def_win(c, err);
     else if (def.what == RT_RAW_DEF_NBRS)
         rc = def_nbrs(c, err);
+    else if (def.what == RT_RAW_DEF_WIN_NAME || def.what == RT_RAW_DEF_WIN_INFO)
+        rc = def_win_text(c, def.what, err);
     else
         rc =
             rt__raw_fail_at(err, c->path, c->off, "unknown definition kind %u", (unsigned)def.what);

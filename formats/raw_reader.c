@@ -50,7 +50,9 @@ typedef struct tstream {
     uint32_t cache_local[RT__RAW_WIN + 1], cache_global[RT__RAW_WIN + 1]; /* last translated */
     unsigned cached; /* bit kind: cache_*[kind] holds a translation */
     int have;
-    rt_event ev; /* the thread's next event, when have */
+    rt_event ev;  /* the thread's next event, when have */
+    rt_event tgt; /* the RMA_TARGET after the transfer in ev, when tgt_have */
+    int tgt_have;
     uint64_t ev_off;
 } tstream;
 
@@ -63,6 +65,7 @@ typedef struct raw_reader {
     unsigned char *usable; /* per rank: has definitions, so its events can be read */
     rt__raw_ids *ids;      /* local ids -> global ids */
     unsigned char uses_comm[RT_EV_COUNT];
+    int targets; /* every rank's tracer wrote RMA targets (RT_RAW_FLAG_RMA_TARGETS) */
     /* streaming */
     uint32_t cur; /* the rank being read */
     int opened;   /* its thread files are open */
@@ -131,9 +134,12 @@ static int read_headers(rt_reader *r, raw_reader *rr, rt_err *err)
             if (!(rr->usable = calloc(nranks, 1)))
                 return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", rr->dir);
             r->defs.flags = RT_DEFS_COLL_PEERS; /* unless a rank's tracer did not write rows */
+            rr->targets = 1;
         }
         if (!(h.flags & RT_RAW_FLAG_COLL_PEERS))
             r->defs.flags &= ~(uint32_t)RT_DEFS_COLL_PEERS;
+        if (!(h.flags & RT_RAW_FLAG_RMA_TARGETS))
+            rr->targets = 0;
         if (!r->defs.library[0] && h.library[0]) { /* the first rank that names it */
             if (!rt_library_valid(h.library, sizeof h.library))
                 return rt_err_set(err, RT_E_FORMAT,
@@ -223,6 +229,11 @@ static void thread_cut(rt_reader *r, raw_reader *rr, tstream *ts)
                    path, (unsigned)rr->cur, (unsigned)ts->thread, (unsigned long long)ts->nevents);
 }
 
+static int is_transfer(unsigned kind)
+{
+    return kind == RT_EV_RMA_PUT || kind == RT_EV_RMA_GET || kind == RT_EV_RMA_ATOMIC;
+}
+
 /* Checks one record of a call group (not a CALL); counts the events it stands for. */
 static int check_record(const raw_reader *rr, tstream *ts, const unsigned char *p, int *have_time,
                         int long_call, uint64_t *nev, rt_err *err)
@@ -252,6 +263,7 @@ static int check_record(const raw_reader *rr, tstream *ts, const unsigned char *
         return rt__raw_fail_at(err, path, off, "record type %u with bad %s %u", type, bad, value);
     }
     *nev += type == RT_RAW_COLL && p[2] != RT_EV_COLL_PEER ? 2 : 1;
+    *nev += type == RT_RAW_EVENT && rr->targets && is_transfer(p[2]); /* and its RMA_TARGET */
     return 0;
 }
 
@@ -484,6 +496,47 @@ static int decode(const raw_reader *rr, tstream *ts, const unsigned char *p, rt_
     return rc;
 }
 
+/*
+ * The RMA_TARGET after the transfer just decoded into ts->ev from EVENT record p (rt_raw.h): the
+ * displacement from units of the target's disp_unit to bytes. A target whose unit the trace
+ * does not hold (its definitions are missing) has no RMA_TARGET: its bytes are unknown.
+ */
+static int target_event(const rt_reader *r, const raw_reader *rr, tstream *ts,
+                        const unsigned char *p, rt_err *err)
+{
+    rt_raw_event x;
+    memcpy(&x, p, sizeof x);
+    const rt_event *ev = &ts->ev;
+    int64_t world = rt_defs_peer_world(&r->defs, ev);
+    uint32_t unit = world >= 0 ? rt__raw_disp_unit(rr->ids, ev->comm, (uint32_t)world) : 0;
+    uint64_t bytes;
+    const char *bad = NULL;
+    if (x.redop >= RT_REDOP_COUNT)
+        bad = "reduction op";
+    else if (x.disp > INT64_MAX || (unit && rt_mul_overflow(x.disp, unit, &bytes)))
+        bad = "target displacement";
+    if (bad) {
+        char path[4096];
+        stream_path(rr, ts, path, sizeof path);
+        return rt__raw_fail_at(err, path, ts->ev_off,
+                               "%s with a bad %s (%llu units of %u bytes, op %u)",
+                               rt_event_kind_name(ev->kind), bad, (unsigned long long)x.disp,
+                               (unsigned)unit, (unsigned)x.redop);
+    }
+    if (!unit)
+        return 0;
+    ts->tgt = (rt_event){.time = ev->time,
+                         .rank = ev->rank,
+                         .call = ev->call,
+                         .kind = RT_EV_RMA_TARGET,
+                         .comm = ev->comm,
+                         .peer = ev->peer,
+                         .bytes = bytes,
+                         .op = x.redop};
+    ts->tgt_have = 1;
+    return 0;
+}
+
 static void call_event(const raw_reader *rr, tstream *ts, unsigned kind, uint64_t time)
 {
     memset(&ts->ev, 0, sizeof ts->ev);
@@ -500,6 +553,11 @@ static void call_event(const raw_reader *rr, tstream *ts, unsigned kind, uint64_
 static int advance(rt_reader *r, raw_reader *rr, tstream *ts, rt_err *err)
 {
     ts->have = 1;
+    if (ts->tgt_have) { /* the target of the transfer that went out last */
+        ts->ev = ts->tgt;
+        ts->tgt_have = 0;
+        return 0;
+    }
     for (;;) {
         switch (ts->phase) {
         case P_NEXT: {
@@ -531,7 +589,10 @@ static int advance(rt_reader *r, raw_reader *rr, tstream *ts, rt_err *err)
                 if (p[0] == RT_RAW_TIME || (!both && p[1] != (ts->phase == P_AT1)))
                     continue;
                 ts->ev_off = ts->f.base + ts->f.pos + off;
-                return decode(rr, ts, p, err);
+                int rc = decode(rr, ts, p, err);
+                if (!rc && rr->targets && p[0] == RT_RAW_EVENT && is_transfer(ts->ev.kind))
+                    rc = target_event(r, rr, ts, p, err);
+                return rc;
             }
             ts->at = RT_RAW_SLOT;
             ts->phase++;
@@ -615,6 +676,8 @@ static int raw_next(rt_reader *r, rt_event *ev, rt_err *err)
     raw_reader *rr = r->impl;
     int rc = 0;
     while (!rr->failed && rr->cur < rr->nranks) {
+        /* an RMA transfer's target goes out right after it, whatever the other threads hold */
+        tstream *best = rr->last >= 0 && rr->ts[rr->last].tgt_have ? &rr->ts[rr->last] : NULL;
         if (rr->last >= 0)
             rc = advance(r, rr, &rr->ts[rr->last], &rr->fail);
         else if (!rr->opened)
@@ -624,7 +687,6 @@ static int raw_next(rt_reader *r, rt_event *ev, rt_err *err)
             rr->failed = 1;
             break;
         }
-        tstream *best = NULL;
         for (size_t i = 0; i < rr->nts; i++)
             if (rr->ts[i].have && (!best || rr->ts[i].ev.time < best->ev.time))
                 best = &rr->ts[i];

@@ -13,15 +13,19 @@
 
 /* Attribute definitions of a retrace archive (the ids are the OTF2 attribute refs). */
 enum {
-    RT__ATTR_CONTYPE = 0, /* uint8 rt_contype: on every message and RMA transfer */
-    RT__ATTR_CALL = 1,    /* uint32 rt_func, when not the innermost open region */
-    RT__ATTR_OP = 2,      /* uint8 op, when not derivable from the record and the call (on
-                           * MpiRecv and MpiIrecv: the rt_recv_flag bits, absent when 0) */
-    RT__ATTR_BYTES = 3,   /* uint64 bytes of a COLL_PEER row (below), absent when 0 */
-    RT__ATTR_RBYTES = 4,  /* uint64 rbytes of a COLL_PEER row, absent when 0 */
+    RT__ATTR_CONTYPE = 0,   /* uint8 rt_contype: on every message and RMA transfer */
+    RT__ATTR_CALL = 1,      /* uint32 rt_func, when not the innermost open region */
+    RT__ATTR_OP = 2,        /* uint8 op, when not derivable from the record and the call (on
+                             * MpiRecv and MpiIrecv: the rt_recv_flag bits, absent when 0) */
+    RT__ATTR_BYTES = 3,     /* uint64 bytes of a COLL_PEER row (below), absent when 0 */
+    RT__ATTR_RBYTES = 4,    /* uint64 rbytes of a COLL_PEER row, absent when 0 */
+    RT__ATTR_DISP = 5,      /* uint64 the RMA_TARGET of a transfer: displacement in bytes (below) */
+    RT__ATTR_REDUCE_OP = 6, /* uint8 its op (rt_reduce_op), absent when none */
     RT__ATTR_COUNT
 };
 extern const char *const rt__otf2_attr_names[RT__ATTR_COUNT];
+extern const char *const rt__otf2_attr_desc[RT__ATTR_COUNT];
+extern const OTF2_Type rt__otf2_attr_type[RT__ATTR_COUNT];
 
 #define RT__OTF2_ARCHIVE_NAME "traces"
 #define RT__OTF2_PROP_NODE "retrace::node"
@@ -63,6 +67,21 @@ extern const char *const rt__otf2_attr_names[RT__ATTR_COUNT];
  */
 #define RT__OTF2_PARAM_PEER "retrace::coll_peer"
 #define RT__OTF2_PARAM_PEER_REF 1u
+
+/* Windows: the RmaWin name of a window without one (printf: the window's id), and the archive
+ * property of info key K of the window of ref W, "KEY=VALUE" (otf2_wins.c). */
+#define RT__OTF2_WIN_NAME "MPI_Win %u"
+#define RT__OTF2_WIN_INFO "RETRACE::WIN_%u_INFO_%u"
+const char *rt__otf2_win_name(const rt_win_def *w, char *buf, size_t len);
+OTF2_ErrorCode rt__otf2_write_win_info(OTF2_Archive *archive, const rt_defs *d);
+
+/*
+ * The target of an RMA transfer (RMA_TARGET, rt_event.h): Score-P's RmaPut, RmaGet and RmaAtomic
+ * have no displacement and no reduction op, so the transfer's record carries them as the
+ * attributes RT__ATTR_DISP (always, 0 included: its presence says the target is known) and
+ * RT__ATTR_REDUCE_OP (when not none). The reader hands out the transfer, then its RMA_TARGET.
+ * otf2-print shows them as "retrace::disp" and "retrace::reduce_op" on the record.
+ */
 
 /* Our op <-> the OTF2 enum value a record carries. */
 OTF2_CollectiveOp rt__otf2_coll_op(unsigned op);

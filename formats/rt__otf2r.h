@@ -37,6 +37,7 @@ typedef struct dloc {
 
 typedef struct dwin {
     uint32_t ref, comm;
+    uint32_t name; /* string ref */
 } dwin;
 
 /* A growable array of T (count n, capacity cap). */
@@ -101,6 +102,10 @@ typedef struct otf2r {
     uint16_t stack[CALL_STACK];
     rt_event ev;
     int have;
+    /* RMA_TARGET events, carried by their transfer's record: read with it (tgt), then with it
+     * as the lookahead (next_tgt), then handed out right after it (serve) */
+    rt_event tgt, next_tgt, serve;
+    int tgt_have, next_tgt_have, serve_have;
     rt_event next; /* the lookahead event of the current rank */
     int pending;
     uint64_t next_pos, out_pos; /* record positions of the lookahead and the last event out */
@@ -126,6 +131,9 @@ static inline unsigned rt__otf2r_region_fn(const otf2r *o, uint32_t region)
  * (build_defs). */
 int rt__otf2r_read_global_defs(rt_reader *r, otf2r *o, rt_err *err);
 int rt__otf2r_build_defs(rt_reader *r, otf2r *o, rt_err *err);
+/* otf2_wins.c: window ref with its name (unless the writer's default) and info properties. */
+int rt__otf2r_build_win(rt_reader *r, otf2r *o, uint32_t ref, uint32_t comm, const char *name,
+                        rt_err *err);
 
 /* otf2_defcheck.c */
 /* 0 when the definition file <archive>SUFFIX (".def": the global definitions; "/LOC.def":

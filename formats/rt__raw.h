@@ -78,6 +78,9 @@ void rt__raw_defs_done(rt__raw_ids *ids);
  * Communicators 0 and 1 are the same on every rank. */
 int rt__raw_global(const rt__raw_ids *ids, unsigned kind, uint32_t rank, uint32_t id,
                    uint32_t *out);
+/* The disp_unit world rank gave when it created global window win (rt_raw_def_win); 0 when its
+ * definitions did not say. */
+uint32_t rt__raw_disp_unit(const rt__raw_ids *ids, uint32_t win, uint32_t rank);
 void rt__raw_ids_free(rt__raw_ids *ids);
 
 #endif /* RT__RAW_H */

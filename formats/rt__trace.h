@@ -28,6 +28,11 @@ typedef struct rt__rank_state {
     uint32_t row_comm;
     uint64_t row_bytes, row_rbytes;
     uint64_t row_time; /* the collective's time, for messages */
+    /* RMA_TARGET (rt_event.h, "The target of an RMA transfer"): tgt is 1 right after a transfer,
+     * whose kind, op, window and target an RMA_TARGET must repeat. */
+    uint8_t tgt, tgt_kind, tgt_op;
+    uint32_t tgt_comm;
+    int32_t tgt_peer;
 } rt__rank_state;
 
 /* rt__pending_step: checks ev against the shape of a pending call and advances st (ev is checked
@@ -36,20 +41,25 @@ typedef struct rt__rank_state {
  * PENDING, only the kinds a pending call can wait for, at its time and with its call; no
  * LEAVE of a pending call later; a receive without a source (peer RT_PEER_NONE) only in a
  * pending call; the rows of a v or w collective (COLL_PEER) only right after it, at its time
- * and with its call, comm and op, blocks in increasing order, adding up to its totals.
+ * and with its call, comm and op, blocks in increasing order, adding up to its totals; the target
+ * of an RMA transfer (RMA_TARGET) only right after it, at its time and with its call, window and
+ * target, with an op that suits it.
  * -RT_E_FORMAT with err naming the event, not the input. */
 int rt__pending_check(rt__rank_state *st, uint64_t last_time, const rt_event *ev, rt_err *err);
 /* At the end of a rank's events: rows that fall short of their collective's totals. */
 int rt__rows_end(const rt__rank_state *st, uint32_t rank, rt_err *err);
 /* The same, inline where nothing is to check: no pending call on the rank so far, not a
- * PENDING, no peer RT_PEER_NONE, no collective end or row (every event but a few at the end of a
- * run that did not finish). A call per event would cost a reader a few per cent. */
+ * PENDING, no peer RT_PEER_NONE, no collective end or row, no RMA transfer or target (every event
+ * but a few at the end of a run that did not finish). A call per event would cost a reader a few
+ * per cent. */
 static inline int rt__pending_step(rt__rank_state *st, uint64_t last_time, const rt_event *ev,
                                    rt_err *err)
 {
     /* the kinds that need a look: ev->kind < RT_EV_COUNT <= 64 (rt_event_check) */
     const uint64_t kinds = UINT64_C(1) << RT_EV_PENDING | UINT64_C(1) << RT_EV_COLL_END |
-                           UINT64_C(1) << RT_EV_NBC_COMPLETE | UINT64_C(1) << RT_EV_COLL_PEER;
+                           UINT64_C(1) << RT_EV_NBC_COMPLETE | UINT64_C(1) << RT_EV_RMA_PUT |
+                           UINT64_C(1) << RT_EV_RMA_GET | UINT64_C(1) << RT_EV_RMA_ATOMIC |
+                           UINT64_C(1) << RT_EV_RMA_TARGET | UINT64_C(1) << RT_EV_COLL_PEER;
     if (st->slow | ((kinds >> ev->kind) & 1) | (ev->peer == RT_PEER_NONE))
         return rt__pending_check(st, last_time, ev, err);
     st->last_kind = (uint8_t)(ev->kind + 1);
@@ -144,6 +154,9 @@ void rt__reader_set_truncated(rt_reader *r, const char *fmt, ...)
 void rt__defs_drop_comm(rt_defs *defs, uint32_t id);
 /* Frees the neighbour lists (nbrs.c; rt_defs_free). */
 void rt__defs_free_nbrs(rt_defs *defs);
+/* defs_win.c: a window's name and info keys freed; a window copied with them. */
+void rt__defs_free_win(rt_win_def *w);
+int rt__defs_copy_win(rt_defs *dst, const rt_win_def *w, rt_err *err);
 
 /* The name under which a trace cut short keeps its note: an OTF2 archive property, and in
  * CSV a comment line "# truncated: NOTE". */

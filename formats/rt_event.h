@@ -176,6 +176,35 @@ typedef enum rt_atomic_op {
 } rt_atomic_op;
 // clang-format on
 
+/* The op field of RMA_TARGET events (below): the reduction an atomic applies at the target,
+ * MPI's predefined operations (MPI 4.0 section 6.9.2; RMA takes no user-defined ones). NONE
+ * for a put, a get and a compare-and-swap, which name none. */
+#define RT_REDUCE_OPS(X)  \
+    X(NONE, "")           \
+    X(SUM, "sum")         \
+    X(PROD, "prod")       \
+    X(MAX, "max")         \
+    X(MIN, "min")         \
+    X(LAND, "land")       \
+    X(BAND, "band")       \
+    X(LOR, "lor")         \
+    X(BOR, "bor")         \
+    X(LXOR, "lxor")       \
+    X(BXOR, "bxor")       \
+    X(MAXLOC, "maxloc")   \
+    X(MINLOC, "minloc")   \
+    X(REPLACE, "replace") \
+    X(NO_OP, "no_op")
+
+// clang-format off
+typedef enum rt_reduce_op {
+#define X(id, name) RT_REDOP_##id,
+    RT_REDUCE_OPS(X)
+#undef X
+    RT_REDOP_COUNT
+} rt_reduce_op;
+// clang-format on
+
 /* The op field of RMA_GROUP_SYNC events (general active target synchronisation). */
 #define RT_PSCW_OPS(X)      \
     X(POST, "post")         \
@@ -264,6 +293,26 @@ typedef enum rt_lock_type {
  * Readers and writers refuse rows anywhere else, with a peer out of range, with bytes on a side
  * the op does not have, or whose sums disagree with the totals (formats/trace.c).
  *
+ * The target of an RMA transfer (RMA_PUT, RMA_GET, RMA_ATOMIC): which bytes of the window it
+ * touches and how. An RMA_TARGET event follows the transfer right away, at its time, with its
+ * call, comm (the window) and peer (the target), one per transfer, with
+ *   bytes   the target displacement in bytes from the start of the target's window memory:
+ *           the call's target_disp times the disp_unit the target gave when it created the
+ *           window (MPI 4.0 section 12.2.1); for a dynamic window (Win_create_dynamic) the
+ *           address itself (MPI_Get_address; disp_unit 1). The bytes it touches are
+ *           [bytes, bytes + n), n the transfer's bytes (a put, an atomic) or rbytes (a get).
+ *   op      the reduction (rt_reduce_op) of an atomic: Accumulate, Get_accumulate and
+ *           Fetch_and_op give theirs (REPLACE, NO_OP included); a put, a get and a
+ *           Compare_and_swap have NONE.
+ * It is a separate kind so that programs without RMA pay nothing (no field of rt_event grows)
+ * and the transfer's own fields keep their meaning for every consumer that needs no target. A
+ * transfer without RMA_TARGET has an unknown target (traces of other tools and of retrace before
+ * it); a pending call has no transfers, so none there. A consumer looking for conflicting
+ * accesses within an epoch (two transfers to the same target and window whose byte ranges
+ * overlap, unless both are atomics with the same op or both are gets) pairs each transfer with
+ * the RMA_TARGET after it. Readers and writers refuse it anywhere else, or with an op that does
+ * not suit the transfer (formats/trace.c).
+ *
  * A pending call: a call its thread was in when the run ended (a deadlock killed by a time
  * limit, a signal, MPI_Abort elsewhere) and that never returned. It is its ENTER, then a
  * PENDING event (same time and call), then the operations the call had started or was
@@ -329,7 +378,9 @@ typedef enum rt_lock_type {
     /* the call entered last never returned (see below) */           \
     X(PENDING,           "pending",           CALL, NO,    "")        \
     /* one block of a v or w collective's counts (see above) */     \
-    X(COLL_PEER,         "coll_peer",         COLL, NO,    "cpbro")
+    X(COLL_PEER,         "coll_peer",         COLL, NO,    "cpbro")   \
+    /* the target of the RMA transfer before it (see above) */    \
+    X(RMA_TARGET,        "rma_target",        RMA,  NO,    "cpbo")
 
 typedef enum rt_event_kind {
 #define X(id, name, cls, req, fields) RT_EV_##id,
@@ -492,9 +543,34 @@ typedef struct rt_group_def {
     uint32_t *members; /* world ranks, in group rank order */
 } rt_group_def;
 
+/*
+ * A window: its communicator, and what the program told MPI about it: its name
+ * (MPI_Win_set_name) and the info keys it was created with (the MPI_Info of Win_create,
+ * Win_allocate, Win_allocate_shared, Win_create_dynamic; ParaStation's psnam_* keys for windows
+ * in Network Attached Memory among them). Bounded, so that a damaged trace cannot make a reader
+ * allocate much: a name of at most RT_WIN_NAME_LEN bytes, at most RT_WIN_INFO_MAX keys, each key
+ * at most RT_WIN_INFO_KEY_LEN bytes and its value at most RT_WIN_INFO_VALUE_LEN. What the tracer
+ * finds longer it cuts to the limit, the last three bytes "..." (RT_WIN_CUT); a window with more
+ * keys keeps the first RT_WIN_INFO_MAX - 1 and, as the last, the key "..." whose value is the
+ * number of keys left out. Ranks may name a window differently: a trace keeps the names and keys
+ * of the lowest rank that gave any (docs/tracer.md). A key holds no '=' (the tracer makes it '_').
+ */
+#define RT_WIN_NAME_LEN 127 /* MPI_MAX_OBJECT_NAME - 1 in MPICH and Open MPI */
+#define RT_WIN_INFO_MAX 16
+#define RT_WIN_INFO_KEY_LEN 64
+#define RT_WIN_INFO_VALUE_LEN 256
+#define RT_WIN_CUT "..."
+
+typedef struct rt_win_info {
+    char *key, *value;
+} rt_win_info;
+
 typedef struct rt_win_def {
     uint32_t id;
     uint32_t comm;
+    char *name;     /* NULL: none */
+    uint32_t ninfo; /* info keys, in the order MPI_Info_get_nthkey gave them */
+    rt_win_info *info;
 } rt_win_def;
 
 /*

@@ -79,6 +79,10 @@ typedef struct rt_raw_header {
  * v or w collective's blocks differ, so one without rows has equal blocks (RT_DEFS_COLL_PEERS
  * when every rank's defs file says so). */
 #define RT_RAW_FLAG_COLL_PEERS 1u
+/* RMA_TARGETS: the EVENT records of RMA transfers carry their target (rt_raw_event: disp and
+ * redop), which the reader hands out as an RMA_TARGET event after the transfer; without the flag
+ * (tracers before it) those bytes are 0 and mean nothing, and the reader hands out no target. */
+#define RT_RAW_FLAG_RMA_TARGETS 2u
 
 typedef enum rt_raw_type {
     RT_RAW_NONE = 0,    /* not a record: the end of the data */
@@ -157,29 +161,44 @@ typedef struct rt_raw_coll {
     uint64_t rbytes;
 } rt_raw_coll;
 
-/* Any event kind with all its fields (NBC_COMPLETE, RMA transfers, RMA synchronisation, and
- * receives posted with a wildcard). */
+/*
+ * Any event kind with all its fields (NBC_COMPLETE, RMA transfers, RMA synchronisation, and
+ * receives posted with a wildcard). An RMA transfer (RMA_PUT, RMA_GET, RMA_ATOMIC, which have no
+ * tag) also carries its target, when the header has RT_RAW_FLAG_RMA_TARGETS: disp, the call's
+ * target_disp as given, in units of the target's disp_unit (rt_raw_def_win; the origin does not
+ * know the target's unit, so the reader multiplies), and redop, the reduction (rt_reduce_op).
+ * The reader hands out an RMA_TARGET event after the transfer (rt_event.h); the record costs
+ * nothing more.
+ */
 typedef struct rt_raw_event {
     uint8_t type; /* RT_RAW_EVENT */
     uint8_t at;
     uint8_t kind;
     uint8_t contype;
     uint8_t op;
-    uint8_t pad[3];
+    uint8_t redop; /* RMA transfers: rt_reduce_op; else 0 */
+    uint8_t pad[2];
     uint32_t comm;
     int32_t peer;
-    int32_t tag;
-    uint32_t pad2;
+    union {
+        struct {
+            int32_t tag;
+            uint32_t pad2;
+        };
+        uint64_t disp; /* RMA transfers: target displacement in the target's units */
+    };
     uint64_t bytes;
     uint64_t rbytes;
     uint64_t req;
 } rt_raw_event;
 
 typedef enum rt_raw_def_kind {
-    RT_RAW_DEF_COMM = 1,  /* rt_raw_def_comm + uint32_t members[size + remote_size] */
-    RT_RAW_DEF_GROUP = 2, /* rt_raw_def_group + uint32_t members[size] */
-    RT_RAW_DEF_WIN = 3,   /* rt_raw_def_win */
-    RT_RAW_DEF_NBRS = 4   /* rt_raw_def_nbrs + int32_t lists[nin + nout] */
+    RT_RAW_DEF_COMM = 1,     /* rt_raw_def_comm + uint32_t members[size + remote_size] */
+    RT_RAW_DEF_GROUP = 2,    /* rt_raw_def_group + uint32_t members[size] */
+    RT_RAW_DEF_WIN = 3,      /* rt_raw_def_win */
+    RT_RAW_DEF_NBRS = 4,     /* rt_raw_def_nbrs + int32_t lists[nin + nout] */
+    RT_RAW_DEF_WIN_NAME = 5, /* rt_raw_def_win_name + the name's bytes */
+    RT_RAW_DEF_WIN_INFO = 6  /* rt_raw_def_win_info + the key's bytes, then the value's */
 } rt_raw_def_kind;
 
 typedef struct rt_raw_def {
@@ -226,10 +245,11 @@ typedef struct rt_raw_def_group {
 
 /* A window: created collectively over comm; same global comm and seq means same window. */
 typedef struct rt_raw_def_win {
-    uint32_t id;   /* local window id */
-    uint32_t comm; /* local communicator id */
-    uint32_t seq;  /* creating calls made on comm before this one (shared with comms) */
-    uint32_t pad;
+    uint32_t id;        /* local window id */
+    uint32_t comm;      /* local communicator id */
+    uint32_t seq;       /* creating calls made on comm before this one (shared with comms) */
+    uint32_t disp_unit; /* this rank's disp_unit (1 for a dynamic window); 0 from tracers
+                         * before RT_RAW_FLAG_RMA_TARGETS */
 } rt_raw_def_win;
 
 /* This rank's neighbour lists on a communicator with a process topology (rt_nbr_def in
@@ -242,6 +262,21 @@ typedef struct rt_raw_def_nbrs {
     uint32_t pad;
     /* followed by int32_t sources[nin], then int32_t destinations[nout] */
 } rt_raw_def_nbrs;
+
+/* A window's name (MPI_Win_set_name, each time it is set) and one of the info keys it was
+ * created with (one record per key, right after its window's): strings without their NUL, cut by
+ * the tracer to the limits of rt_win_def (formats/rt_event.h). Names and keys are the rank's own;
+ * the reader keeps those of the lowest rank that gave any. */
+typedef struct rt_raw_def_win_name {
+    uint32_t id;  /* local window id */
+    uint32_t len; /* bytes of the name, at most RT_WIN_NAME_LEN */
+} rt_raw_def_win_name;
+
+typedef struct rt_raw_def_win_info {
+    uint32_t id;         /* local window id */
+    uint16_t klen, vlen; /* bytes of the key (1 to RT_WIN_INFO_KEY_LEN) and of the value (at
+                          * most RT_WIN_INFO_VALUE_LEN) */
+} rt_raw_def_win_info;
 
 typedef struct rt_raw_close {
     uint8_t type; /* RT_RAW_CLOSE */

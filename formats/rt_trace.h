@@ -55,6 +55,12 @@ int rt_defs_add_win(rt_defs *defs, uint32_t id, uint32_t comm, rt_err *err);
 const rt_comm_def *rt_defs_comm(const rt_defs *defs, uint32_t id);
 const rt_group_def *rt_defs_group(const rt_defs *defs, uint32_t id);
 const rt_win_def *rt_defs_win(const rt_defs *defs, uint32_t id);
+/* A window's name (replacing an earlier one) and one more of its info keys (rt_win_def: the
+ * limits). The window must be defined; -RT_E_RANGE for a string past its limit, a key that is
+ * empty or given twice, or more keys than RT_WIN_INFO_MAX. Strings are copied. */
+int rt_defs_set_win_name(rt_defs *defs, uint32_t id, const char *name, rt_err *err);
+int rt_defs_add_win_info(rt_defs *defs, uint32_t id, const char *key, const char *value,
+                         rt_err *err);
 /* The neighbour lists (rt_nbr_def) of world rank rank on communicator comm, copied: nin
  * sources then nout destinations, each a rank of comm or RT_PEER_NONE. The communicator must
  * be defined and not an inter-communicator, rank one of its members, the pair new, each list

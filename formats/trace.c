@@ -301,12 +301,67 @@ static int rows_step(rt__rank_state *st, uint64_t last_time, const rt_event *ev,
     return 0;
 }
 
+/* ---- the target of an RMA transfer ------------------------------------------------------------
+ */
+
+static int is_transfer(unsigned kind)
+{
+    return kind == RT_EV_RMA_PUT || kind == RT_EV_RMA_GET || kind == RT_EV_RMA_ATOMIC;
+}
+
+/* 1 when the transfer names a reduction: the atomics but compare-and-swap. */
+static int transfer_has_op(unsigned kind, unsigned atomic_op)
+{
+    return kind == RT_EV_RMA_ATOMIC && atomic_op != RT_ATOMIC_COMPARE_AND_SWAP;
+}
+
+/* An RMA_TARGET against the transfer right before it (st->tgt). */
+static int target_step(rt__rank_state *st, uint64_t last_time, const rt_event *ev, rt_err *err)
+{
+    unsigned k = ev->kind;
+    int after_transfer = st->tgt;
+    st->tgt = 0;
+    if (is_transfer(k) && !st->in_ops) {
+        st->tgt = 1;
+        st->tgt_kind = (uint8_t)k;
+        st->tgt_op = ev->op;
+        st->tgt_comm = ev->comm;
+        st->tgt_peer = ev->peer;
+        return 0;
+    }
+    if (k != RT_EV_RMA_TARGET || st->in_ops) /* a pending call's check names a target there */
+        return 0;
+    unsigned long long t = ev->time;
+    if (!after_transfer)
+        return rt_err_set(err, RT_E_FORMAT,
+                          "rma_target at %llu ns: not right after a put, get or atomic", t);
+    if (ev->time != last_time || ev->call != st->last_call || ev->comm != st->tgt_comm ||
+        ev->peer != st->tgt_peer)
+        return rt_err_set(err, RT_E_FORMAT,
+                          "rma_target at %llu ns: not of the %s before it (its time, call, "
+                          "window and target)",
+                          t, rt_event_kind_name(st->tgt_kind));
+    if (transfer_has_op(st->tgt_kind, st->tgt_op) == (ev->op != RT_REDOP_NONE))
+        return 0;
+    const char *what = st->tgt_kind == RT_EV_RMA_ATOMIC
+                           ? rt_event_op_name(RT_EV_RMA_ATOMIC, st->tgt_op)
+                           : rt_event_kind_name(st->tgt_kind);
+    if (ev->op != RT_REDOP_NONE)
+        return rt_err_set(err, RT_E_FORMAT,
+                          "rma_target at %llu ns: op %s, but the %s before it names none", t,
+                          rt_event_op_name(RT_EV_RMA_TARGET, ev->op), what);
+    return rt_err_set(err, RT_E_FORMAT,
+                      "rma_target at %llu ns: no op, but the %s before it names one", t, what);
+}
+
 int rt__pending_check(rt__rank_state *st, uint64_t last_time, const rt_event *ev, rt_err *err)
 {
     unsigned k = ev->kind;
     char p[96];
     int rc = 0;
     if (rows_step(st, last_time, ev, err) < 0)
+        return -RT_E_FORMAT;
+    if (target_step(st, last_time, ev, err) < 0)
         return -RT_E_FORMAT;
     if (k == RT_EV_PENDING) {
         if (st->last_kind != RT_EV_ENTER + 1 || st->last_call != ev->call || last_time != ev->time)
@@ -336,7 +391,7 @@ int rt__pending_check(rt__rank_state *st, uint64_t last_time, const rt_event *ev
     }
     st->last_kind = (uint8_t)(k + 1);
     st->last_call = ev->call;
-    st->slow = st->pending_call != RT_FN_NONE || st->rows;
+    st->slow = st->pending_call != RT_FN_NONE || st->rows || st->tgt;
     return rc;
 }
 

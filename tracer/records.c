@@ -76,10 +76,10 @@ void rt__rec_coll(rt__call *c, unsigned kind, unsigned op, uint32_t comm, int32_
     r->rbytes = rbytes;
 }
 
-void rt__rec_event(rt__call *c, int at, const rt_event *ev)
+rt_raw_event *rt__rec_event(rt__call *c, int at, const rt_event *ev)
 {
     if (!rt__g.tracing)
-        return;
+        return NULL;
     rt_raw_event *r = rt__rec(c, sizeof *r);
     memset(r, 0, sizeof *r);
     r->type = RT_RAW_EVENT;
@@ -93,6 +93,7 @@ void rt__rec_event(rt__call *c, int at, const rt_event *ev)
     r->bytes = ev->bytes;
     r->rbytes = ev->rbytes;
     r->req = ev->req;
+    return r;
 }
 
 uint64_t rt__status_bytes(const MPI_Status *st)

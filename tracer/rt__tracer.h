@@ -265,7 +265,8 @@ rt__comm *rt__comm_new(MPI_Comm comm, rt__comm *parent, unsigned how, uint32_t s
 rt__comm *rt__comm_new_like(MPI_Comm comm, rt__comm *parent, unsigned how, uint32_t seq) RT__HIDDEN;
 void rt__comm_forget(MPI_Comm comm) RT__HIDDEN;
 rt__win *rt__win_get(MPI_Win win) RT__HIDDEN;
-rt__win *rt__win_new(MPI_Win win, rt__comm *comm, uint32_t seq) RT__HIDDEN;
+/* disp_unit: this rank's, as the creating call gave it (0 when it does not fit 32 bits). */
+rt__win *rt__win_new(MPI_Win win, rt__comm *comm, uint32_t seq, uint32_t disp_unit) RT__HIDDEN;
 void rt__win_forget(MPI_Win win) RT__HIDDEN;
 /* Local group id for an MPI group (defined once per distinct member list). */
 uint32_t rt__group_id(MPI_Group group) RT__HIDDEN;
@@ -472,7 +473,9 @@ void rt__rec_recv(rt__call *c, unsigned kind, const rt__comm *cm, int peer, int 
 void rt__rec_req(rt__call *c, int at, unsigned kind, uint32_t comm, uint64_t req) RT__HIDDEN;
 void rt__rec_coll(rt__call *c, unsigned kind, unsigned op, uint32_t comm, int32_t peer,
                   uint64_t bytes, uint64_t rbytes) RT__HIDDEN;
-void rt__rec_event(rt__call *c, int at, const rt_event *ev) RT__HIDDEN;
+/* The EVENT record written, for a caller that fills in more (an RMA transfer's target) before
+ * its call ends; NULL when not tracing. */
+rt_raw_event *rt__rec_event(rt__call *c, int at, const rt_event *ev) RT__HIDDEN;
 
 /* Records the completion of one claimed request (Wait/Test families). */
 void rt__complete(rt__call *c, const struct rt__req *q, MPI_Request handle,

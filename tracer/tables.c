@@ -361,7 +361,7 @@ rt__win *rt__win_get(MPI_Win win)
     return slot_get(win_slots, WIN_SLOTS, handle_key(&win, sizeof win));
 }
 
-rt__win *rt__win_new(MPI_Win win, rt__comm *comm, uint32_t seq)
+rt__win *rt__win_new(MPI_Win win, rt__comm *comm, uint32_t seq, uint32_t disp_unit)
 {
     if (win == MPI_WIN_NULL || !comm)
         return NULL;
@@ -374,7 +374,7 @@ rt__win *rt__win_new(MPI_Win win, rt__comm *comm, uint32_t seq)
     w->start_group = w->post_group = RT_ID_NONE;
     pthread_mutex_lock(&defs_lock);
     w->id = next_win_id++;
-    rt_raw_def_win d = {.id = w->id, .comm = comm->id, .seq = seq};
+    rt_raw_def_win d = {.id = w->id, .comm = comm->id, .seq = seq, .disp_unit = disp_unit};
     write_def_locked(RT_RAW_DEF_WIN, &d, sizeof d);
     int rc = slot_set(win_slots, WIN_SLOTS, handle_key(&win, sizeof win), w);
     if (rc == 0)

@@ -1,5 +1,6 @@
 /* One-sided communication: the RMA rows of wrappers.def. */
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #define RT__CLASS_RMA RT__WRAP
@@ -10,7 +11,73 @@
  * MPI_PROC_NULL is told apart from one of every target. */
 #define RT__ALL_TARGETS INT_MIN
 
-static void rma_created(rt__call *c, MPI_Comm comm, const MPI_Win *win)
+/* s cut to at most most bytes, its last three "..." (RT_WIN_CUT) when it was longer. */
+static size_t cut(char *s, size_t most)
+{
+    size_t n = strlen(s);
+    if (n <= most)
+        return n;
+    memcpy(s + most - (sizeof RT_WIN_CUT - 1), RT_WIN_CUT, sizeof RT_WIN_CUT);
+    return most;
+}
+
+/* One info key of window w, its strings cut to rt_win_def's limits, '=' in the key made '_' (a DEF
+ * record, rt_raw.h). */
+static void rma_info_key(const rt__win *w, char *key, char *value)
+{
+    for (char *eq = strchr(key, '='); eq; eq = strchr(eq, '='))
+        *eq = '_'; /* a trace keeps keys without (rt_defs_add_win_info) */
+    unsigned char buf[sizeof(rt_raw_def_win_info) + RT_WIN_INFO_KEY_LEN + RT_WIN_INFO_VALUE_LEN];
+    rt_raw_def_win_info d = {.id = w->id};
+    d.klen = (uint16_t)cut(key, RT_WIN_INFO_KEY_LEN);
+    d.vlen = (uint16_t)cut(value, RT_WIN_INFO_VALUE_LEN);
+    memcpy(buf, &d, sizeof d);
+    memcpy(buf + sizeof d, key, d.klen);
+    memcpy(buf + sizeof d + d.klen, value, d.vlen);
+    rt__def_write(RT_RAW_DEF_WIN_INFO, buf, sizeof d + d.klen + d.vlen);
+}
+
+/* The info keys window w was created with: the first RT_WIN_INFO_MAX, or, when there are more,
+ * the first RT_WIN_INFO_MAX - 1 and the key "..." with the number left out (rt_win_def). */
+static void rma_info(const rt__win *w, MPI_Info info)
+{
+    int n, flag;
+    if (info == MPI_INFO_NULL || PMPI_Info_get_nkeys(info, &n) != MPI_SUCCESS)
+        return;
+    for (int i = 0; i < n; i++) {
+        char key[MPI_MAX_INFO_KEY + 1] = "", value[MPI_MAX_INFO_VAL + 1] = "";
+        if (i == RT_WIN_INFO_MAX - 1 && n > RT_WIN_INFO_MAX) {
+            snprintf(key, sizeof key, RT_WIN_CUT);
+            snprintf(value, sizeof value, "%d", n - i);
+            rma_info_key(w, key, value);
+            return;
+        }
+        if (PMPI_Info_get_nthkey(info, i, key) == MPI_SUCCESS && key[0] &&
+            PMPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag) == MPI_SUCCESS && flag)
+            rma_info_key(w, key, value);
+    }
+}
+
+/* MPI_Win_set_name: the window's name, cut to RT_WIN_NAME_LEN (a DEF record, rt_raw.h). */
+static void rma_name(const rt__call *c, MPI_Win win, const char *name)
+{
+    rt__win *w;
+    if (c->rc != MPI_SUCCESS || !name || !(w = rt__win_get(win)))
+        return;
+    char s[RT_WIN_NAME_LEN + 2]; /* a byte more than is kept: enough to see a longer name */
+    snprintf(s, sizeof s, "%s", name);
+    unsigned char buf[sizeof(rt_raw_def_win_name) + RT_WIN_NAME_LEN];
+    rt_raw_def_win_name d = {.id = w->id, .len = (uint32_t)cut(s, RT_WIN_NAME_LEN)};
+    memcpy(buf, &d, sizeof d);
+    memcpy(buf + sizeof d, s, d.len);
+    rt__def_write(RT_RAW_DEF_WIN_NAME, buf, sizeof d + d.len);
+}
+
+/* disp_unit: the creating call's (1 for a dynamic window), kept in the window's definition
+ * because the origin of a transfer knows only its own and the target's counts in the target's
+ * (rt_raw.h). */
+static void rma_created(rt__call *c, MPI_Comm comm, const MPI_Win *win, MPI_Aint disp_unit,
+                        MPI_Info info)
 {
     rt__comm *cm = rt__comm_get(comm);
     if (!cm)
@@ -20,9 +87,12 @@ static void rma_created(rt__call *c, MPI_Comm comm, const MPI_Win *win)
     uint32_t seq = atomic_fetch_add(&cm->seq, 1);
     if (c->rc != MPI_SUCCESS)
         return;
-    rt__win *w = rt__win_new(*win, cm, seq);
-    if (w)
-        rt__rec_req(c, 1, RT_EV_WIN_CREATE, w->id, 0);
+    uint32_t unit = disp_unit > 0 && disp_unit <= UINT32_MAX ? (uint32_t)disp_unit : 0;
+    rt__win *w = rt__win_new(*win, cm, seq, unit);
+    if (!w)
+        return;
+    rma_info(w, info);
+    rt__rec_req(c, 1, RT_EV_WIN_CREATE, w->id, 0);
 }
 
 static void rma_free(rt__call *c, MPI_Win win)
@@ -50,8 +120,35 @@ static rt__win *rma_event(const rt__call *c, MPI_Win win, int target, unsigned k
     return w;
 }
 
-static void rma_op(rt__call *c, unsigned kind, unsigned op, MPI_Win win, int target, uint64_t bytes,
-                   uint64_t rbytes, const MPI_Request *request)
+/* The reduction of an atomic (rt_reduce_op): NONE for MPI_OP_NULL and for what RMA does not take.
+ */
+static unsigned reduce_op(MPI_Op op)
+{
+    if (op == MPI_OP_NULL) /* a put, a get, a compare-and-swap: no search */
+        return RT_REDOP_NONE;
+    static const struct {
+        MPI_Op op;
+        unsigned id;
+    } ops[] = {
+        {MPI_SUM, RT_REDOP_SUM},         {MPI_PROD, RT_REDOP_PROD},
+        {MPI_MAX, RT_REDOP_MAX},         {MPI_MIN, RT_REDOP_MIN},
+        {MPI_LAND, RT_REDOP_LAND},       {MPI_BAND, RT_REDOP_BAND},
+        {MPI_LOR, RT_REDOP_LOR},         {MPI_BOR, RT_REDOP_BOR},
+        {MPI_LXOR, RT_REDOP_LXOR},       {MPI_BXOR, RT_REDOP_BXOR},
+        {MPI_MAXLOC, RT_REDOP_MAXLOC},   {MPI_MINLOC, RT_REDOP_MINLOC},
+        {MPI_REPLACE, RT_REDOP_REPLACE}, {MPI_NO_OP, RT_REDOP_NO_OP},
+    };
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (ops[i].op == op)
+            return ops[i].id;
+    return RT_REDOP_NONE;
+}
+
+/* A transfer to target at target_disp (in the target's disp_unit), with the reduction redop (an
+ * MPI_Op; MPI_OP_NULL for none). */
+static void rma_op(rt__call *c, unsigned kind, unsigned op, MPI_Win win, int target,
+                   MPI_Aint target_disp, MPI_Op redop, uint64_t bytes, uint64_t rbytes,
+                   const MPI_Request *request)
 {
     rt_event ev;
     if (target == MPI_PROC_NULL)
@@ -63,7 +160,11 @@ static void rma_op(rt__call *c, unsigned kind, unsigned op, MPI_Win win, int tar
     ev.bytes = bytes;
     ev.rbytes = rbytes;
     ev.req = rt__req_next_id();
-    rt__rec_event(c, 0, &ev);
+    rt_raw_event *r = rt__rec_event(c, 0, &ev);
+    if (r) { /* the target (rt_raw.h): the same record, nothing more written */
+        r->disp = (uint64_t)target_disp;
+        r->redop = (uint8_t)reduce_op(redop);
+    }
     if (request) {
         rt__req q = {.id = ev.req, .comm = w->id, .kind = RT__RQ_RMA};
         rt__req_put(*request, &q);
@@ -116,3 +217,35 @@ static void rma_lock(rt__call *c, MPI_Win win, unsigned kind, int target, unsign
 
 #include "wrappers.def"
 #include "rt__f08.h" /* the mpi_f08 wrappers of these rows (rt__f08.h says why) */
+
+#if RT__F08
+/*
+ * mpi_f08's MPI_Win_set_name calls PMPI directly (rt__f08.h), and its CHARACTER argument has a
+ * hidden length that gfortran passes after ierror, which f08.def's rows cannot say: so it is
+ * written out here. Fortran pads the name with blanks, which MPI ignores at its end.
+ */
+void pmpir_win_set_name_f08_(const MPI_Win *win, const char *name, MPI_Fint *ierror, size_t len)
+    __attribute__((weak));
+RT__EXPORT void mpi_win_set_name_f08_(const MPI_Win *win, const char *name, MPI_Fint *ierror,
+                                      size_t len);
+RT__EXPORT void mpi_win_set_name_f08_(const MPI_Win *win, const char *name, MPI_Fint *ierror,
+                                      size_t len)
+{
+    rt__call c_;
+    rt__call *const c = &c_;
+    MPI_Fint rc = MPI_SUCCESS;
+    rt__begin(c, RT_FN_Win_set_name);
+    pmpir_win_set_name_f08_(win, name, &rc, len);
+    c->rc = rc;
+    if (c->on) {
+        while (len && name[len - 1] == ' ')
+            len--;
+        char s[RT_WIN_NAME_LEN + 2];
+        snprintf(s, sizeof s, "%.*s", (int)(len < sizeof s ? len : sizeof s - 1), name);
+        rma_name(c, *win, s);
+        rt__end(c);
+    }
+    if (ierror)
+        *ierror = rc;
+}
+#endif

@@ -173,6 +173,8 @@ static int prepass_coll_done(rt_mpirun *m, prepass *p, const rt_event *ev, rt_er
 /* One event of a rank of the trace: what it adds to the prepass's facts. */
 static int prepass_event(rt_mpirun *m, prepass *p, const rt_event *ev, rt_err *err)
 {
+    if (ev->kind == RT_EV_RMA_TARGET) /* its bytes are a displacement: nothing to replay */
+        return 0;
     if (ev->bytes > INT_MAX || ev->rbytes > INT_MAX)
         return rt_err_set(err, RT_E_RANGE,
                           "%s: rank %u has a transfer of %llu bytes, more than a real-MPI "
@@ -411,6 +413,8 @@ static void own_reset(mr_events *e)
 
 static int own_keep(mr_events *e, const rt_event *ev, rt_err *err)
 {
+    if (ev->kind == RT_EV_RMA_TARGET) /* transfers are replayed at displacement 0 */
+        return 0;
     if (RT_VEC_RESERVE(e->ev, e->cap, (uint64_t)e->n + 1, 256) < 0)
         return rt_err_set(err, RT_E_NOMEM, "out of memory for the events of rank %u",
                           (unsigned)ev->rank);

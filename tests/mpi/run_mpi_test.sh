@@ -69,6 +69,9 @@
 #   STATUS_OPENMPI       under Open MPI, the exit status instead of STATUS: its mpirun exits
 #                        128+N for a rank killed by signal N (hydra: N), and 1 for a rank that
 #                        left without MPI_Finalize (hydra: 0)
+#   OTF2_ATTRS=1         otf2-print's RMA transfers that carry retrace::disp, each as "RECORD
+#                        LOCATION disp=BYTES [reduce_op=N]" (disp=ADDR from 2^32 on: a dynamic
+#                        window's address), sorted = expected/EXPECT.otf2attrs
 #   LIVE_HIST=1          retrace hist TRACE HIST_ARGS must print exactly what the tracer's
 #                        live histogram printed (the traced stdout after the plain one)
 #   ANALYZE="A B"        for each name: retrace $ARGS_A TRACE prints expected/EXPECT.A
@@ -132,7 +135,7 @@ fi
 
 PROG='' ARGS='' OUT='' TIMEOUT='' NP='' NODES=1 MODULES=1 STATUS=0 RECORD_STATUS=''
 LAUNCH=record RECORD_ARGS='' ENV='' HISTOGRAM=0 NOTRACE=0 TRUNCATED=0 DUMP='' CHECK=none CALLS=0 REPORT=0
-HYDRA_HUP=0 EXPECT=$case LIVE_HIST=0 HIST_ARGS='' ANALYZE='' REPLAY_ARGS='' MPI_REPLAY=1 MPI_LEFT_OUT=0
+HYDRA_HUP=0 EXPECT=$case LIVE_HIST=0 OTF2_ATTRS=0 HIST_ARGS='' ANALYZE='' REPLAY_ARGS='' MPI_REPLAY=1 MPI_LEFT_OUT=0
 MPI_COLLS=''
 REPLAY=1 FINDINGS='' OPENMPI=1 EXPECT_OPENMPI='' STATUS_OPENMPI=''
 OPENMPI_ARGS=''
@@ -282,9 +285,22 @@ lib_name="MPICH [0-9]"
 timeout -k 5 "$timeout" "$retrace" info "$trace" 2> /dev/null | grep -q "^recorded with $lib_name" ||
     fail "retrace info does not say the trace was recorded with $lib_name..."
 if [ "$TRUNCATED" != 1 ]; then
-    timeout -k 5 "$timeout" otf2-print "$trace/traces.otf2" > /dev/null 2> "$w/otf2-print.err" ||
+    timeout -k 5 "$timeout" otf2-print "$trace/traces.otf2" > "$w/otf2-print.out" 2> "$w/otf2-print.err" ||
         fail "otf2-print exited $? (124: did not finish in ${timeout} s)"
     [ -s "$w/otf2-print.err" ] && { fail "otf2-print complained:"; show "$w/otf2-print.err"; }
+fi
+if [ "$OTF2_ATTRS" = 1 ] && [ "$TRUNCATED" != 1 ]; then
+    awk '/^[A-Z_]+ +[0-9]+ +[0-9]+ / { rec = $1 " " $2; next }
+        /ADDITIONAL ATTRIBUTES/ && /"retrace::disp"/ {
+            d = $0; sub(/.*"retrace::disp" <[0-9]+>; UINT64; /, "", d); sub(/\).*/, "", d)
+            if (d + 0 >= 4294967296) d = "ADDR"
+            o = ""
+            if ($0 ~ /"retrace::reduce_op"/) {
+                o = $0; sub(/.*"retrace::reduce_op" <[0-9]+>; UINT8; /, "", o); sub(/\).*/, "", o)
+                o = " reduce_op=" o
+            }
+            print rec " disp=" d o }' "$w/otf2-print.out" | sort > "$w/otf2attrs.txt"
+    compare "$exp/$EXPECT.otf2attrs" "$w/otf2attrs.txt" "otf2-print's RMA targets"
 fi
 
 # shellcheck disable=SC2086 # DUMP is a list of options

@@ -19,6 +19,9 @@
  * renumbered per rank in the order they first appear (1, 2, ...), which is stable when the
  * events are. Lock and unlock events never show their lock id (docs/tracer.md does not say
  * whether a new lock of the same target gets a new id).
+ * An rma_target shows its displacement as disp=BYTES (ADDR for one of 2^32 or more: the
+ * address of a dynamic window, which differs from run to run) and its reduction as op= when it
+ * has one.
  *
  * Ranks are printed in order, each rank's events in trace order, after a header that gives
  * the rank count, each rank's node and module, and each rank's neighbour lists on the
@@ -28,6 +31,9 @@
  *
  * (NAME: the communicator's name, for the tracer the MPI call that made it), with the lists as
  * communicator ranks in MPI's neighbour order, "none" for MPI_PROC_NULL and "-" for an empty list.
+ * Windows with a name or info keys (MPI_Win_set_name, the MPI_Info they were created with) come
+ * before them, a line for the name and one for each key: "win comm=C name=NAME",
+ * "win comm=C info KEY=VALUE".
  *
  * Exit status: 0; 2 after one error line for bad usage or a bad trace (nothing on stdout);
  * 3 when the reader reports the trace cut short (the events are printed, then
@@ -169,6 +175,29 @@ static void print_peer(FILE *f, const rt_defs *defs, const rt_event *ev)
     }
 }
 
+/* An rma_target's displacement from here on is an address (a dynamic window's: MPI_Get_address),
+ * which differs from run to run. */
+#define DISP_ADDRESS (UINT64_C(1) << 32)
+
+/* The windows that have a name or info keys, a line each for the name and for every key:
+ *   win comm=C name=NAME       win comm=C info KEY=VALUE */
+static void print_wins(const rt_defs *defs)
+{
+    for (uint32_t i = 0; i < defs->nwins; i++) {
+        const rt_win_def *w = &defs->wins[i];
+        if (w->name) {
+            fputs("win comm=", stdout);
+            print_comm(stdout, defs, w->comm, 0);
+            printf(" name=%s\n", w->name);
+        }
+        for (uint32_t k = 0; k < w->ninfo; k++) {
+            fputs("win comm=", stdout);
+            print_comm(stdout, defs, w->comm, 0);
+            printf(" info %s=%s\n", w->info[k].key, w->info[k].value);
+        }
+    }
+}
+
 /* One event as a line; -1 when out of memory. */
 static int print_event(rank_out *o, const rt_defs *defs, const rt_event *ev, const options *opt)
 {
@@ -198,15 +227,21 @@ static int print_event(rank_out *o, const rt_defs *defs, const rt_event *ev, con
         print_peer(f, defs, ev);
     if (strchr(fields, 't'))
         fprintf(f, " tag=%" PRId32, ev->tag);
-    if (strchr(fields, 'b'))
+    int target = ev->kind == RT_EV_RMA_TARGET;
+    if (target && ev->bytes >= DISP_ADDRESS)
+        fputs(" disp=ADDR", f);
+    else if (target)
+        fprintf(f, " disp=%" PRIu64, ev->bytes);
+    else if (strchr(fields, 'b'))
         fprintf(f, " bytes=%" PRIu64, ev->bytes);
     if (strchr(fields, 'r'))
         fprintf(f, " rbytes=%" PRIu64, ev->rbytes);
     if (strchr(fields, 'k'))
         fprintf(f, " ct=%s", ev->contype ? rt_contype_name(ev->contype) : "unknown");
-    /* A receive's op is its set of wildcards: shown only when it has one. */
+    /* A receive's op is its set of wildcards: shown only when it has one. An rma_target's is
+     * its reduction, shown for the atomics that have one. */
     int recv = ev->kind == RT_EV_RECV || ev->kind == RT_EV_IRECV;
-    if (strchr(fields, 'o') && (!recv || ev->op))
+    if (strchr(fields, 'o') && (!(recv || target) || ev->op))
         fprintf(f, " op=%s", rt_event_op_name(ev->kind, ev->op));
     /* Lock ids name a lock, not a request: a tracer may give every lock of a window on a
      * target the same id, so they are left out. */
@@ -398,6 +433,7 @@ int main(int argc, char **argv)
                 if (opt.rank < 0 || i == (uint32_t)opt.rank)
                     printf("proc %" PRIu32 " node=%" PRIu32 " module=%" PRIu32 "\n", i,
                            defs->node[i], defs->module[i]);
+            print_wins(defs);
             for (uint32_t i = 0; i < defs->nnbrs; i++) {
                 const rt_nbr_def *n = &defs->nbrs[i];
                 if (opt.rank >= 0 && n->rank != (uint32_t)opt.rank)

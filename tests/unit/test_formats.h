@@ -88,6 +88,15 @@ static inline void assert_same_defs(const rt_defs *a, const rt_defs *b)
     for (uint32_t i = 0; i < a->nwins; i++) {
         assert_int_equal(a->wins[i].id, b->wins[i].id);
         assert_int_equal(a->wins[i].comm, b->wins[i].comm);
+        const rt_win_def *x = &a->wins[i], *y = &b->wins[i];
+        assert_true((x->name == NULL) == (y->name == NULL));
+        if (x->name)
+            assert_string_equal(x->name, y->name);
+        assert_int_equal(x->ninfo, y->ninfo);
+        for (uint32_t k = 0; k < x->ninfo; k++) {
+            assert_string_equal(x->info[k].key, y->info[k].key);
+            assert_string_equal(x->info[k].value, y->info[k].value);
+        }
     }
     assert_int_equal(a->nnbrs, b->nnbrs);
     for (uint32_t i = 0; i < a->nnbrs; i++) {

@@ -1,0 +1,2 @@
+info
+$DATA/rma_target_acc_no_op.csv

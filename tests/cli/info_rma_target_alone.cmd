@@ -1,0 +1,2 @@
+info
+$DATA/rma_target_alone.csv

@@ -1,0 +1,2 @@
+info
+$DATA/rma_target_put_op.csv

@@ -1,0 +1,2 @@
+info
+$DATA/win_info_many.csv

@@ -1,0 +1,2 @@
+info
+$DATA/win_name_no_win.csv
