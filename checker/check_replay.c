@@ -38,6 +38,16 @@ static int hang_finding(chk *c, unsigned cls, const rt_sim_hang *h, const char *
     return chk_find(c, cls, ranks.s, "", calls.s, why);
 }
 
+/* The engine's defaults, with the collective algorithms of the MPI that recorded the trace
+ * (ompi for Open MPI, else mpich), as `retrace replay` chooses them. */
+static void config(rt_sim_config *cfg, const rt_sim_trace *t)
+{
+    rt_sim_config_default(cfg);
+    unsigned alg = rt_coll_library_choice(rt_sim_trace_defs(t)->library);
+    for (unsigned op = 0; op < RT_COLL_COUNT; op++)
+        cfg->alg[op] = (uint8_t)alg;
+}
+
 /* The replay's "the run failed: ..." lines, as notes. */
 static int failed_notes(chk *c, const char *report)
 {
@@ -97,7 +107,7 @@ static int buffering(chk *c, const rt_sim_trace *t, rt_err *err)
                         "several threads at once, which the trace does not tell apart",
                         c->threaded);
     rt_sim_config cfg;
-    rt_sim_config_default(&cfg);
+    config(&cfg, t);
     cfg.free_wildcards = 1; /* matched as they would be then, not as recorded */
     cfg.sync_sends = 1;
     rt_sim_result res, as_is;
@@ -142,7 +152,7 @@ int chk_replay(chk *c, const char *path, rt_err *err)
     }
     const rt_sim_trace_end *end = rt_sim_trace_end_of(t);
     rt_sim_config cfg;
-    rt_sim_config_default(&cfg);
+    config(&cfg, t);
     rt_sim_result res;
     if (end->pending && chk_on(c, RT_CHK_DEADLOCK)) {
         rc = rt_sim_run(t, &cfg, &res, err);
