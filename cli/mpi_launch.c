@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <mpi.h>
@@ -77,12 +78,19 @@ int cli_mpi_launch(int argc, char **argv)
     }
     free(args);
     const char *rank = getenv("OMPI_COMM_WORLD_RANK");
-    if (!rank || !strcmp(rank, "0")) /* one line, not one per process */
+    if (!rank || !strcmp(rank, "0")) { /* one line, not one per process */
         fprintf(stderr,
                 "retrace: started by Open MPI's mpirun, but this retrace uses MPICH and %s "
                 "cannot be run (%s): build retrace where Open MPI's development files are "
                 "installed, or run it under mpiexec.mpich\n",
                 path, strerror(e));
+        fflush(stderr);
+    } else {
+        /* mpirun ends the job when the first process fails: the others wait a little, so
+         * that it is not rank 0 before it said why */
+        struct timespec pause = {0, 300000000};
+        nanosleep(&pause, NULL);
+    }
     return CLI_FAIL;
 }
 

@@ -296,6 +296,12 @@ static int handed_over(const rt_coll_call *c, int id)
     }
 }
 
+int rt_coll_ompi_runs(unsigned op, uint32_t p, uint64_t bytes, int id)
+{
+    rt_coll_call c = {.op = op, .size = p, .bytes = bytes};
+    return handed_over(&c, id);
+}
+
 rt_coll_alg rt_coll_select_ompi(const rt_coll_call *c)
 {
     switch (c->op) { /* not decided by tuned: coll/basic's linear algorithms */

@@ -214,6 +214,11 @@ rt_coll_alg rt_coll_select_ompi(const rt_coll_call *c);
 /* Open MPI 4.1's algorithm number for the call (what rt_coll_select_ompi maps), 0 for ops
  * tuned does not decide. */
 int rt_coll_ompi_pick(const rt_coll_call *c);
+/* The algorithm Open MPI 4.1 runs when its algorithm number id is forced for a call of op on p
+ * ranks of bytes (the call's size as rt_coll_call.bytes has it): id, or the one Open MPI's
+ * algorithm hands over to (its ring allreduce with fewer elements than ranks runs recursive
+ * doubling, ...: what rt_coll_select_ompi follows too). */
+int rt_coll_ompi_runs(unsigned op, uint32_t p, uint64_t bytes, int id);
 
 /* The element size a reduction of n bytes is taken to have, as the trace keeps no element
  * counts: the largest of 8, 4, 2 and 1 bytes that divides n. */

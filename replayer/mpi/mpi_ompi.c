@@ -8,12 +8,13 @@
  * before a run's communicators are made (mr_cvars_early), one algorithm per operation per
  * run, and put back after it.
  *
- * The variables are enumerations whose item names are Open MPI's algorithm names; the small
- * table below says which of retrace's algorithms (rt_coll_algs.def) has an Open MPI
- * algorithm of the same message pattern, and when Open MPI would silently run another
- * instead (recursive doubling allgather on a size that is not a power of two becomes
- * Bruck's; ring allreduce of fewer elements than processes becomes recursive doubling).
- * Such a call runs retrace's schedule of the algorithm, as one MPICH refuses does.
+ * The variables are enumerations of Open MPI's algorithm numbers. Which of retrace's
+ * algorithms is which Open MPI algorithm, of the same message pattern, is the ompi column of
+ * rt_coll_algs.def (rt_coll_ompi_id; an algorithm without a number is not forced and runs
+ * retrace's schedule). Where Open MPI would silently run another algorithm for a call
+ * (rt_coll_ompi_runs: its ring allreduce of fewer elements than processes runs recursive
+ * doubling, its recursive doubling allgather on a size that is not a power of two Bruck's,
+ * ...), the call runs retrace's schedule of the chosen one, as one MPICH refuses does.
  */
 #include <mpi.h>
 
@@ -24,38 +25,6 @@
 #include <string.h>
 
 #include "rt__mpirun.h"
-
-enum { ANY_SIZE, POWER_OF_TWO, ELEMENTS_AT_LEAST_P };
-
-/* retrace's algorithm for op -> Open MPI 4.1's coll_tuned item name, and when it applies */
-static const struct {
-    uint8_t op, alg, when;
-    const char *ompi;
-} table[] = {
-    {RT_COLL_BCAST, RT_ALG_LINEAR, ANY_SIZE, "basic_linear"},
-    {RT_COLL_BCAST, RT_ALG_BINOMIAL, ANY_SIZE, "binomial"},
-    {RT_COLL_REDUCE, RT_ALG_LINEAR, ANY_SIZE, "linear"},
-    {RT_COLL_REDUCE, RT_ALG_BINOMIAL, ANY_SIZE, "binomial"},
-    {RT_COLL_GATHER, RT_ALG_LINEAR, ANY_SIZE, "basic_linear"},
-    {RT_COLL_GATHER, RT_ALG_BINOMIAL, ANY_SIZE, "binomial"},
-    {RT_COLL_SCATTER, RT_ALG_LINEAR, ANY_SIZE, "basic_linear"},
-    {RT_COLL_SCATTER, RT_ALG_BINOMIAL, ANY_SIZE, "binomial"},
-    {RT_COLL_ALLGATHER, RT_ALG_RDB, POWER_OF_TWO, "recursive_doubling"},
-    {RT_COLL_ALLGATHER, RT_ALG_RING, ANY_SIZE, "ring"},
-    {RT_COLL_ALLGATHER, RT_ALG_BRUCK, ANY_SIZE, "bruck"},
-    {RT_COLL_ALLREDUCE, RT_ALG_RDB, ANY_SIZE, "recursive_doubling"},
-    {RT_COLL_ALLREDUCE, RT_ALG_RING, ELEMENTS_AT_LEAST_P, "ring"},
-};
-#define NTABLE (sizeof table / sizeof *table)
-
-/* The row for alg on op; -1 when Open MPI has no such algorithm here. */
-static int row_of(unsigned op, unsigned alg)
-{
-    for (size_t i = 0; i < NTABLE; i++)
-        if (table[i].op == op && table[i].alg == alg)
-            return (int)i;
-    return -1;
-}
 
 void rt_mpirun_prepare(void)
 {
@@ -85,21 +54,21 @@ static int cvar_find(const char *name, MPI_T_enum *et, MPI_Datatype *dt)
     return -1;
 }
 
-/* The value of item in enumeration et; -1 when it has none of that name. */
-static int enum_value(MPI_T_enum et, const char *item)
+/* 1 when enumeration et has an item of that value (the Open MPI build knows the algorithm). */
+static int enum_has(MPI_T_enum et, int value)
 {
     int n = 0;
     char name[128];
     int len = sizeof name;
     if (et == MPI_T_ENUM_NULL || MPI_T_enum_get_info(et, &n, name, &len) != MPI_SUCCESS)
-        return -1;
+        return 0;
     for (int k = 0; k < n; k++) {
-        int value;
+        int v;
         len = sizeof name;
-        if (MPI_T_enum_get_item(et, k, &value, name, &len) == MPI_SUCCESS && !strcmp(name, item))
-            return value;
+        if (MPI_T_enum_get_item(et, k, &v, name, &len) == MPI_SUCCESS && v == value)
+            return 1;
     }
-    return -1;
+    return 0;
 }
 
 /* Is coll_tuned_use_dynamic_rules on? Without it the algorithm variables are not read. */
@@ -126,11 +95,11 @@ typedef struct saved {
 struct mr_cvars {
     saved s[RT_COLL_COUNT];
     unsigned n;
-    int8_t row[RT_COLL_COUNT]; /* per op: the table row forced, -1 for none */
+    int8_t id[RT_COLL_COUNT]; /* per op: Open MPI's algorithm number forced, 0 for none */
 };
 
-/* Writes the row's algorithm into coll_tuned_<op>_algorithm, keeping the old value. */
-static int force(mr_cvars *cv, unsigned op, int row)
+/* Writes Open MPI's algorithm number id into coll_tuned_<op>_algorithm, keeping the old value. */
+static int force(mr_cvars *cv, unsigned op, int id)
 {
     char name[96];
     MPI_T_enum et;
@@ -141,8 +110,8 @@ static int force(mr_cvars *cv, unsigned op, int row)
 #undef X
     };
     snprintf(name, sizeof name, "coll_tuned_%s_algorithm", lower[op]);
-    int index = cvar_find(name, &et, &dt), value, count, old;
-    if (index < 0 || dt != MPI_INT || (value = enum_value(et, table[row].ompi)) < 0)
+    int index = cvar_find(name, &et, &dt), value = id, count, old;
+    if (index < 0 || dt != MPI_INT || !enum_has(et, id))
         return -1;
     MPI_T_cvar_handle h;
     if (MPI_T_cvar_handle_alloc(index, NULL, &h, &count) != MPI_SUCCESS)
@@ -153,7 +122,7 @@ static int force(mr_cvars *cv, unsigned op, int row)
         return -1;
     }
     cv->s[cv->n++] = (saved){h, old};
-    cv->row[op] = (int8_t)row;
+    cv->id[op] = (int8_t)id;
     return 0;
 }
 
@@ -162,16 +131,15 @@ int mr_cvars_set(mr_cvars **out, const uint8_t *alg, rt_err *err)
     mr_cvars *cv = calloc(1, sizeof *cv);
     if (!cv)
         return rt_err_set(err, RT_E_NOMEM, "out of memory");
-    memset(cv->row, -1, sizeof cv->row);
     int rules = -1; /* asked once, when an algorithm is chosen */
     for (unsigned op = 0; op < RT_COLL_COUNT; op++) {
-        int row = alg[op] == RT_ALG_MPICH ? -1 : row_of(op, alg[op]);
-        if (row < 0)
+        int id = alg[op] == RT_ALG_MPICH ? 0 : rt_coll_ompi_id(op, alg[op]);
+        if (id <= 0)
             continue;
         if (rules < 0)
             rules = dynamic_rules();
         if (rules)
-            force(cv, op, row); /* refused: the calls run retrace's schedule */
+            force(cv, op, id); /* refused: the calls run retrace's schedule */
     }
     *out = cv;
     return 0;
@@ -179,21 +147,14 @@ int mr_cvars_set(mr_cvars **out, const uint8_t *alg, rt_err *err)
 
 int mr_cvars_forced(const mr_cvars *cv, unsigned op)
 {
-    return cv && op < RT_COLL_COUNT && cv->row[op] >= 0;
+    return cv && op < RT_COLL_COUNT && cv->id[op] > 0;
 }
 
 int mr_cvars_applies(const mr_cvars *cv, unsigned op, int p, uint64_t bytes)
 {
-    if (!mr_cvars_forced(cv, op))
+    if (!mr_cvars_forced(cv, op) || p <= 0)
         return 0;
-    switch (table[cv->row[op]].when) {
-    case POWER_OF_TWO:
-        return p > 0 && (p & (p - 1)) == 0;
-    case ELEMENTS_AT_LEAST_P:
-        return bytes / rt_coll_elem_size(bytes) >= (uint64_t)p;
-    default:
-        return 1;
-    }
+    return rt_coll_ompi_runs(op, (uint32_t)p, bytes, cv->id[op]) == cv->id[op];
 }
 
 void mr_cvars_restore(mr_cvars *cv)

@@ -9,9 +9,13 @@
 #   allgather=recursive_doubling  Open MPI would run Bruck's on 3 ranks (not a power of two):
 #                       the 6 allgather calls run retrace's schedule, the other 9 Open MPI's
 #   allreduce=recursive_doubling  forced (coll_tuned_allreduce_algorithm): 6 calls
-#   allreduce=ring      Open MPI would run recursive doubling for 2 elements on 3 ranks: the
-#                       6 allreduce calls run retrace's schedule
-#   bcast=linear        forced (basic_linear): 3 calls
+#   allreduce=ring      MPICH's ring, which Open MPI does not have (its ring cuts and orders the
+#                       blocks otherwise): not forced, the 6 calls run retrace's schedule
+#   allreduce=ompi_ring Open MPI's ring, forced, but Open MPI runs recursive doubling for 2
+#                       elements on 3 ranks: the 6 calls run retrace's schedule, with a note
+#   bcast=linear        MPICH's linear bcast, not Open MPI's basic_linear: not forced, 3
+#                       calls on retrace's schedule
+#   bcast=ompi_linear   Open MPI's basic_linear, forced: 3 calls
 #   map:cyclic          one node here: the same placement, 15 calls by Open MPI's choice
 # That forcing takes effect is seen in the messages Open MPI's pml monitoring counts: a ring
 # allgather sends each block to the next rank, Bruck's one to each other rank.
@@ -27,7 +31,8 @@ fail() { echo "FAIL: $*"; failed=1; }
 # shellcheck disable=SC2086 # $ompirun is a command and its options
 timeout -k 5 "$t" $ompirun -n 3 "$retrace" replay --engine mpi "$trace" \
     --compare coll:allgather=recursive_doubling --compare coll:allreduce=recursive_doubling \
-    --compare coll:allreduce=ring --compare coll:bcast=linear --compare map:cyclic \
+    --compare coll:allreduce=ring --compare coll:allreduce=ompi_ring --compare coll:bcast=linear \
+    --compare coll:bcast=ompi_linear --compare map:cyclic \
     --csv "$w/cmp.csv" \
     > "$w/cmp.out" 2> "$w/cmp.err" || fail "the compare run exited $?"
 head -1 "$w/cmp.csv" | tr -d '"' > "$w/cmp.head"
@@ -39,13 +44,15 @@ recorded 3 300 15 0 0
 coll:allgather=recursive_doubling 3 300 9 0 6
 coll:allreduce=recursive_doubling 3 300 9 6 0
 coll:allreduce=ring 3 300 9 0 6
-coll:bcast=linear 3 300 12 3 0
+coll:allreduce=ompi_ring 3 300 9 0 6
+coll:bcast=linear 3 300 12 0 3
+coll:bcast=ompi_linear 3 300 12 3 0
 map:cyclic 3 300 15 0 0
 TXT
 diff -u "$w/cmp.want" "$w/cmp.got" || fail "the compare table's counts"
 cat > "$w/cmp.err.want" <<'TXT'
 retrace: note for coll:allgather=recursive_doubling: Open MPI would not run the chosen algorithm for 6 calls (it does not apply to them); they ran retrace's schedule of it
-retrace: note for coll:allreduce=ring: Open MPI would not run the chosen algorithm for 6 calls (it does not apply to them); they ran retrace's schedule of it
+retrace: note for coll:allreduce=ompi_ring: Open MPI would not run the chosen algorithm for 6 calls (it does not apply to them); they ran retrace's schedule of it
 TXT
 diff -u "$w/cmp.err.want" "$w/cmp.err" || fail "the compare run's notes"
 
