@@ -31,9 +31,7 @@ static void cvar_name(unsigned op, char *buf, size_t len)
     snprintf(buf, len, "MPIR_CVAR_%s_INTRA_ALGORITHM", op < RT_COLL_COUNT ? upper[op] : "");
 }
 
-/* The index of the integer control variable called name, or -RT_E_NOTFOUND (none, or
- * MPI_T cannot list them). */
-static int cvar_find(const char *name, char *desc, int desc_len)
+int mr_cvar_find(const char *name, MPI_Datatype *dt, MPI_T_enum *et, char *desc, int desc_len)
 {
     int n;
     if (MPI_T_cvar_get_num(&n) != MPI_SUCCESS)
@@ -41,15 +39,49 @@ static int cvar_find(const char *name, char *desc, int desc_len)
     for (int i = 0; i < n; i++) {
         char nm[256];
         int nl = sizeof nm, dl = desc_len, verb, bind, scope;
-        MPI_Datatype dt;
-        MPI_T_enum et;
-        if (MPI_T_cvar_get_info(i, nm, &nl, &verb, &dt, &et, desc, &dl, &bind, &scope) !=
-            MPI_SUCCESS)
+        MPI_Datatype t;
+        MPI_T_enum e;
+        if (MPI_T_cvar_get_info(i, nm, &nl, &verb, &t, &e, desc, desc ? &dl : NULL, &bind,
+                                &scope) != MPI_SUCCESS ||
+            strcmp(nm, name))
             continue;
-        if (!strcmp(nm, name))
-            return dt == MPI_INT ? i : -RT_E_NOTFOUND;
+        if (dt)
+            *dt = t;
+        if (et)
+            *et = e;
+        return i;
     }
     return -RT_E_NOTFOUND;
+}
+
+int mr_cvar_write(int index, int value, mr_saved *s)
+{
+    int count;
+    if (MPI_T_cvar_handle_alloc(index, NULL, &s->h, &count) != MPI_SUCCESS)
+        return -RT_E_MPI;
+    if (count != 1 || MPI_T_cvar_read(s->h, &s->old) != MPI_SUCCESS ||
+        MPI_T_cvar_write(s->h, &value) != MPI_SUCCESS) {
+        MPI_T_cvar_handle_free(&s->h);
+        return -RT_E_MPI;
+    }
+    return 0;
+}
+
+void mr_cvar_restore_all(mr_saved *s, unsigned n)
+{
+    while (n) {
+        mr_saved *x = &s[--n];
+        MPI_T_cvar_write(x->h, &x->old);
+        MPI_T_cvar_handle_free(&x->h);
+    }
+}
+
+/* The index of the integer control variable called name, or -RT_E_NOTFOUND. */
+static int cvar_find(const char *name, char *desc, int desc_len)
+{
+    MPI_Datatype dt;
+    int i = mr_cvar_find(name, &dt, NULL, desc, desc_len);
+    return i >= 0 && dt != MPI_INT ? -RT_E_NOTFOUND : i;
 }
 
 static int is_word(char c)
@@ -130,13 +162,8 @@ int mr_cvars_applies(const mr_cvars *cv, unsigned op, int p, uint64_t bytes)
     return mr_cvars_forced(cv, op);
 }
 
-typedef struct saved {
-    MPI_T_cvar_handle h;
-    int old;
-} saved;
-
 struct mr_cvars {
-    saved s[RT_COLL_COUNT + 2];
+    mr_saved s[RT_COLL_COUNT + 2];
     unsigned n;
     uint8_t forced[RT_COLL_COUNT];
 };
@@ -145,17 +172,10 @@ struct mr_cvars {
  * -RT_E_MPI when MPI_T refuses (not a single int, or not writable now). */
 static int write_cvar(mr_cvars *cv, int index, int value)
 {
-    MPI_T_cvar_handle h;
-    int count, old;
-    if (MPI_T_cvar_handle_alloc(index, NULL, &h, &count) != MPI_SUCCESS)
-        return -RT_E_MPI;
-    if (count != 1 || MPI_T_cvar_read(h, &old) != MPI_SUCCESS ||
-        MPI_T_cvar_write(h, &value) != MPI_SUCCESS) {
-        MPI_T_cvar_handle_free(&h);
-        return -RT_E_MPI;
-    }
-    cv->s[cv->n++] = (saved){h, old};
-    return 0;
+    int rc = mr_cvar_write(index, value, &cv->s[cv->n]);
+    if (rc == 0)
+        cv->n++;
+    return rc;
 }
 
 static int write_named(mr_cvars *cv, const char *name, const char *choice)
@@ -208,11 +228,7 @@ void mr_cvars_restore(mr_cvars *cv)
 {
     if (!cv)
         return;
-    while (cv->n) {
-        saved *s = &cv->s[--cv->n];
-        MPI_T_cvar_write(s->h, &s->old);
-        MPI_T_cvar_handle_free(&s->h);
-    }
+    mr_cvar_restore_all(cv->s, cv->n);
     free(cv);
 }
 

@@ -37,23 +37,6 @@ int mr_cvars_early(void)
     return 1;
 }
 
-/* The index and MPI_T enumeration of the control variable called name; -1 when none. */
-static int cvar_find(const char *name, MPI_T_enum *et, MPI_Datatype *dt)
-{
-    int n;
-    if (MPI_T_cvar_get_num(&n) != MPI_SUCCESS)
-        return -1;
-    for (int i = 0; i < n; i++) {
-        char nm[256];
-        int nl = sizeof nm, verb, bind, scope;
-        if (MPI_T_cvar_get_info(i, nm, &nl, &verb, dt, et, NULL, NULL, &bind, &scope) ==
-                MPI_SUCCESS &&
-            !strcmp(nm, name))
-            return i;
-    }
-    return -1;
-}
-
 /* 1 when enumeration et has an item of that value (the Open MPI build knows the algorithm). */
 static int enum_has(MPI_T_enum et, int value)
 {
@@ -76,7 +59,7 @@ static int dynamic_rules(void)
 {
     MPI_T_enum et;
     MPI_Datatype dt;
-    int index = cvar_find("coll_tuned_use_dynamic_rules", &et, &dt), count;
+    int index = mr_cvar_find("coll_tuned_use_dynamic_rules", &dt, &et, NULL, 0), count;
     MPI_T_cvar_handle h;
     if (index < 0 || MPI_T_cvar_handle_alloc(index, NULL, &h, &count) != MPI_SUCCESS)
         return 0;
@@ -87,13 +70,8 @@ static int dynamic_rules(void)
     return ok && v != 0;
 }
 
-typedef struct saved {
-    MPI_T_cvar_handle h;
-    int old;
-} saved;
-
 struct mr_cvars {
-    saved s[RT_COLL_COUNT];
+    mr_saved s[RT_COLL_COUNT];
     unsigned n;
     int8_t id[RT_COLL_COUNT]; /* per op: Open MPI's algorithm number forced, 0 for none */
 };
@@ -110,18 +88,11 @@ static int force(mr_cvars *cv, unsigned op, int id)
 #undef X
     };
     snprintf(name, sizeof name, "coll_tuned_%s_algorithm", lower[op]);
-    int index = cvar_find(name, &et, &dt), value = id, count, old;
-    if (index < 0 || dt != MPI_INT || !enum_has(et, id))
+    int index = mr_cvar_find(name, &dt, &et, NULL, 0);
+    if (index < 0 || dt != MPI_INT || !enum_has(et, id) ||
+        mr_cvar_write(index, id, &cv->s[cv->n]) < 0)
         return -1;
-    MPI_T_cvar_handle h;
-    if (MPI_T_cvar_handle_alloc(index, NULL, &h, &count) != MPI_SUCCESS)
-        return -1;
-    if (count != 1 || MPI_T_cvar_read(h, &old) != MPI_SUCCESS ||
-        MPI_T_cvar_write(h, &value) != MPI_SUCCESS) {
-        MPI_T_cvar_handle_free(&h);
-        return -1;
-    }
-    cv->s[cv->n++] = (saved){h, old};
+    cv->n++;
     cv->id[op] = (int8_t)id;
     return 0;
 }
@@ -161,11 +132,7 @@ void mr_cvars_restore(mr_cvars *cv)
 {
     if (!cv)
         return;
-    while (cv->n) {
-        saved *s = &cv->s[--cv->n];
-        MPI_T_cvar_write(s->h, &s->old);
-        MPI_T_cvar_handle_free(&s->h);
-    }
+    mr_cvar_restore_all(cv->s, cv->n);
     free(cv);
 }
 

@@ -65,6 +65,20 @@ int mr_cvars_forced(const mr_cvars *cv, unsigned op);
  * silently runs another where it does not apply; MPICH refuses with an error instead). */
 int mr_cvars_applies(const mr_cvars *cv, unsigned op, int p, uint64_t bytes);
 void mr_cvars_restore(mr_cvars *cv); /* puts every variable back and frees cv */
+/* Shared by both (mpi_cvar.c): the index of the MPI_T control variable called name, its type
+ * and enumeration (either may be NULL) and description (desc may be NULL), or -RT_E_NOTFOUND
+ * (none, or MPI_T cannot list them). */
+int mr_cvar_find(const char *name, MPI_Datatype *dt, MPI_T_enum *et, char *desc, int desc_len);
+/* A variable written, and the value it had. */
+typedef struct mr_saved {
+    MPI_T_cvar_handle h;
+    int old;
+} mr_saved;
+/* Writes value into the int variable at index, its handle and old value into *s: 0, or
+ * -RT_E_MPI when MPI_T refuses (not a single int, or not writable now). */
+int mr_cvar_write(int index, int value, mr_saved *s);
+/* Puts back the n variables of s, last written first, and frees their handles. */
+void mr_cvar_restore_all(mr_saved *s, unsigned n);
 /* The value of MPIR_CVAR_<OP>_INTRA_ALGORITHM that selects MPICH's algorithm mpich, read
  * off the variable's description; -RT_E_NOTFOUND when there is none. *index: the variable's
  * index. */
