@@ -1,8 +1,37 @@
 /* retrace info's summary of a trace: one streaming pass (rt_an.h, "info"). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rt_an.h"
+
+/* The hosts part of the summary. */
+static int info_hosts(rt_an_info_result *in, const rt_defs *d)
+{
+    uint32_t *cpus = malloc((size_t)d->nhosts * sizeof *cpus);
+    if (!cpus || rt_defs_host_cpus(d, cpus) < 0) {
+        free(cpus);
+        return -RT_E_NOMEM;
+    }
+    in->nhosts = d->nhosts;
+    uint32_t shown = d->nhosts < RT_AN_INFO_HOSTS ? d->nhosts : RT_AN_INFO_HOSTS;
+    for (uint32_t h = 0; h < shown; h++) {
+        struct rt_an_info_host *x = &in->host[h];
+        snprintf(x->name, sizeof x->name, "%s", d->hosts[h].name);
+        x->ranks = 0;
+        x->cpus = cpus[h];
+        x->online = d->hosts[h].online;
+    }
+    in->hosts_unknown = 0;
+    for (uint32_t r = 0; r < d->nranks; r++) {
+        uint32_t h = d->rank_host[r].host;
+        in->hosts_unknown += h == RT_ID_NONE;
+        if (h < shown)
+            in->host[h].ranks++;
+    }
+    free(cpus);
+    return 0;
+}
 
 int rt_an_info_defs(rt_an_info_result *in, const rt_defs *d)
 {
@@ -14,6 +43,8 @@ int rt_an_info_defs(rt_an_info_result *in, const rt_defs *d)
     in->wins = d->nwins;
     in->nbr_lists = d->nnbrs;
     in->topologies = 0;
+    if (d->nhosts && info_hosts(in, d) < 0)
+        return -RT_E_NOMEM;
     if (!d->nnbrs)
         return 0;
     /* communicators whose process topology a neighbourhood collective used */

@@ -223,6 +223,8 @@ int rt_an_pipeline(const char *path, const rt_an_pipe_opts *o, rt_an_pipe_result
 
 /* ---- info: what a trace holds (retrace info) --------------------------------------------- */
 
+#define RT_AN_INFO_HOSTS 8
+
 typedef struct rt_an_info_result {
     rt_format format;
     /* the definitions */
@@ -245,6 +247,13 @@ typedef struct rt_an_info_result {
     /* pending calls (rt_event.h): calls that never returned, and the ranks with one */
     uint64_t pending;
     uint32_t pending_ranks;
+    /* the real hosts (rt_host_def): how many, the first RT_AN_INFO_HOSTS of them in the
+     * order the ranks name them, and the ranks whose host the trace does not say */
+    uint32_t nhosts, hosts_unknown;
+    struct rt_an_info_host {
+        char name[RT_HOST_NAME_LEN + 1];
+        uint32_t ranks, cpus, online; /* cpus: the CPUs its ranks could run on together */
+    } host[RT_AN_INFO_HOSTS];
     uint8_t *in_ops, *had_pending; /* per rank (rt_an_info_begin) */
 } rt_an_info_result;
 

@@ -48,6 +48,24 @@ static void print_windows(FILE *out, const rt_defs *d)
     }
 }
 
+/* The real hosts (rt_host_def), when the trace names them. */
+static void print_hosts(FILE *out, const rt_an_info_result *s)
+{
+    fprintf(out, "hosts         %" PRIu32 " (where the ranks ran)\n", s->nhosts);
+    uint32_t shown = s->nhosts < RT_AN_INFO_HOSTS ? s->nhosts : RT_AN_INFO_HOSTS;
+    for (uint32_t h = 0; h < shown; h++) {
+        const struct rt_an_info_host *x = &s->host[h];
+        fprintf(out, "  %-22s %" PRIu32 " rank%s on %" PRIu32 " of %" PRIu32 " online CPUs%s\n",
+                x->name, x->ranks, x->ranks == 1 ? "" : "s", x->cpus, x->online,
+                x->ranks > x->cpus ? ", time shared" : "");
+    }
+    if (s->nhosts > shown)
+        fprintf(out, "  and %" PRIu32 " more hosts\n", s->nhosts - shown);
+    if (s->hosts_unknown)
+        fprintf(out, "  %" PRIu32 " rank%s without a recorded host\n", s->hosts_unknown,
+                s->hosts_unknown == 1 ? "" : "s");
+}
+
 /* wins: the trace's definitions when it has windows, else NULL. */
 static void print_summary(FILE *out, const char *path, const rt_an_info_result *s,
                           const rt_defs *wins)
@@ -58,6 +76,8 @@ static void print_summary(FILE *out, const char *path, const rt_an_info_result *
     fprintf(out, "ranks         %" PRIu32 "\n", s->nranks);
     fprintf(out, "nodes         %" PRIu32 "\n", s->nodes);
     fprintf(out, "modules       %" PRIu32 "\n", s->modules);
+    if (s->nhosts)
+        print_hosts(out, s);
     fprintf(out, "communicators %" PRIu32 "\n", s->comms);
     fprintf(out, "windows       %" PRIu32 "\n", s->wins);
     if (wins)

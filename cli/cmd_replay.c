@@ -14,7 +14,8 @@ static void replay_usage(FILE *out)
             "usage: retrace replay TRACE [--model FILE] [--coll OP=ALG,...] [--map SPEC]\n"
             "                      [--nodes N] [--modules M] [--ranks-per-node K]\n"
             "                      [--eager BYTES] [--contention on|off] [--free-wildcards]\n"
-            "                      [--compute-scale F] [--force] [--no-fast | --check-fast]\n"
+            "                      [--compute-scale F] [--sharing auto|hosts|model] [--force]\n"
+            "                      [--no-fast | --check-fast]\n"
             "                      [--compare ALT ...] [--out-trace DIR] [--csv FILE]\n"
             "                      [--plot FILE.svg|.png] [--timing] [--engine sim|mpi]\n"
             "       mpiexec -n P retrace replay --engine mpi TRACE [--coll ...] [--map ...]\n"
@@ -45,6 +46,12 @@ static void replay_usage(FILE *out)
             "                     as recorded\n"
             "  --compute-scale F  spend F times each recorded computation gap (default 1;\n"
             "                     0.5: a CPU twice as fast; 0: communication only)\n"
+            "  --sharing auto|hosts|model\n"
+            "                     who takes turns on CPUs: hosts: ranks that ran on one host,\n"
+            "                     on the CPUs they could use there (the trace's hosts; the\n"
+            "                     recorded placement only); model: the model's cores per\n"
+            "                     node; auto (default): hosts when the trace names them and\n"
+            "                     no configuration moves a rank\n"
             "  --compare ALT      also replay an alternative and print one table with a row\n"
             "                     per configuration (repeat for more, up to 16). ALT is\n"
             "                     KEY:VALUE[+KEY:VALUE...] with KEY one of coll, map, model,\n"
@@ -120,8 +127,11 @@ typedef struct replay_opts {
     int timing;
     const char *out_trace;
     replay_fast fast;
+    int sharing; /* --sharing: SHARE_AUTO, SHARE_HOSTS or SHARE_MODEL */
     cli_out out;
 } replay_opts;
+
+enum { SHARE_AUTO, SHARE_HOSTS, SHARE_MODEL };
 
 /* The options that set a value of the base configuration: 1, -1 after a usage error
  * (reported), 0 for another argument. */
@@ -166,6 +176,16 @@ static int parse(int argc, char **argv, replay_opts *o)
             o->base.free_wild = 1;
         } else if (cli_args_flag(&a, "--timing")) {
             o->timing = 1;
+        } else if ((k = cli_args_value(&a, "--sharing", &v))) {
+            static const char *const names[] = {"auto", "hosts", "model"};
+            if (k < 0)
+                return CLI_BAD;
+            o->sharing = -1;
+            for (int s = 0; s < 3; s++)
+                o->sharing = !strcmp(v, names[s]) ? s : o->sharing;
+            if (o->sharing < 0)
+                return cli_usage_error(
+                    cmd, "--sharing: bad value '%s' (expected auto, hosts or model)", v);
         } else if (replay_fast_option(&a, &o->fast)) { /* --no-fast, --check-fast */
         } else if ((k = conf_option(&a, &o->base)) ||
                    (k = cli_args_value(&a, "--out-trace", &o->out_trace)) ||
@@ -279,6 +299,7 @@ typedef struct replay_state {
     rt_table *cmp;    /* with --compare: the compare table (one of rep's) */
     uint64_t base_ps; /* the first configuration's predicted time */
     int failed;       /* a replay did not complete */
+    int share_hosts;  /* rt_sim_config.share_hosts for every configuration */
 } replay_state;
 
 static int load(replay_state *st)
@@ -338,6 +359,24 @@ static int show(replay_state *st, const rt_whatif_conf *c, const rt_whatif_setup
     return rc;
 }
 
+/* Whether the ranks that shared a real host share its CPUs in the replays (--sharing,
+ * docs/replay.md): with auto, when the trace names the hosts and no configuration moves a
+ * rank, so that the rows of a comparison stand on the same machine. */
+static int share_hosts(replay_state *st, const rt_whatif_set *set)
+{
+    if (st->o->sharing != SHARE_AUTO)
+        return st->o->sharing == SHARE_HOSTS;
+    for (unsigned i = 0; i < set->n; i++) {
+        rt_whatif_setup su;
+        rt_err err;
+        int moved = rt_whatif_setup_make(&set->conf[i], st->t, &su, &err) < 0 || su.cfg.node;
+        rt_whatif_setup_free(&su);
+        if (moved)
+            return 0;
+    }
+    return 1;
+}
+
 /* Configuration number i, replayed and shown. */
 static int replay_one(replay_state *st, const rt_whatif_conf *c, unsigned i)
 {
@@ -351,6 +390,7 @@ static int replay_one(replay_state *st, const rt_whatif_conf *c, unsigned i)
         return replay_error(rc, &err);
     }
     su.cfg.out_trace = o->out_trace;
+    su.cfg.share_hosts = st->share_hosts;
     su.cfg.no_fast_coll = o->fast.off;
     double t1 = now_s();
     clock_t c1 = clock();
@@ -410,6 +450,8 @@ static int replay_run(int argc, char **argv)
     replay_state st = {.o = &o};
     if (rc == CLI_OK)
         rc = load(&st);
+    if (rc == CLI_OK)
+        st.share_hosts = share_hosts(&st, &set);
     for (unsigned i = 0; i < set.n && rc == CLI_OK; i++)
         rc = replay_one(&st, &set.conf[i], i);
     if (rc == CLI_OK) {

@@ -1,7 +1,7 @@
 /*
  * The definition records of retrace's CSV trace form (csv_reader.c): ranks, proc, comm,
- * group, win, win_name, win_info and neighbors, each a line before the first event, checked field
- * by field and added to the reader's definitions.
+ * group, win, win_name, win_info, neighbors and host, each a line before the first event, checked
+ * field by field and added to the reader's definitions.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +164,13 @@ static int def_win_info(rt_reader *r, rt__csv_reader *cr, const uint32_t *v, rt_
     return rt_defs_add_win_info(&r->defs, v[0], rt__csv_fld(cr, 2), rt__csv_fld(cr, 3), e);
 }
 
+/* The real host of a rank: host,R,ONLINE,NCPUS,NAME[,CPUS] (rt_defs_set_host). */
+static int def_host(rt_reader *r, rt__csv_reader *cr, const uint32_t *v, rt_err *e)
+{
+    const char *cpus = cr->nfields > 5 ? rt__csv_fld(cr, 5) : NULL;
+    return rt_defs_set_host(&r->defs, v[0], rt__csv_fld(cr, 4), v[1], v[2], cpus, e);
+}
+
 /* A neighbour list: communicator ranks or "none" (MPI_PROC_NULL), single spaces between
  * them; an empty field is an empty list. *v is a new array (n entries). */
 static int parse_nbr_list(char *s, const char *what, int32_t **v, uint32_t *n, rt_err *e)
@@ -224,6 +231,7 @@ static const struct def_record {
     {"win_name", 3, 3, {"ID"}, def_win_name},
     {"win_info", 4, 4, {"ID"}, def_win_info},
     {"neighbors", 5, 5, {"COMM", "RANK"}, def_nbrs},
+    {"host", 5, 6, {"R", "ONLINE", "NCPUS"}, def_host},
     {"peer_counts", 1, 1, {NULL}, def_peer_counts},
     {"mpi_library", 2, 2, {NULL}, def_library},
 };

@@ -138,6 +138,22 @@ static void put_nbr_list(FILE *f, const int32_t *v, uint32_t n)
     }
 }
 
+/* The real host of rank r, when known: host,R,ONLINE,NCPUS,NAME[,CPUS] (the list quoted: it
+ * has commas). */
+static void put_host(FILE *f, const rt_defs *d, uint32_t r)
+{
+    const rt_rank_host *rh = &d->rank_host[r];
+    if (rh->host == RT_ID_NONE)
+        return;
+    fprintf(f, "host,%u,%u,%u,%s", (unsigned)r, (unsigned)d->hosts[rh->host].online,
+            (unsigned)rh->ncpus, d->hosts[rh->host].name);
+    if (rh->cpus) {
+        putc(',', f);
+        put_name(f, rh->cpus);
+    }
+    putc('\n', f);
+}
+
 /* Writes the header and definitions; stdio keeps an error flag, checked once at the end. */
 static int write_defs(FILE *f, const rt_defs *d)
 {
@@ -150,6 +166,8 @@ static int write_defs(FILE *f, const rt_defs *d)
         if (d->node[i] || d->module[i])
             fprintf(f, "proc,%u,%u,%u\n", (unsigned)i, (unsigned)d->node[i],
                     (unsigned)d->module[i]);
+    for (uint32_t i = 0; d->rank_host && i < d->nranks; i++)
+        put_host(f, d, i);
     for (uint32_t i = 0; i < d->ncomms; i++) {
         const rt_comm_def *c = &d->comms[i];
         if (c->id == RT_COMM_WORLD || c->id == RT_COMM_SELF)

@@ -81,6 +81,7 @@ void rt_defs_free(rt_defs *defs)
     free(defs->groups);
     free(defs->wins);
     rt__defs_free_nbrs(defs);
+    rt__defs_free_hosts(defs);
     free(defs->node);
     free(defs->module);
     memset(defs, 0, sizeof *defs);
@@ -274,6 +275,8 @@ int rt_defs_copy(rt_defs *dst, const rt_defs *src, rt_err *err)
         const rt_nbr_def *n = &src->nbrs[i];
         rc = rt_defs_add_nbrs(dst, n->comm, n->rank, n->nin, n->in, n->nout, n->out, err);
     }
+    if (!rc)
+        rc = rt__defs_copy_hosts(dst, src, err);
     if (rc)
         rt_defs_free(dst);
     return rc;

@@ -119,7 +119,7 @@ static OTF2_CallbackCode def_locgroup(void *data, OTF2_LocationGroupRef ref, OTF
                                       OTF2_LocationGroupRef creator)
 {
     otf2r *o = data;
-    dlocgroup g = {ref, type, tree, -1, -1};
+    dlocgroup g = {ref, type, tree, -1, -1, OTF2_UNDEFINED_STRING, OTF2_UNDEFINED_STRING, 0, 0};
     return VEC_PUSH(o->locgroups, g) ? OTF2_CALLBACK_ERROR : OTF2_CALLBACK_SUCCESS;
 }
 
@@ -139,6 +139,24 @@ static int nbrs_prop(const char *name, OTF2_Type type, OTF2_AttributeValue value
     return 0;
 }
 
+/* Our properties of a location group: node, module and the host facts (rt__otf2.h); others
+ * are left to the tools that wrote them. */
+static void locgroup_prop(dlocgroup *g, const char *n, OTF2_Type type, OTF2_AttributeValue value)
+{
+    if (type == OTF2_TYPE_UINT32 && !strcmp(n, RT__OTF2_PROP_NODE))
+        g->node = value.uint32;
+    else if (type == OTF2_TYPE_UINT32 && !strcmp(n, RT__OTF2_PROP_MODULE))
+        g->module = value.uint32;
+    else if (type == OTF2_TYPE_UINT32 && !strcmp(n, RT__OTF2_PROP_ONLINE))
+        g->online = value.uint32;
+    else if (type == OTF2_TYPE_UINT32 && !strcmp(n, RT__OTF2_PROP_NCPUS))
+        g->ncpus = value.uint32;
+    else if (type == OTF2_TYPE_STRING && !strcmp(n, RT__OTF2_PROP_HOST))
+        g->host = value.stringRef;
+    else if (type == OTF2_TYPE_STRING && !strcmp(n, RT__OTF2_PROP_CPUS))
+        g->cpus = value.stringRef;
+}
+
 static OTF2_CallbackCode def_locgroup_prop(void *data, OTF2_LocationGroupRef ref,
                                            OTF2_StringRef name, OTF2_Type type,
                                            OTF2_AttributeValue value)
@@ -150,15 +168,9 @@ static OTF2_CallbackCode def_locgroup_prop(void *data, OTF2_LocationGroupRef ref
         nb.locgroup = ref;
         return VEC_PUSH(o->nbrs, nb) ? OTF2_CALLBACK_ERROR : OTF2_CALLBACK_SUCCESS;
     }
-    int is_node = !strcmp(n, RT__OTF2_PROP_NODE), is_module = !strcmp(n, RT__OTF2_PROP_MODULE);
-    if ((!is_node && !is_module) || type != OTF2_TYPE_UINT32)
-        return OTF2_CALLBACK_SUCCESS;
     for (size_t i = o->locgroups.n; i > 0; i--) /* the latest first: it is usually that one */
         if (o->locgroups.v[i - 1].ref == ref) {
-            if (is_node)
-                o->locgroups.v[i - 1].node = value.uint32;
-            else
-                o->locgroups.v[i - 1].module = value.uint32;
+            locgroup_prop(&o->locgroups.v[i - 1], n, type, value);
             break;
         }
     return OTF2_CALLBACK_SUCCESS;
@@ -392,6 +404,15 @@ static int build_nbrs(rt_reader *r, otf2r *o, rt_err *err)
     return rc;
 }
 
+/* The host properties of rank i's location group (rt_defs_set_host checks them). */
+static int set_host(rt_reader *r, const otf2r *o, size_t i, const dlocgroup *g, rt_err *err)
+{
+    const char *cpus = g->cpus != OTF2_UNDEFINED_STRING ? string_of(o, g->cpus) : NULL;
+    int rc = rt_defs_set_host(&r->defs, (uint32_t)i, string_of(o, g->host), g->online, g->ncpus,
+                              cpus, err);
+    return rc < 0 ? rt__err_prefix(err, rc, r->path) : 0;
+}
+
 /* Ranks: the process location groups, in ref order (Score-P: ref = MPI rank); r->defs made
  * for that many, each rank's master thread location found and its node and module set. */
 static int build_ranks(rt_reader *r, otf2r *o, rt_err *err)
@@ -433,6 +454,8 @@ static int build_ranks(rt_reader *r, otf2r *o, rt_err *err)
         int64_t module = g->module >= 0 ? g->module : tree_ordinal(o, g->tree, "module");
         r->defs.node[i] = node >= 0 ? (uint32_t)node : 0;
         r->defs.module[i] = module >= 0 ? (uint32_t)module : 0;
+        if (g->host != OTF2_UNDEFINED_STRING && (rc = set_host(r, o, i, g, err)) < 0)
+            return rc;
     }
     return 0;
 }

@@ -354,6 +354,54 @@ static OTF2_RegionRole region_role(unsigned fn)
     }
 }
 
+/* The strings of the host properties (rt__otf2.h): the four names, and each host's name. */
+typedef struct host_strings {
+    OTF2_StringRef host, online, ncpus, cpus;
+    OTF2_StringRef *name; /* per host */
+} host_strings;
+
+static OTF2_ErrorCode host_strings_write(otf2w *o, const rt_defs *d, host_strings *hs)
+{
+    OTF2_ErrorCode ec = OTF2_SUCCESS;
+    hs->name = NULL;
+    if (!d->nhosts)
+        return ec;
+    if (!(hs->name = malloc((size_t)d->nhosts * sizeof *hs->name)))
+        return OTF2_ERROR_MEM_ALLOC_FAILED;
+    hs->host = str(o, RT__OTF2_PROP_HOST, &ec);
+    hs->online = str(o, RT__OTF2_PROP_ONLINE, &ec);
+    hs->ncpus = str(o, RT__OTF2_PROP_NCPUS, &ec);
+    hs->cpus = str(o, RT__OTF2_PROP_CPUS, &ec);
+    for (uint32_t h = 0; h < d->nhosts; h++)
+        hs->name[h] = str(o, d->hosts[h].name, &ec);
+    return ec;
+}
+
+/* Rank r's host properties, when its host is known. */
+static OTF2_ErrorCode write_host(otf2w *o, const rt_defs *d, const host_strings *hs, uint32_t r)
+{
+    const rt_rank_host *rh = d->rank_host ? &d->rank_host[r] : NULL;
+    if (!rh || rh->host == RT_ID_NONE)
+        return OTF2_SUCCESS;
+    OTF2_GlobalDefWriter *g = o->gdw;
+    OTF2_AttributeValue v = {.stringRef = hs->name[rh->host]};
+    OTF2_ErrorCode ec =
+        OTF2_GlobalDefWriter_WriteLocationGroupProperty(g, r, hs->host, OTF2_TYPE_STRING, v);
+    v.uint32 = d->hosts[rh->host].online;
+    if (ec == OTF2_SUCCESS)
+        ec = OTF2_GlobalDefWriter_WriteLocationGroupProperty(g, r, hs->online, OTF2_TYPE_UINT32, v);
+    v.uint32 = rh->ncpus;
+    if (ec == OTF2_SUCCESS)
+        ec = OTF2_GlobalDefWriter_WriteLocationGroupProperty(g, r, hs->ncpus, OTF2_TYPE_UINT32, v);
+    if (ec == OTF2_SUCCESS && rh->cpus) {
+        v.stringRef = str(o, rh->cpus, &ec);
+        if (ec == OTF2_SUCCESS)
+            ec = OTF2_GlobalDefWriter_WriteLocationGroupProperty(g, r, hs->cpus, OTF2_TYPE_STRING,
+                                                                 v);
+    }
+    return ec;
+}
+
 typedef struct placement {
     uint32_t module, node, rank;
 } placement;
@@ -561,6 +609,9 @@ static OTF2_ErrorCode write_global_defs(otf2w *o, const rt_defs *d)
     OTF2_StringRef s_node = str(o, RT__OTF2_PROP_NODE, &ec);
     OTF2_StringRef s_module = str(o, RT__OTF2_PROP_MODULE, &ec);
     OTF2_StringRef s_thread = str(o, "Master thread", &ec);
+    host_strings hs = {.name = NULL};
+    if (ec == OTF2_SUCCESS)
+        ec = host_strings_write(o, d, &hs);
     char name[48];
     for (uint32_t r = 0; r < d->nranks && ec == OTF2_SUCCESS; r++) {
         snprintf(name, sizeof name, "MPI Rank %u", (unsigned)r);
@@ -577,9 +628,12 @@ static OTF2_ErrorCode write_global_defs(otf2w *o, const rt_defs *d)
             ec = OTF2_GlobalDefWriter_WriteLocationGroupProperty(o->gdw, r, s_module,
                                                                  OTF2_TYPE_UINT32, v);
         if (ec == OTF2_SUCCESS)
+            ec = write_host(o, d, &hs, r);
+        if (ec == OTF2_SUCCESS)
             ec = OTF2_GlobalDefWriter_WriteLocation(
                 o->gdw, r, s_thread, OTF2_LOCATION_TYPE_CPU_THREAD, o->ranks[r].nevents, r);
     }
+    free(hs.name);
     free(tree_of);
     if (ec == OTF2_SUCCESS)
         ec = write_comms(o, d);

@@ -486,6 +486,31 @@ static int def_win_text(const defctx *c, unsigned what, rt_err *err)
     return rt__raw_fail_at(err, c->path, c->off, "%s", msg);
 }
 
+/* The rank's real host (rt_raw_def_host). */
+static int def_host(const defctx *c, rt_err *err)
+{
+    rt_raw_def_host h = {0};
+    if (c->nbytes >= sizeof h)
+        memcpy(&h, c->payload, sizeof h);
+    if (c->nbytes < sizeof h || h.name_len > RT_HOST_NAME_LEN || h.cpus_len > RT_CPU_LIST_LEN ||
+        (uint64_t)h.name_len + h.cpus_len > c->nbytes - sizeof h)
+        return rt__raw_fail_at(err, c->path, c->off,
+                               "host definition of %u bytes: its lengths do not fit",
+                               (unsigned)c->nbytes);
+    char name[RT_HOST_NAME_LEN + 1], cpus[RT_CPU_LIST_LEN + 1];
+    memcpy(name, c->payload + sizeof h, h.name_len);
+    name[h.name_len] = 0;
+    memcpy(cpus, c->payload + sizeof h + h.name_len, h.cpus_len);
+    cpus[h.cpus_len] = 0;
+    int rc =
+        rt_defs_set_host(c->defs, c->rank, name, h.online, h.ncpus, h.cpus_len ? cpus : NULL, err);
+    if (!rc)
+        return 0;
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    return rt__raw_fail_at(err, c->path, c->off, "%s", msg);
+}
+
 static int def_nbrs(const defctx *c, rt_err *err)
 {
     rt_raw_def_nbrs d;
@@ -569,6 +594,8 @@ static int next_def(defctx *c, rt__rfile *f, uint64_t *cut_at, rt_err *err)
         rc = def_nbrs(c, err);
     else if (def.what == RT_RAW_DEF_WIN_NAME || def.what == RT_RAW_DEF_WIN_INFO)
         rc = def_win_text(c, def.what, err);
+    else if (def.what == RT_RAW_DEF_HOST)
+        rc = def_host(c, err);
     else
         rc =
             rt__raw_fail_at(err, c->path, c->off, "unknown definition kind %u", (unsigned)def.what);

@@ -30,6 +30,12 @@ extern const OTF2_Type rt__otf2_attr_type[RT__ATTR_COUNT];
 #define RT__OTF2_ARCHIVE_NAME "traces"
 #define RT__OTF2_PROP_NODE "retrace::node"
 #define RT__OTF2_PROP_MODULE "retrace::module"
+/* The real host of a rank (rt_rank_host): its name and online CPUs, the rank's allowed CPUs
+ * (their count, and their list when known), location group properties of the rank. */
+#define RT__OTF2_PROP_HOST "retrace::host"
+#define RT__OTF2_PROP_ONLINE "retrace::online_cpus"
+#define RT__OTF2_PROP_NCPUS "retrace::ncpus"
+#define RT__OTF2_PROP_CPUS "retrace::cpus"
 /*
  * Neighbour lists (rt_nbr_def). OTF2 3.0 can describe Cartesian topologies but not graphs,
  * and not the per-rank order neighbourhood collectives use, so each list is a group of type

@@ -28,6 +28,8 @@ typedef struct dtree {
 typedef struct dlocgroup {
     uint32_t ref, type, tree;
     int64_t node, module; /* from our properties; -1 if absent */
+    uint32_t host, cpus;  /* string refs of the host properties, OTF2_UNDEFINED_STRING if absent */
+    uint32_t online, ncpus; /* 0 if absent */
 } dlocgroup;
 
 typedef struct dloc {

@@ -157,6 +157,8 @@ void rt__defs_free_nbrs(rt_defs *defs);
 /* defs_win.c: a window's name and info keys freed; a window copied with them. */
 void rt__defs_free_win(rt_win_def *w);
 int rt__defs_copy_win(rt_defs *dst, const rt_win_def *w, rt_err *err);
+void rt__defs_free_hosts(rt_defs *defs);
+int rt__defs_copy_hosts(rt_defs *dst, const rt_defs *src, rt_err *err);
 
 /* The name under which a trace cut short keeps its note: an OTF2 archive property, and in
  * CSV a comment line "# truncated: NOTE". */

@@ -595,6 +595,29 @@ typedef struct rt_nbr_def {
  * damaged trace cannot make a reader allocate gigabytes for one rank. */
 #define RT_MAX_DEGREE (1u << 20)
 
+/*
+ * The real machine that ran a rank, as the tracer saw it (the node and module ids describe
+ * the machine asked about, which --nodes and RETRACE_EMULATE may make up): the host's name
+ * (gethostname), its online CPUs, and the CPUs the rank was allowed to run on (its affinity
+ * mask at MPI_Init, in Linux's list form "0-3,8"). Replaying the recorded run takes the time
+ * sharing from them (docs/replay.md). A trace without them (another tool's, an older
+ * retrace's) has rank_host NULL.
+ */
+#define RT_HOST_NAME_LEN 64 /* HOST_NAME_MAX on Linux */
+#define RT_CPU_LIST_LEN 255 /* a longer list is not kept (the count is) */
+#define RT_CPU_MAX 65536    /* CPU numbers below it */
+
+typedef struct rt_host_def {
+    char *name;
+    uint32_t online; /* the host's online CPUs */
+} rt_host_def;
+
+typedef struct rt_rank_host {
+    uint32_t host;  /* index into rt_defs.hosts; RT_ID_NONE: unknown */
+    uint32_t ncpus; /* CPUs the rank was allowed to run on; 0: unknown */
+    char *cpus;     /* ... as a list, or NULL when it did not fit RT_CPU_LIST_LEN */
+} rt_rank_host;
+
 /* rt_defs.flags */
 enum {
     /* The trace records per-peer counts (COLL_PEER rows, "The per-peer counts" above): a v or
@@ -616,6 +639,10 @@ typedef struct rt_defs {
     uint32_t nnbrs, nbrs_cap;
     rt_nbr_def *nbrs; /* sorted by (rank, comm); only communicators a neighbourhood
                        * collective used */
+    uint32_t nhosts;
+    rt_host_def *hosts;      /* in the order the ranks name them */
+    rt_rank_host *rank_host; /* per world rank once one rank's host is known, else NULL */
+    void *host_index;        /* the hosts by name (defs_host.c) */
 } rt_defs;
 
 #endif /* RT_EVENT_H */

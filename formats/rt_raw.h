@@ -198,7 +198,8 @@ typedef enum rt_raw_def_kind {
     RT_RAW_DEF_WIN = 3,      /* rt_raw_def_win */
     RT_RAW_DEF_NBRS = 4,     /* rt_raw_def_nbrs + int32_t lists[nin + nout] */
     RT_RAW_DEF_WIN_NAME = 5, /* rt_raw_def_win_name + the name's bytes */
-    RT_RAW_DEF_WIN_INFO = 6  /* rt_raw_def_win_info + the key's bytes, then the value's */
+    RT_RAW_DEF_WIN_INFO = 6, /* rt_raw_def_win_info + the key's bytes, then the value's */
+    RT_RAW_DEF_HOST = 7      /* rt_raw_def_host + the host name's bytes, then the CPU list's */
 } rt_raw_def_kind;
 
 typedef struct rt_raw_def {
@@ -277,6 +278,15 @@ typedef struct rt_raw_def_win_info {
     uint16_t klen, vlen; /* bytes of the key (1 to RT_WIN_INFO_KEY_LEN) and of the value (at
                           * most RT_WIN_INFO_VALUE_LEN) */
 } rt_raw_def_win_info;
+
+/* The real host of the rank (rt_rank_host), once per defs file (tracers before it: none). */
+typedef struct rt_raw_def_host {
+    uint32_t online;   /* the host's online CPUs */
+    uint32_t ncpus;    /* CPUs the rank may run on */
+    uint16_t name_len; /* bytes of the host name, 1 to RT_HOST_NAME_LEN */
+    uint16_t cpus_len; /* bytes of the CPU list, at most RT_CPU_LIST_LEN; 0: not kept */
+    uint32_t pad;
+} rt_raw_def_host;
 
 typedef struct rt_raw_close {
     uint8_t type; /* RT_RAW_CLOSE */

@@ -77,6 +77,22 @@ const rt_nbr_def *rt_defs_nbrs(const rt_defs *defs, uint32_t comm, uint32_t rank
  * communicator has none). On failure err names the communicator and the two ranks.
  */
 int rt_defs_nbrs_check(const rt_defs *defs, rt_err *err);
+/* The real host of world rank rank (rt_rank_host): a host name (rt_host_name_valid), the
+ * host's online CPUs, and the CPUs the rank was allowed to run on: ncpus of them, listed in
+ * cpus when not NULL (rt_cpu_list_parse; the list's count must be ncpus). Once per rank; a
+ * host named again with more online CPUs keeps the larger count. Strings are copied. */
+int rt_defs_set_host(rt_defs *defs, uint32_t rank, const char *name, uint32_t online,
+                     uint32_t ncpus, const char *cpus, rt_err *err);
+/* 1 when s is a host name retrace keeps: 1 to RT_HOST_NAME_LEN letters, digits, '-', '.',
+ * '_'. */
+int rt_host_name_valid(const char *s);
+/* A CPU list in Linux's form ("0-3,8": ascending, disjoint numbers and ranges below
+ * RT_CPU_MAX, at most RT_CPU_LIST_LEN bytes): *count CPUs, each set in set (RT_CPU_MAX bits)
+ * when set is not NULL. -RT_E_FORMAT or -RT_E_RANGE (too long) otherwise. */
+int rt_cpu_list_parse(const char *s, uint32_t *count, uint64_t *set);
+/* For each host h, cpus[h]: the CPUs its ranks could run on together (the union of their
+ * lists; the largest count when a list is missing). 0 or -RT_E_NOMEM. */
+int rt_defs_host_cpus(const rt_defs *defs, uint32_t *cpus);
 /* Number of distinct node and module ids in use. */
 uint32_t rt_defs_count_nodes(const rt_defs *defs);
 uint32_t rt_defs_count_modules(const rt_defs *defs);

@@ -255,6 +255,8 @@ int rt__defs_open(void) RT__HIDDEN; /* the rank's raw defs file; 0, or -RT_E_IO:
 void rt__defs_close(void) RT__HIDDEN;
 /* Writes one DEF record of kind what (rt_raw_def_kind) to the rank's defs file. */
 void rt__def_write(unsigned what, const void *payload, size_t len) RT__HIDDEN;
+/* This rank's real host (host.c), into the defs file at MPI_Init. */
+void rt__host_write(void) RT__HIDDEN;
 void rt__tables_free(void) RT__HIDDEN;
 rt__comm *rt__comm_get(MPI_Comm comm) RT__HIDDEN; /* NULL when unknown */
 /* Defines a communicator the application just got (writes the DEF record). */

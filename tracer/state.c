@@ -347,8 +347,8 @@ void rt__init_after(int thread_level)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     rt__g.origin_realtime = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    if (rt__g.tracing)
-        rt__defs_open();
+    if (rt__g.tracing && rt__defs_open() == 0)
+        rt__host_write();
     rt__thread_get(); /* thread 0: the one that initialised MPI */
     if (rt__g.tracing)
         rt__crash_start(); /* the flusher thread, the signal and exit handlers */

@@ -116,7 +116,8 @@ function(rt_add_tracer target output mpi_target include_dirs mpi_label)
     ${src}/wrap_rma.c
     ${src}/wrap_comm.c
     ${src}/wrap_check.c
-    ${src}/topology.c)
+    ${src}/topology.c
+    ${src}/host.c)
   target_include_directories(${target} PRIVATE ${src} ${dir} ${PROJECT_SOURCE_DIR}/mpi_common)
   target_link_libraries(${target} PRIVATE rt_histograms rt_formats ${mpi_target} Threads::Threads)
   target_link_options(${target} PRIVATE -Wl,--exclude-libs,ALL -Wl,--no-undefined)

@@ -348,6 +348,7 @@ typedef struct sim {
     uint64_t *gw_free;            /* per gateway, contention */
     sim_share_turn *share;        /* per rank, when a node has more ranks than cores; else NULL */
     uint64_t slice;               /* ... and the timeslice, ps */
+    int share_recorded;           /* ... taken from the trace's hosts (sim_share.c) */
     sim_cost cost[RT_CT_COUNT];   /* the last message size's per connection type */
     uint64_t reduce_n, reduce_ps; /* the last reduction size and its time (sim_coll.c) */
     struct sim_lock *lockv;

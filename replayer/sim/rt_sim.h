@@ -64,6 +64,8 @@ typedef struct rt_sim_config {
     const uint32_t *node;       /* per world rank; NULL: as recorded */
     const uint32_t *module;     /* per world rank; NULL: as recorded */
     int free_wildcards;         /* match wildcard receives freely instead of as recorded */
+    int share_hosts; /* 1: with the recorded placement, ranks that ran on one real host share its
+                      * CPUs (rt_rank_host) in turns, instead of the model's cores per node */
     uint64_t compute_scale_ppm; /* recorded computation is spent times this / 10^6 (10^6) */
     const char *out_trace;      /* write the simulated run as OTF2 there; NULL: do not */
     int no_fast_coll;           /* 1: never use the collective fast path (the results are the

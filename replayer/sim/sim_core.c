@@ -272,6 +272,10 @@ static void call_enter(sim *s, sim_rank *rk, const rt_event *ev, const rt_event 
         uint64_t scale = s->cfg->compute_scale_ppm;
         if (scale != 1000000)
             d = sim_time(s, ((rt_u128)d * scale + 500000) / 1000000);
+        /* recorded on a CPU shared in turns (the trace's hosts): the rank computed in its
+         * share of the gap only, which the turns below stretch again */
+        if (s->share_recorded && s->share[rk - s->ranks].turns > 1)
+            d = (d + s->share[rk - s->ranks].turns - 1) / s->share[rk - s->ranks].turns;
         /* no more than the clock moves on, but for a d that failed the run (then SIM_TIME_MAX) */
         rk->compute_ps = scale == 1000000 ? rk->compute_ps + d : rt_add_sat(rk->compute_ps, d);
     }

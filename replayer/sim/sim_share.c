@@ -16,58 +16,103 @@
 
 #include "rt__sim.h"
 
-static int by_node(const void *a, const void *b)
+static int by_group(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
 }
 
+/* Who shares CPUs with whom: 1 when the replay is of the recorded placement and the trace
+ * names every rank's real host (rt_rank_host): the groups are the hosts, with the CPUs their
+ * ranks could run on together; else the model's: nodes of cores CPUs each. */
+static int recorded_hosts(const sim *s)
+{
+    const rt_defs *d = s->defs;
+    if (!s->cfg->share_hosts || s->cfg->node || !d->rank_host)
+        return 0;
+    for (uint32_t r = 0; r < d->nranks; r++)
+        if (d->rank_host[r].host == RT_ID_NONE)
+            return 0;
+    return 1;
+}
+
+/* The turns of the ranks of one group v[0..n) (sorted: rank order) on cores CPUs. */
+static void share_group(sim *s, const uint64_t *v, uint32_t n, uint32_t cores)
+{
+    for (uint32_t k = 0; k < n; k++) {
+        sim_share_turn *st = &s->share[(uint32_t)v[k]];
+        uint32_t core = k % cores;
+        st->turn = k / cores;
+        st->turns = (n - core + cores - 1) / cores;
+    }
+}
+
+/* The note that says where the sharing comes from. */
+static void share_note(sim *s, int hosts, uint32_t shared, uint32_t most, uint32_t cores)
+{
+    char q[32];
+    rt_net_format_time(s->slice, q, sizeof q);
+    if (hosts)
+        sim_buf_printf(&s->notes,
+                       "time sharing as recorded: %u host%s more ranks than the CPUs they could "
+                       "run on (up to %u ranks on %u CPU%s, the trace's hosts): their ranks "
+                       "run in turns of %s (docs/replay.md)\n",
+                       (unsigned)shared, shared == 1 ? " had" : "s had", (unsigned)most,
+                       (unsigned)cores, cores == 1 ? "" : "s", q);
+    else
+        sim_buf_printf(&s->notes,
+                       "time sharing: %u node%s more ranks than cores = %u (up to %u ranks on "
+                       "one node): their ranks run in turns of %s (docs/replay.md)\n",
+                       (unsigned)shared, shared == 1 ? " has" : "s have", (unsigned)cores,
+                       (unsigned)most, q);
+}
+
 int sim_share_init(sim *s)
 {
-    uint32_t cores = s->cfg->model.cores, n = s->nranks;
-    if (!cores || n <= cores)
+    uint32_t n = s->nranks, *host_cpus = NULL;
+    int hosts = recorded_hosts(s);
+    if (!hosts && (!s->cfg->model.cores || n <= s->cfg->model.cores))
         return 0;
-    /* (node << 32 | rank), sorted: each node's ranks together, in rank order. Node ids are
+    /* (group << 32 | rank), sorted: each group's ranks together, in rank order. Node ids are
      * whatever the trace or the mapping says, so they are grouped by sorting. */
     uint64_t *v = malloc((size_t)n * sizeof *v);
     s->share = calloc(n, sizeof *s->share);
-    if (!v || !s->share) {
+    if (hosts && (host_cpus = malloc((size_t)s->defs->nhosts * sizeof *host_cpus)) &&
+        rt_defs_host_cpus(s->defs, host_cpus) < 0) {
+        free(host_cpus);
+        host_cpus = NULL;
+    }
+    if (!v || !s->share || (hosts && !host_cpus)) {
         free(v);
+        free(host_cpus);
         sim_share_free(s);
         return sim_fail(s, RT_E_NOMEM, "out of memory (time sharing, %u ranks)", (unsigned)n);
     }
     for (uint32_t r = 0; r < n; r++)
-        v[r] = (uint64_t)s->node[r] << 32 | r;
-    qsort(v, n, sizeof *v, by_node);
-    uint32_t shared_nodes = 0, most = 0;
+        v[r] = (uint64_t)(hosts ? s->defs->rank_host[r].host : s->node[r]) << 32 | r;
+    qsort(v, n, sizeof *v, by_group);
+    uint32_t shared = 0, most = 0, most_cores = 0;
     for (uint32_t i = 0, j; i < n; i = j) {
         for (j = i + 1; j < n && v[j] >> 32 == v[i] >> 32;)
             j++;
-        uint32_t on_node = j - i;
-        most = on_node > most ? on_node : most;
-        if (on_node <= cores)
+        uint32_t on_group = j - i;
+        uint32_t cores = hosts ? host_cpus[v[i] >> 32] : s->cfg->model.cores;
+        if (on_group <= cores || !cores)
             continue; /* turns 0: runs all the time */
-        shared_nodes++;
-        for (uint32_t k = 0; k < on_node; k++) {
-            sim_share_turn *st = &s->share[(uint32_t)v[i + k]];
-            uint32_t core = k % cores;
-            st->turn = k / cores;
-            st->turns = (on_node - core + cores - 1) / cores;
-        }
+        shared++;
+        if (on_group > most)
+            most = on_group, most_cores = cores;
+        share_group(s, v + i, on_group, cores);
     }
     free(v);
-    if (!shared_nodes) {
+    free(host_cpus);
+    if (!shared) {
         sim_share_free(s);
         return 0;
     }
+    s->share_recorded = hosts;
     s->slice = s->cfg->model.timeslice_ps;
-    char q[32];
-    rt_net_format_time(s->slice, q, sizeof q);
-    sim_buf_printf(&s->notes,
-                   "time sharing: %u node%s more ranks than cores = %u (up to %u ranks on one "
-                   "node): their ranks run in turns of %s (docs/replay.md)\n",
-                   (unsigned)shared_nodes, shared_nodes == 1 ? " has" : "s have", (unsigned)cores,
-                   (unsigned)most, q);
+    share_note(s, hosts, shared, most, most_cores);
     return 0;
 }
 

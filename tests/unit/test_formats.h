@@ -13,6 +13,7 @@
 
 #define ALL_KINDS RT_TEST_DATA "/all_kinds.csv"
 #define NEIGHBORS RT_TEST_DATA "/neighbors.csv"
+#define HOSTS RT_TEST_DATA "/hosts.csv"
 
 static inline void remove_any(const char *path)
 {
@@ -107,6 +108,20 @@ static inline void assert_same_defs(const rt_defs *a, const rt_defs *b)
         assert_int_equal(x->nout, y->nout);
         assert_memory_equal(x->in, y->in, x->nin * sizeof *x->in);
         assert_memory_equal(x->out, y->out, x->nout * sizeof *x->out);
+    }
+    assert_int_equal(a->nhosts, b->nhosts);
+    assert_true((a->rank_host == NULL) == (b->rank_host == NULL));
+    for (uint32_t r = 0; a->rank_host && r < a->nranks; r++) {
+        const rt_rank_host *x = &a->rank_host[r], *y = &b->rank_host[r];
+        assert_int_equal(x->host, y->host);
+        assert_int_equal(x->ncpus, y->ncpus);
+        assert_true((x->cpus == NULL) == (y->cpus == NULL));
+        if (x->cpus)
+            assert_string_equal(x->cpus, y->cpus);
+        if (x->host != RT_ID_NONE) {
+            assert_string_equal(a->hosts[x->host].name, b->hosts[y->host].name);
+            assert_int_equal(a->hosts[x->host].online, b->hosts[y->host].online);
+        }
     }
 }
 

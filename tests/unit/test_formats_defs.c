@@ -199,12 +199,79 @@ static void test_nbrs_roundtrip(void **state)
     assert_int_equal(k, 8);
 }
 
+/* The real hosts of tests/data/hosts.csv through CSV and OTF2 (CSV -> OTF2 -> CSV), field by
+ * field, the CPUs each host's ranks shared, and the CPU lists retrace takes and refuses. */
+static void test_hosts(void **state)
+{
+    (void)state;
+    const char *csv = rt_test_tmp_path("hosts.csv"), *otf2 = rt_test_tmp_path("hosts-otf2"),
+               *back = rt_test_tmp_path("hosts-back.csv");
+    unlink(csv);
+    unlink(back);
+    remove_any(otf2);
+    convert(HOSTS, csv, RT_FMT_CSV);
+    convert(HOSTS, otf2, RT_FMT_OTF2);
+    convert(otf2, back, RT_FMT_CSV);
+    loaded a, b;
+    rt_err err;
+    assert_int_equal(load(HOSTS, &a, &err), 0);
+    assert_int_equal(a.defs.nhosts, 2);
+    assert_string_equal(a.defs.hosts[0].name, "node-a");
+    assert_int_equal(a.defs.hosts[1].online, 8);
+    assert_int_equal(a.defs.rank_host[2].host, 0);
+    assert_string_equal(a.defs.rank_host[2].cpus, "0");
+    assert_null(a.defs.rank_host[3].cpus);
+    assert_int_equal(a.defs.rank_host[3].ncpus, 4);
+    uint32_t cpus[2];
+    assert_int_equal(rt_defs_host_cpus(&a.defs, cpus), 0);
+    assert_int_equal(cpus[0], 1);
+    assert_int_equal(cpus[1], 4);
+    const char *paths[3] = {csv, otf2, back};
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(load(paths[k], &b, &err), 0);
+        assert_same_defs(&a.defs, &b.defs);
+        rt_defs copy;
+        assert_int_equal(rt_defs_copy(&copy, &b.defs, &err), 0);
+        assert_same_defs(&a.defs, &copy);
+        rt_defs_free(&copy);
+        unload(&b);
+    }
+    unload(&a);
+
+    uint32_t n = 0;
+    uint64_t set[RT_CPU_MAX / 64] = {0};
+    assert_int_equal(rt_cpu_list_parse("0-3,8,10-11", &n, set), 0);
+    assert_int_equal(n, 7);
+    assert_int_equal(set[0], 0xd0full);
+    static const char *const bad[] = {"",  ",",  "1,",    "3,1",  "1-1,1", "2-1",
+                                      "a", "0-", "65536", "1,,2", "-1",    "0 1"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        assert_int_equal(rt_cpu_list_parse(bad[i], &n, NULL), -RT_E_FORMAT);
+    assert_int_equal(rt_cpu_list_parse("65535", &n, NULL), 0);
+    assert_int_equal(n, 1);
+
+    /* the union of the ranks' lists on a host: 0-1 and 1-2 share CPU 1, 3 CPUs in all */
+    rt_defs d;
+    assert_int_equal(rt_defs_init(&d, 3, &err), 0);
+    assert_int_equal(rt_defs_set_host(&d, 0, "h", 4, 2, "0-1", &err), 0);
+    assert_int_equal(rt_defs_set_host(&d, 2, "h", 4, 2, "1-2", &err), 0);
+    assert_int_equal(rt_defs_set_host(&d, 2, "h", 4, 2, "1-2", &err), -RT_E_FORMAT);
+    assert_int_equal(rt_defs_set_host(&d, 1, "h h", 4, 1, "0", &err), -RT_E_FORMAT);
+    assert_int_equal(rt_defs_set_host(&d, 3, "h", 4, 1, "0", &err), -RT_E_INVAL);
+    assert_int_equal(rt_defs_set_host(&d, 1, "g", 0, 1, "0", &err), -RT_E_RANGE);
+    assert_int_equal(d.nhosts, 1);
+    assert_int_equal(d.rank_host[1].host, RT_ID_NONE);
+    assert_int_equal(rt_defs_host_cpus(&d, cpus), 0);
+    assert_int_equal(cpus[0], 3);
+    rt_defs_free(&d);
+}
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defs),
         cmocka_unit_test(test_nbrs),
         cmocka_unit_test(test_nbrs_roundtrip),
+        cmocka_unit_test(test_hosts),
     };
     return rt_test_main("formats_defs", tests, argc, argv);
 }

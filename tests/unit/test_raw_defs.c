@@ -394,6 +394,58 @@ static void test_bad_neighbor_lists(void **state)
     }
 }
 
+/* ---- hosts ---------------------------------------------------------------------------------- */
+
+/* A host record (rt_raw_def_host) in the defs file of rank; cpus NULL: the count only. */
+static void host_defs(const char *dir, uint32_t rank, const char *name, uint32_t online,
+                      uint32_t ncpus, const char *cpus, uint16_t name_len)
+{
+    rbuf d = defs_file(rank, 2);
+    unsigned char buf[512];
+    rt_raw_def_host h = {.online = online,
+                         .ncpus = ncpus,
+                         .name_len = name_len,
+                         .cpus_len = (uint16_t)(cpus ? strlen(cpus) : 0)};
+    memcpy(buf, &h, sizeof h);
+    memcpy(buf + sizeof h, name, strlen(name));
+    if (cpus)
+        memcpy(buf + sizeof h + strlen(name), cpus, h.cpus_len);
+    def(&d, RT_RAW_DEF_HOST, buf, sizeof h + strlen(name) + h.cpus_len, NULL, 0);
+    save_defs(dir, rank, &d);
+}
+
+/* Each rank's host as its defs file gives it; damaged host records refused. */
+static void test_hosts(void **state)
+{
+    (void)state;
+    const char *dir = fresh_dir("hosts");
+    host_defs(dir, 0, "node-a", 8, 2, "0,4", 6);
+    host_defs(dir, 1, "node-a", 8, 8, NULL, 6);
+    for (uint32_t rank = 0; rank < 2; rank++) {
+        rbuf t = thread_file(rank, 2, 0);
+        close_rec(&t, 10);
+        save_thread(dir, rank, 0, &t);
+    }
+    loaded raw;
+    load_ok(dir, &raw);
+    assert_int_equal(raw.defs.nhosts, 1);
+    assert_string_equal(raw.defs.hosts[0].name, "node-a");
+    assert_int_equal(raw.defs.hosts[0].online, 8);
+    assert_string_equal(raw.defs.rank_host[0].cpus, "0,4");
+    assert_int_equal(raw.defs.rank_host[1].ncpus, 8);
+    assert_null(raw.defs.rank_host[1].cpus);
+    rt_test_unload(&raw);
+    host_defs(dir, 0, "node-a", 8, 2, "0,4", 200);
+    expect_error(dir, RT_E_FORMAT,
+                 "r0.defs.rtr: offset 64: host definition of 25 bytes: its lengths do not fit");
+    host_defs(dir, 0, "node/a", 8, 2, "0,4", 6);
+    expect_error(dir, RT_E_FORMAT,
+                 "r0.defs.rtr: offset 64: host of rank 0: not a host name (1 to 64 letters, "
+                 "digits, '-', '.' and '_')");
+    host_defs(dir, 0, "node-a", 8, 3, "0,4", 6);
+    expect_error(dir, RT_E_FORMAT,
+                 "r0.defs.rtr: offset 64: host of rank 0: 3 CPUs allowed, but its list 0,4 has 2");
+}
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -402,6 +454,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_bad_defs),
         cmocka_unit_test(test_neighbor_lists),
         cmocka_unit_test(test_bad_neighbor_lists),
+        cmocka_unit_test(test_hosts),
     };
     return rt_test_main("raw_defs", tests, argc, argv);
 }

@@ -1,0 +1,2 @@
+info
+$DATA/hosts.csv

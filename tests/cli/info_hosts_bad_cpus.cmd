@@ -1,0 +1,2 @@
+info
+$DATA/hosts_bad_cpus.csv

@@ -1,0 +1,2 @@
+replay
+$DATA/hosts.csv

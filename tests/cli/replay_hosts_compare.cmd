@@ -1,0 +1,6 @@
+replay
+$DATA/hosts.csv
+--compare
+map:cyclic
+--compare
+coll:all=msa

@@ -1,0 +1,4 @@
+replay
+$DATA/hosts.csv
+--sharing
+host
