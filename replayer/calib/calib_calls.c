@@ -258,6 +258,10 @@ static uint64_t engine_run(const rt_calib_call *cc, uint64_t n, unsigned k, cons
     if (!bad && rt_reader_open(path, &rd, &err) == 0 && rt_sim_trace_load(rd, &t, &err) == 0) {
         rt_sim_config cfg;
         rt_sim_config_default(&cfg);
+#ifdef OPEN_MPI /* Open MPI's mpi.h: measured under Open MPI, replayed with its algorithms */
+        for (unsigned op = 0; op < RT_COLL_COUNT; op++)
+            cfg.alg[op] = RT_ALG_OMPI;
+#endif
         cfg.model = *m;
         memset(cfg.model.call, 0, sizeof cfg.model.call);
         if (cc->fn == RT_FN_Put)
