@@ -406,6 +406,39 @@ static int reduce_scatter_rh(rt__sched *s, const args *a)
     return 0;
 }
 
+static int rsb_ompi_rd(rt__sched *s, const args *a)
+{
+    rt__rsb_ompi_rd(s, &a->g, a->c->rbytes);
+    return 0;
+}
+
+static int rsb_butterfly(rt__sched *s, const args *a)
+{
+    rt__rsb_ompi_butterfly(s, &a->g, a->c->rbytes);
+    return 0;
+}
+
+/* Open MPI's basic linear reduce_scatter_block: a reduce of the whole vector to rank 0 and a
+ * scatter of its blocks, each by Open MPI's own choice for its size (coll/tuned's reduce and
+ * scatter). */
+static int rsb_reduce_scatter(rt__sched *s, const args *a)
+{
+    const rt_coll_call *c = a->c;
+    int root = c->me == 0;
+    uint64_t n = c->bytes;
+    rt_coll_call reduce = *c, scatter = *c;
+    reduce.op = RT_COLL_REDUCE;
+    reduce.root = 0;
+    reduce.rbytes = root ? n : 0;
+    scatter.op = RT_COLL_SCATTER;
+    scatter.root = 0;
+    scatter.bytes = root ? n : 0;
+    scatter.rbytes = c->rbytes;
+    rt_err err;
+    int rc = rt__expand(s, rt_coll_select_ompi(&reduce), &reduce, &err);
+    return rc ? rc : rt__expand(s, rt_coll_select_ompi(&scatter), &scatter, &err);
+}
+
 static int neighbor_linear(rt__sched *s, const args *a)
 {
     rt__neighbor_linear(s, a->c);

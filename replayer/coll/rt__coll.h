@@ -176,6 +176,10 @@ void rt__allreduce_ompi_ring(rt__sched *s, const rt__grp *g, uint64_t n);
 void rt__allreduce_ompi_rabenseifner(rt__sched *s, const rt__grp *g, uint64_t n);
 /* Open MPI's neighbor exchange allgather(v) (the ring on an odd number of ranks). */
 void rt__allgather_ompi_neighbor(rt__sched *s, const rt__grp *g, const rt__blocks *b);
+/* Open MPI's reduce_scatter_block recursive doubling and butterfly (coll_ompi_rsb.c), blocks
+ * of block bytes. */
+void rt__rsb_ompi_rd(rt__sched *s, const rt__grp *g, uint64_t block);
+void rt__rsb_ompi_butterfly(rt__sched *s, const rt__grp *g, uint64_t block);
 /* The bcast Open MPI 4.1 picks for n bytes on p ranks (rt_coll_select_ompi). */
 rt_coll_alg rt__ompi_bcast_choice(uint32_t p, uint64_t n);
 

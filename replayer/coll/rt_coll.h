@@ -206,7 +206,6 @@ rt_coll_alg rt_coll_select_mpich(const rt_coll_call *c);
  * gather_bcast, allgather and allgatherv two_proc by ring (one exchange); barrier two_proc by
  * ompi_recursive_doubling (the same two messages), tree by binomial; reduce in-order_binary
  * by binary_tree; reduce_scatter non-overlapping and butterfly by recursive_halving;
- * reduce_scatter_block basic_linear, recursive_doubling and butterfly by recursive_halving;
  * gather linear_sync and scatter linear_nb by ompi_linear (the same messages). RT_ALG_COUNT
  * for ops without a schedule.
  */

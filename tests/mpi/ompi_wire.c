@@ -53,6 +53,11 @@ static void rootless(char *a, char *b, int p, int me)
     for (int i = 0; i < p; i++)
         cnt[i] = 100;
     MPI_Reduce_scatter_block(a, b, 100, MPI_DOUBLE, MPI_SUM, W);
+    /* blocks of 2, 5, 16, 64 and 160 KiB bytes: recursive doubling, butterfly and basic linear
+     * (reduce, then scatter) on 2 to 8 ranks, by the fixed rules (docs/analyzer.md) */
+    static const int rsb[] = {2, 5, 16, 64, 160 << 10};
+    for (int j = 0; j < 5; j++)
+        MPI_Reduce_scatter_block(a, b, rsb[j], MPI_UNSIGNED_CHAR, MPI_SUM, W);
     MPI_Reduce_scatter(a, b, cnt, MPI_DOUBLE, MPI_SUM, W);
     free(cnt);
     free(dsp);

@@ -232,7 +232,10 @@ static void test_select_others(void **state)
     /* reduce_scatter (b = the total... per rank: setup cuts it) and reduce_scatter_block */
     assert_int_equal(pick(RT_COLL_REDUCE_SCATTER_BLOCK, 2, 3), 2);
     assert_int_equal(pick(RT_COLL_REDUCE_SCATTER_BLOCK, 2, 131072), 1);
-    assert_int_equal(sel(RT_COLL_REDUCE_SCATTER_BLOCK, 2, 131072), RT_ALG_RECURSIVE_HALVING);
+    assert_int_equal(sel(RT_COLL_REDUCE_SCATTER_BLOCK, 2, 131072), RT_ALG_OMPI_LINEAR);
+    assert_int_equal(sel(RT_COLL_REDUCE_SCATTER_BLOCK, 2, 3), RT_ALG_OMPI_RD);
+    assert_int_equal(pick(RT_COLL_REDUCE_SCATTER_BLOCK, 2, 4), 4);
+    assert_int_equal(sel(RT_COLL_REDUCE_SCATTER_BLOCK, 2, 4), RT_ALG_BUTTERFLY);
     /* ops tuned does not decide: coll/basic's linear algorithms */
     assert_int_equal(pick(RT_COLL_GATHERV, 4, 8), 0);
     assert_int_equal(sel(RT_COLL_GATHERV, 4, 8), RT_ALG_LINEAR);
