@@ -1,9 +1,10 @@
 /*
- * Open MPI 4.1's reduce_scatter_block algorithms that MPICH has no counterpart of
- * (ompi/mca/coll/base/coll_base_reduce_scatter_block.c, read in the open-mpi/ompi
- * repository): recursive doubling and the butterfly. Sizes are in blocks of `block` bytes
- * (the call's rbytes, count times the type size): every message Open MPI sends is a whole
- * number of blocks, so bytes are exact whatever the element size. Group index = rank.
+ * Open MPI 4.1's reduce_scatter_block and reduce_scatter algorithms that MPICH has no
+ * counterpart of (ompi/mca/coll/base/coll_base_reduce_scatter_block.c and
+ * coll_base_reduce_scatter.c, read in the open-mpi/ompi repository): recursive doubling and
+ * the butterfly. reduce_scatter_block's sizes are in blocks of `block` bytes (the call's
+ * rbytes, count times the type size): every message Open MPI sends is a whole number of
+ * blocks, so bytes are exact whatever the element size. Group index = rank.
  */
 #include "rt__coll.h"
 
@@ -61,17 +62,6 @@ void rt__rsb_ompi_rd(rt__sched *s, const rt__grp *g, uint64_t block)
     }
 }
 
-/* Blocks a to b of the folded vector when its first r + 1 blocks are double (ompi_range_sum:
- * after the fold, block i < rem holds ranks 2i and 2i + 1's blocks). */
-static uint64_t range_sum(int64_t a, int64_t b, int64_t r)
-{
-    if (r < a)
-        return (uint64_t)(b - a + 1);
-    if (r > b)
-        return 2 * (uint64_t)(b - a + 1);
-    return (uint64_t)(2 * (r - a + 1) + b - r);
-}
-
 /* The lowest bits bits of x in reverse order (ompi_mirror_perm). */
 static uint32_t mirror(uint32_t x, unsigned bits)
 {
@@ -103,20 +93,25 @@ static void butterfly_pof2(rt__sched *s, const rt__grp *g, uint64_t block)
     }
 }
 
-/* The butterfly (Traeff): on a non-power of two the first 2 * rem ranks fold in pairs (the
- * even one sends its whole vector to the odd one and drops out), the pof2 others run the
- * butterfly over the folded vector with distance 1, 2, 4, ..., then pass each result to the
- * rank of the mirror permutation (and the odd rank of a pair its partner's). */
-void rt__rsb_ompi_butterfly(rt__sched *s, const rt__grp *g, uint64_t block)
+/* Bytes of folded blocks lo to hi: after the fold, block i < rem holds ranks 2i and 2i + 1's
+ * pieces of b, block i >= rem rank i + rem's (ompi_sum_counts). */
+static uint64_t folded_span(const rt__blocks *b, uint32_t rem, uint32_t lo, uint32_t hi)
+{
+    uint32_t a = lo < rem ? 2 * lo : lo + rem, e = hi < rem ? 2 * hi + 1 : hi + rem;
+    return rt__span(b, a, e - a + 1);
+}
+
+/* The butterfly (Traeff) of reduce_scatter, and of reduce_scatter_block on a non-power of
+ * two: the first 2 * rem ranks fold in pairs (the even one sends its whole vector to the odd
+ * one and drops out), the pof2 others halve the folded vector at distance 1, 2, 4, ..., then
+ * pass each result to the rank of the mirror permutation (and the odd rank of a pair its
+ * partner's). Rank k's share is piece k of b. */
+void rt__rs_ompi_butterfly(rt__sched *s, const rt__grp *g, const rt__blocks *b)
 {
     uint32_t p = g->n, me = g->me, pof2 = rt__pof2(p), rem = p - pof2, bits = 0;
-    if (p == pof2) {
-        butterfly_pof2(s, g, block);
-        return;
-    }
     while ((1u << bits) < pof2)
         bits++;
-    uint64_t total = (uint64_t)p * block;
+    uint64_t total = rt__span(b, 0, p);
     int64_t v = me >= 2 * rem ? (int64_t)(me - rem) : me % 2 ? (int64_t)me / 2 : -1;
     if (me < 2 * rem) {
         rt__next(s);
@@ -129,7 +124,7 @@ void rt__rsb_ompi_butterfly(rt__sched *s, const rt__grp *g, uint64_t block)
     }
     if (v < 0) { /* dropped out: the result comes from the rank of the mirror permutation */
         rt__next(s);
-        rt__recv(s, rt__at(g, real_of(mirror((me + 1) / 2, bits), rem)), block);
+        rt__recv(s, rt__at(g, real_of(mirror((me + 1) / 2, bits), rem)), rt__piece(b, me));
         return;
     }
     uint32_t nblocks = pof2, si = 0, ri = 0;
@@ -140,8 +135,8 @@ void rt__rsb_ompi_butterfly(rt__sched *s, const rt__grp *g, uint64_t block)
             si += nblocks;
         else
             ri += nblocks;
-        uint64_t give = block * range_sum(si, si + nblocks - 1, (int64_t)rem - 1);
-        uint64_t get = block * range_sum(ri, ri + nblocks - 1, (int64_t)rem - 1);
+        uint64_t give = folded_span(b, rem, si, si + nblocks - 1);
+        uint64_t get = folded_span(b, rem, ri, ri + nblocks - 1);
         rt__next(s);
         rt__send(s, peer, give);
         rt__recv(s, peer, get);
@@ -149,13 +144,26 @@ void rt__rsb_ompi_butterfly(rt__sched *s, const rt__grp *g, uint64_t block)
         si = ri;
     }
     uint32_t w = mirror((uint32_t)v, bits), peer = real_of(w, rem);
-    if (w < rem) { /* the dropped-out partner of the rank that gets this result */
+    uint32_t index = si < rem ? 2 * si : si + rem; /* the first piece of the result */
+    if (w < rem) { /* two pieces: the first for the dropped-out partner of the receiver */
         rt__next(s);
-        rt__send(s, rt__at(g, peer - 1), block);
+        rt__send(s, rt__at(g, peer - 1), rt__piece(b, index));
+        index++;
     }
     if (w != (uint32_t)v) {
         rt__next(s);
-        rt__send(s, rt__at(g, peer), block);
-        rt__recv(s, rt__at(g, peer), block);
+        rt__send(s, rt__at(g, peer), rt__piece(b, index));
+        rt__recv(s, rt__at(g, peer), rt__piece(b, me));
     }
+}
+
+void rt__rsb_ompi_butterfly(rt__sched *s, const rt__grp *g, uint64_t block)
+{
+    uint32_t p = g->n;
+    if (p == rt__pof2(p)) {
+        butterfly_pof2(s, g, block);
+        return;
+    }
+    rt__blocks b = rt__blocks_of((uint64_t)p * block, p, 0);
+    rt__rs_ompi_butterfly(s, g, &b);
 }

@@ -418,10 +418,16 @@ static int rsb_butterfly(rt__sched *s, const args *a)
     return 0;
 }
 
-/* Open MPI's basic linear reduce_scatter_block: a reduce of the whole vector to rank 0 and a
- * scatter of its blocks, each by Open MPI's own choice for its size (coll/tuned's reduce and
- * scatter). */
-static int rsb_reduce_scatter(rt__sched *s, const args *a)
+static int rs_butterfly(rt__sched *s, const args *a)
+{
+    rt__rs_ompi_butterfly(s, &a->g, &a->b);
+    return 0;
+}
+
+/* Open MPI's basic linear reduce_scatter_block and non-overlapping reduce_scatter: a reduce of
+ * the whole vector to rank 0, then a scatter (scatterv) of the shares, each by Open MPI's own
+ * choice for its size (coll/tuned's reduce and scatter; coll/basic's linear scatterv). */
+static int rs_reduce_scatter(rt__sched *s, const args *a)
 {
     const rt_coll_call *c = a->c;
     int root = c->me == 0;
@@ -430,10 +436,12 @@ static int rsb_reduce_scatter(rt__sched *s, const args *a)
     reduce.op = RT_COLL_REDUCE;
     reduce.root = 0;
     reduce.rbytes = root ? n : 0;
-    scatter.op = RT_COLL_SCATTER;
+    scatter.op = c->op == RT_COLL_REDUCE_SCATTER ? RT_COLL_SCATTERV : RT_COLL_SCATTER;
     scatter.root = 0;
     scatter.bytes = root ? n : 0;
-    scatter.rbytes = c->rbytes;
+    scatter.rbytes = rt__piece(&a->b, c->me);
+    scatter.rblk = NULL; /* rank k's share: sblk at the root, as in reduce_scatter */
+    reduce.sblk = reduce.rblk = NULL;
     rt_err err;
     int rc = rt__expand(s, rt_coll_select_ompi(&reduce), &reduce, &err);
     return rc ? rc : rt__expand(s, rt_coll_select_ompi(&scatter), &scatter, &err);

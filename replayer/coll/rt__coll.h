@@ -180,6 +180,8 @@ void rt__allgather_ompi_neighbor(rt__sched *s, const rt__grp *g, const rt__block
  * of block bytes. */
 void rt__rsb_ompi_rd(rt__sched *s, const rt__grp *g, uint64_t block);
 void rt__rsb_ompi_butterfly(rt__sched *s, const rt__grp *g, uint64_t block);
+/* Open MPI's reduce_scatter butterfly: rank k's share is piece k of b. */
+void rt__rs_ompi_butterfly(rt__sched *s, const rt__grp *g, const rt__blocks *b);
 /* The bcast Open MPI 4.1 picks for n bytes on p ranks (rt_coll_select_ompi). */
 rt_coll_alg rt__ompi_bcast_choice(uint32_t p, uint64_t n);
 

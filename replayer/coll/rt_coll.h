@@ -205,9 +205,8 @@ rt_coll_alg rt_coll_select_mpich(const rt_coll_call *c);
  * (the same messages) and two_proc by pairwise (one exchange); allgather linear by
  * gather_bcast, allgather and allgatherv two_proc by ring (one exchange); barrier two_proc by
  * ompi_recursive_doubling (the same two messages), tree by binomial; reduce in-order_binary
- * by binary_tree; reduce_scatter non-overlapping and butterfly by recursive_halving;
- * gather linear_sync and scatter linear_nb by ompi_linear (the same messages). RT_ALG_COUNT
- * for ops without a schedule.
+ * by binary_tree; gather linear_sync and scatter linear_nb by ompi_linear (the same
+ * messages). RT_ALG_COUNT for ops without a schedule.
  */
 rt_coll_alg rt_coll_select_ompi(const rt_coll_call *c);
 /* Open MPI 4.1's algorithm number for the call (what rt_coll_select_ompi maps), 0 for ops

@@ -59,6 +59,14 @@ static void rootless(char *a, char *b, int p, int me)
     for (int j = 0; j < 5; j++)
         MPI_Reduce_scatter_block(a, b, rsb[j], MPI_UNSIGNED_CHAR, MPI_SUM, W);
     MPI_Reduce_scatter(a, b, cnt, MPI_DOUBLE, MPI_SUM, W);
+    /* reduce_scatter of 1 and of 40000 bytes a rank: non-overlapping (reduce, then scatterv) on
+     * 4 and 5 ranks, the butterfly on 2 and 3 */
+    static const int rs[] = {1, 40000};
+    for (int j = 0; j < 2; j++) {
+        for (int i = 0; i < p; i++)
+            cnt[i] = rs[j];
+        MPI_Reduce_scatter(a, b, cnt, MPI_UNSIGNED_CHAR, MPI_SUM, W);
+    }
     free(cnt);
     free(dsp);
 }
