@@ -424,27 +424,51 @@ static int rs_butterfly(rt__sched *s, const args *a)
     return 0;
 }
 
+/* One collective of rank 0 inside another (c's communicator), as Open MPI's composed algorithms
+ * call it through the communicator: by Open MPI's own choice for its size. */
+static int ompi_part(rt__sched *s, const rt_coll_call *c, unsigned op, uint64_t bytes,
+                     uint64_t rbytes, const uint64_t *sblk)
+{
+    rt_coll_call part = *c;
+    part.op = op;
+    part.root = 0;
+    part.bytes = bytes;
+    part.rbytes = rbytes;
+    part.sblk = sblk;
+    part.rblk = NULL;
+    rt_err err;
+    return rt__expand(s, rt_coll_select_ompi(&part), &part, &err);
+}
+
 /* Open MPI's basic linear reduce_scatter_block and non-overlapping reduce_scatter: a reduce of
- * the whole vector to rank 0, then a scatter (scatterv) of the shares, each by Open MPI's own
- * choice for its size (coll/tuned's reduce and scatter; coll/basic's linear scatterv). */
+ * the whole vector to rank 0, then a scatter (scatterv: coll/basic's linear) of the shares. */
 static int rs_reduce_scatter(rt__sched *s, const args *a)
 {
     const rt_coll_call *c = a->c;
-    int root = c->me == 0;
-    uint64_t n = c->bytes;
-    rt_coll_call reduce = *c, scatter = *c;
-    reduce.op = RT_COLL_REDUCE;
-    reduce.root = 0;
-    reduce.rbytes = root ? n : 0;
-    scatter.op = c->op == RT_COLL_REDUCE_SCATTER ? RT_COLL_SCATTERV : RT_COLL_SCATTER;
-    scatter.root = 0;
-    scatter.bytes = root ? n : 0;
-    scatter.rbytes = rt__piece(&a->b, c->me);
-    scatter.rblk = NULL; /* rank k's share: sblk at the root, as in reduce_scatter */
-    reduce.sblk = reduce.rblk = NULL;
-    rt_err err;
-    int rc = rt__expand(s, rt_coll_select_ompi(&reduce), &reduce, &err);
-    return rc ? rc : rt__expand(s, rt_coll_select_ompi(&scatter), &scatter, &err);
+    uint64_t n = c->bytes, at_root = c->me == 0 ? n : 0;
+    int v = c->op == RT_COLL_REDUCE_SCATTER;
+    int rc = ompi_part(s, c, RT_COLL_REDUCE, n, at_root, NULL);
+    return rc ? rc
+              : ompi_part(s, c, v ? RT_COLL_SCATTERV : RT_COLL_SCATTER, at_root,
+                          rt__piece(&a->b, c->me), v ? c->sblk : NULL);
+}
+
+/* Open MPI's non-overlapping allreduce: a reduce to rank 0, then a bcast from it. */
+static int allreduce_ompi_reduce_bcast(rt__sched *s, const args *a)
+{
+    const rt_coll_call *c = a->c;
+    uint64_t n = a->n, at_root = c->me == 0 ? n : 0;
+    int rc = ompi_part(s, c, RT_COLL_REDUCE, n, at_root, NULL);
+    return rc ? rc : ompi_part(s, c, RT_COLL_BCAST, at_root, n - at_root, NULL);
+}
+
+/* Open MPI's basic linear allgather: a gather to rank 0, then a bcast of the whole. */
+static int allgather_ompi_gather_bcast(rt__sched *s, const args *a)
+{
+    const rt_coll_call *c = a->c;
+    uint64_t n = a->n, at_root = c->me == 0 ? n : 0;
+    int rc = ompi_part(s, c, RT_COLL_GATHER, c->bytes, at_root, NULL);
+    return rc ? rc : ompi_part(s, c, RT_COLL_BCAST, at_root, n - at_root, NULL);
 }
 
 static int neighbor_linear(rt__sched *s, const args *a)

@@ -201,12 +201,11 @@ rt_coll_alg rt_coll_select_mpich(const rt_coll_call *c);
  * pipeline and allreduce segmented_ring is ompi_ring. Algorithms retrace has no schedule of
  * are modelled by the nearest one (docs/analyzer.md, "Open MPI's choice", lists them): bcast
  * split_binary_tree by binary_tree, scatter_allgather by scatter_rdb, scatter_allgather_ring
- * by scatter_ring; allreduce nonoverlapping by reduce_bcast; alltoall linear_sync by direct
- * (the same messages) and two_proc by pairwise (one exchange); allgather linear by
- * gather_bcast, allgather and allgatherv two_proc by ring (one exchange); barrier two_proc by
- * ompi_recursive_doubling (the same two messages), tree by binomial; reduce in-order_binary
- * by binary_tree; gather linear_sync and scatter linear_nb by ompi_linear (the same
- * messages). RT_ALG_COUNT for ops without a schedule.
+ * by scatter_ring; alltoall linear_sync by direct (the same messages) and two_proc by
+ * pairwise (one exchange); allgather and allgatherv two_proc by ring (one exchange); barrier
+ * two_proc by ompi_recursive_doubling (the same two messages), tree by binomial; reduce
+ * in-order_binary by binary_tree; gather linear_sync and scatter linear_nb by ompi_linear
+ * (the same messages). RT_ALG_COUNT for ops without a schedule.
  */
 rt_coll_alg rt_coll_select_ompi(const rt_coll_call *c);
 /* Open MPI 4.1's algorithm number for the call (what rt_coll_select_ompi maps), 0 for ops

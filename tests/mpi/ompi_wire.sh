@@ -7,11 +7,27 @@
 # under retrace record with one rank per emulated module, so that retrace gateways --level
 # wire gives the same counts per pair of ranks as its module x module matrices. Messages and
 # bytes must agree for every pair. Exits 77 (skipped) when Open MPI has no monitoring.
-# usage: ompi_wire.sh RETRACE PROGRAM WORK NP...
+# With --force OP=ID:ALG,... both runs force Open MPI's algorithm number ID for OP (coll
+# tuned's dynamic rules, through the environment) and the wire level replays retrace's ALG for
+# it (replay --coll OP=ALG --out-trace, whose simulated trace holds those messages): the
+# algorithms the fixed rules pick only on large communicators.
+# usage: ompi_wire.sh RETRACE PROGRAM WORK [--force OP=ID:ALG,...] NP...
 set -u
-[ $# -ge 4 ] || { echo "usage: ompi_wire.sh RETRACE PROGRAM WORK NP..." >&2; exit 2; }
+usage="usage: ompi_wire.sh RETRACE PROGRAM WORK [--force OP=ID:ALG,...] NP..."
+[ $# -ge 4 ] || { echo "$usage" >&2; exit 2; }
 retrace=$1 prog=$2 work=$3
 shift 3
+coll=
+if [ "$1" = --force ]; then
+    [ $# -ge 3 ] || { echo "$usage" >&2; exit 2; }
+    export OMPI_MCA_coll_tuned_use_dynamic_rules=1
+    for f in $(echo "$2" | tr , ' '); do
+        op=${f%%=*} rest=${f#*=}
+        export "OMPI_MCA_coll_tuned_${op}_algorithm=${rest%%:*}"
+        coll="${coll:+$coll,}$op=${rest#*:}"
+    done
+    shift 2
+fi
 mpirun="mpirun.openmpi --allow-run-as-root --oversubscribe"
 if ! ompi_info --param pml monitoring --level 9 2>/dev/null | grep -q pml_monitoring_enable; then
     echo "skipped: this Open MPI has no pml monitoring component (ompi_info --param pml monitoring)"
@@ -55,7 +71,15 @@ for np in "$@"; do
     "$retrace" info "$d/trace" > "$d/info.out" 2>&1
     grep -q "^recorded with Open MPI" "$d/info.out" ||
         fail "$np ranks: the trace does not say Open MPI recorded it: $(head -n 3 "$d/info.out")"
-    if ! "$retrace" gateways "$d/trace" --level wire --csv "$d/gw.csv" \
+    # with --force the wire messages are those of the simulated run under that choice
+    # (replay --out-trace writes collectives as their algorithm's messages)
+    wire="$d/trace" level=wire
+    if [ -n "$coll" ]; then
+        wire="$d/sim" level=call
+        "$retrace" replay "$d/trace" --coll "$coll" --out-trace "$wire" > "$d/replay.out" 2>&1 ||
+            { fail "$np ranks: replay failed: $(head -n 5 "$d/replay.out")"; continue; }
+    fi
+    if ! "$retrace" gateways "$wire" --level "$level" --csv "$d/gw.csv" \
         > "$d/gateways.out" 2> "$d/gateways.err"; then
         fail "$np ranks: gateways failed: $(head -n 5 "$d/gateways.err")"
         continue

@@ -75,7 +75,7 @@ static void test_select_allreduce(void **state)
     assert_int_equal(pick(RT_COLL_ALLREDUCE, 31, 4096), 6);
     /* 128 to 255 ranks: nonoverlapping (reduce + bcast) below 131072 */
     assert_int_equal(pick(RT_COLL_ALLREDUCE, 200, 131071), 2);
-    assert_int_equal(sel(RT_COLL_ALLREDUCE, 200, 131071), RT_ALG_REDUCE_BCAST);
+    assert_int_equal(sel(RT_COLL_ALLREDUCE, 200, 131071), RT_ALG_OMPI_REDUCE_BCAST);
     assert_int_equal(pick(RT_COLL_ALLREDUCE, 5000, 16383), 5);
     assert_int_equal(pick(RT_COLL_ALLREDUCE, 5000, 32768), 6);
 }
