@@ -111,6 +111,14 @@ int chk_race(chk *c, const char *path, rt_err *err);
 /* Deadlock and buffering hazards from replays of the trace at path (check_replay.c). */
 int chk_replay(chk *c, const char *path, rt_err *err);
 
+/* RMA conflicts (check_rma.c): the streaming pass gives it every RMA event of a rank that is
+ * not in a pending call, then asks for the findings once at the end. */
+typedef struct chk_conf chk_conf;
+chk_conf *chk_conf_new(void); /* NULL: no memory */
+int chk_conf_event(chk_conf *k, const rt_event *ev);
+int chk_conf_report(chk *c, chk_conf *k, const rt_defs *defs);
+void chk_conf_free(chk_conf *k);
+
 /* Appends a line to the result's notes. 0 or -RT_E_NOMEM. */
 int chk_note(chk *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

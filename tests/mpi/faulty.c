@@ -19,6 +19,15 @@
  *   req_both       2 ranks: both at once, on two tags (request)
  *   ok_free        2 ranks: rank 0 frees its MPI_Isend's request (allowed; no finding)
  *   ok_rma         2 ranks: fence and lock epochs, closed (no finding)
+ *   rma_putput     2 ranks: both MPI_Put the same int of rank 1 in one fence epoch (rma-conflict)
+ *   rma_putget     2 ranks: rank 0 MPI_Put and MPI_Get the same int of rank 1 in one fence epoch
+ *                  (rma-conflict)
+ *   rma_accops     2 ranks: MPI_Accumulate with MPI_SUM and with MPI_MAX on the same int of rank
+ *                  1 in one fence epoch (rma-conflict)
+ *   rma_lockput    2 ranks: rank 0 locks rank 1 and puts ints 1-2, then int 2 again, no flush
+ *                  between (rma-conflict)
+ *   ok_rma_conf    2 ranks: accumulates with one op, gets, puts side by side, a put in the next
+ *                  epoch, a get after a flush (no finding)
  *   race_tag       3 ranks: rank 0 MPI_Recv(MPI_ANY_SOURCE, tag 5) gets rank 1's message; rank 2
  *                  sends it one of tag 5 too, later but with nothing in MPI ordering it after
  *                  the receive (a file in the working directory holds rank 2 back) (race)
@@ -134,6 +143,53 @@ static void rma(void)
     MPI_Win_free(&win);
 }
 
+/* Conflicting RMA accesses (rma_putput, rma_putget, rma_accops, rma_lockput) and a look-alike
+ * without any (ok_rma_conf). The faulty ones check nothing: what they leave in the window is
+ * undefined. */
+static void rma_conflicts(const char *mode)
+{
+    static int buf[4]; /* static: see rma() */
+    int v[2] = {rank + 1, rank + 2}, got[2] = {0, 0};
+    MPI_Win win;
+    MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, W, &win);
+    MPI_Win_fence(0, win);
+    if (!strcmp(mode, "rma_putput")) { /* both ranks put rank 1's buf[0] */
+        MPI_Put(&v[0], 1, MPI_INT, 1, 0, 1, MPI_INT, win);
+    } else if (!strcmp(mode, "rma_putget") && rank == 0) { /* put and get rank 1's buf[0] */
+        MPI_Put(&v[0], 1, MPI_INT, 1, 0, 1, MPI_INT, win);
+        MPI_Get(&got[0], 1, MPI_INT, 1, 0, 1, MPI_INT, win);
+    } else if (!strcmp(mode, "rma_accops")) { /* sum and max on rank 1's buf[0] */
+        MPI_Accumulate(&v[0], 1, MPI_INT, 1, 0, 1, MPI_INT, rank ? MPI_MAX : MPI_SUM, win);
+    } else if (!strcmp(mode, "ok_rma_conf")) {
+        /* the same op on the same int, gets of the same int, puts of ints side by side */
+        MPI_Accumulate(&v[0], 1, MPI_INT, 1, 0, 1, MPI_INT, MPI_SUM, win);
+        MPI_Get(&got[0], 1, MPI_INT, 0, 1, 1, MPI_INT, win);
+        MPI_Put(&v[1], 1, MPI_INT, 1, 2 + rank, 1, MPI_INT, win);
+        MPI_Win_fence(0, win);
+        if (rank == 0) /* the int the accumulates updated, in the next epoch */
+            MPI_Put(&v[0], 1, MPI_INT, 1, 0, 1, MPI_INT, win);
+    }
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
+    if (rank == 0 && (!strcmp(mode, "rma_lockput") || !strcmp(mode, "ok_rma_conf"))) {
+        int three = !strcmp(mode, "ok_rma_conf");
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
+        MPI_Put(v, 2, MPI_INT, 1, 1, 2, MPI_INT, win); /* buf[1] and buf[2] ... */
+        if (three)                                     /* ... done at the target before the get */
+            MPI_Win_flush(1, win);
+        if (three)
+            MPI_Get(&got[1], 1, MPI_INT, 1, 2, 1, MPI_INT, win);
+        else /* ... and buf[2] again */
+            MPI_Put(&v[1], 1, MPI_INT, 1, 2, 1, MPI_INT, win);
+        MPI_Win_unlock(1, win);
+    }
+    MPI_Barrier(W);
+    if (!strcmp(mode, "ok_rma_conf")) {
+        MT_CHECK(rank != 1 || (buf[0] == 1 && buf[1] == 1 && buf[2] == 2));
+        MT_CHECK(rank != 0 || (got[0] == 0 && got[1] == 2));
+    }
+    MPI_Win_free(&win);
+}
+
 /* Rank 2 sends only once rank 0 made its wildcard receive, as told through a file in the
  * working directory that MPI does not see: in the trace nothing orders the two (at most 10 s). */
 static const char gate[] = "faulty.race.gate";
@@ -205,6 +261,8 @@ int main(int argc, char **argv)
         requests(mode);
     else if (!strcmp(mode, "ok_rma"))
         rma();
+    else if (!strncmp(mode, "rma_", 4) || !strcmp(mode, "ok_rma_conf"))
+        rma_conflicts(mode);
     else if (strstr(mode, "race_"))
         races(mode);
     else {
