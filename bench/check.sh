@@ -48,6 +48,10 @@ faulty rma_putget 2 rma-conflict
 faulty rma_accops 2 rma-conflict
 faulty rma_lockput 2 rma-conflict
 faulty ok_rma_conf 2 -
+faulty leak_win 2 leak
+faulty leak_alloc 2 leak
+faulty leak_dyn 2 leak
+faulty ok_leak 2 -
 faulty race_tag 3 race
 faulty race_any 3 race
 faulty race_irecv 3 race
@@ -74,7 +78,7 @@ echo "$suite" | while read -r prog mode np want; do
     printf '%s %s %s\n' "$want" "$prog:$mode" "$(tr '\n' ' ' < "$t.classes")"
 done > "$work/results"
 printf '%-12s %8s %14s %7s %16s\n' class faulty "right class" missed "correct flagged"
-for class in deadlock buffering collective request rma-epoch rma-conflict race; do
+for class in deadlock buffering collective request leak rma-epoch rma-conflict race; do
     awk -v c="$class" '
         $1 == c { n++; right = 0; any = NF > 2
                   for (i = 3; i <= NF; i++) if ($i == c) right = 1

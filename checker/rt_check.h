@@ -23,6 +23,7 @@
     X(BUFFERING, "buffering", WARNING)     \
     X(COLLECTIVE, "collective", ERROR)     \
     X(REQUEST, "request", ERROR)           \
+    X(LEAK, "leak", WARNING)               \
     X(RMA_EPOCH, "rma-epoch", ERROR)       \
     X(RMA_CONFLICT, "rma-conflict", ERROR) \
     X(RACE, "race", WARNING)

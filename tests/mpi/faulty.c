@@ -28,6 +28,10 @@
  *                  between (rma-conflict)
  *   ok_rma_conf    2 ranks: accumulates with one op, gets, puts side by side, a put in the next
  *                  epoch, a get after a flush (no finding)
+ *   leak_win       2 ranks: a window of MPI_Win_create never freed (leak)
+ *   leak_alloc     2 ranks: a window of MPI_Win_allocate never freed (leak)
+ *   leak_dyn       2 ranks: a window of MPI_Win_create_dynamic never freed (leak)
+ *   ok_leak        2 ranks: the three windows, each freed (no finding)
  *   race_tag       3 ranks: rank 0 MPI_Recv(MPI_ANY_SOURCE, tag 5) gets rank 1's message; rank 2
  *                  sends it one of tag 5 too, later but with nothing in MPI ordering it after
  *                  the receive (a file in the working directory holds rank 2 back) (race)
@@ -190,6 +194,28 @@ static void rma_conflicts(const char *mode)
     MPI_Win_free(&win);
 }
 
+/* Windows left to MPI_Finalize (leak_win: MPI_Win_create, leak_alloc: MPI_Win_allocate,
+ * leak_dyn: MPI_Win_create_dynamic) and the look-alike that frees all three (ok_leak). The
+ * windows left have no memory: MPICH 4.0.2 over UCX aborts in MPI_Finalize when one with
+ * memory is left (its registration cache finds the region still in use). */
+static void leaks(const char *mode)
+{
+    static int buf[2];
+    int *mem;
+    MPI_Win made, allocated, dynamic;
+    int ok = !strcmp(mode, "ok_leak");
+    MPI_Aint bytes = ok ? (MPI_Aint)sizeof buf : 0;
+    MPI_Win_create(ok ? buf : NULL, bytes, sizeof(int), MPI_INFO_NULL, W, &made);
+    MPI_Win_allocate(bytes, sizeof(int), MPI_INFO_NULL, W, &mem, &allocated);
+    MPI_Win_create_dynamic(MPI_INFO_NULL, W, &dynamic);
+    if (ok || strcmp(mode, "leak_win"))
+        MPI_Win_free(&made);
+    if (ok || strcmp(mode, "leak_alloc"))
+        MPI_Win_free(&allocated);
+    if (ok || strcmp(mode, "leak_dyn"))
+        MPI_Win_free(&dynamic);
+}
+
 /* Rank 2 sends only once rank 0 made its wildcard receive, as told through a file in the
  * working directory that MPI does not see: in the trace nothing orders the two (at most 10 s). */
 static const char gate[] = "faulty.race.gate";
@@ -263,6 +289,8 @@ int main(int argc, char **argv)
         rma();
     else if (!strncmp(mode, "rma_", 4) || !strcmp(mode, "ok_rma_conf"))
         rma_conflicts(mode);
+    else if (!strncmp(mode, "leak_", 5) || !strcmp(mode, "ok_leak"))
+        leaks(mode);
     else if (strstr(mode, "race_"))
         races(mode);
     else {
