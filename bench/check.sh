@@ -47,7 +47,9 @@ faulty rma_putput 2 rma-conflict
 faulty rma_putget 2 rma-conflict
 faulty rma_accops 2 rma-conflict
 faulty rma_lockput 2 rma-conflict
+faulty rma_pscw 3 rma-conflict
 faulty ok_rma_conf 2 -
+faulty ok_rma_pscw 3 -
 faulty leak_win 2 leak
 faulty leak_alloc 2 leak
 faulty leak_dyn 2 leak

@@ -4,10 +4,11 @@
  * (MPI 4.0 section 12.7: the outcome is undefined). The streaming pass hands every RMA event of
  * a rank here; each transfer, once its RMA_TARGET came (rt_event.h), is kept with its byte range
  * and its epoch. A fence epoch is global: the k-th fence of every member of the window opens the
- * same one, so transfers of all origins are compared. Other epochs (a lock, Win_lock_all,
- * Win_start) are compared origin by origin: which of two origins' lock epochs overlapped in
- * time the trace does not tell for certain. A flush or an unlock completes what came before it
- * at the target, so it starts a new group.
+ * same one, so transfers of all origins are compared. A Win_start epoch goes to the exposure
+ * epoch (Win_post) of its target that it matches, and all origins' transfers there are compared
+ * too. Lock epochs (Win_lock, Win_lock_all) are compared origin by origin: which of two origins'
+ * lock epochs overlapped in time the trace does not tell for certain. A flush or an unlock
+ * completes what came before it at the target, so it starts a new group.
  *
  * At the end the transfers are sorted by window, epoch, target and first byte and swept once:
  * for each kind of access (put, get, and an atomic per reduction op) the one reaching furthest
@@ -32,9 +33,20 @@ typedef struct conf_op {
     uint64_t epoch; /* fence: generation << 32 | fences before; else the origin's sequence */
     uint32_t win, origin;
     int32_t target;
+    uint32_t nth; /* in a Win_start epoch: the origin's starts naming the target before it, else
+                   * UINT32_MAX */
     uint16_t call;
-    uint8_t kind, aop, redop, local; /* local: not a fence epoch (compared origin by origin) */
+    uint8_t kind, aop, redop, local; /* local: compared origin by origin */
 } conf_op;
+
+/* The epoch of a transfer matched to its target's exposure epoch (Win_post): this bit, and the
+ * post's number among the target's posts on the window. */
+#define CONF_EXPOSURE (UINT64_C(1) << 63)
+
+/* A Win_post: world rank, window, group, and its number among the rank's posts on the window. */
+typedef struct conf_post {
+    uint32_t rank, win, group, nth;
+} conf_post;
 
 /* One rank's use of one window. */
 typedef struct conf_win {
@@ -42,6 +54,8 @@ typedef struct conf_win {
     uint32_t nfence;  /* fences so far */
     uint32_t gen;     /* windows created with this id so far (ids are reused) */
     uint8_t local;    /* in a lock or Win_start epoch, not a fence one */
+    uint8_t start;    /* in a Win_start epoch */
+    uint32_t nposts;  /* its Win_posts so far */
     uint8_t has_pend; /* pend is a transfer waiting for its RMA_TARGET */
     conf_op pend;
 } conf_win;
@@ -54,6 +68,11 @@ struct chk_conf {
     size_t nops, ops_room;
     uint64_t dropped;    /* transfers past CONF_MAX_OPS */
     uint64_t untargeted; /* transfers without RMA_TARGET */
+    /* general active target: (origin << 32 | window, target's world rank) -> the origin's
+     * Win_starts naming the target; and every Win_post */
+    rt_hmap started;
+    conf_post *posts;
+    size_t nposts, posts_room;
 };
 
 chk_conf *chk_conf_new(void)
@@ -66,6 +85,8 @@ void chk_conf_free(chk_conf *k)
     if (!k)
         return;
     rt_hmap_free(&k->at);
+    rt_hmap_free(&k->started);
+    free(k->posts);
     free(k->wins);
     free(k->ops);
     free(k);
@@ -109,7 +130,50 @@ static int conf_keep(chk_conf *k, conf_win *w, uint64_t disp, unsigned redop)
     return 0;
 }
 
-int chk_conf_event(chk_conf *k, const rt_event *ev)
+/* The world rank of rank t of window win's communicator; -1 when the trace cannot tell. */
+static int64_t world_of(const rt_defs *defs, uint32_t win, int32_t t)
+{
+    const rt_win_def *w = rt_defs_win(defs, win);
+    const rt_comm_def *c = w ? rt_defs_comm(defs, w->comm) : NULL;
+    if (!c || t < 0 || (uint32_t)t >= c->size)
+        return -1;
+    return c->members[t];
+}
+
+/* Win_start counts, for every member of its group, one more start naming it; Win_post is kept
+ * with its number. */
+static int pscw_event(chk_conf *k, const rt_defs *defs, conf_win *w, const rt_event *ev)
+{
+    const rt_group_def *g = ev->peer >= 0 ? rt_defs_group(defs, (uint32_t)ev->peer) : NULL;
+    if (ev->op == RT_PSCW_START) {
+        w->local = w->start = 1;
+        for (uint32_t i = 0; g && i < g->size; i++) {
+            uint64_t *v =
+                rt_hmap_put(&k->started, (uint64_t)ev->rank << 32 | ev->comm, g->members[i], NULL);
+            if (!v)
+                return -RT_E_NOMEM;
+            ++*v;
+        }
+    } else if (ev->op == RT_PSCW_COMPLETE) {
+        w->start = 0;
+    } else if (ev->op == RT_PSCW_POST && g) {
+        if (RT_VEC_RESERVE(k->posts, k->posts_room, (uint64_t)k->nposts + 1, 16))
+            return -RT_E_NOMEM;
+        k->posts[k->nposts++] = (conf_post){ev->rank, ev->comm, (uint32_t)ev->peer, w->nposts++};
+    }
+    return 0;
+}
+
+/* For a transfer in a Win_start epoch: the origin's earlier starts naming its target. */
+static uint32_t nth_start(const chk_conf *k, const rt_defs *defs, const rt_event *ev)
+{
+    int64_t t = world_of(defs, ev->comm, ev->peer);
+    const uint64_t *v =
+        t < 0 ? NULL : rt_hmap_get(&k->started, (uint64_t)ev->rank << 32 | ev->comm, (uint64_t)t);
+    return v && *v && *v <= UINT32_MAX ? (uint32_t)(*v - 1) : UINT32_MAX;
+}
+
+int chk_conf_event(chk_conf *k, const rt_defs *defs, const rt_event *ev)
 {
     if (ev->kind == RT_EV_RMA_OP_COMPLETE || ev->kind == RT_EV_RMA_COLL_BEGIN)
         return 0;
@@ -122,7 +186,7 @@ int chk_conf_event(chk_conf *k, const rt_event *ev)
     }
     switch (ev->kind) {
     case RT_EV_WIN_CREATE:
-        *w = (conf_win){.seq = w->seq + 1, .gen = w->gen + 1};
+        *w = (conf_win){.seq = w->seq + 1, .gen = w->gen + 1, .nposts = w->nposts};
         return 0;
     case RT_EV_RMA_PUT:
     case RT_EV_RMA_GET:
@@ -136,6 +200,7 @@ int chk_conf_event(chk_conf *k, const rt_event *ev)
             .win = ev->comm,
             .origin = ev->rank,
             .target = ev->peer,
+            .nth = w->start ? nth_start(k, defs, ev) : UINT32_MAX,
             .call = ev->call,
             .kind = ev->kind,
             .aop = ev->op,
@@ -149,11 +214,12 @@ int chk_conf_event(chk_conf *k, const rt_event *ev)
         w->local = 0;
         return 0;
     case RT_EV_RMA_LOCK:
-    case RT_EV_RMA_GROUP_SYNC:
-        if (ev->kind == RT_EV_RMA_LOCK || ev->op == RT_PSCW_START)
-            w->local = 1;
-        w->seq++; /* post and wait change nothing here, and harm nothing */
+        w->local = 1;
+        w->seq++;
         return 0;
+    case RT_EV_RMA_GROUP_SYNC:
+        w->seq++; /* post and wait change nothing here, and harm nothing */
+        return pscw_event(k, defs, w, ev);
     case RT_EV_RMA_UNLOCK:
         w->seq++;
         return 0;
@@ -285,6 +351,11 @@ static int report(chk *c, const conf_op *a, const conf_op *b, int same_op)
         chk_add(&why,
                 " in one epoch of rank %" PRIu32 " (no flush, unlock or Win_complete between them)",
                 a->origin);
+    else if (a->epoch & CONF_EXPOSURE)
+        chk_add(&why,
+                " in one exposure epoch of target %" PRId32 " (its Win_post %" PRIu64
+                " on the window)",
+                a->target, (a->epoch & ~CONF_EXPOSURE) + 1);
     else
         chk_add(&why, " in one fence epoch (after the window's fence %" PRIu32 ")",
                 (uint32_t)a->epoch);
@@ -315,6 +386,48 @@ static int sweep(chk *c, const conf_op *ops, size_t n, int same_op)
     return 0;
 }
 
+/* Transfers of Win_start epochs go to their target's exposure epoch: the n-th start of origin o
+ * naming target t matches the n-th post of t naming o (MPI 4.0 section 12.5.2), and every
+ * origin's transfers to t in it are compared with each other. A transfer whose post the trace
+ * does not hold stays compared with its origin's alone. */
+static int exposures(chk_conf *k, const rt_defs *defs)
+{
+    size_t i = 0;
+    while (i < k->nops && k->ops[i].nth == UINT32_MAX)
+        i++;
+    if (i == k->nops)
+        return 0;                       /* no Win_start epoch: nothing to match */
+    rt_hmap named = {0}, post_of = {0}; /* (t << 32 | win, o) -> posts of t naming o so far;
+                                         * (t << 32 | win, o << 32 | n) -> that post's number */
+    int rc = 0;
+    for (size_t p = 0; p < k->nposts && !rc; p++) {
+        const conf_post *ps = &k->posts[p];
+        const rt_group_def *g = rt_defs_group(defs, ps->group);
+        uint64_t key = (uint64_t)ps->rank << 32 | ps->win;
+        for (uint32_t m = 0; g && m < g->size && !rc; m++) {
+            uint64_t *n = rt_hmap_put(&named, key, g->members[m], NULL), *at;
+            if (!n || !(at = rt_hmap_put(&post_of, key, (uint64_t)g->members[m] << 32 | *n, NULL)))
+                rc = -RT_E_NOMEM;
+            else
+                *at = ps->nth, ++*n;
+        }
+    }
+    for (; i < k->nops && !rc; i++) {
+        conf_op *o = &k->ops[i];
+        int64_t t = o->nth == UINT32_MAX ? -1 : world_of(defs, o->win, o->target);
+        const uint64_t *at = t < 0 ? NULL
+                                   : rt_hmap_get(&post_of, (uint64_t)t << 32 | o->win,
+                                                 (uint64_t)o->origin << 32 | o->nth);
+        if (at) {
+            o->local = 0;
+            o->epoch = CONF_EXPOSURE | *at;
+        }
+    }
+    rt_hmap_free(&named);
+    rt_hmap_free(&post_of);
+    return rc;
+}
+
 /* 1 when window win was created with the info key accumulate_ops set to same_op. */
 static int same_op_only(const rt_defs *defs, uint32_t win)
 {
@@ -327,17 +440,18 @@ static int same_op_only(const rt_defs *defs, uint32_t win)
 
 int chk_conf_report(chk *c, chk_conf *k, const rt_defs *defs)
 {
+    int rc = exposures(k, defs);
+    if (rc)
+        return rc;
     qsort(k->ops, k->nops, sizeof *k->ops, op_order);
     for (size_t i = 0, j; i < k->nops; i = j) {
         for (j = i + 1; j < k->nops && same_group(&k->ops[i], &k->ops[j]); j++)
             ;
-        int rc = sweep(c, &k->ops[i], j - i, same_op_only(defs, k->ops[i].win));
-        if (rc)
+        if ((rc = sweep(c, &k->ops[i], j - i, same_op_only(defs, k->ops[i].win))))
             return rc;
     }
     for (size_t i = 0; i < k->nwins; i++)
         k->untargeted += k->wins[i].has_pend;
-    int rc = 0;
     if (k->untargeted)
         rc = chk_note(c,
                       "rma-conflict: %" PRIu64 " RMA transfer%s without a target displacement "

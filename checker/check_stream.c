@@ -531,7 +531,7 @@ static int on_event(void *ctx, const rt_event *ev)
     if ((ev->kind == RT_EV_RECV || ev->kind == RT_EV_IRECV) && (ev->op & RT_RECV_ANY_SOURCE))
         s->c->wildcards++;
     if (rt_event_is_rma(ev->kind)) {
-        int rc = s->conf ? chk_conf_event(s->conf, ev) : 0;
+        int rc = s->conf ? chk_conf_event(s->conf, s->defs, ev) : 0;
         if (!rc && s->leak && (ev->kind == RT_EV_WIN_CREATE || ev->kind == RT_EV_WIN_FREE))
             rc = chk_leak_event(s->leak, ev);
         return rc || !chk_on(s->c, RT_CHK_RMA_EPOCH) ? rc : rma_event(s, ev);

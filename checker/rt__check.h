@@ -115,7 +115,7 @@ int chk_replay(chk *c, const char *path, rt_err *err);
  * not in a pending call, then asks for the findings once at the end. */
 typedef struct chk_conf chk_conf;
 chk_conf *chk_conf_new(void); /* NULL: no memory */
-int chk_conf_event(chk_conf *k, const rt_event *ev);
+int chk_conf_event(chk_conf *k, const rt_defs *defs, const rt_event *ev);
 int chk_conf_report(chk *c, chk_conf *k, const rt_defs *defs);
 void chk_conf_free(chk_conf *k);
 

@@ -28,6 +28,10 @@
  *                  between (rma-conflict)
  *   ok_rma_conf    2 ranks: accumulates with one op, gets, puts side by side, a put in the next
  *                  epoch, a get after a flush (no finding)
+ *   rma_pscw       3 ranks: rank 2 exposes its window to ranks 0 and 1 (Win_post), both put the
+ *                  same int in that one epoch (rma-conflict)
+ *   ok_rma_pscw    3 ranks: rank 0 puts in a first exposure epoch, rank 1 in a second (no
+ *                  finding)
  *   leak_win       2 ranks: a window of MPI_Win_create never freed (leak)
  *   leak_alloc     2 ranks: a window of MPI_Win_allocate never freed (leak)
  *   leak_dyn       2 ranks: a window of MPI_Win_create_dynamic never freed (leak)
@@ -194,6 +198,43 @@ static void rma_conflicts(const char *mode)
     MPI_Win_free(&win);
 }
 
+/* General active target: rank 2 exposes its window to ranks 0 and 1 (rma_pscw: in one epoch,
+ * where both put the same int: rma-conflict; ok_rma_pscw: rank 0 in a first epoch, rank 1 in a
+ * second, no finding). */
+static void rma_pscw(const char *mode)
+{
+    int v = rank + 1, ok = !strcmp(mode, "ok_rma_pscw"), *buf;
+    MPI_Win win;
+    MPI_Group world, origins, first, second, target;
+    MPI_Comm_group(W, &world);
+    int ranks01[2] = {0, 1}, two = 2;
+    MPI_Group_incl(world, 2, ranks01, &origins);
+    MPI_Group_incl(world, 1, &ranks01[0], &first);
+    MPI_Group_incl(world, 1, &ranks01[1], &second);
+    MPI_Group_incl(world, 1, &two, &target);
+    MPI_Win_allocate(2 * sizeof(int), sizeof(int), MPI_INFO_NULL, W, &buf, &win);
+    buf[0] = 0;
+    MPI_Barrier(W); /* buf[0] is 0 before any put */
+    for (int epoch = 0; epoch < (ok ? 2 : 1); epoch++) {
+        if (rank == 2) {
+            MPI_Win_post(ok ? (epoch ? second : first) : origins, 0, win);
+            MPI_Win_wait(win);
+        } else if (!ok || rank == epoch) {
+            MPI_Win_start(target, 0, win);
+            MPI_Put(&v, 1, MPI_INT, 2, 0, 1, MPI_INT, win);
+            MPI_Win_complete(win);
+        }
+    }
+    if (ok)
+        MT_CHECK(rank != 2 || buf[0] == 2);
+    MPI_Win_free(&win);
+    MPI_Group_free(&target);
+    MPI_Group_free(&second);
+    MPI_Group_free(&first);
+    MPI_Group_free(&origins);
+    MPI_Group_free(&world);
+}
+
 /* Windows left to MPI_Finalize (leak_win: MPI_Win_create, leak_alloc: MPI_Win_allocate,
  * leak_dyn: MPI_Win_create_dynamic) and the look-alike that frees all three (ok_leak). The
  * windows left have no memory: MPICH 4.0.2 over UCX aborts in MPI_Finalize when one with
@@ -268,7 +309,8 @@ static void races(const char *mode)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
-    int want = !strcmp(mode, "buf_ring") || strstr(mode, "race_") ? 3 : 2;
+    int want =
+        !strcmp(mode, "buf_ring") || strstr(mode, "race_") || strstr(mode, "rma_pscw") ? 3 : 2;
     rank = mt_init(&argc, &argv, "faulty", want, MT_NO_THREADS);
     MPI_Comm_size(W, &size);
     if (!strcmp(mode, "buf_sendsend"))
@@ -287,6 +329,8 @@ int main(int argc, char **argv)
         requests(mode);
     else if (!strcmp(mode, "ok_rma"))
         rma();
+    else if (!strcmp(mode, "rma_pscw") || !strcmp(mode, "ok_rma_pscw"))
+        rma_pscw(mode);
     else if (!strncmp(mode, "rma_", 4) || !strcmp(mode, "ok_rma_conf"))
         rma_conflicts(mode);
     else if (!strncmp(mode, "leak_", 5) || !strcmp(mode, "ok_leak"))
