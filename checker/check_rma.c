@@ -26,6 +26,9 @@
 
 /* Transfers kept at most (72 bytes each); the rest are counted and a note says so. */
 #define CONF_MAX_OPS (1u << 21)
+/* Group members named by Win_start and Win_post calls at most (the exposure matching's
+ * tables grow with them); past it, Win_start epochs are compared origin by origin. */
+#define CONF_MAX_NAMED (1u << 22)
 
 typedef struct conf_op {
     uint64_t lo, hi; /* the target's bytes [lo, hi) */
@@ -68,6 +71,7 @@ struct chk_conf {
     size_t nops, ops_room;
     uint64_t dropped;    /* transfers past CONF_MAX_OPS */
     uint64_t untargeted; /* transfers without RMA_TARGET */
+    uint64_t named;      /* group members named by starts and posts, up to CONF_MAX_NAMED */
     /* general active target: (origin << 32 | window, target's world rank) -> the origin's
      * Win_starts naming the target; and every Win_post */
     rt_hmap started;
@@ -145,6 +149,10 @@ static int64_t world_of(const rt_defs *defs, uint32_t win, int32_t t)
 static int pscw_event(chk_conf *k, const rt_defs *defs, conf_win *w, const rt_event *ev)
 {
     const rt_group_def *g = ev->peer >= 0 ? rt_defs_group(defs, (uint32_t)ev->peer) : NULL;
+    if (g && (ev->op == RT_PSCW_START || ev->op == RT_PSCW_POST) && k->named <= CONF_MAX_NAMED)
+        k->named += g->size; /* past the limit: counted no more */
+    if (k->named > CONF_MAX_NAMED)
+        g = NULL;
     if (ev->op == RT_PSCW_START) {
         w->local = w->start = 1;
         for (uint32_t i = 0; g && i < g->size; i++) {
@@ -390,7 +398,7 @@ static int sweep(chk *c, const conf_op *ops, size_t n, int same_op)
  * naming target t matches the n-th post of t naming o (MPI 4.0 section 12.5.2), and every
  * origin's transfers to t in it are compared with each other. A transfer whose post the trace
  * does not hold stays compared with its origin's alone. */
-static int exposures(chk_conf *k, const rt_defs *defs)
+static int exposures(chk *c, chk_conf *k, const rt_defs *defs)
 {
     size_t i = 0;
     while (i < k->nops && k->ops[i].nth == UINT32_MAX)
@@ -440,7 +448,7 @@ static int same_op_only(const rt_defs *defs, uint32_t win)
 
 int chk_conf_report(chk *c, chk_conf *k, const rt_defs *defs)
 {
-    int rc = exposures(k, defs);
+    int rc = exposures(c, k, defs);
     if (rc)
         return rc;
     qsort(k->ops, k->nops, sizeof *k->ops, op_order);
