@@ -101,7 +101,8 @@ int chk_leak_report(chk *c, chk_leak *k, const chk_rank *ranks)
     }
     k->nmade = n;
     rt_hmap_clear(&k->at); /* its indices are gone */
-    qsort(k->made, n, sizeof *k->made, by_window);
+    if (n > 1)             /* (qsort takes no NULL, even for nothing) */
+        qsort(k->made, n, sizeof *k->made, by_window);
     for (size_t i = 0, j; i < n; i = j) {
         for (j = i + 1; j < n && k->made[j].comm == k->made[i].comm; j++)
             ;

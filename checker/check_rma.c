@@ -451,7 +451,8 @@ int chk_conf_report(chk *c, chk_conf *k, const rt_defs *defs)
     int rc = exposures(c, k, defs);
     if (rc)
         return rc;
-    qsort(k->ops, k->nops, sizeof *k->ops, op_order);
+    if (k->nops > 1) /* (qsort takes no NULL, even for nothing) */
+        qsort(k->ops, k->nops, sizeof *k->ops, op_order);
     for (size_t i = 0, j; i < k->nops; i = j) {
         for (j = i + 1; j < k->nops && same_group(&k->ops[i], &k->ops[j]); j++)
             ;
