@@ -8,6 +8,9 @@
 #    as bench/analyzer_throughput.sh), in events per second of wall and of CPU time (user +
 #    system), every class and the streaming classes alone, beside retrace info (the reading
 #    floor). Median of ROUNDS runs.
+# 3. The RMA conflict sweep: a trace of 500000 accumulates with one operation, all overlapping in
+#    ten fence epochs (no finding, the most work per transfer), checked for rma-epoch alone and
+#    with rma-conflict.
 # usage: bench/check.sh [BUILD_DIR] [EVENTS] [ROUNDS]
 set -eu
 build=$(cd "${1:-build}" && pwd)
@@ -40,6 +43,17 @@ faulty req_irecv 2 request
 faulty req_both 2 request
 faulty ok_free 2 -
 faulty ok_rma 2 -
+faulty rma_putput 2 rma-conflict
+faulty rma_putget 2 rma-conflict
+faulty rma_accops 2 rma-conflict
+faulty rma_lockput 2 rma-conflict
+faulty rma_pscw 3 rma-conflict
+faulty ok_rma_conf 2 -
+faulty ok_rma_pscw 3 -
+faulty leak_win 2 leak
+faulty leak_alloc 2 leak
+faulty leak_dyn 2 leak
+faulty ok_leak 2 -
 faulty race_tag 3 race
 faulty race_any 3 race
 faulty race_irecv 3 race
@@ -66,7 +80,7 @@ echo "$suite" | while read -r prog mode np want; do
     printf '%s %s %s\n' "$want" "$prog:$mode" "$(tr '\n' ' ' < "$t.classes")"
 done > "$work/results"
 printf '%-12s %8s %14s %7s %16s\n' class faulty "right class" missed "correct flagged"
-for class in deadlock buffering collective request rma-epoch race; do
+for class in deadlock buffering collective request leak rma-epoch rma-conflict race; do
     awk -v c="$class" '
         $1 == c { n++; right = 0; any = NF > 2
                   for (i = 3; i <= NF; i++) if ($i == c) right = 1
@@ -77,25 +91,68 @@ for class in deadlock buffering collective request rma-epoch race; do
 done
 awk '$1 == "-" && NF > 2 { print "correct program flagged: " $2 ": " $3 }' "$work/results"
 
+# timed N TRACE SPEC...: the median of ROUNDS runs of retrace SPEC TRACE, N events in it.
+timed() {
+    n=$1 trace=$2
+    shift 2
+    : > "$work/runs"
+    i=0
+    while [ $i -lt "$rounds" ]; do
+        /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$retrace" "$@" "$trace" > /dev/null || true
+        cat "$work/time" >> "$work/runs"
+        i=$((i + 1))
+    done
+    sort -n "$work/runs" | awk -v n="$n" -v spec="$*" '
+        { w[NR] = $1; c[NR] = $2 + $3; r[NR] = $4 }
+        END { k = int((NR + 1) / 2); if (w[k] <= 0) w[k] = 0.01; if (c[k] <= 0) c[k] = 0.01
+              printf "%-56s %8.2f %8.2f %12.1f %12.1f %6.0f MiB\n", spec, w[k], c[k],
+                     n / w[k] / 1e6, n / c[k] / 1e6, r[NR] / 1024 }'
+}
+header() {
+    printf '%-56s %8s %8s %12s %12s %10s\n' command "wall s" "cpu s" "M ev/s wall" "M ev/s cpu" \
+        "peak RSS"
+}
+
 # --- 2. throughput ---------------------------------------------------------------------------------
 big=$work/big
 "$synth" "$big" "$events" > "$work/big.txt"
 n=$(awk '{print $1}' "$work/big.txt")
 echo
 echo "throughput: $(cat "$work/big.txt") (otf2, $(du -sh "$big" | cut -f1)), median of $rounds runs"
-printf '%-44s %8s %8s %12s %12s %10s\n' command "wall s" "cpu s" "M ev/s wall" "M ev/s cpu" "peak RSS"
-for spec in "info" "check" "check --class collective,request,rma-epoch"; do
-    : > "$work/runs"
-    i=0
-    while [ $i -lt "$rounds" ]; do
-        # shellcheck disable=SC2086 # spec is a list of words
-        /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$retrace" $spec "$big" > /dev/null || true
-        cat "$work/time" >> "$work/runs"
-        i=$((i + 1))
-    done
-    sort -n "$work/runs" | awk -v n="$n" -v spec="$spec" '
-        { w[NR] = $1; c[NR] = $2 + $3; r[NR] = $4 }
-        END { k = int((NR + 1) / 2); if (w[k] <= 0) w[k] = 0.01; if (c[k] <= 0) c[k] = 0.01
-              printf "%-44s %8.2f %8.2f %12.1f %12.1f %6.0f MiB\n", spec, w[k], c[k],
-                     n / w[k] / 1e6, n / c[k] / 1e6, r[NR] / 1024 }'
-done
+header
+timed "$n" "$big" info
+timed "$n" "$big" check
+timed "$n" "$big" check --class collective,request,rma-epoch,rma-conflict
+
+# --- 3. the RMA conflict sweep ---------------------------------------------------------------------
+# Two ranks, each 250000 MPI_Accumulate (sum, 8 bytes) to rank 1, displacements cycling over
+# 4 KiB, a fence every 50000: every transfer overlaps hundreds of others, none conflicts.
+awk 'BEGIN { print "# retrace trace (CSV form, version 1)"; print "ranks,2"; print "win,0,0"
+    for (r = 0; r < 2; r++) {
+        t = 100
+        call(r, "Win_create", "win_create,0,,,,,,,")
+        for (i = 0; i < 250000; i++) {
+            if (i % 50000 == 0)
+                call(r, "Win_fence", "rma_coll_end,0,,,,,,,barrier")
+            call(r, "Accumulate", "atomic,0,1,,8,0,shm," i + 1 ",accumulate",
+                 "rma_target,0,1,," (i * 8) % 4096 ",,,,sum")
+        }
+        call(r, "Win_fence", "rma_coll_end,0,,,,,,,barrier")
+    } }
+    function call(r, fn, a, b) {
+        printf "%d,%d,enter,MPI_%s,,,,,,,,\n", r, t, fn
+        printf "%d,%d,%s,MPI_%s,%s\n", r, t + 1, substr(a, 1, index(a, ",") - 1), fn,
+            substr(a, index(a, ",") + 1)
+        if (b != "")
+            printf "%d,%d,%s,MPI_%s,%s\n", r, t + 1, substr(b, 1, index(b, ",") - 1), fn,
+                substr(b, index(b, ",") + 1)
+        printf "%d,%d,leave,MPI_%s,,,,,,,,\n", r, t + 2, fn
+        t += 10
+    }' > "$work/rma.csv"
+"$retrace" convert "$work/rma.csv" "$work/rma" > /dev/null
+n=$(grep -c "^[0-9]" "$work/rma.csv")
+echo
+echo "RMA conflict sweep: 500000 overlapping accumulates, $n events (otf2), median of $rounds runs"
+header
+timed "$n" "$work/rma" check --class rma-epoch
+timed "$n" "$work/rma" check --class rma-epoch,rma-conflict

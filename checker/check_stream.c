@@ -48,6 +48,8 @@ typedef struct stream {
     /* nonblocking collectives: (rank, req) -> index in the rank's calls */
     rt_hmap nbc_at;
     chk_colls colls;
+    chk_conf *conf; /* RMA conflicts (NULL: not checked) */
+    chk_leak *leak; /* resource leaks (NULL: not checked) */
 } stream;
 
 /* ---- findings of one rank ----------------------------------------------------------------------
@@ -528,8 +530,12 @@ static int on_event(void *ctx, const rt_event *ev)
     }
     if ((ev->kind == RT_EV_RECV || ev->kind == RT_EV_IRECV) && (ev->op & RT_RECV_ANY_SOURCE))
         s->c->wildcards++;
-    if (rt_event_is_rma(ev->kind))
-        return chk_on(s->c, RT_CHK_RMA_EPOCH) ? rma_event(s, ev) : 0;
+    if (rt_event_is_rma(ev->kind)) {
+        int rc = s->conf ? chk_conf_event(s->conf, s->defs, ev) : 0;
+        if (!rc && s->leak && (ev->kind == RT_EV_WIN_CREATE || ev->kind == RT_EV_WIN_FREE))
+            rc = chk_leak_event(s->leak, ev);
+        return rc || !chk_on(s->c, RT_CHK_RMA_EPOCH) ? rc : rma_event(s, ev);
+    }
     if (rt_event_starts_request(ev->kind))
         return req_open(s, ev);
     if (rt_event_ends_request(ev->kind))
@@ -547,6 +553,10 @@ static int on_finish(void *ctx, rt_err *err)
         rc = rma_left(s);
     if (!rc && chk_on(s->c, RT_CHK_COLLECTIVE))
         rc = chk_colls_compare(s->c, s->defs, s->ranks, &s->colls);
+    if (!rc && s->conf)
+        rc = chk_conf_report(s->c, s->conf, s->defs);
+    if (!rc && s->leak)
+        rc = chk_leak_report(s->c, s->leak, s->ranks);
     if (rc)
         return rt_err_set(err, -rc, "out of memory");
     return 0;
@@ -555,6 +565,12 @@ static int on_finish(void *ctx, rt_err *err)
 int chk_stream(chk *c, const char *path, rt_err *err)
 {
     stream s = {.c = c};
+    if (chk_on(c, RT_CHK_RMA_CONFLICT) && !(s.conf = chk_conf_new()))
+        return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
+    if (chk_on(c, RT_CHK_LEAK) && !(s.leak = chk_leak_new())) {
+        chk_conf_free(s.conf);
+        return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
+    }
     rt_an_pass pass = {.setup = on_defs, .event = on_event, .finish = on_finish, .ctx = &s};
     char *truncated = NULL;
     int rc = rt_an_run(path, &pass, &truncated, err);
@@ -576,6 +592,8 @@ int chk_stream(chk *c, const char *path, rt_err *err)
     free(s.open);
     free(s.wins);
     free(s.lockv);
+    chk_conf_free(s.conf);
+    chk_leak_free(s.leak);
     rt_hmap_free(&s.open_at);
     rt_hmap_free(&s.win_at);
     rt_hmap_free(&s.locks);

@@ -111,6 +111,22 @@ int chk_race(chk *c, const char *path, rt_err *err);
 /* Deadlock and buffering hazards from replays of the trace at path (check_replay.c). */
 int chk_replay(chk *c, const char *path, rt_err *err);
 
+/* RMA conflicts (check_rma.c): the streaming pass gives it every RMA event of a rank that is
+ * not in a pending call, then asks for the findings once at the end. */
+typedef struct chk_conf chk_conf;
+chk_conf *chk_conf_new(void); /* NULL: no memory */
+int chk_conf_event(chk_conf *k, const rt_defs *defs, const rt_event *ev);
+int chk_conf_report(chk *c, chk_conf *k, const rt_defs *defs);
+void chk_conf_free(chk_conf *k);
+
+/* Resource leaks (check_leak.c): the streaming pass gives it every window creation and free of
+ * a rank that is not in a pending call; the findings come at the end. */
+typedef struct chk_leak chk_leak;
+chk_leak *chk_leak_new(void); /* NULL: no memory */
+int chk_leak_event(chk_leak *k, const rt_event *ev);
+int chk_leak_report(chk *c, chk_leak *k, const chk_rank *ranks);
+void chk_leak_free(chk_leak *k);
+
 /* Appends a line to the result's notes. 0 or -RT_E_NOMEM. */
 int chk_note(chk *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -18,12 +18,14 @@
 #include "rt_report.h"
 
 /* X(id, name, severity): the classes checked, in the order the summary lists them. */
-#define RT_CHECK_CLASSES(X)            \
-    X(DEADLOCK, "deadlock", ERROR)     \
-    X(BUFFERING, "buffering", WARNING) \
-    X(COLLECTIVE, "collective", ERROR) \
-    X(REQUEST, "request", ERROR)       \
-    X(RMA_EPOCH, "rma-epoch", ERROR)   \
+#define RT_CHECK_CLASSES(X)                \
+    X(DEADLOCK, "deadlock", ERROR)         \
+    X(BUFFERING, "buffering", WARNING)     \
+    X(COLLECTIVE, "collective", ERROR)     \
+    X(REQUEST, "request", ERROR)           \
+    X(LEAK, "leak", WARNING)               \
+    X(RMA_EPOCH, "rma-epoch", ERROR)       \
+    X(RMA_CONFLICT, "rma-conflict", ERROR) \
     X(RACE, "race", WARNING)
 
 // clang-format off

@@ -22,8 +22,11 @@ static void check_usage(FILE *out)
             "  collective   error: members of a communicator call different collectives, in a\n"
             "               different order, with different roots or amounts, or one never does\n"
             "  request      error: a request neither completed nor freed by MPI_Finalize\n"
+            "  leak         warning: a window not freed by MPI_Finalize\n"
             "  rma-epoch    error: an RMA call against the epoch rules (outside an epoch, an\n"
             "               unlock without lock, Win_complete without Win_start, ...)\n"
+            "  rma-conflict error: two RMA transfers of one epoch on overlapping bytes of a\n"
+            "               target, one of them writing (put and get, different accumulates)\n"
             "  race         warning: a receive from MPI_ANY_SOURCE that another sender's\n"
             "               message, unordered with it, could have matched\n"
             "  --class C,...    check only these classes (default: all)\n"
@@ -50,7 +53,7 @@ static int parse_classes(const cli_command *cmd, const char *spec, uint32_t *bit
         if (c < 0)
             return cli_usage_error(cmd,
                                    "--class: no class '%s' (deadlock, buffering, collective, "
-                                   "request, rma-epoch)",
+                                   "request, leak, rma-epoch, rma-conflict, race)",
                                    name);
         *bits |= 1u << c;
         if (!p[len])
@@ -129,8 +132,9 @@ static int check_run(int argc, char **argv)
         putchar('\n');
     int rc = cli_out_report(&out, &res.report, 0, NULL);
     rt_table_write_text(res.report.tables.t[1], stdout);
-    printf("not checked yet: resource leaks, RMA conflicts, invalid parameters "
-           "(docs/check.md)\n");
+    printf(
+        "not checked yet: leaks of communicators and groups, fence assertions, invalid parameters "
+        "(docs/check.md)\n");
     fflush(stdout);
     if (res.report.truncated)
         cli_warning("%s (checked as far as it goes)", res.report.truncated);

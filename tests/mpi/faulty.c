@@ -19,6 +19,23 @@
  *   req_both       2 ranks: both at once, on two tags (request)
  *   ok_free        2 ranks: rank 0 frees its MPI_Isend's request (allowed; no finding)
  *   ok_rma         2 ranks: fence and lock epochs, closed (no finding)
+ *   rma_putput     2 ranks: both MPI_Put the same int of rank 1 in one fence epoch (rma-conflict)
+ *   rma_putget     2 ranks: rank 0 MPI_Put and MPI_Get the same int of rank 1 in one fence epoch
+ *                  (rma-conflict)
+ *   rma_accops     2 ranks: MPI_Accumulate with MPI_SUM and with MPI_MAX on the same int of rank
+ *                  1 in one fence epoch (rma-conflict)
+ *   rma_lockput    2 ranks: rank 0 locks rank 1 and puts ints 1-2, then int 2 again, no flush
+ *                  between (rma-conflict)
+ *   ok_rma_conf    2 ranks: accumulates with one op, gets, puts side by side, a put in the next
+ *                  epoch, a get after a flush (no finding)
+ *   rma_pscw       3 ranks: rank 2 exposes its window to ranks 0 and 1 (Win_post), both put the
+ *                  same int in that one epoch (rma-conflict)
+ *   ok_rma_pscw    3 ranks: rank 0 puts in a first exposure epoch, rank 1 in a second (no
+ *                  finding)
+ *   leak_win       2 ranks: a window of MPI_Win_create never freed (leak)
+ *   leak_alloc     2 ranks: a window of MPI_Win_allocate never freed (leak)
+ *   leak_dyn       2 ranks: a window of MPI_Win_create_dynamic never freed (leak)
+ *   ok_leak        2 ranks: the three windows, each freed (no finding)
  *   race_tag       3 ranks: rank 0 MPI_Recv(MPI_ANY_SOURCE, tag 5) gets rank 1's message; rank 2
  *                  sends it one of tag 5 too, later but with nothing in MPI ordering it after
  *                  the receive (a file in the working directory holds rank 2 back) (race)
@@ -134,6 +151,112 @@ static void rma(void)
     MPI_Win_free(&win);
 }
 
+/* Conflicting RMA accesses (rma_putput, rma_putget, rma_accops, rma_lockput) and a look-alike
+ * without any (ok_rma_conf). The faulty ones check nothing: what they leave in the window is
+ * undefined. */
+static void rma_conflicts(const char *mode)
+{
+    static int buf[4]; /* static: see rma() */
+    int v[2] = {rank + 1, rank + 2}, got[2] = {0, 0};
+    MPI_Win win;
+    MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, W, &win);
+    MPI_Win_fence(0, win);
+    if (!strcmp(mode, "rma_putput")) { /* both ranks put rank 1's buf[0] */
+        MPI_Put(&v[0], 1, MPI_INT, 1, 0, 1, MPI_INT, win);
+    } else if (!strcmp(mode, "rma_putget") && rank == 0) { /* put and get rank 1's buf[0] */
+        MPI_Put(&v[0], 1, MPI_INT, 1, 0, 1, MPI_INT, win);
+        MPI_Get(&got[0], 1, MPI_INT, 1, 0, 1, MPI_INT, win);
+    } else if (!strcmp(mode, "rma_accops")) { /* sum and max on rank 1's buf[0] */
+        MPI_Accumulate(&v[0], 1, MPI_INT, 1, 0, 1, MPI_INT, rank ? MPI_MAX : MPI_SUM, win);
+    } else if (!strcmp(mode, "ok_rma_conf")) {
+        /* the same op on the same int, gets of the same int, puts of ints side by side */
+        MPI_Accumulate(&v[0], 1, MPI_INT, 1, 0, 1, MPI_INT, MPI_SUM, win);
+        MPI_Get(&got[0], 1, MPI_INT, 0, 1, 1, MPI_INT, win);
+        MPI_Put(&v[1], 1, MPI_INT, 1, 2 + rank, 1, MPI_INT, win);
+        MPI_Win_fence(0, win);
+        if (rank == 0) /* the int the accumulates updated, in the next epoch */
+            MPI_Put(&v[0], 1, MPI_INT, 1, 0, 1, MPI_INT, win);
+    }
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
+    if (rank == 0 && (!strcmp(mode, "rma_lockput") || !strcmp(mode, "ok_rma_conf"))) {
+        int three = !strcmp(mode, "ok_rma_conf");
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
+        MPI_Put(v, 2, MPI_INT, 1, 1, 2, MPI_INT, win); /* buf[1] and buf[2] ... */
+        if (three)                                     /* ... done at the target before the get */
+            MPI_Win_flush(1, win);
+        if (three)
+            MPI_Get(&got[1], 1, MPI_INT, 1, 2, 1, MPI_INT, win);
+        else /* ... and buf[2] again */
+            MPI_Put(&v[1], 1, MPI_INT, 1, 2, 1, MPI_INT, win);
+        MPI_Win_unlock(1, win);
+    }
+    MPI_Barrier(W);
+    if (!strcmp(mode, "ok_rma_conf")) {
+        MT_CHECK(rank != 1 || (buf[0] == 1 && buf[1] == 1 && buf[2] == 2));
+        MT_CHECK(rank != 0 || (got[0] == 0 && got[1] == 2));
+    }
+    MPI_Win_free(&win);
+}
+
+/* General active target: rank 2 exposes its window to ranks 0 and 1 (rma_pscw: in one epoch,
+ * where both put the same int: rma-conflict; ok_rma_pscw: rank 0 in a first epoch, rank 1 in a
+ * second, no finding). */
+static void rma_pscw(const char *mode)
+{
+    int v = rank + 1, ok = !strcmp(mode, "ok_rma_pscw"), *buf;
+    MPI_Win win;
+    MPI_Group world, origins, first, second, target;
+    MPI_Comm_group(W, &world);
+    int ranks01[2] = {0, 1}, two = 2;
+    MPI_Group_incl(world, 2, ranks01, &origins);
+    MPI_Group_incl(world, 1, &ranks01[0], &first);
+    MPI_Group_incl(world, 1, &ranks01[1], &second);
+    MPI_Group_incl(world, 1, &two, &target);
+    MPI_Win_allocate(2 * sizeof(int), sizeof(int), MPI_INFO_NULL, W, &buf, &win);
+    buf[0] = 0;
+    MPI_Barrier(W); /* buf[0] is 0 before any put */
+    for (int epoch = 0; epoch < (ok ? 2 : 1); epoch++) {
+        if (rank == 2) {
+            MPI_Win_post(ok ? (epoch ? second : first) : origins, 0, win);
+            MPI_Win_wait(win);
+        } else if (!ok || rank == epoch) {
+            MPI_Win_start(target, 0, win);
+            MPI_Put(&v, 1, MPI_INT, 2, 0, 1, MPI_INT, win);
+            MPI_Win_complete(win);
+        }
+    }
+    if (ok)
+        MT_CHECK(rank != 2 || buf[0] == 2);
+    MPI_Win_free(&win);
+    MPI_Group_free(&target);
+    MPI_Group_free(&second);
+    MPI_Group_free(&first);
+    MPI_Group_free(&origins);
+    MPI_Group_free(&world);
+}
+
+/* Windows left to MPI_Finalize (leak_win: MPI_Win_create, leak_alloc: MPI_Win_allocate,
+ * leak_dyn: MPI_Win_create_dynamic) and the look-alike that frees all three (ok_leak). The
+ * windows left have no memory: MPICH 4.0.2 over UCX aborts in MPI_Finalize when one with
+ * memory is left (its registration cache finds the region still in use). */
+static void leaks(const char *mode)
+{
+    static int buf[2];
+    int *mem;
+    MPI_Win made, allocated, dynamic;
+    int ok = !strcmp(mode, "ok_leak");
+    MPI_Aint bytes = ok ? (MPI_Aint)sizeof buf : 0;
+    MPI_Win_create(ok ? buf : NULL, bytes, sizeof(int), MPI_INFO_NULL, W, &made);
+    MPI_Win_allocate(bytes, sizeof(int), MPI_INFO_NULL, W, &mem, &allocated);
+    MPI_Win_create_dynamic(MPI_INFO_NULL, W, &dynamic);
+    if (ok || strcmp(mode, "leak_win"))
+        MPI_Win_free(&made);
+    if (ok || strcmp(mode, "leak_alloc"))
+        MPI_Win_free(&allocated);
+    if (ok || strcmp(mode, "leak_dyn"))
+        MPI_Win_free(&dynamic);
+}
+
 /* Rank 2 sends only once rank 0 made its wildcard receive, as told through a file in the
  * working directory that MPI does not see: in the trace nothing orders the two (at most 10 s). */
 static const char gate[] = "faulty.race.gate";
@@ -186,7 +309,8 @@ static void races(const char *mode)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
-    int want = !strcmp(mode, "buf_ring") || strstr(mode, "race_") ? 3 : 2;
+    int want =
+        !strcmp(mode, "buf_ring") || strstr(mode, "race_") || strstr(mode, "rma_pscw") ? 3 : 2;
     rank = mt_init(&argc, &argv, "faulty", want, MT_NO_THREADS);
     MPI_Comm_size(W, &size);
     if (!strcmp(mode, "buf_sendsend"))
@@ -205,6 +329,12 @@ int main(int argc, char **argv)
         requests(mode);
     else if (!strcmp(mode, "ok_rma"))
         rma();
+    else if (!strcmp(mode, "rma_pscw") || !strcmp(mode, "ok_rma_pscw"))
+        rma_pscw(mode);
+    else if (!strncmp(mode, "rma_", 4) || !strcmp(mode, "ok_rma_conf"))
+        rma_conflicts(mode);
+    else if (!strncmp(mode, "leak_", 5) || !strcmp(mode, "ok_leak"))
+        leaks(mode);
     else if (strstr(mode, "race_"))
         races(mode);
     else {

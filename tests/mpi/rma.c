@@ -65,6 +65,7 @@ static void passive_target(void)
         MPI_Win_flush(3, win);
         MPI_Rput(&x, 1, MPI_DOUBLE, 3, 1, 1, MPI_DOUBLE, win, &q[0]);
         MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+        MPI_Win_flush(3, win); /* the wait completes the put here only: at the target too */
         MPI_Rget(y, 2, MPI_DOUBLE, 3, 0, 2, MPI_DOUBLE, win, &q[0]);
         MPI_Wait(&q[0], MPI_STATUS_IGNORE);
         MPI_Win_flush_local(3, win);

@@ -1,0 +1,4 @@
+check
+--class
+leak
+$DATA/check_leak.csv
