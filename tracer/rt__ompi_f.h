@@ -10,8 +10,8 @@
  *
  * How: the tracer defines ompi_<stem>_f and those names (mpi_<stem>_, mpi_<stem>__,
  * mpi_<stem>, pmpi_<stem>_) itself, so that LD_PRELOAD puts them before Open MPI's, runs the
- * pre and post hooks of the same function's row of wrappers.def, and calls the body under
- * its one name nobody else calls, PMPI_<Name>_f, for the work, so that the Fortran semantics
+ * pre and post hooks of the same function's row of wrappers.def, and calls the body under an
+ * alias nobody else calls, pmpi_<stem>__, for the work, so that the Fortran semantics
  * (sentinels, logical flags, indices from 1, ierror) stay Open MPI's. The twin is a weak
  * reference: a C program never calls these, and the tracer loads without libmpi_mpifh.so.
  *
@@ -193,7 +193,7 @@ static inline const void *rt__of_buf(const void *b)
  */
 #define RT__OF_ALIAS(stem, name) RT__EXPORT __attribute__((alias("ompi_" #stem "_f"))) void name
 #define RT__OF_WRAP(name, stem, fparams, fargs, cargs, n)                                  \
-    void PMPI_##name##_f(RT__F08_UNPAREN fparams, MPI_Fint *ierror) __attribute__((weak)); \
+    void pmpi_##stem##__(RT__F08_UNPAREN fparams, MPI_Fint *ierror) __attribute__((weak)); \
     RT__EXPORT void ompi_##stem##_f(RT__F08_UNPAREN fparams, MPI_Fint *ierror);            \
     RT__EXPORT void ompi_##stem##_f(RT__F08_UNPAREN fparams, MPI_Fint *ierror)             \
     {                                                                                      \
@@ -208,7 +208,7 @@ static inline const void *rt__of_buf(const void *b)
             if (rt__can_block(RT_FN_##name))                                               \
                 rt__pending_open(c);                                                       \
         }                                                                                  \
-        PMPI_##name##_f(RT__F08_UNPAREN fargs, &rc);                                       \
+        pmpi_##stem##__(RT__F08_UNPAREN fargs, &rc);                                       \
         c->rc = rc;                                                                        \
         x->after = 1;                                                                      \
         if (c->on) {                                                                       \

@@ -132,11 +132,11 @@ RT__EXPORT void mpi_abort_f08_(const MPI_Comm *comm, const MPI_Fint *errorcode, 
 
 #if RT__OMPI_F
 /* Open MPI's Fortran bodies (rt__ompi_f.h) and their profiling names in libmpi_mpifh.so. */
-void PMPI_Init_f(MPI_Fint *ierror) __attribute__((weak));
-void PMPI_Init_thread_f(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
+void pmpi_init__(MPI_Fint *ierror) __attribute__((weak));
+void pmpi_init_thread__(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
     __attribute__((weak));
-void PMPI_Finalize_f(MPI_Fint *ierror) __attribute__((weak));
-void PMPI_Abort_f(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak));
+void pmpi_finalize__(MPI_Fint *ierror) __attribute__((weak));
+void pmpi_abort__(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak));
 RT__EXPORT void ompi_init_f(MPI_Fint *ierror);
 RT__EXPORT void ompi_init_thread_f(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror);
 RT__EXPORT void ompi_finalize_f(MPI_Fint *ierror);
@@ -145,7 +145,7 @@ RT__EXPORT void ompi_abort_f(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr
 RT__EXPORT void ompi_init_f(MPI_Fint *ierror)
 {
     MPI_Fint rc = MPI_SUCCESS;
-    PMPI_Init_f(&rc);
+    pmpi_init__(&rc);
     init_done(RT_FN_Init, rc, rc == MPI_SUCCESS ? thread_level() : MPI_THREAD_SINGLE);
     if (ierror)
         *ierror = rc;
@@ -154,7 +154,7 @@ RT__EXPORT void ompi_init_f(MPI_Fint *ierror)
 RT__EXPORT void ompi_init_thread_f(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
 {
     MPI_Fint rc = MPI_SUCCESS;
-    PMPI_Init_thread_f(required, provided, &rc);
+    pmpi_init_thread__(required, provided, &rc);
     init_done(RT_FN_Init_thread, rc, rc == MPI_SUCCESS ? *provided : MPI_THREAD_SINGLE);
     if (ierror)
         *ierror = rc;
@@ -163,20 +163,21 @@ RT__EXPORT void ompi_init_thread_f(MPI_Fint *required, MPI_Fint *provided, MPI_F
 RT__EXPORT void ompi_finalize_f(MPI_Fint *ierror)
 {
     finalize_begin();
-    PMPI_Finalize_f(ierror);
+    pmpi_finalize__(ierror);
 }
 
 RT__EXPORT void ompi_abort_f(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
     abort_begin();
-    PMPI_Abort_f(comm, errorcode, ierror);
+    pmpi_abort__(comm, errorcode, ierror);
 }
 
 /* The names the Fortran compilers call (rt__ompi_f.h). */
 #define RT__OF_ENV_ALIASES(stem, params)       \
     RT__OF_ALIAS(stem, mpi_##stem##_) params;  \
     RT__OF_ALIAS(stem, mpi_##stem##__) params; \
-    RT__OF_ALIAS(stem, mpi_##stem) params;
+    RT__OF_ALIAS(stem, mpi_##stem) params;     \
+    RT__OF_ALIAS(stem, pmpi_##stem##_) params;
 RT__OF_ENV_ALIASES(init, (MPI_Fint * ierror))
 RT__OF_ENV_ALIASES(init_thread, (MPI_Fint * required, MPI_Fint *provided, MPI_Fint *ierror))
 RT__OF_ENV_ALIASES(finalize, (MPI_Fint * ierror))

@@ -257,7 +257,7 @@ RT__EXPORT void mpi_win_set_name_f08_(const MPI_Win *win, const char *name, MPI_
  * name's hidden length comes after ierror (an int by value in Open MPI's body, which its
  * mpi_f08 binding passes too).
  */
-void PMPI_Win_set_name_f(MPI_Fint *win, char *name, MPI_Fint *ierror, int len)
+void pmpi_win_set_name__(MPI_Fint *win, char *name, MPI_Fint *ierror, int len)
     __attribute__((weak));
 RT__EXPORT void ompi_win_set_name_f(MPI_Fint *win, char *name, MPI_Fint *ierror, int len);
 RT__EXPORT void ompi_win_set_name_f(MPI_Fint *win, char *name, MPI_Fint *ierror, int len)
@@ -266,7 +266,7 @@ RT__EXPORT void ompi_win_set_name_f(MPI_Fint *win, char *name, MPI_Fint *ierror,
     rt__call *const c = &c_;
     MPI_Fint rc = MPI_SUCCESS;
     rt__begin(c, RT_FN_Win_set_name);
-    PMPI_Win_set_name_f(win, name, &rc, len);
+    pmpi_win_set_name__(win, name, &rc, len);
     c->rc = rc;
     if (c->on) {
         while (len > 0 && name[len - 1] == ' ')
@@ -283,4 +283,6 @@ RT__OF_ALIAS(win_set_name, mpi_win_set_name_)(MPI_Fint *win, char *name, MPI_Fin
 RT__OF_ALIAS(win_set_name, mpi_win_set_name__)
 (MPI_Fint *win, char *name, MPI_Fint *ierror, int len);
 RT__OF_ALIAS(win_set_name, mpi_win_set_name)(MPI_Fint *win, char *name, MPI_Fint *ierror, int len);
+RT__OF_ALIAS(win_set_name, pmpi_win_set_name_)
+(MPI_Fint *win, char *name, MPI_Fint *ierror, int len);
 #endif
