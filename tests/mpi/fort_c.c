@@ -92,6 +92,13 @@ static void collectives(void)
     MT_CHECK(total == 8.0);
     MPI_Ibarrier(W, &req);
     MPI_Wait(&req, MPI_STATUS_IGNORE);
+    /* MPI_IN_PLACE at the root, with a send count it ignores: the root's own block is its
+     * receive block (4 bytes, not 0), from Fortran's MPI_IN_PLACE too. */
+    if (rank == 0)
+        MPI_Gather(MPI_IN_PLACE, 0, MPI_INT, four, 1, MPI_INT, 0, W);
+    else
+        MPI_Gather(&rank, 1, MPI_INT, four, 1, MPI_INT, 0, W);
+    MT_CHECK(rank != 0 || (four[0] == 100 && four[1] == 1 && four[2] == 2 && four[3] == 3));
 
     MPI_Comm half;
     MPI_Comm_split(W, rank % 2, rank, &half);

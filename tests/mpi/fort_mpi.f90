@@ -142,6 +142,15 @@ contains
         call check(total == 8.0d0, 'allreduce')
         call MPI_Ibarrier(MPI_COMM_WORLD, req, ierr)
         call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+        ! MPI_IN_PLACE at the root, with a send count it ignores (fort_c.c says why)
+        if (rank == 0) then
+            call MPI_Gather(MPI_IN_PLACE, 0, MPI_INTEGER, four, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, &
+                            ierr)
+        else
+            call MPI_Gather(rank, 1, MPI_INTEGER, four, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
+        end if
+        call check(rank /= 0 .or. (four(1) == 100 .and. four(2) == 1 .and. four(3) == 2 .and. &
+                                  four(4) == 3), 'gather in place')
 
         call MPI_Comm_split(MPI_COMM_WORLD, mod(rank, 2), rank, half, ierr)
         call MPI_Comm_rank(half, sub_rank, ierr)
