@@ -40,8 +40,10 @@ _Static_assert(sizeof(MPI_Status) % sizeof(MPI_Fint) == 0, "a status is a whole 
 /* Open MPI's MPI_STATUS_SIZE: its Fortran status holds the C status's ints. */
 #define RT__OF_STATUS_SIZE (sizeof(MPI_Status) / sizeof(MPI_Fint))
 
-/* Open MPI's Fortran MPI_IN_PLACE: the common block whose address all three bindings pass
- * (libmpi.so's; libmpi_usempif08.so's copy of the symbol is interposed by it). */
+/* Open MPI's Fortran MPI_IN_PLACE: the common block mpi_fortran_in_place_, whose address all
+ * three bindings pass. The dynamic linker gives the process one: a program that names
+ * MPI_IN_PLACE holds a copy (LD_DEBUG=bindings), which libmpi.so, libmpi_mpifh.so (whose
+ * bodies compare with it) and this reference all bind to. */
 extern int mpi_fortran_in_place_ __attribute__((weak));
 
 /* The conversion state of one Fortran call: arrays of n requests, statuses and indices
