@@ -53,6 +53,16 @@ static void nonblocking(void)
     MPI_Isend(out, 4, MPI_INT, right, 4, W, &reqs[1]);
     MPI_Waitall(2, reqs, sts);
     MT_CHECK(sts[0].MPI_SOURCE == left && in[3] == left * 10 + 3);
+    /* The ring once more, its requests the last of 20 (the others null): a completion over more
+     * requests than the tracer follows without allocating (RT__INLINE_REQS), statuses ignored. */
+    MPI_Request many[20];
+    for (int i = 0; i < 18; i++)
+        many[i] = MPI_REQUEST_NULL;
+    in[3] = 0;
+    MPI_Irecv(in, 4, MPI_INT, left, 10, W, &many[18]);
+    MPI_Isend(out, 4, MPI_INT, right, 10, W, &many[19]);
+    MPI_Waitall(20, many, MPI_STATUSES_IGNORE);
+    MT_CHECK(in[3] == left * 10 + 3);
 
     MPI_Irecv(got, 2, MPI_INT, partner, 5, W, &reqs[0]);
     MPI_Isend(two, 2, MPI_INT, partner, 5, W, &reqs[1]);
