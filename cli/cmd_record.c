@@ -428,12 +428,6 @@ static int choose_tracer(const record_opts *o, char *lib, char *warn, size_t war
                  "cannot tell which MPI library %s uses (%s): preloading MPICH's tracer "
                  "(--tracer FILE chooses another)",
                  g.program ? g.program : o->command[0], g.why);
-    else if (g.mpi == RECORD_MPI_OPENMPI && g.fortran[0])
-        snprintf(warn, warn_len,
-                 "%s links Open MPI's Fortran bindings (%s), which call Open MPI's "
-                 "internals without the C functions the tracer wraps: its Fortran MPI calls "
-                 "are not recorded (C and C++ calls are; docs/tracer.md, \"Open MPI\")",
-                 g.program ? g.program : o->command[0], g.fortran);
     if (find_tracer(file, lib, PATH_MAX) == 0)
         return CLI_OK;
     if (g.mpi == RECORD_MPI_OPENMPI)

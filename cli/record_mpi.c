@@ -172,7 +172,8 @@ static record_mpi library_mpi(const char *lib)
 }
 
 /* Open MPI's Fortran bindings: mpif.h and `use mpi` (libmpi_mpifh), `use mpi_f08`
- * (libmpi_usempif08), the `use mpi` module (libmpi_usempi_ignore_tkr). */
+ * (libmpi_usempif08), the `use mpi` module (libmpi_usempi_ignore_tkr). Their libmpi.so.40
+ * tells; their own names, libmpi-something, must not be taken for another MPI's. */
 static int fortran_bindings(const char *soname)
 {
     return !strncmp(soname, "libmpi_mpifh.so", 15) || !strncmp(soname, "libmpi_usempif08", 16) ||
@@ -237,11 +238,8 @@ static void program_mpi(const char *path, record_mpi_guess *g)
         /* "\tlibmpi.so.40 => /usr/lib/x86_64-linux-gnu/libmpi.so.40 (0x...)" */
         if (sscanf(line, " %4095s => %4095s", name, target) < 1)
             continue;
-        if (fortran_bindings(base_name(name))) {
-            if (!g->fortran[0])
-                snprintf(g->fortran, sizeof g->fortran, "%s", base_name(name));
+        if (fortran_bindings(base_name(name)))
             continue;
-        }
         record_mpi mpi = library_mpi(name);
         if (mpi == RECORD_MPI_UNKNOWN && target[0] == '/')
             mpi = library_mpi(target);

@@ -13,8 +13,6 @@ typedef struct record_mpi_guess {
     char library[64];    /* the MPI library that told (libmpi.so.40), or "" */
     char launcher[64];   /* the launcher that told (orterun), when the program did not, or "" */
     char why[160];       /* RECORD_MPI_UNKNOWN: why not, for the warning */
-    char
-        fortran[64]; /* Open MPI's Fortran bindings the program links (libmpi_mpifh.so.40), or "" */
 } record_mpi_guess;
 
 /*

@@ -38,6 +38,28 @@
 #define RT__F08 0
 #endif
 
+#if RT__F08 || RT__OMPI_F
+#define RT__F08_UNPAREN(...) __VA_ARGS__
+
+/* The including file's rows of wrappers.def once more (RT__CLASS_<CLASS> is RT__WRAP for its
+ * classes, RT__SKIP for the others): each row's hooks as functions of the C parameters, for
+ * the f08 wrappers below and Open MPI's Fortran wrappers (rt__ompi_f.h). */
+#define RT__F08_HOOKS(name, params, args, pre, post)                        \
+    static inline void rt__pre_##name(rt__call *c, RT__F08_UNPAREN params)  \
+    {                                                                       \
+        pre;                                                                \
+    }                                                                       \
+    static inline void rt__post_##name(rt__call *c, RT__F08_UNPAREN params) \
+    {                                                                       \
+        post;                                                               \
+    }
+#undef RT__WRAP
+#undef RT__COUNT_T
+#undef RT__DISP_T
+#define RT__WRAP RT__F08_HOOKS
+#include "wrappers.def"
+#endif
+
 #if RT__F08
 /* MPICH's Fortran handles are its C handles (the f2c "conversions" are casts), and its f08
  * status is its C status: so a TYPE(MPI_Comm) argument is read as an MPI_Comm, an array of
@@ -72,7 +94,6 @@ _Static_assert(sizeof(MPI_Status) == sizeof(MPI_F08_status) &&
 #define RT__F08_ST(s) \
     (c->on && (s) == MPI_F08_STATUS_IGNORE ? (MPI_F08_status *)(void *)&c->st : (s))
 #define RT__F08_STV(s) (c->stv ? (MPI_F08_status *)(void *)c->stv : (s))
-#define RT__F08_UNPAREN(...) __VA_ARGS__
 
 /*
  * One f08 entry point. Its ierror is optional (NULL when the caller left it out); the twin
@@ -103,24 +124,7 @@ _Static_assert(sizeof(MPI_Status) == sizeof(MPI_F08_status) &&
             *ierror = rc;                                                                  \
     }
 
-/* The including file's rows of wrappers.def once more (RT__CLASS_<CLASS> is RT__WRAP for its
- * classes, RT__SKIP for the others): each row's hooks as functions of the C parameters. */
-#define RT__F08_HOOKS(name, params, args, pre, post)                        \
-    static inline void rt__pre_##name(rt__call *c, RT__F08_UNPAREN params)  \
-    {                                                                       \
-        pre;                                                                \
-    }                                                                       \
-    static inline void rt__post_##name(rt__call *c, RT__F08_UNPAREN params) \
-    {                                                                       \
-        post;                                                               \
-    }
-#undef RT__WRAP
-#undef RT__COUNT_T
-#undef RT__DISP_T
-#define RT__WRAP RT__F08_HOOKS
-#include "wrappers.def"
-
-/* ... and its rows of f08.def (RT__SKIP takes five arguments, as F passes them). */
+/* The including file's rows of f08.def (RT__SKIP takes five arguments, as F passes them). */
 #undef RT__WRAP
 #define RT__WRAP RT__F08_WRAP
 #define F(cls, name, stem, fparams, fargs, cargs) RT__CLASS_##cls(name, stem, fparams, fargs, cargs)

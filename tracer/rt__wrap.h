@@ -46,6 +46,12 @@ static inline void rt__before_failed(rt__call *c)
         c->t->scratch_len = 0;
 }
 
+/* Open MPI's Fortran wrappers (rt__ompi_f.h): tracer/tracer.cmake sets RT__OMPI_F to 1 for
+ * the Open MPI tracer when Open MPI's libmpi_mpifh.so has the bodies they stand in for. */
+#ifndef RT__OMPI_F
+#define RT__OMPI_F 0
+#endif
+
 #define RT__SKIP(name, params, args, pre, post)
 
 #ifndef RT__CLASS_P2P

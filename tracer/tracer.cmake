@@ -86,7 +86,7 @@ endfunction()
 
 # One tracer library: target, its file name (lib<output>.so in build/tracer/), the MPI
 # target it is compiled and linked against, that MPI's include directories and a label.
-function(rt_add_tracer target output mpi_target include_dirs mpi_label)
+function(rt_add_tracer target output mpi_target include_dirs mpi_label fortran_bodies)
   set(dir ${CMAKE_BINARY_DIR}/tracer/${output})
   rt_mpi_have_header(${dir} "${include_dirs}" "${mpi_label}" missing)
   list(LENGTH missing n)
@@ -121,6 +121,9 @@ function(rt_add_tracer target output mpi_target include_dirs mpi_label)
   target_include_directories(${target} PRIVATE ${src} ${dir} ${PROJECT_SOURCE_DIR}/mpi_common)
   target_link_libraries(${target} PRIVATE rt_histograms rt_formats ${mpi_target} Threads::Threads)
   target_link_options(${target} PRIVATE -Wl,--exclude-libs,ALL -Wl,--no-undefined)
+  if(fortran_bodies)
+    target_compile_definitions(${target} PRIVATE RT__OMPI_F=1)
+  endif()
   set_target_properties(${target} PROPERTIES
     OUTPUT_NAME ${output}
     C_VISIBILITY_PRESET hidden
@@ -128,10 +131,20 @@ function(rt_add_tracer target output mpi_target include_dirs mpi_label)
 endfunction()
 
 find_package(Threads REQUIRED)
-rt_add_tracer(retrace_tracer retrace MPI::MPI_C "${MPI_C_INCLUDE_DIRS}" "MPICH")
+rt_add_tracer(retrace_tracer retrace MPI::MPI_C "${MPI_C_INCLUDE_DIRS}" "MPICH" OFF)
 
-# Open MPI, where the top CMakeLists.txt found it (RETRACE_HAVE_OPENMPI).
+# Open MPI, where the top CMakeLists.txt found it (RETRACE_HAVE_OPENMPI). Its Fortran bindings
+# call PMPI from one body per function in libmpi_mpifh.so (ompi_send_f, ...): the tracer wraps
+# those bodies (rt__ompi_f.h) where the library has them, a feature test rather than a version.
 if(RETRACE_HAVE_OPENMPI)
+  include(CheckLibraryExists)
+  check_library_exists(mpi_mpifh ompi_send_f "${OMPI_LIBRARY_DIRS}" RT_OMPI_FORTRAN_BODIES)
+  if(RT_OMPI_FORTRAN_BODIES)
+    message(STATUS "tracer libretrace-openmpi.so: Open MPI's Fortran bindings wrapped")
+  else()
+    message(STATUS "tracer libretrace-openmpi.so: no libmpi_mpifh.so with ompi_send_f: Open MPI "
+                   "Fortran calls are not recorded")
+  endif()
   rt_add_tracer(retrace_tracer_openmpi retrace-openmpi PkgConfig::OMPI "${OMPI_INCLUDE_DIRS}"
-                "Open MPI ${OMPI_VERSION}")
+                "Open MPI ${OMPI_VERSION}" "${RT_OMPI_FORTRAN_BODIES}")
 endif()

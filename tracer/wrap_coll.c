@@ -412,4 +412,5 @@ static void coll_reduce_scatter(rt__call *c, coll_counts rcounts, MPI_Count rcou
 }
 
 #include "wrappers.def"
-#include "rt__f08.h" /* the mpi_f08 wrappers of these rows (rt__f08.h says why) */
+#include "rt__f08.h"    /* the mpi_f08 wrappers of these rows (rt__f08.h says why) */
+#include "rt__ompi_f.h" /* Open MPI's Fortran wrappers of these rows (rt__ompi_f.h says why) */

@@ -3,11 +3,12 @@
  * are written out here rather than generated from wrappers.def: the tracer is off when
  * MPI_Init is entered, and MPI_Finalize must record itself before the files are closed.
  * Their mpi_f08 entry points (which call PMPI directly, rt__f08.h) do the same around
- * MPICH's profiling twins.
+ * MPICH's profiling twins, and so do Open MPI's Fortran bodies (rt__ompi_f.h) around theirs.
  */
 #include "rt__wrap.h"
 /* after rt__wrap.h: every class is skipped here, RT__F08 is what this file needs of it */
 #include "rt__f08.h"
+#include "rt__ompi_f.h"
 
 /* MPI_Init's own call, recorded once the tracer runs: from time 0 to now. */
 static void record_init(unsigned fn)
@@ -127,4 +128,58 @@ RT__EXPORT void mpi_abort_f08_(const MPI_Comm *comm, const MPI_Fint *errorcode, 
     abort_begin();
     pmpir_abort_f08_(comm, errorcode, ierror);
 }
+#endif
+
+#if RT__OMPI_F
+/* Open MPI's Fortran bodies (rt__ompi_f.h) and their profiling names in libmpi_mpifh.so. */
+void pmpi_init__(MPI_Fint *ierror) __attribute__((weak));
+void pmpi_init_thread__(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
+    __attribute__((weak));
+void pmpi_finalize__(MPI_Fint *ierror) __attribute__((weak));
+void pmpi_abort__(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak));
+RT__EXPORT void ompi_init_f(MPI_Fint *ierror);
+RT__EXPORT void ompi_init_thread_f(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror);
+RT__EXPORT void ompi_finalize_f(MPI_Fint *ierror);
+RT__EXPORT void ompi_abort_f(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror);
+
+RT__EXPORT void ompi_init_f(MPI_Fint *ierror)
+{
+    MPI_Fint rc = MPI_SUCCESS;
+    pmpi_init__(&rc);
+    init_done(RT_FN_Init, rc, rc == MPI_SUCCESS ? thread_level() : MPI_THREAD_SINGLE);
+    if (ierror)
+        *ierror = rc;
+}
+
+RT__EXPORT void ompi_init_thread_f(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
+{
+    MPI_Fint rc = MPI_SUCCESS;
+    pmpi_init_thread__(required, provided, &rc);
+    init_done(RT_FN_Init_thread, rc, rc == MPI_SUCCESS ? *provided : MPI_THREAD_SINGLE);
+    if (ierror)
+        *ierror = rc;
+}
+
+RT__EXPORT void ompi_finalize_f(MPI_Fint *ierror)
+{
+    finalize_begin();
+    pmpi_finalize__(ierror);
+}
+
+RT__EXPORT void ompi_abort_f(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror)
+{
+    abort_begin();
+    pmpi_abort__(comm, errorcode, ierror);
+}
+
+/* The names the Fortran compilers call (rt__ompi_f.h). */
+#define RT__OF_ENV_ALIASES(stem, params)       \
+    RT__OF_ALIAS(stem, mpi_##stem##_) params;  \
+    RT__OF_ALIAS(stem, mpi_##stem##__) params; \
+    RT__OF_ALIAS(stem, mpi_##stem) params;     \
+    RT__OF_ALIAS(stem, pmpi_##stem##_) params;
+RT__OF_ENV_ALIASES(init, (MPI_Fint * ierror))
+RT__OF_ENV_ALIASES(init_thread, (MPI_Fint * required, MPI_Fint *provided, MPI_Fint *ierror))
+RT__OF_ENV_ALIASES(finalize, (MPI_Fint * ierror))
+RT__OF_ENV_ALIASES(abort, (MPI_Fint * comm, MPI_Fint *errorcode, MPI_Fint *ierror))
 #endif

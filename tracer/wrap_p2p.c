@@ -327,4 +327,5 @@ static void req_free(rt__call *c, MPI_Request request)
 }
 
 #include "wrappers.def"
-#include "rt__f08.h" /* the mpi_f08 wrappers of these rows (rt__f08.h says why) */
+#include "rt__f08.h"    /* the mpi_f08 wrappers of these rows (rt__f08.h says why) */
+#include "rt__ompi_f.h" /* Open MPI's Fortran wrappers of these rows (rt__ompi_f.h says why) */

@@ -216,7 +216,8 @@ static void rma_lock(rt__call *c, MPI_Win win, unsigned kind, int target, unsign
 }
 
 #include "wrappers.def"
-#include "rt__f08.h" /* the mpi_f08 wrappers of these rows (rt__f08.h says why) */
+#include "rt__f08.h"    /* the mpi_f08 wrappers of these rows (rt__f08.h says why) */
+#include "rt__ompi_f.h" /* Open MPI's Fortran wrappers of these rows (rt__ompi_f.h says why) */
 
 #if RT__F08
 /*
@@ -248,4 +249,40 @@ RT__EXPORT void mpi_win_set_name_f08_(const MPI_Win *win, const char *name, MPI_
     if (ierror)
         *ierror = rc;
 }
+#endif
+
+#if RT__OMPI_F
+/*
+ * Open MPI's Fortran MPI_Win_set_name (rt__ompi_f.h), written out for the same reason: the
+ * name's hidden length comes after ierror (an int by value in Open MPI's body, which its
+ * mpi_f08 binding passes too).
+ */
+void pmpi_win_set_name__(MPI_Fint *win, char *name, MPI_Fint *ierror, int len)
+    __attribute__((weak));
+RT__EXPORT void ompi_win_set_name_f(MPI_Fint *win, char *name, MPI_Fint *ierror, int len);
+RT__EXPORT void ompi_win_set_name_f(MPI_Fint *win, char *name, MPI_Fint *ierror, int len)
+{
+    rt__call c_;
+    rt__call *const c = &c_;
+    MPI_Fint rc = MPI_SUCCESS;
+    rt__begin(c, RT_FN_Win_set_name);
+    pmpi_win_set_name__(win, name, &rc, len);
+    c->rc = rc;
+    if (c->on) {
+        while (len > 0 && name[len - 1] == ' ')
+            len--;
+        char s[RT_WIN_NAME_LEN + 2];
+        snprintf(s, sizeof s, "%.*s", len < (int)sizeof s ? len : (int)sizeof s - 1, name);
+        rma_name(c, PMPI_Win_f2c(*win), s);
+        rt__end(c);
+    }
+    if (ierror)
+        *ierror = rc;
+}
+RT__OF_ALIAS(win_set_name, mpi_win_set_name_)(MPI_Fint *win, char *name, MPI_Fint *ierror, int len);
+RT__OF_ALIAS(win_set_name, mpi_win_set_name__)
+(MPI_Fint *win, char *name, MPI_Fint *ierror, int len);
+RT__OF_ALIAS(win_set_name, mpi_win_set_name)(MPI_Fint *win, char *name, MPI_Fint *ierror, int len);
+RT__OF_ALIAS(win_set_name, pmpi_win_set_name_)
+(MPI_Fint *win, char *name, MPI_Fint *ierror, int len);
 #endif

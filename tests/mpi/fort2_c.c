@@ -97,7 +97,12 @@ static void windows(void)
     MPI_Win_free(&win);
     MPI_Comm_free(&node);
 
+    /* the large-count form, as fort2_f08 calls it; MPI-3 (Open MPI 4.1) lacks it */
+#if MPI_VERSION >= 4
     MPI_Win_allocate_c(16, 4, MPI_INFO_NULL, W, &base, &win);
+#else
+    MPI_Win_allocate(16, 4, MPI_INFO_NULL, W, &base, &win);
+#endif
     MPI_Comm_group(W, &world_group);
     if (rank % 2 == 0) {
         int target = rank + 1;

@@ -137,12 +137,15 @@ contains
     end subroutine persistent
 
     ! A dynamic window, a shared one, and an allocated one (with an MPI_Aint displacement
-    ! unit: the large-count form) under post/start/complete/wait and Win_test, and under
+    ! unit: the large-count form, where the MPI has it: MPI-4; an MPI-3 library, Open MPI
+    ! 4.1, has only the INTEGER one) under post/start/complete/wait and Win_test, and under
     ! lock, flush and sync.
     subroutine windows()
         use, intrinsic :: iso_c_binding, only: c_ptr
+        integer, parameter :: unit_kind = merge(MPI_ADDRESS_KIND, kind(0), MPI_VERSION >= 4)
         integer :: value, right, seen
-        integer(kind=MPI_ADDRESS_KIND) :: size, unit
+        integer(kind=MPI_ADDRESS_KIND) :: size
+        integer(kind=unit_kind) :: unit
         integer(kind=MPI_ADDRESS_KIND), parameter :: disp0 = 0
         logical :: flag
         type(c_ptr) :: base

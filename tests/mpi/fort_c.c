@@ -53,6 +53,16 @@ static void nonblocking(void)
     MPI_Isend(out, 4, MPI_INT, right, 4, W, &reqs[1]);
     MPI_Waitall(2, reqs, sts);
     MT_CHECK(sts[0].MPI_SOURCE == left && in[3] == left * 10 + 3);
+    /* The ring once more, its requests the last of 20 (the others null): a completion over more
+     * requests than the tracer follows without allocating (RT__INLINE_REQS), statuses ignored. */
+    MPI_Request many[20];
+    for (int i = 0; i < 18; i++)
+        many[i] = MPI_REQUEST_NULL;
+    in[3] = 0;
+    MPI_Irecv(in, 4, MPI_INT, left, 10, W, &many[18]);
+    MPI_Isend(out, 4, MPI_INT, right, 10, W, &many[19]);
+    MPI_Waitall(20, many, MPI_STATUSES_IGNORE);
+    MT_CHECK(in[3] == left * 10 + 3);
 
     MPI_Irecv(got, 2, MPI_INT, partner, 5, W, &reqs[0]);
     MPI_Isend(two, 2, MPI_INT, partner, 5, W, &reqs[1]);
@@ -92,6 +102,13 @@ static void collectives(void)
     MT_CHECK(total == 8.0);
     MPI_Ibarrier(W, &req);
     MPI_Wait(&req, MPI_STATUS_IGNORE);
+    /* MPI_IN_PLACE at the root, with a send count it ignores: the root's own block is its
+     * receive block (4 bytes, not 0), from Fortran's MPI_IN_PLACE too. */
+    if (rank == 0)
+        MPI_Gather(MPI_IN_PLACE, 0, MPI_INT, four, 1, MPI_INT, 0, W);
+    else
+        MPI_Gather(&rank, 1, MPI_INT, four, 1, MPI_INT, 0, W);
+    MT_CHECK(rank != 0 || (four[0] == 100 && four[1] == 1 && four[2] == 2 && four[3] == 3));
 
     MPI_Comm half;
     MPI_Comm_split(W, rank % 2, rank, &half);

@@ -85,7 +85,7 @@ contains
         integer :: right, left, partner, i, idx, outcount
         integer :: out(4), in(4), two(2), got(2), one, back, indices(2)
         logical :: flag
-        integer :: reqs(2)
+        integer :: reqs(2), many(20)
         integer :: sts(MPI_STATUS_SIZE, 2)
         right = mod(rank + 1, 4)
         left = mod(rank + 3, 4)
@@ -100,6 +100,13 @@ contains
         call MPI_Isend(out, 4, MPI_INTEGER, right, 4, MPI_COMM_WORLD, reqs(2), ierr)
         call MPI_Waitall(2, reqs, sts, ierr)
         call check(sts(MPI_SOURCE, 1) == left .and. in(4) == left * 10 + 3, 'waitall')
+        ! the ring once more, its requests the last of 20 (fort_c.c says why)
+        many = MPI_REQUEST_NULL
+        in(4) = 0
+        call MPI_Irecv(in, 4, MPI_INTEGER, left, 10, MPI_COMM_WORLD, many(19), ierr)
+        call MPI_Isend(out, 4, MPI_INTEGER, right, 10, MPI_COMM_WORLD, many(20), ierr)
+        call MPI_Waitall(20, many, MPI_STATUSES_IGNORE, ierr)
+        call check(in(4) == left * 10 + 3, 'waitall of 20')
 
         call MPI_Irecv(got, 2, MPI_INTEGER, partner, 5, MPI_COMM_WORLD, reqs(1), ierr)
         call MPI_Isend(two, 2, MPI_INTEGER, partner, 5, MPI_COMM_WORLD, reqs(2), ierr)
@@ -142,6 +149,15 @@ contains
         call check(total == 8.0d0, 'allreduce')
         call MPI_Ibarrier(MPI_COMM_WORLD, req, ierr)
         call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+        ! MPI_IN_PLACE at the root, with a send count it ignores (fort_c.c says why)
+        if (rank == 0) then
+            call MPI_Gather(MPI_IN_PLACE, 0, MPI_INTEGER, four, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, &
+                            ierr)
+        else
+            call MPI_Gather(rank, 1, MPI_INTEGER, four, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
+        end if
+        call check(rank /= 0 .or. (four(1) == 100 .and. four(2) == 1 .and. four(3) == 2 .and. &
+                                  four(4) == 3), 'gather in place')
 
         call MPI_Comm_split(MPI_COMM_WORLD, mod(rank, 2), rank, half, ierr)
         call MPI_Comm_rank(half, sub_rank, ierr)
