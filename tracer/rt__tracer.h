@@ -17,6 +17,9 @@
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #include "rt_event.h"
 #include "rt_hist.h"
@@ -41,7 +44,9 @@ typedef struct rt__state {
     int rank, nranks;
     uint32_t node, module;
     uint32_t *node_of, *module_of; /* per world rank */
-    uint64_t origin;               /* CLOCK_MONOTONIC ns at time 0 */
+    int tsc;                       /* the clock is the time-stamp counter (clock.c) */
+    uint64_t origin;               /* the clock (rt__ticks) at time 0 */
+    uint64_t origin_mono;          /* CLOCK_MONOTONIC ns at time 0 */
     uint64_t origin_realtime;
     char library[RT_RAW_LIBRARY_LEN]; /* the MPI library, "MPICH 4.0.2" (rt_raw_header) */
     rt_hist_config hist_cfg;
@@ -60,16 +65,43 @@ void rt__init_after(int thread_level) RT__HIDDEN; /* after PMPI_Init[_thread] re
 void rt__finalize_before(void) RT__HIDDEN;        /* before PMPI_Finalize */
 void rt__abort_before(void) RT__HIDDEN;           /* before PMPI_Abort */
 
-static inline uint64_t rt__clock(void)
+/* ---- the clock (clock.c) ---------------------------------------------------------------- */
+
+static inline uint64_t rt__mono(void) /* CLOCK_MONOTONIC in ns */
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The clock of the records: the time-stamp counter's ticks (rt__g.tsc), else rt__mono. rdtsc,
+ * not rdtscp: its reordering with the instructions around it moves a time by a few ns, far
+ * below the cost of any MPI call, and waiting for them would cost more than the read. */
+static inline uint64_t rt__ticks(void)
+{
+#if defined(__x86_64__)
+    if (RT__LIKELY(rt__g.tsc))
+        return __rdtsc();
+#endif
+    return rt__mono();
+}
+
+/* At MPI_Init: chooses the clock (RETRACE_CLOCK, the kernel's word) and, for the counter, takes
+ * the first calibration sample; then, at time 0, sets rt__g.origin and origin_mono. */
+void rt__clock_start(void) RT__HIDDEN;
+void rt__clock_origin(void) RT__HIDDEN;
+/* The counter: a new calibration sample, written in place into the definitions file. Does
+ * nothing for CLOCK_MONOTONIC. Async-signal-safe. */
+void rt__clock_calibrate(void) RT__HIDDEN;
+/* The CLOCK definition as it stands (the definitions file's first record). */
+void rt__clock_def(rt_raw_def_clock *d) RT__HIDDEN;
+/* A span of the clock in ns, by the latest calibration (the tracer's own estimates only). */
+uint64_t rt__ticks_ns(uint64_t ticks) RT__HIDDEN;
+
+/* The clock since time 0. */
 static inline uint64_t rt__now(void)
 {
-    uint64_t t = rt__clock();
+    uint64_t t = rt__ticks();
     return t > rt__g.origin ? t - rt__g.origin : 0;
 }
 
@@ -255,6 +287,8 @@ int rt__defs_open(void) RT__HIDDEN; /* the rank's raw defs file; 0, or -RT_E_IO:
 void rt__defs_close(void) RT__HIDDEN;
 /* Writes one DEF record of kind what (rt_raw_def_kind) to the rank's defs file. */
 void rt__def_write(unsigned what, const void *payload, size_t len) RT__HIDDEN;
+/* Writes the CLOCK definition again over the first (async-signal-safe). */
+void rt__defs_clock_write(const rt_raw_def_clock *d) RT__HIDDEN;
 void rt__tables_free(void) RT__HIDDEN;
 rt__comm *rt__comm_get(MPI_Comm comm) RT__HIDDEN; /* NULL when unknown */
 /* Defines a communicator the application just got (writes the DEF record). */

@@ -217,7 +217,8 @@ int rt__buf_write_all(rt__thread *t, int final)
     int rc = rt__buf_write_committed(t);
     if (rc < 0 || !blocked || t->fd < 0 || !t->buf)
         return rc;
-    if (!final && rt__now() - t->snap.t0 < RT__FLUSH_PERIOD_NS)
+    uint64_t now = rt__now();
+    if (!final && (now < t->snap.t0 || rt__ticks_ns(now - t->snap.t0) < RT__FLUSH_PERIOD_NS))
         return 0; /* a call this short may just be a slow one */
     /* Still the same call after the committed records were read: had it returned, its own
      * records might be among them (rt__pending_close comes before their commit). */
@@ -281,7 +282,7 @@ void rt__raw_header(rt_raw_header *h, uint32_t thread)
 {
     memset(h, 0, sizeof *h);
     memcpy(h->magic, RT_RAW_MAGIC, sizeof h->magic);
-    h->version = RT_RAW_VERSION;
+    h->version = rt__g.tsc ? RT_RAW_VERSION_TICKS : RT_RAW_VERSION;
     h->rank = (uint32_t)rt__g.rank;
     h->nranks = (uint32_t)rt__g.nranks;
     h->thread = thread;
@@ -397,6 +398,9 @@ void *rt__scratch_grow(rt__thread *t, size_t len)
 /* The call's CALL record (and TIME record for a long call) into rec; its length. */
 static size_t call_record(const rt__call *c, rt_raw_call rec[2], uint64_t t1)
 {
+    /* the counters of two cores may differ by a few ticks: a call never ends before it began */
+    if (t1 < c->t0)
+        t1 = c->t0;
     uint64_t dt = t1 - c->t0;
     memset(rec, 0, 2 * sizeof *rec);
     rec[0].type = RT_RAW_CALL;

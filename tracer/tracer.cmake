@@ -106,6 +106,7 @@ function(rt_add_tracer target output mpi_target include_dirs mpi_label)
   add_library(${target} SHARED
     ${src}/state.c
     ${src}/stream.c
+    ${src}/clock.c
     ${src}/flush.c
     ${src}/tables.c
     ${src}/requests.c
