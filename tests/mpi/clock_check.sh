@@ -5,6 +5,7 @@
 # usage: clock_check.sh TRACER PROGRAM CHECKER WORK MODE
 #   MODE  tsc: RETRACE_CLOCK=tsc, version 2, the OTF2 archive read
 #         monotonic: RETRACE_CLOCK=monotonic, version 1, the OTF2 archive read
+#         bad: RETRACE_CLOCK=fast: one warning (rank 0), then as monotonic
 #         abort: RETRACE_CLOCK=tsc, rank 0 calls MPI_Abort (the crash path writes the last
 #                calibration), version 2, the raw trace read
 set -u
@@ -13,6 +14,7 @@ rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 case $mode in
 tsc) clock=tsc version=2 abort='' trace=$work/trace ;;
 monotonic) clock=monotonic version=1 abort='' trace=$work/trace ;;
+bad) clock=fast version=1 abort='' trace=$work/trace ;;
 abort) clock=tsc version=2 abort=abort trace=$work/trace.raw ;;
 *) echo "clock_check.sh: unknown mode $mode"; exit 2 ;;
 esac
@@ -24,10 +26,13 @@ fi
 RETRACE_CLOCK=$clock RETRACE_OUT=$work/trace RETRACE_KEEP_RAW=1 LD_PRELOAD=$tracer \
     timeout -k 5 60 mpiexec.mpich -n 2 "$program" "$work" $abort > run.out 2> run.err
 status=$?
+want=''
+[ "$mode" = bad ] &&
+    want="retrace: warning: RETRACE_CLOCK=fast: expected monotonic or tsc; using monotonic"
 if [ -n "$abort" ]; then
     [ "$status" != 0 ] || { echo "MPI_Abort, yet exit status 0"; exit 1; }
-elif [ "$status" != 0 ] || [ -s run.err ]; then
-    echo "exit status $status:"
+elif [ "$status" != 0 ] || [ "$(cat run.err)" != "$want" ]; then
+    echo "exit status $status, standard error (expected: '$want'):"
     cat run.out run.err
     exit 1
 fi
