@@ -65,6 +65,21 @@ void rt__init_after(int thread_level) RT__HIDDEN; /* after PMPI_Init[_thread] re
 void rt__finalize_before(void) RT__HIDDEN;        /* before PMPI_Finalize */
 void rt__abort_before(void) RT__HIDDEN;           /* before PMPI_Abort */
 
+/* ---- parts switched off, in the bench build only (cost.c) -------------------------------- */
+
+/* libretrace-cost.so (-DRETRACE_TRACER_COST=ON) reads RETRACE_COST_OFF at MPI_Init and leaves
+ * out the parts it names, so that bench/tracer_components.sh can measure what each costs. In
+ * the shipped libraries RT__COST_OFF is the constant 0: nothing of it is on their call path. */
+#ifdef RT__COST
+enum { RT__COST_CLOCK = 1, RT__COST_REQUESTS = 2, RT__COST_ENCODE = 4, RT__COST_BUFFER = 8 };
+extern unsigned rt__cost_off RT__HIDDEN;
+extern volatile uint64_t rt__cost_sink RT__HIDDEN; /* a clock read kept without its record */
+void rt__cost_init(void) RT__HIDDEN;
+#define RT__COST_OFF(part) RT__UNLIKELY(rt__cost_off &RT__COST_##part)
+#else
+#define RT__COST_OFF(part) 0
+#endif
+
 /* ---- the clock (clock.c) ---------------------------------------------------------------- */
 
 static inline uint64_t rt__mono(void) /* CLOCK_MONOTONIC in ns */
@@ -101,6 +116,8 @@ uint64_t rt__ticks_ns(uint64_t ticks) RT__HIDDEN;
 /* The clock since time 0. */
 static inline uint64_t rt__now(void)
 {
+    if (RT__COST_OFF(CLOCK))
+        return 0;
     uint64_t t = rt__ticks();
     return t > rt__g.origin ? t - rt__g.origin : 0;
 }

@@ -267,6 +267,9 @@ void rt__init_after(int thread_level)
     PMPI_Comm_rank(MPI_COMM_WORLD, &rt__g.rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &rt__g.nranks);
     rt__clock_start();
+#ifdef RT__COST
+    rt__cost_init();
+#endif
     char version[MPI_MAX_LIBRARY_VERSION_STRING];
     int vlen = 0;
     if (PMPI_Get_library_version(version, &vlen) == MPI_SUCCESS && vlen > 0) {

@@ -420,7 +420,7 @@ static size_t call_record(const rt__call *c, rt_raw_call rec[2], uint64_t t1)
 void rt__end(rt__call *c)
 {
     rt__thread *t = c->t;
-    if (rt__g.tracing && t->fd >= 0) {
+    if (rt__g.tracing && t->fd >= 0 && !RT__COST_OFF(ENCODE)) {
         /* A full buffer is written out before t1, inside the call: after it, the write
          * (a millisecond on a slow disk) would be recorded as the application's
          * computation, and a replay would charge it. */
@@ -428,8 +428,10 @@ void rt__end(rt__call *c)
         if ((size_t)(t->end - t->pos) < sizeof rec + t->scratch_len && t->pos != t->buf)
             restart(t);
         size_t n = call_record(c, rec, rt__now());
-        /* The common case, in one piece into the buffer, then published. */
-        if ((size_t)(t->end - t->pos) >= n + t->scratch_len) {
+        if (RT__COST_OFF(BUFFER)) {
+            /* the bench build measuring the buffer: records built, then dropped */
+        } else if ((size_t)(t->end - t->pos) >= n + t->scratch_len) {
+            /* the common case, in one piece into the buffer, then published */
             memcpy(t->pos, rec, n);
             memcpy(t->pos + n, t->scratch, t->scratch_len);
             t->pos += n + t->scratch_len;
@@ -438,6 +440,10 @@ void rt__end(rt__call *c)
             write_direct(t, rec, n, t->scratch, t->scratch_len);
         }
     }
+#ifdef RT__COST
+    else if (rt__g.tracing && RT__COST_OFF(ENCODE))
+        rt__cost_sink = rt__now(); /* the clock read is not the encoding's */
+#endif
     if (t->scratch != t->scratch_inline && t->scratch_cap > (1u << 20)) {
         free(t->scratch); /* a huge Waitall does not pin its memory for the whole run */
         t->scratch = t->scratch_inline;
