@@ -123,6 +123,8 @@ void rt__clock_start(void)
 
 void rt__clock_origin(void)
 {
+    if (!rt__g.tracing)
+        rt__g.tsc = 0; /* histogram-only: no times are kept, no calibration is needed */
     if (!rt__g.tsc) {
         rt__g.origin = rt__g.origin_mono = rt__mono();
         return;
