@@ -279,6 +279,7 @@ static int comm_key(rt__raw_ids *u, uint32_t rank, const rt_raw_def_comm *d, uin
 typedef struct defctx {
     rt__raw_ids *u;
     rt_defs *defs;
+    rt__raw_clock *clock;
     uint32_t rank;
     const char *path;
     uint64_t off;
@@ -539,6 +540,27 @@ static int def_nbrs(const defctx *c, rt_err *err)
     return 0;
 }
 
+/* The rank's CLOCK definition: in a version 2 file only, as its first record. */
+static int def_clock(const defctx *c, rt_err *err)
+{
+    if (c->clock->version != RT_RAW_VERSION_TICKS)
+        return rt__raw_fail_at(err, c->path, c->off,
+                               "a clock definition in a file of version %u (times in ns)",
+                               (unsigned)c->clock->version);
+    if (c->off != RT__RAW_HDR)
+        return rt__raw_fail_at(err, c->path, c->off,
+                               "a clock definition that is not the file's first record");
+    if (c->nbytes != sizeof(rt_raw_def_clock))
+        return rt__raw_fail_at(err, c->path, c->off, "a clock definition of %u bytes (%u expected)",
+                               (unsigned)c->nbytes, (unsigned)sizeof(rt_raw_def_clock));
+    rt_raw_def_clock d;
+    memcpy(&d, c->payload, sizeof d);
+    char why[200];
+    if (rt__raw_clock_set(c->clock, &d, why, sizeof why))
+        return rt__raw_fail_at(err, c->path, c->off, "%s", why);
+    return 0;
+}
+
 /* ---- the file ------------------------------------------------------------------------------- */
 
 /* One record at f->pos: 1 handled (f->pos moves past it); 0 the end of the data (*cut_at set
@@ -596,6 +618,8 @@ static int next_def(defctx *c, rt__rfile *f, uint64_t *cut_at, rt_err *err)
         rc = def_win_text(c, def.what, err);
     else if (def.what == RT_RAW_DEF_HOST)
         rc = def_host(c, err);
+    else if (def.what == RT_RAW_DEF_CLOCK)
+        rc = def_clock(c, err);
     else
         rc =
             rt__raw_fail_at(err, c->path, c->off, "unknown definition kind %u", (unsigned)def.what);
@@ -604,17 +628,21 @@ static int next_def(defctx *c, rt__rfile *f, uint64_t *cut_at, rt_err *err)
 }
 
 int rt__raw_read_defs(rt__raw_ids *u, rt_defs *defs, uint32_t rank, const char *path,
-                      uint64_t *cut_at, rt_err *err)
+                      rt__raw_clock *clock, uint64_t *cut_at, rt_err *err)
 {
     *cut_at = UINT64_MAX;
     if (rt__rf_open(&u->f, path, DEFS_BUF))
         return rt__raw_read_failed(err, path);
-    defctx c = {.u = u, .defs = defs, .rank = rank, .path = path};
+    defctx c = {.u = u, .defs = defs, .clock = clock, .rank = rank, .path = path};
     errno = 0;
     int rc = rt__rf_need(&u->f, RT__RAW_HDR) > 0 ? 1 : rt__raw_read_failed(err, path);
     u->f.pos = RT__RAW_HDR;
     while (rc == 1)
         rc = next_def(&c, &u->f, cut_at, err);
     rt__rf_close(&u->f);
+    if (rc == 0 && clock->version == RT_RAW_VERSION_TICKS && !clock->have)
+        rc = rt_err_set(err, RT_E_FORMAT,
+                        "%s: times in clock ticks (raw format version %u) but no clock definition",
+                        path, RT_RAW_VERSION_TICKS);
     return rc;
 }

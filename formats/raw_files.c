@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "rt__raw.h"
+#include "rt_checked.h"
 
 /* ---- files ---------------------------------------------------------------------------------- */
 
@@ -177,12 +178,14 @@ int rt__raw_check_header(const char *path, const unsigned char *p, size_t n, uin
     if (n < RT__RAW_HDR)
         return 0;
     memcpy(h, p, RT__RAW_HDR);
-    if (h->version == __builtin_bswap32(RT_RAW_VERSION))
+    if (h->version == __builtin_bswap32(RT_RAW_VERSION) ||
+        h->version == __builtin_bswap32(RT_RAW_VERSION_TICKS))
         return rt_err_set(err, RT_E_FORMAT,
                           "%s: written on a machine of the other byte order (not supported)", path);
-    if (h->version != RT_RAW_VERSION)
-        return rt_err_set(err, RT_E_FORMAT, "%s: raw format version %u (this reader reads %u)",
-                          path, (unsigned)h->version, RT_RAW_VERSION);
+    if (h->version != RT_RAW_VERSION && h->version != RT_RAW_VERSION_TICKS)
+        return rt_err_set(err, RT_E_FORMAT,
+                          "%s: raw format version %u (this reader reads %u and %u)", path,
+                          (unsigned)h->version, RT_RAW_VERSION, RT_RAW_VERSION_TICKS);
     if (h->rank != rank || h->thread != thread) {
         char whose[48];
         if (h->thread == RT_RAW_THREAD_DEFS)
@@ -233,4 +236,42 @@ void rt_raw_remove(const char *dir)
     }
     closedir(d);
     rmdir(dir); /* only when nothing else is left in it */
+}
+
+/* ---- the clock ----------------------------------------------------------------------------- */
+
+int rt__raw_clock_set(rt__raw_clock *c, const rt_raw_def_clock *d, char *why, size_t len)
+{
+    if (!d->ticks || !d->ns) {
+        snprintf(why, len, "a clock calibration of %llu ticks in %llu ns",
+                 (unsigned long long)d->ticks, (unsigned long long)d->ns);
+        return -1;
+    }
+    /* ticks per second, in 128 bits: ticks * 10^9 passes 2^64 from 18 s at 1 GHz on */
+    rt_u128 hz = (rt_u128)d->ticks * 1000000000u / d->ns;
+    if (hz < RT_RAW_CLOCK_MIN_HZ || hz > RT_RAW_CLOCK_MAX_HZ) {
+        char rate[RT_U128_LEN];
+        snprintf(why, len, "a clock of %s Hz (%llu ticks in %llu ns; 1 MHz to 100 GHz expected)",
+                 rt_u128_str(hz, rate, sizeof rate), (unsigned long long)d->ticks,
+                 (unsigned long long)d->ns);
+        return -1;
+    }
+    c->ticks = d->ticks;
+    c->ns = d->ns;
+    c->have = 1;
+    return 0;
+}
+
+int rt__raw_clock_ns(const rt__raw_clock *c, uint64_t t, uint64_t *ns)
+{
+    if (c->version != RT_RAW_VERSION_TICKS) {
+        *ns = t;
+        return 0;
+    }
+    /* t and ns are below 2^64: t * ns + ticks / 2 is below 2^128 */
+    rt_u128 v = ((rt_u128)t * c->ns + c->ticks / 2) / c->ticks;
+    if (v > UINT64_MAX)
+        return -1;
+    *ns = (uint64_t)v;
+    return 0;
 }

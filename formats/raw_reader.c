@@ -63,6 +63,7 @@ typedef struct raw_reader {
     size_t nfiles;
     size_t *first;         /* per rank: its first entry in files; nranks + 1 entries */
     unsigned char *usable; /* per rank: has definitions, so its events can be read */
+    rt__raw_clock *clock;  /* per rank: how its times become ns */
     rt__raw_ids *ids;      /* local ids -> global ids */
     unsigned char uses_comm[RT_EV_COUNT];
     int targets; /* every rank's tracer wrote RMA targets (RT_RAW_FLAG_RMA_TARGETS) */
@@ -131,7 +132,8 @@ static int read_headers(rt_reader *r, raw_reader *rr, rt_err *err)
             snprintf(from, sizeof from, RT_RAW_DEFS_NAME, (unsigned)t->rank);
             if ((rc = rt_defs_init(&r->defs, nranks, err)))
                 return rt__err_prefix(err, rc, path);
-            if (!(rr->usable = calloc(nranks, 1)))
+            rr->clock = calloc(nranks, sizeof *rr->clock);
+            if (!(rr->usable = calloc(nranks, 1)) || !rr->clock)
                 return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", rr->dir);
             r->defs.flags = RT_DEFS_COLL_PEERS; /* unless a rank's tracer did not write rows */
             rr->targets = 1;
@@ -149,6 +151,7 @@ static int read_headers(rt_reader *r, raw_reader *rr, rt_err *err)
         r->defs.node[t->rank] = h.node;
         r->defs.module[t->rank] = h.module;
         rr->usable[t->rank] = 1;
+        rr->clock[t->rank].version = h.version;
     }
     if (!r->defs.nranks)
         return rt_err_set(err, RT_E_FORMAT,
@@ -204,7 +207,7 @@ static int read_defs(rt_reader *r, raw_reader *rr, rt_err *err)
         char path[4096];
         uint64_t cut_at;
         rt__raw_path(rr->dir, rank, RT_RAW_THREAD_DEFS, path, sizeof path);
-        rc = rt__raw_read_defs(rr->ids, &r->defs, rank, path, &cut_at, err);
+        rc = rt__raw_read_defs(rr->ids, &r->defs, rank, path, &rr->clock[rank], &cut_at, err);
         if (!rc && cut_at != UINT64_MAX)
             note_truncated(r, rr, "%s: definitions cut short at offset %llu", path,
                            (unsigned long long)cut_at);
@@ -273,6 +276,22 @@ static const uint32_t pending_kinds = BIT(SEND) | BIT(RECV) | BIT(IRECV) | BIT(I
                                       BIT(RMA_COLL_END) | BIT(RMA_GROUP_SYNC) | BIT(RMA_LOCK) |
                                       BIT(RMA_UNLOCK) | BIT(RMA_SYNC);
 
+/* The current group's t0 and t1 in ns (its rank's clock: rt_raw_def_clock), at the group's
+ * CALL or PENDING record. */
+static int times_to_ns(const raw_reader *rr, tstream *ts, rt_err *err)
+{
+    const rt__raw_clock *c = &rr->clock[rr->cur];
+    uint64_t t = ts->t0;
+    if (!rt__raw_clock_ns(c, ts->t0, &ts->t0) && !rt__raw_clock_ns(c, t = ts->t1, &ts->t1))
+        return 0;
+    char path[4096];
+    stream_path(rr, ts, path, sizeof path);
+    return rt__raw_fail_at(err, path, ts->f.base + ts->f.pos,
+                           "a time of %llu ticks is past 2^64 ns (%llu ticks in %llu ns)",
+                           (unsigned long long)t, (unsigned long long)c->ticks,
+                           (unsigned long long)c->ns);
+}
+
 /*
  * The thread's trailer at f->pos (rt_raw.h): its PENDING record and operations, which must
  * end the data. 1: the group (ENTER, PENDING, the operations, no LEAVE); 0: a trailer cut
@@ -315,6 +334,8 @@ static int load_pending(rt_reader *r, raw_reader *rr, tstream *ts, rt_err *err)
                                (unsigned)f->buf[f->pos + end]);
     ts->t0 = ts->t1 = pd.t0;
     ts->fn = pd.fn;
+    if ((rc = times_to_ns(rr, ts, err)))
+        return rc;
     ts->pending = 1;
     ts->last = 1;
     ts->end = end;
@@ -357,11 +378,12 @@ static int load_group(rt_reader *r, raw_reader *rr, tstream *ts, rt_err *err)
     memcpy(&call, f->buf + f->pos, sizeof call);
     int long_call = call.dt == RT_RAW_DT_LONG, have_time = 0;
     ts->t0 = ts->t1 = call.t0; /* a long call's TIME record gives t1 */
+    const char *unit = rr->clock[rr->cur].version == RT_RAW_VERSION_TICKS ? "ticks" : "ns";
     if (!long_call && __builtin_add_overflow(call.t0, call.dt, &ts->t1)) {
         stream_path(rr, ts, path, sizeof path);
         return rt__raw_fail_at(err, path, f->base + f->pos,
-                               "a call at %llu ns lasting %u ns ends past 2^64 ns",
-                               (unsigned long long)call.t0, (unsigned)call.dt);
+                               "a call at %llu %s lasting %u %s ends past 2^64 %s",
+                               (unsigned long long)call.t0, unit, (unsigned)call.dt, unit, unit);
     }
     ts->fn = call.fn;
     uint64_t nev = 2;
@@ -400,6 +422,8 @@ static int load_group(rt_reader *r, raw_reader *rr, tstream *ts, rt_err *err)
         stream_path(rr, ts, path, sizeof path);
         return rt__raw_fail_at(err, path, f->base + f->pos, "a long call without its TIME record");
     }
+    if ((rc = times_to_ns(rr, ts, err)))
+        return rc;
     ts->end = at;
     ts->nevents += nev;
     if (ts->last)
@@ -661,6 +685,9 @@ static int open_rank(rt_reader *r, raw_reader *rr, rt_err *err)
             thread_cut(r, rr, ts); /* died before it wrote its header */
             continue;
         }
+        if (h.version != rr->clock[rr->cur].version)
+            return rt_err_set(err, RT_E_FORMAT, "%s: raw format version %u, %s has %u", path,
+                              (unsigned)h.version, from, (unsigned)rr->clock[rr->cur].version);
         ts->f.pos = HDR;
         if ((rc = advance(r, rr, ts, err)))
             return rc;
@@ -728,6 +755,7 @@ static void raw_close(rt_reader *r)
     free(rr->files);
     free(rr->first);
     free(rr->usable);
+    free(rr->clock);
     free(rr->dir);
     free(rr);
     r->impl = NULL;

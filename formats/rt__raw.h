@@ -53,6 +53,19 @@ int rt__raw_list(const char *dir, rt__raw_file **files, size_t *nfiles, rt_err *
 int rt__raw_check_header(const char *path, const unsigned char *p, size_t n, uint32_t rank,
                          uint32_t thread, uint32_t *nranks, const char *nranks_from,
                          rt_raw_header *h, rt_err *err);
+/* How a rank's record times become nanoseconds: its files' version and, for version 2, its
+ * CLOCK definition (rt_raw_def_clock). */
+typedef struct rt__raw_clock {
+    uint32_t version; /* RT_RAW_VERSION (times in ns) or RT_RAW_VERSION_TICKS */
+    int have;         /* version 2: the CLOCK definition was read */
+    uint64_t ticks, ns;
+} rt__raw_clock;
+
+/* Takes a CLOCK definition: 0, or -1 with why (len bytes) saying what is wrong with it. */
+int rt__raw_clock_set(rt__raw_clock *c, const rt_raw_def_clock *d, char *why, size_t len);
+/* A record time t in nanoseconds: 0, or -1 when it does not fit 64 bits. */
+int rt__raw_clock_ns(const rt__raw_clock *c, uint64_t t, uint64_t *ns);
+
 /* The trace's directory: the path itself, or the directory of a .rtr file; NULL when out of
  * memory. */
 char *rt__raw_trace_dir(const char *path);
@@ -68,10 +81,11 @@ rt__raw_ids *rt__raw_ids_new(void);
  * Reads the definitions file path of world rank (its header checked already) into defs and
  * ids. Call it for the ranks in order: a new communicator, group or window gets the next
  * global id. A file cut in the middle of a record is read up to that record, whose offset
- * goes to *cut_at (else UINT64_MAX).
+ * goes to *cut_at (else UINT64_MAX). clock->version is the file's (from its header); a version 2
+ * file's CLOCK definition goes to clock, and one without it is an error.
  */
 int rt__raw_read_defs(rt__raw_ids *ids, rt_defs *defs, uint32_t rank, const char *path,
-                      uint64_t *cut_at, rt_err *err);
+                      rt__raw_clock *clock, uint64_t *cut_at, rt_err *err);
 /* After the last rank: frees what only reading the definitions needs. */
 void rt__raw_defs_done(rt__raw_ids *ids);
 /* Global id of a rank-local id of a kind: 0, or -RT_E_NOTFOUND when the rank never defined it.

@@ -49,7 +49,16 @@
 #include <stdint.h>
 
 #define RT_RAW_MAGIC "RTRAW\x01\x02\x03" /* 8 bytes */
-#define RT_RAW_VERSION 1u
+/*
+ * Two versions, which differ only in the unit of times. Version 1: every time (CALL t0 and dt,
+ * TIME, PENDING, CLOSE, DEF) is in nanoseconds of CLOCK_MONOTONIC since the rank's time 0; the
+ * tracer writes it when it reads clock_gettime, and every tracer before the TSC clock did.
+ * Version 2: those times are ticks of the processor's time-stamp counter since time 0, and the
+ * rank's definitions file starts with a CLOCK definition (rt_raw_def_clock) that turns them
+ * into nanoseconds; all files of one rank have the same version, ranks may differ.
+ */
+#define RT_RAW_VERSION 1u       /* times in nanoseconds */
+#define RT_RAW_VERSION_TICKS 2u /* times in clock ticks (rt_raw_def_clock) */
 #define RT_RAW_SLOT 16u
 #define RT_RAW_THREAD_DEFS UINT32_MAX /* the header's thread field in a defs file */
 
@@ -199,7 +208,8 @@ typedef enum rt_raw_def_kind {
     RT_RAW_DEF_NBRS = 4,     /* rt_raw_def_nbrs + int32_t lists[nin + nout] */
     RT_RAW_DEF_WIN_NAME = 5, /* rt_raw_def_win_name + the name's bytes */
     RT_RAW_DEF_WIN_INFO = 6, /* rt_raw_def_win_info + the key's bytes, then the value's */
-    RT_RAW_DEF_HOST = 7      /* rt_raw_def_host + the host name's bytes, then the CPU list's */
+    RT_RAW_DEF_CLOCK = 7,    /* rt_raw_def_clock: version 2 only, the first record */
+    RT_RAW_DEF_HOST = 8      /* rt_raw_def_host + the host name's bytes, then the CPU list's */
 } rt_raw_def_kind;
 
 typedef struct rt_raw_def {
@@ -288,6 +298,26 @@ typedef struct rt_raw_def_host {
     uint32_t pad;
 } rt_raw_def_host;
 
+/*
+ * The clock of a version 2 rank: the first record of its definitions file, right after the
+ * header (offset 64), which the tracer writes again in place whenever it calibrates (every
+ * flusher round, MPI_Finalize, and the crash paths), so that a run cut short still carries the
+ * latest figures. A time of t ticks is t * ns / ticks nanoseconds (rounded to the nearest): the
+ * counter advanced ticks while CLOCK_MONOTONIC advanced ns, over the longest span the tracer
+ * measured (from MPI_Init to the last calibration). The reader converts each time once, with
+ * checked arithmetic, and refuses a calibration of 0, or a tick rate outside 1 MHz to 100 GHz.
+ */
+typedef struct rt_raw_def_clock {
+    uint64_t tsc0;  /* the counter at time 0 (information: record times count from it) */
+    uint64_t mono0; /* CLOCK_MONOTONIC in ns at time 0 (information) */
+    uint64_t ticks; /* the calibration: ticks counted ... */
+    uint64_t ns;    /* ... while CLOCK_MONOTONIC advanced this many ns */
+} rt_raw_def_clock;
+
+/* The least and most tick rates a reader accepts, in Hz. */
+#define RT_RAW_CLOCK_MIN_HZ UINT64_C(1000000)
+#define RT_RAW_CLOCK_MAX_HZ UINT64_C(100000000000)
+
 typedef struct rt_raw_close {
     uint8_t type; /* RT_RAW_CLOSE */
     uint8_t pad[7];
@@ -320,6 +350,7 @@ _Static_assert(sizeof(rt_raw_req) == 16, "REQ is one slot");
 _Static_assert(sizeof(rt_raw_coll) == 32, "COLL is two slots");
 _Static_assert(sizeof(rt_raw_event) == 48, "EVENT is three slots");
 _Static_assert(sizeof(rt_raw_def) == 16, "DEF header is one slot");
+_Static_assert(sizeof(rt_raw_def_clock) == 32, "CLOCK payload is two slots");
 _Static_assert(sizeof(rt_raw_def_nbrs) == 16, "neighbour lists header is 16 bytes");
 _Static_assert(sizeof(rt_raw_close) == 16, "CLOSE is one slot");
 _Static_assert(sizeof(rt_raw_pending) == 16, "PENDING is one slot");

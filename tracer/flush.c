@@ -55,13 +55,13 @@ static pthread_cond_t flusher_cv;
 
 /* ---- writing every thread ---------------------------------------------------------------- */
 
-/* Takes t's lock, waiting until deadline (rt__clock) for its holder. 1 when taken; 0 when
+/* Takes t's lock, waiting until deadline (rt__mono) for its holder. 1 when taken; 0 when
  * it is held by this thread (interrupted by a signal) or the wait ran out. */
 static int lock_until(rt__thread *t, uint64_t deadline)
 {
     while (!rt__buf_trylock(t)) {
         if (atomic_load_explicit(&t->lock, memory_order_relaxed) == rt__lock_id() ||
-            rt__clock() > deadline)
+            rt__mono() > deadline)
             return 0;
         struct timespec pause = {0, 200000};
         nanosleep(&pause, NULL);
@@ -74,8 +74,9 @@ static int lock_until(rt__thread *t, uint64_t deadline)
 static void write_all(int report)
 {
     if (!__atomic_load_n(&rt__g.tracing, __ATOMIC_RELAXED))
-        return; /* a write failed before: the files stay as they are */
-    uint64_t deadline = rt__clock() + CRASH_WAIT_NS;
+        return;            /* a write failed before: the files stay as they are */
+    rt__clock_calibrate(); /* the times of a run cut short read right */
+    uint64_t deadline = rt__mono() + CRASH_WAIT_NS;
     for (rt__thread *t = rt__threads_first(); t; t = t->next) {
         if (!lock_until(t, deadline))
             continue;
@@ -97,6 +98,7 @@ void rt__crash_flush_all(void)
 
 static void flush_round(void)
 {
+    rt__clock_calibrate();
     for (rt__thread *t = rt__threads_first();
          t && __atomic_load_n(&rt__g.tracing, __ATOMIC_RELAXED); t = t->next) {
         if (!rt__buf_trylock(t))

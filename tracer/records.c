@@ -7,7 +7,7 @@
 void rt__rec_p2p(rt__call *c, int at, unsigned kind, const rt__comm *cm, int peer, int tag,
                  uint64_t bytes, uint64_t req)
 {
-    if (!rt__g.tracing || !cm)
+    if (!rt__g.tracing || !cm || RT__COST_OFF(ENCODE))
         return;
     rt_raw_p2p *r = rt__rec(c, sizeof *r);
     r->type = RT_RAW_P2P;
@@ -30,7 +30,7 @@ void rt__rec_recv(rt__call *c, unsigned kind, const rt__comm *cm, int peer, int 
         rt__rec_p2p(c, 1, kind, cm, peer, tag, bytes, req);
         return;
     }
-    if (!rt__g.tracing || !cm)
+    if (!rt__g.tracing || !cm || RT__COST_OFF(ENCODE))
         return;
     rt_raw_event *r = rt__rec(c, sizeof *r);
     memset(r, 0, sizeof *r);
@@ -48,7 +48,7 @@ void rt__rec_recv(rt__call *c, unsigned kind, const rt__comm *cm, int peer, int 
 
 void rt__rec_req(rt__call *c, int at, unsigned kind, uint32_t comm, uint64_t req)
 {
-    if (!rt__g.tracing)
+    if (!rt__g.tracing || RT__COST_OFF(ENCODE))
         return;
     rt_raw_req *r = rt__rec(c, sizeof *r);
     r->type = RT_RAW_REQ;
@@ -62,7 +62,7 @@ void rt__rec_req(rt__call *c, int at, unsigned kind, uint32_t comm, uint64_t req
 void rt__rec_coll(rt__call *c, unsigned kind, unsigned op, uint32_t comm, int32_t peer,
                   uint64_t bytes, uint64_t rbytes)
 {
-    if (!rt__g.tracing)
+    if (!rt__g.tracing || RT__COST_OFF(ENCODE))
         return;
     rt_raw_coll *r = rt__rec(c, sizeof *r);
     r->type = RT_RAW_COLL;
@@ -78,7 +78,7 @@ void rt__rec_coll(rt__call *c, unsigned kind, unsigned op, uint32_t comm, int32_
 
 rt_raw_event *rt__rec_event(rt__call *c, int at, const rt_event *ev)
 {
-    if (!rt__g.tracing)
+    if (!rt__g.tracing || RT__COST_OFF(ENCODE))
         return NULL;
     rt_raw_event *r = rt__rec(c, sizeof *r);
     memset(r, 0, sizeof *r);

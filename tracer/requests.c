@@ -134,7 +134,7 @@ static int grow(shard *s)
 
 void rt__req_put(MPI_Request handle, const rt__req *info)
 {
-    if (handle == MPI_REQUEST_NULL)
+    if (handle == MPI_REQUEST_NULL || RT__COST_OFF(REQUESTS))
         return;
     /* A handle may be pending more than once: MPICH hands out one shared handle for sends
      * that completed at once. Such entries queue up in probe order (the first found is
@@ -172,6 +172,8 @@ static void erase(shard *s, slot *e)
 
 int rt__req_claim(MPI_Request handle, rt__req *out)
 {
+    if (RT__COST_OFF(REQUESTS))
+        return 0;
     uint64_t key = key_of(handle), h;
     shard *s = shard_of(key, &h);
     slot *e = find(s, key, h);
@@ -192,6 +194,8 @@ void rt__req_unclaim(MPI_Request handle, const rt__req *q)
 
 void rt__req_done(MPI_Request handle)
 {
+    if (RT__COST_OFF(REQUESTS))
+        return;
     uint64_t key = key_of(handle), h;
     shard *s = shard_of(key, &h);
     slot *e = find(s, key, h);
@@ -202,6 +206,8 @@ void rt__req_done(MPI_Request handle)
 
 void rt__req_drop(MPI_Request handle)
 {
+    if (RT__COST_OFF(REQUESTS))
+        return;
     uint64_t key = key_of(handle), h;
     shard *s = shard_of(key, &h);
     slot *e = find(s, key, h);
@@ -214,6 +220,8 @@ void rt__req_drop(MPI_Request handle)
 
 int rt__req_start(MPI_Request handle, rt__req *out)
 {
+    if (RT__COST_OFF(REQUESTS))
+        return 0;
     uint64_t key = key_of(handle), h;
     shard *s = shard_of(key, &h);
     slot *e = find(s, key, h);

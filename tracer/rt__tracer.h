@@ -17,6 +17,9 @@
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #include "rt_event.h"
 #include "rt_hist.h"
@@ -41,7 +44,9 @@ typedef struct rt__state {
     int rank, nranks;
     uint32_t node, module;
     uint32_t *node_of, *module_of; /* per world rank */
-    uint64_t origin;               /* CLOCK_MONOTONIC ns at time 0 */
+    int tsc;                       /* the clock is the time-stamp counter (clock.c) */
+    uint64_t origin;               /* the clock (rt__ticks) at time 0 */
+    uint64_t origin_mono;          /* CLOCK_MONOTONIC ns at time 0 */
     uint64_t origin_realtime;
     char library[RT_RAW_LIBRARY_LEN]; /* the MPI library, "MPICH 4.0.2" (rt_raw_header) */
     rt_hist_config hist_cfg;
@@ -60,16 +65,60 @@ void rt__init_after(int thread_level) RT__HIDDEN; /* after PMPI_Init[_thread] re
 void rt__finalize_before(void) RT__HIDDEN;        /* before PMPI_Finalize */
 void rt__abort_before(void) RT__HIDDEN;           /* before PMPI_Abort */
 
-static inline uint64_t rt__clock(void)
+/* ---- parts switched off, in the bench build only (cost.c) -------------------------------- */
+
+/* libretrace-cost.so (-DRETRACE_TRACER_COST=ON) reads RETRACE_COST_OFF at MPI_Init and leaves
+ * out the parts it names, so that bench/tracer_components.sh can measure what each costs. In
+ * the shipped libraries RT__COST_OFF is the constant 0: nothing of it is on their call path. */
+#ifdef RT__COST
+enum { RT__COST_CLOCK = 1, RT__COST_REQUESTS = 2, RT__COST_ENCODE = 4, RT__COST_BUFFER = 8 };
+extern unsigned rt__cost_off RT__HIDDEN;
+extern volatile uint64_t rt__cost_sink RT__HIDDEN; /* a clock read kept without its record */
+void rt__cost_init(void) RT__HIDDEN;
+#define RT__COST_OFF(part) RT__UNLIKELY(rt__cost_off &RT__COST_##part)
+#else
+#define RT__COST_OFF(part) 0
+#endif
+
+/* ---- the clock (clock.c) ---------------------------------------------------------------- */
+
+static inline uint64_t rt__mono(void) /* CLOCK_MONOTONIC in ns */
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The clock of the records: the time-stamp counter's ticks (rt__g.tsc), else rt__mono. rdtsc,
+ * not rdtscp: its reordering with the instructions around it moves a time by a few ns, far
+ * below the cost of any MPI call, and waiting for them would cost more than the read. */
+static inline uint64_t rt__ticks(void)
+{
+#if defined(__x86_64__)
+    if (RT__LIKELY(rt__g.tsc))
+        return __rdtsc();
+#endif
+    return rt__mono();
+}
+
+/* At MPI_Init: chooses the clock (RETRACE_CLOCK, the kernel's word) and, for the counter, takes
+ * the first calibration sample; then, at time 0, sets rt__g.origin and origin_mono. */
+void rt__clock_start(void) RT__HIDDEN;
+void rt__clock_origin(void) RT__HIDDEN;
+/* The counter: a new calibration sample, written in place into the definitions file. Does
+ * nothing for CLOCK_MONOTONIC. Async-signal-safe. */
+void rt__clock_calibrate(void) RT__HIDDEN;
+/* The CLOCK definition as it stands (the definitions file's first record). */
+void rt__clock_def(rt_raw_def_clock *d) RT__HIDDEN;
+/* A span of the clock in ns, by the latest calibration (the tracer's own estimates only). */
+uint64_t rt__ticks_ns(uint64_t ticks) RT__HIDDEN;
+
+/* The clock since time 0. */
 static inline uint64_t rt__now(void)
 {
-    uint64_t t = rt__clock();
+    if (RT__COST_OFF(CLOCK))
+        return 0;
+    uint64_t t = rt__ticks();
     return t > rt__g.origin ? t - rt__g.origin : 0;
 }
 
@@ -257,6 +306,8 @@ void rt__defs_close(void) RT__HIDDEN;
 void rt__def_write(unsigned what, const void *payload, size_t len) RT__HIDDEN;
 /* This rank's real host (host.c), into the defs file at MPI_Init. */
 void rt__host_write(void) RT__HIDDEN;
+/* Writes the CLOCK definition again over the first (async-signal-safe). */
+void rt__defs_clock_write(const rt_raw_def_clock *d) RT__HIDDEN;
 void rt__tables_free(void) RT__HIDDEN;
 rt__comm *rt__comm_get(MPI_Comm comm) RT__HIDDEN; /* NULL when unknown */
 /* Defines a communicator the application just got (writes the DEF record). */
@@ -485,12 +536,33 @@ void rt__complete(rt__call *c, const struct rt__req *q, MPI_Request handle,
 /* Live histogram: one message sent to peer of comm. */
 void rt__hist_send(rt__call *c, const rt__comm *cm, int peer, uint64_t bytes) RT__HIDDEN;
 
+/* The size of the predefined datatypes applications use most, which the standard fixes as
+ * their C types' (MPI_INT is an int), without asking MPI: PMPI_Type_size costs MPICH 4.0 66
+ * instructions, a sixth of what tracing a send costs (docs/benchmarks.md). 0 for the others. */
+static inline int rt__type_size_known(MPI_Datatype type)
+{
+    if (type == MPI_BYTE || type == MPI_CHAR || type == MPI_UNSIGNED_CHAR)
+        return 1;
+    if (type == MPI_DOUBLE)
+        return (int)sizeof(double);
+    if (type == MPI_INT || type == MPI_UNSIGNED)
+        return (int)sizeof(int);
+    if (type == MPI_FLOAT)
+        return (int)sizeof(float);
+    if (type == MPI_LONG || type == MPI_UNSIGNED_LONG)
+        return (int)sizeof(long);
+    if (type == MPI_INT64_T || type == MPI_UINT64_T)
+        return 8;
+    return 0;
+}
+
 /* count * size of datatype, 0 for MPI_DATATYPE_NULL or errors. */
 static inline uint64_t rt__bytes(MPI_Count count, MPI_Datatype type)
 {
-    int size;
-    if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS ||
-        size < 0)
+    if (count <= 0 || type == MPI_DATATYPE_NULL)
+        return 0;
+    int size = rt__type_size_known(type);
+    if (!size && (PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0))
         return 0;
     return (uint64_t)count * (uint64_t)size;
 }

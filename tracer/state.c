@@ -266,6 +266,10 @@ void rt__init_after(int thread_level)
         return;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rt__g.rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &rt__g.nranks);
+    rt__clock_start();
+#ifdef RT__COST
+    rt__cost_init();
+#endif
     char version[MPI_MAX_LIBRARY_VERSION_STRING];
     int vlen = 0;
     if (PMPI_Get_library_version(version, &vlen) == MPI_SUCCESS && vlen > 0) {
@@ -343,7 +347,7 @@ void rt__init_after(int thread_level)
     rt__tables_init();
     rt__requests_init();
     PMPI_Barrier(rt__g.tool);
-    rt__g.origin = rt__clock();
+    rt__clock_origin();
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     rt__g.origin_realtime = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
@@ -412,6 +416,7 @@ void rt__finalize_before(void)
     atomic_store(&rt__g.phase, 0);
     int traced = rt__g.tracing;
     rt__crash_stop();
+    rt__clock_calibrate();
     rt__threads_close(rt__now());
     rt__defs_close();
     if (rt__g.hist_report)

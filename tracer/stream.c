@@ -217,7 +217,8 @@ int rt__buf_write_all(rt__thread *t, int final)
     int rc = rt__buf_write_committed(t);
     if (rc < 0 || !blocked || t->fd < 0 || !t->buf)
         return rc;
-    if (!final && rt__now() - t->snap.t0 < RT__FLUSH_PERIOD_NS)
+    uint64_t now = rt__now();
+    if (!final && (now < t->snap.t0 || rt__ticks_ns(now - t->snap.t0) < RT__FLUSH_PERIOD_NS))
         return 0; /* a call this short may just be a slow one */
     /* Still the same call after the committed records were read: had it returned, its own
      * records might be among them (rt__pending_close comes before their commit). */
@@ -281,7 +282,7 @@ void rt__raw_header(rt_raw_header *h, uint32_t thread)
 {
     memset(h, 0, sizeof *h);
     memcpy(h->magic, RT_RAW_MAGIC, sizeof h->magic);
-    h->version = RT_RAW_VERSION;
+    h->version = rt__g.tsc ? RT_RAW_VERSION_TICKS : RT_RAW_VERSION;
     h->rank = (uint32_t)rt__g.rank;
     h->nranks = (uint32_t)rt__g.nranks;
     h->thread = thread;
@@ -397,6 +398,9 @@ void *rt__scratch_grow(rt__thread *t, size_t len)
 /* The call's CALL record (and TIME record for a long call) into rec; its length. */
 static size_t call_record(const rt__call *c, rt_raw_call rec[2], uint64_t t1)
 {
+    /* the counters of two cores may differ by a few ticks: a call never ends before it began */
+    if (t1 < c->t0)
+        t1 = c->t0;
     uint64_t dt = t1 - c->t0;
     memset(rec, 0, 2 * sizeof *rec);
     rec[0].type = RT_RAW_CALL;
@@ -416,7 +420,7 @@ static size_t call_record(const rt__call *c, rt_raw_call rec[2], uint64_t t1)
 void rt__end(rt__call *c)
 {
     rt__thread *t = c->t;
-    if (rt__g.tracing && t->fd >= 0) {
+    if (rt__g.tracing && t->fd >= 0 && !RT__COST_OFF(ENCODE)) {
         /* A full buffer is written out before t1, inside the call: after it, the write
          * (a millisecond on a slow disk) would be recorded as the application's
          * computation, and a replay would charge it. */
@@ -424,8 +428,10 @@ void rt__end(rt__call *c)
         if ((size_t)(t->end - t->pos) < sizeof rec + t->scratch_len && t->pos != t->buf)
             restart(t);
         size_t n = call_record(c, rec, rt__now());
-        /* The common case, in one piece into the buffer, then published. */
-        if ((size_t)(t->end - t->pos) >= n + t->scratch_len) {
+        if (RT__COST_OFF(BUFFER)) {
+            /* the bench build measuring the buffer: records built, then dropped */
+        } else if ((size_t)(t->end - t->pos) >= n + t->scratch_len) {
+            /* the common case, in one piece into the buffer, then published */
             memcpy(t->pos, rec, n);
             memcpy(t->pos + n, t->scratch, t->scratch_len);
             t->pos += n + t->scratch_len;
@@ -434,6 +440,10 @@ void rt__end(rt__call *c)
             write_direct(t, rec, n, t->scratch, t->scratch_len);
         }
     }
+#ifdef RT__COST
+    else if (rt__g.tracing && RT__COST_OFF(ENCODE))
+        rt__cost_sink = rt__now(); /* the clock read is not the encoding's */
+#endif
     if (t->scratch != t->scratch_inline && t->scratch_cap > (1u << 20)) {
         free(t->scratch); /* a huge Waitall does not pin its memory for the whole run */
         t->scratch = t->scratch_inline;

@@ -143,18 +143,50 @@ void rt__def_write(unsigned what, const void *payload, size_t len)
     pthread_mutex_unlock(&defs_lock);
 }
 
+#define CLOCK_DEF_LEN (sizeof(rt_raw_def) + sizeof(rt_raw_def_clock))
+
+static void clock_record(uint8_t out[CLOCK_DEF_LEN], const rt_raw_def_clock *d)
+{
+    rt_raw_def h = {.type = RT_RAW_DEF, .what = RT_RAW_DEF_CLOCK, .nbytes = sizeof *d};
+    memcpy(out, &h, sizeof h);
+    memcpy(out + sizeof h, d, sizeof *d);
+}
+
+void rt__defs_clock_write(const rt_raw_def_clock *d)
+{
+    uint8_t rec[CLOCK_DEF_LEN];
+    clock_record(rec, d);
+    /* A write that fails leaves the calibration before, a right one, only over a shorter span. */
+    int fd = defs_fd;
+    if (fd >= 0) {
+        ssize_t n = pwrite(fd, rec, sizeof rec, sizeof(rt_raw_header));
+        (void)n;
+    }
+}
+
 int rt__defs_open(void)
 {
     char path[sizeof rt__g.raw + 64];
     snprintf(path, sizeof path, "%s/" RT_RAW_DEFS_NAME, rt__g.raw, (unsigned)rt__g.rank);
-    defs_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    defs_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (defs_fd < 0) {
         rt__fail("rank %d: cannot create %s: %s", rt__g.rank, path, strerror(errno));
         return -RT_E_IO;
     }
+    /* The header, and with the counter for a clock its CLOCK definition, which the tracer writes
+     * again in place (rt__defs_clock_write): no O_APPEND, so that pwrite goes where it says. */
+    uint8_t head[sizeof(rt_raw_header) + CLOCK_DEF_LEN];
+    size_t len = sizeof(rt_raw_header);
     rt_raw_header h;
     rt__raw_header(&h, RT_RAW_THREAD_DEFS);
-    if (write(defs_fd, &h, sizeof h) != (ssize_t)sizeof h) {
+    memcpy(head, &h, sizeof h);
+    if (rt__g.tsc) {
+        rt_raw_def_clock d;
+        rt__clock_def(&d);
+        clock_record(head + len, &d);
+        len += CLOCK_DEF_LEN;
+    }
+    if (write(defs_fd, head, len) != (ssize_t)len) {
         rt__fail("rank %d: cannot write %s: %s", rt__g.rank, path, strerror(errno));
         return -RT_E_IO;
     }

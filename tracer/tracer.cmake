@@ -106,6 +106,7 @@ function(rt_add_tracer target output mpi_target include_dirs mpi_label fortran_b
   add_library(${target} SHARED
     ${src}/state.c
     ${src}/stream.c
+    ${src}/clock.c
     ${src}/flush.c
     ${src}/tables.c
     ${src}/requests.c
@@ -147,4 +148,13 @@ if(RETRACE_HAVE_OPENMPI)
   endif()
   rt_add_tracer(retrace_tracer_openmpi retrace-openmpi PkgConfig::OMPI "${OMPI_INCLUDE_DIRS}"
                 "Open MPI ${OMPI_VERSION}" "${RT_OMPI_FORTRAN_BODIES}")
+endif()
+
+# A bench build (docs/benchmarks.md, "Where the time goes"): libretrace-cost.so, the MPICH
+# tracer with RETRACE_COST_OFF, which switches parts of the call path off one by one. The
+# shipped libraries never have it: there RT__COST_OFF is a constant 0.
+if(RETRACE_TRACER_COST)
+  rt_add_tracer(retrace_tracer_cost retrace-cost MPI::MPI_C "${MPI_C_INCLUDE_DIRS}" "MPICH")
+  target_sources(retrace_tracer_cost PRIVATE ${PROJECT_SOURCE_DIR}/tracer/cost.c)
+  target_compile_definitions(retrace_tracer_cost PRIVATE RT__COST)
 endif()

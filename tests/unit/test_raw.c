@@ -220,9 +220,9 @@ static void test_bad_files(void **state)
     expect_error(one_rank("bad-magic2", &d, &t), RT_E_FORMAT, "r0.t0.rtr: not a retrace raw file");
 
     d = defs_file(0, 1), t = thread_file(0, 1, 0);
-    d.p[8] = 2;
+    d.p[8] = 3;
     expect_error(one_rank("bad-version", &d, &t), RT_E_FORMAT,
-                 "r0.defs.rtr: raw format version 2 (this reader reads 1)");
+                 "r0.defs.rtr: raw format version 3 (this reader reads 1 and 2)");
 
     d = defs_file(0, 1), t = thread_file(0, 1, 0);
     uint32_t swapped = __builtin_bswap32(RT_RAW_VERSION);
