@@ -35,6 +35,23 @@ typedef struct an_part {
     pthread_t tid;
 } an_part;
 
+/* Every event of r through the pass's event callback with state, a block at a time (no copy
+ * of an event); 0 at the end, else rt_reader_next_block's error or the pass's, named. */
+static int feed(const rt_an_pass *pass, void *state, rt_reader *r, const char *path,
+                rt_progress *prog, rt_err *err)
+{
+    const rt_event *blk;
+    size_t n;
+    int rc;
+    while ((rc = rt_reader_next_block(r, &blk, &n, err)) > 0) {
+        for (size_t i = 0; i < n; i++)
+            if ((rc = pass->event(state, &blk[i])) < 0)
+                return rt_err_set(err, -rc, "%s: %s", path, rt_strerror(rc));
+        rt_progress_add(prog, n);
+    }
+    return rc;
+}
+
 /* Every event of the part's ranks through the pass; errors as rt_an_run's. */
 static void *read_part(void *arg)
 {
@@ -42,17 +59,8 @@ static void *read_part(void *arg)
     rt_progress prog;
     rt_progress_begin(&prog, p->r);
     prog.tty = prog.tty && p->tty;
-    rt_event ev;
-    int rc;
-    while ((rc = rt_reader_next(p->r, &ev, &p->err)) > 0) {
-        if ((rc = p->pass->event(p->state, &ev)) < 0) {
-            rc = rt_err_set(&p->err, -rc, "%s: %s", p->path, rt_strerror(rc));
-            break;
-        }
-        rt_progress_tick(&prog);
-    }
+    p->rc = feed(p->pass, p->state, p->r, p->path, &prog, &p->err);
     rt_progress_end(&prog);
-    p->rc = rc;
     return NULL;
 }
 
@@ -163,15 +171,7 @@ static int run_one(const char *path, const rt_an_pass *pass, rt_reader *r, char 
 {
     rt_progress prog;
     rt_progress_begin(&prog, r);
-    rt_event ev;
-    int rc;
-    while ((rc = rt_reader_next(r, &ev, err)) > 0) {
-        if ((rc = pass->event(pass->ctx, &ev)) < 0) {
-            rc = rt_err_set(err, -rc, "%s: %s", path, rt_strerror(rc));
-            break;
-        }
-        rt_progress_tick(&prog);
-    }
+    int rc = feed(pass, pass->ctx, r, path, &prog, err);
     rt_progress_end(&prog);
     if (rc == 0 && pass->end && (rc = pass->end(pass->ctx)) < 0)
         rt_err_set(err, -rc, "%s: %s", path, rt_strerror(rc));

@@ -73,22 +73,22 @@ static int read_rank_from(rt_reader *r, otf2r *o, const char *anchor, rt_event *
     int rc = ok ? attach_reader(r, o, err)
                 : rt_err_set(err, RT_E_IO, "%s: cannot read a copy of rank %u's events", r->path,
                              (unsigned)o->cur);
+    o->nblk = 0; /* each record's events in the block's first slots, then into out */
     for (uint64_t got = 1; !rc && got;) {
         o->have = 0;
+        o->tgt_have = 0;
         got = 0;
         if (OTF2_Reader_ReadLocalEvents(rd, o->er, 1, &got) != OTF2_SUCCESS)
             break;
         if (!o->have)
             continue;
-        if (RT_VEC_RESERVE(*out, cap, (uint64_t)*n + 2, 256) < 0) { /* and a target */
+        size_t k = 1 + (size_t)o->tgt_have; /* the transfer's RMA_TARGET, from the same record */
+        if (RT_VEC_RESERVE(*out, cap, (uint64_t)*n + k, 256) < 0) {
             rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", r->path);
             break;
         }
-        (*out)[(*n)++] = o->ev;
-        if (o->tgt_have) { /* the transfer's RMA_TARGET, from the same record */
-            (*out)[(*n)++] = o->tgt;
-            o->tgt_have = 0;
-        }
+        memcpy(*out + *n, o->blk, k * sizeof **out);
+        *n += k;
     }
     o->er = NULL;
     OTF2_Reader_Close(rd);
@@ -193,34 +193,101 @@ static int open_rank(rt_reader *r, otf2r *o, rt_err *err)
     return rc;
 }
 
-/* The lookahead event goes out: its RMA_TARGET, if it has one, goes out next. */
-static void serve_target(otf2r *o)
+/* A failed check of the events at ev (*ok of them passed) of rank o->out_rank: "PATH: rank R,
+ * record P: what", P from pos (a live rank's record positions) or, for a cut rank's events
+ * (pos NULL), first plus the event's index. */
+static int check_events(rt_reader *r, otf2r *o, rt_event *ev, size_t n, const uint64_t *pos,
+                        uint64_t first, size_t *ok, rt_err *err)
 {
-    o->serve = o->next_tgt;
-    o->serve_have = o->next_tgt_have;
-    o->next_tgt_have = 0;
+    rt_err e;
+    int rc = rt__reader_check_block(r, ev, n, ok, &e);
+    if (!rc)
+        return 0;
+    uint64_t at = pos ? pos[*ok] : first + *ok;
+    return rt_err_set(err, e.code, "%s: rank %u, record %llu: %s", r->path, (unsigned)o->out_rank,
+                      (unsigned long long)at, e.msg);
 }
 
-static int r_next(rt_reader *r, rt_event *ev, rt_err *err)
+/* The end of rank o->cur's event file: a note when it ended early or badly, and the events
+ * that go out: all of them after a clean end, else all but the last record's. */
+static size_t end_rank(rt_reader *r, otf2r *o, OTF2_ErrorCode ec)
 {
-    otf2r *o = r->impl;
-    if (o->serve_have) { /* the RMA_TARGET of the transfer that went out last */
-        o->serve_have = 0;
-        *ev = o->serve;
-        return 1;
+    int short_count = o->ours && o->position < o->rank_nevents[o->cur];
+    int clean = ec == OTF2_SUCCESS && !short_count;
+    if (!clean)
+        rt__reader_set_truncated(
+            r,
+            "%s: trace cut short: rank %u's events end early, after %llu of %llu "
+            "records%s%s",
+            r->path, (unsigned)o->cur, (unsigned long long)(o->position - o->pending),
+            (unsigned long long)o->rank_nevents[o->cur], ec != OTF2_SUCCESS ? ": " : "",
+            ec != OTF2_SUCCESS ? OTF2_Error_GetDescription(ec) : "");
+    OTF2_Reader_CloseEvtReader(o->reader, o->er);
+    o->er = NULL;
+    o->cur++;
+    size_t ready = o->pending && !clean ? o->last : o->nblk;
+    o->pending = 0;
+    return ready;
+}
+
+/* Reads rank o->cur's records into the block until it is full or the rank ends; the events
+ * ready to go out: those before the last record's (the lookahead), all of them at a clean
+ * end. 0 when none are (the rank ended, or a time stamp was past what an event holds). */
+static size_t fill_block(rt_reader *r, otf2r *o)
+{
+    if (o->out) { /* the lookahead of the last block to the front */
+        memmove(o->blk, o->blk + o->out, (o->nblk - o->out) * sizeof *o->blk);
+        memmove(o->pos, o->pos + o->out, (o->nblk - o->out) * sizeof *o->pos);
+        o->nblk -= o->out;
+        o->last -= o->out;
+        o->out = 0;
     }
+    o->out_rank = o->cur;
+    for (;;) {
+        o->have = 0;
+        o->tgt_have = 0;
+        uint64_t got = 0;
+        OTF2_ErrorCode ec = OTF2_Reader_ReadLocalEvents(o->reader, o->er, 1, &got);
+        if (o->have) {
+            o->last = o->nblk;
+            o->pos[o->nblk] = o->position;
+            o->pos[o->nblk + 1] = o->position; /* a transfer's RMA_TARGET: its record's */
+            o->nblk += 1 + (size_t)o->tgt_have;
+            o->pending = 1;
+            if (o->time_past || o->nblk >= RT__OTF2R_BLOCK)
+                return o->last; /* a time stamp past: neither it nor anything after goes out */
+            continue;
+        }
+        if (ec == OTF2_SUCCESS && got)
+            continue; /* a record outside the event model */
+        return end_rank(r, o, ec);
+    }
+}
+
+/* The next events to check, of one rank: *n at ev, with their record positions (pos; NULL for
+ * a cut rank's, numbered from *first). 1, or 0 at the end, or < 0 on error. */
+static int next_events(rt_reader *r, otf2r *o, rt_event **ev, size_t *n, const uint64_t **pos,
+                       uint64_t *first, rt_err *err)
+{
     while (o->cur < o->read_end) {
         if (!o->er && !o->cut_ev) {
             int rc = open_rank(r, o, err);
             if (rc)
                 return rc;
             o->pending = 0;
+            o->nblk = o->out = 0;
             if (o->time_past) /* among the events of a cut rank, read already */
                 break;
         }
         if (o->cut_ev) {
             if (o->next_cut < o->ncut) {
-                *ev = o->cut_ev[o->next_cut++];
+                size_t k = o->ncut - o->next_cut;
+                *n = k < RT__OTF2R_BLOCK ? k : RT__OTF2R_BLOCK;
+                *ev = o->cut_ev + o->next_cut;
+                *pos = NULL;
+                *first = o->next_cut + 1;
+                o->out_rank = o->cur;
+                o->next_cut += *n;
                 return 1;
             }
             free(o->cut_ev);
@@ -228,54 +295,13 @@ static int r_next(rt_reader *r, rt_event *ev, rt_err *err)
             o->cur++;
             continue;
         }
-        /* One event of lookahead: an event is handed out only once the record after it
-         * was read cleanly, so a rank whose file ends badly loses the one event that may
-         * have been read from past the end. */
-        o->have = 0;
-        uint64_t got = 0;
-        OTF2_ErrorCode ec = OTF2_Reader_ReadLocalEvents(o->reader, o->er, 1, &got);
-        if (o->have) {
-            int out = o->pending;
-            if (out) {
-                *ev = o->next;
-                o->out_pos = o->next_pos;
-                o->out_rank = o->cur;
-                serve_target(o);
-            }
-            o->next = o->ev;
-            o->next_tgt = o->tgt; /* a transfer's RMA_TARGET goes with it */
-            o->next_tgt_have = o->tgt_have;
-            o->tgt_have = 0;
-            o->next_pos = o->position;
-            o->pending = 1;
-            if (out)
-                return 1;
-            continue;
-        }
-        if (ec == OTF2_SUCCESS && got)
-            continue; /* a record outside the event model */
-        int short_count = o->ours && o->position < o->rank_nevents[o->cur];
-        int clean = ec == OTF2_SUCCESS && !short_count;
-        if (!clean)
-            rt__reader_set_truncated(
-                r,
-                "%s: trace cut short: rank %u's events end early, after %llu of %llu "
-                "records%s%s",
-                r->path, (unsigned)o->cur, (unsigned long long)(o->position - o->pending),
-                (unsigned long long)o->rank_nevents[o->cur], ec != OTF2_SUCCESS ? ": " : "",
-                ec != OTF2_SUCCESS ? OTF2_Error_GetDescription(ec) : "");
-        OTF2_Reader_CloseEvtReader(o->reader, o->er);
-        o->er = NULL;
-        o->cur++;
-        if (o->pending && clean) {
-            o->pending = 0;
-            o->out_rank = o->cur - 1;
-            *ev = o->next;
-            o->out_pos = o->next_pos;
-            serve_target(o);
+        size_t ready = fill_block(r, o);
+        if (ready) {
+            *ev = o->blk;
+            *n = o->out = ready;
+            *pos = o->pos;
             return 1;
         }
-        o->pending = 0;
     }
     if (o->time_past)
         return rt_err_set(err, RT_E_RANGE,
@@ -284,15 +310,39 @@ static int r_next(rt_reader *r, rt_event *ev, rt_err *err)
                           r->path, (unsigned)o->cur, (unsigned long long)o->time_past_pos,
                           (unsigned long long)o->time_past_ticks,
                           (unsigned long long)o->resolution);
-    return 0;
+    return rt__reader_end(r, err);
 }
 
-static void r_where(const rt_reader *r, char *buf, size_t len)
+/* Blocks of one rank's events, checked and normalised in one loop over each block
+ * (rt__reader_check_block); a check that fails ends the block before its event, and its
+ * error comes at the next call. */
+static int r_next_block(rt_reader *r, const rt_event **out, size_t *n, rt_err *err)
 {
-    const otf2r *o = r->impl;
-    snprintf(buf, len, "%s: rank %u, record %llu", r->path,
-             (unsigned)(o->cut_ev ? o->cur : o->out_rank),
-             (unsigned long long)(o->cut_ev ? o->next_cut : o->out_pos));
+    otf2r *o = r->impl;
+    if (o->stop) {
+        if (err)
+            *err = o->stop_err;
+        return o->stop;
+    }
+    rt_event *ev = NULL;
+    const uint64_t *pos = NULL;
+    uint64_t first = 0;
+    int rc = next_events(r, o, &ev, n, &pos, &first, err);
+    if (rc <= 0)
+        return rc;
+    size_t ok;
+    rc = check_events(r, o, ev, *n, pos, first, &ok, &o->stop_err);
+    if (rc < 0) {
+        o->stop = rc;
+        if (!ok) {
+            if (err)
+                *err = o->stop_err;
+            return rc;
+        }
+        *n = ok;
+    }
+    *out = ev;
+    return 1;
 }
 
 static void otf2r_free(otf2r *o)
@@ -318,6 +368,8 @@ static void otf2r_free(otf2r *o)
     free(o->rank_nevents);
     rt_hmap_free(&o->group_id);
     free(o->cut_ev);
+    free(o->blk);
+    free(o->pos);
     free(o->anchor);
     free(o);
 }
@@ -352,8 +404,7 @@ static uint64_t r_rank_size(const rt_reader *r, uint32_t rank)
 
 static const rt__reader_ops otf2_reader_ops = {
     .rank_size = r_rank_size,
-    .next = r_next,
-    .where = r_where,
+    .next_block = r_next_block,
     .close = r_close,
     .progress = r_progress,
 };
@@ -398,6 +449,12 @@ int rt__otf2_open(rt_reader *r, rt_err *err)
 {
     rt__otf2_quiet();
     otf2r *o = calloc(1, sizeof *o);
+    if (o && (!(o->blk = malloc((RT__OTF2R_BLOCK + 2) * sizeof *o->blk)) ||
+              !(o->pos = malloc((RT__OTF2R_BLOCK + 2) * sizeof *o->pos)))) {
+        free(o->blk);
+        free(o);
+        o = NULL;
+    }
     if (!o)
         return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", r->path);
     for (unsigned i = 0; i < RT__ATTR_COUNT; i++)
@@ -474,6 +531,6 @@ int rt__otf2_open(rt_reader *r, rt_err *err)
     }
     r->impl = o;
     r->ops = &otf2_reader_ops;
-    r->by_rank = 1; /* r_next reads one rank after the other */
+    r->by_rank = 1; /* r_next_block reads one rank after the other */
     return 0;
 }

@@ -40,30 +40,45 @@ static uint64_t other_ns(otf2r *o, uint64_t ticks, uint64_t pos)
     return UINT64_MAX;
 }
 
-/* Starts an event of the current rank: time, default call, and the attributes. */
-static rt_event *begin(otf2r *o, unsigned kind, OTF2_TimeStamp t, uint64_t pos,
-                       OTF2_AttributeList *a)
+/* Our attributes contype and call, where the record carries them (out of line: enter and
+ * leave carry none, and begin stays small). */
+static void __attribute__((noinline))
+read_attrs(const otf2r *o, OTF2_AttributeList *a, uint8_t *contype, uint16_t *call)
 {
-    rt_event *ev = &o->ev;
-    memset(ev, 0, sizeof *ev);
-    o->position = pos;
-    uint64_t ticks = t >= o->offset ? t - o->offset : 0;
-    ev->time = o->resolution == 1000000000u ? ticks : other_ns(o, ticks, pos);
-    ev->rank = o->cur;
-    ev->kind = (uint8_t)kind;
-    ev->call = (uint16_t)innermost(o);
     uint8_t u8;
     uint32_t u32;
     /* Asking for an attribute that is not there goes through OTF2's error handler, which
      * formats a message: test first, it costs a tenth of the pass otherwise. */
-    if (a && OTF2_AttributeList_GetNumberOfElements(a) == 0)
-        a = NULL;
+    if (OTF2_AttributeList_GetNumberOfElements(a) == 0)
+        return;
     if (has_attr(o, a, RT__ATTR_CONTYPE) &&
         OTF2_AttributeList_GetUint8(a, o->attr_ref[RT__ATTR_CONTYPE], &u8) == OTF2_SUCCESS)
-        ev->contype = u8;
+        *contype = u8;
     if (has_attr(o, a, RT__ATTR_CALL) &&
         OTF2_AttributeList_GetUint32(a, o->attr_ref[RT__ATTR_CALL], &u32) == OTF2_SUCCESS)
-        ev->call = (uint16_t)(u32 < RT_FN_COUNT ? u32 : RT_FN_COUNT);
+        *call = (uint16_t)(u32 < RT_FN_COUNT ? u32 : RT_FN_COUNT);
+}
+
+/* Starts the event of the record being read, at the block's free slot (o->blk[o->nblk]):
+ * time, rank, kind, default call and the attributes, every other field 0 (written once, as a
+ * whole, not cleared and then filled). */
+static inline rt_event *begin(otf2r *o, unsigned kind, OTF2_TimeStamp t, uint64_t pos,
+                              OTF2_AttributeList *a)
+{
+    rt_event *ev = &o->blk[o->nblk];
+    o->position = pos;
+    uint64_t ticks = t >= o->offset ? t - o->offset : 0;
+    uint16_t call = (uint16_t)innermost(o);
+    uint8_t contype = 0;
+    if (a)
+        read_attrs(o, a, &contype, &call);
+    *ev = (rt_event){
+        .time = o->resolution == 1000000000u ? ticks : other_ns(o, ticks, pos),
+        .rank = o->cur,
+        .call = call,
+        .kind = (uint8_t)kind,
+        .contype = contype,
+    };
     o->have = 1;
     return ev;
 }
@@ -244,7 +259,8 @@ static OTF2_CallbackCode ev_win_free(CB_ARGS, OTF2_RmaWinRef win)
     return OK;
 }
 
-/* The RMA_TARGET of the transfer in o->ev, when our attributes carry one (rt__otf2.h). */
+/* The RMA_TARGET of the transfer just begun, right after it, when our attributes carry one
+ * (rt__otf2.h). */
 static void target(otf2r *o, OTF2_AttributeList *a)
 {
     uint64_t disp;
@@ -255,15 +271,15 @@ static void target(otf2r *o, OTF2_AttributeList *a)
     if (has_attr(o, a, RT__ATTR_REDUCE_OP) &&
         OTF2_AttributeList_GetUint8(a, o->attr_ref[RT__ATTR_REDUCE_OP], &op) != OTF2_SUCCESS)
         op = RT_REDOP_NONE;
-    const rt_event *ev = &o->ev;
-    o->tgt = (rt_event){.time = ev->time,
-                        .rank = ev->rank,
-                        .call = ev->call,
-                        .kind = RT_EV_RMA_TARGET,
-                        .comm = ev->comm,
-                        .peer = ev->peer,
-                        .bytes = disp,
-                        .op = op};
+    const rt_event *ev = &o->blk[o->nblk];
+    o->blk[o->nblk + 1] = (rt_event){.time = ev->time,
+                                     .rank = ev->rank,
+                                     .call = ev->call,
+                                     .kind = RT_EV_RMA_TARGET,
+                                     .comm = ev->comm,
+                                     .peer = ev->peer,
+                                     .bytes = disp,
+                                     .op = op};
     o->tgt_have = 1;
 }
 

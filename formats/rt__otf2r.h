@@ -9,7 +9,8 @@
 
 #include "rt__otf2.h"
 
-#define CALL_STACK 8 /* as in the writer */
+#define CALL_STACK 8        /* as in the writer */
+#define RT__OTF2R_BLOCK 256 /* events per block handed out (rt__reader_ops.next_block) */
 
 typedef struct dgroup {
     uint32_t ref, type, flags, n;
@@ -102,17 +103,24 @@ typedef struct otf2r {
     size_t ncut, next_cut;
     uint32_t depth;
     uint16_t stack[CALL_STACK];
-    rt_event ev;
-    int have;
-    /* RMA_TARGET events, carried by their transfer's record: read with it (tgt), then with it
-     * as the lookahead (next_tgt), then handed out right after it (serve) */
-    rt_event tgt, next_tgt, serve;
-    int tgt_have, next_tgt_have, serve_have;
-    rt_event next; /* the lookahead event of the current rank */
-    int pending;
-    uint64_t next_pos, out_pos; /* record positions of the lookahead and the last event out */
+    /* The block being filled (blk, RT__OTF2R_BLOCK events and room for the last record's two):
+     * the callbacks write a record's event at blk[nblk] (have), and an RMA transfer's
+     * RMA_TARGET, which its record carries, right after it (tgt_have); nblk grows once the
+     * record is read. pos: each event's record position (for messages). One record of
+     * lookahead: the events of the last record read (from last) go out only once the record
+     * after it was read cleanly, so a rank whose file ends badly loses the one event that may
+     * have been read from past the end. out: the events at the front that went out in the
+     * last block (moved away at the next call). */
+    rt_event *blk;
+    uint64_t *pos;
+    size_t nblk, last, out;
+    int have, tgt_have, pending;
+    /* the rank of the block that went out, and a check that failed after its events (stop,
+     * stop_err): returned at the next call */
     uint32_t out_rank;
-    /* r_next reads ranks below read_end: the number of ranks, 0 once a time stamp is past
+    int stop;
+    rt_err stop_err;
+    /* next_block reads ranks below read_end: the number of ranks, 0 once a time stamp is past
      * what rt_event.time holds (2^64 - 1 ns; time_past, its ticks and record): that one is
      * an error, and neither it nor anything after it goes out */
     uint32_t read_end;

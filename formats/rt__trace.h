@@ -67,6 +67,18 @@ static inline int rt__pending_step(rt__rank_state *st, uint64_t last_time, const
     return 0;
 }
 
+/* For a next_block back end that builds its events as any reader would hand them to
+ * next_checked (OTF2): checks n events of one rank (ev[0].rank), as rt_reader_next checks each
+ * event of the other back ends, in one loop (rt_event_check, time order after the rank's last
+ * event and after each other, rt__pending_step) and normalises them (rt_event_normalize).
+ * 0 when all pass; else < 0 with *ok the events that passed before the first that did not,
+ * err its message without a place (the back end names the input and the record). *ok is n on
+ * success. The rank's last time is left to the generic layer (next_block_checked). */
+int rt__reader_check_block(rt_reader *r, rt_event *ev, size_t n, size_t *ok, rt_err *err);
+/* For such a back end at the end of the trace: the checks rt_reader_next makes there
+ * (v and w collectives' rows short of their totals); 0 for a part (rt_reader_end_check). */
+int rt__reader_end(rt_reader *r, rt_err *err);
+
 typedef struct rt__reader_ops {
     /* 1: an event; 0: the end (set r->truncated for a cut trace); < 0: error. */
     int (*next)(rt_reader *r, rt_event *ev, rt_err *err);

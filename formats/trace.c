@@ -436,6 +436,71 @@ static int next_checked(rt_reader *r, rt_event *ev, rt_err *err)
     return 1;
 }
 
+/* rt_event_normalize, inline for the block loop below: the fields the kind does not use, 0. */
+static inline void normalize_fast(rt_event *ev, unsigned m)
+{
+    ev->comm = m & RT_FIELD_COMM ? ev->comm : 0;
+    ev->peer = m & RT_FIELD_PEER ? ev->peer : 0;
+    ev->tag = m & RT_FIELD_TAG ? ev->tag : 0;
+    ev->bytes = m & RT_FIELD_BYTES ? ev->bytes : 0;
+    ev->rbytes = m & RT_FIELD_RBYTES ? ev->rbytes : 0;
+    ev->contype = m & RT_FIELD_CONTYPE ? ev->contype : RT_CT_NONE;
+    ev->req = m & RT_FIELD_REQ ? ev->req : 0;
+    ev->op = m & RT_FIELD_OP ? ev->op : 0;
+}
+
+/* 1 when rt_event_check would pass ev without looking up a definition: a kind without a
+ * communicator, connection type, op or request (enter and leave, most of a trace), of rank
+ * (a world rank, checked), with a known call, named where the kind needs one. 0: ask
+ * rt_event_check. */
+static inline int plain_valid(const rt_event *ev, unsigned k, unsigned m, uint32_t rank)
+{
+    const unsigned looked_at = RT_FIELD_COMM | RT_FIELD_CONTYPE | RT_FIELD_OP | RT_FIELD_REQ;
+    return k < RT_EV_COUNT && !(m & looked_at) && ev->rank == rank && ev->call < RT_FN_COUNT &&
+           (ev->call != RT_FN_NONE || (k != RT_EV_ENTER && k != RT_EV_LEAVE && k != RT_EV_PENDING));
+}
+
+int rt__reader_check_block(rt_reader *r, rt_event *ev, size_t n, size_t *ok, rt_err *err)
+{
+    rt_err e;
+    size_t i = 0;
+    int rc = 0;
+    if (n && rt_event_check(&r->defs, &ev[0], &e) < 0)
+        rc = rt_err_set(err, e.code, "%s", e.msg);
+    uint32_t rank = !rc && n ? ev[0].rank : 0; /* checked: a world rank */
+    uint64_t last = r->last_time[rank];
+    rt__rank_state *st = &r->state[rank];
+    /* the same checks as next_checked's, in its order, each event once */
+    for (; !rc && i < n; i++) {
+        rt_event *x = &ev[i];
+        unsigned k = x->kind, m = rt_event_kind_mask(k);
+        if (i && !plain_valid(x, k, m, rank) && rt_event_check(&r->defs, x, &e) < 0) {
+            rc = rt_err_set(err, e.code, "%s", e.msg);
+            break;
+        }
+        if (x->time < last) {
+            rc = rt_err_set(err, RT_E_ORDER,
+                            "events out of time order: rank %u at %llu ns after "
+                            "%llu ns",
+                            (unsigned)rank, (unsigned long long)x->time, (unsigned long long)last);
+            break;
+        }
+        if (rt__pending_step(st, last, x, &e) < 0) {
+            rc = rt_err_set(err, e.code, "%s", e.msg);
+            break;
+        }
+        last = x->time;
+        normalize_fast(x, m);
+    }
+    *ok = i;
+    return rc;
+}
+
+int rt__reader_end(rt_reader *r, rt_err *err)
+{
+    return r->part ? 0 : rows_at_end(r->state, r->defs.nranks, r->path, err);
+}
+
 /* A block from a back end with next_block, checked for time order where blocks meet: its
  * first event not before the rank's last one, its last not before its first (the back end
  * keeps the order inside a block, where a check of every event would cost more than the

@@ -103,6 +103,12 @@ static inline void rt_progress_tick(rt_progress *p)
     if (++p->events >= p->next_check)
         rt_progress_update(p);
 }
+/* The same for n events at once (a block). */
+static inline void rt_progress_add(rt_progress *p, uint64_t n)
+{
+    if ((p->events += n) >= p->next_check)
+        rt_progress_update(p);
+}
 void rt_progress_end(rt_progress *p);
 
 /* A progress line on stderr for work in steps that take long each (replays on MPI, the pairs

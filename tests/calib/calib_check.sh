@@ -247,7 +247,8 @@ openmpi_errors)
         cmp -s - err.head || fail "bad option: $(cat err)"
     # retrace without retrace-openmpi beside it: one line from the first process, status 1,
     # nothing measured.
-    mkdir alone && cp "$retrace" alone/retrace || exit 1
+    # retrace and retrace-mpich (which runs calibrate for it), without retrace-openmpi
+    mkdir alone && cp "$retrace" "$(dirname "$retrace")/retrace-mpich" alone/ || exit 1
     # shellcheck disable=SC2086 # $ompirun is a command and its options
     run $ompirun -n 2 alone/retrace calibrate --quick --out m.conf > out 2> err
     st=$?

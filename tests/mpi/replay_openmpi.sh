@@ -117,7 +117,8 @@ st=$?
     fail "2 processes: stderr '$(cat "$w/bad.err")'"
 
 # retrace without retrace-openmpi beside it: one line, status 1.
-mkdir "$w/alone" && cp "$retrace" "$w/alone/retrace" || exit 2
+# retrace and retrace-mpich (which runs replay --engine mpi for it), without retrace-openmpi
+mkdir "$w/alone" && cp "$retrace" "$(dirname "$retrace")/retrace-mpich" "$w/alone/" || exit 2
 # shellcheck disable=SC2086 # $ompirun is a command and its options
 timeout -k 5 "$t" $ompirun -n 3 "$w/alone/retrace" replay --engine mpi "$trace" \
     > "$w/alone.out" 2> "$w/alone.err"
