@@ -154,7 +154,7 @@ endif()
 # tracer with RETRACE_COST_OFF, which switches parts of the call path off one by one. The
 # shipped libraries never have it: there RT__COST_OFF is a constant 0.
 if(RETRACE_TRACER_COST)
-  rt_add_tracer(retrace_tracer_cost retrace-cost MPI::MPI_C "${MPI_C_INCLUDE_DIRS}" "MPICH")
+  rt_add_tracer(retrace_tracer_cost retrace-cost MPI::MPI_C "${MPI_C_INCLUDE_DIRS}" "MPICH" OFF)
   target_sources(retrace_tracer_cost PRIVATE ${PROJECT_SOURCE_DIR}/tracer/cost.c)
   target_compile_definitions(retrace_tracer_cost PRIVATE RT__COST)
 endif()
