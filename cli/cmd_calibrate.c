@@ -235,9 +235,13 @@ static int calibrate_from(const cal_args *c, rt_net_model *m)
             size_t n = strlen(fitted);
             snprintf(fitted + n, sizeof fitted - n, "%s%s", n ? ", " : "", rt_contype_name(ct));
         }
+    char shared[96] = "";
+    if (res->shared)
+        snprintf(shared, sizeof shared, ", %" PRIu64 " left out (ranks that shared CPUs)",
+                 res->shared);
     cli_line("calibrate: %" PRIu64 " messages matched in %s, %" PRIu64
-             " with the receiver waiting; fitted: %s; model written to %s",
-             res->messages, c->from, res->waiting, fitted[0] ? fitted : "none",
+             " with the receiver waiting%s; fitted: %s; model written to %s",
+             res->messages, c->from, res->waiting, shared, fitted[0] ? fitted : "none",
              c->out ? c->out : "standard output");
     if (res->truncated[0])
         cli_warning("%s (fitted to the messages up to there)", res->truncated);

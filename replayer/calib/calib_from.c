@@ -49,6 +49,7 @@ typedef struct rank_state {
 typedef struct from_state {
     const rt_defs *defs;
     rank_state *ranks;
+    uint8_t *shared; /* per rank: its host had more ranks than CPUs (rt_rank_host); or NULL */
     side *sends, *recvs;
     size_t nsends, sends_room, nrecvs, recvs_room;
     rt_hmap posted;                  /* (rank, request) -> time the Irecv was posted */
@@ -214,7 +215,9 @@ static int match(from_state *s, ct_times *cts, rt_calib_from_result *res)
             continue;
         }
         res->messages++;
-        if (b->wait <= a->t && b->t >= a->t) {
+        if (s->shared && (s->shared[a->src] || s->shared[b->dst])) {
+            res->shared++; /* its time holds waits for a CPU, not the network */
+        } else if (b->wait <= a->t && b->t >= a->t) {
             res->waiting++;
             unsigned ct = a->ct < RT_CT_COUNT ? a->ct : RT_CT_NONE;
             if (sample(&cts[ct], a->bytes, rt_mul_sat(b->t - a->t, 1000)) < 0)
@@ -223,6 +226,35 @@ static int match(from_state *s, ct_times *cts, rt_calib_from_result *res)
         i++, j++;
     }
     return 0;
+}
+
+/* The ranks whose host had more ranks than CPUs they could run on (the trace's hosts): NULL
+ * when the trace names no host or none was shared, else a new array. -RT_E_NOMEM. */
+static int shared_ranks(const rt_defs *d, uint8_t **out)
+{
+    *out = NULL;
+    if (!d->nhosts)
+        return 0;
+    uint32_t *cpus = malloc((size_t)d->nhosts * sizeof *cpus);
+    uint32_t *ranks = calloc(d->nhosts, sizeof *ranks);
+    uint8_t *shared = calloc(d->nranks, 1);
+    int rc = cpus && ranks && shared ? rt_defs_host_cpus(d, cpus) : -RT_E_NOMEM;
+    int any = 0;
+    for (uint32_t r = 0; !rc && r < d->nranks; r++)
+        if (d->rank_host[r].host != RT_ID_NONE)
+            ranks[d->rank_host[r].host]++;
+    for (uint32_t r = 0; !rc && r < d->nranks; r++) {
+        uint32_t h = d->rank_host[r].host;
+        shared[r] = h != RT_ID_NONE && ranks[h] > cpus[h];
+        any |= shared[r];
+    }
+    free(cpus);
+    free(ranks);
+    if (rc || !any)
+        free(shared);
+    else
+        *out = shared;
+    return rc;
 }
 
 static uint64_t median(uint64_t *v, size_t n)
@@ -310,6 +342,8 @@ int rt_calib_from(const char *path, rt_net_model *m, rt_calib_from_result *res, 
     res->nranks = s.defs->nranks;
     s.ranks = calloc(s.defs->nranks, sizeof *s.ranks);
     rc = s.ranks ? 0 : -RT_E_NOMEM;
+    if (!rc)
+        rc = shared_ranks(s.defs, &s.shared);
     rt_event ev;
     int got;
     while (!rc && (got = rt_reader_next(r, &ev, err)) > 0)
@@ -327,6 +361,7 @@ int rt_calib_from(const char *path, rt_net_model *m, rt_calib_from_result *res, 
         free(cts[ct].sizes);
         free(s.isend_ps[ct]);
     }
+    free(s.shared);
     free(s.ranks);
     free(s.sends);
     free(s.recvs);
@@ -394,6 +429,12 @@ int rt_calib_from_write(const rt_calib_from_result *res, const rt_net_model *m, 
                    " point-to-point messages matched, %" PRIu64
                    " with the receiver already waiting\n",
                    res->trace, (unsigned)res->nranks, res->messages, res->waiting);
+    if (res->shared)
+        calib_note_add(&notes[RT_CT_NONE],
+                       "%" PRIu64 " messages left out: sender or receiver shared its host's CPUs "
+                       "with more ranks (the trace's hosts), so their times hold waits for a "
+                       "CPU\n",
+                       res->shared);
     calib_note_add(&notes[RT_CT_NONE],
                    "one-way time: the receive's completion less the send's start, on the trace's "
                    "clocks (the ranks' clocks must agree)\n");

@@ -16,6 +16,7 @@ typedef struct rt_calib_from_result {
     uint32_t nranks;
     uint64_t messages; /* point-to-point messages matched sender to receiver */
     uint64_t waiting;  /* of which the receiver was already waiting: the samples */
+    uint64_t shared;   /* of which sender or receiver shared its host's CPUs: left out */
     uint64_t samples[RT_CT_COUNT], isends[RT_CT_COUNT]; /* per connection type */
     /* per connection type: only the latency was fitted, from the eager size latency_bytes (the
      * sizes gave no bandwidth); error says why */
