@@ -320,6 +320,9 @@ int rt_mpirun_run(rt_mpirun *m, const rt_mpirun_config *c, rt_mpirun_result *res
         res->stuck = 1;
         return rc; /* no teardown: it is collective, and the others are in the replay */
     }
+    /* the results travel in collectives of retrace's own: the MPI's own choice again */
+    mr_cvars_restore(r.cvars);
+    r.cvars = NULL;
     rc = gather_result(&r, &ck, res, err);
     mr_teardown(&r);
     return rc;

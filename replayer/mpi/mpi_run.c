@@ -30,27 +30,46 @@ int mr_mpi(int mpi_rc, const char *what, rt_err *err)
 }
 
 /* Every process learns the first failing process's error (its rank prefixed when the
- * processes may differ); returns that error's code, or 0 when none failed. */
+ * processes may differ); returns that error's code, or 0 when none failed. Point-to-point
+ * only: the replay may have forced the MPI's collective algorithms (MPICH's, with fallback
+ * off), and one that does not apply to a call of one int would fail retrace's own
+ * bookkeeping instead of the user's collectives. */
 int mr_agree(MPI_Comm comm, int rc, rt_err *err, int same_everywhere)
 {
+    enum { TAG_FIRST = 7101, TAG_ERROR };
     int rank, size, first, mine;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    mine = rc ? rank : size;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+    mine = first = rc ? rank : size;
+    if (rank == 0) {
+        for (int i = 1, other; i < size; i++) {
+            MPI_Recv(&other, 1, MPI_INT, i, TAG_FIRST, comm, MPI_STATUS_IGNORE);
+            first = other < first ? other : first;
+        }
+        for (int i = 1; i < size; i++)
+            MPI_Send(&first, 1, MPI_INT, i, TAG_FIRST, comm);
+    } else {
+        MPI_Send(&mine, 1, MPI_INT, 0, TAG_FIRST, comm);
+        MPI_Recv(&first, 1, MPI_INT, 0, TAG_FIRST, comm, MPI_STATUS_IGNORE);
+    }
     if (first == size)
         return 0;
-    char msg[sizeof err->msg + 32];
-    int code = rc ? rc : -RT_E_INVAL;
+    struct {
+        int code;
+        char msg[sizeof err->msg + 32];
+    } e = {.code = rc ? rc : -RT_E_INVAL};
     if (rank == first) {
         if (same_everywhere)
-            snprintf(msg, sizeof msg, "%s", err->msg);
+            snprintf(e.msg, sizeof e.msg, "%s", err->msg);
         else
-            snprintf(msg, sizeof msg, "process %d: %s", rank, err->msg);
+            snprintf(e.msg, sizeof e.msg, "process %d: %s", rank, err->msg);
+        for (int i = 0; i < size; i++)
+            if (i != first)
+                MPI_Send(&e, (int)sizeof e, MPI_BYTE, i, TAG_ERROR, comm);
+    } else {
+        MPI_Recv(&e, (int)sizeof e, MPI_BYTE, first, TAG_ERROR, comm, MPI_STATUS_IGNORE);
     }
-    MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, first, comm);
-    MPI_Bcast(&code, 1, MPI_INT, first, comm);
-    return rt_err_set(err, code < 0 ? -code : code, "%s", msg);
+    return rt_err_set(err, e.code < 0 ? -e.code : e.code, "%s", e.msg);
 }
 
 /* ---- open and close --------------------------------------------------------------------- */

@@ -37,6 +37,17 @@ grep -q '^configuration  *measured_us  *predicted_us  *error_pct' "$w/cmp.out" |
 want_note="retrace: note for coll:allgather=recursive_doubling: MPICH refused the chosen algorithm for 6 calls (it does not apply to them); they ran retrace's schedule of it"
 grep -qxF "$want_note" "$w/cmp.err" || { fail "no note on the refused algorithm"; cat "$w/cmp.err"; }
 
+# A forced algorithm that does not apply to retrace's own bookkeeping (Rabenseifner needs at
+# least pof2 = 2 elements; retrace agrees on errors with one int): the replay of the trace's
+# 16-byte allreduces runs it forced (6 calls) and the run ends normally. Retrace's agreement
+# is point to point and its results travel after the variables are put back, so MPICH's
+# refusal (fatal with MPIR_CVAR_COLLECTIVE_FALLBACK=error) never reaches them.
+timeout -k 5 "$t" mpiexec.mpich -n 3 "$retrace" replay --engine mpi "$trace" \
+    --coll allreduce=rabenseifner > "$w/rab.out" 2> "$w/rab.err" ||
+    fail "the rabenseifner run exited $?: $(head -n 3 "$w/rab.err")"
+grep -qxF "collective calls    9 by MPICH's choice (0 of them nonblocking), 6 with MPICH's algorithm forced, 0 as retrace's schedule, 0 left out" "$w/rab.out" ||
+    fail "rabenseifner: the calls did not run as forced: $(cat "$w/rab.out")"
+
 # One configuration, with per-process node ids (two emulated nodes): the summary.
 RETRACE_PROGRESS=1 timeout -k 5 "$t" mpiexec.mpich -n 1 -env RETRACE_NODE_ID 0 "$retrace" replay \
     --engine mpi "$trace" --repeat 3 : -n 2 -env RETRACE_NODE_ID 1 "$retrace" replay \
