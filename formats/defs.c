@@ -89,12 +89,6 @@ void rt_defs_free(rt_defs *defs)
 
 /* Position of id in a sorted array of structs whose first member is the uint32_t id; sets
  * *found. Works for the three definition arrays, which all start with id. */
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 static uint32_t find_slot(const void *base, uint32_t n, size_t size, uint32_t id, int *found)
 {
     uint32_t lo = 0, hi = n;
@@ -172,7 +166,7 @@ int rt_defs_add_comm(rt_defs *defs, uint32_t id, uint32_t parent, uint32_t flags
     memcpy(c.members, members, n * sizeof *c.members);
     for (uint64_t i = 0; i < n; i++)
         c.by_world[i] = (uint64_t)members[i] << 32 | i;
-    qsort(c.by_world, n, sizeof *c.by_world, cmp_u64);
+    qsort(c.by_world, n, sizeof *c.by_world, rt_cmp_u64);
     defs->comms[pos] = c;
     return 0;
 }

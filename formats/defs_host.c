@@ -7,7 +7,7 @@
 #include "rt__trace.h"
 #include "rt_hash.h"
 
-static int host_char(char c)
+int rt_host_char(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
            c == '.' || c == '_';
@@ -19,7 +19,7 @@ int rt_host_name_valid(const char *s)
     if (n == 0 || n > RT_HOST_NAME_LEN)
         return 0;
     for (size_t i = 0; i < n; i++)
-        if (!host_char(s[i]))
+        if (!rt_host_char(s[i]))
             return 0;
     return 1;
 }
@@ -179,12 +179,6 @@ int rt__defs_copy_hosts(rt_defs *dst, const rt_defs *src, rt_err *err)
     return rc;
 }
 
-static int by_host(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 int rt_defs_host_cpus(const rt_defs *defs, uint32_t *cpus)
 {
     if (!defs->nhosts)
@@ -202,7 +196,7 @@ int rt_defs_host_cpus(const rt_defs *defs, uint32_t *cpus)
     for (uint32_t r = 0; r < defs->nranks; r++)
         if (defs->rank_host[r].host != RT_ID_NONE)
             order[n++] = (uint64_t)defs->rank_host[r].host << 32 | r;
-    qsort(order, n, sizeof *order, by_host);
+    qsort(order, n, sizeof *order, rt_cmp_u64);
     for (size_t i = 0, j; i < n; i = j) {
         uint32_t h = (uint32_t)(order[i] >> 32), most = 0, count;
         int lists = 1;

@@ -86,6 +86,8 @@ int rt_defs_set_host(rt_defs *defs, uint32_t rank, const char *name, uint32_t on
 /* 1 when s is a host name retrace keeps: 1 to RT_HOST_NAME_LEN letters, digits, '-', '.',
  * '_'. */
 int rt_host_name_valid(const char *s);
+/* 1 for the characters a host name may hold: letters, digits, '-', '.' and '_'. */
+int rt_host_char(char c);
 /* A CPU list in Linux's form ("0-3,8": ascending, disjoint numbers and ranges below
  * RT_CPU_MAX, at most RT_CPU_LIST_LEN bytes): *count CPUs, each set in set (RT_CPU_MAX bits)
  * when set is not NULL. -RT_E_FORMAT or -RT_E_RANGE (too long) otherwise. */

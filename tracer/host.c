@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "rt__tracer.h"
+#include "rt_trace.h"
 
 /* gethostname's answer as a name retrace keeps (rt_host_name_valid): other characters become
  * '_', and a name that cannot be told becomes "unknown". */
@@ -20,12 +21,8 @@ static size_t host_name(char *name)
     if (gethostname(buf, sizeof buf - 1) < 0 || !buf[0])
         strcpy(buf, "unknown");
     size_t n = strnlen(buf, RT_HOST_NAME_LEN);
-    for (size_t i = 0; i < n; i++) {
-        char c = buf[i];
-        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                 c == '-' || c == '.' || c == '_';
-        name[i] = ok ? c : '_';
-    }
+    for (size_t i = 0; i < n; i++)
+        name[i] = rt_host_char(buf[i]) ? buf[i] : '_';
     return n;
 }
 

@@ -127,4 +127,7 @@ static inline int rt_vec_fits_(uint64_t need, uint64_t room)
          ? 0                                              \
          : rt_vec_grow_(&(items), &(room), sizeof(room), (need), sizeof *(items), (first), (re)))
 
+/* qsort's comparison of two uint64_t, ascending (one for every array of 64-bit keys). */
+int rt_cmp_u64(const void *a, const void *b);
+
 #endif /* RT_VEC_H */

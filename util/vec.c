@@ -25,3 +25,9 @@ int rt_vec_grow_(void *items, void *room, size_t room_size, uint64_t need, size_
     rt_vec_room_set_(room, room_size, next);
     return 0;
 }
+
+int rt_cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}

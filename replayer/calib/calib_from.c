@@ -71,12 +71,6 @@ static int side_cmp(const void *a, const void *b)
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static int u64_cmp(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static int add_side(side **v, size_t *n, size_t *room, const side *s)
 {
     if (RT_VEC_RESERVE(*v, *room, (uint64_t)*n + 1, 256) < 0)
@@ -261,7 +255,7 @@ static uint64_t median(uint64_t *v, size_t n)
 {
     if (!n)
         return 0;
-    qsort(v, n, sizeof *v, u64_cmp);
+    qsort(v, n, sizeof *v, rt_cmp_u64);
     return v[(n - 1) / 2];
 }
 

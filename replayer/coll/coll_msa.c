@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rt__coll.h"
+#include "rt_vec.h"
 
 /* The root argument of split_groups for ops without a root (any negative value). */
 #define NO_ROOT (-1)
@@ -30,12 +31,6 @@ typedef struct hier {
     lvl l[2];  /* groups, or for scan runs */
     lvl bc[2]; /* scan: l[k]'s run split by the next level, led by the run's last rank */
 } hier;
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -77,7 +72,7 @@ static int64_t split_groups(const rt__grp *m, const uint32_t *key, int64_t root,
         sorted &= i == 0 || pairs[i] > pairs[i - 1];
     }
     if (!sorted)
-        qsort(pairs, n, sizeof *pairs, cmp_u64);
+        qsort(pairs, n, sizeof *pairs, rt_cmp_u64);
     uint32_t *loc = L->mem, *lead = L->mem + n, nloc = 0, nlead = 0;
     uint32_t me = rank_at(m, m->me), mykey = key[me];
     for (uint32_t i = 0, j; i < n; i = j) {

@@ -14,6 +14,7 @@
 #include "rt__map.h"
 #include "rt_checked.h"
 #include "rt_parse.h"
+#include "rt_vec.h"
 
 static const char *const kind_names[RT_MAP_KIND_COUNT] = {
 #define X(id, name) [RT_MAP_##id] = name,
@@ -307,12 +308,6 @@ static int file_line(map_file *f, char *buf, uint32_t line)
     return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* The first line at which a node gets more than ranks_per_node ranks. Found by sorting
  * (node, line) pairs rather than counting per node, which could need --nodes counters. */
 static int file_capacity(map_file *f)
@@ -324,7 +319,7 @@ static int file_capacity(map_file *f)
     for (uint32_t r = 0; r < f->nranks; r++)
         if (f->line_of[r]) /* missing ranks are reported after this */
             key[n++] = (uint64_t)f->node[r] << 32 | f->line_of[r];
-    qsort(key, n, sizeof *key, cmp_u64);
+    qsort(key, n, sizeof *key, rt_cmp_u64);
     uint32_t run = 0, k = f->s->ranks_per_node, bad_line = 0, bad_node = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t nd = (uint32_t)(key[i] >> 32), line = (uint32_t)key[i];

@@ -16,12 +16,6 @@
 
 #include "rt__sim.h"
 
-static int by_group(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Who shares CPUs with whom: 1 when the replay is of the recorded placement and the trace
  * names every rank's real host (rt_rank_host): the groups are the hosts, with the CPUs their
  * ranks could run on together; else the model's: nodes of cores CPUs each. */
@@ -90,7 +84,7 @@ int sim_share_init(sim *s)
     }
     for (uint32_t r = 0; r < n; r++)
         v[r] = (uint64_t)(hosts ? s->defs->rank_host[r].host : s->node[r]) << 32 | r;
-    qsort(v, n, sizeof *v, by_group);
+    qsort(v, n, sizeof *v, rt_cmp_u64);
     uint32_t shared = 0, most = 0, most_cores = 0;
     for (uint32_t i = 0, j; i < n; i = j) {
         for (j = i + 1; j < n && v[j] >> 32 == v[i] >> 32;)
