@@ -13,7 +13,9 @@
  *   sendsend       a barrier, then both ranks send 1 MiB to each other with MPI_Send:
  *                  rendezvous, so neither send returns
  *   bcast_barrier  collectives in a different order: rank 0 calls MPI_Bcast with root 1,
- *                  rank 1 MPI_Barrier, each waiting for the other's
+ *                  rank 1 MPI_Barrier, each waiting for the other's; rank 0 enters 200 ms
+ *                  later, so that the recorded order (rank 1 first), which the report
+ *                  follows, does not depend on the scheduler
  *   wait_irecv     rank 0 waits (MPI_Wait) for an MPI_Irecv of tag 9 from any source that
  *                  nobody sends; rank 1 waits in MPI_Recv for tag 8 from rank 0
  * and one that does not hang, for the other side of the pending call:
@@ -69,10 +71,12 @@ int main(int argc, char **argv)
         MPI_Recv(&v, 1, MPI_INT, (rank + 1) % 3, 10 + rank, W, MPI_STATUS_IGNORE);
     } else if (!strcmp(mode, "bcast_barrier")) {
         int v = rank;
-        if (rank == 0)
+        if (rank == 0) {
+            usleep(200000);
             MPI_Bcast(&v, 1, MPI_INT, 1, W);
-        else
+        } else {
             MPI_Barrier(W);
+        }
     } else if (!strcmp(mode, "wait_irecv")) {
         int v = 0;
         MPI_Request req;
