@@ -184,12 +184,22 @@ static void summary(const cal_args *c, const rt_calib_result *res)
              res->nnodes == 1 ? "" : "s", (unsigned)res->nmodules, res->nmodules == 1 ? "" : "s",
              measured, res->seconds, res->base, absent[0] ? absent : "none",
              c->out ? c->out : "standard output");
-    for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++)
-        if (res->link[ct].disturbed)
+    for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++) {
+        const rt_calib_link *l = &res->link[ct];
+        double med, max;
+        uint64_t at;
+        if (l->disturbed)
             cli_warning("calibrate: [%s] at %u of %u sizes every batch was disturbed by other "
                         "processes (left out of the fit): rerun on a quieter machine",
-                        rt_contype_name(ct), (unsigned)res->link[ct].disturbed,
-                        (unsigned)res->link[ct].npts);
+                        rt_contype_name(ct), (unsigned)l->disturbed, (unsigned)l->npts);
+        if (l->measured && rt_calib_spread(l->pts, l->npts, &med, &max, &at) &&
+            med > RT_CALIB_NOISY)
+            cli_warning("calibrate: [%s] the median batch took %.0f%% longer than the best in the "
+                        "median over sizes: the machine is too noisy, and the model (the best "
+                        "batches) is faster than what applications see here; rerun on a quieter "
+                        "machine",
+                        rt_contype_name(ct), 100 * med);
+    }
     if (res->nranks == 1)
         cli_line("calibrate: one process can only measure loop: run it under mpiexec -n 2 (or "
                  "more, across nodes) for shm, net and gw");
@@ -235,13 +245,19 @@ static int calibrate_from(const cal_args *c, rt_net_model *m)
             size_t n = strlen(fitted);
             snprintf(fitted + n, sizeof fitted - n, "%s%s", n ? ", " : "", rt_contype_name(ct));
         }
+    char calls[400] = "";
+    for (unsigned i = 0; i < res->ncalls; i++) {
+        size_t n = strlen(calls);
+        snprintf(calls + n, sizeof calls - n, "%s%s",
+                 i ? ", " : "; call costs: ", rt_func_name(res->calls[i].fn));
+    }
     char shared[96] = "";
     if (res->shared)
         snprintf(shared, sizeof shared, ", %" PRIu64 " left out (ranks that shared CPUs)",
                  res->shared);
     cli_line("calibrate: %" PRIu64 " messages matched in %s, %" PRIu64
-             " with the receiver waiting%s; fitted: %s; model written to %s",
-             res->messages, c->from, res->waiting, shared, fitted[0] ? fitted : "none",
+             " with the receiver waiting%s; fitted: %s%s; model written to %s",
+             res->messages, c->from, res->waiting, shared, fitted[0] ? fitted : "none", calls,
              c->out ? c->out : "standard output");
     if (res->truncated[0])
         cli_warning("%s (fitted to the messages up to there)", res->truncated);

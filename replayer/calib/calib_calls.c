@@ -224,65 +224,51 @@ static void engine_call(FILE *f, const rt_calib_call *cc, uint32_t r, uint32_t p
     fprintf(f, "%u,0,leave,%s,,,,,,,,\n", (unsigned)r, fn);
 }
 
+/* What engine_write writes: k back-to-back calls of cc with n bytes on each of p ranks. */
+typedef struct loop_trace {
+    const rt_calib_call *cc;
+    uint64_t n;
+    unsigned k;
+    uint32_t p;
+} loop_trace;
+
+static void loop_write(FILE *f, const void *ctx)
+{
+    const loop_trace *lt = ctx;
+    const rt_calib_call *cc = lt->cc;
+    int rma = cc->fn == RT_FN_Win_fence || cc->fn == RT_FN_Put;
+    fprintf(f, "ranks,%u\n%s", (unsigned)lt->p, rma ? "win,0,0\n" : "");
+    const rt_calib_call fence = {.fn = RT_FN_Win_fence};
+    for (uint32_t r = 0; r < lt->p; r++) {
+        if (cc->fn == RT_FN_Put)
+            engine_call(f, &fence, r, lt->p, 0, 0);
+        for (unsigned i = 0; i < lt->k; i++)
+            engine_call(f, cc, r, lt->p, lt->n, i + 1);
+    }
+}
+
 /* The engine's time of k back-to-back calls of cc on every rank (Put: k epochs after an
- * opening fence), under m without call costs but Win_fence's for Put: a trace written to a
- * temporary file and replayed. 0 when the replay could not run (*failed set). */
+ * opening fence), under m without call costs but Win_fence's for Put. 0 when the replay could
+ * not run (*failed set). */
 static uint64_t engine_run(const rt_calib_call *cc, uint64_t n, unsigned k, const rt_net_model *m,
                            const uint32_t *node, const uint32_t *module, uint32_t p, int *failed)
 {
-    const char *dir = getenv("TMPDIR");
-    char path[512];
-    snprintf(path, sizeof path, "%s/retrace-calib-XXXXXX.csv", dir && *dir ? dir : "/tmp");
-    int fd = mkstemps(path, 4);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        if (fd >= 0)
-            close(fd);
-        *failed = 1;
-        return 0;
-    }
-    int rma = cc->fn == RT_FN_Win_fence || cc->fn == RT_FN_Put;
-    fprintf(f, "ranks,%u\n%s", (unsigned)p, rma ? "win,0,0\n" : "");
-    const rt_calib_call fence = {.fn = RT_FN_Win_fence};
-    for (uint32_t r = 0; r < p; r++) {
-        if (cc->fn == RT_FN_Put)
-            engine_call(f, &fence, r, p, 0, 0);
-        for (unsigned i = 0; i < k; i++)
-            engine_call(f, cc, r, p, n, i + 1);
-    }
-    int bad = fclose(f) != 0;
-    rt_reader *rd = NULL;
-    rt_sim_trace *t = NULL;
-    rt_err err = {0};
-    uint64_t per = 0;
-    if (!bad && rt_reader_open(path, &rd, &err) == 0 && rt_sim_trace_load(rd, &t, &err) == 0) {
-        rt_sim_config cfg;
-        rt_sim_config_default(&cfg);
+    rt_sim_config cfg;
+    rt_sim_config_default(&cfg);
 #ifdef OPEN_MPI /* Open MPI's mpi.h: measured under Open MPI, replayed with its algorithms */
-        for (unsigned op = 0; op < RT_COLL_COUNT; op++)
-            cfg.alg[op] = RT_ALG_OMPI;
+    for (unsigned op = 0; op < RT_COLL_COUNT; op++)
+        cfg.alg[op] = RT_ALG_OMPI;
 #endif
-        cfg.model = *m;
-        memset(cfg.model.call, 0, sizeof cfg.model.call);
-        if (cc->fn == RT_FN_Put)
-            cfg.model.call[RT_FN_Win_fence] = m->call[RT_FN_Win_fence];
-        cfg.node = node;
-        cfg.module = module;
-        rt_sim_result res;
-        if (rt_sim_run(t, &cfg, &res, &err) == 0 && res.completed)
-            per = res.time_ps;
-        else
-            bad = 1;
-        rt_sim_result_free(&res);
-    } else {
-        bad = 1;
-    }
-    if (t)
-        rt_sim_trace_free(t);
-    if (rd)
-        rt_reader_close(rd);
-    unlink(path);
-    *failed |= bad;
+    cfg.model = *m;
+    memset(cfg.model.call, 0, sizeof cfg.model.call);
+    if (cc->fn == RT_FN_Put)
+        cfg.model.call[RT_FN_Win_fence] = m->call[RT_FN_Win_fence];
+    cfg.node = node;
+    cfg.module = module;
+    const loop_trace lt = {.cc = cc, .n = n, .k = k, .p = p};
+    uint64_t per;
+    if (calib_engine_replay(loop_write, &lt, &cfg, &per) < 0)
+        *failed = 1;
     return per;
 }
 

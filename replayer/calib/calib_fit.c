@@ -266,3 +266,30 @@ uint64_t rt_calib_fit_rate(const uint64_t *bytes, const uint64_t *ps, size_t n)
         return 0;
     return calib_round_sig4(1e12 * s2 / s1); /* x = s1 / s2 ps per byte; rate = 10^12 / x */
 }
+
+size_t rt_calib_spread(const rt_calib_point *pts, size_t n, double *median, double *max,
+                       uint64_t *max_at)
+{
+    double v[RT_CALIB_MAX_POINTS];
+    size_t k = 0;
+    *median = *max = 0;
+    *max_at = 0;
+    for (size_t i = 0; i < n && k < RT_CALIB_MAX_POINTS; i++) {
+        const rt_calib_point *p = &pts[i];
+        if (p->disturbed || !p->time_ps)
+            continue;
+        double s = p->median_ps > p->time_ps
+                       ? (double)(p->median_ps - p->time_ps) / (double)p->time_ps
+                       : 0;
+        if (!k || s > *max) {
+            *max = s;
+            *max_at = p->bytes;
+        }
+        v[k++] = s;
+    }
+    if (k) {
+        qsort(v, k, sizeof *v, cmp_double);
+        *median = v[(k - 1) / 2];
+    }
+    return k;
+}

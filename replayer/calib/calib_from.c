@@ -13,6 +13,8 @@
  * fits measured ones; the overhead o is the median time of the trace's Isend calls of that
  * connection type (else the base model's).
  *
+ * Blocking collectives give the [calls] costs (calib_from_coll.c), after the links.
+ *
  * Times of different ranks are compared, so the ranks' clocks must agree: the tracer's
  * CLOCK_MONOTONIC agrees on one host; across hosts only as well as their clocks do.
  */
@@ -55,6 +57,7 @@ typedef struct from_state {
     rt_hmap posted;                  /* (rank, request) -> time the Irecv was posted */
     uint64_t *isend_ps[RT_CT_COUNT]; /* durations of Isend calls, per connection type */
     size_t nisend[RT_CT_COUNT], isend_room[RT_CT_COUNT];
+    calib_colls *colls; /* the blocking collectives (calib_from_coll.c) */
 } from_state;
 
 static int side_cmp(const void *a, const void *b)
@@ -121,7 +124,11 @@ static int on_event(from_state *s, const rt_event *ev)
     switch (ev->kind) {
     case RT_EV_ENTER:
     case RT_EV_LEAVE:
-        return on_call(s, ev);
+        if (on_call(s, ev) < 0)
+            return -RT_E_NOMEM;
+        return calib_colls_event(s->colls, ev, r->enter);
+    case RT_EV_COLL_END:
+        return calib_colls_event(s->colls, ev, r->enter);
     case RT_EV_SEND:
     case RT_EV_ISEND:
         if (ends(s, ev, &peer))
@@ -338,6 +345,8 @@ int rt_calib_from(const char *path, rt_net_model *m, rt_calib_from_result *res, 
     rc = s.ranks ? 0 : -RT_E_NOMEM;
     if (!rc)
         rc = shared_ranks(s.defs, &s.shared);
+    if (!rc)
+        rc = calib_colls_new(&s.colls, s.defs->nranks);
     rt_event ev;
     int got;
     while (!rc && (got = rt_reader_next(r, &ev, err)) > 0)
@@ -347,6 +356,8 @@ int rt_calib_from(const char *path, rt_net_model *m, rt_calib_from_result *res, 
     else if (!rc && (rc = match(&s, cts, res)) == 0)
         for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++)
             fit_ct(&s, &cts[ct], ct, m, res);
+    if (!rc) /* after the links: the engine replays the collectives with them */
+        rc = calib_colls_fit(s.colls, s.defs, s.shared, m, res);
     if (!rc && rt_reader_truncated(r))
         snprintf(res->truncated, sizeof res->truncated, "%s", rt_reader_truncated(r));
     for (unsigned ct = 0; ct < RT_CT_COUNT; ct++) {
@@ -355,6 +366,7 @@ int rt_calib_from(const char *path, rt_net_model *m, rt_calib_from_result *res, 
         free(cts[ct].sizes);
         free(s.isend_ps[ct]);
     }
+    calib_colls_free(s.colls);
     free(s.shared);
     free(s.ranks);
     free(s.sends);
@@ -412,6 +424,38 @@ static void link_note(const rt_calib_from_result *res, unsigned ct, const char *
                        100 * l->fit.err_median, 100 * l->fit.err_max, l->fit.err_max_at);
 }
 
+/* The comment of [calls]: where the collectives' costs came from. 0 when none was fitted. */
+static int calls_note(const rt_calib_from_result *res, const char *base, calib_note *t)
+{
+    if (!res->ncalls)
+        return 0;
+    calib_note_add(t, "CPU time of a call beyond its messages, fixed + n / rate (n: the call's "
+                      "bytes), fitted to the trace's blocking collectives with every rank there: "
+                      "per instance, the time from the last rank's entry to the last rank's exit "
+                      "less the engine's for the same call (the links above, no call costs); each "
+                      "size's median a point, a line through the points when the cost grows with "
+                      "the size, else their median:\n");
+    for (unsigned i = 0; i < res->ncalls; i++) {
+        const rt_calib_from_call *c = &res->calls[i];
+        char me[32], en[32];
+        rt_net_format_time(c->measured_ps, me, sizeof me);
+        rt_net_format_time(c->engine_ps, en, sizeof en);
+        char sizes[96];
+        if (c->sizes == 1)
+            snprintf(sizes, sizeof sizes, "%" PRIu64 " bytes", c->lo);
+        else
+            snprintf(sizes, sizeof sizes, "%u sizes from %" PRIu64 " to %" PRIu64 " bytes",
+                     (unsigned)c->sizes, c->lo, c->hi);
+        calib_note_add(t,
+                       "  %s: %" PRIu64 " calls of %s; at %" PRIu64 " bytes %s recorded, %s "
+                       "engine%s\n",
+                       rt_func_name(c->fn), c->calls, sizes, c->at, me, en,
+                       c->measured_ps < c->engine_ps ? " (longer: no cost there)" : "");
+    }
+    calib_note_add(t, "the other calls: from %s", base);
+    return 1;
+}
+
 int rt_calib_from_write(const rt_calib_from_result *res, const rt_net_model *m, const char *base,
                         FILE *out)
 {
@@ -432,6 +476,14 @@ int rt_calib_from_write(const rt_calib_from_result *res, const rt_net_model *m, 
     calib_note_add(&notes[RT_CT_NONE],
                    "one-way time: the receive's completion less the send's start, on the trace's "
                    "clocks (the ranks' clocks must agree)\n");
+    if (res->coll_used || res->coll_shared || res->coll_other || res->coll_failed)
+        calib_note_add(&notes[RT_CT_NONE],
+                       "blocking collectives: %" PRIu64
+                       " gave call costs ([calls]); left out: %" PRIu64
+                       " with a rank that shared its host's CPUs, %" PRIu64
+                       " of other kinds (per-peer counts, neighbour lists, inter-communicators, a "
+                       "rank missing), %" PRIu64 " the engine could not replay\n",
+                       res->coll_used, res->coll_shared, res->coll_other, res->coll_failed);
     if (res->truncated[0])
         calib_note_add(&notes[RT_CT_NONE], "the trace is cut short: %s\n", res->truncated);
     calib_note_add(&notes[RT_CT_NONE], "the keys not fitted: from %s", base);
@@ -440,5 +492,8 @@ int rt_calib_from_write(const rt_calib_from_result *res, const rt_net_model *m, 
         link_note(res, ct, base, &notes[ct]);
         text[ct] = notes[ct].s;
     }
+    calib_note calls = {.len = 0};
+    if (calls_note(res, base, &calls))
+        text[RT_CT_COUNT] = calls.s;
     return rt_net_model_write_notes(m, text, out);
 }

@@ -67,6 +67,16 @@ static void link_note(const rt_calib_result *res, unsigned ct, calib_note *n)
     calib_note_add(n,
                    ": one-way times of 0 B and powers of two to %s, best of %u batches per size\n",
                    a, (unsigned)l->batches);
+    double med, max;
+    uint64_t at;
+    if (rt_calib_spread(l->pts, l->npts, &med, &max, &at))
+        calib_note_add(n,
+                       "spread: the median batch %.1f%% above the best in the median over sizes, "
+                       "%.1f%% at most (at %" PRIu64 " bytes)%s\n",
+                       100 * med, 100 * max, at,
+                       med > RT_CALIB_NOISY ? ": too noisy, the model is faster than what "
+                                              "applications see here"
+                                            : "");
     if (l->disturbed)
         calib_note_add(n,
                        "warning: at %u sizes every batch was disturbed by other processes (a rank "

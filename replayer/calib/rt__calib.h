@@ -51,6 +51,28 @@ void calib_calls_measure(MPI_Comm c, const rt_calib_opts *o, const calib_bufs *b
 void calib_calls_fit(rt_calib_result *res, rt_net_model *m, const uint32_t *node,
                      const uint32_t *module);
 
+/* Replays on the built-in engine, under cfg, the CSV trace write() puts into a temporary file
+ * (TMPDIR, else /tmp; removed after) and sets *time_ps to the simulated run's time
+ * (calib_engine.c). 0, or -1 when the file could not be written or read or the replay did
+ * not complete (*time_ps 0). */
+struct rt_sim_config;
+int calib_engine_replay(void (*write)(FILE *f, const void *ctx), const void *ctx,
+                        const struct rt_sim_config *cfg, uint64_t *time_ps);
+
+/* The costs of collective calls fitted to a trace (calib_from_coll.c; rt_calib_from): each
+ * event of the trace goes to calib_colls_event (enter: the time its rank entered the call it
+ * is in), then calib_colls_fit sets m's [calls] for the collectives that gave times and fills
+ * res's coll_* and calls. shared: per world rank, 1 when it shared its host's CPUs (or NULL).
+ * 0 or -RT_E_NOMEM. */
+typedef struct calib_colls calib_colls;
+struct rt_calib_from_result;
+struct rt_defs;
+int calib_colls_new(calib_colls **out, uint32_t nranks);
+int calib_colls_event(calib_colls *c, const rt_event *ev, uint64_t enter);
+int calib_colls_fit(calib_colls *c, const struct rt_defs *d, const uint8_t *shared, rt_net_model *m,
+                    struct rt_calib_from_result *res);
+void calib_colls_free(calib_colls *c);
+
 /* The cores and the timeslice (calib_cores.c): calib_cores is collective over c (node: each
  * rank's node id) and sets res->cores on rank 0; calib_timeslice runs on one rank alone (its
  * CPU must be free of other ranks) and sets res->timeslice_ps. */

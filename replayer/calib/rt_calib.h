@@ -73,6 +73,15 @@ typedef struct rt_calib_fit {
 int rt_calib_fit_link(rt_net_model *m, unsigned ct, rt_calib_point *pts, size_t n,
                       rt_calib_fit *fit, rt_err *err);
 
+/* How far a link's typical batch was from its best: per undisturbed size with a time,
+ * (median_ps - time_ps) / time_ps; *median the median of that over the sizes, *max the largest
+ * and *max_at its size. The number of sizes counted (all three 0 when none). A median above
+ * RT_CALIB_NOISY: the machine was too noisy for a model fitted to the best batches to be
+ * what applications see there (calibrate warns). */
+#define RT_CALIB_NOISY 0.25
+size_t rt_calib_spread(const rt_calib_point *pts, size_t n, double *median, double *max,
+                       uint64_t *max_at);
+
 /* Bytes per second of a reduction, from (bytes, ps) pairs: the rate n/t that minimises the
  * relative error of t = n / rate over the pairs, 4 significant digits. 0 when no pair has
  * both numbers positive. */

@@ -10,6 +10,17 @@
 
 #include "rt_calib.h"
 
+/* A call whose CPU cost ([calls]) the trace gave (calib_from_coll.c). */
+typedef struct rt_calib_from_call {
+    unsigned fn;                     /* rt_func */
+    uint64_t calls;                  /* instances that gave a time */
+    uint32_t sizes;                  /* distinct sizes among them (the largest bytes of a rank) */
+    uint64_t lo, hi;                 /* the smallest and the largest size */
+    uint64_t at;                     /* the size with the most instances, and there: */
+    uint64_t measured_ps, engine_ps; /* the median recorded time and the engine's */
+    rt_net_call cost;                /* the fit */
+} rt_calib_from_call;
+
 typedef struct rt_calib_from_result {
     char trace[256];
     char truncated[256]; /* the reader's note when the trace was cut short, else "" */
@@ -26,6 +37,13 @@ typedef struct rt_calib_from_result {
      * one-way time), o_send_ps (the median Isend call, when isends >= 3), fit, fitted,
      * error (a fit that failed) */
     rt_calib_link link[RT_CT_COUNT];
+    /* the blocking collectives: instances that gave a time, left out because a rank shared its
+     * host's CPUs, left out for another reason (a rank missing, an op with per-peer counts or
+     * neighbour lists, an inter-communicator, more kinds than replayed), left out because the
+     * engine could not replay them; and the calls fitted */
+    uint64_t coll_used, coll_shared, coll_other, coll_failed;
+    rt_calib_from_call calls[RT_CALIB_MAX_CALLS];
+    unsigned ncalls;
 } rt_calib_from_result;
 
 /* Reads the trace at path and fits m's links to its messages (the types it has samples of;

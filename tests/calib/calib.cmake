@@ -18,3 +18,10 @@ if(TARGET retrace_openmpi)
       LABELS "mpi;openmpi;calibrate" TIMEOUT 120 RESOURCE_LOCK mpi)
   endforeach()
 endif() # else tests/mpi/CMakeLists.txt says that the Open MPI tests are skipped
+# calibrate --from on a run of the allreduce pattern recorded under mpiexec.mpich.
+add_test(NAME mpi.calibrate.from
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/calib/calib_check.sh $<TARGET_FILE:retrace>
+          ${PROJECT_SOURCE_DIR}/examples ${CMAKE_CURRENT_BINARY_DIR}/calib-work/from from
+          $<TARGET_FILE:pattern_allreduce>)
+set_tests_properties(mpi.calibrate.from PROPERTIES
+  LABELS "mpi;calibrate" TIMEOUT 120 RESOURCE_LOCK mpi)

@@ -15,6 +15,7 @@
 #include <math.h>
 
 #include "rt__calib.h"
+#include "rt_calib_from.h"
 #include "rt_test.h"
 #include "test_sim.h"
 
@@ -448,6 +449,128 @@ static void test_fit_calls(void **state)
     assert_true(isend->cost.fixed_ps == UINT64_MAX);
 }
 
+/* ---- call costs from a trace's collectives (calib_from_coll.c) ------------------------------ */
+
+/* One MPI_Allreduce of n bytes on world ranks 0..2 in CSV, rank r entering at enter[r] and
+ * leaving at leave[r] (ns). */
+static void allreduce_rows(st_text *t, const uint64_t enter[3], const uint64_t leave[3], uint64_t n,
+                           unsigned nranks)
+{
+    for (unsigned r = 0; r < nranks; r++)
+        st_add(t,
+               "%u,%llu,enter,MPI_Allreduce,,,,,,,,\n%u,%llu,coll_begin,MPI_Allreduce,,,,,,,,\n"
+               "%u,%llu,coll_end,MPI_Allreduce,0,,,%llu,%llu,,,allreduce\n"
+               "%u,%llu,leave,MPI_Allreduce,,,,,,,,\n",
+               r, (unsigned long long)enter[r], r, (unsigned long long)enter[r], r,
+               (unsigned long long)enter[r], (unsigned long long)n, (unsigned long long)n, r,
+               (unsigned long long)leave[r]);
+}
+
+/* The engine's time of one 8-byte or 4096-byte MPI_Allreduce on 3 ranks entering together. */
+static uint64_t allreduce_engine(const rt_net_model *m, uint64_t n)
+{
+    st_text t = {0};
+    const uint64_t zero[3] = {0, 0, 0};
+    st_add(&t, "ranks,3\n");
+    allreduce_rows(&t, zero, zero, n, 3);
+    rt_sim_config c;
+    rt_sim_config_default(&c);
+    c.model = *m;
+    rt_sim_result res;
+    st_replay(t.s, &c, &res);
+    assert_true(res.completed);
+    uint64_t ps = res.time_ps;
+    rt_sim_result_free(&res);
+    st_free(&t);
+    return ps;
+}
+
+/* Instances whose time from the last entry to the last exit is the engine's plus 300 ns +
+ * n / 1 GB/s give that cost back exactly; an outlier per size does not move the medians; an
+ * instance a rank misses and a communicator of one rank give nothing. */
+static void test_from_coll(void **state)
+{
+    (void)state;
+    rt_net_model m;
+    st_model(&m, US, 100 * NS, 1000000000, 1 << 20); /* whole ns for 8 and 4096 bytes */
+    uint64_t e8 = allreduce_engine(&m, 8), e4k = allreduce_engine(&m, 4096);
+    assert_int_equal(e8 % NS, 0);
+    assert_int_equal(e4k % NS, 0);
+    assert_true(e4k > e8);
+    st_text t = {0};
+    st_add(&t, "ranks,3\n");
+    const uint64_t sizes[] = {8, 8, 8, 8, 4096, 4096, 4096};
+    const uint64_t extra[] = {0, 0, 0, 50000, 0, 0, 90000}; /* outliers, ns */
+    for (unsigned i = 0; i < 7; i++) {
+        uint64_t s = 1000 + 100000 * (uint64_t)i, e = sizes[i] == 8 ? e8 : e4k;
+        uint64_t T = e / NS + 300 + sizes[i] + extra[i]; /* ns */
+        const uint64_t in[3] = {s, s + 100, s + 300};
+        const uint64_t out[3] = {s + 300 + T - 50, s + 300 + T, s + 300 + T - 20};
+        allreduce_rows(&t, in, out, sizes[i], 3);
+    }
+    const uint64_t in[3] = {800000, 800000, 800000}, out[3] = {801000, 801000, 801000};
+    allreduce_rows(&t, in, out, 8, 2); /* rank 2 never calls it */
+    st_add(&t, "0,900000,enter,MPI_Barrier,,,,,,,,\n0,900000,coll_begin,MPI_Barrier,,,,,,,,\n"
+               "0,900000,coll_end,MPI_Barrier,1,,,0,0,,,barrier\n"
+               "0,900100,leave,MPI_Barrier,,,,,,,,\n"); /* on MPI_COMM_SELF */
+    char path[512];
+    st_write(t.s, path, sizeof path);
+    st_free(&t);
+    static rt_calib_from_result res;
+    rt_err err = {0};
+    int rc = rt_calib_from(path, &m, &res, &err);
+    unlink(path);
+    if (rc < 0)
+        fail_msg("calibrate --from: %s", err.msg);
+    assert_int_equal(res.coll_used, 7);
+    assert_int_equal(res.coll_other, 1);
+    assert_int_equal(res.coll_shared + res.coll_failed, 0);
+    assert_int_equal(res.ncalls, 1);
+    const rt_calib_from_call *c = &res.calls[0];
+    assert_int_equal(c->fn, RT_FN_Allreduce);
+    assert_int_equal(c->calls, 7);
+    assert_int_equal(c->sizes, 2);
+    assert_int_equal(c->lo, 8);
+    assert_int_equal(c->hi, 4096);
+    assert_int_equal(c->at, 8); /* 4 instances against 3 */
+    assert_int_equal(c->engine_ps, e8);
+    assert_int_equal(c->measured_ps, e8 + 308 * NS);
+    assert_int_equal(c->cost.fixed_ps, 300 * NS);
+    assert_int_equal(c->cost.bandwidth, 1000000000);
+    assert_int_equal(m.call[RT_FN_Allreduce].fixed_ps, 300 * NS);
+    assert_int_equal(m.call[RT_FN_Allreduce_c].bandwidth, 1000000000);
+    assert_int_equal(m.call[RT_FN_Barrier].fixed_ps, 0);
+}
+
+/* The spread of a link's batches: per undisturbed size (median - best) / best, its median over
+ * the sizes and its largest; disturbed sizes, sizes without a time and medians below the best
+ * do not count or count as 0. */
+static void test_spread(void **state)
+{
+    (void)state;
+    rt_calib_point p[] = {
+        {.bytes = 0, .time_ps = 1000, .median_ps = 1100},  /* 10% */
+        {.bytes = 8, .time_ps = 1000, .median_ps = 1500},  /* 50% */
+        {.bytes = 64, .time_ps = 2000, .median_ps = 2000}, /* 0% */
+        {.bytes = 512, .time_ps = 1000, .median_ps = 9000, .disturbed = 1},
+        {.bytes = 4096, .time_ps = 0, .median_ps = 7000},        /* no time */
+        {.bytes = 32768, .time_ps = 4000, .median_ps = 3000},    /* below: 0% */
+        {.bytes = 262144, .time_ps = 10000, .median_ps = 12000}, /* 20% */
+    };
+    double med, max;
+    uint64_t at;
+    assert_int_equal(rt_calib_spread(p, 7, &med, &max, &at), 5);
+    assert_true(fabs(med - 0.1) < 1e-12); /* 0, 0, 0.1, 0.2, 0.5 */
+    assert_true(fabs(max - 0.5) < 1e-12);
+    assert_int_equal(at, 8);
+    assert_true(med <= RT_CALIB_NOISY);
+    p[0].median_ps = 1400, p[2].median_ps = 2600, p[5].median_ps = 5200; /* 40%, 30%, 30% */
+    assert_int_equal(rt_calib_spread(p, 7, &med, &max, &at), 5);
+    assert_true(fabs(med - 0.3) < 1e-12 && med > RT_CALIB_NOISY);
+    assert_int_equal(rt_calib_spread(p, 0, &med, &max, &at), 0);
+    assert_true(med == 0 && max == 0 && at == 0);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -456,7 +579,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_fit_overhead), cmocka_unit_test(test_fit_errors),
         cmocka_unit_test(test_fit_rate),     cmocka_unit_test(test_write_notes),
         cmocka_unit_test(test_write_result), cmocka_unit_test(test_fit_disturbed),
-        cmocka_unit_test(test_fit_calls),
+        cmocka_unit_test(test_fit_calls),    cmocka_unit_test(test_from_coll),
+        cmocka_unit_test(test_spread),
     };
     return rt_test_main("calib", tests, argc, argv);
 }

@@ -47,18 +47,25 @@ static inline void st_free(st_text *t)
     memset(t, 0, sizeof *t);
 }
 
-/* Loads CSV text for replay: written to a temporary file that is removed again. */
-static inline rt_sim_trace *st_load(const char *csv)
+/* Writes CSV text to a new temporary file (TMPDIR, else /tmp) whose name goes to path: the
+ * caller removes it. */
+static inline void st_write(const char *csv, char *path, size_t len)
 {
     const char *dir = getenv("TMPDIR");
-    char path[512];
-    snprintf(path, sizeof path, "%s/retrace-simtest-XXXXXX.csv", dir && *dir ? dir : "/tmp");
+    snprintf(path, len, "%s/retrace-simtest-XXXXXX.csv", dir && *dir ? dir : "/tmp");
     int fd = mkstemps(path, 4);
     assert_true(fd >= 0);
     FILE *f = fdopen(fd, "w");
     assert_non_null(f);
     assert_int_equal(fputs(csv, f) >= 0, 1);
     assert_int_equal(fclose(f), 0);
+}
+
+/* Loads CSV text for replay: written to a temporary file that is removed again. */
+static inline rt_sim_trace *st_load(const char *csv)
+{
+    char path[512];
+    st_write(csv, path, sizeof path);
     rt_reader *r;
     rt_err err = {0};
     int rc = rt_reader_open(path, &r, &err);

@@ -1,0 +1,3 @@
+calibrate
+--from
+$DATA/calib_from_coll.csv
