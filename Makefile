@@ -39,8 +39,10 @@ deps:
 	@./.ci/install-deps $(SIMGRID_PACKAGES) || \
 	    echo "make: $(SIMGRID_PACKAGES) not installed: the SimGrid test will be skipped"
 
+# The main build also makes the tracer's bench build (libretrace-cost.so, RETRACE_TRACER_COST),
+# so that mpi.tracer_components keeps it working.
 $(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS) -DRETRACE_TRACER_COST=ON
 
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)

@@ -28,8 +28,8 @@
 #include "rt_trace.h"
 #include "rt_vec.h"
 
-#define COLL_MAX_KEYS 64      /* distinct (communicator, call, root, size) replayed */
-#define COLL_MAX_P 4096     /* the largest communicator replayed */
+#define COLL_MAX_KEYS 64 /* distinct (communicator, call, root, size) replayed */
+#define COLL_MAX_P 4096  /* the largest communicator replayed */
 
 /* One rank's part of one blocking collective. */
 typedef struct coll_part {
