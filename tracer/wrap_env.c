@@ -14,6 +14,7 @@
 static void record_init(unsigned fn)
 {
     rt__call c;
+    c.rc = MPI_SUCCESS;
     if (!rt__begin(&c, fn))
         return;
     c.t0 = 0;
@@ -39,7 +40,7 @@ static int thread_level(void)
 /* Before PMPI_Finalize: the call records itself, and the files are closed. */
 static void finalize_begin(void)
 {
-    rt__call c;
+    rt__call c = {.rc = MPI_SUCCESS};
     if (rt__begin(&c, RT_FN_Finalize))
         rt__end(&c);
     rt__finalize_before();
@@ -47,7 +48,7 @@ static void finalize_begin(void)
 
 static void abort_begin(void)
 {
-    rt__call c;
+    rt__call c = {.rc = MPI_SUCCESS};
     if (rt__begin(&c, RT_FN_Abort)) {
         /* It does not return: the trace shows it as a pending call with nothing to wait for
          * (rt_event.h), which the final writes below put in the trailer. */
