@@ -121,6 +121,12 @@ static void add_params(chk_text *t, const rt_event *ev)
         else
             chk_add(t, "%stag any", sep); /* a pending receive: nothing came */
         sep = ", ";
+    } else if ((m & RT_FIELD_TAG) && rt_event_is_rma(ev->kind)) { /* the assert, if any */
+        char a[64];
+        if (ev->tag) {
+            chk_add(t, "%sassert %s", sep, rt_rma_assert_name((unsigned)ev->tag, a, sizeof a));
+            sep = ", ";
+        }
     } else if (m & RT_FIELD_TAG) {
         chk_add(t, "%stag %" PRId32, sep, ev->tag);
         sep = ", ";

@@ -71,7 +71,9 @@
 #                        left without MPI_Finalize (hydra: 0)
 #   OTF2_ATTRS=1         otf2-print's RMA transfers that carry retrace::disp, each as "RECORD
 #                        LOCATION disp=BYTES [reduce_op=N]" (disp=ADDR from 2^32 on: a dynamic
-#                        window's address), sorted = expected/EXPECT.otf2attrs
+#                        window's address), and the records that carry retrace::assert (fences,
+#                        posts, starts: "RECORD LOCATION assert=BITS"), sorted =
+#                        expected/EXPECT.otf2attrs
 #   LIVE_HIST=1          retrace hist TRACE HIST_ARGS must print exactly what the tracer's
 #                        live histogram printed (the traced stdout after the plain one)
 #   ANALYZE="A B"        for each name: retrace $ARGS_A TRACE prints expected/EXPECT.A
@@ -299,7 +301,10 @@ if [ "$OTF2_ATTRS" = 1 ] && [ "$TRUNCATED" != 1 ]; then
                 o = $0; sub(/.*"retrace::reduce_op" <[0-9]+>; UINT8; /, "", o); sub(/\).*/, "", o)
                 o = " reduce_op=" o
             }
-            print rec " disp=" d o }' "$w/otf2-print.out" | sort > "$w/otf2attrs.txt"
+            print rec " disp=" d o }
+        /ADDITIONAL ATTRIBUTES/ && /"retrace::assert"/ {
+            a = $0; sub(/.*"retrace::assert" <[0-9]+>; UINT8; /, "", a); sub(/\).*/, "", a)
+            print rec " assert=" a }' "$w/otf2-print.out" | sort > "$w/otf2attrs.txt"
     compare "$exp/$EXPECT.otf2attrs" "$w/otf2attrs.txt" "otf2-print's RMA targets"
 fi
 
