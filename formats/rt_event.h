@@ -303,7 +303,8 @@ int rt_rma_assert_lookup(const char *s);
  *             r rbytes   k contype   q req   o op
  * Peers are ranks in the communicator (the remote group of an inter-communicator); for
  * RMA events the target's rank in the window's communicator. RMA_GROUP_SYNC keeps its group
- * id in peer.
+ * id in peer. RMA_COLL_END (a fence) and RMA_GROUP_SYNC keep the call's assert bits
+ * (rt_rma_assert) in tag.
  * A row's position is the kind number raw traces store (formats/rt_raw.h), so rows are only
  * ever appended at the end, whatever their class: code asks the class, never the position.
  *

@@ -62,7 +62,8 @@
 #                        1 with that banner then counts as the expected one, in both runs
 #   EXPECT               base name of the expected files (default: CASE)
 #   OPENMPI=0            not run under Open MPI (the program needs calls Open MPI 4.1 lacks:
-#                        MPI-4's; tests/mpi/CMakeLists.txt adds no such test)
+#                        MPI-4's; or its error makes Open MPI hang; tests/mpi/CMakeLists.txt
+#                        adds no such test)
 #   EXPECT_OPENMPI       under Open MPI, the base name of the expected files instead of
 #                        EXPECT, where they differ from MPICH's (the case says why)
 #   OPENMPI_ARGS         under Open MPI, launcher options after $MPIEXEC's, in both runs
