@@ -50,6 +50,12 @@ faulty rma_lockput 2 rma-conflict
 faulty rma_pscw 3 rma-conflict
 faulty ok_rma_conf 2 -
 faulty ok_rma_pscw 3 -
+faulty as_noprecede 2 rma-epoch
+faulty as_mixed 2 rma-epoch
+faulty as_noput 2 rma-epoch
+faulty as_post_noput 2 rma-epoch
+faulty as_nocheck 2 rma-epoch
+faulty ok_assert 2 -
 faulty leak_win 2 leak
 faulty leak_alloc 2 leak
 faulty leak_dyn 2 leak

@@ -88,7 +88,8 @@ static void add_params(chk_text *t, const rt_event *ev)
     const char *sep = "";
     unsigned m = rt_event_kind_mask(ev->kind);
     /* the op, unless the call names it already (a receive's wildcards show as "any") */
-    int named = ev->call && (ev->kind == RT_EV_RMA_GROUP_SYNC || ev->kind == RT_EV_RMA_SYNC);
+    int named = ev->call && (ev->kind == RT_EV_RMA_GROUP_SYNC || ev->kind == RT_EV_RMA_SYNC ||
+                             ev->kind == RT_EV_RMA_COLL_END);
     if ((m & RT_FIELD_OP) && !named && ev->kind != RT_EV_RECV && ev->kind != RT_EV_IRECV &&
         ev->kind != RT_EV_COLL_END && ev->kind != RT_EV_NBC_COMPLETE) {
         chk_add(t, "%s", rt_event_op_name(ev->kind, ev->op));
@@ -121,6 +122,12 @@ static void add_params(chk_text *t, const rt_event *ev)
         else
             chk_add(t, "%stag any", sep); /* a pending receive: nothing came */
         sep = ", ";
+    } else if ((m & RT_FIELD_TAG) && rt_event_is_rma(ev->kind)) { /* the assert, if any */
+        char a[64];
+        if (ev->tag) {
+            chk_add(t, "%sassert %s", sep, rt_rma_assert_name((unsigned)ev->tag, a, sizeof a));
+            sep = ", ";
+        }
     } else if (m & RT_FIELD_TAG) {
         chk_add(t, "%stag %" PRId32, sep, ev->tag);
         sep = ", ";

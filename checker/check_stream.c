@@ -48,8 +48,9 @@ typedef struct stream {
     /* nonblocking collectives: (rank, req) -> index in the rank's calls */
     rt_hmap nbc_at;
     chk_colls colls;
-    chk_conf *conf; /* RMA conflicts (NULL: not checked) */
-    chk_leak *leak; /* resource leaks (NULL: not checked) */
+    chk_conf *conf;      /* RMA conflicts (NULL: not checked) */
+    chk_leak *leak;      /* resource leaks (NULL: not checked) */
+    chk_assert *asserts; /* fence, post and start assertions (NULL: not checked) */
 } stream;
 
 /* ---- findings of one rank ----------------------------------------------------------------------
@@ -534,6 +535,8 @@ static int on_event(void *ctx, const rt_event *ev)
         int rc = s->conf ? chk_conf_event(s->conf, s->defs, ev) : 0;
         if (!rc && s->leak && (ev->kind == RT_EV_WIN_CREATE || ev->kind == RT_EV_WIN_FREE))
             rc = chk_leak_event(s->leak, ev);
+        if (!rc && s->asserts)
+            rc = chk_assert_event(s->c, s->asserts, s->defs, ev);
         return rc || !chk_on(s->c, RT_CHK_RMA_EPOCH) ? rc : rma_event(s, ev);
     }
     if (rt_event_starts_request(ev->kind))
@@ -557,6 +560,8 @@ static int on_finish(void *ctx, rt_err *err)
         rc = chk_conf_report(s->c, s->conf, s->defs);
     if (!rc && s->leak)
         rc = chk_leak_report(s->c, s->leak, s->ranks);
+    if (!rc && s->asserts)
+        rc = chk_assert_report(s->c, s->asserts);
     if (rc)
         return rt_err_set(err, -rc, "out of memory");
     return 0;
@@ -569,6 +574,11 @@ int chk_stream(chk *c, const char *path, rt_err *err)
         return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
     if (chk_on(c, RT_CHK_LEAK) && !(s.leak = chk_leak_new())) {
         chk_conf_free(s.conf);
+        return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
+    }
+    if (chk_on(c, RT_CHK_RMA_EPOCH) && !(s.asserts = chk_assert_new())) {
+        chk_conf_free(s.conf);
+        chk_leak_free(s.leak);
         return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
     }
     rt_an_pass pass = {.setup = on_defs, .event = on_event, .finish = on_finish, .ctx = &s};
@@ -594,6 +604,7 @@ int chk_stream(chk *c, const char *path, rt_err *err)
     free(s.lockv);
     chk_conf_free(s.conf);
     chk_leak_free(s.leak);
+    chk_assert_free(s.asserts);
     rt_hmap_free(&s.open_at);
     rt_hmap_free(&s.win_at);
     rt_hmap_free(&s.locks);

@@ -127,6 +127,15 @@ int chk_leak_event(chk_leak *k, const rt_event *ev);
 int chk_leak_report(chk *c, chk_leak *k, const chk_rank *ranks);
 void chk_leak_free(chk_leak *k);
 
+/* The assertions of fences, posts and starts (check_assert.c): the streaming pass gives it every
+ * RMA event of a rank that is not in a pending call; the findings that pair ranks come at the end
+ * (class rma-epoch). */
+typedef struct chk_assert chk_assert;
+chk_assert *chk_assert_new(void); /* NULL: no memory */
+int chk_assert_event(chk *c, chk_assert *k, const rt_defs *defs, const rt_event *ev);
+int chk_assert_report(chk *c, chk_assert *k);
+void chk_assert_free(chk_assert *k);
+
 /* Appends a line to the result's notes. 0 or -RT_E_NOMEM. */
 int chk_note(chk *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

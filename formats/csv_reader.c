@@ -135,6 +135,13 @@ static int event_field(rt_event *ev, int i, const char *s, rt_err *e)
         }
         /* fall through */
     case RT__CSV_TAG:
+        if (i == RT__CSV_TAG &&
+            (ev->kind == RT_EV_RMA_COLL_END || ev->kind == RT_EV_RMA_GROUP_SYNC)) {
+            if ((x = rt_rma_assert_lookup(s)) < 0)
+                return rt_err_set(e, RT_E_INVAL, "unknown assert '%s'", rt__csv_show(sb, s));
+            ev->tag = x;
+            break;
+        }
         if (rt_parse_i64(s, &v) || v < INT32_MIN || v > INT32_MAX)
             return rt_err_set(e, RT_E_INVAL, "bad number '%s' in %s", rt__csv_show(sb, s), name);
         *(i == RT__CSV_PEER ? &ev->peer : &ev->tag) = (int32_t)v;
@@ -202,6 +209,8 @@ static int rec_event(rt__csv_reader *cr, rt_event *ev, rt_err *e)
                 continue; /* RT_CT_NONE: the connection was not recorded */
             if (i == RT__CSV_OP && rt_event_op_lookup((unsigned)k, "") == 0)
                 continue; /* a receive posted without wildcards */
+            if (i == RT__CSV_TAG && (k == RT_EV_RMA_COLL_END || k == RT_EV_RMA_GROUP_SYNC))
+                continue; /* no assert given */
             if (i == RT__CSV_PEER && (k == RT_EV_COLL_END || k == RT_EV_NBC_COMPLETE ||
                                       k == RT_EV_RECV || k == RT_EV_IRECV)) {
                 /* a rootless collective, or a pending call's receive from any source */

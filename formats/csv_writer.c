@@ -51,10 +51,15 @@ static int event_write(rt_writer *w, const rt_event *ev, rt_err *err)
     csv_writer *cw = w->impl;
     const char *uses = rt_event_kind_fields(ev->kind);
     const char *peer = ev->peer == RT_PEER_ALL ? "all" : ev->peer == RT_PEER_NONE ? "" : NULL;
+    char asserts[64]; /* a fence's, post's or start's assert: its names, "" for none */
+    const char *tag = ev->kind == RT_EV_RMA_COLL_END || ev->kind == RT_EV_RMA_GROUP_SYNC
+                          ? rt_rma_assert_name((unsigned)ev->tag, asserts, sizeof asserts)
+                          : NULL;
     const char *text[RT__CSV_NFIELDS] = {
         [RT__CSV_EVENT] = rt_event_kind_name(ev->kind),
         [RT__CSV_CALL] = rt_func_name(ev->call),
         [RT__CSV_PEER] = peer,
+        [RT__CSV_TAG] = tag,
         [RT__CSV_CONTYPE] = rt_contype_name(ev->contype),
         [RT__CSV_OP] = rt_event_op_name(ev->kind, ev->op),
     };

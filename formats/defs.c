@@ -1,4 +1,5 @@
 /* Trace definitions: ranks and their placement, communicators, groups, windows. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -449,6 +450,11 @@ int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err)
                           (unsigned)ev->contype);
     if ((m & RT_FIELD_OP) && !rt_event_op_valid(k, ev->op))
         return rt_err_set(err, RT_E_INVAL, "%s: unknown op %u", kname, (unsigned)ev->op);
+    if ((k == RT_EV_RMA_COLL_END || k == RT_EV_RMA_GROUP_SYNC) && ev->tag &&
+        ((uint32_t)ev->tag & ~rt_rma_asserts_allowed(k, ev->op)))
+        return rt_err_set(err, RT_E_INVAL, "%s: assert %" PRId32 " has bits a %s does not take",
+                          kname, ev->tag,
+                          k == RT_EV_RMA_COLL_END ? "fence" : rt_event_op_name(k, ev->op));
     if (ev->req == RT_REQ_NONE && (m & RT_FIELD_REQ) &&
         (rt_event_starts_request(k) || rt_event_ends_request(k)))
         return rt_err_set(err, RT_E_INVAL, "%s: request id %llu is reserved (it stands for none)",

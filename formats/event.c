@@ -340,3 +340,60 @@ int rt_event_ends_request(unsigned kind)
 {
     return kind < RT_EV_COUNT && kind_req[kind] == REQ_END;
 }
+
+/* ---- RMA assertions ---------------------------------------------------------------------------
+ */
+
+const char *rt_rma_assert_name(unsigned a, char *buf, size_t len)
+{
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } names[] = {
+#define X(id, bit, name) {bit, name},
+        RT_RMA_ASSERTS(X)
+#undef X
+    };
+    size_t n = 0;
+    if (!len)
+        return buf;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (!(a & names[i].bit))
+            continue;
+        size_t k = strlen(names[i].name) + (n ? 1 : 0);
+        if (n + k >= len)
+            break;
+        if (n)
+            buf[n++] = '|';
+        memcpy(buf + n, names[i].name, strlen(names[i].name) + 1);
+        n += strlen(names[i].name);
+    }
+    return buf;
+}
+
+int rt_rma_assert_lookup(const char *s)
+{
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } names[] = {
+#define X(id, bit, name) {bit, name},
+        RT_RMA_ASSERTS(X)
+#undef X
+    };
+    unsigned a = 0;
+    while (*s) {
+        size_t n = strcspn(s, "|"), i;
+        for (i = 0; i < sizeof names / sizeof names[0]; i++)
+            if (strlen(names[i].name) == n && !strncmp(s, names[i].name, n))
+                break;
+        if (i == sizeof names / sizeof names[0] || (a & names[i].bit))
+            return -RT_E_NOTFOUND;
+        a |= names[i].bit;
+        s += n;
+        if (*s && !*++s) /* a "|" at the end */
+            return -RT_E_NOTFOUND;
+    }
+    return (int)a;
+}

@@ -14,6 +14,7 @@ const char *const rt__otf2_attr_names[RT__ATTR_COUNT] = {
     [RT__ATTR_RBYTES] = "retrace::rbytes",
     [RT__ATTR_DISP] = "retrace::disp",
     [RT__ATTR_REDUCE_OP] = "retrace::reduce_op",
+    [RT__ATTR_ASSERT] = "retrace::assert",
 };
 // clang-format on
 
@@ -29,12 +30,14 @@ const char *const rt__otf2_attr_desc[RT__ATTR_COUNT] = {
     [RT__ATTR_REDUCE_OP] =
         "reduction op of an RMA atomic: 1 sum, 2 prod, 3 max, 4 min, 5 land, 6 band, "
         "7 lor, 8 bor, 9 lxor, 10 bxor, 11 maxloc, 12 minloc, 13 replace, 14 no_op",
+    [RT__ATTR_ASSERT] = "assert of MPI_Win_fence, MPI_Win_post or MPI_Win_start, bits: 1 nocheck, "
+                        "2 nostore, 4 noput, 8 noprecede, 16 nosucceed",
 };
 const OTF2_Type rt__otf2_attr_type[RT__ATTR_COUNT] = {
     [RT__ATTR_CONTYPE] = OTF2_TYPE_UINT8,   [RT__ATTR_CALL] = OTF2_TYPE_UINT32,
     [RT__ATTR_OP] = OTF2_TYPE_UINT8,        [RT__ATTR_BYTES] = OTF2_TYPE_UINT64,
     [RT__ATTR_RBYTES] = OTF2_TYPE_UINT64,   [RT__ATTR_DISP] = OTF2_TYPE_UINT64,
-    [RT__ATTR_REDUCE_OP] = OTF2_TYPE_UINT8,
+    [RT__ATTR_REDUCE_OP] = OTF2_TYPE_UINT8, [RT__ATTR_ASSERT] = OTF2_TYPE_UINT8,
 };
 
 OTF2_CollectiveOp rt__otf2_coll_op(unsigned op)

@@ -337,6 +337,16 @@ static OTF2_CallbackCode ev_rma_coll_begin(CB_ARGS)
     return OK;
 }
 
+/* The assert of a fence, post or start: our attribute, else none (rt__otf2.h). */
+static int32_t rma_assert(const otf2r *o, OTF2_AttributeList *a)
+{
+    uint8_t u8;
+    if (has_attr(o, a, RT__ATTR_ASSERT) &&
+        OTF2_AttributeList_GetUint8(a, o->attr_ref[RT__ATTR_ASSERT], &u8) == OTF2_SUCCESS)
+        return u8;
+    return 0;
+}
+
 static OTF2_CallbackCode ev_rma_coll_end(CB_ARGS, OTF2_CollectiveOp op, OTF2_RmaSyncLevel level,
                                          OTF2_RmaWinRef win, uint32_t root, uint64_t sent,
                                          uint64_t received)
@@ -345,6 +355,7 @@ static OTF2_CallbackCode ev_rma_coll_end(CB_ARGS, OTF2_CollectiveOp op, OTF2_Rma
     rt_event *ev = begin(o, RT_EV_RMA_COLL_END, t, pos, a);
     ev->comm = win;
     set_op(o, ev, op, a);
+    ev->tag = rma_assert(o, a);
     return OK;
 }
 
@@ -357,6 +368,7 @@ static OTF2_CallbackCode ev_group_sync(CB_ARGS, OTF2_RmaSyncLevel level, OTF2_Rm
     const uint64_t *id = rt_hmap_get1(&o->group_id, group);
     ev->peer = id ? (int32_t)*id : RT_PEER_NONE;
     set_op(o, ev, 0, a);
+    ev->tag = rma_assert(o, a);
     return OK;
 }
 

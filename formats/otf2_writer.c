@@ -91,6 +91,8 @@ static OTF2_ErrorCode put_attrs(otf2w *o, const otf2w_rank *r, const rt_event *e
         ec = OTF2_AttributeList_AddUint64(o->attrs, RT__ATTR_DISP, tgt->bytes);
     if (ec == OTF2_SUCCESS && tgt && tgt->op)
         ec = OTF2_AttributeList_AddUint8(o->attrs, RT__ATTR_REDUCE_OP, tgt->op);
+    if (ec == OTF2_SUCCESS && ev->tag && rt_event_is_rma(ev->kind) && (fields & RT_FIELD_TAG))
+        ec = OTF2_AttributeList_AddUint8(o->attrs, RT__ATTR_ASSERT, (uint8_t)ev->tag);
     return ec;
 }
 

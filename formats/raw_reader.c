@@ -493,6 +493,7 @@ static int decode(const raw_reader *rr, tstream *ts, const unsigned char *p, rt_
         ev->op = x.op;
         local = x.comm;
         ev->peer = x.peer;
+        ev->tag = x.kind == RT_EV_RMA_COLL_END ? (int32_t)x.pad : 0; /* a fence's assert */
         ev->bytes = x.bytes;
         ev->rbytes = x.rbytes;
     } else {

@@ -21,6 +21,8 @@ enum {
     RT__ATTR_RBYTES = 4,    /* uint64 rbytes of a COLL_PEER row, absent when 0 */
     RT__ATTR_DISP = 5,      /* uint64 the RMA_TARGET of a transfer: displacement in bytes (below) */
     RT__ATTR_REDUCE_OP = 6, /* uint8 its op (rt_reduce_op), absent when none */
+    RT__ATTR_ASSERT = 7,    /* uint8 the assert of a fence, post or start (rt_rma_assert), absent
+                             * when none */
     RT__ATTR_COUNT
 };
 extern const char *const rt__otf2_attr_names[RT__ATTR_COUNT];

@@ -250,6 +250,43 @@ typedef enum rt_lock_type {
 } rt_lock_type;
 // clang-format on
 
+/* ---- RMA synchronisation assertions --------------------------------------------------------- */
+
+/*
+ * The assert argument of MPI_Win_fence, MPI_Win_post and MPI_Win_start (MPI 4.0 section 12.5.5),
+ * in the tag field of RMA_COLL_END (a fence) and RMA_GROUP_SYNC (post and start; 0 for complete
+ * and wait, which take none): X(id, bit, name). The bits are retrace's own, not MPI's MPI_MODE_*
+ * values (which differ between MPICH and Open MPI): the tracer translates them. An event holds
+ * only bits its call takes (rt_rma_asserts_allowed); traces of retrace before the argument was
+ * recorded, and of other tools, have 0 (none given).
+ */
+#define RT_RMA_ASSERTS(X)        \
+    X(NOCHECK, 1, "nocheck")     \
+    X(NOSTORE, 2, "nostore")     \
+    X(NOPUT, 4, "noput")         \
+    X(NOPRECEDE, 8, "noprecede") \
+    X(NOSUCCEED, 16, "nosucceed")
+
+// clang-format off
+typedef enum rt_rma_assert {
+#define X(id, bit, name) RT_ASSERT_##id = bit,
+    RT_RMA_ASSERTS(X)
+#undef X
+    /* what each call takes */
+    RT_ASSERT_FENCE = RT_ASSERT_NOSTORE | RT_ASSERT_NOPUT | RT_ASSERT_NOPRECEDE |
+                      RT_ASSERT_NOSUCCEED,
+    RT_ASSERT_POST = RT_ASSERT_NOCHECK | RT_ASSERT_NOSTORE | RT_ASSERT_NOPUT,
+    RT_ASSERT_START = RT_ASSERT_NOCHECK
+} rt_rma_assert;
+// clang-format on
+
+/* The names of the bits of a, joined by "|" in table order ("noput|noprecede"), in buf; "" for
+ * none. Bits of no name are left out. Returns buf; 64 bytes hold every name. */
+const char *rt_rma_assert_name(unsigned a, char *buf, size_t len);
+/* The bits named by s (names joined by "|", each at most once, in any order; "" for none);
+ * -RT_E_NOTFOUND for an unknown name. */
+int rt_rma_assert_lookup(const char *s);
+
 /* ---- event kinds ---------------------------------------------------------------------------- */
 
 /*
@@ -266,7 +303,8 @@ typedef enum rt_lock_type {
  *             r rbytes   k contype   q req   o op
  * Peers are ranks in the communicator (the remote group of an inter-communicator); for
  * RMA events the target's rank in the window's communicator. RMA_GROUP_SYNC keeps its group
- * id in peer.
+ * id in peer. RMA_COLL_END (a fence) and RMA_GROUP_SYNC keep the call's assert bits
+ * (rt_rma_assert) in tag.
  * A row's position is the kind number raw traces store (formats/rt_raw.h), so rows are only
  * ever appended at the end, whatever their class: code asks the class, never the position.
  *
@@ -367,9 +405,10 @@ typedef enum rt_lock_type {
     X(RMA_ATOMIC,        "atomic",            RMA,  START, "cpbrkqo") \
     X(RMA_OP_COMPLETE,   "rma_complete",      RMA,  END,   "cq")      \
     X(RMA_COLL_BEGIN,    "rma_coll_begin",    RMA,  NO,    "")        \
-    /* a fence: op barrier */                                         \
-    X(RMA_COLL_END,      "rma_coll_end",      RMA,  NO,    "co")      \
-    X(RMA_GROUP_SYNC,    "group_sync",        RMA,  NO,    "cpo")     \
+    /* a fence: op barrier; t = assert bits (rt_rma_assert) */       \
+    X(RMA_COLL_END,      "rma_coll_end",      RMA,  NO,    "cto")     \
+    /* p = group; t = assert bits of a post or start */               \
+    X(RMA_GROUP_SYNC,    "group_sync",        RMA,  NO,    "cpto")    \
     /* p may be RT_PEER_ALL; q = lock id */                           \
     X(RMA_LOCK,          "lock",              RMA,  NO,    "cpqo")    \
     X(RMA_UNLOCK,        "unlock",            RMA,  NO,    "cpq")     \
@@ -389,6 +428,20 @@ typedef enum rt_event_kind {
     RT_EV_COUNT
 } rt_event_kind;
 // clang-format on
+
+/* The assert bits (rt_rma_assert) an event of this kind and op may hold in its tag:
+ * RT_ASSERT_FENCE for RMA_COLL_END, RT_ASSERT_POST or RT_ASSERT_START for RMA_GROUP_SYNC's post
+ * and start; 0 for every other. */
+static inline unsigned rt_rma_asserts_allowed(unsigned kind, unsigned op)
+{
+    if (kind == RT_EV_RMA_COLL_END)
+        return RT_ASSERT_FENCE;
+    if (kind == RT_EV_RMA_GROUP_SYNC && op == RT_PSCW_POST)
+        return RT_ASSERT_POST;
+    if (kind == RT_EV_RMA_GROUP_SYNC && op == RT_PSCW_START)
+        return RT_ASSERT_START;
+    return 0;
+}
 
 typedef enum rt_event_class {
     RT_EVC_CALL,

@@ -157,7 +157,9 @@ typedef struct rt_raw_req {
 
 /* COLL_END and RMA_COLL_END of blocking calls (each also stands for its BEGIN at t0), and the
  * COLL_PEER rows of a v or w collective (kind COLL_PEER, peer the block; after the COLL_END, or
- * after the NBC_COMPLETE EVENT record of a nonblocking one). */
+ * after the NBC_COMPLETE EVENT record of a nonblocking one). An RMA_COLL_END (a fence) has
+ * its assert in pad (rt_rma_assert: retrace's bits, not MPI's); tracers before it wrote 0 there,
+ * which reads as no assert given, so older traces need no flag. */
 typedef struct rt_raw_coll {
     uint8_t type; /* RT_RAW_COLL */
     uint8_t at;   /* always 1 */
@@ -165,7 +167,7 @@ typedef struct rt_raw_coll {
     uint8_t op;
     uint32_t comm; /* local communicator or window id */
     int32_t peer;  /* root, or RT_PEER_NONE */
-    uint32_t pad;
+    uint32_t pad;  /* RMA_COLL_END: the fence's assert bits (rt_rma_assert); else 0 */
     uint64_t bytes;
     uint64_t rbytes;
 } rt_raw_coll;
@@ -177,7 +179,8 @@ typedef struct rt_raw_coll {
  * target_disp as given, in units of the target's disp_unit (rt_raw_def_win; the origin does not
  * know the target's unit, so the reader multiplies), and redop, the reduction (rt_reduce_op).
  * The reader hands out an RMA_TARGET event after the transfer (rt_event.h); the record costs
- * nothing more.
+ * nothing more. An RMA_GROUP_SYNC has the assert of a post or start in tag (rt_rma_assert; 0
+ * from tracers before it, and for complete and wait).
  */
 typedef struct rt_raw_event {
     uint8_t type; /* RT_RAW_EVENT */

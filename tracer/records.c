@@ -59,11 +59,11 @@ void rt__rec_req(rt__call *c, int at, unsigned kind, uint32_t comm, uint64_t req
     r->req = req;
 }
 
-void rt__rec_coll(rt__call *c, unsigned kind, unsigned op, uint32_t comm, int32_t peer,
-                  uint64_t bytes, uint64_t rbytes)
+rt_raw_coll *rt__rec_coll(rt__call *c, unsigned kind, unsigned op, uint32_t comm, int32_t peer,
+                          uint64_t bytes, uint64_t rbytes)
 {
     if (!rt__g.tracing || RT__COST_OFF(ENCODE))
-        return;
+        return NULL;
     rt_raw_coll *r = rt__rec(c, sizeof *r);
     r->type = RT_RAW_COLL;
     r->at = 1;
@@ -74,6 +74,7 @@ void rt__rec_coll(rt__call *c, unsigned kind, unsigned op, uint32_t comm, int32_
     r->pad = 0;
     r->bytes = bytes;
     r->rbytes = rbytes;
+    return r;
 }
 
 rt_raw_event *rt__rec_event(rt__call *c, int at, const rt_event *ev)
@@ -252,6 +253,7 @@ static void pending_scratch(rt__pending_snap *s, unsigned *n)
             r->op = x.op;
             r->comm = x.comm;
             r->peer = x.peer;
+            r->tag = (int32_t)x.pad; /* a fence's assert (rt_raw.h) */
             r->bytes = x.bytes;
             r->rbytes = x.rbytes;
         } else if (p[0] == RT_RAW_EVENT &&

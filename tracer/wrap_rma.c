@@ -171,16 +171,37 @@ static void rma_op(rt__call *c, unsigned kind, unsigned op, MPI_Win win, int tar
     }
 }
 
-static void rma_fence(rt__call *c, MPI_Win win)
+/* The assert argument of a fence, post or start in retrace's bits (rt_rma_assert), kept to those
+ * the call takes (allowed): MPI's MPI_MODE_* values differ between implementations. */
+static unsigned rma_assert(int assert, unsigned allowed)
 {
-    rt__win *w;
-    if (c->rc == MPI_SUCCESS && (w = rt__win_get(win)))
-        rt__rec_coll(c, RT_EV_RMA_COLL_END, RT_COLL_BARRIER, w->id, RT_PEER_NONE, 0, 0);
+    static const struct {
+        int mpi;
+        unsigned bit;
+    } bits[] = {
+        {MPI_MODE_NOCHECK, RT_ASSERT_NOCHECK},     {MPI_MODE_NOSTORE, RT_ASSERT_NOSTORE},
+        {MPI_MODE_NOPUT, RT_ASSERT_NOPUT},         {MPI_MODE_NOPRECEDE, RT_ASSERT_NOPRECEDE},
+        {MPI_MODE_NOSUCCEED, RT_ASSERT_NOSUCCEED},
+    };
+    unsigned a = 0;
+    for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
+        if (assert & bits[i].mpi)
+            a |= bits[i].bit;
+    return a & allowed;
 }
 
-/* General active target synchronisation: post and start name their group, complete and
- * wait refer to the group of the epoch they end. */
-static void rma_pscw(rt__call *c, MPI_Win win, unsigned op, MPI_Group group)
+static void rma_fence(rt__call *c, MPI_Win win, int assert)
+{
+    rt__win *w;
+    rt_raw_coll *r;
+    if (c->rc == MPI_SUCCESS && (w = rt__win_get(win)) &&
+        (r = rt__rec_coll(c, RT_EV_RMA_COLL_END, RT_COLL_BARRIER, w->id, RT_PEER_NONE, 0, 0)))
+        r->pad = rma_assert(assert, RT_ASSERT_FENCE); /* rt_raw.h */
+}
+
+/* General active target synchronisation: post and start name their group and an assert,
+ * complete and wait refer to the group of the epoch they end. */
+static void rma_pscw(rt__call *c, MPI_Win win, unsigned op, MPI_Group group, int assert)
 {
     rt_event ev;
     rt__win *w = rma_event(c, win, 0, RT_EV_RMA_GROUP_SYNC, op, &ev);
@@ -196,6 +217,7 @@ static void rma_pscw(rt__call *c, MPI_Win win, unsigned op, MPI_Group group)
     if (gid == RT_ID_NONE)
         return;
     ev.peer = (int32_t)gid;
+    ev.tag = (int32_t)rma_assert(assert, rt_rma_asserts_allowed(RT_EV_RMA_GROUP_SYNC, op));
     rt__rec_event(c, 1, &ev);
 }
 

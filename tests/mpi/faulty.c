@@ -36,6 +36,14 @@
  *   leak_alloc     2 ranks: a window of MPI_Win_allocate never freed (leak)
  *   leak_dyn       2 ranks: a window of MPI_Win_create_dynamic never freed (leak)
  *   ok_leak        2 ranks: the three windows, each freed (no finding)
+ *   as_noprecede   2 ranks: a fence with MPI_MODE_NOPRECEDE after rank 0's get (rma-epoch)
+ *   as_mixed       2 ranks: MPI_MODE_NOPRECEDE on rank 0's first fence, not rank 1's (rma-epoch)
+ *   as_noput       2 ranks: rank 0 puts to rank 1, whose fence gave MPI_MODE_NOPUT (rma-epoch)
+ *   as_post_noput  2 ranks: rank 0 accumulates to rank 1 in the exposure epoch of its
+ *                  MPI_Win_post with MPI_MODE_NOPUT (rma-epoch)
+ *   as_nocheck     2 ranks: MPI_MODE_NOCHECK on rank 0's MPI_Win_start and not on rank 1's
+ *                  matching MPI_Win_post (rma-epoch; Open MPI 4.1 hangs in the wait)
+ *   ok_assert      2 ranks: fences, posts and starts with assertions kept (no finding)
  *   race_tag       3 ranks: rank 0 MPI_Recv(MPI_ANY_SOURCE, tag 5) gets rank 1's message; rank 2
  *                  sends it one of tag 5 too, later but with nothing in MPI ordering it after
  *                  the receive (a file in the working directory holds rank 2 back) (race)
@@ -235,6 +243,64 @@ static void rma_pscw(const char *mode)
     MPI_Group_free(&world);
 }
 
+/* Assertions of fences, posts and starts broken (as_noprecede, as_mixed, as_noput, as_post_noput,
+ * as_nocheck) and a look-alike that keeps every one it gives (ok_assert). Rank 0 is the origin,
+ * rank 1 the target. The faulty ones check nothing: what MPI makes of a broken promise is
+ * undefined. */
+static void asserts(const char *mode)
+{
+    static int buf[2]; /* static: see rma() */
+    int v = 5, got = 0, ok = !strcmp(mode, "ok_assert");
+    MPI_Win win;
+    MPI_Group world, peer;
+    int other = 1 - rank;
+    MPI_Comm_group(W, &world);
+    MPI_Group_incl(world, 1, &other, &peer);
+    MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, W, &win);
+    /* fences: NOPRECEDE on the first (as_mixed: on rank 0 only), NOPUT on the target's second */
+    int first = !strcmp(mode, "as_mixed") && rank == 1 ? 0 : MPI_MODE_NOPRECEDE;
+    MPI_Win_fence(first | MPI_MODE_NOSTORE, win);
+    if (rank == 0 && strcmp(mode, "as_noprecede"))
+        MPI_Put(&v, 1, MPI_INT, 1, 0, 1, MPI_INT, win);
+    MPI_Win_fence(rank == 1 ? MPI_MODE_NOPUT : 0, win);
+    if (rank == 0 && !strcmp(mode, "as_noput"))
+        MPI_Put(&v, 1, MPI_INT, 1, 1, 1, MPI_INT, win); /* rank 1 said NOPUT */
+    else if (rank == 0)
+        MPI_Get(&got, 1, MPI_INT, 1, 0, 1, MPI_INT, win); /* reads only */
+    MPI_Win_fence(!strcmp(mode, "as_noprecede") ? MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED
+                                                : MPI_MODE_NOSUCCEED,
+                  win);
+    /* general active target: NOCHECK on both sides (as_nocheck: on the start only), then a post
+     * with NOPUT that only a get follows (as_post_noput: an accumulate) */
+    int nocheck = !strcmp(mode, "as_nocheck") || ok ? MPI_MODE_NOCHECK : 0;
+    if (rank == 1)
+        MPI_Win_post(peer, ok ? MPI_MODE_NOCHECK : 0, win);
+    MPI_Barrier(W); /* NOCHECK: the matching post has been made */
+    if (rank == 0) {
+        MPI_Win_start(peer, nocheck, win);
+        MPI_Put(&v, 1, MPI_INT, 1, 0, 1, MPI_INT, win);
+        MPI_Win_complete(win);
+    } else {
+        MPI_Win_wait(win);
+    }
+    if (rank == 1) {
+        MPI_Win_post(peer, MPI_MODE_NOPUT, win);
+        MPI_Win_wait(win);
+    } else {
+        MPI_Win_start(peer, 0, win);
+        if (!strcmp(mode, "as_post_noput"))
+            MPI_Accumulate(&v, 1, MPI_INT, 1, 1, 1, MPI_INT, MPI_SUM, win); /* NOPUT broken */
+        else
+            MPI_Get(&got, 1, MPI_INT, 1, 1, 1, MPI_INT, win);
+        MPI_Win_complete(win);
+    }
+    if (ok)
+        MT_CHECK(rank != 0 || got == 0);
+    MPI_Win_free(&win);
+    MPI_Group_free(&peer);
+    MPI_Group_free(&world);
+}
+
 /* Windows left to MPI_Finalize (leak_win: MPI_Win_create, leak_alloc: MPI_Win_allocate,
  * leak_dyn: MPI_Win_create_dynamic) and the look-alike that frees all three (ok_leak). The
  * windows left have no memory: MPICH 4.0.2 over UCX aborts in MPI_Finalize when one with
@@ -335,6 +401,8 @@ int main(int argc, char **argv)
         rma_conflicts(mode);
     else if (!strncmp(mode, "leak_", 5) || !strcmp(mode, "ok_leak"))
         leaks(mode);
+    else if (!strncmp(mode, "as_", 3) || !strcmp(mode, "ok_assert"))
+        asserts(mode);
     else if (strstr(mode, "race_"))
         races(mode);
     else {

@@ -130,11 +130,11 @@ static void rma(void)
     int *base = NULL, value = (rank + 1) * 10, seen = -1;
     MPI_Win win;
     MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, W, &base, &win);
-    MPI_Win_fence(0, win);
+    MPI_Win_fence(MPI_MODE_NOPRECEDE, win);
     MPI_Put(&value, 1, MPI_INT, (rank + 1) % 4, 0, 1, MPI_INT, win);
     MPI_Win_fence(0, win);
     MPI_Get(&seen, 1, MPI_INT, rank, 0, 1, MPI_INT, win);
-    MPI_Win_fence(0, win);
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
     MT_CHECK(seen == ((rank + 3) % 4 + 1) * 10);
     MPI_Win_free(&win);
 }

@@ -182,11 +182,11 @@ contains
         seen = -1
         size = 16
         call MPI_Win_allocate(size, 4, MPI_INFO_NULL, MPI_COMM_WORLD, base, win)
-        call MPI_Win_fence(0, win)
+        call MPI_Win_fence(MPI_MODE_NOPRECEDE, win)
         call MPI_Put(value, 1, MPI_INTEGER, mod(rank + 1, 4), disp0, 1, MPI_INTEGER, win)
         call MPI_Win_fence(0, win)
         call MPI_Get(seen, 1, MPI_INTEGER, rank, disp0, 1, MPI_INTEGER, win)
-        call MPI_Win_fence(0, win)
+        call MPI_Win_fence(MPI_MODE_NOSUCCEED, win)
         call check(seen == (mod(rank + 3, 4) + 1) * 10, 'put and get')
         call MPI_Win_free(win)
     end subroutine rma

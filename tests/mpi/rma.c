@@ -22,7 +22,7 @@ static void fence_epoch(void)
     for (int i = 0; i < 16; i++)
         base[i] = rank * 100 + i;
     MPI_Win_create(base, sizeof base, sizeof(int), MPI_INFO_NULL, W, &win);
-    MPI_Win_fence(0, win);
+    MPI_Win_fence(MPI_MODE_NOPRECEDE, win); /* recorded as noprecede (docs/tracer.md) */
     if (rank == 0) {
         MPI_Put(two, 2, MPI_INT, 1, 0, 2, MPI_INT, win);
         MPI_Get(three, 3, MPI_INT, 2, 4, 3, MPI_INT, win);
@@ -110,7 +110,7 @@ static void shared_window(void)
     MPI_Win_fence(0, win);
     if (rank == 0)
         MPI_Put(&v, 1, MPI_INT, 1, 1, 1, MPI_INT, win);
-    MPI_Win_fence(0, win);
+    MPI_Win_fence(MPI_MODE_NOSUCCEED | MPI_MODE_NOSTORE, win); /* nostore|nosucceed */
     if (rank == 1)
         MT_CHECK(base[0] == 1 && base[1] == 42);
     MPI_Win_free(&win);
@@ -142,7 +142,7 @@ static void pscw_dynamic(void)
         if (rank == 1)
             MT_CHECK(got == 3);
     } else {
-        MPI_Win_post(origins, 0, win);
+        MPI_Win_post(origins, rank == 3 ? MPI_MODE_NOPUT : 0, win); /* 3 is only read */
         if (rank == 2)
             MPI_Win_wait(win);
         else

@@ -62,7 +62,8 @@
 #                        1 with that banner then counts as the expected one, in both runs
 #   EXPECT               base name of the expected files (default: CASE)
 #   OPENMPI=0            not run under Open MPI (the program needs calls Open MPI 4.1 lacks:
-#                        MPI-4's; tests/mpi/CMakeLists.txt adds no such test)
+#                        MPI-4's; or its error makes Open MPI hang; tests/mpi/CMakeLists.txt
+#                        adds no such test)
 #   EXPECT_OPENMPI       under Open MPI, the base name of the expected files instead of
 #                        EXPECT, where they differ from MPICH's (the case says why)
 #   OPENMPI_ARGS         under Open MPI, launcher options after $MPIEXEC's, in both runs
@@ -71,7 +72,9 @@
 #                        left without MPI_Finalize (hydra: 0)
 #   OTF2_ATTRS=1         otf2-print's RMA transfers that carry retrace::disp, each as "RECORD
 #                        LOCATION disp=BYTES [reduce_op=N]" (disp=ADDR from 2^32 on: a dynamic
-#                        window's address), sorted = expected/EXPECT.otf2attrs
+#                        window's address), and the records that carry retrace::assert (fences,
+#                        posts, starts: "RECORD LOCATION assert=BITS"), sorted =
+#                        expected/EXPECT.otf2attrs
 #   LIVE_HIST=1          retrace hist TRACE HIST_ARGS must print exactly what the tracer's
 #                        live histogram printed (the traced stdout after the plain one)
 #   ANALYZE="A B"        for each name: retrace $ARGS_A TRACE prints expected/EXPECT.A
@@ -299,7 +302,10 @@ if [ "$OTF2_ATTRS" = 1 ] && [ "$TRUNCATED" != 1 ]; then
                 o = $0; sub(/.*"retrace::reduce_op" <[0-9]+>; UINT8; /, "", o); sub(/\).*/, "", o)
                 o = " reduce_op=" o
             }
-            print rec " disp=" d o }' "$w/otf2-print.out" | sort > "$w/otf2attrs.txt"
+            print rec " disp=" d o }
+        /ADDITIONAL ATTRIBUTES/ && /"retrace::assert"/ {
+            a = $0; sub(/.*"retrace::assert" <[0-9]+>; UINT8; /, "", a); sub(/\).*/, "", a)
+            print rec " assert=" a }' "$w/otf2-print.out" | sort > "$w/otf2attrs.txt"
     compare "$exp/$EXPECT.otf2attrs" "$w/otf2attrs.txt" "otf2-print's RMA targets"
 fi
 

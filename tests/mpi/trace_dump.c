@@ -21,7 +21,8 @@
  * whether a new lock of the same target gets a new id).
  * An rma_target shows its displacement as disp=BYTES (ADDR for one of 2^32 or more: the
  * address of a dynamic window, which differs from run to run) and its reduction as op= when it
- * has one.
+ * has one. A fence, post or start shows its assert as assert=NAMES (rt_rma_assert_name,
+ * "noput|noprecede") when it has one, and never a tag.
  *
  * Ranks are printed in order, each rank's events in trace order, after a header that gives
  * the rank count, each rank's node and module, and each rank's neighbour lists on the
@@ -225,7 +226,10 @@ static int print_event(rank_out *o, const rt_defs *defs, const rt_event *ev, con
     }
     if (strchr(fields, 'p'))
         print_peer(f, defs, ev);
-    if (strchr(fields, 't'))
+    char a[64];
+    if (strchr(fields, 't') && rt_event_is_rma(ev->kind) && ev->tag) /* an assert */
+        fprintf(f, " assert=%s", rt_rma_assert_name((unsigned)ev->tag, a, sizeof a));
+    else if (strchr(fields, 't') && !rt_event_is_rma(ev->kind))
         fprintf(f, " tag=%" PRId32, ev->tag);
     int target = ev->kind == RT_EV_RMA_TARGET;
     if (target && ev->bytes >= DISP_ADDRESS)

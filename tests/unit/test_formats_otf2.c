@@ -126,6 +126,92 @@ static void test_recv_flags_roundtrip(void **state)
     assert_non_null(strstr(text, "\n1,30,irecv,MPI_Wait,0,0,6,4,,shm,3,any_tag\n"));
 }
 
+/*
+ * The assert of a fence, post and start (rt_rma_assert) through every form: read from CSV (the
+ * names in the TAG column, empty for none, in any order), written to CSV (table order) and to
+ * OTF2 (the retrace::assert attribute, left out for none) and read back; bits a call does not
+ * take, and unknown names, are refused.
+ */
+static void test_rma_assert_roundtrip(void **state)
+{
+    const char *in = rt_test_write_file("assert.csv",
+                                        "ranks,2\n"
+                                        "group,0,1\n"
+                                        "group,1,0\n"
+                                        "win,0,0\n"
+                                        "0,10,rma_coll_end,MPI_Win_fence,0,,,,,,,barrier\n"
+                                        "0,20,rma_coll_end,MPI_Win_fence,0,,noprecede,,,,,barrier\n"
+                                        "0,30,rma_coll_end,MPI_Win_fence,0,,nosucceed|nostore|"
+                                        "noput|noprecede,,,,,barrier\n"
+                                        "0,40,group_sync,MPI_Win_start,0,0,nocheck,,,,,start\n"
+                                        "0,50,group_sync,MPI_Win_complete,0,0,,,,,,complete\n"
+                                        "1,40,group_sync,MPI_Win_post,0,1,noput|nocheck,,,,,post\n"
+                                        "1,50,group_sync,MPI_Win_wait,0,1,,,,,,wait\n");
+    static const int32_t want[7] = {0,
+                                    RT_ASSERT_NOPRECEDE,
+                                    RT_ASSERT_FENCE,
+                                    RT_ASSERT_NOCHECK,
+                                    0,
+                                    RT_ASSERT_NOCHECK | RT_ASSERT_NOPUT,
+                                    0};
+    const char *csv = rt_test_tmp_path("assert-back.csv"), *otf2 = rt_test_tmp_path("assert-otf2"),
+               *csv2 = rt_test_tmp_path("assert-otf2.csv");
+    unlink(csv);
+    unlink(csv2);
+    remove_any(otf2);
+    convert(in, csv, RT_FMT_CSV);
+    convert(in, otf2, RT_FMT_OTF2);
+    convert(otf2, csv2, RT_FMT_CSV);
+    const char *paths[] = {in, csv, otf2, csv2};
+    loaded l[4];
+    rt_err err;
+    for (int i = 0; i < 4; i++) {
+        if (load(paths[i], &l[i], &err))
+            fail_msg("%s", err.msg);
+        assert_int_equal(l[i].n, 7);
+        for (size_t j = 0; j < 7; j++)
+            if (l[i].ev[j].tag != want[j])
+                fail_msg("%s: event %zu has assert %d, expected %d", paths[i], j,
+                         (int)l[i].ev[j].tag, (int)want[j]);
+        if (i)
+            assert_same_events(&l[0], &l[i]);
+    }
+    for (int i = 0; i < 4; i++)
+        unload(&l[i]);
+    FILE *f = fopen(csv, "rb");
+    assert_non_null(f);
+    char text[4096];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    assert_non_null(strstr(text, "\n0,10,rma_coll_end,MPI_Win_fence,0,,,,,,,barrier\n"));
+    assert_non_null(strstr(text, "\n0,30,rma_coll_end,MPI_Win_fence,0,,nostore|noput|noprecede|"
+                                 "nosucceed,,,,,barrier\n"));
+    assert_non_null(strstr(text, "\n1,40,group_sync,MPI_Win_post,0,1,nocheck|noput,,,,,post\n"));
+    /* what a call does not take, a name twice, an unknown name */
+    static const char *const bad[][2] = {
+        {"0,10,rma_coll_end,MPI_Win_fence,0,,nocheck,,,,,barrier\n",
+         "rma_coll_end: assert 1 has bits a fence does not take"},
+        {"0,10,group_sync,MPI_Win_start,0,0,noput,,,,,start\n",
+         "group_sync: assert 4 has bits a start does not take"},
+        {"0,10,group_sync,MPI_Win_wait,0,0,nocheck,,,,,wait\n",
+         "group_sync: assert 1 has bits a wait does not take"},
+        {"0,10,rma_coll_end,MPI_Win_fence,0,,noput|noput,,,,,barrier\n",
+         "unknown assert 'noput|noput'"},
+        {"0,10,rma_coll_end,MPI_Win_fence,0,,noput|,,,,,barrier\n", "unknown assert 'noput|'"},
+        {"0,10,rma_coll_end,MPI_Win_fence,0,,8,,,,,barrier\n", "unknown assert '8'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text2[512];
+        snprintf(text2, sizeof text2, "ranks,2\ngroup,0,1\nwin,0,0\n%s", bad[i][0]);
+        loaded b;
+        const char *p = rt_test_write_file("assert-bad.csv", text2);
+        assert_int_not_equal(load(p, &b, &err), 0);
+        if (!strstr(err.msg, bad[i][1]))
+            fail_msg("%s: got '%s', expected '%s'", bad[i][0], err.msg, bad[i][1]);
+    }
+}
+
 /* OTF2 numbers definitions densely: sparse ids are renumbered in order, and every peer
  * still resolves to the same world rank. */
 static void test_otf2_renumbers_sparse_ids(void **state)
@@ -195,7 +281,7 @@ static void test_otf2_damaged(void **state)
     assert_int_equal(truncate(f, st.st_size / 2), 0);
     expect_open_error(d, RT_E_FORMAT,
                       "dmg-defs: damaged OTF2 archive: traces.def: cut short: the record at "
-                      "byte 4673 runs past the end of the file");
+                      "byte 4749 runs past the end of the file");
 
     const char *e = fresh_archive("dmg-empty-defs");
     snprintf(f, sizeof f, "%s/traces.def", e);
@@ -595,6 +681,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_library_roundtrip),
         cmocka_unit_test(test_recv_flags_roundtrip),
         cmocka_unit_test(test_otf2_renumbers_sparse_ids),
+        cmocka_unit_test(test_rma_assert_roundtrip),
         cmocka_unit_test(test_otf2_damaged),
         cmocka_unit_test(test_otf2_truncated_events),
         cmocka_unit_test(test_otf2_bad_nbrs),

@@ -86,7 +86,14 @@ static const char *expand_trace(void)
     call(&t, RT_FN_Win_create, 5000000700ull, 10);
     req(&t, 1, RT_EV_WIN_CREATE, 4, 0);
     call(&t, RT_FN_Win_fence, 5000000800ull, 10);
-    coll(&t, RT_EV_RMA_COLL_END, RT_COLL_BARRIER, 4, RT_PEER_NONE, 0, 0);
+    rt_raw_coll fence = {.type = RT_RAW_COLL,
+                         .at = 1,
+                         .kind = RT_EV_RMA_COLL_END,
+                         .op = RT_COLL_BARRIER,
+                         .comm = 4,
+                         .peer = RT_PEER_NONE,
+                         .pad = RT_ASSERT_NOPRECEDE | RT_ASSERT_NOSTORE}; /* its assert */
+    put(&t, &fence, sizeof fence);
     call(&t, RT_FN_Put, 5000000900ull, 10);
     event(&t, 0, RT_EV_RMA_PUT, 0, 4, 1, 256, 0, 3);
     call(&t, RT_FN_Barrier, 5000001000ull, 0);
@@ -121,6 +128,9 @@ static void expect_rank0_fields(const loaded *l)
     assert_int_equal(e->req, 77);
     e = nth_of_rank(l, 0, 21); /* win_create: the window's global id */
     assert_int_equal(e->comm, 0);
+    e = nth_of_rank(l, 0, 25); /* rma_coll_end: the fence's assert from the record's pad */
+    assert_int_equal(e->kind, RT_EV_RMA_COLL_END);
+    assert_int_equal(e->tag, RT_ASSERT_NOPRECEDE | RT_ASSERT_NOSTORE);
     e = nth_of_rank(l, 0, 28); /* put */
     assert_int_equal(e->comm, 0);
     assert_int_equal(e->bytes, 256);

@@ -1,0 +1,2 @@
+check
+$DATA/check_rma_assert.csv
