@@ -90,6 +90,9 @@ static inline void account(rt_an_info_result *in, const rt_event *ev)
         in->by_contype[ev->contype < RT_CT_COUNT ? ev->contype : 0]++;
         in->bytes_p2p += ev->bytes;
         break;
+    case RT_EV_ERROR:
+        in->errors++;
+        break;
     case RT_EV_COLL_END:
     case RT_EV_NBC_COMPLETE:
         if (rt_pending_op(&in->in_ops[ev->rank], ev))
@@ -190,6 +193,7 @@ static int merge(void *ctx, void *part, uint32_t lo, uint32_t hi)
     in->rma_ops += q->rma_ops;
     in->bytes_rma += q->bytes_rma;
     in->pending += q->pending;
+    in->errors += q->errors;
     in->pending_ranks += q->pending_ranks;
     memcpy(in->in_ops + lo, q->in_ops + lo, hi - lo);
     memcpy(in->had_pending + lo, q->had_pending + lo, hi - lo);

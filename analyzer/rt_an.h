@@ -247,6 +247,7 @@ typedef struct rt_an_info_result {
     /* pending calls (rt_event.h): calls that never returned, and the ranks with one */
     uint64_t pending;
     uint32_t pending_ranks;
+    uint64_t errors; /* calls that returned an error (ERROR events, rt_event.h) */
     /* the real hosts (rt_host_def): how many, the first RT_AN_INFO_HOSTS of them in the
      * order the ranks name them, and the ranks whose host the trace does not say */
     uint32_t nhosts, hosts_unknown;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # retrace check against its test suite and on a large trace (docs/check.md, docs/benchmarks.md).
 #
-# 1. Every faulty and correct program of tests/mpi (faulty.c's modes, hang.c's deadlocks) is
+# 1. Every faulty and correct program of tests/mpi (faulty.c's modes, hang.c's deadlocks,
+#    errors.c's refused calls) is
 #    recorded under mpiexec.mpich and checked; per class: the faulty programs flagged with
 #    their class, flagged with another class only, missed, and the correct programs flagged.
 # 2. Throughput: retrace check on a synthetic OTF2 trace of EVENTS events (bench/synth_trace,
@@ -17,8 +18,8 @@ build=$(cd "${1:-build}" && pwd)
 events=${2:-10000000}
 rounds=${3:-3}
 retrace=$build/retrace tracer=$build/tracer/libretrace.so synth=$build/bench/synth_trace
-faulty=$build/tests/mpi/mpi_faulty hang=$build/tests/mpi/mpi_hang
-for f in "$retrace" "$tracer" "$synth" "$faulty" "$hang"; do
+faulty=$build/tests/mpi/mpi_faulty hang=$build/tests/mpi/mpi_hang errors=$build/tests/mpi/mpi_errors
+for f in "$retrace" "$tracer" "$synth" "$faulty" "$hang" "$errors"; do
     [ -e "$f" ] || { echo "check.sh: $f not found (build first)" >&2; exit 2; }
 done
 command -v mpiexec.mpich > /dev/null || { echo "check.sh: needs mpiexec.mpich" >&2; exit 2; }
@@ -65,6 +66,10 @@ faulty race_any 3 race
 faulty race_irecv 3 race
 faulty ok_race_tag 3 -
 faulty ok_race_order 3 -
+errors rank 2 invalid-param
+errors count 2 invalid-param
+errors root 2 invalid-param
+errors ok 2 -
 hang cycle 2 deadlock
 hang cycle3 3 deadlock
 hang sendsend 2 deadlock
@@ -77,6 +82,8 @@ echo "$suite" | while read -r prog mode np want; do
     limit=
     if [ "$prog" = hang ]; then
         bin=$hang limit="--timeout 2"
+    elif [ "$prog" = errors ]; then
+        bin=$errors
     fi
     # shellcheck disable=SC2086 # limit is a list of words
     "$retrace" record --tracer "$tracer" --out "$t" $limit -- mpiexec.mpich -n "$np" "$bin" "$mode" \

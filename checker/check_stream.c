@@ -511,6 +511,33 @@ static int on_call(stream *s, const rt_event *ev)
     return 0;
 }
 
+/* A call that returned an error (ERROR, rt_event.h): class invalid-param, one finding per call
+ * (docs/check.md). The code itself is left out: MPICH's carry an index that differs from run to
+ * run, and its class says what went wrong. */
+static int invalid_param(chk *c, const rt_event *ev)
+{
+    chk_text ranks = {.len = 0}, calls = {.len = 0}, why = {.len = 0};
+    chk_add(&ranks, "%" PRIu32, ev->rank);
+    chk_add(&calls, "rank %" PRIu32 " %s at ", ev->rank, rt_func_name(ev->call));
+    chk_add_time(&calls, ev->time);
+    char cls[32] = "";
+    const char *name = rt_event_op_name(RT_EV_ERROR, ev->op);
+    for (size_t i = 0; name[i] && i + 1 < sizeof cls; i++)
+        cls[i] = (char)(name[i] >= 'a' && name[i] <= 'z' ? name[i] - 'a' + 'A' : name[i]);
+    if (ev->op == RT_ERRCLASS_IN_STATUS)
+        chk_add(&why, "the call returned MPI_ERR_IN_STATUS: some of its requests failed, and "
+                      "their statuses say which");
+    else if (ev->op == RT_ERRCLASS_OTHER)
+        chk_add(&why, "the call returned an error (of a class retrace does not name): MPI "
+                      "refused it, and it did nothing");
+    else
+        chk_add(&why,
+                "the call returned an error of class MPI_ERR_%s: MPI refused it, and it did "
+                "nothing",
+                cls);
+    return chk_find(c, RT_CHK_INVALID_PARAM, ranks.s, "", calls.s, why.s);
+}
+
 static int on_event(void *ctx, const rt_event *ev)
 {
     stream *s = ctx;
@@ -518,6 +545,8 @@ static int on_event(void *ctx, const rt_event *ev)
     s->c->res->events++;
     if (ev->kind == RT_EV_ENTER || ev->kind == RT_EV_LEAVE)
         return on_call(s, ev);
+    if (ev->kind == RT_EV_ERROR)
+        return chk_on(s->c, RT_CHK_INVALID_PARAM) ? invalid_param(s->c, ev) : 0;
     if (ev->kind == RT_EV_PENDING) {
         r->in_pending = r->ended_pending = 1;
         return 0;

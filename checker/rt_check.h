@@ -26,7 +26,8 @@
     X(LEAK, "leak", WARNING)               \
     X(RMA_EPOCH, "rma-epoch", ERROR)       \
     X(RMA_CONFLICT, "rma-conflict", ERROR) \
-    X(RACE, "race", WARNING)
+    X(RACE, "race", WARNING)               \
+    X(INVALID_PARAM, "invalid-param", ERROR)
 
 // clang-format off
 typedef enum rt_check_class {

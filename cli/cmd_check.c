@@ -29,6 +29,8 @@ static void check_usage(FILE *out)
             "               target, one of them writing (put and get, different accumulates)\n"
             "  race         warning: a receive from MPI_ANY_SOURCE that another sender's\n"
             "               message, unordered with it, could have matched\n"
+            "  invalid-param error: a call returned an error (MPI_ERRORS_RETURN): an invalid\n"
+            "               rank, count, tag, root ..., by the error's class\n"
             "  --class C,...    check only these classes (default: all)\n"
             "  --max N          findings listed per class (default %d; all are counted)\n"
             "  --csv FILE       the findings as CSV, and the counts in FILE-summary.csv\n"
@@ -133,8 +135,7 @@ static int check_run(int argc, char **argv)
     int rc = cli_out_report(&out, &res.report, 0, NULL);
     rt_table_write_text(res.report.tables.t[1], stdout);
     printf(
-        "not checked yet: leaks of communicators and groups, invalid parameters, MPI_MODE_NOSTORE "
-        "(docs/check.md)\n");
+        "not checked yet: leaks of communicators and groups, MPI_MODE_NOSTORE (docs/check.md)\n");
     fflush(stdout);
     if (res.report.truncated)
         cli_warning("%s (checked as far as it goes)", res.report.truncated);

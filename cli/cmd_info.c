@@ -97,6 +97,10 @@ static void print_summary(FILE *out, const char *path, const rt_an_info_result *
         fprintf(out, "  %-22s %14" PRIu64 "\n", class_names[c], s->by_class[c]);
     if (s->pending)
         print_pending(out, s);
+    if (s->errors)
+        fprintf(out,
+                "errors        %" PRIu64 " call%s returned an error (retrace check lists them)\n",
+                s->errors, s->errors == 1 ? "" : "s");
     fprintf(out, "messages      %" PRIu64 "\n", s->messages);
     for (int ct = 0; ct < RT_CT_COUNT; ct++)
         fprintf(out, "  %-22s %14" PRIu64 "\n", ct ? rt_contype_name(ct) : "unknown",

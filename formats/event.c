@@ -121,6 +121,11 @@ static const char *const lock_names[RT_LOCK_COUNT] = {
     RT_LOCK_TYPES(X)
 #undef X
 };
+static const char *const error_names[RT_ERRCLASS_COUNT] = {
+#define X(id, name) [RT_ERRCLASS_##id] = name,
+    RT_ERROR_CLASSES(X)
+#undef X
+};
 
 /* Receive wildcards: the name of each bit, and of each set (op_name returns one string). */
 static const struct {
@@ -188,6 +193,9 @@ static const char *const *op_table(unsigned kind, unsigned *count)
     case RT_EV_RMA_LOCK:
         *count = RT_LOCK_COUNT;
         return lock_names;
+    case RT_EV_ERROR:
+        *count = RT_ERRCLASS_COUNT;
+        return error_names;
     default:
         *count = 0;
         return NULL;

@@ -66,6 +66,8 @@ static OTF2_CallbackCode def_parameter(void *data, OTF2_ParameterRef ref, OTF2_S
         o->param_pending = ref;
     if (type == OTF2_PARAMETER_TYPE_UINT64 && !strcmp(string_of(o, name), RT__OTF2_PARAM_PEER))
         o->param_peer = ref;
+    if (type == OTF2_PARAMETER_TYPE_INT64 && !strcmp(string_of(o, name), RT__OTF2_PARAM_ERROR))
+        o->param_error = ref;
     return OTF2_CALLBACK_SUCCESS;
 }
 

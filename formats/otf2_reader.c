@@ -461,6 +461,7 @@ int rt__otf2_open(rt_reader *r, rt_err *err)
         o->attr_ref[i] = OTF2_UNDEFINED_ATTRIBUTE;
     o->param_pending = OTF2_UNDEFINED_PARAMETER;
     o->param_peer = OTF2_UNDEFINED_PARAMETER;
+    o->param_error = OTF2_UNDEFINED_PARAMETER;
     int rc = 0;
     o->anchor = rt__otf2r_find_anchor(r->path, err);
     if (!o->anchor)

@@ -247,6 +247,22 @@ static OTF2_CallbackCode ev_parameter(CB_ARGS, OTF2_ParameterRef param, uint64_t
     return OK;
 }
 
+/* An error a call returned (rt__otf2.h): the code, and its class in RT__ATTR_OP. A code past
+ * 32 bits gets an op no class has, which the event check refuses. */
+static OTF2_CallbackCode ev_parameter_int(CB_ARGS, OTF2_ParameterRef param, int64_t value)
+{
+    otf2r *o = data;
+    if (param != o->param_error)
+        return OK;
+    rt_event *ev = begin(o, RT_EV_ERROR, t, pos, a);
+    set_op(o, ev, 0, a);
+    if (value < INT32_MIN || value > INT32_MAX)
+        ev->op = UINT8_MAX;
+    else
+        ev->tag = (int32_t)value;
+    return OK;
+}
+
 static OTF2_CallbackCode ev_win_create(CB_ARGS, OTF2_RmaWinRef win)
 {
     begin(data, RT_EV_WIN_CREATE, t, pos, a)->comm = win;
@@ -438,5 +454,6 @@ OTF2_EvtReaderCallbacks *rt__otf2r_event_callbacks(void)
     OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(cb, ev_unlock);
     OTF2_EvtReaderCallbacks_SetRmaSyncCallback(cb, ev_sync);
     OTF2_EvtReaderCallbacks_SetParameterUnsignedIntCallback(cb, ev_parameter);
+    OTF2_EvtReaderCallbacks_SetParameterIntCallback(cb, ev_parameter_int);
     return cb;
 }

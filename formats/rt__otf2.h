@@ -76,6 +76,13 @@ extern const OTF2_Type rt__otf2_attr_type[RT__ATTR_COUNT];
 #define RT__OTF2_PARAM_PEER "retrace::coll_peer"
 #define RT__OTF2_PARAM_PEER_REF 1u
 
+/* A call that returned an error (ERROR, rt_event.h): a ParameterInt record of the parameter
+ * RT__OTF2_PARAM_ERROR whose value is the code, right before the call's Leave, with the
+ * attribute RT__ATTR_OP holding its class (rt_error_class) when not other. otf2-print shows
+ * "retrace::error" and the code; other tools skip the parameter. */
+#define RT__OTF2_PARAM_ERROR "retrace::error"
+#define RT__OTF2_PARAM_ERROR_REF 2u
+
 /* Windows: the RmaWin name of a window without one (printf: the window's id), and the archive
  * property of info key K of the window of ref W, "KEY=VALUE" (otf2_wins.c). */
 #define RT__OTF2_WIN_NAME "MPI_Win %u"

@@ -33,6 +33,9 @@ typedef struct rt__rank_state {
     uint8_t tgt, tgt_kind, tgt_op;
     uint32_t tgt_comm;
     int32_t tgt_peer;
+    /* ERROR (rt_event.h, "A call that returned an error"): 1 right after one, whose call's
+     * LEAVE must come next. */
+    uint8_t err;
 } rt__rank_state;
 
 /* rt__pending_step: checks ev against the shape of a pending call and advances st (ev is checked
@@ -59,7 +62,8 @@ static inline int rt__pending_step(rt__rank_state *st, uint64_t last_time, const
     const uint64_t kinds = UINT64_C(1) << RT_EV_PENDING | UINT64_C(1) << RT_EV_COLL_END |
                            UINT64_C(1) << RT_EV_NBC_COMPLETE | UINT64_C(1) << RT_EV_RMA_PUT |
                            UINT64_C(1) << RT_EV_RMA_GET | UINT64_C(1) << RT_EV_RMA_ATOMIC |
-                           UINT64_C(1) << RT_EV_RMA_TARGET | UINT64_C(1) << RT_EV_COLL_PEER;
+                           UINT64_C(1) << RT_EV_RMA_TARGET | UINT64_C(1) << RT_EV_COLL_PEER |
+                           UINT64_C(1) << RT_EV_ERROR;
     if (st->slow | ((kinds >> ev->kind) & 1) | (ev->peer == RT_PEER_NONE))
         return rt__pending_check(st, last_time, ev, err);
     st->last_kind = (uint8_t)(ev->kind + 1);

@@ -287,6 +287,54 @@ const char *rt_rma_assert_name(unsigned a, char *buf, size_t len);
  * -RT_E_NOTFOUND for an unknown name. */
 int rt_rma_assert_lookup(const char *s);
 
+/* The op field of ERROR events (below): the class of the error code a call returned (MPI 4.0
+ * section 9.4, MPI_Error_class), as retrace names them whatever the recording MPI's values;
+ * OTHER for a class of MPI's that is not listed (I/O, sessions, dynamic processes ...). */
+#define RT_ERROR_CLASSES(X)         \
+    X(OTHER, "other")               \
+    X(BUFFER, "buffer")             \
+    X(COUNT_ARG, "count")           \
+    X(TYPE, "type")                 \
+    X(TAG, "tag")                   \
+    X(COMM, "comm")                 \
+    X(RANK, "rank")                 \
+    X(REQUEST, "request")           \
+    X(ROOT, "root")                 \
+    X(GROUP, "group")               \
+    X(OP, "op")                     \
+    X(TOPOLOGY, "topology")         \
+    X(DIMS, "dims")                 \
+    X(ARG, "arg")                   \
+    X(UNKNOWN, "unknown")           \
+    X(TRUNCATE, "truncate")         \
+    X(INTERN, "intern")             \
+    X(IN_STATUS, "in_status")       \
+    X(PENDING, "pending")           \
+    X(KEYVAL, "keyval")             \
+    X(NO_MEM, "no_mem")             \
+    X(INFO, "info")                 \
+    X(WIN, "win")                   \
+    X(SIZE, "size")                 \
+    X(DISP, "disp")                 \
+    X(LOCKTYPE, "locktype")         \
+    X(ASSERT, "assert")             \
+    X(RMA_CONFLICT, "rma_conflict") \
+    X(RMA_SYNC, "rma_sync")         \
+    X(RMA_RANGE, "rma_range")       \
+    X(RMA_ATTACH, "rma_attach")     \
+    X(RMA_SHARED, "rma_shared")     \
+    X(RMA_FLAVOR, "rma_flavor")     \
+    X(PROC_ABORTED, "proc_aborted")
+
+// clang-format off
+typedef enum rt_error_class {
+#define X(id, name) RT_ERRCLASS_##id,
+    RT_ERROR_CLASSES(X)
+#undef X
+    RT_ERRCLASS_COUNT
+} rt_error_class;
+// clang-format on
+
 /* ---- event kinds ---------------------------------------------------------------------------- */
 
 /*
@@ -350,6 +398,15 @@ int rt_rma_assert_lookup(const char *s);
  * overlap, unless both are atomics with the same op or both are gets) pairs each transfer with
  * the RMA_TARGET after it. Readers and writers refuse it anywhere else, or with an op that does
  * not suit the transfer (formats/trace.c).
+ *
+ * A call that returned an error (a program with MPI_ERRORS_RETURN, or a handler that returns):
+ * an ERROR event, at the call's end and with its call, right before its LEAVE, with
+ *   op      the code's class (rt_error_class: MPI_Error_class of the code, by name)
+ *   tag     the code itself, as the recording MPI returned it (its values are the MPI's own)
+ * A call that failed did nothing: its ENTER, its ERROR and its LEAVE are all the trace holds
+ * of it, but for MPI_ERR_IN_STATUS (Waitall, Waitsome, Testall, Testsome), where the requests
+ * that completed are recorded before it. At most one per call; never in a pending call.
+ * Readers and writers refuse it anywhere else (formats/trace.c).
  *
  * A pending call: a call its thread was in when the run ended (a deadlock killed by a time
  * limit, a signal, MPI_Abort elsewhere) and that never returned. It is its ENTER, then a
@@ -419,7 +476,9 @@ int rt_rma_assert_lookup(const char *s);
     /* one block of a v or w collective's counts (see above) */     \
     X(COLL_PEER,         "coll_peer",         COLL, NO,    "cpbro")   \
     /* the target of the RMA transfer before it (see above) */    \
-    X(RMA_TARGET,        "rma_target",        RMA,  NO,    "cpbo")
+    X(RMA_TARGET,        "rma_target",        RMA,  NO,    "cpbo")   \
+    /* the call returned an error: o its class, t its code (see above) */ \
+    X(ERROR,             "error",             CALL, NO,    "to")
 
 typedef enum rt_event_kind {
 #define X(id, name, cls, req, fields) RT_EV_##id,

@@ -363,6 +363,20 @@ int rt__pending_check(rt__rank_state *st, uint64_t last_time, const rt_event *ev
         return -RT_E_FORMAT;
     if (target_step(st, last_time, ev, err) < 0)
         return -RT_E_FORMAT;
+    if (st->err && (k != RT_EV_LEAVE || ev->call != st->last_call))
+        return rt_err_set(err, RT_E_FORMAT,
+                          "%s of %s at %llu ns after the error %s returned: only its leave may "
+                          "follow",
+                          rt_event_kind_name(k), rt_func_name(ev->call),
+                          (unsigned long long)ev->time, rt_func_name(st->last_call));
+    st->err = k == RT_EV_ERROR;
+    if (k == RT_EV_ERROR && (st->in_ops || !st->last_kind || st->last_kind == RT_EV_LEAVE + 1 ||
+                             st->last_call != ev->call))
+        return rt_err_set(err, RT_E_FORMAT,
+                          "error of %s at %llu ns: not inside a call of %s that returned (after "
+                          "its enter, before its leave, not in a pending call)",
+                          rt_func_name(ev->call), (unsigned long long)ev->time,
+                          rt_func_name(ev->call));
     if (k == RT_EV_PENDING) {
         if (st->last_kind != RT_EV_ENTER + 1 || st->last_call != ev->call || last_time != ev->time)
             return rt_err_set(err, RT_E_FORMAT,
@@ -391,7 +405,7 @@ int rt__pending_check(rt__rank_state *st, uint64_t last_time, const rt_event *ev
     }
     st->last_kind = (uint8_t)(k + 1);
     st->last_call = ev->call;
-    st->slow = st->pending_call != RT_FN_NONE || st->rows || st->tgt;
+    st->slow = st->pending_call != RT_FN_NONE || st->rows || st->tgt || st->err;
     return rc;
 }
 

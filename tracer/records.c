@@ -322,3 +322,75 @@ unsigned rt__pending_ops(rt__pending_snap *s)
     }
     return n;
 }
+
+/* MPI's error class of a code, by retrace's name for it (rt_error_class). */
+static unsigned error_class(int rc)
+{
+    int c = MPI_ERR_UNKNOWN;
+    if (PMPI_Error_class(rc, &c) != MPI_SUCCESS)
+        return RT_ERRCLASS_UNKNOWN;
+    static const struct {
+        int mpi;
+        unsigned rt;
+    } classes[] = {
+        {MPI_ERR_BUFFER, RT_ERRCLASS_BUFFER},
+        {MPI_ERR_COUNT, RT_ERRCLASS_COUNT_ARG},
+        {MPI_ERR_TYPE, RT_ERRCLASS_TYPE},
+        {MPI_ERR_TAG, RT_ERRCLASS_TAG},
+        {MPI_ERR_COMM, RT_ERRCLASS_COMM},
+        {MPI_ERR_RANK, RT_ERRCLASS_RANK},
+        {MPI_ERR_REQUEST, RT_ERRCLASS_REQUEST},
+        {MPI_ERR_ROOT, RT_ERRCLASS_ROOT},
+        {MPI_ERR_GROUP, RT_ERRCLASS_GROUP},
+        {MPI_ERR_OP, RT_ERRCLASS_OP},
+        {MPI_ERR_TOPOLOGY, RT_ERRCLASS_TOPOLOGY},
+        {MPI_ERR_DIMS, RT_ERRCLASS_DIMS},
+        {MPI_ERR_ARG, RT_ERRCLASS_ARG},
+        {MPI_ERR_UNKNOWN, RT_ERRCLASS_UNKNOWN},
+        {MPI_ERR_TRUNCATE, RT_ERRCLASS_TRUNCATE},
+        {MPI_ERR_INTERN, RT_ERRCLASS_INTERN},
+        {MPI_ERR_IN_STATUS, RT_ERRCLASS_IN_STATUS},
+        {MPI_ERR_PENDING, RT_ERRCLASS_PENDING},
+        {MPI_ERR_KEYVAL, RT_ERRCLASS_KEYVAL},
+        {MPI_ERR_NO_MEM, RT_ERRCLASS_NO_MEM},
+        {MPI_ERR_INFO, RT_ERRCLASS_INFO},
+        {MPI_ERR_WIN, RT_ERRCLASS_WIN},
+        {MPI_ERR_SIZE, RT_ERRCLASS_SIZE},
+        {MPI_ERR_DISP, RT_ERRCLASS_DISP},
+        {MPI_ERR_LOCKTYPE, RT_ERRCLASS_LOCKTYPE},
+        {MPI_ERR_ASSERT, RT_ERRCLASS_ASSERT},
+        {MPI_ERR_RMA_CONFLICT, RT_ERRCLASS_RMA_CONFLICT},
+        {MPI_ERR_RMA_SYNC, RT_ERRCLASS_RMA_SYNC},
+        {MPI_ERR_RMA_RANGE, RT_ERRCLASS_RMA_RANGE},
+        {MPI_ERR_RMA_ATTACH, RT_ERRCLASS_RMA_ATTACH},
+        {MPI_ERR_RMA_SHARED, RT_ERRCLASS_RMA_SHARED},
+        {MPI_ERR_RMA_FLAVOR, RT_ERRCLASS_RMA_FLAVOR},
+#ifdef MPI_ERR_PROC_ABORTED /* MPI-4 */
+        {MPI_ERR_PROC_ABORTED, RT_ERRCLASS_PROC_ABORTED},
+#endif
+    };
+    for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
+        if (classes[i].mpi == c)
+            return classes[i].rt;
+    return RT_ERRCLASS_OTHER;
+}
+
+void rt__call_failed(rt__call *c)
+{
+    rt__thread *t = c->t;
+    /* A call that failed did none of what its hooks recorded before it (a blocking send, a
+     * collective): its ENTER and LEAVE stay, its operations go, so that the trace holds no
+     * message that was not sent and no peer that is not a rank. MPI_ERR_IN_STATUS: some
+     * requests completed, and the hooks read each one's status. */
+    if (c->rc != MPI_ERR_IN_STATUS)
+        t->scratch_len = 0;
+    if (!rt__g.tracing || RT__COST_OFF(ENCODE))
+        return;
+    rt_raw_event *e = rt__rec(c, sizeof *e);
+    memset(e, 0, sizeof *e);
+    e->type = RT_RAW_EVENT;
+    e->at = 1;
+    e->kind = RT_EV_ERROR;
+    e->op = (uint8_t)error_class(c->rc);
+    e->tag = c->rc;
+}

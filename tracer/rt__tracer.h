@@ -524,6 +524,9 @@ void rt__rec_p2p(rt__call *c, int at, unsigned kind, const rt__comm *cm, int pee
 void rt__rec_recv(rt__call *c, unsigned kind, const rt__comm *cm, int peer, int tag, uint64_t bytes,
                   uint64_t req, unsigned flags) RT__HIDDEN;
 void rt__rec_req(rt__call *c, int at, unsigned kind, uint32_t comm, uint64_t req) RT__HIDDEN;
+/* The call returned c->rc, not MPI_SUCCESS: its records before are dropped (but for
+ * MPI_ERR_IN_STATUS) and an ERROR record (rt_event.h) takes their place (records.c). */
+void rt__call_failed(rt__call *c) RT__HIDDEN __attribute__((cold));
 /* The COLL record written, for a caller that fills in more (a fence's assert, in pad) before its
  * call ends; NULL when not tracing. */
 rt_raw_coll *rt__rec_coll(rt__call *c, unsigned kind, unsigned op, uint32_t comm, int32_t peer,

@@ -422,12 +422,8 @@ static size_t call_record(const rt__call *c, rt_raw_call rec[2], uint64_t t1)
 void rt__end(rt__call *c)
 {
     rt__thread *t = c->t;
-    /* A call that failed (an MPI_ERRORS_RETURN handler) did none of what its hooks recorded
-     * before it (a blocking send, a collective): its ENTER and LEAVE stay, its operations go,
-     * so that the trace holds no message that was not sent and no peer that is not a rank.
-     * MPI_ERR_IN_STATUS: some requests completed, and the hooks read each one's status. */
-    if (RT__UNLIKELY(c->rc != MPI_SUCCESS) && c->rc != MPI_ERR_IN_STATUS)
-        t->scratch_len = 0;
+    if (RT__UNLIKELY(c->rc != MPI_SUCCESS)) /* an error returned (MPI_ERRORS_RETURN) */
+        rt__call_failed(c);
     if (rt__g.tracing && t->fd >= 0 && !RT__COST_OFF(ENCODE)) {
         /* A full buffer is written out before t1, inside the call: after it, the write
          * (a millisecond on a slow disk) would be recorded as the application's

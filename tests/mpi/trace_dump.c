@@ -22,7 +22,8 @@
  * An rma_target shows its displacement as disp=BYTES (ADDR for one of 2^32 or more: the
  * address of a dynamic window, which differs from run to run) and its reduction as op= when it
  * has one. A fence, post or start shows its assert as assert=NAMES (rt_rma_assert_name,
- * "noput|noprecede") when it has one, and never a tag.
+ * "noput|noprecede") when it has one, and never a tag. An error shows its class as op= and
+ * not its code: MPICH's codes carry an index of the message that differs from run to run.
  *
  * Ranks are printed in order, each rank's events in trace order, after a header that gives
  * the rank count, each rank's node and module, and each rank's neighbour lists on the
@@ -229,7 +230,7 @@ static int print_event(rank_out *o, const rt_defs *defs, const rt_event *ev, con
     char a[64];
     if (strchr(fields, 't') && rt_event_is_rma(ev->kind) && ev->tag) /* an assert */
         fprintf(f, " assert=%s", rt_rma_assert_name((unsigned)ev->tag, a, sizeof a));
-    else if (strchr(fields, 't') && !rt_event_is_rma(ev->kind))
+    else if (strchr(fields, 't') && !rt_event_is_rma(ev->kind) && ev->kind != RT_EV_ERROR)
         fprintf(f, " tag=%" PRId32, ev->tag);
     int target = ev->kind == RT_EV_RMA_TARGET;
     if (target && ev->bytes >= DISP_ADDRESS)
