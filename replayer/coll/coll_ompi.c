@@ -93,6 +93,45 @@ static void knomial_node(uint32_t p, uint32_t r, tree_node *t)
                 add_child(t, r + mask * j);
 }
 
+/* ompi_coll_base_topo_build_in_order_bintree: rooted at rank p-1, not relative to a root. A
+ * subtree of size nodes whose top is its last rank has the left child top-1 and, when that is
+ * above 0, the right child size/2 - 1, which tops the first size/2 ranks; the left subtree is
+ * the size - size/2 - 1 ranks between. Walks down from the top to r, shifting the ranks of a
+ * left subtree by the size of the right one. */
+static void in_order_node(uint32_t p, uint32_t r, tree_node *t)
+{
+    int64_t size = p, me = r, top = (int64_t)p - 1, delta = 0;
+    t->parent = -1;
+    for (;;) {
+        int64_t rightsize = size >> 1, lchild = -1, rchild = -1;
+        if (size > 1) {
+            lchild = top - 1;
+            if (lchild > 0)
+                rchild = rightsize - 1;
+        }
+        if (me == top) {
+            if (lchild >= 0)
+                add_child(t, (uint64_t)(lchild + delta));
+            if (rchild >= 0)
+                add_child(t, (uint64_t)(rchild + delta));
+            return;
+        }
+        if (me > rchild) { /* in the left subtree */
+            if (me == lchild)
+                t->parent = top + delta;
+            size -= rightsize + 1;
+            delta += rightsize;
+            me -= rightsize;
+            top = size - 1;
+        } else { /* in the right subtree */
+            if (me == rchild)
+                t->parent = top + delta;
+            size = rightsize;
+            top = rchild;
+        }
+    }
+}
+
 static void tree_of(rt__tree_kind kind, uint32_t p, uint32_t r, tree_node *t)
 {
     t->n = 0;
@@ -105,6 +144,9 @@ static void tree_of(rt__tree_kind kind, uint32_t p, uint32_t r, tree_node *t)
         break;
     case RT__TREE_BMTREE:
         bmtree_node(p, r, t);
+        break;
+    case RT__TREE_IN_ORDER:
+        in_order_node(p, r, t);
         break;
     default:
         knomial_node(p, r, t);
@@ -194,6 +236,82 @@ void rt__barrier_ompi_rd(rt__sched *s, const rt__grp *g)
     if (me < extra) {
         rt__next(s);
         rt__send(s, rt__at(g, me + pof2), 0);
+    }
+}
+
+/* ompi_coll_base_barrier_intra_doublering: twice round the ring of 0-byte messages. Rank 0
+ * sends to rank 1 and waits for rank p-1; every other rank waits for its left neighbour, then
+ * sends to its right one (rank p-1 to rank 0); then all of it once more (the second time
+ * with synchronous sends, the same messages). */
+void rt__barrier_ompi_double_ring(rt__sched *s, const rt__grp *g)
+{
+    uint32_t p = g->n, me = g->me;
+    if (p < 2)
+        return;
+    int32_t left = rt__at(g, (me + p - 1) % p), right = rt__at(g, (me + 1) % p);
+    for (int lap = 0; lap < 2; lap++) {
+        if (me > 0) {
+            rt__next(s);
+            rt__recv(s, left, 0);
+        }
+        rt__next(s);
+        rt__send(s, right, 0);
+        if (me == 0) {
+            rt__next(s);
+            rt__recv(s, left, 0);
+        }
+    }
+}
+
+/* ompi_coll_base_barrier_intra_tree: up a tree of distances 1, 2, 4, ... (below the smallest
+ * power of two >= p), each rank with no bits set below the distance pairing with rank ^
+ * distance: the higher one sends to the lower one; then down it in the reverse order, the
+ * lower one sending. One blocking message a round. */
+void rt__barrier_ompi_tree(rt__sched *s, const rt__grp *g)
+{
+    uint32_t p = g->n, me = g->me;
+    uint64_t depth = 1;
+    while (depth < p)
+        depth <<= 1;
+    for (uint64_t jump = 1; jump < depth; jump <<= 1) {
+        uint64_t partner = me ^ jump;
+        if ((partner & (jump - 1)) || partner >= p)
+            continue;
+        rt__next(s);
+        if (partner > me)
+            rt__recv(s, rt__at(g, (uint32_t)partner), 0);
+        else
+            rt__send(s, rt__at(g, (uint32_t)partner), 0);
+    }
+    for (uint64_t jump = depth >> 1; jump > 0; jump >>= 1) {
+        uint64_t partner = me ^ jump;
+        if ((partner & (jump - 1)) || partner >= p)
+            continue;
+        rt__next(s);
+        if (partner > me)
+            rt__send(s, rt__at(g, (uint32_t)partner), 0);
+        else
+            rt__recv(s, rt__at(g, (uint32_t)partner), 0);
+    }
+}
+
+/* ompi_coll_base_reduce_intra_in_order_binary: the generic reduce on the in-order binary tree,
+ * whose root is rank p-1 whatever the call's root; when the root is another rank, rank p-1
+ * then sends it the result. */
+void rt__reduce_ompi_in_order(rt__sched *s, const rt__grp *g, uint32_t root, uint64_t n)
+{
+    uint32_t io_root = g->n - 1;
+    if (g->n < 2)
+        return;
+    rt__reduce_tree(s, g, RT__TREE_IN_ORDER, n);
+    if (root == io_root || rt__stopped(s))
+        return;
+    if (g->me == root) {
+        rt__next(s);
+        rt__recv(s, rt__at(g, io_root), n);
+    } else if (g->me == io_root) {
+        rt__next(s);
+        rt__send(s, rt__at(g, root), n);
     }
 }
 

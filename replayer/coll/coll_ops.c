@@ -425,7 +425,8 @@ static int rs_butterfly(rt__sched *s, const args *a)
 }
 
 /* One collective of rank 0 inside another (c's communicator), as Open MPI's composed algorithms
- * call it through the communicator: by Open MPI's own choice for its size. */
+ * call it through the communicator: by the algorithm forced for its op (rt_coll_call.forced),
+ * else by Open MPI's own choice for its size. */
 static int ompi_part(rt__sched *s, const rt_coll_call *c, unsigned op, uint64_t bytes,
                      uint64_t rbytes, const uint64_t *sblk)
 {
@@ -437,7 +438,10 @@ static int ompi_part(rt__sched *s, const rt_coll_call *c, unsigned op, uint64_t 
     part.sblk = sblk;
     part.rblk = NULL;
     rt_err err;
-    return rt__expand(s, rt_coll_select_ompi(&part), &part, &err);
+    unsigned alg = c->forced ? c->forced[op] : RT_ALG_OMPI;
+    if (alg == RT_ALG_MPICH || alg == RT_ALG_OMPI || !rt_coll_alg_valid(op, alg))
+        alg = rt_coll_select_ompi(&part);
+    return rt__expand(s, alg, &part, &err);
 }
 
 /* Open MPI's basic linear reduce_scatter_block and non-overlapping reduce_scatter: a reduce of
@@ -523,6 +527,24 @@ static int barrier_ompi_linear(rt__sched *s, const args *a)
 static int barrier_ompi_rd(rt__sched *s, const args *a)
 {
     rt__barrier_ompi_rd(s, &a->g);
+    return 0;
+}
+
+static int barrier_ompi_double_ring(rt__sched *s, const args *a)
+{
+    rt__barrier_ompi_double_ring(s, &a->g);
+    return 0;
+}
+
+static int barrier_ompi_tree(rt__sched *s, const args *a)
+{
+    rt__barrier_ompi_tree(s, &a->g);
+    return 0;
+}
+
+static int reduce_ompi_in_order(rt__sched *s, const args *a)
+{
+    rt__reduce_ompi_in_order(s, &a->g, (uint32_t)a->c->root, a->n);
     return 0;
 }
 

@@ -155,20 +155,25 @@ void rt__alltoall_bruck(rt__sched *s, const rt__grp *g, uint64_t sent, uint64_t 
 /* ---- Open MPI 4.1's trees and barriers (coll_ompi.c); root = group index 0 ------- */
 
 typedef enum rt__tree_kind {
-    RT__TREE_CHAIN,  /* pipeline */
-    RT__TREE_BINARY, /* binary_tree */
-    RT__TREE_BMTREE, /* bmtree */
-    RT__TREE_KNOMIAL /* knomial, radix 4 */
+    RT__TREE_CHAIN,   /* pipeline */
+    RT__TREE_BINARY,  /* binary_tree */
+    RT__TREE_BMTREE,  /* bmtree */
+    RT__TREE_KNOMIAL, /* knomial, radix 4 */
+    RT__TREE_IN_ORDER /* the in-order binary tree of reduce in_order_binary, rooted at p-1 */
 } rt__tree_kind;
 
 void rt__bcast_tree(rt__sched *s, const rt__grp *g, rt__tree_kind kind, uint64_t n);
 void rt__reduce_tree(rt__sched *s, const rt__grp *g, rt__tree_kind kind, uint64_t n);
 void rt__barrier_ompi_linear(rt__sched *s, const rt__grp *g);
 void rt__barrier_ompi_rd(rt__sched *s, const rt__grp *g);
+void rt__barrier_ompi_double_ring(rt__sched *s, const rt__grp *g);
+void rt__barrier_ompi_tree(rt__sched *s, const rt__grp *g);
 /* Rank order, not relative to the root: g is the communicator unrotated. b (gather,
  * scatter) holds the pieces by rank relative to the root. */
 void rt__bcast_ompi_linear(rt__sched *s, const rt__grp *g, uint32_t root, uint64_t n);
 void rt__reduce_ompi_linear(rt__sched *s, const rt__grp *g, uint32_t root, uint64_t n);
+/* Open MPI's in_order_binary reduce: the in-order tree rooted at rank p-1, then to root. */
+void rt__reduce_ompi_in_order(rt__sched *s, const rt__grp *g, uint32_t root, uint64_t n);
 void rt__gather_ompi_linear(rt__sched *s, const rt__grp *g, uint32_t root, const rt__blocks *b,
                             int gather);
 /* Open MPI's ring and Rabenseifner allreduce, pieces cut by elements (rt_coll_elem_size). */

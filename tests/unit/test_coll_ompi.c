@@ -156,7 +156,8 @@ static void test_select_reduce_barrier(void **state)
     assert_int_equal(sel(RT_COLL_REDUCE, 8, 8191), RT_ALG_BINARY_TREE);
     assert_int_equal(sel(RT_COLL_REDUCE, 8, 8192), RT_ALG_BINOMIAL);
     assert_int_equal(sel(RT_COLL_REDUCE, 31, 4096), RT_ALG_BINOMIAL);
-    assert_int_equal(sel(RT_COLL_REDUCE, 300, 8192), RT_ALG_BINARY_TREE); /* in-order */
+    assert_int_equal(pick(RT_COLL_REDUCE, 300, 8192), 6);
+    assert_int_equal(sel(RT_COLL_REDUCE, 300, 8192), RT_ALG_OMPI_IN_ORDER_BINARY);
     /* barrier by size only: rd below 4, linear below 8, rd below 64, Bruck */
     assert_int_equal(sel(RT_COLL_BARRIER, 2, 0), RT_ALG_OMPI_RD);
     assert_int_equal(sel(RT_COLL_BARRIER, 3, 0), RT_ALG_OMPI_RD);
@@ -165,7 +166,8 @@ static void test_select_reduce_barrier(void **state)
     assert_int_equal(sel(RT_COLL_BARRIER, 8, 0), RT_ALG_OMPI_RD);
     assert_int_equal(sel(RT_COLL_BARRIER, 63, 0), RT_ALG_OMPI_RD);
     assert_int_equal(sel(RT_COLL_BARRIER, 64, 0), RT_ALG_DISSEMINATION);
-    assert_int_equal(sel(RT_COLL_BARRIER, 300, 0), RT_ALG_BINOMIAL); /* tree, nearest */
+    assert_int_equal(pick(RT_COLL_BARRIER, 300, 0), 6);
+    assert_int_equal(sel(RT_COLL_BARRIER, 300, 0), RT_ALG_OMPI_TREE);
 }
 
 static void test_select_alltoall_allgather(void **state)
@@ -307,6 +309,9 @@ static void test_ompi_ids(void **state)
     assert_int_equal(rt_coll_ompi_id(RT_COLL_BARRIER, RT_ALG_OMPI_LINEAR), 1);
     assert_int_equal(rt_coll_ompi_id(RT_COLL_BARRIER, RT_ALG_OMPI_RD), 3);
     assert_int_equal(rt_coll_ompi_id(RT_COLL_BARRIER, RT_ALG_DISSEMINATION), 4);
+    assert_int_equal(rt_coll_ompi_id(RT_COLL_BARRIER, RT_ALG_OMPI_DOUBLE_RING), 2);
+    assert_int_equal(rt_coll_ompi_id(RT_COLL_BARRIER, RT_ALG_OMPI_TREE), 6);
+    assert_int_equal(rt_coll_ompi_id(RT_COLL_REDUCE, RT_ALG_OMPI_IN_ORDER_BINARY), 6);
     assert_int_equal(rt_coll_ompi_id(RT_COLL_REDUCE_SCATTER_BLOCK, RT_ALG_RECURSIVE_HALVING), 3);
     assert_int_equal(rt_coll_ompi_id(RT_COLL_BCAST, RT_ALG_COUNT), 0);
     assert_int_equal(rt_coll_ompi_id(RT_COLL_COUNT, RT_ALG_LINEAR), 0);
@@ -450,6 +455,14 @@ static void test_steps_reduce(void **state)
     static const char *const all3[] = {"R2:4 | R1:4 +4 +4 | S1:4 S2:4", "S0:4 | R0:4",
                                        "S0:4 | R0:4"};
     expect(RT_COLL_ALLREDUCE, RT_ALG_OMPI_LINEAR, 3, 0, 4, all3);
+    /* in-order binary: the tree rooted at rank p-1 (4: children 2 and 1, 1: child 0; 5:
+     * children 3 and 1, 3: child 2, 1: child 0), then rank p-1 to the root if it is another */
+    static const char *const io4[] = {"S1:8 | R3:8", "R0:8 +8 | S3:8", "S3:8",
+                                      "R2:8 +8 | R1:8 +8 | S0:8"};
+    expect(RT_COLL_REDUCE, RT_ALG_OMPI_IN_ORDER_BINARY, 4, 0, 8, io4);
+    static const char *const io5[] = {"S1:8", "R0:8 +8 | S4:8", "S3:8", "R2:8 +8 | S4:8",
+                                      "R3:8 +8 | R1:8 +8"};
+    expect(RT_COLL_REDUCE, RT_ALG_OMPI_IN_ORDER_BINARY, 5, 4, 8, io5);
 }
 
 static void test_steps_allreduce(void **state)
@@ -500,6 +513,16 @@ static void test_steps_barrier_rooted(void **state)
     expect(RT_COLL_BARRIER, RT_ALG_OMPI_RD, 5, RT_PEER_NONE, 0, rd5);
     static const char *const rd2[] = {"R1:0 S1:0", "R0:0 S0:0"};
     expect(RT_COLL_BARRIER, RT_ALG_OMPI_RD, 2, RT_PEER_NONE, 0, rd2);
+    /* double ring: twice round, rank 0 sending first */
+    static const char *const dr3[] = {"S1:0 | R2:0 | S1:0 | R2:0", "R0:0 | S2:0 | R0:0 | S2:0",
+                                      "R1:0 | S0:0 | R1:0 | S0:0"};
+    expect(RT_COLL_BARRIER, RT_ALG_OMPI_DOUBLE_RING, 3, RT_PEER_NONE, 0, dr3);
+    static const char *const dr2[] = {"S1:0 | R1:0 | S1:0 | R1:0", "R0:0 | S0:0 | R0:0 | S0:0"};
+    expect(RT_COLL_BARRIER, RT_ALG_OMPI_DOUBLE_RING, 2, RT_PEER_NONE, 0, dr2);
+    /* tree on 5: up distances 1, 2, 4 to the lower rank, down 4, 2, 1 from it */
+    static const char *const tr5[] = {"R1:0 | R2:0 | R4:0 | S4:0 | S2:0 | S1:0", "S0:0 | R0:0",
+                                      "R3:0 | S0:0 | R0:0 | S3:0", "S2:0 | R2:0", "S0:0 | R0:0"};
+    expect(RT_COLL_BARRIER, RT_ALG_OMPI_TREE, 5, RT_PEER_NONE, 0, tr5);
     static const char *const lin3[] = {"R1:0 R2:0 | S1:0 S2:0", "S0:0 | R0:0", "S0:0 | R0:0"};
     expect(RT_COLL_BARRIER, RT_ALG_OMPI_LINEAR, 3, RT_PEER_NONE, 0, lin3);
     static const char *const gat3[] = {"S1:5", "R0:5 | R2:5", "S1:5"};
