@@ -9,6 +9,8 @@
  * group index 0 (callers rotate), as Open MPI shifts ranks by the root; the linear ones go
  * in rank order. mpi.openmpi.wire checks them against the messages Open MPI sends.
  */
+#include <stdlib.h>
+
 #include "rt__coll.h"
 
 /* At most the children of one knomial node: 3 per base-4 digit of a 32-bit rank. */
@@ -524,4 +526,135 @@ void rt__allgather_ompi_neighbor(rt__sched *s, const rt__grp *g, const rt__block
         rt__send(s, rt__at(g, nb[par]), rt__span(b, send_from, 2));
         send_from = from[par];
     }
+}
+
+/* ---- bcast: Open MPI's scatter_allgather and scatter_allgather_ring (coll_base_bcast.c) ---- */
+
+/* Elements of blocks [from, from + len) when count elements are cut into blocks of sc (the
+ * last one shorter, the ones past the end empty). */
+static uint64_t sa_elems(uint64_t count, uint64_t sc, uint64_t from, uint64_t len)
+{
+    if (from >= (count + sc - 1) / sc) /* from * sc >= count: no overflow below */
+        return 0;
+    uint64_t rem = count - from * sc;
+    return len >= (rem + sc - 1) / sc ? rem : len * sc;
+}
+
+/* The binomial scatter both begin with, on relative ranks (g rotated, root at index 0): rank v
+ * receives blocks [v, v + m) from v - m (m its lowest bit), then passes blocks [v + k, v + 2k)
+ * to v + k for each power of two k below m (below p at the root), largest first; a part with
+ * no elements is neither sent nor received. */
+static void sa_scatter(rt__sched *s, const rt__grp *g, uint64_t count, uint64_t sc, unsigned e)
+{
+    uint32_t p = g->n, v = g->me;
+    uint64_t mask = 1;
+    while (mask < p && !(v & mask))
+        mask <<= 1;
+    if (v) {
+        uint64_t got = sa_elems(count, sc, v, mask);
+        if (got) {
+            rt__next(s);
+            rt__recv(s, rt__at(g, (uint32_t)(v - mask)), got * e);
+        }
+    }
+    for (mask >>= 1; mask > 0 && !rt__stopped(s); mask >>= 1) {
+        if (v + mask >= p)
+            continue;
+        uint64_t put = sa_elems(count, sc, v + mask, mask);
+        if (put) {
+            rt__next(s);
+            rt__send(s, rt__at(g, (uint32_t)(v + mask)), put * e);
+        }
+    }
+}
+
+/* ompi_coll_base_bcast_intra_scatter_allgather_ring, count >= p elements of e bytes (the
+ * caller runs the linear bcast below, as Open MPI does): blocks of ceil(count / p) elements
+ * scattered, then p - 1 steps of a ring, each sending the block received last to rank + 1
+ * and receiving the next from rank - 1 (0-byte messages for blocks past the end). */
+void rt__bcast_ompi_scatter_ring(rt__sched *s, const rt__grp *g, uint64_t n)
+{
+    uint32_t p = g->n, v = g->me;
+    unsigned e = rt_coll_elem_size(n);
+    uint64_t count = n / e, sc = (count + p - 1) / p;
+    if (p < 2 || count < p)
+        return;
+    sa_scatter(s, g, count, sc, e);
+    int32_t left = rt__at(g, (v + p - 1) % p), right = rt__at(g, (v + 1) % p);
+    uint32_t sb = v, rb = (v + p - 1) % p;
+    for (uint32_t i = 1; i < p && !rt__stopped(s); i++) {
+        rt__next(s);
+        rt__recv(s, left, sa_elems(count, sc, rb, 1) * e);
+        rt__send(s, right, sa_elems(count, sc, sb, 1) * e);
+        sb = rb;
+        rb = (rb + p - 1) % p;
+    }
+}
+
+/*
+ * ompi_coll_base_bcast_intra_scatter_allgather, count >= p: the scatter, then a recursive
+ * doubling allgather. At distance m (1, 2, 4, ...) rank v exchanges what it holds (its
+ * subtree's blocks, from rounddown(v, m)) with v ^ m where that rank exists; where the other
+ * subtree is cut short by p, the ranks that got its data pass on what they received last to
+ * those that did not, by recursive halving inside the subtree. How much each rank holds and
+ * received last follows from all the ranks' exchanges before, so they are followed for every
+ * rank (two counts each): Open MPI's variables curr_count and recv_count, the latter starting
+ * from the scatter's bound count - v * sc (0 at the root). 0-byte exchanges are messages.
+ * -RT_E_NOMEM when those counts get no memory.
+ */
+int rt__bcast_ompi_scatter_rdb(rt__sched *s, const rt__grp *g, uint64_t n)
+{
+    uint32_t p = g->n, me = g->me;
+    unsigned e = rt_coll_elem_size(n);
+    uint64_t count = n / e, sc = (count + p - 1) / p;
+    if (p < 2 || count < p)
+        return 0;
+    sa_scatter(s, g, count, sc, e);
+    uint64_t *curr = malloc((size_t)p * 2 * sizeof *curr); /* p < 2^32: no overflow */
+    if (!curr)
+        return -RT_E_NOMEM;
+    uint64_t *last = curr + p;
+    for (uint32_t v = 0; v < p; v++) {
+        curr[v] = sa_elems(count, sc, v, 1);
+        last[v] = v && count > (uint64_t)v * sc ? count - (uint64_t)v * sc : 0;
+    }
+    for (uint64_t mask = 1; mask < p && !rt__stopped(s); mask <<= 1) {
+        /* the exchanges: each pair once, both ways */
+        for (uint32_t v = 0; v < p; v++) {
+            uint64_t w = v ^ mask;
+            if (w >= p || w < v)
+                continue;
+            uint64_t a = curr[v], b = curr[w];
+            if (v == me || w == me) {
+                rt__next(s);
+                rt__recv(s, rt__at(g, (uint32_t)(v == me ? w : v)), (v == me ? b : a) * e);
+                rt__send(s, rt__at(g, (uint32_t)(v == me ? w : v)), (v == me ? a : b) * e);
+            }
+            curr[v] = curr[(uint32_t)w] = a + b;
+            last[v] = b;
+            last[(uint32_t)w] = a;
+        }
+        /* the subtrees whose partner subtree is cut short: recursive halving inside them */
+        for (uint64_t half = mask >> 1; half > 0; half >>= 1)
+            for (uint32_t v = 0; v < p; v++) {
+                uint64_t root = v & ~(mask - 1), other = root ^ mask;
+                if (other + mask <= p)
+                    continue;
+                uint64_t have = p > root + mask ? p - root - mask : 0; /* ranks with data */
+                uint64_t w = v ^ half, sub = v & ~(2 * half - 1);
+                if (w < v || w >= p || !(v < sub + have && w >= sub + have))
+                    continue;
+                if (v == me || w == me) { /* v sends to w what it received last */
+                    rt__next(s);
+                    if (v == me)
+                        rt__send(s, rt__at(g, (uint32_t)w), last[v] * e);
+                    else
+                        rt__recv(s, rt__at(g, v), last[v] * e);
+                }
+                curr[(uint32_t)w] += last[v];
+                last[(uint32_t)w] = last[v];
+            }
+    }
+    free(curr);
+    return 0;
 }

@@ -174,6 +174,11 @@ void rt__bcast_ompi_linear(rt__sched *s, const rt__grp *g, uint32_t root, uint64
 void rt__reduce_ompi_linear(rt__sched *s, const rt__grp *g, uint32_t root, uint64_t n);
 /* Open MPI's in_order_binary reduce: the in-order tree rooted at rank p-1, then to root. */
 void rt__reduce_ompi_in_order(rt__sched *s, const rt__grp *g, uint32_t root, uint64_t n);
+/* Open MPI's scatter_allgather (recursive doubling) and scatter_allgather_ring bcasts, g rotated
+ * (root at index 0), at least p elements (rt_coll_elem_size); the first -RT_E_NOMEM when its
+ * bookkeeping gets no memory. */
+int rt__bcast_ompi_scatter_rdb(rt__sched *s, const rt__grp *g, uint64_t n);
+void rt__bcast_ompi_scatter_ring(rt__sched *s, const rt__grp *g, uint64_t n);
 void rt__gather_ompi_linear(rt__sched *s, const rt__grp *g, uint32_t root, const rt__blocks *b,
                             int gather);
 /* Open MPI's ring and Rabenseifner allreduce, pieces cut by elements (rt_coll_elem_size). */
@@ -187,8 +192,6 @@ void rt__rsb_ompi_rd(rt__sched *s, const rt__grp *g, uint64_t block);
 void rt__rsb_ompi_butterfly(rt__sched *s, const rt__grp *g, uint64_t block);
 /* Open MPI's reduce_scatter butterfly: rank k's share is piece k of b. */
 void rt__rs_ompi_butterfly(rt__sched *s, const rt__grp *g, const rt__blocks *b);
-/* The bcast Open MPI 4.1 picks for n bytes on p ranks (rt_coll_select_ompi). */
-rt_coll_alg rt__ompi_bcast_choice(uint32_t p, uint64_t n);
 
 /* ---- MSA-aware hierarchies (coll_msa.c) ---------------------------------------------- */
 

@@ -206,9 +206,8 @@ rt_coll_alg rt_coll_select_mpich(const rt_coll_call *c);
  * pipeline and allreduce segmented_ring is ompi_ring; alltoall linear_sync is direct and
  * two_proc pairwise, allgather and allgatherv two_proc ring, barrier two_proc
  * ompi_recursive_doubling, gather linear_sync and scatter linear_nb ompi_linear (the same
- * messages). Algorithms retrace has no schedule of are modelled by the nearest one
- * (docs/analyzer.md, "Open MPI's choice", lists them): bcast split_binary_tree by
- * binary_tree, scatter_allgather by scatter_rdb, scatter_allgather_ring by scatter_ring.
+ * messages). Bcast split_binary_tree, which retrace has no schedule of, is modelled by the
+ * nearest one, binary_tree (docs/analyzer.md, "Open MPI's choice").
  * RT_ALG_COUNT for ops without a schedule.
  */
 rt_coll_alg rt_coll_select_ompi(const rt_coll_call *c);

@@ -116,7 +116,7 @@ static void test_select_bcast(void **state)
         {15, 32768, 1, RT_ALG_OMPI_LINEAR},
         {16, 4095, 7, RT_ALG_KNOMIAL},
         {16, 4096, 6, RT_ALG_BMTREE},
-        {31, 1048576, 8, RT_ALG_SCATTER_RDB},
+        {31, 1048576, 8, RT_ALG_OMPI_SCATTER_RDB},
         {300, 16384, 4, RT_ALG_BINARY_TREE}, /* split binary tree, nearest */
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
@@ -310,6 +310,12 @@ static void test_ompi_ids(void **state)
     assert_int_equal(rt_coll_ompi_id(RT_COLL_BARRIER, RT_ALG_OMPI_RD), 3);
     assert_int_equal(rt_coll_ompi_id(RT_COLL_BARRIER, RT_ALG_DISSEMINATION), 4);
     assert_int_equal(rt_coll_ompi_id(RT_COLL_BARRIER, RT_ALG_OMPI_DOUBLE_RING), 2);
+    assert_int_equal(rt_coll_ompi_id(RT_COLL_BCAST, RT_ALG_OMPI_SCATTER_RDB), 8);
+    assert_int_equal(rt_coll_ompi_id(RT_COLL_BCAST, RT_ALG_OMPI_SCATTER_RING), 9);
+    /* fewer elements than ranks: Open MPI's linear bcast (56 bytes: 7 doubles) */
+    assert_int_equal(rt_coll_ompi_runs(RT_COLL_BCAST, 8, 56, 8), 1);
+    assert_int_equal(rt_coll_ompi_runs(RT_COLL_BCAST, 8, 64, 9), 9);
+    assert_int_equal(rt_coll_ompi_runs(RT_COLL_BCAST, 8, 7, 9), 1);
     assert_int_equal(rt_coll_ompi_id(RT_COLL_BARRIER, RT_ALG_OMPI_TREE), 6);
     assert_int_equal(rt_coll_ompi_id(RT_COLL_REDUCE, RT_ALG_OMPI_IN_ORDER_BINARY), 6);
     assert_int_equal(rt_coll_ompi_id(RT_COLL_REDUCE_SCATTER_BLOCK, RT_ALG_RECURSIVE_HALVING), 3);
@@ -436,6 +442,21 @@ static void test_steps_bcast(void **state)
     /* Open MPI's linear bcast goes in rank order whatever the root */
     static const char *const lin4[] = {"R2:6", "R2:6", "S0:6 S1:6 S3:6", "R2:6"};
     expect(RT_COLL_BCAST, RT_ALG_OMPI_LINEAR, 4, 2, 6, lin4);
+    /* scatter_allgather_ring: 10 bytes are 5 elements of 2 (rt_coll_elem_size), blocks of 2, 2,
+     * 1 and 0 elements; the scatter leaves out the empty part, the ring passes it on */
+    static const char *const sar4[] = {"S2:2 | S1:4 | R3:0 S1:4 | R3:2 S1:0 | R3:4 S1:2",
+                                       "R0:4 | R0:4 S2:4 | R0:0 S2:4 | R0:2 S2:0",
+                                       "R0:2 | R1:4 S3:2 | R1:4 S3:4 | R1:0 S3:4",
+                                       "R2:2 S0:0 | R2:4 S0:2 | R2:4 S0:4"};
+    expect(RT_COLL_BCAST, RT_ALG_OMPI_SCATTER_RING, 4, 0, 10, sar4);
+    /* scatter_allgather on 3: 9 one-byte elements; at distance 2 rank 1 has no partner (3 is
+     * past p), so rank 0 passes on to it the block it got from rank 2 */
+    static const char *const sa3[] = {"S2:3 | S1:3 | R1:3 S1:3 | R2:3 S2:6 | S1:3",
+                                      "R0:3 | R0:3 S0:3 | R0:3", "R0:3 | R0:6 S0:3"};
+    expect(RT_COLL_BCAST, RT_ALG_OMPI_SCATTER_RDB, 3, 0, 9, sa3);
+    /* one element (2 bytes) on 3 ranks: Open MPI's linear bcast instead */
+    static const char *const sal3[] = {"R1:2", "S0:2 S2:2", "R1:2"};
+    expect(RT_COLL_BCAST, RT_ALG_OMPI_SCATTER_RING, 3, 1, 2, sal3);
 }
 
 static void test_steps_reduce(void **state)
