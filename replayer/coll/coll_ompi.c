@@ -658,3 +658,86 @@ int rt__bcast_ompi_scatter_rdb(rt__sched *s, const rt__grp *g, uint64_t n)
     free(curr);
     return 0;
 }
+
+/*
+ * ompi_coll_base_bcast_intra_split_bintree with segment size 0, on relative ranks (g rotated,
+ * root at index 0): the message cut in two halves of elements (the first one element larger);
+ * down the binary tree (binary_node) the root sends the first half to its child 1 and the
+ * second to its child 2, each rank receives its subtree's half (the odd ranks are child 1's,
+ * the even ones child 2's) and sends it on to its children, one blocking send each; then each
+ * rank swaps halves with its pair in the other subtree, odd v with v + 1 (on an even number
+ * of ranks rank p - 1 gets the second half from the root instead). With fewer than two
+ * elements Open MPI runs its chain, fanout 1: the pipeline.
+ */
+void rt__bcast_ompi_split_bintree(rt__sched *s, const rt__grp *g, uint64_t n)
+{
+    uint32_t p = g->n, v = g->me;
+    unsigned e = rt_coll_elem_size(n);
+    uint64_t count = n / e, half[2] = {(count + 1) / 2 * e, count / 2 * e};
+    if (p < 2)
+        return;
+    if (count < 2) {
+        rt__bcast_tree(s, g, RT__TREE_CHAIN, n);
+        return;
+    }
+    tree_node t;
+    tree_of(RT__TREE_BINARY, p, v, &t);
+    unsigned lr = (v + 1) % 2; /* 0: the left subtree (odd v), 1: the right one and the root */
+    if (v == 0) {
+        for (uint32_t i = 0; i < t.n && i < 2; i++) {
+            rt__next(s);
+            rt__send(s, rt__at(g, t.child[i]), half[i]);
+        }
+    } else {
+        rt__next(s);
+        rt__recv(s, rt__at(g, (uint32_t)t.parent), half[lr]);
+        for (uint32_t i = 0; i < t.n && !rt__stopped(s); i++) {
+            rt__next(s);
+            rt__send(s, rt__at(g, t.child[i]), half[lr]);
+        }
+    }
+    uint32_t pair = lr == 0 ? (v + 1) % p : (v + p - 1) % p;
+    if (p % 2 == 0 && v == 0) {
+        rt__next(s);
+        rt__send(s, rt__at(g, p - 1), half[1]);
+    } else if (p % 2 == 0 && v == p - 1) {
+        rt__next(s);
+        rt__recv(s, rt__at(g, 0), half[1]);
+    } else if (v != 0) {
+        rt__next(s);
+        rt__recv(s, rt__at(g, pair), half[1 - lr]);
+        rt__send(s, rt__at(g, pair), half[lr]);
+    }
+}
+
+/* ompi_coll_base_gather_intra_linear_sync with first segment size 0 (the rules' segment size:
+ * the first segment is the whole block): in rank order, the root receives rank i's block after
+ * sending it a 0-byte go-ahead, and each rank sends its block after that message, then an
+ * empty second segment, which the root receives at the end. b holds the pieces by rank
+ * relative to the root. */
+void rt__gather_ompi_linear_sync(rt__sched *s, const rt__grp *g, uint32_t root, const rt__blocks *b)
+{
+    uint32_t p = g->n;
+    if (p < 2)
+        return;
+    if (g->me != root) {
+        rt__next(s);
+        rt__recv(s, rt__at(g, root), 0);
+        rt__next(s);
+        rt__send(s, rt__at(g, root), rt__piece(b, (g->me + p - root) % p));
+        rt__next(s);
+        rt__send(s, rt__at(g, root), 0);
+        return;
+    }
+    for (uint32_t i = 0; i < p && !rt__stopped(s); i++) {
+        if (i == root)
+            continue;
+        rt__next(s);
+        rt__recv(s, rt__at(g, i), rt__piece(b, (i + p - root) % p));
+        rt__send(s, rt__at(g, i), 0);
+    }
+    rt__next(s);
+    for (uint32_t i = 0; i < p && !rt__stopped(s); i++)
+        if (i != root)
+            rt__recv(s, rt__at(g, i), 0);
+}

@@ -428,7 +428,8 @@ static int rs_butterfly(rt__sched *s, const args *a)
  * call it through the communicator: by the algorithm forced for its op (rt_coll_call.forced),
  * else by Open MPI's own choice for its size. one: the part moves one element of a derived
  * datatype (Open MPI's default allgatherv), so that Open MPI's bcasts that cut the message by
- * elements hand over to its linear one. */
+ * elements hand over as with one element: scatter_allgather to linear, split_bintree to the
+ * chain (the pipeline). */
 static int ompi_part(rt__sched *s, const rt_coll_call *c, unsigned op, uint64_t bytes,
                      uint64_t rbytes, const uint64_t *sblk, int one)
 {
@@ -445,6 +446,8 @@ static int ompi_part(rt__sched *s, const rt_coll_call *c, unsigned op, uint64_t 
         alg = rt_coll_select_ompi(&part);
     if (one && (alg == RT_ALG_OMPI_SCATTER_RDB || alg == RT_ALG_OMPI_SCATTER_RING))
         alg = RT_ALG_OMPI_LINEAR;
+    else if (one && alg == RT_ALG_OMPI_SPLIT_BINTREE)
+        alg = RT_ALG_PIPELINE;
     return rt__expand(s, alg, &part, &err);
 }
 
@@ -580,6 +583,12 @@ static int bcast_ompi_scatter_ring(rt__sched *s, const args *a)
     return 0;
 }
 
+static int bcast_ompi_split_bintree(rt__sched *s, const args *a)
+{
+    rt__bcast_ompi_split_bintree(s, &a->r, a->n);
+    return 0;
+}
+
 static int bcast_ompi_linear(rt__sched *s, const args *a)
 {
     rt__bcast_ompi_linear(s, &a->g, (uint32_t)a->c->root, a->n);
@@ -630,6 +639,13 @@ static int allgatherv_gatherv_bcast(rt__sched *s, const args *a)
 static int gather_ompi_linear(rt__sched *s, const args *a)
 {
     rt__gather_ompi_linear(s, &a->g, (uint32_t)a->c->root, &a->b, 1);
+    return 0;
+}
+
+static int gather_ompi_linear_sync(rt__sched *s, const args *a)
+{
+    s->skip0 = 0; /* the go-ahead and the empty second segment are messages */
+    rt__gather_ompi_linear_sync(s, &a->g, (uint32_t)a->c->root, &a->b);
     return 0;
 }
 

@@ -179,8 +179,13 @@ void rt__reduce_ompi_in_order(rt__sched *s, const rt__grp *g, uint32_t root, uin
  * bookkeeping gets no memory. */
 int rt__bcast_ompi_scatter_rdb(rt__sched *s, const rt__grp *g, uint64_t n);
 void rt__bcast_ompi_scatter_ring(rt__sched *s, const rt__grp *g, uint64_t n);
+/* Open MPI's split_bintree bcast (segment size 0), g rotated; the pipeline below 2 elements. */
+void rt__bcast_ompi_split_bintree(rt__sched *s, const rt__grp *g, uint64_t n);
 void rt__gather_ompi_linear(rt__sched *s, const rt__grp *g, uint32_t root, const rt__blocks *b,
                             int gather);
+/* Open MPI's gather linear_sync (first segment: the whole block), rank order as above. */
+void rt__gather_ompi_linear_sync(rt__sched *s, const rt__grp *g, uint32_t root,
+                                 const rt__blocks *b);
 /* Open MPI's ring and Rabenseifner allreduce, pieces cut by elements (rt_coll_elem_size). */
 void rt__allreduce_ompi_ring(rt__sched *s, const rt__grp *g, uint64_t n);
 void rt__allreduce_ompi_rabenseifner(rt__sched *s, const rt__grp *g, uint64_t n);

@@ -198,16 +198,16 @@ rt_coll_alg rt_coll_select_mpich(const rt_coll_call *c);
  * give mapped to the row of rt_coll_algs.def with that number (rt_coll_ompi_id), and
  * where Open MPI's algorithm itself falls back (Open MPI's ring allreduce with fewer
  * elements than ranks, its Rabenseifner with fewer than pof2, its recursive-doubling
- * allgather on a non-power of two) that fallback. Reductions are taken as commutative
- * (MPI's built-in ops) and element counts as rt_coll_elem_size says. Ops tuned does not
+ * allgather on a non-power of two, its scatter_allgather bcasts with fewer elements than
+ * ranks, its split binary tree bcast with fewer than two) that fallback. Reductions are taken as
+ * commutative (MPI's built-in ops) and element counts as rt_coll_elem_size says. Ops tuned does not
  * decide run coll/basic's linear algorithms: gatherv, scatterv, scan, exscan linear;
  * alltoallw direct; the neighbourhood collectives linear. Some numbers run another row
  * exactly: with the fixed rules' segment size 0 and fanout 0, bcast and reduce chain are
  * pipeline and allreduce segmented_ring is ompi_ring; alltoall linear_sync is direct and
  * two_proc pairwise, allgather and allgatherv two_proc ring, barrier two_proc
- * ompi_recursive_doubling, gather linear_sync and scatter linear_nb ompi_linear (the same
- * messages). Bcast split_binary_tree, which retrace has no schedule of, is modelled by the
- * nearest one, binary_tree (docs/analyzer.md, "Open MPI's choice").
+ * ompi_recursive_doubling, scatter linear_nb ompi_linear (the same messages); every other
+ * number has a row of its own (docs/analyzer.md, "Open MPI's choice").
  * RT_ALG_COUNT for ops without a schedule.
  */
 rt_coll_alg rt_coll_select_ompi(const rt_coll_call *c);

@@ -117,7 +117,7 @@ static void test_select_bcast(void **state)
         {16, 4095, 7, RT_ALG_KNOMIAL},
         {16, 4096, 6, RT_ALG_BMTREE},
         {31, 1048576, 8, RT_ALG_OMPI_SCATTER_RDB},
-        {300, 16384, 4, RT_ALG_BINARY_TREE}, /* split binary tree, nearest */
+        {300, 16384, 4, RT_ALG_OMPI_SPLIT_BINTREE},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         if (pick(RT_COLL_BCAST, c[i].p, c[i].n) != c[i].id ||
@@ -220,7 +220,9 @@ static void test_select_others(void **state)
     (void)state;
     /* gather, scatter (b = one block) */
     assert_int_equal(pick(RT_COLL_GATHER, 2, 1), 3);
-    assert_int_equal(sel(RT_COLL_GATHER, 2, 1), RT_ALG_OMPI_LINEAR);
+    assert_int_equal(sel(RT_COLL_GATHER, 2, 1), RT_ALG_OMPI_LINEAR_SYNC);
+    assert_int_equal(pick(RT_COLL_GATHER, 3, 1 << 20), 3);
+    assert_int_equal(sel(RT_COLL_GATHER, 3, 1 << 20), RT_ALG_OMPI_LINEAR_SYNC);
     assert_int_equal(sel(RT_COLL_GATHER, 3, 2), RT_ALG_OMPI_LINEAR);
     assert_int_equal(sel(RT_COLL_GATHER, 3, 4), RT_ALG_BINOMIAL);
     assert_int_equal(sel(RT_COLL_GATHER, 3, 32768), RT_ALG_OMPI_LINEAR);
@@ -312,6 +314,11 @@ static void test_ompi_ids(void **state)
     assert_int_equal(rt_coll_ompi_id(RT_COLL_BARRIER, RT_ALG_OMPI_DOUBLE_RING), 2);
     assert_int_equal(rt_coll_ompi_id(RT_COLL_BCAST, RT_ALG_OMPI_SCATTER_RDB), 8);
     assert_int_equal(rt_coll_ompi_id(RT_COLL_BCAST, RT_ALG_OMPI_SCATTER_RING), 9);
+    assert_int_equal(rt_coll_ompi_id(RT_COLL_BCAST, RT_ALG_OMPI_SPLIT_BINTREE), 4);
+    assert_int_equal(rt_coll_ompi_id(RT_COLL_GATHER, RT_ALG_OMPI_LINEAR_SYNC), 3);
+    /* split_bintree with one element: Open MPI's chain (number 2) */
+    assert_int_equal(rt_coll_ompi_runs(RT_COLL_BCAST, 8, 8, 4), 2);
+    assert_int_equal(rt_coll_ompi_runs(RT_COLL_BCAST, 8, 16, 4), 4);
     /* fewer elements than ranks: Open MPI's linear bcast (56 bytes: 7 doubles) */
     assert_int_equal(rt_coll_ompi_runs(RT_COLL_BCAST, 8, 56, 8), 1);
     assert_int_equal(rt_coll_ompi_runs(RT_COLL_BCAST, 8, 64, 9), 9);
@@ -457,6 +464,17 @@ static void test_steps_bcast(void **state)
     /* one element (2 bytes) on 3 ranks: Open MPI's linear bcast instead */
     static const char *const sal3[] = {"R1:2", "S0:2 S2:2", "R1:2"};
     expect(RT_COLL_BCAST, RT_ALG_OMPI_SCATTER_RING, 3, 1, 2, sal3);
+    /* split binary tree: 10 bytes are 5 elements of 2, halves of 6 and 4 bytes; on 4 ranks the
+     * root gives rank 3 the second half, ranks 1 and 2 swap */
+    static const char *const sb4[] = {"S1:6 | S2:4 | S3:4", "R0:6 | S3:6 | R2:4 S2:6",
+                                      "R0:4 | R1:6 S1:4", "R1:6 | R0:4"};
+    expect(RT_COLL_BCAST, RT_ALG_OMPI_SPLIT_BINTREE, 4, 0, 10, sb4);
+    /* root 1 of 3: relative ranks 1 and 2 (ranks 2 and 0) swap halves of 4 and 3 bytes */
+    static const char *const sb3[] = {"R1:3 | R2:4 S2:3", "S2:4 | S0:3", "R1:4 | R0:3 S0:4"};
+    expect(RT_COLL_BCAST, RT_ALG_OMPI_SPLIT_BINTREE, 3, 1, 7, sb3);
+    /* one element: the chain */
+    static const char *const sb1[] = {"S1:1", "R0:1 | S2:1", "R1:1"};
+    expect(RT_COLL_BCAST, RT_ALG_OMPI_SPLIT_BINTREE, 3, 0, 1, sb1);
 }
 
 static void test_steps_reduce(void **state)
@@ -548,6 +566,10 @@ static void test_steps_barrier_rooted(void **state)
     expect(RT_COLL_BARRIER, RT_ALG_OMPI_LINEAR, 3, RT_PEER_NONE, 0, lin3);
     static const char *const gat3[] = {"S1:5", "R0:5 | R2:5", "S1:5"};
     expect(RT_COLL_GATHER, RT_ALG_OMPI_LINEAR, 3, 1, 5, gat3);
+    /* linear_sync: a 0-byte go-ahead before each block, an empty second segment after it */
+    static const char *const gs3[] = {"R1:0 | S1:5 | S1:0", "R0:5 S0:0 | R2:5 S2:0 | R0:0 R2:0",
+                                      "R1:0 | S1:5 | S1:0"};
+    expect(RT_COLL_GATHER, RT_ALG_OMPI_LINEAR_SYNC, 3, 1, 5, gs3);
     static const char *const sca3[] = {"S1:5 | S2:5", "R0:5", "R0:5"};
     expect(RT_COLL_SCATTER, RT_ALG_OMPI_LINEAR, 3, 0, 5, sca3);
 }
