@@ -48,7 +48,8 @@ extern int mpi_fortran_in_place_ __attribute__((weak));
 
 /* The conversion state of one Fortran call: arrays of n requests, statuses and indices
  * (inline up to RT__INLINE_REQS, else one allocation), and the Fortran statuses the twin
- * fills when the caller ignored them. after: the twin has returned. */
+ * fills when the caller ignored them; or, for the w collectives (which have none of those),
+ * their datatypes per peer (rt__of_wtypes). after: the twin has returned. */
 typedef struct rt__of {
     int after;
     int n;
@@ -59,10 +60,16 @@ typedef struct rt__of {
     MPI_Fint *fs; /* stands in for MPI_STATUS(ES)_IGNORE */
     int *ix;
     void *heap;
-    MPI_Status cs_inline[RT__INLINE_REQS];
-    MPI_Request rq_inline[RT__INLINE_REQS];
-    MPI_Fint fs_inline[RT__INLINE_REQS * RT__OF_STATUS_SIZE];
-    int ix_inline[RT__INLINE_REQS];
+    const MPI_Datatype *ty[2]; /* w collectives: the send and the receive datatypes */
+    union {
+        struct {
+            MPI_Status cs_inline[RT__INLINE_REQS];
+            MPI_Request rq_inline[RT__INLINE_REQS];
+            MPI_Fint fs_inline[RT__INLINE_REQS * RT__OF_STATUS_SIZE];
+            int ix_inline[RT__INLINE_REQS];
+        };
+        MPI_Datatype ty_inline[2 * RT__INLINE_REQS];
+    };
 } rt__of;
 
 /* Leaves a call the tracer cannot follow untraced (it still runs): as rt__begin not taken. */
@@ -73,11 +80,14 @@ static inline int rt__of_drop(rt__call *c)
     return 0;
 }
 
-/* Room for the call's arrays of n (a count the program passed: bounded by int). */
+/* Room for the call's arrays of n (a count the program passed: bounded by int). The row's n
+ * column, evaluated just before, may have left the call untraced (rt__of_wtypes) or taken
+ * x->heap (which the wrapper sets to NULL first). */
 static inline int rt__of_alloc(rt__call *c, rt__of *x, int n)
 {
+    if (!c->on)
+        return 0;
     x->n = n > 0 ? n : 0;
-    x->heap = NULL;
     x->fst = x->fstv = NULL;
     if (x->n <= RT__INLINE_REQS) {
         x->cs = x->cs_inline;
@@ -163,6 +173,54 @@ static inline const void *rt__of_buf(const void *b)
     return b && b == (const void *)&mpi_fortran_in_place_ ? MPI_IN_PLACE : b;
 }
 
+/* A Fortran datatype handle as a C one; a handle Open MPI does not know (PMPI_Type_f2c gives
+ * NULL, and the call itself fails) as MPI_DATATYPE_NULL, which the hooks count as 0 bytes. */
+static inline MPI_Datatype rt__of_type(MPI_Fint f)
+{
+    MPI_Datatype t = PMPI_Type_f2c(f);
+    return t ? t : MPI_DATATYPE_NULL;
+}
+
+/*
+ * The w collectives' datatypes, one per peer, as their hooks read them (RT__COUNTS_W): the
+ * send side's for the peers data goes to, the receive side's for those it comes from, as
+ * many as coll_setup_peers counts (the group, the remote group of an inter-communicator, or
+ * the out and in neighbours of the process topology); the send side's not at all in place,
+ * where MPI ignores them. Converted once, before the call, from the row's n column (these
+ * rows have no requests or statuses to convert, so it returns 0 for them): inline up to
+ * 2 * RT__INLINE_REQS peers, else in x->heap, freed by the wrapper. When that allocation
+ * fails the call runs untraced. The other Fortran wrappers never come here.
+ */
+static inline int rt__of_wtypes(rt__call *c, rt__of *x, const MPI_Fint *comm, const void *sendbuf,
+                                const MPI_Fint *sendtypes, const MPI_Fint *recvtypes, int neighbor)
+{
+    x->ty[0] = x->ty[1] = NULL;
+    MPI_Comm cc = PMPI_Comm_f2c(*comm);
+    rt__comm *cm = cc ? rt__comm_get(cc) : NULL;
+    if (!cm) /* not a communicator the tracer knows: the hook records nothing either */
+        return 0;
+    uint64_t nin = cm->inter ? cm->remote_size : cm->size, nout = nin;
+    if (neighbor)
+        rt__comm_degrees(cc, cm, &nin, &nout);
+    if (rt__of_buf(sendbuf) == MPI_IN_PLACE)
+        nout = 0;
+    uint64_t n = nin + nout; /* each < 2^32 */
+    MPI_Datatype *t = x->ty_inline;
+    if (n > 2 * RT__INLINE_REQS) {
+        t = n <= SIZE_MAX / sizeof *t ? malloc((size_t)n * sizeof *t) : NULL;
+        if (!t)
+            return rt__of_drop(c);
+        x->heap = t;
+    }
+    for (uint64_t i = 0; i < nout; i++)
+        t[i] = rt__of_type(sendtypes[i]);
+    for (uint64_t i = 0; i < nin; i++)
+        t[nout + i] = rt__of_type(recvtypes[i]);
+    x->ty[0] = nout ? t : NULL;
+    x->ty[1] = t + nout;
+    return 0;
+}
+
 /* The conversions as ompi_f.def's rows spell them (x: the call's rt__of). An input handle
  * is converted where the hooks read it; an output handle reads as null before the call. */
 #define RT__OF_COMM(p) PMPI_Comm_f2c(*(p))
@@ -187,6 +245,10 @@ static inline const void *rt__of_buf(const void *b)
 #define RT__OF_STV(s) rt__of_stv(c, x, s)
 #define RT__OF_CST(s) rt__of_cst(c, x)
 #define RT__OF_CSTV(s, n) rt__of_cstv(x, x->after ? (n) : 0)
+/* The w collectives: their n column converts the datatypes, RT__OF_TYPEV(0) and (1) are the
+ * send and the receive side's (neighbor: 1 for the neighbourhood forms). */
+#define RT__OF_W(neighbor) rt__of_wtypes(c, x, comm, sendbuf, sendtypes, recvtypes, neighbor)
+#define RT__OF_TYPEV(k) (x->ty[k])
 
 /*
  * One Fortran function: Open MPI's body name and the names the compilers call, aliases of
@@ -205,6 +267,7 @@ static inline const void *rt__of_buf(const void *b)
         rt__of *const x = &x_;                                                             \
         MPI_Fint rc = MPI_SUCCESS;                                                         \
         x->after = 0;                                                                      \
+        x->heap = NULL;                                                                    \
         if (rt__begin(c, RT_FN_##name) && rt__of_alloc(c, x, (n))) {                       \
             rt__pre_##name(c, RT__F08_UNPAREN cargs);                                      \
             if (rt__can_block(RT_FN_##name))                                               \

@@ -9,6 +9,8 @@
  * group index 0 (callers rotate), as Open MPI shifts ranks by the root; the linear ones go
  * in rank order. mpi.openmpi.wire checks them against the messages Open MPI sends.
  */
+#include <stdlib.h>
+
 #include "rt__coll.h"
 
 /* At most the children of one knomial node: 3 per base-4 digit of a 32-bit rank. */
@@ -93,6 +95,45 @@ static void knomial_node(uint32_t p, uint32_t r, tree_node *t)
                 add_child(t, r + mask * j);
 }
 
+/* ompi_coll_base_topo_build_in_order_bintree: rooted at rank p-1, not relative to a root. A
+ * subtree of size nodes whose top is its last rank has the left child top-1 and, when that is
+ * above 0, the right child size/2 - 1, which tops the first size/2 ranks; the left subtree is
+ * the size - size/2 - 1 ranks between. Walks down from the top to r, shifting the ranks of a
+ * left subtree by the size of the right one. */
+static void in_order_node(uint32_t p, uint32_t r, tree_node *t)
+{
+    int64_t size = p, me = r, top = (int64_t)p - 1, delta = 0;
+    t->parent = -1;
+    for (;;) {
+        int64_t rightsize = size >> 1, lchild = -1, rchild = -1;
+        if (size > 1) {
+            lchild = top - 1;
+            if (lchild > 0)
+                rchild = rightsize - 1;
+        }
+        if (me == top) {
+            if (lchild >= 0)
+                add_child(t, (uint64_t)(lchild + delta));
+            if (rchild >= 0)
+                add_child(t, (uint64_t)(rchild + delta));
+            return;
+        }
+        if (me > rchild) { /* in the left subtree */
+            if (me == lchild)
+                t->parent = top + delta;
+            size -= rightsize + 1;
+            delta += rightsize;
+            me -= rightsize;
+            top = size - 1;
+        } else { /* in the right subtree */
+            if (me == rchild)
+                t->parent = top + delta;
+            size = rightsize;
+            top = rchild;
+        }
+    }
+}
+
 static void tree_of(rt__tree_kind kind, uint32_t p, uint32_t r, tree_node *t)
 {
     t->n = 0;
@@ -105,6 +146,9 @@ static void tree_of(rt__tree_kind kind, uint32_t p, uint32_t r, tree_node *t)
         break;
     case RT__TREE_BMTREE:
         bmtree_node(p, r, t);
+        break;
+    case RT__TREE_IN_ORDER:
+        in_order_node(p, r, t);
         break;
     default:
         knomial_node(p, r, t);
@@ -194,6 +238,82 @@ void rt__barrier_ompi_rd(rt__sched *s, const rt__grp *g)
     if (me < extra) {
         rt__next(s);
         rt__send(s, rt__at(g, me + pof2), 0);
+    }
+}
+
+/* ompi_coll_base_barrier_intra_doublering: twice round the ring of 0-byte messages. Rank 0
+ * sends to rank 1 and waits for rank p-1; every other rank waits for its left neighbour, then
+ * sends to its right one (rank p-1 to rank 0); then all of it once more (the second time
+ * with synchronous sends, the same messages). */
+void rt__barrier_ompi_double_ring(rt__sched *s, const rt__grp *g)
+{
+    uint32_t p = g->n, me = g->me;
+    if (p < 2)
+        return;
+    int32_t left = rt__at(g, (me + p - 1) % p), right = rt__at(g, (me + 1) % p);
+    for (int lap = 0; lap < 2; lap++) {
+        if (me > 0) {
+            rt__next(s);
+            rt__recv(s, left, 0);
+        }
+        rt__next(s);
+        rt__send(s, right, 0);
+        if (me == 0) {
+            rt__next(s);
+            rt__recv(s, left, 0);
+        }
+    }
+}
+
+/* ompi_coll_base_barrier_intra_tree: up a tree of distances 1, 2, 4, ... (below the smallest
+ * power of two >= p), each rank with no bits set below the distance pairing with rank ^
+ * distance: the higher one sends to the lower one; then down it in the reverse order, the
+ * lower one sending. One blocking message a round. */
+void rt__barrier_ompi_tree(rt__sched *s, const rt__grp *g)
+{
+    uint32_t p = g->n, me = g->me;
+    uint64_t depth = 1;
+    while (depth < p)
+        depth <<= 1;
+    for (uint64_t jump = 1; jump < depth; jump <<= 1) {
+        uint64_t partner = me ^ jump;
+        if ((partner & (jump - 1)) || partner >= p)
+            continue;
+        rt__next(s);
+        if (partner > me)
+            rt__recv(s, rt__at(g, (uint32_t)partner), 0);
+        else
+            rt__send(s, rt__at(g, (uint32_t)partner), 0);
+    }
+    for (uint64_t jump = depth >> 1; jump > 0; jump >>= 1) {
+        uint64_t partner = me ^ jump;
+        if ((partner & (jump - 1)) || partner >= p)
+            continue;
+        rt__next(s);
+        if (partner > me)
+            rt__send(s, rt__at(g, (uint32_t)partner), 0);
+        else
+            rt__recv(s, rt__at(g, (uint32_t)partner), 0);
+    }
+}
+
+/* ompi_coll_base_reduce_intra_in_order_binary: the generic reduce on the in-order binary tree,
+ * whose root is rank p-1 whatever the call's root; when the root is another rank, rank p-1
+ * then sends it the result. */
+void rt__reduce_ompi_in_order(rt__sched *s, const rt__grp *g, uint32_t root, uint64_t n)
+{
+    uint32_t io_root = g->n - 1;
+    if (g->n < 2)
+        return;
+    rt__reduce_tree(s, g, RT__TREE_IN_ORDER, n);
+    if (root == io_root || rt__stopped(s))
+        return;
+    if (g->me == root) {
+        rt__next(s);
+        rt__recv(s, rt__at(g, io_root), n);
+    } else if (g->me == io_root) {
+        rt__next(s);
+        rt__send(s, rt__at(g, root), n);
     }
 }
 
@@ -406,4 +526,218 @@ void rt__allgather_ompi_neighbor(rt__sched *s, const rt__grp *g, const rt__block
         rt__send(s, rt__at(g, nb[par]), rt__span(b, send_from, 2));
         send_from = from[par];
     }
+}
+
+/* ---- bcast: Open MPI's scatter_allgather and scatter_allgather_ring (coll_base_bcast.c) ---- */
+
+/* Elements of blocks [from, from + len) when count elements are cut into blocks of sc (the
+ * last one shorter, the ones past the end empty). */
+static uint64_t sa_elems(uint64_t count, uint64_t sc, uint64_t from, uint64_t len)
+{
+    if (from >= (count + sc - 1) / sc) /* from * sc >= count: no overflow below */
+        return 0;
+    uint64_t rem = count - from * sc;
+    return len >= (rem + sc - 1) / sc ? rem : len * sc;
+}
+
+/* The binomial scatter both begin with, on relative ranks (g rotated, root at index 0): rank v
+ * receives blocks [v, v + m) from v - m (m its lowest bit), then passes blocks [v + k, v + 2k)
+ * to v + k for each power of two k below m (below p at the root), largest first; a part with
+ * no elements is neither sent nor received. */
+static void sa_scatter(rt__sched *s, const rt__grp *g, uint64_t count, uint64_t sc, unsigned e)
+{
+    uint32_t p = g->n, v = g->me;
+    uint64_t mask = 1;
+    while (mask < p && !(v & mask))
+        mask <<= 1;
+    if (v) {
+        uint64_t got = sa_elems(count, sc, v, mask);
+        if (got) {
+            rt__next(s);
+            rt__recv(s, rt__at(g, (uint32_t)(v - mask)), got * e);
+        }
+    }
+    for (mask >>= 1; mask > 0 && !rt__stopped(s); mask >>= 1) {
+        if (v + mask >= p)
+            continue;
+        uint64_t put = sa_elems(count, sc, v + mask, mask);
+        if (put) {
+            rt__next(s);
+            rt__send(s, rt__at(g, (uint32_t)(v + mask)), put * e);
+        }
+    }
+}
+
+/* ompi_coll_base_bcast_intra_scatter_allgather_ring, count >= p elements of e bytes (the
+ * caller runs the linear bcast below, as Open MPI does): blocks of ceil(count / p) elements
+ * scattered, then p - 1 steps of a ring, each sending the block received last to rank + 1
+ * and receiving the next from rank - 1 (0-byte messages for blocks past the end). */
+void rt__bcast_ompi_scatter_ring(rt__sched *s, const rt__grp *g, uint64_t n)
+{
+    uint32_t p = g->n, v = g->me;
+    unsigned e = rt_coll_elem_size(n);
+    uint64_t count = n / e, sc = (count + p - 1) / p;
+    if (p < 2 || count < p)
+        return;
+    sa_scatter(s, g, count, sc, e);
+    int32_t left = rt__at(g, (v + p - 1) % p), right = rt__at(g, (v + 1) % p);
+    uint32_t sb = v, rb = (v + p - 1) % p;
+    for (uint32_t i = 1; i < p && !rt__stopped(s); i++) {
+        rt__next(s);
+        rt__recv(s, left, sa_elems(count, sc, rb, 1) * e);
+        rt__send(s, right, sa_elems(count, sc, sb, 1) * e);
+        sb = rb;
+        rb = (rb + p - 1) % p;
+    }
+}
+
+/*
+ * ompi_coll_base_bcast_intra_scatter_allgather, count >= p: the scatter, then a recursive
+ * doubling allgather. At distance m (1, 2, 4, ...) rank v exchanges what it holds (its
+ * subtree's blocks, from rounddown(v, m)) with v ^ m where that rank exists; where the other
+ * subtree is cut short by p, the ranks that got its data pass on what they received last to
+ * those that did not, by recursive halving inside the subtree. How much each rank holds and
+ * received last follows from all the ranks' exchanges before, so they are followed for every
+ * rank (two counts each): Open MPI's variables curr_count and recv_count, the latter starting
+ * from the scatter's bound count - v * sc (0 at the root). 0-byte exchanges are messages.
+ * -RT_E_NOMEM when those counts get no memory.
+ */
+int rt__bcast_ompi_scatter_rdb(rt__sched *s, const rt__grp *g, uint64_t n)
+{
+    uint32_t p = g->n, me = g->me;
+    unsigned e = rt_coll_elem_size(n);
+    uint64_t count = n / e, sc = (count + p - 1) / p;
+    if (p < 2 || count < p)
+        return 0;
+    sa_scatter(s, g, count, sc, e);
+    uint64_t *curr = malloc((size_t)p * 2 * sizeof *curr); /* p < 2^32: no overflow */
+    if (!curr)
+        return -RT_E_NOMEM;
+    uint64_t *last = curr + p;
+    for (uint32_t v = 0; v < p; v++) {
+        curr[v] = sa_elems(count, sc, v, 1);
+        last[v] = v && count > (uint64_t)v * sc ? count - (uint64_t)v * sc : 0;
+    }
+    for (uint64_t mask = 1; mask < p && !rt__stopped(s); mask <<= 1) {
+        /* the exchanges: each pair once, both ways */
+        for (uint32_t v = 0; v < p; v++) {
+            uint64_t w = v ^ mask;
+            if (w >= p || w < v)
+                continue;
+            uint64_t a = curr[v], b = curr[w];
+            if (v == me || w == me) {
+                rt__next(s);
+                rt__recv(s, rt__at(g, (uint32_t)(v == me ? w : v)), (v == me ? b : a) * e);
+                rt__send(s, rt__at(g, (uint32_t)(v == me ? w : v)), (v == me ? a : b) * e);
+            }
+            curr[v] = curr[(uint32_t)w] = a + b;
+            last[v] = b;
+            last[(uint32_t)w] = a;
+        }
+        /* the subtrees whose partner subtree is cut short: recursive halving inside them */
+        for (uint64_t half = mask >> 1; half > 0; half >>= 1)
+            for (uint32_t v = 0; v < p; v++) {
+                uint64_t root = v & ~(mask - 1), other = root ^ mask;
+                if (other + mask <= p)
+                    continue;
+                uint64_t have = p > root + mask ? p - root - mask : 0; /* ranks with data */
+                uint64_t w = v ^ half, sub = v & ~(2 * half - 1);
+                if (w < v || w >= p || !(v < sub + have && w >= sub + have))
+                    continue;
+                if (v == me || w == me) { /* v sends to w what it received last */
+                    rt__next(s);
+                    if (v == me)
+                        rt__send(s, rt__at(g, (uint32_t)w), last[v] * e);
+                    else
+                        rt__recv(s, rt__at(g, v), last[v] * e);
+                }
+                curr[(uint32_t)w] += last[v];
+                last[(uint32_t)w] = last[v];
+            }
+    }
+    free(curr);
+    return 0;
+}
+
+/*
+ * ompi_coll_base_bcast_intra_split_bintree with segment size 0, on relative ranks (g rotated,
+ * root at index 0): the message cut in two halves of elements (the first one element larger);
+ * down the binary tree (binary_node) the root sends the first half to its child 1 and the
+ * second to its child 2, each rank receives its subtree's half (the odd ranks are child 1's,
+ * the even ones child 2's) and sends it on to its children, one blocking send each; then each
+ * rank swaps halves with its pair in the other subtree, odd v with v + 1 (on an even number
+ * of ranks rank p - 1 gets the second half from the root instead). With fewer than two
+ * elements Open MPI runs its chain, fanout 1: the pipeline.
+ */
+void rt__bcast_ompi_split_bintree(rt__sched *s, const rt__grp *g, uint64_t n)
+{
+    uint32_t p = g->n, v = g->me;
+    unsigned e = rt_coll_elem_size(n);
+    uint64_t count = n / e, half[2] = {(count + 1) / 2 * e, count / 2 * e};
+    if (p < 2)
+        return;
+    if (count < 2) {
+        rt__bcast_tree(s, g, RT__TREE_CHAIN, n);
+        return;
+    }
+    tree_node t;
+    tree_of(RT__TREE_BINARY, p, v, &t);
+    unsigned lr = (v + 1) % 2; /* 0: the left subtree (odd v), 1: the right one and the root */
+    if (v == 0) {
+        for (uint32_t i = 0; i < t.n && i < 2; i++) {
+            rt__next(s);
+            rt__send(s, rt__at(g, t.child[i]), half[i]);
+        }
+    } else {
+        rt__next(s);
+        rt__recv(s, rt__at(g, (uint32_t)t.parent), half[lr]);
+        for (uint32_t i = 0; i < t.n && !rt__stopped(s); i++) {
+            rt__next(s);
+            rt__send(s, rt__at(g, t.child[i]), half[lr]);
+        }
+    }
+    uint32_t pair = lr == 0 ? (v + 1) % p : (v + p - 1) % p;
+    if (p % 2 == 0 && v == 0) {
+        rt__next(s);
+        rt__send(s, rt__at(g, p - 1), half[1]);
+    } else if (p % 2 == 0 && v == p - 1) {
+        rt__next(s);
+        rt__recv(s, rt__at(g, 0), half[1]);
+    } else if (v != 0) {
+        rt__next(s);
+        rt__recv(s, rt__at(g, pair), half[1 - lr]);
+        rt__send(s, rt__at(g, pair), half[lr]);
+    }
+}
+
+/* ompi_coll_base_gather_intra_linear_sync with first segment size 0 (the rules' segment size:
+ * the first segment is the whole block): in rank order, the root receives rank i's block after
+ * sending it a 0-byte go-ahead, and each rank sends its block after that message, then an
+ * empty second segment, which the root receives at the end. b holds the pieces by rank
+ * relative to the root. */
+void rt__gather_ompi_linear_sync(rt__sched *s, const rt__grp *g, uint32_t root, const rt__blocks *b)
+{
+    uint32_t p = g->n;
+    if (p < 2)
+        return;
+    if (g->me != root) {
+        rt__next(s);
+        rt__recv(s, rt__at(g, root), 0);
+        rt__next(s);
+        rt__send(s, rt__at(g, root), rt__piece(b, (g->me + p - root) % p));
+        rt__next(s);
+        rt__send(s, rt__at(g, root), 0);
+        return;
+    }
+    for (uint32_t i = 0; i < p && !rt__stopped(s); i++) {
+        if (i == root)
+            continue;
+        rt__next(s);
+        rt__recv(s, rt__at(g, i), rt__piece(b, (i + p - root) % p));
+        rt__send(s, rt__at(g, i), 0);
+    }
+    rt__next(s);
+    for (uint32_t i = 0; i < p && !rt__stopped(s); i++)
+        if (i != root)
+            rt__recv(s, rt__at(g, i), 0);
 }

@@ -425,9 +425,13 @@ static int rs_butterfly(rt__sched *s, const args *a)
 }
 
 /* One collective of rank 0 inside another (c's communicator), as Open MPI's composed algorithms
- * call it through the communicator: by Open MPI's own choice for its size. */
+ * call it through the communicator: by the algorithm forced for its op (rt_coll_call.forced),
+ * else by Open MPI's own choice for its size. one: the part moves one element of a derived
+ * datatype (Open MPI's default allgatherv), so that Open MPI's bcasts that cut the message by
+ * elements hand over as with one element: scatter_allgather to linear, split_bintree to the
+ * chain (the pipeline). */
 static int ompi_part(rt__sched *s, const rt_coll_call *c, unsigned op, uint64_t bytes,
-                     uint64_t rbytes, const uint64_t *sblk)
+                     uint64_t rbytes, const uint64_t *sblk, int one)
 {
     rt_coll_call part = *c;
     part.op = op;
@@ -437,7 +441,14 @@ static int ompi_part(rt__sched *s, const rt_coll_call *c, unsigned op, uint64_t 
     part.sblk = sblk;
     part.rblk = NULL;
     rt_err err;
-    return rt__expand(s, rt_coll_select_ompi(&part), &part, &err);
+    unsigned alg = c->forced ? c->forced[op] : RT_ALG_OMPI;
+    if (alg == RT_ALG_MPICH || alg == RT_ALG_OMPI || !rt_coll_alg_valid(op, alg))
+        alg = rt_coll_select_ompi(&part);
+    if (one && (alg == RT_ALG_OMPI_SCATTER_RDB || alg == RT_ALG_OMPI_SCATTER_RING))
+        alg = RT_ALG_OMPI_LINEAR;
+    else if (one && alg == RT_ALG_OMPI_SPLIT_BINTREE)
+        alg = RT_ALG_PIPELINE;
+    return rt__expand(s, alg, &part, &err);
 }
 
 /* Open MPI's basic linear reduce_scatter_block and non-overlapping reduce_scatter: a reduce of
@@ -447,10 +458,10 @@ static int rs_reduce_scatter(rt__sched *s, const args *a)
     const rt_coll_call *c = a->c;
     uint64_t n = c->bytes, at_root = c->me == 0 ? n : 0;
     int v = c->op == RT_COLL_REDUCE_SCATTER;
-    int rc = ompi_part(s, c, RT_COLL_REDUCE, n, at_root, NULL);
+    int rc = ompi_part(s, c, RT_COLL_REDUCE, n, at_root, NULL, 0);
     return rc ? rc
               : ompi_part(s, c, v ? RT_COLL_SCATTERV : RT_COLL_SCATTER, at_root,
-                          rt__piece(&a->b, c->me), v ? c->sblk : NULL);
+                          rt__piece(&a->b, c->me), v ? c->sblk : NULL, 0);
 }
 
 /* Open MPI's non-overlapping allreduce: a reduce to rank 0, then a bcast from it. */
@@ -458,8 +469,8 @@ static int allreduce_ompi_reduce_bcast(rt__sched *s, const args *a)
 {
     const rt_coll_call *c = a->c;
     uint64_t n = a->n, at_root = c->me == 0 ? n : 0;
-    int rc = ompi_part(s, c, RT_COLL_REDUCE, n, at_root, NULL);
-    return rc ? rc : ompi_part(s, c, RT_COLL_BCAST, at_root, n - at_root, NULL);
+    int rc = ompi_part(s, c, RT_COLL_REDUCE, n, at_root, NULL, 0);
+    return rc ? rc : ompi_part(s, c, RT_COLL_BCAST, at_root, n - at_root, NULL, 0);
 }
 
 /* Open MPI's basic linear allgather: a gather to rank 0, then a bcast of the whole. */
@@ -467,8 +478,8 @@ static int allgather_ompi_gather_bcast(rt__sched *s, const args *a)
 {
     const rt_coll_call *c = a->c;
     uint64_t n = a->n, at_root = c->me == 0 ? n : 0;
-    int rc = ompi_part(s, c, RT_COLL_GATHER, c->bytes, at_root, NULL);
-    return rc ? rc : ompi_part(s, c, RT_COLL_BCAST, at_root, n - at_root, NULL);
+    int rc = ompi_part(s, c, RT_COLL_GATHER, c->bytes, at_root, NULL, 0);
+    return rc ? rc : ompi_part(s, c, RT_COLL_BCAST, at_root, n - at_root, NULL, 0);
 }
 
 static int neighbor_linear(rt__sched *s, const args *a)
@@ -526,6 +537,58 @@ static int barrier_ompi_rd(rt__sched *s, const args *a)
     return 0;
 }
 
+static int barrier_ompi_double_ring(rt__sched *s, const args *a)
+{
+    rt__barrier_ompi_double_ring(s, &a->g);
+    return 0;
+}
+
+static int barrier_ompi_tree(rt__sched *s, const args *a)
+{
+    rt__barrier_ompi_tree(s, &a->g);
+    return 0;
+}
+
+static int reduce_ompi_in_order(rt__sched *s, const args *a)
+{
+    rt__reduce_ompi_in_order(s, &a->g, (uint32_t)a->c->root, a->n);
+    return 0;
+}
+
+/* Open MPI's scatter_allgather bcasts; with fewer elements than ranks Open MPI runs its
+ * linear bcast instead (rt_coll_ompi_runs says so too). */
+static int bcast_ompi_scatter_handover(const args *a)
+{
+    return a->n / rt_coll_elem_size(a->n) < a->g.n;
+}
+
+static int bcast_ompi_scatter_rdb(rt__sched *s, const args *a)
+{
+    if (bcast_ompi_scatter_handover(a)) {
+        rt__bcast_ompi_linear(s, &a->g, (uint32_t)a->c->root, a->n);
+        return 0;
+    }
+    s->skip0 = 0; /* Open MPI exchanges empty blocks too */
+    return rt__bcast_ompi_scatter_rdb(s, &a->r, a->n);
+}
+
+static int bcast_ompi_scatter_ring(rt__sched *s, const args *a)
+{
+    if (bcast_ompi_scatter_handover(a))
+        rt__bcast_ompi_linear(s, &a->g, (uint32_t)a->c->root, a->n);
+    else {
+        s->skip0 = 0; /* Open MPI passes empty blocks on too */
+        rt__bcast_ompi_scatter_ring(s, &a->r, a->n);
+    }
+    return 0;
+}
+
+static int bcast_ompi_split_bintree(rt__sched *s, const args *a)
+{
+    rt__bcast_ompi_split_bintree(s, &a->r, a->n);
+    return 0;
+}
+
 static int bcast_ompi_linear(rt__sched *s, const args *a)
 {
     rt__bcast_ompi_linear(s, &a->g, (uint32_t)a->c->root, a->n);
@@ -563,44 +626,26 @@ static int allgather_ompi_neighbor(rt__sched *s, const args *a)
     return 0;
 }
 
-/* Open MPI's default allgatherv: gatherv to rank 0, then its bcast choice for the total. */
+/* Open MPI's default allgatherv: gatherv to rank 0, then a bcast of the total from it (Open
+ * MPI's choice for its size, or the one forced: ompi_part). */
 static int allgatherv_gatherv_bcast(rt__sched *s, const args *a)
 {
-    uint32_t p = a->c->size;
-    uint64_t n = a->n;
+    const rt_coll_call *c = a->c;
+    uint64_t n = a->n, at_root = c->me == 0 ? n : 0;
     rt__gather_ompi_linear(s, &a->g, 0, &a->b, 1);
-    rt__blocks whole = rt__blocks_of(n, p, 0);
-    switch (rt__ompi_bcast_choice(p, n)) {
-    case RT_ALG_PIPELINE:
-        rt__bcast_tree(s, &a->g, RT__TREE_CHAIN, n);
-        break;
-    case RT_ALG_BINARY_TREE:
-        rt__bcast_tree(s, &a->g, RT__TREE_BINARY, n);
-        break;
-    case RT_ALG_BMTREE:
-        rt__bcast_tree(s, &a->g, RT__TREE_BMTREE, n);
-        break;
-    case RT_ALG_KNOMIAL:
-        rt__bcast_tree(s, &a->g, RT__TREE_KNOMIAL, n);
-        break;
-    case RT_ALG_SCATTER_RDB:
-        rt__scatter_binomial(s, &a->g, &whole);
-        rt__allgather_rd(s, &a->g, &whole);
-        break;
-    case RT_ALG_SCATTER_RING:
-        rt__scatter_binomial(s, &a->g, &whole);
-        rt__allgather_ring(s, &a->g, &whole);
-        break;
-    default: /* ompi_linear */
-        rt__bcast_ompi_linear(s, &a->g, 0, n);
-        break;
-    }
-    return 0;
+    return ompi_part(s, c, RT_COLL_BCAST, at_root, n - at_root, NULL, 1);
 }
 
 static int gather_ompi_linear(rt__sched *s, const args *a)
 {
     rt__gather_ompi_linear(s, &a->g, (uint32_t)a->c->root, &a->b, 1);
+    return 0;
+}
+
+static int gather_ompi_linear_sync(rt__sched *s, const args *a)
+{
+    s->skip0 = 0; /* the go-ahead and the empty second segment are messages */
+    rt__gather_ompi_linear_sync(s, &a->g, (uint32_t)a->c->root, &a->b);
     return 0;
 }
 

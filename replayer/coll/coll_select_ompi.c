@@ -246,26 +246,19 @@ int rt_coll_ompi_pick(const rt_coll_call *c)
     }
 }
 
-/* Open MPI's algorithms retrace has no row of, by the row that models them (rt_coll.h). */
+/* Open MPI's algorithms that move the same messages as another row, by that row (rt_coll.h). */
 static const struct {
     uint8_t op, id;
     rt_coll_alg alg;
 } nearest[] = {
-    {RT_COLL_BCAST, 2, RT_ALG_PIPELINE}, /* chain: fanout 0 is forced to 1 */
-    {RT_COLL_BCAST, 4, RT_ALG_BINARY_TREE},
-    {RT_COLL_BCAST, 8, RT_ALG_SCATTER_RDB},
-    {RT_COLL_BCAST, 9, RT_ALG_SCATTER_RING},
+    {RT_COLL_BCAST, 2, RT_ALG_PIPELINE},      /* chain: fanout 0 is forced to 1 */
     {RT_COLL_ALLREDUCE, 5, RT_ALG_OMPI_RING}, /* segmented ring, segment size 0: the ring */
     {RT_COLL_ALLTOALL, 4, RT_ALG_DIRECT},
     {RT_COLL_ALLTOALL, 5, RT_ALG_PAIRWISE},
     {RT_COLL_ALLGATHER, 6, RT_ALG_RING},
     {RT_COLL_ALLGATHERV, 5, RT_ALG_RING},
-    {RT_COLL_BARRIER, 2, RT_ALG_DISSEMINATION},
     {RT_COLL_BARRIER, 5, RT_ALG_OMPI_RD},
-    {RT_COLL_BARRIER, 6, RT_ALG_BINOMIAL},
     {RT_COLL_REDUCE, 2, RT_ALG_PIPELINE}, /* chain: fanout 0 is forced to 1 */
-    {RT_COLL_REDUCE, 6, RT_ALG_BINARY_TREE},
-    {RT_COLL_GATHER, 3, RT_ALG_OMPI_LINEAR},
     {RT_COLL_SCATTER, 3, RT_ALG_OMPI_LINEAR},
 };
 
@@ -274,6 +267,10 @@ static int handed_over(const rt_coll_call *c, int id)
 {
     uint32_t p = c->size ? c->size : 1;
     switch (c->op) {
+    case RT_COLL_BCAST: /* split_bintree: count < 2; scatter_allgather(_ring): count < p */
+        if (id == 4 && elements(rt__op_size(c)) < 2)
+            return 2;
+        return (id == 8 || id == 9) && elements(rt__op_size(c)) < p ? 1 : id;
     case RT_COLL_ALLREDUCE: /* ring: count < p; Rabenseifner: count < pof2 */
         if ((id == 4 || id == 5) && elements(c->bytes) < p)
             return 3;
@@ -321,10 +318,4 @@ rt_coll_alg rt_coll_select_ompi(const rt_coll_call *c)
         if (nearest[i].op == c->op && nearest[i].id == id)
             return nearest[i].alg;
     return RT_ALG_COUNT; /* unreachable: unit.coll checks every number the rules give */
-}
-
-rt_coll_alg rt__ompi_bcast_choice(uint32_t p, uint64_t n)
-{
-    rt_coll_call c = {.op = RT_COLL_BCAST, .size = p, .me = 0, .root = 0, .bytes = n};
-    return rt_coll_select_ompi(&c);
 }

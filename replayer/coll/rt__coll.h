@@ -155,22 +155,37 @@ void rt__alltoall_bruck(rt__sched *s, const rt__grp *g, uint64_t sent, uint64_t 
 /* ---- Open MPI 4.1's trees and barriers (coll_ompi.c); root = group index 0 ------- */
 
 typedef enum rt__tree_kind {
-    RT__TREE_CHAIN,  /* pipeline */
-    RT__TREE_BINARY, /* binary_tree */
-    RT__TREE_BMTREE, /* bmtree */
-    RT__TREE_KNOMIAL /* knomial, radix 4 */
+    RT__TREE_CHAIN,   /* pipeline */
+    RT__TREE_BINARY,  /* binary_tree */
+    RT__TREE_BMTREE,  /* bmtree */
+    RT__TREE_KNOMIAL, /* knomial, radix 4 */
+    RT__TREE_IN_ORDER /* the in-order binary tree of reduce in_order_binary, rooted at p-1 */
 } rt__tree_kind;
 
 void rt__bcast_tree(rt__sched *s, const rt__grp *g, rt__tree_kind kind, uint64_t n);
 void rt__reduce_tree(rt__sched *s, const rt__grp *g, rt__tree_kind kind, uint64_t n);
 void rt__barrier_ompi_linear(rt__sched *s, const rt__grp *g);
 void rt__barrier_ompi_rd(rt__sched *s, const rt__grp *g);
+void rt__barrier_ompi_double_ring(rt__sched *s, const rt__grp *g);
+void rt__barrier_ompi_tree(rt__sched *s, const rt__grp *g);
 /* Rank order, not relative to the root: g is the communicator unrotated. b (gather,
  * scatter) holds the pieces by rank relative to the root. */
 void rt__bcast_ompi_linear(rt__sched *s, const rt__grp *g, uint32_t root, uint64_t n);
 void rt__reduce_ompi_linear(rt__sched *s, const rt__grp *g, uint32_t root, uint64_t n);
+/* Open MPI's in_order_binary reduce: the in-order tree rooted at rank p-1, then to root. */
+void rt__reduce_ompi_in_order(rt__sched *s, const rt__grp *g, uint32_t root, uint64_t n);
+/* Open MPI's scatter_allgather (recursive doubling) and scatter_allgather_ring bcasts, g rotated
+ * (root at index 0), at least p elements (rt_coll_elem_size); the first -RT_E_NOMEM when its
+ * bookkeeping gets no memory. */
+int rt__bcast_ompi_scatter_rdb(rt__sched *s, const rt__grp *g, uint64_t n);
+void rt__bcast_ompi_scatter_ring(rt__sched *s, const rt__grp *g, uint64_t n);
+/* Open MPI's split_bintree bcast (segment size 0), g rotated; the pipeline below 2 elements. */
+void rt__bcast_ompi_split_bintree(rt__sched *s, const rt__grp *g, uint64_t n);
 void rt__gather_ompi_linear(rt__sched *s, const rt__grp *g, uint32_t root, const rt__blocks *b,
                             int gather);
+/* Open MPI's gather linear_sync (first segment: the whole block), rank order as above. */
+void rt__gather_ompi_linear_sync(rt__sched *s, const rt__grp *g, uint32_t root,
+                                 const rt__blocks *b);
 /* Open MPI's ring and Rabenseifner allreduce, pieces cut by elements (rt_coll_elem_size). */
 void rt__allreduce_ompi_ring(rt__sched *s, const rt__grp *g, uint64_t n);
 void rt__allreduce_ompi_rabenseifner(rt__sched *s, const rt__grp *g, uint64_t n);
@@ -182,8 +197,6 @@ void rt__rsb_ompi_rd(rt__sched *s, const rt__grp *g, uint64_t block);
 void rt__rsb_ompi_butterfly(rt__sched *s, const rt__grp *g, uint64_t block);
 /* Open MPI's reduce_scatter butterfly: rank k's share is piece k of b. */
 void rt__rs_ompi_butterfly(rt__sched *s, const rt__grp *g, const rt__blocks *b);
-/* The bcast Open MPI 4.1 picks for n bytes on p ranks (rt_coll_select_ompi). */
-rt_coll_alg rt__ompi_bcast_choice(uint32_t p, uint64_t n);
 
 /* ---- MSA-aware hierarchies (coll_msa.c) ---------------------------------------------- */
 

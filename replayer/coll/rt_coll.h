@@ -149,6 +149,11 @@ typedef struct rt_coll_call {
      * per-peer counts, RT_DEFS_COLL_PEERS, and has none for the call), not unknown: the
      * totals cut into equal blocks are then exact here. */
     int equal_blocks;
+    /* Per op, the algorithm the caller was told to run for that op (a replay's --coll), or
+     * NULL: Open MPI's composed algorithms (a reduce then a bcast, ...) run their parts by it
+     * where it names a row of the part's op, as Open MPI runs a forced algorithm for its own
+     * inner calls too, and by Open MPI's own choice where it is NULL, mpich or ompi. */
+    const uint8_t *forced;
 } rt_coll_call;
 
 typedef enum rt_coll_step_kind { RT_STEP_SEND, RT_STEP_RECV, RT_STEP_REDUCE } rt_coll_step_kind;
@@ -193,19 +198,17 @@ rt_coll_alg rt_coll_select_mpich(const rt_coll_call *c);
  * give mapped to the row of rt_coll_algs.def with that number (rt_coll_ompi_id), and
  * where Open MPI's algorithm itself falls back (Open MPI's ring allreduce with fewer
  * elements than ranks, its Rabenseifner with fewer than pof2, its recursive-doubling
- * allgather on a non-power of two) that fallback. Reductions are taken as commutative
- * (MPI's built-in ops) and element counts as rt_coll_elem_size says. Ops tuned does not
+ * allgather on a non-power of two, its scatter_allgather bcasts with fewer elements than
+ * ranks, its split binary tree bcast with fewer than two) that fallback. Reductions are taken as
+ * commutative (MPI's built-in ops) and element counts as rt_coll_elem_size says. Ops tuned does not
  * decide run coll/basic's linear algorithms: gatherv, scatterv, scan, exscan linear;
  * alltoallw direct; the neighbourhood collectives linear. Some numbers run another row
  * exactly: with the fixed rules' segment size 0 and fanout 0, bcast and reduce chain are
- * pipeline and allreduce segmented_ring is ompi_ring. Algorithms retrace has no schedule of
- * are modelled by the nearest one (docs/analyzer.md, "Open MPI's choice", lists them): bcast
- * split_binary_tree by binary_tree, scatter_allgather by scatter_rdb, scatter_allgather_ring
- * by scatter_ring; alltoall linear_sync by direct (the same messages) and two_proc by
- * pairwise (one exchange); allgather and allgatherv two_proc by ring (one exchange); barrier
- * two_proc by ompi_recursive_doubling (the same two messages), tree by binomial; reduce
- * in-order_binary by binary_tree; gather linear_sync and scatter linear_nb by ompi_linear
- * (the same messages). RT_ALG_COUNT for ops without a schedule.
+ * pipeline and allreduce segmented_ring is ompi_ring; alltoall linear_sync is direct and
+ * two_proc pairwise, allgather and allgatherv two_proc ring, barrier two_proc
+ * ompi_recursive_doubling, scatter linear_nb ompi_linear (the same messages); every other
+ * number has a row of its own (docs/analyzer.md, "Open MPI's choice").
+ * RT_ALG_COUNT for ops without a schedule.
  */
 rt_coll_alg rt_coll_select_ompi(const rt_coll_call *c);
 /* Open MPI 4.1's algorithm number for the call (what rt_coll_select_ompi maps), 0 for ops

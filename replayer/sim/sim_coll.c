@@ -312,7 +312,8 @@ static int make_schedule(sim *s, sim_coll *co, sim_sched *sc, const rt_comm_def 
                          .me = comm_rank(c, co->rank),
                          .root = root,
                          .bytes = bytes,
-                         .rbytes = rbytes};
+                         .rbytes = rbytes,
+                         .forced = s->cfg->alg};
     if (rt_coll_is_neighbor(op)) /* the peers: this rank's neighbour lists */
         call.nbrs = rt_defs_nbrs(s->defs, c->id, co->rank);
     if (nrows && rows_blocks(s, &call, rows, nrows) < 0)

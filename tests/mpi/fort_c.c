@@ -123,6 +123,90 @@ static void collectives(void)
     MPI_Comm_free(&half);
 }
 
+/*
+ * The w collectives: a datatype per peer, an int or a pair of ints (MPI_Type_contiguous,
+ * whose Fortran handle is not its C one), so that peers get different bytes and the trace has
+ * a row per peer. On world an Alltoallw, an Ialltoallw and an Alltoallw in place; over 4
+ * edges to the right (a multigraph, of no more edges than ranks: Open MPI 4.1's Fortran
+ * MPI_Neighbor_alltoallw converts as many datatypes as the communicator has ranks) a
+ * Neighbor_alltoallw; on a ring of two neighbours an Ineighbor_alltoallw. The nonblocking
+ * ones send doubles in place of pairs: Open MPI 4.1's Fortran bindings free their arrays of
+ * datatypes before the request completes, which crashes its MPI_Wait when one is not
+ * predefined (open-mpi/ompi issue 8763). The ring is a distributed graph: MPICH 4.0's mpi_f08
+ * MPI_Ineighbor_alltoallw asks a Cartesian one for its distributed-graph degrees.
+ */
+static void wcollectives(void)
+{
+    enum { E = 4 };
+    int s[25], r[25], sc[E], rc[E], sd[4], rd[4], srcs[E], dsts[E];
+    int left = (rank + 3) % 4, right = (rank + 1) % 4;
+    MPI_Aint nsd[E], nrd[E];
+    MPI_Datatype pair, st[E], rt[E];
+    MPI_Comm graph, ring;
+    MPI_Request req;
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_commit(&pair);
+    for (int i = 0; i < 25; i++)
+        s[i] = rank * 100 + i;
+
+    /* a pair to odd ranks and an int to even ones; one of this rank's kind from each */
+    for (int j = 0, off = 0; j < 4; j++) {
+        st[j] = j % 2 ? pair : MPI_INT;
+        rt[j] = rank % 2 ? pair : MPI_INT;
+        sc[j] = rc[j] = 1;
+        sd[j] = off;
+        off += j % 2 ? 8 : 4;
+        rd[j] = j * (rank % 2 ? 8 : 4);
+    }
+    MPI_Alltoallw(s, sc, sd, st, r, rc, rd, rt, W);
+    MT_CHECK(r[rd[3] / 4] == 300 + sd[rank] / 4);
+    r[rd[3] / 4] = -1;
+    for (int j = 0; j < 4; j++) {
+        st[j] = j % 2 ? MPI_DOUBLE : MPI_INT;
+        rt[j] = rank % 2 ? MPI_DOUBLE : MPI_INT;
+    }
+    MPI_Ialltoallw(s, sc, sd, st, r, rc, rd, rt, W, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    MT_CHECK(r[rd[3] / 4] == 300 + sd[rank] / 4);
+    /* in place: a pair between ranks of different parity, an int between the others (the
+     * send arguments, which MPI ignores, are the receive ones) */
+    for (int j = 0, off = 0; j < 4; j++) {
+        rt[j] = (rank + j) % 2 ? pair : MPI_INT;
+        rd[j] = off;
+        off += (rank + j) % 2 ? 8 : 4;
+    }
+    for (int i = 0; i < 25; i++)
+        r[i] = rank * 100 + i;
+    MPI_Alltoallw(MPI_IN_PLACE, rc, rd, rt, r, rc, rd, rt, W);
+    MT_CHECK(r[0] == sd[rank] / 4); /* rank 0's block for this rank */
+
+    /* edge i: a pair when i is odd, an int when even, both ways */
+    for (int i = 0, off = 0; i < E; i++) {
+        srcs[i] = left, dsts[i] = right;
+        st[i] = rt[i] = i % 2 ? pair : MPI_INT;
+        sc[i] = rc[i] = 1;
+        nsd[i] = nrd[i] = off;
+        off += i % 2 ? 8 : 4;
+    }
+    MPI_Dist_graph_create_adjacent(W, E, srcs, MPI_UNWEIGHTED, E, dsts, MPI_UNWEIGHTED,
+                                   MPI_INFO_NULL, 0, &graph);
+    MPI_Neighbor_alltoallw(s, sc, nsd, st, r, rc, nrd, rt, graph);
+    MT_CHECK(r[4] == left * 100 + 4 && r[0] == left * 100);
+    MPI_Comm_free(&graph);
+
+    /* an int to the left, a double to the right: a double from the left, an int from the right */
+    srcs[0] = dsts[0] = left, srcs[1] = dsts[1] = right;
+    MPI_Dist_graph_create_adjacent(W, 2, srcs, MPI_UNWEIGHTED, 2, dsts, MPI_UNWEIGHTED,
+                                   MPI_INFO_NULL, 0, &ring);
+    st[0] = MPI_INT, st[1] = MPI_DOUBLE, rt[0] = MPI_DOUBLE, rt[1] = MPI_INT;
+    nsd[0] = 0, nsd[1] = 4, nrd[0] = 0, nrd[1] = 8;
+    MPI_Ineighbor_alltoallw(s, sc, nsd, st, r, rc, nrd, rt, ring, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    MT_CHECK(r[0] == left * 100 + 1 && r[1] == left * 100 + 2 && r[2] == right * 100);
+    MPI_Comm_free(&ring);
+    MPI_Type_free(&pair);
+}
+
 /* One fence epoch on an allocated window: a Put to the right neighbour, then a Get of what
  * the left one put here. */
 static void rma(void)
@@ -146,6 +230,7 @@ int main(int argc, char **argv)
     blocking();
     nonblocking();
     collectives();
+    wcollectives();
     rma();
     mt_finish("fort");
     MPI_Finalize();

@@ -36,6 +36,7 @@ program fort_mpi
     call blocking()
     call nonblocking()
     call collectives()
+    call wcollectives()
     call rma()
     mine = [checks, failures]
     all = 0
@@ -171,6 +172,86 @@ contains
         call check(total_ranks == merge(4, 2, mod(rank, 2) == 1), 'allreduce on the split')
         call MPI_Comm_free(half, ierr)
     end subroutine collectives
+
+    ! The w collectives (fort_c.c says what they show, and why the nonblocking ones send
+    ! doubles and the ring is a distributed graph); indices from 0 as there.
+    subroutine wcollectives()
+        integer, parameter :: e = 4
+        integer :: s(0:24), r(0:24), sc(0:e - 1), rc(0:e - 1), sd(0:3), rd(0:3)
+        integer :: srcs(0:e - 1), dsts(0:e - 1), left, right, i, j, off
+        integer(kind=MPI_ADDRESS_KIND) :: nsd(0:e - 1), nrd(0:e - 1)
+        integer :: pair, st(0:e - 1), rt(0:e - 1)
+        integer :: graph, ring
+        integer :: req
+        left = mod(rank + 3, 4)
+        right = mod(rank + 1, 4)
+        call MPI_Type_contiguous(2, MPI_INTEGER, pair, ierr)
+        call MPI_Type_commit(pair, ierr)
+        s = [(rank * 100 + i, i = 0, 24)]
+
+        off = 0
+        do j = 0, 3
+            st(j) = merge(pair, MPI_INTEGER, mod(j, 2) == 1)
+            rt(j) = merge(pair, MPI_INTEGER, mod(rank, 2) == 1)
+            sc(j) = 1
+            rc(j) = 1
+            sd(j) = off
+            off = off + merge(8, 4, mod(j, 2) == 1)
+            rd(j) = j * merge(8, 4, mod(rank, 2) == 1)
+        end do
+        call MPI_Alltoallw(s, sc, sd, st, r, rc, rd, rt, MPI_COMM_WORLD, ierr)
+        call check(r(rd(3) / 4) == 300 + sd(rank) / 4, 'alltoallw')
+        r(rd(3) / 4) = -1
+        do j = 0, 3
+            st(j) = merge(MPI_DOUBLE_PRECISION, MPI_INTEGER, mod(j, 2) == 1)
+            rt(j) = merge(MPI_DOUBLE_PRECISION, MPI_INTEGER, mod(rank, 2) == 1)
+        end do
+        call MPI_Ialltoallw(s, sc, sd, st, r, rc, rd, rt, MPI_COMM_WORLD, req, ierr)
+        call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+        call check(r(rd(3) / 4) == 300 + sd(rank) / 4, 'ialltoallw')
+        off = 0
+        do j = 0, 3
+            rt(j) = merge(pair, MPI_INTEGER, mod(rank + j, 2) == 1)
+            rd(j) = off
+            off = off + merge(8, 4, mod(rank + j, 2) == 1)
+        end do
+        r = [(rank * 100 + i, i = 0, 24)]
+        call MPI_Alltoallw(MPI_IN_PLACE, rc, rd, rt, r, rc, rd, rt, MPI_COMM_WORLD, ierr)
+        call check(r(0) == sd(rank) / 4, 'alltoallw in place')
+
+        off = 0
+        do i = 0, e - 1
+            srcs(i) = left
+            dsts(i) = right
+            st(i) = merge(pair, MPI_INTEGER, mod(i, 2) == 1)
+            rt(i) = st(i)
+            sc(i) = 1
+            rc(i) = 1
+            nsd(i) = off
+            nrd(i) = off
+            off = off + merge(8, 4, mod(i, 2) == 1)
+        end do
+        call MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, e, srcs, MPI_UNWEIGHTED, e, dsts, &
+                                            MPI_UNWEIGHTED, MPI_INFO_NULL, .false., graph, ierr)
+        call MPI_Neighbor_alltoallw(s, sc, nsd, st, r, rc, nrd, rt, graph, ierr)
+        call check(r(4) == left * 100 + 4 .and. r(0) == left * 100, 'neighbor_alltoallw')
+        call MPI_Comm_free(graph, ierr)
+
+        srcs(0:1) = [left, right]
+        dsts(0:1) = [left, right]
+        call MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, srcs, MPI_UNWEIGHTED, 2, dsts, &
+                                            MPI_UNWEIGHTED, MPI_INFO_NULL, .false., ring, ierr)
+        st(0:1) = [MPI_INTEGER, MPI_DOUBLE_PRECISION]
+        rt(0:1) = [MPI_DOUBLE_PRECISION, MPI_INTEGER]
+        nsd(0:1) = [0_MPI_ADDRESS_KIND, 4_MPI_ADDRESS_KIND]
+        nrd(0:1) = [0_MPI_ADDRESS_KIND, 8_MPI_ADDRESS_KIND]
+        call MPI_Ineighbor_alltoallw(s, sc, nsd, st, r, rc, nrd, rt, ring, req, ierr)
+        call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+        call check(r(0) == left * 100 + 1 .and. r(1) == left * 100 + 2 .and. r(2) == right * 100, &
+                   'ineighbor_alltoallw')
+        call MPI_Comm_free(ring, ierr)
+        call MPI_Type_free(pair, ierr)
+    end subroutine wcollectives
 
     subroutine rma()
         integer :: value, seen

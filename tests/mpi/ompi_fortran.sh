@@ -12,7 +12,7 @@ set -u
 retrace=$1 dump=$2 work=$3 bin=$4
 rm -rf "$work" && mkdir -p "$work" || exit 1
 cd "$work" || exit 1
-printf 'fort: 4 ranks, 52 checks\nfort: ok\n' > out.expected
+printf 'fort: 4 ranks, 72 checks\nfort: ok\n' > out.expected
 status=0
 for prog in fort_c fort_f08 fort_mpi; do
     timeout -k 5 60 "$retrace" record --out "$prog.trace" -- mpirun.openmpi --allow-run-as-root \

@@ -4,10 +4,11 @@
  * binary, chain, binomial and linear; allreduce recursive doubling, Rabenseifner and, on 2
  * and 3 ranks, the ring; barrier; allgather and allgatherv (default, neighbor exchange, ring,
  * Bruck, with unequal blocks); alltoall and alltoallv; gather and scatter binomial and linear;
- * reduce_scatter and reduce_scatter_block), with roots 0 and 2. Reductions are sums of doubles, so
- * that the element count retrace assumes is the real one. tests/mpi/ompi_wire.sh compares the
- * messages Open MPI sends for them (its pml monitoring component) with retrace's wire level on the
- * trace of the same program. Prints nothing: the comparison is the test.
+ * reduce_scatter and reduce_scatter_block), with roots 0 and 2. Reductions are sums of doubles
+ * and bcasts send doubles, so that the element count retrace assumes is the real one.
+ * tests/mpi/ompi_wire.sh compares the messages Open MPI sends for them (its pml monitoring
+ * component) with retrace's wire level on the trace of the same program. Prints nothing: the
+ * comparison is the test.
  */
 #include <mpi.h>
 #include <stdlib.h>
@@ -16,9 +17,11 @@
 
 static void rooted(char *a, char *b, int p)
 {
-    static const int bcast[] = {16, 100, 200, 4096, 20000, 1048576}; /* bytes */
+    /* 16, 104, 200, 4096, 20000 and 1048576 bytes, as doubles: the element count retrace
+     * assumes is the real one, which Open MPI's scatter_allgather bcasts cut by */
+    static const int bcast[] = {2, 13, 25, 512, 2500, 131072};
     for (int i = 0; i < 6; i++)
-        MPI_Bcast(a, bcast[i], MPI_CHAR, i % 2 ? 2 % p : 0, W);
+        MPI_Bcast(a, bcast[i], MPI_DOUBLE, i % 2 ? 2 % p : 0, W);
     static const int reduce[] = {100, 1000, 12500, 37500}; /* doubles */
     for (int i = 0; i < 4; i++)
         MPI_Reduce(a, b, reduce[i], MPI_DOUBLE, MPI_SUM, i % 2, W);

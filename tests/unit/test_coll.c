@@ -433,8 +433,10 @@ static void test_names(void **state)
 
     char buf[256];
     rt_coll_alg_list(RT_COLL_BCAST, buf, sizeof buf);
-    assert_string_equal(buf, "mpich, ompi, linear, binomial, scatter_ring, scatter_rdb, msa, msa2, "
-                             "pipeline, binary_tree, bmtree, knomial, ompi_linear");
+    assert_string_equal(
+        buf, "mpich, ompi, linear, binomial, scatter_ring, scatter_rdb, msa, msa2, "
+             "pipeline, binary_tree, bmtree, knomial, ompi_linear, ompi_scatter_allgather, "
+             "ompi_scatter_allgather_ring, ompi_split_binary_tree");
     rt_coll_alg_list(RT_COLL_ALLTOALLV, buf, sizeof buf);
     assert_string_equal(buf, "mpich, ompi, bruck, direct, pairwise");
     rt_coll_alg_list(RT_COLL_NEIGHBOR_ALLGATHER, buf, sizeof buf);

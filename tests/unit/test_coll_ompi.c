@@ -116,8 +116,8 @@ static void test_select_bcast(void **state)
         {15, 32768, 1, RT_ALG_OMPI_LINEAR},
         {16, 4095, 7, RT_ALG_KNOMIAL},
         {16, 4096, 6, RT_ALG_BMTREE},
-        {31, 1048576, 8, RT_ALG_SCATTER_RDB},
-        {300, 16384, 4, RT_ALG_BINARY_TREE}, /* split binary tree, nearest */
+        {31, 1048576, 8, RT_ALG_OMPI_SCATTER_RDB},
+        {300, 16384, 4, RT_ALG_OMPI_SPLIT_BINTREE},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         if (pick(RT_COLL_BCAST, c[i].p, c[i].n) != c[i].id ||
@@ -156,7 +156,8 @@ static void test_select_reduce_barrier(void **state)
     assert_int_equal(sel(RT_COLL_REDUCE, 8, 8191), RT_ALG_BINARY_TREE);
     assert_int_equal(sel(RT_COLL_REDUCE, 8, 8192), RT_ALG_BINOMIAL);
     assert_int_equal(sel(RT_COLL_REDUCE, 31, 4096), RT_ALG_BINOMIAL);
-    assert_int_equal(sel(RT_COLL_REDUCE, 300, 8192), RT_ALG_BINARY_TREE); /* in-order */
+    assert_int_equal(pick(RT_COLL_REDUCE, 300, 8192), 6);
+    assert_int_equal(sel(RT_COLL_REDUCE, 300, 8192), RT_ALG_OMPI_IN_ORDER_BINARY);
     /* barrier by size only: rd below 4, linear below 8, rd below 64, Bruck */
     assert_int_equal(sel(RT_COLL_BARRIER, 2, 0), RT_ALG_OMPI_RD);
     assert_int_equal(sel(RT_COLL_BARRIER, 3, 0), RT_ALG_OMPI_RD);
@@ -165,7 +166,8 @@ static void test_select_reduce_barrier(void **state)
     assert_int_equal(sel(RT_COLL_BARRIER, 8, 0), RT_ALG_OMPI_RD);
     assert_int_equal(sel(RT_COLL_BARRIER, 63, 0), RT_ALG_OMPI_RD);
     assert_int_equal(sel(RT_COLL_BARRIER, 64, 0), RT_ALG_DISSEMINATION);
-    assert_int_equal(sel(RT_COLL_BARRIER, 300, 0), RT_ALG_BINOMIAL); /* tree, nearest */
+    assert_int_equal(pick(RT_COLL_BARRIER, 300, 0), 6);
+    assert_int_equal(sel(RT_COLL_BARRIER, 300, 0), RT_ALG_OMPI_TREE);
 }
 
 static void test_select_alltoall_allgather(void **state)
@@ -218,7 +220,9 @@ static void test_select_others(void **state)
     (void)state;
     /* gather, scatter (b = one block) */
     assert_int_equal(pick(RT_COLL_GATHER, 2, 1), 3);
-    assert_int_equal(sel(RT_COLL_GATHER, 2, 1), RT_ALG_OMPI_LINEAR);
+    assert_int_equal(sel(RT_COLL_GATHER, 2, 1), RT_ALG_OMPI_LINEAR_SYNC);
+    assert_int_equal(pick(RT_COLL_GATHER, 3, 1 << 20), 3);
+    assert_int_equal(sel(RT_COLL_GATHER, 3, 1 << 20), RT_ALG_OMPI_LINEAR_SYNC);
     assert_int_equal(sel(RT_COLL_GATHER, 3, 2), RT_ALG_OMPI_LINEAR);
     assert_int_equal(sel(RT_COLL_GATHER, 3, 4), RT_ALG_BINOMIAL);
     assert_int_equal(sel(RT_COLL_GATHER, 3, 32768), RT_ALG_OMPI_LINEAR);
@@ -307,6 +311,20 @@ static void test_ompi_ids(void **state)
     assert_int_equal(rt_coll_ompi_id(RT_COLL_BARRIER, RT_ALG_OMPI_LINEAR), 1);
     assert_int_equal(rt_coll_ompi_id(RT_COLL_BARRIER, RT_ALG_OMPI_RD), 3);
     assert_int_equal(rt_coll_ompi_id(RT_COLL_BARRIER, RT_ALG_DISSEMINATION), 4);
+    assert_int_equal(rt_coll_ompi_id(RT_COLL_BARRIER, RT_ALG_OMPI_DOUBLE_RING), 2);
+    assert_int_equal(rt_coll_ompi_id(RT_COLL_BCAST, RT_ALG_OMPI_SCATTER_RDB), 8);
+    assert_int_equal(rt_coll_ompi_id(RT_COLL_BCAST, RT_ALG_OMPI_SCATTER_RING), 9);
+    assert_int_equal(rt_coll_ompi_id(RT_COLL_BCAST, RT_ALG_OMPI_SPLIT_BINTREE), 4);
+    assert_int_equal(rt_coll_ompi_id(RT_COLL_GATHER, RT_ALG_OMPI_LINEAR_SYNC), 3);
+    /* split_bintree with one element: Open MPI's chain (number 2) */
+    assert_int_equal(rt_coll_ompi_runs(RT_COLL_BCAST, 8, 8, 4), 2);
+    assert_int_equal(rt_coll_ompi_runs(RT_COLL_BCAST, 8, 16, 4), 4);
+    /* fewer elements than ranks: Open MPI's linear bcast (56 bytes: 7 doubles) */
+    assert_int_equal(rt_coll_ompi_runs(RT_COLL_BCAST, 8, 56, 8), 1);
+    assert_int_equal(rt_coll_ompi_runs(RT_COLL_BCAST, 8, 64, 9), 9);
+    assert_int_equal(rt_coll_ompi_runs(RT_COLL_BCAST, 8, 7, 9), 1);
+    assert_int_equal(rt_coll_ompi_id(RT_COLL_BARRIER, RT_ALG_OMPI_TREE), 6);
+    assert_int_equal(rt_coll_ompi_id(RT_COLL_REDUCE, RT_ALG_OMPI_IN_ORDER_BINARY), 6);
     assert_int_equal(rt_coll_ompi_id(RT_COLL_REDUCE_SCATTER_BLOCK, RT_ALG_RECURSIVE_HALVING), 3);
     assert_int_equal(rt_coll_ompi_id(RT_COLL_BCAST, RT_ALG_COUNT), 0);
     assert_int_equal(rt_coll_ompi_id(RT_COLL_COUNT, RT_ALG_LINEAR), 0);
@@ -431,6 +449,32 @@ static void test_steps_bcast(void **state)
     /* Open MPI's linear bcast goes in rank order whatever the root */
     static const char *const lin4[] = {"R2:6", "R2:6", "S0:6 S1:6 S3:6", "R2:6"};
     expect(RT_COLL_BCAST, RT_ALG_OMPI_LINEAR, 4, 2, 6, lin4);
+    /* scatter_allgather_ring: 10 bytes are 5 elements of 2 (rt_coll_elem_size), blocks of 2, 2,
+     * 1 and 0 elements; the scatter leaves out the empty part, the ring passes it on */
+    static const char *const sar4[] = {"S2:2 | S1:4 | R3:0 S1:4 | R3:2 S1:0 | R3:4 S1:2",
+                                       "R0:4 | R0:4 S2:4 | R0:0 S2:4 | R0:2 S2:0",
+                                       "R0:2 | R1:4 S3:2 | R1:4 S3:4 | R1:0 S3:4",
+                                       "R2:2 S0:0 | R2:4 S0:2 | R2:4 S0:4"};
+    expect(RT_COLL_BCAST, RT_ALG_OMPI_SCATTER_RING, 4, 0, 10, sar4);
+    /* scatter_allgather on 3: 9 one-byte elements; at distance 2 rank 1 has no partner (3 is
+     * past p), so rank 0 passes on to it the block it got from rank 2 */
+    static const char *const sa3[] = {"S2:3 | S1:3 | R1:3 S1:3 | R2:3 S2:6 | S1:3",
+                                      "R0:3 | R0:3 S0:3 | R0:3", "R0:3 | R0:6 S0:3"};
+    expect(RT_COLL_BCAST, RT_ALG_OMPI_SCATTER_RDB, 3, 0, 9, sa3);
+    /* one element (2 bytes) on 3 ranks: Open MPI's linear bcast instead */
+    static const char *const sal3[] = {"R1:2", "S0:2 S2:2", "R1:2"};
+    expect(RT_COLL_BCAST, RT_ALG_OMPI_SCATTER_RING, 3, 1, 2, sal3);
+    /* split binary tree: 10 bytes are 5 elements of 2, halves of 6 and 4 bytes; on 4 ranks the
+     * root gives rank 3 the second half, ranks 1 and 2 swap */
+    static const char *const sb4[] = {"S1:6 | S2:4 | S3:4", "R0:6 | S3:6 | R2:4 S2:6",
+                                      "R0:4 | R1:6 S1:4", "R1:6 | R0:4"};
+    expect(RT_COLL_BCAST, RT_ALG_OMPI_SPLIT_BINTREE, 4, 0, 10, sb4);
+    /* root 1 of 3: relative ranks 1 and 2 (ranks 2 and 0) swap halves of 4 and 3 bytes */
+    static const char *const sb3[] = {"R1:3 | R2:4 S2:3", "S2:4 | S0:3", "R1:4 | R0:3 S0:4"};
+    expect(RT_COLL_BCAST, RT_ALG_OMPI_SPLIT_BINTREE, 3, 1, 7, sb3);
+    /* one element: the chain */
+    static const char *const sb1[] = {"S1:1", "R0:1 | S2:1", "R1:1"};
+    expect(RT_COLL_BCAST, RT_ALG_OMPI_SPLIT_BINTREE, 3, 0, 1, sb1);
 }
 
 static void test_steps_reduce(void **state)
@@ -450,6 +494,14 @@ static void test_steps_reduce(void **state)
     static const char *const all3[] = {"R2:4 | R1:4 +4 +4 | S1:4 S2:4", "S0:4 | R0:4",
                                        "S0:4 | R0:4"};
     expect(RT_COLL_ALLREDUCE, RT_ALG_OMPI_LINEAR, 3, 0, 4, all3);
+    /* in-order binary: the tree rooted at rank p-1 (4: children 2 and 1, 1: child 0; 5:
+     * children 3 and 1, 3: child 2, 1: child 0), then rank p-1 to the root if it is another */
+    static const char *const io4[] = {"S1:8 | R3:8", "R0:8 +8 | S3:8", "S3:8",
+                                      "R2:8 +8 | R1:8 +8 | S0:8"};
+    expect(RT_COLL_REDUCE, RT_ALG_OMPI_IN_ORDER_BINARY, 4, 0, 8, io4);
+    static const char *const io5[] = {"S1:8", "R0:8 +8 | S4:8", "S3:8", "R2:8 +8 | S4:8",
+                                      "R3:8 +8 | R1:8 +8"};
+    expect(RT_COLL_REDUCE, RT_ALG_OMPI_IN_ORDER_BINARY, 5, 4, 8, io5);
 }
 
 static void test_steps_allreduce(void **state)
@@ -500,10 +552,24 @@ static void test_steps_barrier_rooted(void **state)
     expect(RT_COLL_BARRIER, RT_ALG_OMPI_RD, 5, RT_PEER_NONE, 0, rd5);
     static const char *const rd2[] = {"R1:0 S1:0", "R0:0 S0:0"};
     expect(RT_COLL_BARRIER, RT_ALG_OMPI_RD, 2, RT_PEER_NONE, 0, rd2);
+    /* double ring: twice round, rank 0 sending first */
+    static const char *const dr3[] = {"S1:0 | R2:0 | S1:0 | R2:0", "R0:0 | S2:0 | R0:0 | S2:0",
+                                      "R1:0 | S0:0 | R1:0 | S0:0"};
+    expect(RT_COLL_BARRIER, RT_ALG_OMPI_DOUBLE_RING, 3, RT_PEER_NONE, 0, dr3);
+    static const char *const dr2[] = {"S1:0 | R1:0 | S1:0 | R1:0", "R0:0 | S0:0 | R0:0 | S0:0"};
+    expect(RT_COLL_BARRIER, RT_ALG_OMPI_DOUBLE_RING, 2, RT_PEER_NONE, 0, dr2);
+    /* tree on 5: up distances 1, 2, 4 to the lower rank, down 4, 2, 1 from it */
+    static const char *const tr5[] = {"R1:0 | R2:0 | R4:0 | S4:0 | S2:0 | S1:0", "S0:0 | R0:0",
+                                      "R3:0 | S0:0 | R0:0 | S3:0", "S2:0 | R2:0", "S0:0 | R0:0"};
+    expect(RT_COLL_BARRIER, RT_ALG_OMPI_TREE, 5, RT_PEER_NONE, 0, tr5);
     static const char *const lin3[] = {"R1:0 R2:0 | S1:0 S2:0", "S0:0 | R0:0", "S0:0 | R0:0"};
     expect(RT_COLL_BARRIER, RT_ALG_OMPI_LINEAR, 3, RT_PEER_NONE, 0, lin3);
     static const char *const gat3[] = {"S1:5", "R0:5 | R2:5", "S1:5"};
     expect(RT_COLL_GATHER, RT_ALG_OMPI_LINEAR, 3, 1, 5, gat3);
+    /* linear_sync: a 0-byte go-ahead before each block, an empty second segment after it */
+    static const char *const gs3[] = {"R1:0 | S1:5 | S1:0", "R0:5 S0:0 | R2:5 S2:0 | R0:0 R2:0",
+                                      "R1:0 | S1:5 | S1:0"};
+    expect(RT_COLL_GATHER, RT_ALG_OMPI_LINEAR_SYNC, 3, 1, 5, gs3);
     static const char *const sca3[] = {"S1:5 | S2:5", "R0:5", "R0:5"};
     expect(RT_COLL_SCATTER, RT_ALG_OMPI_LINEAR, 3, 0, 5, sca3);
 }
