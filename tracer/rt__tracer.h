@@ -453,6 +453,7 @@ static inline void *rt__rec(rt__call *c, size_t len)
     X(Comm_dup) X(Comm_dup_with_info) X(Comm_split) X(Comm_split_type) X(Comm_create)     \
     X(Comm_create_group) X(Intercomm_create) X(Intercomm_merge) X(Cart_create)            \
     X(Cart_sub) X(Graph_create) X(Dist_graph_create) X(Dist_graph_create_adjacent)        \
+    X(Comm_create_from_group) X(Intercomm_create_from_groups)                             \
     X(Send_c) X(Bsend_c) X(Ssend_c) X(Rsend_c) X(Recv_c) X(Sendrecv_c)                   \
     X(Sendrecv_replace_c) X(Mrecv_c) X(Bcast_c) X(Gather_c) X(Gatherv_c) X(Scatter_c)     \
     X(Scatterv_c) X(Allgather_c) X(Allgatherv_c) X(Alltoall_c) X(Alltoallv_c)             \
