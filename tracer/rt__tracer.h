@@ -136,7 +136,8 @@ typedef enum rt__req_kind {
 } rt__req_kind;
 
 /* The COLL_PEER rows of a nonblocking v or w collective whose blocks differ (rt_event.h), kept
- * on the heap from its start to its completion, which writes and frees them. */
+ * on the heap from its start to its completion, which writes and frees them; a persistent
+ * one's from its init call to MPI_Request_free (each completion writes them). */
 typedef struct rt__rows {
     uint32_t n;
     rt_raw_coll row[];
