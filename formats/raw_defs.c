@@ -242,9 +242,9 @@ static int comm_key(rt__raw_ids *u, uint32_t rank, const rt_raw_def_comm *d, uin
     uint32_t n = d->size + d->remote_size, id, occ;
     int added;
     *len = 0;
-    if (d->how == RT_FN_Comm_create_group) {
-        uint32_t head[4] = {K_TRIPLE, gparent, (uint32_t)d->tag, n};
-        if (key_add(u, len, head, 4) || key_add(u, len, m, n) ||
+    if (d->how == RT_FN_Comm_create_group || d->how == RT_FN_Comm_create_from_group) {
+        uint32_t head[5] = {K_TRIPLE, gparent, d->how, (uint32_t)d->tag, n};
+        if (key_add(u, len, head, 5) || key_add(u, len, m, n) ||
             key_id(u, *len, &u->ntriples, &id, &added) < 0 ||
             occurrence(u, O_TRIPLE, rank, id, &occ))
             return -RT_E_NOMEM;
@@ -252,7 +252,7 @@ static int comm_key(rt__raw_ids *u, uint32_t rank, const rt_raw_def_comm *d, uin
         *len = 0;
         return key_add(u, len, k, 3);
     }
-    if (d->how == RT_FN_Intercomm_create) {
+    if (d->how == RT_FN_Intercomm_create || d->how == RT_FN_Intercomm_create_from_groups) {
         /* The two sides see the groups swapped: the one with the lower lowest rank first. */
         const uint32_t *a = m, *b = m + d->size;
         uint32_t na = d->size, nb = d->remote_size;
@@ -260,8 +260,8 @@ static int comm_key(rt__raw_ids *u, uint32_t rank, const rt_raw_def_comm *d, uin
             a = b, b = m;
             na = nb, nb = d->size;
         }
-        uint32_t head[3] = {K_PAIR, (uint32_t)d->tag, na};
-        if (key_add(u, len, head, 3) || key_add(u, len, a, na) || key_add(u, len, &nb, 1) ||
+        uint32_t head[4] = {K_PAIR, d->how, (uint32_t)d->tag, na};
+        if (key_add(u, len, head, 4) || key_add(u, len, a, na) || key_add(u, len, &nb, 1) ||
             key_add(u, len, b, nb) || key_id(u, *len, &u->npairs, &id, &added) < 0 ||
             occurrence(u, O_PAIR, rank, id, &occ))
             return -RT_E_NOMEM;
@@ -349,10 +349,10 @@ static int def_comm(const defctx *c, rt_err *err)
     if (d.size == 0)
         return rt__raw_fail_at(err, c->path, c->off, "communicator %u has no members",
                                (unsigned)d.id);
-    if (d.how == RT_FN_Intercomm_create && d.remote_size == 0)
-        return rt__raw_fail_at(err, c->path, c->off,
-                               "communicator %u: MPI_Intercomm_create without a remote group",
-                               (unsigned)d.id);
+    if ((d.how == RT_FN_Intercomm_create || d.how == RT_FN_Intercomm_create_from_groups) &&
+        d.remote_size == 0)
+        return rt__raw_fail_at(err, c->path, c->off, "communicator %u: %s without a remote group",
+                               (unsigned)d.id, name);
     int rc = get_members(c, sizeof d, (uint64_t)d.size + d.remote_size, "communicator", d.id, err);
     if (rc)
         return rc;

@@ -226,13 +226,19 @@ typedef struct rt_raw_def {
 /*
  * A communicator this rank got from an MPI call. How the reader tells which records of
  * different ranks describe the same communicator (no messages needed at run time):
- *  - created by a call that is collective over the parent (dup, idup, split, split_type,
- *    create, cart_create, cart_sub, graph_create, dist_graph_create*, intercomm_merge):
+ *  - created by a call that is collective over the parent (dup, idup, idup_with_info, split,
+ *    split_type, create, cart_create, cart_sub, graph_create, dist_graph_create*,
+ *    intercomm_merge):
  *    same global parent, same seq, same lowest world rank among the members;
  *  - Comm_create_group (collective over the group only): same global parent, tag and member
  *    list, and the same occurrence count of that triple on each member;
+ *  - Comm_create_from_group (MPI-4, collective over the group, no parent: MPI_COMM_WORLD is
+ *    written as the parent, and the tag is a hash of the string tag): the same, kept apart
+ *    from Comm_create_group's by the creating function;
  *  - Intercomm_create: the same two groups (in either order) and tag, and the same occurrence
- *    count of that pair on each member (seq is written but not needed).
+ *    count of that pair on each member (seq is written but not needed);
+ *  - Intercomm_create_from_groups (MPI-4: parent MPI_COMM_WORLD, the tag a hash of the string
+ *    tag): the same, kept apart from Intercomm_create's by the creating function.
  * Windows: same global communicator and seq; on MPI_COMM_SELF also the same rank, since
  * every rank's self window is its own.
  */
@@ -245,7 +251,9 @@ typedef struct rt_raw_def_comm {
     uint32_t flags;       /* rt_comm_flag */
     uint32_t size;        /* local group size */
     uint32_t remote_size; /* remote group size of an inter-communicator, else 0 */
-    int32_t tag;          /* Intercomm_create and Comm_create_group, else 0 */
+    int32_t tag;          /* Intercomm_create and Comm_create_group; for Comm_create_from_group
+                           * and Intercomm_create_from_groups the 32-bit FNV-1a hash of the
+                           * string tag; else 0 */
     /* followed by world ranks: local group in rank order, then the remote group */
 } rt_raw_def_comm;
 

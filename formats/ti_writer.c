@@ -174,7 +174,8 @@ static int translate(rt_writer *w, uint32_t r, unsigned fn, const rt_event *evs,
         return rt__tiw_action(w, r, err, "finalize");
     if (is_fn(fn, RT_FN_Comm_split, RT_FN_Comm_split_type))
         return rt__tiw_action(w, r, err, "comm_split");
-    if (is_fn(fn, RT_FN_Comm_dup, RT_FN_Comm_dup_with_info) || fn == RT_FN_Comm_idup)
+    if (is_fn(fn, RT_FN_Comm_dup, RT_FN_Comm_dup_with_info) ||
+        is_fn(fn, RT_FN_Comm_idup, RT_FN_Comm_idup_with_info))
         return rt__tiw_action(w, r, err, "comm_dup");
     if (is_fn(fn, RT_FN_Sendrecv, RT_FN_Sendrecv_replace) ||
         is_fn(fn, RT_FN_Sendrecv_c, RT_FN_Sendrecv_replace_c)) {

@@ -185,7 +185,8 @@ void rt__complete(rt__call *c, const rt__req *qp, MPI_Request handle, const MPI_
         if (q.rows) { /* after its completion, as the rows of a blocking one follow its end */
             for (uint32_t i = 0; i < q.rows->n && rt__g.tracing; i++)
                 memcpy(rt__rec(c, sizeof q.rows->row[i]), &q.rows->row[i], sizeof q.rows->row[i]);
-            free(q.rows);
+            if (!q.persistent) /* a persistent one keeps them for its next start */
+                free(q.rows);
         }
         break;
     }

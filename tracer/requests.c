@@ -59,6 +59,9 @@ void rt__requests_init(void)
 void rt__requests_free(void)
 {
     for (unsigned i = 0; i < NSHARDS; i++) {
+        for (uint32_t k = 0; k < shards[i].cap; k++) /* never completed, or persistent */
+            if (shards[i].slots[k].key)
+                free(shards[i].slots[k].val.rows);
         free(shards[i].slots);
         shards[i].slots = NULL;
         shards[i].cap = shards[i].used = 0;

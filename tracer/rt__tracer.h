@@ -136,7 +136,8 @@ typedef enum rt__req_kind {
 } rt__req_kind;
 
 /* The COLL_PEER rows of a nonblocking v or w collective whose blocks differ (rt_event.h), kept
- * on the heap from its start to its completion, which writes and frees them. */
+ * on the heap from its start to its completion, which writes and frees them; a persistent
+ * one's from its init call to MPI_Request_free (each completion writes them). */
 typedef struct rt__rows {
     uint32_t n;
     rt_raw_coll row[];
@@ -453,6 +454,7 @@ static inline void *rt__rec(rt__call *c, size_t len)
     X(Comm_dup) X(Comm_dup_with_info) X(Comm_split) X(Comm_split_type) X(Comm_create)     \
     X(Comm_create_group) X(Intercomm_create) X(Intercomm_merge) X(Cart_create)            \
     X(Cart_sub) X(Graph_create) X(Dist_graph_create) X(Dist_graph_create_adjacent)        \
+    X(Comm_create_from_group) X(Intercomm_create_from_groups)                             \
     X(Send_c) X(Bsend_c) X(Ssend_c) X(Rsend_c) X(Recv_c) X(Sendrecv_c)                   \
     X(Sendrecv_replace_c) X(Mrecv_c) X(Bcast_c) X(Gather_c) X(Gatherv_c) X(Scatter_c)     \
     X(Scatterv_c) X(Allgather_c) X(Allgatherv_c) X(Alltoall_c) X(Alltoallv_c)             \

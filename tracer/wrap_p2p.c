@@ -196,6 +196,8 @@ static void p2p_start(rt__call *c, int count, const MPI_Request *requests)
             rt__rec_p2p(c, 0, RT_EV_ISEND, q.cm, q.peer, q.tag, q.bytes, q.id);
         } else if (q.kind == RT__RQ_RECV) {
             rt__rec_req(c, 0, RT_EV_IRECV_REQUEST, q.comm, q.id);
+        } else if (q.kind == RT__RQ_COLL) { /* a persistent collective (wrap_coll.c) */
+            rt__rec_req(c, 0, RT_EV_NBC_REQUEST, q.comm, q.id);
         }
     }
 }

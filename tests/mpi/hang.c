@@ -18,6 +18,9 @@
  *                  follows, does not depend on the scheduler
  *   wait_irecv     rank 0 waits (MPI_Wait) for an MPI_Irecv of tag 9 from any source that
  *                  nobody sends; rank 1 waits in MPI_Recv for tag 8 from rank 0
+ *   wait_pcoll     both ranks make a persistent MPI_Bcast_init (root 1); rank 0 starts it and
+ *                  waits (MPI_Wait), rank 1, which never starts it, waits in MPI_Recv for tag 8
+ *                  from rank 0 (MPI-4: not run under Open MPI)
  * and one that does not hang, for the other side of the pending call:
  *   late           rank 0 waits 300 ms in MPI_Recv for rank 1's message, long enough for the
  *                  flusher to write the call as pending; then a barrier and MPI_Finalize: the
@@ -87,6 +90,19 @@ int main(int argc, char **argv)
         } else {
             MPI_Recv(&v, 1, MPI_INT, 0, 8, W, MPI_STATUS_IGNORE);
         }
+    } else if (!strcmp(mode, "wait_pcoll")) {
+#if MPI_VERSION >= 4 /* Open MPI 4.1 has no persistent collectives; its cases leave this out */
+        int v[2] = {0, 0};
+        MPI_Request req;
+        MPI_Barrier(W);
+        MPI_Bcast_init(v, 2, MPI_INT, 1, W, MPI_INFO_NULL, &req);
+        if (rank == 0) {
+            MPI_Start(&req);
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(v, 1, MPI_INT, 0, 8, W, MPI_STATUS_IGNORE);
+        }
+#endif
     } else if (!strcmp(mode, "late")) {
         int v = 0;
         if (rank == 0) {

@@ -153,6 +153,78 @@ static void test_unify(void **state)
     rt_test_unload(&l);
 }
 
+/*
+ * The MPI-4 constructors from groups (no parent: MPI_COMM_WORLD is written; the tag is a hash
+ * of the string tag) are matched as Comm_create_group and Intercomm_create are, but never
+ * with them: on the odd ranks a Comm_create_group and two Comm_create_from_group with the same
+ * tag number and members (rank 3 makes the Comm_create_group last), on all an Intercomm_create and
+ * an Intercomm_create_from_groups of the evens and odds with the same tag number. Local ids differ
+ * between ranks.
+ */
+static void test_unify_from_groups(void **state)
+{
+    enum { CG, FG1, FG2, IC, IFG, N };
+    static const uint32_t ids[4][N] = {
+        {0, 0, 0, 2, 3}, {2, 3, 4, 5, 6}, {0, 0, 0, 7, 4}, {9, 5, 4, 3, 2}};
+    const char *dir = fresh_dir("from_groups");
+    for (uint32_t r = 0; r < 4; r++) {
+        const uint32_t *id = ids[r];
+        const uint32_t *mine = r % 2 ? odds : evens, *other = r % 2 ? evens : odds;
+        uint32_t inter[4];
+        memcpy(inter, mine, sizeof evens);
+        memcpy(inter + 2, other, sizeof evens);
+        rbuf d = defs_file(r, 4);
+        if (r == 1) /* a Comm_create_group, then the two from the group */
+            def_comm(&d, id[CG], 0, RT_FN_Comm_create_group, 0, 7, 2, 0, odds);
+        if (r % 2) {
+            def_comm(&d, id[FG1], 0, RT_FN_Comm_create_from_group, 0, 7, 2, 0, odds);
+            def_comm(&d, id[FG2], 0, RT_FN_Comm_create_from_group, 0, 7, 2, 0, odds);
+        }
+        if (r == 3) /* the Comm_create_group last (another thread, say) */
+            def_comm(&d, id[CG], 0, RT_FN_Comm_create_group, 0, 7, 2, 0, odds);
+        for (int k = 0; k < 2; k++) /* ranks 2 and 3 in the other order */
+            if ((k == 0) == (r < 2))
+                def_comm(&d, id[IC], 0, RT_FN_Intercomm_create, 0, 9, 2, 2, inter);
+            else
+                def_comm(&d, id[IFG], 0, RT_FN_Intercomm_create_from_groups, 0, 9, 2, 2, inter);
+        save_defs(dir, r, &d);
+    }
+    rbuf t[4];
+    for (uint32_t r = 0; r < 4; r++) {
+        t[r] = thread_file(r, 4, 0);
+        call(&t[r], RT_FN_Send, 10, 1);
+    }
+    p2p(&t[3], 0, RT_EV_SEND, ids[3][FG2], 0, 0, 8, 0); /* to world rank 1 */
+    p2p(&t[1], 0, RT_EV_SEND, ids[1][FG1], 1, 0, 8, 0); /* to 3 */
+    p2p(&t[2], 0, RT_EV_SEND, ids[2][IFG], 1, 0, 8, 0); /* to 3 */
+    p2p(&t[0], 0, RT_EV_SEND, ids[0][IC], 0, 0, 8, 0);  /* to 1 */
+    for (uint32_t r = 0; r < 4; r++) {
+        close_rec(&t[r], 100);
+        save_thread(dir, r, 0, &t[r]);
+    }
+    loaded l;
+    load_ok(dir, &l);
+    const rt_defs *d = &l.defs;
+    const uint32_t inter0[] = {0, 2, 1, 3};
+    assert_int_equal(d->ncomms, 7); /* world, self and five: none merged with another */
+    expect_comm(d, 2, 0, "MPI_Intercomm_create", 2, 2, inter0);
+    expect_comm(d, 3, 0, "MPI_Intercomm_create_from_groups", 2, 2, inter0);
+    expect_comm(d, 4, 0, "MPI_Comm_create_group", 2, 0, odds);
+    expect_comm(d, 5, 0, "MPI_Comm_create_from_group", 2, 0, odds);
+    expect_comm(d, 6, 0, "MPI_Comm_create_from_group", 2, 0, odds);
+    static const struct {
+        uint32_t rank, comm;
+        int64_t world;
+    } sends[] = {{3, 6, 1}, {1, 5, 3}, {2, 3, 3}, {0, 2, 1}};
+    for (size_t i = 0; i < sizeof sends / sizeof *sends; i++) {
+        const rt_event *e = nth_of_rank(&l, sends[i].rank, 1);
+        assert_int_equal(e->kind, RT_EV_SEND);
+        assert_int_equal(e->comm, sends[i].comm);
+        assert_int_equal(rt_defs_peer_world(d, e), sends[i].world);
+    }
+    rt_test_unload(&l);
+}
+
 /* The unified definitions and events are a valid trace: CSV and OTF2 keep them. */
 static void test_convert(void **state)
 {
@@ -219,6 +291,9 @@ static void bad_def(rbuf *d, size_t i)
     case 8:
         def_comm(d, 2, 0, RT_FN_Comm_split, 0, 0, 1, 0, two + 1);
         break;
+    case 9:
+        def_comm(d, 2, 0, RT_FN_Intercomm_create_from_groups, 0, 5, 2, 0, two);
+        break;
     }
 }
 
@@ -241,6 +316,8 @@ static void test_bad_defs(void **state)
          "r0.defs.rtr: offset 64: a definition of 4096 bytes does not fit a trace of 2 ranks"},
         {"def-kind", "r0.defs.rtr: offset 64: unknown definition kind 9"},
         {"def-notme", "r0.defs.rtr: offset 64: communicator 2: rank 0 is not in its local group"},
+        {"def-fromgroups", "r0.defs.rtr: offset 64: communicator 2: "
+                           "MPI_Intercomm_create_from_groups without a remote group"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         rbuf d = defs_file(0, 2);
@@ -449,11 +526,9 @@ static void test_hosts(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_unify),
-        cmocka_unit_test(test_convert),
-        cmocka_unit_test(test_bad_defs),
-        cmocka_unit_test(test_neighbor_lists),
-        cmocka_unit_test(test_bad_neighbor_lists),
+        cmocka_unit_test(test_unify),          cmocka_unit_test(test_unify_from_groups),
+        cmocka_unit_test(test_convert),        cmocka_unit_test(test_bad_defs),
+        cmocka_unit_test(test_neighbor_lists), cmocka_unit_test(test_bad_neighbor_lists),
         cmocka_unit_test(test_hosts),
     };
     return rt_test_main("raw_defs", tests, argc, argv);
