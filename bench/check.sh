@@ -92,15 +92,15 @@ echo "$suite" | while read -r prog mode np want; do
         sort -u > "$t.classes" || true
     printf '%s %s %s\n' "$want" "$prog:$mode" "$(tr '\n' ' ' < "$t.classes")"
 done > "$work/results"
-printf '%-12s %8s %14s %7s %16s\n' class faulty "right class" missed "correct flagged"
-for class in deadlock buffering collective request leak rma-epoch rma-conflict race; do
+printf '%-13s %8s %14s %7s %16s\n' class faulty "right class" missed "correct flagged"
+for class in deadlock buffering collective request leak rma-epoch rma-conflict race invalid-param; do
     awk -v c="$class" '
         $1 == c { n++; right = 0; any = NF > 2
                   for (i = 3; i <= NF; i++) if ($i == c) right = 1
                   if (right) r++; else if (!any) m++; else o++ }
         $1 == "-" { for (i = 3; i <= NF; i++) if ($i == c) fp++ }
-        END { printf "%-12s %8d %14d %7d %16d\n", c, n, r, m, fp + 0
-              if (o) printf "%-12s %d flagged with another class only\n", "", o }' "$work/results"
+        END { printf "%-13s %8d %14d %7d %16d\n", c, n, r, m, fp + 0
+              if (o) printf "%-13s %d flagged with another class only\n", "", o }' "$work/results"
 done
 awk '$1 == "-" && NF > 2 { print "correct program flagged: " $2 ": " $3 }' "$work/results"
 
