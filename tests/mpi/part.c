@@ -8,8 +8,10 @@
  *  - round 2 (MPI_Startall): rank 0 makes ready 3, 0, then 2 (Pready_list of one), then 1
  *    (Pready: its ISEND); rank 1 waits (its IRECV).
  * Between the rounds a barrier, and an ordinary message on another tag from rank 1 to 0.
- * The expected trace, derived by hand, is expected/part.dump.
+ * The expected trace, derived by hand, is expected/part.dump. With the argument "hang" it
+ * makes a send that never goes instead (hang, below).
  */
+#include <string.h>
 #include <unistd.h>
 
 #include "mpitest.h"
@@ -33,11 +35,35 @@ static int is_filled(const int *b, int base)
     return 1;
 }
 
+/* hang: rank 0 makes only 3 of its 4 partitions ready and waits for its send, rank 1 waits for
+ * its receive: the message never goes, and both wait until the run is ended (the case
+ * part_hang). */
+static void hang(int rank, int *buf)
+{
+    MPI_Request rq;
+    if (rank == 0) {
+        printf("part: hang: 2 ranks started\n");
+        fflush(stdout);
+        MPI_Psend_init(buf, PARTS, COUNT, MPI_INT, 1, 7, W, MPI_INFO_NULL, &rq);
+        fill(buf, 1000);
+        MPI_Start(&rq);
+        MPI_Pready_range(0, 2, rq);
+    } else {
+        MPI_Precv_init(buf, PARTS / 2, 2 * COUNT, MPI_INT, 0, 7, W, MPI_INFO_NULL, &rq);
+        MPI_Start(&rq);
+    }
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+}
+
 int main(int argc, char **argv)
 {
     int buf[N], other = 0, flag = 0;
     MPI_Request rq;
     int rank = mt_init(&argc, &argv, "part", 2, MT_NO_THREADS);
+    if (argc > 1 && !strcmp(argv[1], "hang")) {
+        hang(rank, buf);
+        return 1; /* not reached: the run is ended from outside */
+    }
     if (rank == 0) {
         MPI_Psend_init(buf, PARTS, COUNT, MPI_INT, 1, 7, W, MPI_INFO_NULL, &rq);
         fill(buf, 1000);
