@@ -164,9 +164,16 @@ void rt__complete(rt__call *c, const rt__req *qp, MPI_Request handle, const MPI_
     }
     switch (q.kind) {
     case RT__RQ_SEND:
+        if (q.part && q.parts_left)
+            break; /* a partitioned send whose ISEND never went (not all partitions ready) */
         rt__rec_req(c, 1, RT_EV_ISEND_COMPLETE, q.comm, q.id);
         break;
     case RT__RQ_RECV:
+        if (q.part) { /* partitioned: as posted (wrap_p2p.c), unless a Parrived saw it first */
+            if (!q.arrived)
+                rt__rec_recv(c, RT_EV_IRECV, q.cm, q.peer, q.tag, q.bytes, q.id, 0);
+            break;
+        }
         if (st && st->MPI_SOURCE != MPI_PROC_NULL)
             rt__rec_recv(c, RT_EV_IRECV, q.cm, st->MPI_SOURCE, st->MPI_TAG, rt__status_bytes(st),
                          q.id, q.op);
@@ -275,6 +282,10 @@ static void pending_request(rt__pending_snap *s, unsigned *n, const rt__req *q)
         r->comm = q->comm; /* an Isendrecv's send half */
         r->req = q->send_id;
     }
+    /* A partitioned send not all of whose partitions were made ready has no ISEND yet (the
+     * wait then shows nothing of it); a partitioned receive a Parrived saw has its IRECV. */
+    if (q->part && (q->kind == RT__RQ_SEND ? q->parts_left != 0 : q->arrived))
+        return;
     if (q->kind == RT__RQ_RECV) {
         pending_recv(s, n, RT_EV_IRECV, q->cm, q->peer, q->tag, q->op, q->id);
         return;

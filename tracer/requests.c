@@ -234,7 +234,46 @@ int rt__req_start(MPI_Request handle, rt__req *out)
     }
     e->val.active = 1;
     e->val.id = rt__req_next_id();
+    e->val.parts_left = e->val.parts; /* partitioned: none ready yet, none arrived */
+    e->val.arrived = 0;
     *out = e->val;
     shard_done(s);
     return 1;
+}
+
+int rt__req_pready(MPI_Request handle, uint64_t n, rt__req *out)
+{
+    if (handle == MPI_REQUEST_NULL || RT__COST_OFF(REQUESTS))
+        return 0;
+    uint64_t key = key_of(handle), h;
+    shard *s = shard_of(key, &h);
+    slot *e = find(s, key, h);
+    int last = 0;
+    if (e && e->val.part && e->val.kind == RT__RQ_SEND && e->val.active && e->val.parts_left) {
+        /* More than were left is the program's error (a partition made ready twice): the
+         * message still goes once, with the last of them. */
+        e->val.parts_left = n >= e->val.parts_left ? 0 : e->val.parts_left - (uint32_t)n;
+        last = !e->val.parts_left;
+        if (last)
+            *out = e->val;
+    }
+    shard_done(s);
+    return last;
+}
+
+int rt__req_parrived(MPI_Request handle, rt__req *out)
+{
+    if (handle == MPI_REQUEST_NULL || RT__COST_OFF(REQUESTS))
+        return 0;
+    uint64_t key = key_of(handle), h;
+    shard *s = shard_of(key, &h);
+    slot *e = find(s, key, h);
+    int first = 0;
+    if (e && e->val.part && e->val.kind == RT__RQ_RECV && e->val.active && !e->val.arrived) {
+        e->val.arrived = 1;
+        *out = e->val;
+        first = 1;
+    }
+    shard_done(s);
+    return first;
 }

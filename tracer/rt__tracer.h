@@ -153,9 +153,12 @@ typedef struct rt__req {
     uint8_t kind;      /* rt__req_kind */
     uint8_t op;        /* collective op; a receive's wildcards (rt_recv_flag bits) */
     uint8_t persistent;
-    uint8_t active;            /* persistent: started and not yet completed */
-    const struct rt__comm *cm; /* the communicator of a receive (never freed while tracing) */
-    rt__rows *rows;            /* a collective's rows, or NULL: its blocks are equal */
+    uint8_t active;             /* persistent: started and not yet completed */
+    uint8_t part;               /* partitioned (Psend_init, Precv_init): see wrap_p2p.c */
+    uint8_t arrived;            /* partitioned receive: its IRECV went at a Parrived */
+    uint32_t parts, parts_left; /* partitioned send: partitions, those not yet ready */
+    const struct rt__comm *cm;  /* the communicator of a receive (never freed while tracing) */
+    rt__rows *rows;             /* a collective's rows, or NULL: its blocks are equal */
 } rt__req;
 
 #define RT__INLINE_REQS 16 /* requests a completion call follows without allocating */
@@ -374,6 +377,12 @@ void rt__req_done(MPI_Request handle) RT__HIDDEN;
 void rt__req_drop(MPI_Request handle) RT__HIDDEN;
 /* Updates a persistent request's record in place (Start). 1 when found. */
 int rt__req_start(MPI_Request handle, rt__req *out) RT__HIDDEN;
+/* Partitioned requests (wrap_p2p.c says what they record). pready: n more partitions of an
+ * active send are ready; 1, with its record in *out, when that makes the last one ready.
+ * parrived: an active receive seen arrived for the first time in this activation; 1, with its
+ * record in *out, and the record remembers it (arrived). */
+int rt__req_pready(MPI_Request handle, uint64_t n, rt__req *out) RT__HIDDEN;
+int rt__req_parrived(MPI_Request handle, rt__req *out) RT__HIDDEN;
 
 /* ---- one intercepted call ---------------------------------------------------------------- */
 

@@ -182,7 +182,8 @@ static int choose_output(void)
 /*
  * The calls histogram-only mode still intercepts: those that send (counted once each), and
  * those that keep the state counting needs: communicators for the connection-type filter,
- * persistent sends for their starts. Every other call goes straight to PMPI.
+ * persistent sends for their starts, partitioned sends for the Pready that sends them. Every other
+ * call goes straight to PMPI.
  */
 static void choose_histogram_calls(void)
 {
@@ -204,7 +205,11 @@ static void choose_histogram_calls(void)
                                           "Startall",
                                           "Isendrecv",
                                           "Request_free",
-                                          "Isendrecv_replace"};
+                                          "Isendrecv_replace",
+                                          "Psend_init",
+                                          "Pready",
+                                          "Pready_range",
+                                          "Pready_list"};
     memset(rt__g.hist_fn, 0, sizeof rt__g.hist_fn);
     if (!rt__g.histogram)
         return;

@@ -80,6 +80,7 @@ static int is_polling_call(unsigned fn)
     case RT_FN_Iprobe:
     case RT_FN_Improbe:
     case RT_FN_Win_test:
+    case RT_FN_Parrived:
         return 1;
     default:
         return 0;
@@ -302,21 +303,22 @@ static void print_nbr_list(const int32_t *v, uint32_t n)
 
 static void usage(FILE *out)
 {
-    fputs("usage: trace_dump [OPTIONS] TRACE\n"
-          "\n"
-          "Prints a trace one event a line, without times and request ids, ranks in order.\n"
-          "\n"
-          "  --no-header         no 'ranks' and 'proc' lines\n"
-          "  --no-enter-leave    leave out ENTER and LEAVE events\n"
-          "  --drop-idle-polls   leave out Test*, Iprobe, Improbe and Win_test calls that\n"
-          "                      recorded nothing between their ENTER and LEAVE\n"
-          "  --req               request ids, renumbered per rank by first appearance\n"
-          "                      (not the lock ids of lock and unlock events)\n"
-          "  --skip CALL,...     leave out every event whose call is one of these\n"
-          "  --rank R            only world rank R\n"
-          "\n"
-          "Exit status: 0; 2 for bad usage or a bad trace; 3 for a trace cut short.\n",
-          out);
+    fputs(
+        "usage: trace_dump [OPTIONS] TRACE\n"
+        "\n"
+        "Prints a trace one event a line, without times and request ids, ranks in order.\n"
+        "\n"
+        "  --no-header         no 'ranks' and 'proc' lines\n"
+        "  --no-enter-leave    leave out ENTER and LEAVE events\n"
+        "  --drop-idle-polls   leave out Test*, Iprobe, Improbe, Win_test and Parrived calls that\n"
+        "                      recorded nothing between their ENTER and LEAVE\n"
+        "  --req               request ids, renumbered per rank by first appearance\n"
+        "                      (not the lock ids of lock and unlock events)\n"
+        "  --skip CALL,...     leave out every event whose call is one of these\n"
+        "  --rank R            only world rank R\n"
+        "\n"
+        "Exit status: 0; 2 for bad usage or a bad trace; 3 for a trace cut short.\n",
+        out);
 }
 
 static int parse_skip(options *opt, const char *list)
