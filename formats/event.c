@@ -352,53 +352,47 @@ int rt_event_ends_request(unsigned kind)
 /* ---- RMA assertions ---------------------------------------------------------------------------
  */
 
+/* Each assertion bit and its name, for both directions. */
+static const struct {
+    unsigned bit;
+    const char *name;
+} assert_names[] = {
+#define X(id, bit, name) {bit, name},
+    RT_RMA_ASSERTS(X)
+#undef X
+};
+
 const char *rt_rma_assert_name(unsigned a, char *buf, size_t len)
 {
-    static const struct {
-        unsigned bit;
-        const char *name;
-    } names[] = {
-#define X(id, bit, name) {bit, name},
-        RT_RMA_ASSERTS(X)
-#undef X
-    };
     size_t n = 0;
     if (!len)
         return buf;
     buf[0] = '\0';
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        if (!(a & names[i].bit))
+    for (size_t i = 0; i < sizeof assert_names / sizeof assert_names[0]; i++) {
+        if (!(a & assert_names[i].bit))
             continue;
-        size_t k = strlen(names[i].name) + (n ? 1 : 0);
+        size_t k = strlen(assert_names[i].name) + (n ? 1 : 0);
         if (n + k >= len)
             break;
         if (n)
             buf[n++] = '|';
-        memcpy(buf + n, names[i].name, strlen(names[i].name) + 1);
-        n += strlen(names[i].name);
+        memcpy(buf + n, assert_names[i].name, strlen(assert_names[i].name) + 1);
+        n += strlen(assert_names[i].name);
     }
     return buf;
 }
 
 int rt_rma_assert_lookup(const char *s)
 {
-    static const struct {
-        unsigned bit;
-        const char *name;
-    } names[] = {
-#define X(id, bit, name) {bit, name},
-        RT_RMA_ASSERTS(X)
-#undef X
-    };
     unsigned a = 0;
     while (*s) {
         size_t n = strcspn(s, "|"), i;
-        for (i = 0; i < sizeof names / sizeof names[0]; i++)
-            if (strlen(names[i].name) == n && !strncmp(s, names[i].name, n))
+        for (i = 0; i < sizeof assert_names / sizeof assert_names[0]; i++)
+            if (strlen(assert_names[i].name) == n && !strncmp(s, assert_names[i].name, n))
                 break;
-        if (i == sizeof names / sizeof names[0] || (a & names[i].bit))
+        if (i == sizeof assert_names / sizeof assert_names[0] || (a & assert_names[i].bit))
             return -RT_E_NOTFOUND;
-        a |= names[i].bit;
+        a |= assert_names[i].bit;
         s += n;
         if (*s && !*++s) /* a "|" at the end */
             return -RT_E_NOTFOUND;
