@@ -97,12 +97,46 @@ rt_raw_event *rt__rec_event(rt__call *c, int at, const rt_event *ev)
     return r;
 }
 
-uint64_t rt__status_bytes(const MPI_Status *st)
+uint64_t rt__status_bytes_pmpi(const MPI_Status *st)
 {
     MPI_Count n;
     if (PMPI_Get_elements_x(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0)
         return 0;
     return (uint64_t)n;
+}
+
+int rt__status_cancelled_pmpi(const MPI_Status *st)
+{
+    int cancelled = 0;
+    if (PMPI_Test_cancelled(st, &cancelled) != MPI_SUCCESS)
+        return 0;
+    return cancelled != 0;
+}
+
+void rt__status_direct_check(void)
+{
+    rt__g.status_direct = 0;
+#if RT__STATUS_DIRECT
+    /* counts on both sides of 2^32 (MPICH splits them there), each with either flag */
+    static const MPI_Count counts[] = {
+        0, 1, 1024, INT32_MAX, (MPI_Count)1 << 32, ((MPI_Count)1 << 40) + 12345};
+    for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
+        for (int flag = 0; flag <= 1; flag++) {
+            MPI_Status st;
+            memset(&st, 0, sizeof st);
+            if (PMPI_Status_set_elements_x(&st, MPI_BYTE, counts[i]) != MPI_SUCCESS ||
+                PMPI_Status_set_cancelled(&st, flag) != MPI_SUCCESS) {
+                if (counts[i] > INT32_MAX)
+                    continue; /* a library that keeps fewer bits: the others still decide */
+                return;
+            }
+            if (rt__status_bytes_direct(&st) != rt__status_bytes_pmpi(&st) ||
+                rt__status_cancelled_direct(&st) != rt__status_cancelled_pmpi(&st) ||
+                rt__status_cancelled_direct(&st) != flag)
+                return;
+        }
+    rt__g.status_direct = 1;
+#endif
 }
 
 void rt__hist_send(rt__call *c, const rt__comm *cm, int peer, uint64_t bytes)
@@ -151,9 +185,8 @@ void rt__complete(rt__call *c, const rt__req *qp, MPI_Request handle, const MPI_
     MPI_Status fixed;
     if (q.send_id && st)
         st = isendrecv_status(&q, st, &fixed);
-    int cancelled = 0;
-    if (st && (q.kind == RT__RQ_SEND || q.kind == RT__RQ_RECV))
-        PMPI_Test_cancelled(st, &cancelled);
+    int cancelled =
+        st && (q.kind == RT__RQ_SEND || q.kind == RT__RQ_RECV) && rt__status_cancelled(st);
     /* The send half of an Isendrecv has no request of its own: it ends with the receive's. */
     if (q.send_id)
         rt__rec_req(c, 1, cancelled ? RT_EV_REQUEST_CANCELLED : RT_EV_ISEND_COMPLETE, q.comm,

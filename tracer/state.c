@@ -272,6 +272,7 @@ void rt__init_after(int thread_level)
     PMPI_Comm_rank(MPI_COMM_WORLD, &rt__g.rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &rt__g.nranks);
     rt__clock_start();
+    rt__status_direct_check();
 #ifdef RT__COST
     rt__cost_init();
 #endif

@@ -417,6 +417,31 @@ static size_t call_record(const rt__call *c, rt_raw_call rec[2], uint64_t t1)
     return 2 * sizeof *rec;
 }
 
+/* rt__end's other cases: a call that does not fit what is left of the buffer, a long one (a TIME
+ * record follows its CALL), the bench build without the buffer. t1: the call's end, or
+ * UINT64_MAX to take it here, after a full buffer went out. */
+__attribute__((noinline)) static void end_slow(rt__call *c, uint64_t t1)
+{
+    rt__thread *t = c->t;
+    /* A full buffer is written out before t1, inside the call: after it, the write (a
+     * millisecond on a slow disk) would be recorded as the application's computation, and a
+     * replay would charge it. */
+    rt_raw_call rec[2];
+    if ((size_t)(t->end - t->pos) < sizeof rec + t->scratch_len && t->pos != t->buf)
+        restart(t);
+    size_t n = call_record(c, rec, t1 == UINT64_MAX ? rt__now() : t1);
+    if (RT__COST_OFF(BUFFER)) {
+        /* the bench build measuring the buffer: records built, then dropped */
+    } else if ((size_t)(t->end - t->pos) >= n + t->scratch_len) {
+        memcpy(t->pos, rec, n);
+        memcpy(t->pos + n, t->scratch, t->scratch_len);
+        t->pos += n + t->scratch_len;
+        commit(t);
+    } else {
+        write_direct(t, rec, n, t->scratch, t->scratch_len);
+    }
+}
+
 /* c->rc: what PMPI returned (the wrappers set it; the calls recorded without one, in
  * wrap_env.c, MPI_SUCCESS). */
 void rt__end(rt__call *c)
@@ -425,23 +450,30 @@ void rt__end(rt__call *c)
     if (RT__UNLIKELY(c->rc != MPI_SUCCESS)) /* an error returned (MPI_ERRORS_RETURN) */
         rt__call_failed(c);
     if (rt__g.tracing && t->fd >= 0 && !RT__COST_OFF(ENCODE)) {
-        /* A full buffer is written out before t1, inside the call: after it, the write
-         * (a millisecond on a slow disk) would be recorded as the application's
-         * computation, and a replay would charge it. */
-        rt_raw_call rec[2];
-        if ((size_t)(t->end - t->pos) < sizeof rec + t->scratch_len && t->pos != t->buf)
-            restart(t);
-        size_t n = call_record(c, rec, rt__now());
-        if (RT__COST_OFF(BUFFER)) {
-            /* the bench build measuring the buffer: records built, then dropped */
-        } else if ((size_t)(t->end - t->pos) >= n + t->scratch_len) {
-            /* the common case, in one piece into the buffer, then published */
-            memcpy(t->pos, rec, n);
-            memcpy(t->pos + n, t->scratch, t->scratch_len);
-            t->pos += n + t->scratch_len;
-            commit(t);
+        size_t len = t->scratch_len; /* whole slots */
+        if (RT__LIKELY((size_t)(t->end - t->pos) >= sizeof(rt_raw_call) + len) &&
+            !RT__COST_OFF(BUFFER)) {
+            /* The common case, a call that fits the buffer: its CALL record written in place
+             * (positions are whole slots, so aligned), its records after it slot by slot (a
+             * call has one or two: no library memcpy), then published. */
+            uint64_t t1 = rt__now();
+            if (t1 < c->t0) /* the counters of two cores may differ by a few ticks */
+                t1 = c->t0;
+            if (RT__LIKELY(t1 - c->t0 < RT_RAW_DT_LONG)) {
+                *(rt_raw_call *)(void *)t->pos = (rt_raw_call){.type = RT_RAW_CALL,
+                                                               .fn = (uint16_t)c->fn,
+                                                               .dt = (uint32_t)(t1 - c->t0),
+                                                               .t0 = c->t0};
+                uint8_t *p = t->pos + sizeof(rt_raw_call);
+                for (size_t i = 0; i < len; i += RT_RAW_SLOT)
+                    memcpy(p + i, t->scratch + i, RT_RAW_SLOT);
+                t->pos = p + len;
+                commit(t);
+            } else {
+                end_slow(c, t1);
+            }
         } else {
-            write_direct(t, rec, n, t->scratch, t->scratch_len);
+            end_slow(c, UINT64_MAX);
         }
     }
 #ifdef RT__COST
