@@ -4,6 +4,8 @@
 # that machine noise hits every mode alike; reports medians, the added ns per MPI call and
 # the ratio, and the raw trace bytes per event of a traced run.
 # usage: bench/tracer_overhead.sh [BUILD_DIR] [ITERATIONS] [ROUNDS]
+# RT_BASELINE=OTHER/libretrace.so adds that library's traced and histogram-only modes to the same
+# interleaved rounds (rows "trace0" and "hist0"): a change's before and after, side by side.
 set -eu
 build=$(cd "${1:-build}" && pwd)
 iters=${2:-200000}
@@ -12,20 +14,28 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 lib=$build/tracer/libretrace.so
+base=${RT_BASELINE:-}
+modes="trace hist"
+if [ -n "$base" ]; then
+    [ -f "$base" ] || { echo "tracer_overhead: RT_BASELINE=$base not found" >&2; exit 2; }
+    modes="trace0 trace hist0 hist"
+fi
 [ -f "$lib" ] || { echo "tracer_overhead: $lib not found (build first)" >&2; exit 2; }
 mpicc.mpich -O2 -o "$work/ovh" "$here/tracer_overhead.c"
 
 run() { # MODE -> appends "pingpong allreduce ring" to $work/MODE
+    l=$lib
+    case $1 in *0) l=$base ;; esac
     case $1 in
     plain) mpiexec.mpich -n 2 "$work/ovh" "$iters" ;;
-    trace) rm -rf "$work/t" "$work/t.raw"
-           RETRACE_OUT=$work/t LD_PRELOAD=$lib mpiexec.mpich -n 2 "$work/ovh" "$iters" ;;
-    hist) RETRACE_TRACE=0 RETRACE_HISTOGRAM=1 LD_PRELOAD=$lib mpiexec.mpich -n 2 "$work/ovh" "$iters" ;;
+    trace|trace0) rm -rf "$work/t" "$work/t.raw"
+           RETRACE_OUT=$work/t LD_PRELOAD=$l mpiexec.mpich -n 2 "$work/ovh" "$iters" ;;
+    hist|hist0) RETRACE_TRACE=0 RETRACE_HISTOGRAM=1 LD_PRELOAD=$l mpiexec.mpich -n 2 "$work/ovh" "$iters" ;;
     esac | awk '/^pingpong/ {p=$2} /^allreduce/ {a=$2} /^ring/ {r=$2} END {print p, a, r}' >> "$work/$1"
 }
 i=0
 while [ $i -lt "$rounds" ]; do
-    for m in plain trace hist; do run $m; done
+    for m in plain $modes; do run $m; done
     i=$((i + 1))
 done
 median() { # FILE COLUMN
@@ -37,7 +47,7 @@ clock=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2> 
 echo "tracer overhead: 2 ranks, $iters iterations, median of $rounds interleaved rounds"
 echo "$cpu, clock source $clock, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 printf '%-22s %10s %10s %10s %8s\n' pattern "untraced" "mode" "added" ratio
-for m in trace hist; do
+for m in $modes; do
     for col in 1 2 3; do
         case $col in
         1) name="pingpong (0 B)" ;;
