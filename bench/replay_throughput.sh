@@ -37,9 +37,9 @@ case $mode in
 esac
 rounds=${RT_ROUNDS:-5}
 retrace=$build/retrace
-synth=$build/bench/synth_trace
+synth=$build/bench/synth_trace cputime=$build/bench/cputime
 here=$(cd "$(dirname "$0")" && pwd)
-for f in "$retrace" "$synth"; do
+for f in "$retrace" "$synth" "$cputime"; do
     [ -x "$f" ] || { echo "replay_throughput: $f not found (build first)" >&2; exit 2; }
 done
 [ -x /usr/bin/time ] || { echo "replay_throughput: needs GNU time (apt-get install time)" >&2; exit 2; }
@@ -78,12 +78,12 @@ compare() { # RANKS[:ITERATIONS]: the same workload replayed by retrace and by S
     for f in walls cpus loads sims; do : > "$work/$f"; done
     i=0
     while [ $i -lt "$rounds" ]; do
-        start=$(date +%s.%N)
-        /usr/bin/time -f '%U %S' -o "$work/cpu" "$retrace" replay "$work/c.ti" --timing \
+        # wall and CPU time (user + system) from wait4's rusage, in microseconds: these runs
+        # take milliseconds, below GNU time's 10 ms steps
+        "$cputime" -o "$work/cpu" "$retrace" replay "$work/c.ti" --timing \
             > "$work/rt.out" 2> "$work/rt.err"
-        end=$(date +%s.%N)
-        awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f\n", e - s }' >> "$work/walls"
-        awk '{ printf "%.3f\n", $1 + $2 }' "$work/cpu" >> "$work/cpus"
+        awk '{ printf "%.4f\n", $1 }' "$work/cpu" >> "$work/walls"
+        awk '{ printf "%.4f\n", $2 + $3 }' "$work/cpu" >> "$work/cpus"
         sed -n 's/.*loaded [0-9]* events in \([0-9.]*\) s.*/\1/p' "$work/rt.err" >> "$work/loads"
         sed -n 's/.*replay [a-z]*: \([0-9.]*\) s,.*/\1/p' "$work/rt.err" >> "$work/sims"
         i=$((i + 1))
@@ -100,7 +100,7 @@ compare() { # RANKS[:ITERATIONS]: the same workload replayed by retrace and by S
         -v ld="$(median < "$work/loads")" -v rp="$(median < "$work/sims")" \
         -v sw="$(field wall_seconds)" -v sc="$(field cpu_seconds)" -v a="$rt_pred" \
         -v b="$(field simulated_time)" 'BEGIN {
-        printf "%6d %5d %9.2fM %7.3f %6.3f %6.3f %6.3f %8.2f %8.2f", n, it, ev / 1e6, w, c, ld, rp, sw, sc
+        printf "%6d %5d %9.2fM %7.4f %6.4f %6.3f %6.3f %8.2f %8.2f", n, it, ev / 1e6, w, c, ld, rp, sw, sc
         printf " %6.1fx %6.1fx %9.3f %9.3f %+6.1f%% %7s\n", sw / w, (c > 0 ? sc / c : 0), a * 1e3,
                b * 1e3, (a - b) / b * 100, la }'
     rm -rf "$work/c.ti" "$work/c.ti_files"
@@ -115,7 +115,7 @@ simgrid() { # the comparison at every size in $sizes
     echo "link; iters: iterations of the workload (22 events per rank each); loadavg: the 1-minute"
     echo "load average as the row began (the machine may be shared; now: $(load)). Seconds;"
     echo "retrace: $rounds runs, the median wall clock, load and replay (--timing),"
-    echo "the mean CPU time (user + system; GNU time counts 10 ms steps); ratio: SimGrid /"
+    echo "the mean CPU time (user + system, from rusage: bench/cputime); SimGrid: GNU time; ratio: SimGrid /"
     echo "retrace; predicted run times in ms."
     printf "%6s %5s %10s %7s %6s %6s %6s %8s %8s %7s %7s %9s %9s %7s %7s\n" "" "" "" retrace "" "" "" \
         SimGrid "" ratio "" predicted "" "" ""
