@@ -144,7 +144,13 @@ void rt__hist_send(rt__call *c, const rt__comm *cm, int peer, uint64_t bytes)
     if (!rt__g.histogram || !cm || peer < 0)
         return;
     int ct = rt__g.need_contype ? rt__contype(cm, peer) : RT_CT_NONE;
-    rt_hist_count(&c->t->hist, bytes, ct);
+    rt_hist *h = &c->t->hist;
+    if (h->cfg.contype >= 0 && ct != h->cfg.contype)
+        return; /* the filter leaves it out */
+    unsigned bin = rt_hist_bin(h, bytes);
+    h->count[bin]++;
+    if (c->hist_n < sizeof c->hist_bin)
+        c->hist_bin[c->hist_n++] = (uint8_t)bin;
 }
 
 /*
@@ -427,8 +433,14 @@ void rt__call_failed(rt__call *c)
      * collective): its ENTER and LEAVE stay, its operations go, so that the trace holds no
      * message that was not sent and no peer that is not a rank. MPI_ERR_IN_STATUS: some
      * requests completed, and the hooks read each one's status. */
-    if (c->rc != MPI_ERR_IN_STATUS)
+    if (c->rc != MPI_ERR_IN_STATUS) {
         t->scratch_len = 0;
+        /* nor a message the live histogram counted (a Startall of more sends than
+         * hist_bin holds keeps the rest: docs/tracer.md) */
+        for (unsigned i = 0; i < c->hist_n; i++)
+            t->hist.count[c->hist_bin[i]]--;
+        c->hist_n = 0;
+    }
     if (!rt__g.tracing || RT__COST_OFF(ENCODE))
         return;
     rt_raw_event *e = rt__rec(c, sizeof *e);

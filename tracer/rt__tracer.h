@@ -403,6 +403,10 @@ typedef struct rt__call {
     void *heap; /* freed by rt__end */
     void *heap2;
     uint64_t aux; /* hook scratch */
+    /* The live histogram's bins this call counted a message in (rt__hist_send), so that a
+     * call that fails takes them back (rt__call_failed): the first RT__INLINE_REQS of them. */
+    uint8_t hist_n;
+    uint8_t hist_bin[RT__INLINE_REQS];
 } rt__call;
 
 static inline int rt__begin(rt__call *c, unsigned fn)
@@ -422,6 +426,7 @@ static inline int rt__begin(rt__call *c, unsigned fn)
     c->t = t;
     c->fn = fn;
     c->t0 = 0;
+    c->hist_n = 0;
     if (rt__g.tracing)
         c->t0 = rt__now();
     c->on = 1;
