@@ -344,10 +344,28 @@ static void collect(const record_opts *o, const record_paths *p, int status)
     if (exists(anchor)) {
         cli_line("retrace: trace written to %s", p->name);
     } else if (exists(defs0)) {
-        /* The run ended before MPI_Finalize could assemble the archive. */
-        cli_warning("the program ended before MPI_Finalize (exit status %d); assembling what "
-                    "it recorded",
-                    status);
+        /* No archive: the run ended before MPI_Finalize could assemble it, or MPI_Finalize
+         * could not (the tracer warned why). The raw files tell which: every thread of a run
+         * that finished closed its file. */
+        rt_reader *r;
+        rt_err err;
+        if (rt_reader_open(p->raw, &r, &err) < 0) {
+            cli_warning("no trace was assembled (exit status %d), and the raw trace cannot be "
+                        "read: %s",
+                        status, err.msg);
+            return;
+        }
+        int cut = rt_reader_truncated(r) != NULL;
+        rt_reader_close(r);
+        if (cut)
+            cli_warning("the program ended before MPI_Finalize (exit status %d); assembling "
+                        "what it recorded",
+                        status);
+        else
+            cli_warning("every rank reached MPI_Finalize, but no archive was written there "
+                        "(exit status %d; the tracer's warning above says why); assembling it "
+                        "from %s.raw",
+                        status, p->name);
         if (cli_convert(p->raw, p->path, RT_FMT_OTF2) == CLI_OK) {
             cli_line("retrace: trace written to %s", p->name);
             if (!o->keep_raw)
