@@ -89,7 +89,8 @@ int main(int argc, char **argv)
     }
     if (!n) {
         if (!me)
-            fprintf(stderr, "errors: unknown mode '%s' (all, rank, count, root, ok, noarchive)\n", mode);
+            fprintf(stderr, "errors: unknown mode '%s' (all, rank, count, root, ok, noarchive)\n",
+                    mode);
         MPI_Finalize();
         return 2;
     }
