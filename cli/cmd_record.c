@@ -333,6 +333,18 @@ static void set_environment(const record_opts *o, const char *lib, const record_
     }
 }
 
+/* 1 when the archive at path says it was cut short: a rank did not reach MPI_Finalize. */
+static int cut_short(const char *path)
+{
+    rt_reader *r;
+    rt_err err;
+    if (rt_reader_open(path, &r, &err) < 0)
+        return 0; /* no archive: collect said so */
+    int cut = rt_reader_truncated(r) != NULL;
+    rt_reader_close(r);
+    return cut;
+}
+
 /* After the program: the archive MPI_Finalize wrote, or one assembled from the raw files of
  * a run that died, or a warning that there is none. */
 static void collect(const record_opts *o, const record_paths *p, int status)
@@ -345,49 +357,31 @@ static void collect(const record_opts *o, const record_paths *p, int status)
         cli_line("retrace: trace written to %s", p->name);
     } else if (exists(defs0)) {
         /* No archive: the run ended before MPI_Finalize could assemble it, or MPI_Finalize
-         * could not (the tracer warned why). The raw files tell which: every thread of a run
-         * that finished closed its file. */
-        rt_reader *r;
-        rt_err err;
-        if (rt_reader_open(p->raw, &r, &err) < 0) {
-            cli_warning("no trace was assembled (exit status %d), and the raw trace cannot be "
-                        "read: %s",
-                        status, err.msg);
+         * could not (the tracer warned why). The trace assembled now tells which: every thread
+         * of a run that finished closed its file. */
+        if (cli_convert(p->raw, p->path, RT_FMT_OTF2) != CLI_OK) {
+            cli_warning("no archive was written (exit status %d), and none could be assembled "
+                        "from %s.raw (above): the raw trace stays there",
+                        status, p->name);
             return;
         }
-        int cut = rt_reader_truncated(r) != NULL;
-        rt_reader_close(r);
-        if (cut)
-            cli_warning("the program ended before MPI_Finalize (exit status %d); assembling "
-                        "what it recorded",
+        if (cut_short(p->path))
+            cli_warning("the program ended before MPI_Finalize (exit status %d); the trace "
+                        "holds what it recorded",
                         status);
         else
             cli_warning("every rank reached MPI_Finalize, but no archive was written there "
-                        "(exit status %d; the tracer's warning above says why); assembling it "
-                        "from %s.raw",
-                        status, p->name);
-        if (cli_convert(p->raw, p->path, RT_FMT_OTF2) == CLI_OK) {
-            cli_line("retrace: trace written to %s", p->name);
-            if (!o->keep_raw)
-                rt_raw_remove(p->raw);
-        }
+                        "(exit status %d; the tracer's warning above says why): assembled "
+                        "afterwards",
+                        status);
+        cli_line("retrace: trace written to %s", p->name);
+        if (!o->keep_raw)
+            rt_raw_remove(p->raw);
     } else {
         cli_warning("no trace was recorded (did %s start MPI programs linked against a shared "
                     "MPI library?)",
                     o->command[0]);
     }
-}
-
-/* 1 when the archive at path says it was cut short: a rank did not reach MPI_Finalize. */
-static int cut_short(const char *path)
-{
-    rt_reader *r;
-    rt_err err;
-    if (rt_reader_open(path, &r, &err) < 0)
-        return 0; /* no archive: collect said so */
-    int cut = rt_reader_truncated(r) != NULL;
-    rt_reader_close(r);
-    return cut;
 }
 
 /* After a run that timed out or failed: the built-in engine replays the trace with the

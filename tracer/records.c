@@ -181,63 +181,64 @@ static const MPI_Status *isendrecv_status(const rt__req *q, const MPI_Status *st
 void rt__complete(rt__call *c, const rt__req *qp, MPI_Request handle, const MPI_Status *st)
 {
     if (!qp->kind)
-        return; /* not a request the tracer knows */
-    rt__req q = *qp;
-    if (q.persistent) {
-        if (!q.active)
+        return;            /* not a request the tracer knows */
+    const rt__req *q = qp; /* c->claimed's copy: nothing changes it meanwhile */
+    if (q->persistent) {
+        if (!q->active)
             return; /* an inactive persistent request completes at once, recording nothing */
         rt__req_done(handle);
     }
     MPI_Status fixed;
-    if (q.send_id && st)
-        st = isendrecv_status(&q, st, &fixed);
+    if (q->send_id && st)
+        st = isendrecv_status(q, st, &fixed);
     int cancelled =
-        st && (q.kind == RT__RQ_SEND || q.kind == RT__RQ_RECV) && rt__status_cancelled(st);
+        st && (q->kind == RT__RQ_SEND || q->kind == RT__RQ_RECV) && rt__status_cancelled(st);
     /* The send half of an Isendrecv has no request of its own: it ends with the receive's. */
-    if (q.send_id)
-        rt__rec_req(c, 1, cancelled ? RT_EV_REQUEST_CANCELLED : RT_EV_ISEND_COMPLETE, q.comm,
-                    q.send_id);
+    if (q->send_id)
+        rt__rec_req(c, 1, cancelled ? RT_EV_REQUEST_CANCELLED : RT_EV_ISEND_COMPLETE, q->comm,
+                    q->send_id);
     if (cancelled) {
-        rt__rec_req(c, 1, RT_EV_REQUEST_CANCELLED, q.comm, q.id);
+        rt__rec_req(c, 1, RT_EV_REQUEST_CANCELLED, q->comm, q->id);
         return;
     }
-    switch (q.kind) {
+    switch (q->kind) {
     case RT__RQ_SEND:
-        if (q.part && q.parts_left)
+        if (q->part && q->parts_left)
             break; /* a partitioned send whose ISEND never went (not all partitions ready) */
-        rt__rec_req(c, 1, RT_EV_ISEND_COMPLETE, q.comm, q.id);
+        rt__rec_req(c, 1, RT_EV_ISEND_COMPLETE, q->comm, q->id);
         break;
     case RT__RQ_RECV:
-        if (q.part) { /* partitioned: as posted (wrap_p2p.c), unless a Parrived saw it first */
-            if (!q.arrived)
-                rt__rec_recv(c, RT_EV_IRECV, q.cm, q.peer, q.tag, q.bytes, q.id, 0);
+        if (q->part) { /* partitioned: as posted (wrap_p2p.c), unless a Parrived saw it first */
+            if (!q->arrived)
+                rt__rec_recv(c, RT_EV_IRECV, q->cm, q->peer, q->tag, q->bytes, q->id, 0);
             break;
         }
         if (st && st->MPI_SOURCE != MPI_PROC_NULL)
-            rt__rec_recv(c, RT_EV_IRECV, q.cm, st->MPI_SOURCE, st->MPI_TAG, rt__status_bytes(st),
-                         q.id, q.op);
+            rt__rec_recv(c, RT_EV_IRECV, q->cm, st->MPI_SOURCE, st->MPI_TAG, rt__status_bytes(st),
+                         q->id, q->op);
         break;
     case RT__RQ_COLL: {
         rt_event ev;
         memset(&ev, 0, sizeof ev);
         ev.kind = RT_EV_NBC_COMPLETE;
-        ev.comm = q.comm;
-        ev.peer = q.peer;
-        ev.bytes = q.bytes;
-        ev.rbytes = q.rbytes;
-        ev.op = q.op;
-        ev.req = q.id;
+        ev.comm = q->comm;
+        ev.peer = q->peer;
+        ev.bytes = q->bytes;
+        ev.rbytes = q->rbytes;
+        ev.op = q->op;
+        ev.req = q->id;
         rt__rec_event(c, 1, &ev);
-        if (q.rows) { /* after its completion, as the rows of a blocking one follow its end */
-            for (uint32_t i = 0; i < q.rows->n && rt__g.tracing; i++)
-                memcpy(rt__rec(c, sizeof q.rows->row[i]), &q.rows->row[i], sizeof q.rows->row[i]);
-            if (!q.persistent) /* a persistent one keeps them for its next start */
-                free(q.rows);
+        if (q->rows) { /* after its completion, as the rows of a blocking one follow its end */
+            for (uint32_t i = 0; i < q->rows->n && rt__g.tracing; i++)
+                memcpy(rt__rec(c, sizeof q->rows->row[i]), &q->rows->row[i],
+                       sizeof q->rows->row[i]);
+            if (!q->persistent) /* a persistent one keeps them for its next start */
+                free(q->rows);
         }
         break;
     }
     case RT__RQ_RMA:
-        rt__rec_req(c, 1, RT_EV_RMA_OP_COMPLETE, q.comm, q.id);
+        rt__rec_req(c, 1, RT_EV_RMA_OP_COMPLETE, q->comm, q->id);
         break;
     default:
         break;
