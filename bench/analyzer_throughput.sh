@@ -22,6 +22,7 @@ synth=$build/bench/synth_trace floor=$build/bench/otf2_floor cputime=$build/benc
 for f in "$retrace" "$synth" "$floor" "$cputime"; do
     [ -x "$f" ] || { echo "analyzer_throughput: $f not found (build first)" >&2; exit 2; }
 done
+. "$(dirname "$0")/machine.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 ext=
@@ -31,11 +32,8 @@ big=$work/big$ext small=$work/small$ext
 "$synth" "$small" $((events / 5)) > "$work/small.txt"
 n=$(awk '{print $1}' "$work/big.txt")
 ns=$(awk '{print $1}' "$work/small.txt")
-cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)
-clock=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2> /dev/null ||
-    echo unknown)
 echo "analyzer throughput: $(cat "$work/big.txt") ($format, $(du -sh "$big" | cut -f1))"
-echo "$cpu, clock source $clock, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start;" \
+echo "$(bench_machine) at the start;" \
     "median of $rounds rounds"
 
 analyses="info|hist|hist --level wire|gateways|gateways --level wire"
@@ -88,7 +86,7 @@ echo "$specs" | tr '|' '\n' | while IFS= read -r spec; do
     k=$((k + 1))
 done
 echo "(floor: OTF2's own reading, bench/otf2_floor; small trace: $ns events;" \
-    "load average $(cut -d' ' -f1-3 /proc/loadavg) at the end)"
+    "load average $(bench_load) at the end)"
 # What two threads can gain on this machine now: two floors at once against one, in wall time
 # (on a busy machine well under 2, whatever the program).
 if [ "$format" = otf2 ]; then

@@ -23,12 +23,13 @@ mpirun=${MPIRUN:-mpirun.openmpi --allow-run-as-root --oversubscribe}
 for p in lmp hpcc mpirun.openmpi; do
     command -v "$p" > /dev/null || { echo "bench/apps.sh: $p not found (Debian: lammps, hpcc, openmpi-bin)" >&2; exit 1; }
 done
+. "$(dirname "$0")/machine.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-echo "cpu:          $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
-echo "clock source: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)"
-echo "load average: $(cut -d ' ' -f 1-3 /proc/loadavg) (before)"
+echo "cpu:          $(bench_cpu)"
+echo "clock source: $(bench_clock)"
+echo "load average: $(bench_load) (before)"
 echo "rounds:       $rounds interleaved plain/traced pairs, wall time, median"
 echo
 
@@ -82,4 +83,4 @@ run_app() { # NAME NP PROG ARGS...
 run_app lammps-melt 4 lmp -in "$src/tests/apps/in.melt" -log none
 run_app lammps-eam 4 lmp -in "$src/tests/apps/in.eam" -log none
 run_app hpcc 2 hpcc
-echo "load average: $(cut -d ' ' -f 1-3 /proc/loadavg) (after)"
+echo "load average: $(bench_load) (after)"

@@ -28,12 +28,13 @@ for p in lmp hpcc mpirun.openmpi; do
     command -v "$p" > /dev/null || { echo "bench/fidelity_apps.sh: $p not found (Debian: lammps, hpcc, openmpi-bin)" >&2; exit 1; }
 done
 [ -x "$retrace" ] || { echo "bench/fidelity_apps.sh: $retrace not found (build first)" >&2; exit 2; }
+. "$(dirname "$0")/machine.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-echo "cpu:          $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
-echo "clock source: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)"
-echo "load average: $(cut -d ' ' -f 1-3 /proc/loadavg) (before)"
+echo "cpu:          $(bench_cpu)"
+echo "clock source: $(bench_clock)"
+echo "load average: $(bench_load) (before)"
 echo "records:      $records per application, the fastest kept"
 echo
 
@@ -103,5 +104,5 @@ fidelity lammps-melt 4 lmp -in in.melt -log none -echo none
 fidelity lammps-eam 4 lmp -in in.eam -log none -echo none
 fidelity hpcc 2 hpcc
 echo
-echo "load average: $(cut -d ' ' -f 1-3 /proc/loadavg) (after)"
+echo "load average: $(bench_load) (after)"
 echo "goals: run time within 10% (from), each rank's MPI time within 20% (worst_mpi)"

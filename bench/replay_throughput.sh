@@ -106,11 +106,11 @@ compare() { # RANKS[:ITERATIONS]: the same workload replayed by retrace and by S
     rm -rf "$work/c.ti" "$work/c.ti_files"
 }
 
-load() { # the load averages (the machine may be shared)
-    cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown
-}
+. "$here/machine.sh"
+load() { bench_load; }
 
 simgrid() { # the comparison at every size in $sizes
+    echo "$(bench_cpu), clock source $(bench_clock)"
     echo "retrace against SimGrid 3.32: the same TI trace, one host per rank on retrace's net"
     echo "link; iters: iterations of the workload (22 events per rank each); loadavg: the 1-minute"
     echo "load average as the row began (the machine may be shared; now: $(load)). Seconds;"
@@ -135,6 +135,7 @@ if [ "$mode" = --simgrid ]; then
 fi
 
 echo "retrace replay throughput ($(nproc) cores; times in seconds)"
+echo "$(bench_machine) at the start"
 printf '%-22s %10s %10s %10s %12s %10s %12s\n' trace load replay "replay CPU" "M events/s" \
     wall "peak RSS"
 "$synth" "$work/k1.otf2" 2200000 1024 64 4 > /dev/null

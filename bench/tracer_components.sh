@@ -10,6 +10,7 @@ build=$(cd "${1:-build}" && pwd)
 iters=${2:-200000}
 rounds=${3:-7}
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/machine.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 lib=$build/tracer/libretrace-cost.so
@@ -38,11 +39,8 @@ done
 median() { # MODE COLUMN
     sort -n -k"$2" "$work/$1" | awk -v c="$2" '{v[NR]=$c} END {print v[int((NR+1)/2)]}'
 }
-cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)
-clock=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2> /dev/null ||
-    echo unknown)
 echo "tracer components: 2 ranks, $iters iterations, median of $rounds interleaved rounds"
-echo "$cpu, clock source $clock, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
+echo "$(bench_machine) at the end"
 echo "ns per call; each part: whole minus without it (encode: without the buffer, minus"
 echo "without both); dispatch: all four off minus untraced; rest: what the parts leave"
 printf '%-18s %9s %9s %9s %9s %9s %9s %9s %9s\n' pattern untraced whole clock requests \

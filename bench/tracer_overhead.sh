@@ -11,6 +11,7 @@ build=$(cd "${1:-build}" && pwd)
 iters=${2:-200000}
 rounds=${3:-7}
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/machine.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 lib=$build/tracer/libretrace.so
@@ -41,11 +42,8 @@ done
 median() { # FILE COLUMN
     sort -n -k"$2" "$1" | awk -v c="$2" '{v[NR]=$c} END {print v[int((NR+1)/2)]}'
 }
-cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)
-clock=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2> /dev/null ||
-    echo unknown)
 echo "tracer overhead: 2 ranks, $iters iterations, median of $rounds interleaved rounds"
-echo "$cpu, clock source $clock, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
+echo "$(bench_machine) at the end"
 printf '%-22s %10s %10s %10s %8s\n' pattern "untraced" "mode" "added" ratio
 for m in $modes; do
     for col in 1 2 3; do
