@@ -543,9 +543,10 @@ static int invalid_param(chk *c, const rt_event *ev)
 
 /*
  * MPI_Request_free of a request (REQUEST_FREE): its operation is no longer the program's to
- * complete. A nonblocking collective's request, persistent or not, may not be freed while active
- * (MPI 4.0 sections 3.7.3 and 6.12): a finding of class request. A point-to-point one is
- * allowed (the operation still completes), and is no longer left open.
+ * complete. A nonblocking collective's request may not be freed (MPI 4.0 section 3.7.3), nor is an
+ * active persistent collective's taken to be (the same collective in progress): a finding of
+ * class request. A point-to-point one may be (its operation still completes), and is no longer
+ * left open.
  */
 static int request_free(stream *s, const rt_event *ev)
 {
