@@ -61,6 +61,14 @@ faulty leak_win 2 leak
 faulty leak_alloc 2 leak
 faulty leak_dyn 2 leak
 faulty ok_leak 2 -
+faulty leak_dup 2 leak
+faulty leak_split 2 leak
+faulty leak_cart 2 leak
+faulty ok_leak_comm 2 -
+faulty req_free_pbarrier 2 request
+faulty req_free_pallreduce 2 request
+faulty req_free_pbcast 2 request
+faulty ok_free_pcoll 2 -
 faulty race_tag 3 race
 faulty race_any 3 race
 faulty race_irecv 3 race

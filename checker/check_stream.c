@@ -111,8 +111,9 @@ static void req_close(stream *s, uint32_t rank, uint64_t req)
 }
 
 /* Requests left open on ranks that reached MPI_Finalize (and were not in a pending call). A
- * request started before the rank's last MPI_Request_free may be the one it freed (the trace
- * does not say which): it is given the benefit of the doubt. */
+ * request started before the rank's last MPI_Request_free without a REQUEST_FREE (a trace of
+ * retrace before it, a request of a call the tracer does not record) may be the one it freed: it
+ * is given the benefit of the doubt. */
 static int req_left(stream *s)
 {
     for (size_t i = 0; i < s->nopen; i++) {
@@ -504,7 +505,9 @@ static int on_call(stream *s, const rt_event *ev)
         s->c->threaded = ev->rank;
     if (ev->kind == RT_EV_ENTER && ev->call == RT_FN_Finalize)
         r->finalized = 1;
-    if (ev->kind == RT_EV_ENTER && ev->call == RT_FN_Request_free) {
+    if (ev->kind == RT_EV_ENTER && ev->call == RT_FN_Request_free)
+        r->free_known = 0;
+    if (ev->kind == RT_EV_LEAVE && ev->call == RT_FN_Request_free && !r->free_known) {
         r->freed = 1;
         r->freed_ns = ev->time;
     }
@@ -538,6 +541,32 @@ static int invalid_param(chk *c, const rt_event *ev)
     return chk_find(c, RT_CHK_INVALID_PARAM, ranks.s, "", calls.s, why.s);
 }
 
+/*
+ * MPI_Request_free of a request (REQUEST_FREE): its operation is no longer the program's to
+ * complete. A nonblocking collective's request may not be freed (MPI 4.0 section 3.7.3), nor is an
+ * active persistent collective's taken to be (the same collective in progress): a finding of
+ * class request. A point-to-point one may be (its operation still completes), and is no longer
+ * left open.
+ */
+static int request_free(stream *s, const rt_event *ev)
+{
+    s->ranks[ev->rank].free_known = 1;
+    uint64_t *v = rt_hmap_get(&s->open_at, ev->rank, ev->req);
+    if (!v)
+        return 0;
+    int rc = 0;
+    const rt_event start = s->open[*v];
+    int persistent = start.call == RT_FN_Start || start.call == RT_FN_Startall;
+    if (start.kind == RT_EV_NBC_REQUEST)
+        rc = find_one(s, RT_CHK_REQUEST, ev, &start,
+                      persistent ? "the request of a persistent collective was freed "
+                                   "(MPI_Request_free) while active: MPI forbids it"
+                                 : "the request of a nonblocking collective was freed "
+                                   "(MPI_Request_free): MPI forbids it");
+    req_close(s, ev->rank, ev->req);
+    return rc;
+}
+
 static int on_event(void *ctx, const rt_event *ev)
 {
     stream *s = ctx;
@@ -551,6 +580,10 @@ static int on_event(void *ctx, const rt_event *ev)
         r->in_pending = r->ended_pending = 1;
         return 0;
     }
+    if (ev->kind == RT_EV_REQUEST_FREE)
+        return request_free(s, ev);
+    if (ev->kind == RT_EV_COMM_HANDLE)
+        return s->leak ? chk_leak_event(s->leak, ev) : 0;
     if (rt_event_is_coll(ev->kind)) {
         int rc = coll_event(s, ev);
         if (rc || r->in_pending)

@@ -56,7 +56,8 @@ typedef struct chk_rank {
     uint8_t finalized;     /* entered MPI_Finalize */
     uint8_t in_pending;    /* between a PENDING event and the next ENTER or LEAVE */
     uint8_t ended_pending; /* its run ended in a call that never returned */
-    uint8_t freed;         /* called MPI_Request_free ... */
+    uint8_t freed;         /* called MPI_Request_free without a REQUEST_FREE ... */
+    uint8_t free_known;    /* the current MPI_Request_free has its REQUEST_FREE */
     uint64_t freed_ns;     /* ... last at this time */
     uint32_t depth;        /* calls entered and not left (more than 1: several threads) */
 } chk_rank;
@@ -119,8 +120,8 @@ int chk_conf_event(chk_conf *k, const rt_defs *defs, const rt_event *ev);
 int chk_conf_report(chk *c, chk_conf *k, const rt_defs *defs);
 void chk_conf_free(chk_conf *k);
 
-/* Resource leaks (check_leak.c): the streaming pass gives it every window creation and free of
- * a rank that is not in a pending call; the findings come at the end. */
+/* Resource leaks (check_leak.c): the streaming pass gives it every window creation and free, and
+ * every COMM_HANDLE, of a rank that is not in a pending call; the findings come at the end. */
 typedef struct chk_leak chk_leak;
 chk_leak *chk_leak_new(void); /* NULL: no memory */
 int chk_leak_event(chk_leak *k, const rt_event *ev);

@@ -126,6 +126,11 @@ static const char *const error_names[RT_ERRCLASS_COUNT] = {
     RT_ERROR_CLASSES(X)
 #undef X
 };
+static const char *const comm_handle_names[RT_COMMH_COUNT] = {
+#define X(id, name) [RT_COMMH_##id] = name,
+    RT_COMM_HANDLE_OPS(X)
+#undef X
+};
 
 /* Receive wildcards: the name of each bit, and of each set (op_name returns one string). */
 static const struct {
@@ -196,6 +201,9 @@ static const char *const *op_table(unsigned kind, unsigned *count)
     case RT_EV_ERROR:
         *count = RT_ERRCLASS_COUNT;
         return error_names;
+    case RT_EV_COMM_HANDLE:
+        *count = RT_COMMH_COUNT;
+        return comm_handle_names;
     default:
         *count = 0;
         return NULL;

@@ -68,6 +68,9 @@ static OTF2_CallbackCode def_parameter(void *data, OTF2_ParameterRef ref, OTF2_S
         o->param_peer = ref;
     if (type == OTF2_PARAMETER_TYPE_INT64 && !strcmp(string_of(o, name), RT__OTF2_PARAM_ERROR))
         o->param_error = ref;
+    if (type == OTF2_PARAMETER_TYPE_UINT64 &&
+        !strcmp(string_of(o, name), RT__OTF2_PARAM_REQUEST_FREE))
+        o->param_reqfree = ref;
     return OTF2_CALLBACK_SUCCESS;
 }
 

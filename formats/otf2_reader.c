@@ -462,6 +462,7 @@ int rt__otf2_open(rt_reader *r, rt_err *err)
     o->param_pending = OTF2_UNDEFINED_PARAMETER;
     o->param_peer = OTF2_UNDEFINED_PARAMETER;
     o->param_error = OTF2_UNDEFINED_PARAMETER;
+    o->param_reqfree = OTF2_UNDEFINED_PARAMETER;
     int rc = 0;
     o->anchor = rt__otf2r_find_anchor(r->path, err);
     if (!o->anchor)

@@ -227,8 +227,8 @@ static OTF2_CallbackCode ev_nbc_complete(CB_ARGS, OTF2_CollectiveOp op, OTF2_Com
     return coll_end(data, RT_EV_NBC_COMPLETE, t, pos, a, op, c, root, sent, received, req);
 }
 
-/* A pending call's mark and a row of a v or w collective (rt__otf2.h); other parameters are
- * outside the event model. */
+/* A pending call's mark, a row of a v or w collective and a request freed (rt__otf2.h); other
+ * parameters are outside the event model. */
 static OTF2_CallbackCode ev_parameter(CB_ARGS, OTF2_ParameterRef param, uint64_t value)
 {
     otf2r *o = data;
@@ -244,6 +244,8 @@ static OTF2_CallbackCode ev_parameter(CB_ARGS, OTF2_ParameterRef param, uint64_t
         if (has_attr(o, a, RT__ATTR_RBYTES))
             OTF2_AttributeList_GetUint64(a, o->attr_ref[RT__ATTR_RBYTES], &ev->rbytes);
     }
+    if (param == o->param_reqfree)
+        begin(o, RT_EV_REQUEST_FREE, t, pos, a)->req = value;
     return OK;
 }
 
@@ -261,6 +263,25 @@ static OTF2_CallbackCode ev_parameter_int(CB_ARGS, OTF2_ParameterRef param, int6
     else
         ev->tag = (int32_t)value;
     return OK;
+}
+
+static OTF2_CallbackCode comm_handle(otf2r *o, unsigned op, OTF2_TimeStamp t, uint64_t pos,
+                                     OTF2_AttributeList *a, OTF2_CommRef c)
+{
+    rt_event *ev = begin(o, RT_EV_COMM_HANDLE, t, pos, a);
+    ev->comm = c;
+    ev->op = (uint8_t)op;
+    return OK;
+}
+
+static OTF2_CallbackCode ev_comm_create(CB_ARGS, OTF2_CommRef c)
+{
+    return comm_handle(data, RT_COMMH_CREATE, t, pos, a, c);
+}
+
+static OTF2_CallbackCode ev_comm_destroy(CB_ARGS, OTF2_CommRef c)
+{
+    return comm_handle(data, RT_COMMH_FREE, t, pos, a, c);
 }
 
 static OTF2_CallbackCode ev_win_create(CB_ARGS, OTF2_RmaWinRef win)
@@ -455,5 +476,7 @@ OTF2_EvtReaderCallbacks *rt__otf2r_event_callbacks(void)
     OTF2_EvtReaderCallbacks_SetRmaSyncCallback(cb, ev_sync);
     OTF2_EvtReaderCallbacks_SetParameterUnsignedIntCallback(cb, ev_parameter);
     OTF2_EvtReaderCallbacks_SetParameterIntCallback(cb, ev_parameter_int);
+    OTF2_EvtReaderCallbacks_SetCommCreateCallback(cb, ev_comm_create);
+    OTF2_EvtReaderCallbacks_SetCommDestroyCallback(cb, ev_comm_destroy);
     return cb;
 }

@@ -270,6 +270,13 @@ static OTF2_ErrorCode write_record(OTF2_EvtWriter *ew, OTF2_AttributeList *a, co
                                                    (uint64_t)ev->peer);
     case RT_EV_ERROR: /* see rt__otf2.h */
         return OTF2_EvtWriter_ParameterInt(ew, a, ev->time, RT__OTF2_PARAM_ERROR_REF, ev->tag);
+    case RT_EV_COMM_HANDLE:
+        return ev->op == RT_COMMH_CREATE
+                   ? OTF2_EvtWriter_CommCreate(ew, a, ev->time, comm_ref(d, ev->comm))
+                   : OTF2_EvtWriter_CommDestroy(ew, a, ev->time, comm_ref(d, ev->comm));
+    case RT_EV_REQUEST_FREE: /* see rt__otf2.h */
+        return OTF2_EvtWriter_ParameterUnsignedInt(ew, a, ev->time, RT__OTF2_PARAM_REQUEST_FREE_REF,
+                                                   ev->req);
     case RT_EV_RMA_TARGET: /* attributes of its transfer's record (see rt__otf2.h) */
     case RT_EV_COUNT:
         break;
@@ -603,6 +610,10 @@ static OTF2_ErrorCode write_global_defs(otf2w *o, const rt_defs *d)
         ec = OTF2_GlobalDefWriter_WriteParameter(o->gdw, RT__OTF2_PARAM_ERROR_REF,
                                                  str(o, RT__OTF2_PARAM_ERROR, &ec),
                                                  OTF2_PARAMETER_TYPE_INT64);
+    if (ec == OTF2_SUCCESS)
+        ec = OTF2_GlobalDefWriter_WriteParameter(o->gdw, RT__OTF2_PARAM_REQUEST_FREE_REF,
+                                                 str(o, RT__OTF2_PARAM_REQUEST_FREE, &ec),
+                                                 OTF2_PARAMETER_TYPE_UINT64);
     for (unsigned fn = 1; fn < RT_FN_COUNT && ec == OTF2_SUCCESS; fn++) {
         OTF2_StringRef s = str(o, rt_func_name(fn), &ec);
         ec =

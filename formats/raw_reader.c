@@ -25,7 +25,8 @@ _Static_assert(RT_EV_COUNT <= 32, "event kinds fit a 32-bit mask");
 static const uint32_t type_kinds[RT_RAW_TYPE_COUNT] = {
     [RT_RAW_P2P] = BIT(SEND) | BIT(ISEND) | BIT(RECV) | BIT(IRECV),
     [RT_RAW_REQ] = BIT(ISEND_COMPLETE) | BIT(IRECV_REQUEST) | BIT(REQUEST_CANCELLED) |
-                   BIT(NBC_REQUEST) | BIT(RMA_OP_COMPLETE) | BIT(WIN_CREATE) | BIT(WIN_FREE),
+                   BIT(NBC_REQUEST) | BIT(RMA_OP_COMPLETE) | BIT(WIN_CREATE) | BIT(WIN_FREE) |
+                   BIT(REQUEST_FREE),
     [RT_RAW_COLL] = BIT(COLL_END) | BIT(RMA_COLL_END) | BIT(COLL_PEER),
     [RT_RAW_EVENT] = ((1u << RT_EV_COUNT) - 1) & ~(BIT(ENTER) | BIT(LEAVE)),
 };

@@ -83,6 +83,13 @@ extern const OTF2_Type rt__otf2_attr_type[RT__ATTR_COUNT];
 #define RT__OTF2_PARAM_ERROR "retrace::error"
 #define RT__OTF2_PARAM_ERROR_REF 2u
 
+/* MPI_Request_free of a request (REQUEST_FREE, rt_event.h): OTF2 has no record for it, so it is a
+ * ParameterUnsignedInt record of the parameter RT__OTF2_PARAM_REQUEST_FREE whose value is the
+ * request id. otf2-print shows "retrace::request_free" and the id; other tools skip it. A
+ * communicator made or freed (COMM_HANDLE) is OTF2's CommCreate or CommDestroy record. */
+#define RT__OTF2_PARAM_REQUEST_FREE "retrace::request_free"
+#define RT__OTF2_PARAM_REQUEST_FREE_REF 3u
+
 /* Windows: the RmaWin name of a window without one (printf: the window's id), and the archive
  * property of info key K of the window of ref W, "KEY=VALUE" (otf2_wins.c). */
 #define RT__OTF2_WIN_NAME "MPI_Win %u"

@@ -335,6 +335,20 @@ typedef enum rt_error_class {
 } rt_error_class;
 // clang-format on
 
+/* The op field of COMM_HANDLE events (below): a communicator made or freed on the rank. */
+#define RT_COMM_HANDLE_OPS(X) \
+    X(CREATE, "create")       \
+    X(FREE, "free")
+
+// clang-format off
+typedef enum rt_comm_handle_op {
+#define X(id, name) RT_COMMH_##id,
+    RT_COMM_HANDLE_OPS(X)
+#undef X
+    RT_COMMH_COUNT
+} rt_comm_handle_op;
+// clang-format on
+
 /* ---- event kinds ---------------------------------------------------------------------------- */
 
 /*
@@ -428,6 +442,20 @@ typedef enum rt_error_class {
  * call are the events right after its PENDING, up to the next ENTER, LEAVE or PENDING or the rank's
  * end; since the call never returned, they are its thread's last events. A rank has at most one
  * pending call per thread.
+ *
+ * A communicator's life on a rank (OTF2's CommCreate and CommDestroy): a COMM_HANDLE event with
+ * op create at the end of the call that gave the rank the communicator (Comm_dup, Comm_split,
+ * Cart_create, Intercomm_create ...; Comm_idup's at the Comm_idup), and one with op free at the
+ * end of the MPI_Comm_free that freed it, each with the call and comm. MPI_COMM_WORLD and
+ * MPI_COMM_SELF have none. A communicator the rank freed that it got while tracing was off (or
+ * from an untraced call) has a free without a create. Traces of other tools and of retrace
+ * before it have none: a consumer cannot tell a communicator left from one never recorded.
+ *
+ * MPI_Request_free: a REQUEST_FREE event at the call's start with the id (req) of the request's
+ * current activation, the one the tracer knows the handle by (a persistent request's last
+ * start, done or not); none for a handle the tracer does not know (MPI_REQUEST_NULL, a request
+ * of a call it does not record). It ends nothing: a freed send or receive still completes, the
+ * trace just holds no completion for it. Traces without it say only that Request_free was called.
  */
 // clang-format off
 #define RT_EVENT_KINDS(X)                                             \
@@ -478,7 +506,11 @@ typedef enum rt_error_class {
     /* the target of the RMA transfer before it (see above) */    \
     X(RMA_TARGET,        "rma_target",        RMA,  NO,    "cpbo")   \
     /* the call returned an error: o its class, t its code (see above) */ \
-    X(ERROR,             "error",             CALL, NO,    "to")
+    X(ERROR,             "error",             CALL, NO,    "to")      \
+    /* a communicator made or freed on the rank: o rt_comm_handle_op (see above) */ \
+    X(COMM_HANDLE,       "comm_handle",       CALL, NO,    "co")      \
+    /* MPI_Request_free of the request q (see above) */              \
+    X(REQUEST_FREE,      "request_free",      CALL, NO,    "q")
 
 typedef enum rt_event_kind {
 #define X(id, name, cls, req, fields) RT_EV_##id,

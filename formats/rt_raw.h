@@ -145,7 +145,8 @@ typedef struct rt_raw_p2p {
 } rt_raw_p2p;
 
 /* ISEND_COMPLETE, IRECV_REQUEST, REQUEST_CANCELLED, NBC_REQUEST, RMA_OP_COMPLETE, WIN_CREATE,
- * WIN_FREE: a communicator or window and a request id. */
+ * WIN_FREE, REQUEST_FREE (comm 0): a communicator or window and a request id. A COMM_HANDLE,
+ * which has an op, is an EVENT record. */
 typedef struct rt_raw_req {
     uint8_t type; /* RT_RAW_REQ */
     uint8_t at;

@@ -207,18 +207,21 @@ void rt__req_done(MPI_Request handle)
     shard_done(s);
 }
 
-void rt__req_drop(MPI_Request handle)
+int rt__req_drop(MPI_Request handle, uint64_t *id)
 {
     if (RT__COST_OFF(REQUESTS))
-        return;
+        return 0;
     uint64_t key = key_of(handle), h;
     shard *s = shard_of(key, &h);
     slot *e = find(s, key, h);
+    int found = e != NULL;
     if (e) {
+        *id = e->val.id;
         free(e->val.rows); /* a nonblocking collective freed before it completed */
         erase(s, e);
     }
     shard_done(s);
+    return found;
 }
 
 int rt__req_start(MPI_Request handle, rt__req *out)

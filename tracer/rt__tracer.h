@@ -375,7 +375,8 @@ void rt__req_put(MPI_Request handle, const rt__req *info) RT__HIDDEN;
 int rt__req_claim(MPI_Request handle, rt__req *out) RT__HIDDEN;
 void rt__req_unclaim(MPI_Request handle, const rt__req *q) RT__HIDDEN;
 void rt__req_done(MPI_Request handle) RT__HIDDEN;
-void rt__req_drop(MPI_Request handle) RT__HIDDEN;
+/* 1 and the id of the request's current activation in *id when the table knew it. */
+int rt__req_drop(MPI_Request handle, uint64_t *id) RT__HIDDEN;
 /* Updates a persistent request's record in place (Start). 1 when found. */
 int rt__req_start(MPI_Request handle, rt__req *out) RT__HIDDEN;
 /* Partitioned requests (wrap_p2p.c says what they record). pready: n more partitions of an

@@ -6,6 +6,15 @@
 #define RT__CLASS_COMM RT__WRAP
 #include "rt__wrap.h"
 
+/* A COMM_HANDLE event (rt_event.h): the communicator cm made (op create) or freed on the rank. */
+static void comm_handle(rt__call *c, const rt__comm *cm, unsigned op)
+{
+    if (!cm)
+        return;
+    rt_event ev = {.kind = RT_EV_COMM_HANDLE, .comm = cm->id, .op = (uint8_t)op};
+    rt__rec_event(c, 1, &ev);
+}
+
 /*
  * A communicator from a call that is collective over its parent. The parent's creation
  * counter advances on every member, also where the result is MPI_COMM_NULL, so that all
@@ -19,10 +28,10 @@ static void comm_made(rt__call *c, MPI_Comm parent, const MPI_Comm *newcomm, int
     uint32_t seq = atomic_fetch_add(&p->seq, 1);
     if (c->rc != MPI_SUCCESS || *newcomm == MPI_COMM_NULL)
         return;
-    if (dup)
-        rt__comm_new_like(*newcomm, p, c->fn, seq);
-    else
-        rt__comm_new(*newcomm, p, c->fn, seq, tag);
+    comm_handle(c,
+                dup ? rt__comm_new_like(*newcomm, p, c->fn, seq)
+                    : rt__comm_new(*newcomm, p, c->fn, seq, tag),
+                RT_COMMH_CREATE);
 }
 
 /* Comm_create_group is collective over the group only: no place in the parent's order. */
@@ -30,7 +39,7 @@ static void comm_made_by_group(rt__call *c, MPI_Comm parent, const MPI_Comm *new
 {
     rt__comm *p = rt__comm_get(parent);
     if (p && c->rc == MPI_SUCCESS && *newcomm != MPI_COMM_NULL)
-        rt__comm_new(*newcomm, p, c->fn, 0, tag);
+        comm_handle(c, rt__comm_new(*newcomm, p, c->fn, 0, tag), RT_COMMH_CREATE);
 }
 
 /*
@@ -60,7 +69,8 @@ __attribute__((unused)) static void comm_made_tagged(rt__call *c, int32_t tag,
                                                      const MPI_Comm *newcomm)
 {
     if (c->rc == MPI_SUCCESS && *newcomm != MPI_COMM_NULL)
-        rt__comm_new(*newcomm, rt__comm_get(MPI_COMM_WORLD), c->fn, 0, tag);
+        comm_handle(c, rt__comm_new(*newcomm, rt__comm_get(MPI_COMM_WORLD), c->fn, 0, tag),
+                    RT_COMMH_CREATE);
 }
 
 __attribute__((unused)) static void comm_made_from_group(rt__call *c, const char *stringtag,
@@ -76,7 +86,7 @@ static void comm_made_inter(rt__call *c, MPI_Comm local, const MPI_Comm *newcomm
         return;
     uint32_t seq = atomic_fetch_add(&p->seq, 1);
     if (c->rc == MPI_SUCCESS && *newcomm != MPI_COMM_NULL)
-        rt__comm_new(*newcomm, p, c->fn, seq, tag);
+        comm_handle(c, rt__comm_new(*newcomm, p, c->fn, seq, tag), RT_COMMH_CREATE);
 }
 
 static void comm_free_pre(rt__call *c, MPI_Comm comm)
@@ -89,8 +99,10 @@ static void comm_freed(rt__call *c)
 {
     MPI_Comm comm;
     memcpy(&comm, &c->aux, sizeof comm < sizeof c->aux ? sizeof comm : sizeof c->aux);
-    if (c->rc == MPI_SUCCESS)
-        rt__comm_forget(comm);
+    if (c->rc != MPI_SUCCESS)
+        return;
+    comm_handle(c, rt__comm_get(comm), RT_COMMH_FREE);
+    rt__comm_forget(comm);
 }
 
 #include "wrappers.def"

@@ -394,10 +394,12 @@ static void req_done_some(rt__call *c, int incount, int outcount, const int *ind
         free(done);
 }
 
+/* MPI_Request_free: the REQUEST_FREE of the request's current activation (rt_event.h). */
 static void req_free(rt__call *c, MPI_Request request)
 {
-    if (request != MPI_REQUEST_NULL)
-        rt__req_drop(request);
+    uint64_t id;
+    if (request != MPI_REQUEST_NULL && rt__req_drop(request, &id))
+        rt__rec_req(c, 0, RT_EV_REQUEST_FREE, 0, id);
 }
 
 #include "wrappers.def"

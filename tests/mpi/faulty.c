@@ -36,6 +36,18 @@
  *   leak_alloc     2 ranks: a window of MPI_Win_allocate never freed (leak)
  *   leak_dyn       2 ranks: a window of MPI_Win_create_dynamic never freed (leak)
  *   ok_leak        2 ranks: the three windows, each freed (no finding)
+ *   leak_dup       2 ranks: a communicator of MPI_Comm_dup never freed (leak)
+ *   leak_split     2 ranks: a communicator of MPI_Comm_split never freed (leak)
+ *   leak_cart      2 ranks: a communicator of MPI_Cart_create never freed, and one of MPI_Comm_dup
+ *                  freed and made again by a second MPI_Comm_dup, never freed (leak)
+ *   ok_leak_comm   2 ranks: the communicators of MPI_Comm_dup, MPI_Comm_split, MPI_Cart_create
+ *                  and MPI_Comm_idup, each freed (no finding)
+ *   req_free_pbarrier    2 ranks: a persistent MPI_Barrier_init request started and freed
+ *                        before it completed (request; MPICH refuses MPI_Request_free of a
+ *                        nonblocking collective's request itself, not of a persistent one's)
+ *   req_free_pallreduce  the same with MPI_Allreduce_init (request)
+ *   req_free_pbcast      the same with MPI_Bcast_init (request)
+ *   ok_free_pcoll  2 ranks: the persistent barrier started, completed, then freed (no finding)
  *   as_noprecede   2 ranks: a fence with MPI_MODE_NOPRECEDE after rank 0's get (rma-epoch)
  *   as_mixed       2 ranks: MPI_MODE_NOPRECEDE on rank 0's first fence, not rank 1's (rma-epoch)
  *   as_noput       2 ranks: rank 0 puts to rank 1, whose fence gave MPI_MODE_NOPUT (rma-epoch)
@@ -323,6 +335,58 @@ static void leaks(const char *mode)
         MPI_Win_free(&dynamic);
 }
 
+/* Communicators left to MPI_Finalize (leak_dup, leak_split, leak_cart) and the look-alike that
+ * frees all it makes (ok_leak_comm). */
+static void comm_leaks(const char *mode)
+{
+    int ok = !strcmp(mode, "ok_leak_comm"), dims[1] = {0}, periods[1] = {0}, v = rank;
+    MPI_Comm dup, split, cart, idup;
+    MPI_Request rq;
+    MPI_Comm_dup(W, &dup);
+    MPI_Comm_split(W, 0, size - rank, &split);
+    MPI_Dims_create(size, 1, dims);
+    MPI_Cart_create(W, 1, dims, periods, 0, &cart);
+    MPI_Comm_idup(W, &idup, &rq);
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_SUM, split);
+    MT_CHECK(v == size * (size - 1) / 2);
+    if (ok || strcmp(mode, "leak_dup"))
+        MPI_Comm_free(&dup);
+    if (ok || strcmp(mode, "leak_split"))
+        MPI_Comm_free(&split);
+    if (ok || strcmp(mode, "leak_cart"))
+        MPI_Comm_free(&cart);
+    if (!strcmp(mode, "leak_cart"))
+        MPI_Comm_dup(W, &dup); /* made again after its free, and left: this one is named */
+    MPI_Comm_free(&idup);
+}
+
+/* A persistent collective's request freed while active (req_free_*) and the look-alike that
+ * frees it once it completed (ok_free_pcoll). MPI_Request_free returns at once; the barrier
+ * after it keeps each rank's collective from being left behind by the other's MPI_Finalize. */
+static void pcoll_free(const char *mode)
+{
+#if MPI_VERSION >= 4
+    int v = rank + 1, r = 0;
+    MPI_Request rq;
+    if (!strcmp(mode, "req_free_pallreduce"))
+        MPI_Allreduce_init(&v, &r, 1, MPI_INT, MPI_SUM, W, MPI_INFO_NULL, &rq);
+    else if (!strcmp(mode, "req_free_pbcast"))
+        MPI_Bcast_init(&v, 1, MPI_INT, 0, W, MPI_INFO_NULL, &rq);
+    else
+        MPI_Barrier_init(W, MPI_INFO_NULL, &rq);
+    MPI_Start(&rq);
+    if (!strcmp(mode, "ok_free_pcoll"))
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    MPI_Request_free(&rq);
+    MPI_Barrier(W);
+#else /* Open MPI 4.1 has no persistent collectives: the cases run under MPICH only */
+    if (rank == 0)
+        fprintf(stderr, "faulty: %s needs MPI 4\n", mode);
+    MPI_Abort(W, 2);
+#endif
+}
+
 /* Rank 2 sends only once rank 0 made its wildcard receive, as told through a file in the
  * working directory that MPI does not see: in the trace nothing orders the two (at most 10 s). */
 static const char gate[] = "faulty.race.gate";
@@ -391,6 +455,8 @@ int main(int argc, char **argv)
         ring();
     else if (!strncmp(mode, "coll_", 5) || !strcmp(mode, "ok_coll"))
         colls(mode);
+    else if (!strncmp(mode, "req_free_", 9) || !strcmp(mode, "ok_free_pcoll"))
+        pcoll_free(mode);
     else if (!strncmp(mode, "req_", 4) || !strcmp(mode, "ok_free"))
         requests(mode);
     else if (!strcmp(mode, "ok_rma"))
@@ -399,6 +465,9 @@ int main(int argc, char **argv)
         rma_pscw(mode);
     else if (!strncmp(mode, "rma_", 4) || !strcmp(mode, "ok_rma_conf"))
         rma_conflicts(mode);
+    else if (!strcmp(mode, "leak_dup") || !strcmp(mode, "leak_split") ||
+             !strcmp(mode, "leak_cart") || !strcmp(mode, "ok_leak_comm"))
+        comm_leaks(mode);
     else if (!strncmp(mode, "leak_", 5) || !strcmp(mode, "ok_leak"))
         leaks(mode);
     else if (!strncmp(mode, "as_", 3) || !strcmp(mode, "ok_assert"))

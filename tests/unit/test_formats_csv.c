@@ -27,7 +27,7 @@ static void test_csv_read(void **state)
     assert_non_null(inter);
     assert_string_equal(inter->name, "split, inter");
     assert_int_equal(inter->remote_size, 2);
-    assert_int_equal(l.n, 85);
+    assert_int_equal(l.n, 92);
     /* every kind appears */
     unsigned seen[RT_EV_COUNT] = {0};
     for (size_t i = 0; i < l.n; i++)
@@ -70,11 +70,18 @@ static void test_csv_read(void **state)
     assert_int_equal(l.ev[e].op, RT_ERRCLASS_RANK);
     assert_int_equal(l.ev[e].tag, 6);
     assert_int_equal(l.ev[e + 1].kind, RT_EV_LEAVE);
+    /* rank 0 frees communicator 3 and request 43; rank 2 made communicator 3 in MPI_Comm_dup */
+    assert_int_equal(l.ev[e + 3].kind, RT_EV_COMM_HANDLE);
+    assert_int_equal(l.ev[e + 3].comm, 3);
+    assert_int_equal(l.ev[e + 3].op, RT_COMMH_FREE);
+    assert_int_equal(l.ev[e + 6].kind, RT_EV_REQUEST_FREE);
+    assert_int_equal(l.ev[e + 6].req, 43);
+    assert_int_equal(l.ev[e + 6].call, RT_FN_Request_free);
     /* rank 1's pending MPI_Waitall: its receive from any source has no peer */
     size_t at = 0;
     while (at < l.n && l.ev[at].kind != RT_EV_PENDING)
         at++;
-    assert_int_equal(at, 64);
+    assert_int_equal(at, 70);
     const rt_event *w = &l.ev[at - 1];
     assert_int_equal(w[0].kind, RT_EV_ENTER);
     assert_int_equal(w[1].kind, RT_EV_PENDING);

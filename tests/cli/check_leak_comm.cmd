@@ -1,0 +1,4 @@
+check
+--class
+leak,request
+$DATA/check_leak_comm.csv
