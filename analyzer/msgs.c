@@ -388,7 +388,8 @@ static int collective(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, 
                          .nbrs = nb,
                          .sblk = sblk,
                          .rblk = rblk,
-                         .equal_blocks = !sblk && !rblk && (ms->defs->flags & RT_DEFS_COLL_PEERS)};
+                         .equal_blocks = !sblk && !rblk && (ms->defs->flags & RT_DEFS_COLL_PEERS),
+                         .esize = rt_coll_event_esize(ev->esize, ev->resize)};
     int approx = 0;
     rt_err err;
     unsigned alg = l->alg[ev->op] == RT_AN_ALG_TRACE ? ms->trace_alg : l->alg[ev->op];

@@ -83,6 +83,16 @@ static int def_peer_counts(rt_reader *r, rt__csv_reader *cr, const uint32_t *v, 
     return 0;
 }
 
+/* "elem_sizes": the trace records element sizes (RT_DEFS_ELEM_SIZES). */
+static int def_elem_sizes(rt_reader *r, rt__csv_reader *cr, const uint32_t *v, rt_err *e)
+{
+    (void)cr;
+    (void)v;
+    (void)e;
+    r->defs.flags |= RT_DEFS_ELEM_SIZES;
+    return 0;
+}
+
 /* "mpi_library,NAME": the MPI library that recorded the trace (rt_library_name). */
 static int def_library(rt_reader *r, rt__csv_reader *cr, const uint32_t *v, rt_err *e)
 {
@@ -233,6 +243,7 @@ static const struct def_record {
     {"neighbors", 5, 5, {"COMM", "RANK"}, def_nbrs},
     {"host", 5, 6, {"R", "ONLINE", "NCPUS"}, def_host},
     {"peer_counts", 1, 1, {NULL}, def_peer_counts},
+    {"elem_sizes", 1, 1, {NULL}, def_elem_sizes},
     {"mpi_library", 2, 2, {NULL}, def_library},
 };
 

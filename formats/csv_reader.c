@@ -49,7 +49,7 @@ static void on_field(void *s, size_t len, void *data)
 {
     rt__csv_reader *cr = data;
     size_t n = cr->nfields++;
-    if (n >= RT__CSV_NFIELDS)
+    if (n > RT__CSV_ESIZE)
         return;
     if (len)
         memcpy(cr->text + cr->text_len, s, len);
@@ -171,13 +171,51 @@ static int event_field(rt_event *ev, int i, const char *s, rt_err *e)
     return rc;
 }
 
+/* One side of the sizes column: "" (unknown) or a size rt_esize_code keeps. */
+static int esize_side(const char *s, size_t len, uint8_t *code, rt_err *e)
+{
+    char num[24], sb[RT__CSV_SHOW_LEN];
+    uint64_t v;
+    if (!len)
+        return 0;
+    if (len >= sizeof num)
+        return rt_err_set(e, RT_E_INVAL, "bad element size '%s'", rt__csv_show(sb, s));
+    memcpy(num, s, len);
+    num[len] = '\0';
+    int rc = rt__csv_get_u(num, UINT64_MAX, "ESIZE", &v, e);
+    if (rc)
+        return rc;
+    unsigned c = rt_esize_code(v);
+    if (!c)
+        return rt_err_set(e, RT_E_INVAL,
+                          "element size %s is not one a trace keeps (1 to %u, or a power of two)",
+                          num, RT_ESIZE_LITERAL);
+    *code = (uint8_t)c;
+    return 0;
+}
+
+/* The sizes column, "S/R" (rt__csv.h), on an event kind that carries sizes. */
+static int esize_field(rt_event *ev, const char *s, rt_err *e)
+{
+    char sb[RT__CSV_SHOW_LEN];
+    const char *slash = strchr(s, '/');
+    if (!slash)
+        return rt_err_set(e, RT_E_FORMAT, "bad element sizes '%s' (expected S/R)",
+                          rt__csv_show(sb, s));
+    if (!rt_event_has_esize(ev->kind))
+        return rt_err_set(e, RT_E_FORMAT, "event %s has no element sizes",
+                          rt_event_kind_name(ev->kind));
+    int rc = esize_side(s, (size_t)(slash - s), &ev->esize, e);
+    return rc ? rc : esize_side(slash + 1, strlen(slash + 1), &ev->resize, e);
+}
+
 static int rec_event(rt__csv_reader *cr, rt_event *ev, rt_err *e)
 {
     char sb[RT__CSV_SHOW_LEN];
     uint64_t v;
-    if (cr->nfields != RT__CSV_NFIELDS)
-        return rt_err_set(e, RT_E_FORMAT, "event has %zu fields, expected %d", cr->nfields,
-                          RT__CSV_NFIELDS);
+    if (cr->nfields != RT__CSV_NFIELDS && cr->nfields != RT__CSV_NFIELDS + 1)
+        return rt_err_set(e, RT_E_FORMAT, "event has %zu fields, expected %d (or %d with sizes)",
+                          cr->nfields, RT__CSV_NFIELDS, RT__CSV_NFIELDS + 1);
     memset(ev, 0, sizeof *ev);
     int rc = rt__csv_get_u(rt__csv_fld(cr, RT__CSV_RANK), UINT32_MAX, "RANK", &v, e);
     if (rc)
@@ -223,7 +261,7 @@ static int rec_event(rt__csv_reader *cr, rt_event *ev, rt_err *e)
         if ((rc = event_field(ev, i, s, e)))
             return rc;
     }
-    return 0;
+    return cr->nfields > RT__CSV_NFIELDS ? esize_field(ev, rt__csv_fld(cr, RT__CSV_ESIZE), e) : 0;
 }
 
 /* 1: an event in *ev; 2: a definition, now in r->defs; < 0: error (e without the place). */

@@ -84,6 +84,14 @@ static int event_write(rt_writer *w, const rt_event *ev, rt_err *err)
             p = put_u(p, num[i]);
         }
     }
+    if (ev->esize || ev->resize) { /* the sizes column (rt__csv.h) */
+        *p++ = ',';
+        if (ev->esize)
+            p = put_u(p, rt_esize_of(ev->esize));
+        *p++ = '/';
+        if (ev->resize)
+            p = put_u(p, rt_esize_of(ev->resize));
+    }
     *p++ = '\n';
     if (fwrite(row, 1, (size_t)(p - row), cw->f) != (size_t)(p - row))
         return write_failed(w, errno, err);
@@ -165,6 +173,8 @@ static int write_defs(FILE *f, const rt_defs *d)
     fprintf(f, "# retrace trace (CSV form, version 1)\nranks,%u\n", (unsigned)d->nranks);
     if (d->flags & RT_DEFS_COLL_PEERS)
         fputs("peer_counts\n", f);
+    if (d->flags & RT_DEFS_ELEM_SIZES)
+        fputs("elem_sizes\n", f);
     if (d->library[0]) /* letters, digits, blanks and ._+- only: no quoting */
         fprintf(f, "mpi_library,%s\n", d->library);
     for (uint32_t i = 0; i < d->nranks; i++)

@@ -327,6 +327,8 @@ void rt_event_normalize(rt_event *ev)
         ev->req = 0;
     if (!(m & RT_FIELD_OP))
         ev->op = 0;
+    if (!rt_event_has_esize(ev->kind))
+        ev->esize = ev->resize = 0;
 }
 
 int rt_event_equal(const rt_event *a, const rt_event *b)
@@ -336,7 +338,8 @@ int rt_event_equal(const rt_event *a, const rt_event *b)
     rt_event_normalize(&y);
     return x.time == y.time && x.rank == y.rank && x.kind == y.kind && x.call == y.call &&
            x.comm == y.comm && x.peer == y.peer && x.tag == y.tag && x.bytes == y.bytes &&
-           x.rbytes == y.rbytes && x.contype == y.contype && x.req == y.req && x.op == y.op;
+           x.rbytes == y.rbytes && x.contype == y.contype && x.req == y.req && x.op == y.op &&
+           x.esize == y.esize && x.resize == y.resize;
 }
 
 /* The req column of RT_EVENT_KINDS. */

@@ -15,6 +15,7 @@ const char *const rt__otf2_attr_names[RT__ATTR_COUNT] = {
     [RT__ATTR_DISP] = "retrace::disp",
     [RT__ATTR_REDUCE_OP] = "retrace::reduce_op",
     [RT__ATTR_ASSERT] = "retrace::assert",
+    [RT__ATTR_ESIZE] = "retrace::esize",
 };
 // clang-format on
 
@@ -32,12 +33,16 @@ const char *const rt__otf2_attr_desc[RT__ATTR_COUNT] = {
         "7 lor, 8 bor, 9 lxor, 10 bxor, 11 maxloc, 12 minloc, 13 replace, 14 no_op",
     [RT__ATTR_ASSERT] = "assert of MPI_Win_fence, MPI_Win_post or MPI_Win_start, bits: 1 nocheck, "
                         "2 nostore, 4 noput, 8 noprecede, 16 nosucceed",
+    [RT__ATTR_ESIZE] = "element sizes (datatype sizes) of the bytes and the rbytes side: "
+                       "code of bytes + 256 * code of rbytes; code c: 0 unknown, 1 to 96 c bytes, "
+                       "97 to 127 2^(c - 90) bytes",
 };
 const OTF2_Type rt__otf2_attr_type[RT__ATTR_COUNT] = {
     [RT__ATTR_CONTYPE] = OTF2_TYPE_UINT8,   [RT__ATTR_CALL] = OTF2_TYPE_UINT32,
     [RT__ATTR_OP] = OTF2_TYPE_UINT8,        [RT__ATTR_BYTES] = OTF2_TYPE_UINT64,
     [RT__ATTR_RBYTES] = OTF2_TYPE_UINT64,   [RT__ATTR_DISP] = OTF2_TYPE_UINT64,
     [RT__ATTR_REDUCE_OP] = OTF2_TYPE_UINT8, [RT__ATTR_ASSERT] = OTF2_TYPE_UINT8,
+    [RT__ATTR_ESIZE] = OTF2_TYPE_UINT16,
 };
 
 OTF2_CollectiveOp rt__otf2_coll_op(unsigned op)

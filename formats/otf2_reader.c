@@ -82,6 +82,8 @@ static int read_rank_from(rt_reader *r, otf2r *o, const char *anchor, rt_event *
             break;
         if (!o->have)
             continue;
+        if (o->sizes)
+            rt__otf2r_sizes(o, o->blk);
         size_t k = 1 + (size_t)o->tgt_have; /* the transfer's RMA_TARGET, from the same record */
         if (RT_VEC_RESERVE(*out, cap, (uint64_t)*n + k, 256) < 0) {
             rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", r->path);
@@ -248,6 +250,8 @@ static size_t fill_block(rt_reader *r, otf2r *o)
         o->tgt_have = 0;
         uint64_t got = 0;
         OTF2_ErrorCode ec = OTF2_Reader_ReadLocalEvents(o->reader, o->er, 1, &got);
+        if (o->have && o->sizes)
+            rt__otf2r_sizes(o, &o->blk[o->nblk]);
         if (o->have) {
             o->last = o->nblk;
             o->pos[o->nblk] = o->position;
@@ -506,6 +510,16 @@ int rt__otf2_open(rt_reader *r, rt_err *err)
         if (!strcmp(peers, "1"))
             r->defs.flags |= RT_DEFS_COLL_PEERS;
         free(peers);
+    }
+    char *sizes = NULL;
+    if (!rc &&
+        OTF2_Reader_GetProperty(o->reader, RT__ELEM_SIZES_PROPERTY, &sizes) == OTF2_SUCCESS &&
+        sizes) {
+        if (!strcmp(sizes, "1")) {
+            r->defs.flags |= RT_DEFS_ELEM_SIZES;
+            o->sizes = 1;
+        }
+        free(sizes);
     }
     char *lib = NULL;
     if (!rc && OTF2_Reader_GetProperty(o->reader, RT__MPI_LIBRARY_PROPERTY, &lib) == OTF2_SUCCESS &&

@@ -43,9 +43,10 @@ static uint64_t other_ns(otf2r *o, uint64_t ticks, uint64_t pos)
 /* Our attributes contype and call, where the record carries them (out of line: enter and
  * leave carry none, and begin stays small). */
 static void __attribute__((noinline))
-read_attrs(const otf2r *o, OTF2_AttributeList *a, uint8_t *contype, uint16_t *call)
+read_attrs(otf2r *o, OTF2_AttributeList *a, uint8_t *contype, uint16_t *call)
 {
     uint8_t u8;
+    uint16_t u16;
     uint32_t u32;
     /* Asking for an attribute that is not there goes through OTF2's error handler, which
      * formats a message: test first, it costs a tenth of the pass otherwise. */
@@ -54,6 +55,11 @@ read_attrs(const otf2r *o, OTF2_AttributeList *a, uint8_t *contype, uint16_t *ca
     if (has_attr(o, a, RT__ATTR_CONTYPE) &&
         OTF2_AttributeList_GetUint8(a, o->attr_ref[RT__ATTR_CONTYPE], &u8) == OTF2_SUCCESS)
         *contype = u8;
+    if (o->sizes && has_attr(o, a, RT__ATTR_ESIZE) &&
+        OTF2_AttributeList_GetUint16(a, o->attr_ref[RT__ATTR_ESIZE], &u16) == OTF2_SUCCESS) {
+        o->esz = u16;
+        o->esz_have = 1;
+    }
     if (has_attr(o, a, RT__ATTR_CALL) &&
         OTF2_AttributeList_GetUint32(a, o->attr_ref[RT__ATTR_CALL], &u32) == OTF2_SUCCESS)
         *call = (uint16_t)(u32 < RT_FN_COUNT ? u32 : RT_FN_COUNT);
@@ -70,6 +76,7 @@ static inline rt_event *begin(otf2r *o, unsigned kind, OTF2_TimeStamp t, uint64_
     uint64_t ticks = t >= o->offset ? t - o->offset : 0;
     uint16_t call = (uint16_t)innermost(o);
     uint8_t contype = 0;
+    o->esz_have = 0;
     if (a)
         read_attrs(o, a, &contype, &call);
     *ev = (rt_event){
@@ -81,6 +88,16 @@ static inline rt_event *begin(otf2r *o, unsigned kind, OTF2_TimeStamp t, uint64_
     };
     o->have = 1;
     return ev;
+}
+
+void rt__otf2r_sizes(otf2r *o, rt_event *ev)
+{
+    if (!rt_event_has_esize(ev->kind))
+        return;
+    unsigned s = o->esz_have ? o->esz & 0xffu : rt_esize_default(ev->bytes);
+    unsigned rs = o->esz_have ? o->esz >> 8 : rt_esize_default(ev->rbytes);
+    ev->esize = (uint8_t)(s <= RT_ESIZE_CODE_MAX ? s : 0);
+    ev->resize = (uint8_t)(rs <= RT_ESIZE_CODE_MAX ? rs : 0);
 }
 
 /* The op: our attribute if present, else what the record and the call say. */

@@ -34,6 +34,7 @@ typedef struct otf2w {
     OTF2_StringRef nstrings;
     OTF2_StringRef empty; /* the string "", written once */
     int made_dir;
+    int sizes; /* the trace records element sizes (RT_DEFS_ELEM_SIZES) */
 } otf2w;
 
 static OTF2_FlushType pre_flush(void *data, OTF2_FileType type, OTF2_LocationRef loc, void *caller,
@@ -93,6 +94,10 @@ static OTF2_ErrorCode put_attrs(otf2w *o, const otf2w_rank *r, const rt_event *e
         ec = OTF2_AttributeList_AddUint8(o->attrs, RT__ATTR_REDUCE_OP, tgt->op);
     if (ec == OTF2_SUCCESS && ev->tag && rt_event_is_rma(ev->kind) && (fields & RT_FIELD_TAG))
         ec = OTF2_AttributeList_AddUint8(o->attrs, RT__ATTR_ASSERT, (uint8_t)ev->tag);
+    if (ec == OTF2_SUCCESS && o->sizes && rt_event_has_esize(ev->kind) &&
+        (ev->esize != rt_esize_default(ev->bytes) || ev->resize != rt_esize_default(ev->rbytes)))
+        ec = OTF2_AttributeList_AddUint16(o->attrs, RT__ATTR_ESIZE,
+                                          (uint16_t)(ev->esize | ev->resize << 8));
     return ec;
 }
 
@@ -716,6 +721,10 @@ static int w_close(rt_writer *w, rt_err *err)
         what = "cannot note that the trace records per-peer counts";
         ec = OTF2_Archive_SetProperty(o->archive, RT__PEER_COUNTS_PROPERTY, "1", true);
     }
+    if (ec == OTF2_SUCCESS && (d->flags & RT_DEFS_ELEM_SIZES)) {
+        what = "cannot note that the trace records element sizes";
+        ec = OTF2_Archive_SetProperty(o->archive, RT__ELEM_SIZES_PROPERTY, "1", true);
+    }
     if (ec == OTF2_SUCCESS) {
         what = "cannot write the info keys of the windows";
         ec = rt__otf2_write_win_info(o->archive, d);
@@ -837,6 +846,7 @@ int rt__otf2_create(rt_writer *w, rt_err *err)
             otf2w_free(o);
         return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", w->path);
     }
+    o->sizes = (w->defs.flags & RT_DEFS_ELEM_SIZES) != 0;
     int rc = check_target(w->path, &o->made_dir, err);
     if (rc) {
         otf2w_free(o);

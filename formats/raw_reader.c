@@ -67,7 +67,9 @@ typedef struct raw_reader {
     rt__raw_clock *clock;  /* per rank: how its times become ns */
     rt__raw_ids *ids;      /* local ids -> global ids */
     unsigned char uses_comm[RT_EV_COUNT];
-    int targets; /* every rank's tracer wrote RMA targets (RT_RAW_FLAG_RMA_TARGETS) */
+    int targets;   /* every rank's tracer wrote RMA targets (RT_RAW_FLAG_RMA_TARGETS) */
+    int sizes;     /* every rank's tracer wrote element sizes (RT_RAW_FLAG_ELEM_SIZES) */
+    int sizes_any; /* some rank's did: bits 1..7 of 'at' are sizes, not damage */
     /* streaming */
     uint32_t cur; /* the rank being read */
     int opened;   /* its thread files are open */
@@ -139,6 +141,10 @@ static int read_headers(rt_reader *r, raw_reader *rr, rt_err *err)
             r->defs.flags = RT_DEFS_COLL_PEERS; /* unless a rank's tracer did not write rows */
             rr->targets = 1;
         }
+        if (h.flags & RT_RAW_FLAG_ELEM_SIZES)
+            rr->sizes_any = 1;
+        else
+            rr->sizes = -1; /* a rank without: none are decoded */
         if (!(h.flags & RT_RAW_FLAG_COLL_PEERS))
             r->defs.flags &= ~(uint32_t)RT_DEFS_COLL_PEERS;
         if (!(h.flags & RT_RAW_FLAG_RMA_TARGETS))
@@ -158,6 +164,9 @@ static int read_headers(rt_reader *r, raw_reader *rr, rt_err *err)
         return rt_err_set(err, RT_E_FORMAT,
                           "%s: not a trace (no raw definitions file with a header)", rr->dir);
     rr->nranks = nranks;
+    rr->sizes = rr->sizes_any && rr->sizes == 0;
+    if (rr->sizes)
+        r->defs.flags |= RT_DEFS_ELEM_SIZES;
     return 0;
 }
 
@@ -260,7 +269,8 @@ static int check_record(const raw_reader *rr, tstream *ts, const unsigned char *
     unsigned value = 0;
     if (p[2] >= RT_EV_COUNT || !(type_kinds[type] & (1u << p[2])))
         bad = "event kind", value = p[2];
-    else if (p[1] > 1 || (type == RT_RAW_COLL && p[1] != 1)) /* COLL: always at t1 */
+    else if ((p[1] > 1 && (!rr->sizes_any || type == RT_RAW_REQ)) ||
+             (type == RT_RAW_COLL && !(p[1] & 1))) /* COLL: always at t1 */
         bad = "'at'", value = p[1];
     if (bad) {
         stream_path(rr, ts, path, sizeof path);
@@ -455,6 +465,13 @@ static int translate(const raw_reader *rr, tstream *ts, unsigned kind, uint32_t 
     return 0;
 }
 
+/* The element sizes of a COLL_END or EVENT record (RT_RAW_FLAG_ELEM_SIZES). */
+static void coll_sizes(rt_event *ev, unsigned at, uint32_t rcode)
+{
+    ev->esize = (uint8_t)(at >> 1);
+    ev->resize = rcode <= RT_ESIZE_CODE_MAX ? (uint8_t)rcode : 0;
+}
+
 /* The event of record p (checked by load_group) in ts->ev; a COLL record gives its BEGIN
  * while the phase is P_AT0, its END while it is P_AT1. A COLL record of a COLL_PEER row stands
  * for that row alone, at t1. */
@@ -464,7 +481,7 @@ static int decode(const raw_reader *rr, tstream *ts, const unsigned char *p, rt_
     memset(ev, 0, sizeof *ev);
     ev->rank = rr->cur;
     ev->call = ts->fn;
-    ev->time = p[1] ? ts->t1 : ts->t0;
+    ev->time = p[1] & 1 ? ts->t1 : ts->t0;
     uint32_t local = 0;
     if (p[0] == RT_RAW_P2P) {
         rt_raw_p2p x;
@@ -476,6 +493,8 @@ static int decode(const raw_reader *rr, tstream *ts, const unsigned char *p, rt_
         ev->tag = x.tag;
         ev->bytes = x.bytes;
         ev->req = x.req;
+        if (rr->sizes)
+            ev->esize = (uint8_t)(x.at >> 1);
     } else if (p[0] == RT_RAW_REQ) {
         rt_raw_req x;
         memcpy(&x, p, sizeof x);
@@ -497,6 +516,8 @@ static int decode(const raw_reader *rr, tstream *ts, const unsigned char *p, rt_
         ev->tag = x.kind == RT_EV_RMA_COLL_END ? (int32_t)x.pad : 0; /* a fence's assert */
         ev->bytes = x.bytes;
         ev->rbytes = x.rbytes;
+        if (rr->sizes && x.kind == RT_EV_COLL_END)
+            coll_sizes(ev, x.at, x.pad);
     } else {
         rt_raw_event x;
         memcpy(&x, p, sizeof x);
@@ -509,6 +530,9 @@ static int decode(const raw_reader *rr, tstream *ts, const unsigned char *p, rt_
         ev->bytes = x.bytes;
         ev->rbytes = x.rbytes;
         ev->req = x.req;
+        if (rr->sizes &&
+            (x.kind == RT_EV_NBC_COMPLETE || x.kind == RT_EV_RECV || x.kind == RT_EV_IRECV))
+            coll_sizes(ev, x.at, x.pad[0]);
     }
     int rc = 0;
     if (rr->uses_comm[ev->kind])
@@ -612,7 +636,7 @@ static int advance(rt_reader *r, raw_reader *rr, tstream *ts, rt_err *err)
                 ts->at += rt_raw_slots(p[0]) * RT_RAW_SLOT;
                 /* a COLL record of a collective end stands for its BEGIN and END */
                 int both = p[0] == RT_RAW_COLL && p[2] != RT_EV_COLL_PEER;
-                if (p[0] == RT_RAW_TIME || (!both && p[1] != (ts->phase == P_AT1)))
+                if (p[0] == RT_RAW_TIME || (!both && (p[1] & 1u) != (ts->phase == P_AT1)))
                     continue;
                 ts->ev_off = ts->f.base + ts->f.pos + off;
                 int rc = decode(rr, ts, p, err);

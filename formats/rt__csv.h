@@ -29,6 +29,11 @@ enum {
     RT__CSV_OP,
     RT__CSV_NFIELDS
 };
+/* An optional thirteenth column after them, on the events that carry element sizes
+ * (rt_event.esize, resize) in a trace that records them: "S/R", the sizes in bytes of the
+ * bytes and the rbytes side, each empty when unknown ("4/4", "8/", "/12"). A line without it
+ * has neither (every line of traces before sizes). */
+#define RT__CSV_ESIZE RT__CSV_NFIELDS
 
 extern const char *const rt__csv_field_names[RT__CSV_NFIELDS];
 /* The RT_EVENT_KINDS letter of each optional column (0: every event has it). */
@@ -43,10 +48,10 @@ typedef struct rt__csv_reader {
     unsigned long ev_line; /* the line of the last event handed out */
     int unterminated;      /* the record's line had no newline, so it is the file's last */
     /* The record's fields, each NUL-terminated, in one buffer reused from line to line and
-     * sized for the line before parsing. Fields past the twelfth are only counted. */
+     * sized for the line before parsing. Fields past the thirteenth are only counted. */
     char *text;
     size_t text_len, text_cap;
-    size_t off[RT__CSV_NFIELDS];
+    size_t off[RT__CSV_NFIELDS + 1];
     size_t nfields;
     int have_ranks, in_events;
     unsigned char *proc_seen; /* bitmap over world ranks while definitions are read */

@@ -23,6 +23,11 @@ enum {
     RT__ATTR_REDUCE_OP = 6, /* uint8 its op (rt_reduce_op), absent when none */
     RT__ATTR_ASSERT = 7,    /* uint8 the assert of a fence, post or start (rt_rma_assert), absent
                              * when none */
+    RT__ATTR_ESIZE = 8,     /* uint16 element sizes, esize | resize << 8 (rt_esize_code), on the
+                             * events that carry them (rt_event_has_esize) in an archive with
+                             * RT__ELEM_SIZES_PROPERTY, only when they are not
+                             * rt_esize_default of bytes and rbytes: a message of doubles needs
+                             * none, 4 floats do */
     RT__ATTR_COUNT
 };
 extern const char *const rt__otf2_attr_names[RT__ATTR_COUNT];

@@ -91,7 +91,10 @@ typedef struct otf2r {
     uint32_t row_comm;      /* comm and op of the last collective end: its rows' */
     uint8_t row_op;
     uint32_t prop_node, prop_module;
-    int ours; /* written by retrace: the per-location event counts are exact */
+    int ours;         /* written by retrace: the per-location event counts are exact */
+    int sizes;        /* the archive records element sizes (RT__ELEM_SIZES_PROPERTY) */
+    uint16_t esz;     /* the record's RT__ATTR_ESIZE, when esz_have */
+    uint8_t esz_have; /* reset by each record's event */
     int failed;
     /* ranks */
     uint64_t *rank_loc;     /* location ref of each rank's master thread */
@@ -141,6 +144,9 @@ static inline unsigned rt__otf2r_region_fn(const otf2r *o, uint32_t region)
 
 /* otf2_rdefs.c: the global definitions, read (read_global_defs) and turned into r->defs
  * (build_defs). */
+/* The element sizes of the event just read (RT__ATTR_ESIZE, else rt_esize_default), in an
+ * archive that records them. */
+void rt__otf2r_sizes(otf2r *o, rt_event *ev);
 int rt__otf2r_read_global_defs(rt_reader *r, otf2r *o, rt_err *err);
 int rt__otf2r_build_defs(rt_reader *r, otf2r *o, rt_err *err);
 /* otf2_wins.c: window ref with its name (unless the writer's default) and info properties. */

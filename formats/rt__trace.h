@@ -184,5 +184,7 @@ int rt__defs_copy_hosts(rt_defs *dst, const rt_defs *src, rt_err *err);
 #define RT__PEER_COUNTS_PROPERTY "RETRACE::PEER_COUNTS"
 /* The MPI library that recorded the trace (rt_defs.library), when known. */
 #define RT__MPI_LIBRARY_PROPERTY "RETRACE::MPI_LIBRARY"
+/* RT_DEFS_ELEM_SIZES in an OTF2 archive: this property, "1" (in CSV: the line "elem_sizes"). */
+#define RT__ELEM_SIZES_PROPERTY "RETRACE::ELEM_SIZES"
 
 #endif /* RT__TRACE_H */

@@ -618,7 +618,53 @@ typedef struct rt_event {
     uint8_t contype; /* rt_contype */
     uint8_t op;      /* rt_coll_op, rt_atomic_op, rt_pscw_op, rt_sync_op, rt_lock_type, or
                       * rt_recv_flag bits (see the kind) */
+    /* Element sizes (rt_esize_code; 0: unknown) in 2 of the 3 bytes the struct had as padding
+     * (it stays 56 bytes): esize of bytes (a message's datatype; a collective's send side, a
+     * reduction's datatype), resize of rbytes (a collective's receive side). Set on SEND,
+     * ISEND, RECV, IRECV, COLL_END and NBC_COMPLETE by traces whose tracer
+     * records them (RT_DEFS_ELEM_SIZES); 0 everywhere else. */
+    uint8_t esize, resize;
 } rt_event;
+
+/*
+ * An element size (a datatype's size, MPI_Type_size) in 7 bits, so that it fits beside the
+ * 'at' bit of a raw record and in the spare bytes of rt_event at no cost: 0 unknown or not
+ * kept; 1 to RT_ESIZE_LITERAL that size itself (every predefined type, and small structs of 12,
+ * 24 bytes); above it the powers of two 2^(code - RT_ESIZE_POW2_BIAS) from 128 to 2^37 bytes.
+ * A size that is neither (a derived type of 100 or 1000 bytes) is not kept: 0, and consumers
+ * guess from the bytes as for traces of tracers before sizes (rt_coll_elem_size).
+ */
+#define RT_ESIZE_LITERAL 96u
+#define RT_ESIZE_POW2_BIAS 90u /* code 97 is 2^7 = 128 */
+#define RT_ESIZE_CODE_MAX 127u
+static inline unsigned rt_esize_code(uint64_t size)
+{
+    if (size <= RT_ESIZE_LITERAL)
+        return (unsigned)size;
+    if (size & (size - 1))
+        return 0;
+    unsigned k = (unsigned)__builtin_ctzll(size);
+    return k + RT_ESIZE_POW2_BIAS <= RT_ESIZE_CODE_MAX ? k + RT_ESIZE_POW2_BIAS : 0;
+}
+/* 1 for the kinds that carry element sizes (rt_event.esize, resize). */
+static inline int rt_event_has_esize(unsigned kind)
+{
+    return kind == RT_EV_SEND || kind == RT_EV_ISEND || kind == RT_EV_RECV || kind == RT_EV_IRECV ||
+           kind == RT_EV_COLL_END || kind == RT_EV_NBC_COMPLETE;
+}
+/* The sizes a reader takes when a trace that records sizes leaves them out (OTF2 writes them only
+ * when they differ): the largest of 8, 4, 2 and 1 bytes that divides n, none for 0 bytes. */
+static inline unsigned rt_esize_default(uint64_t n)
+{
+    return !n ? 0 : n % 8 == 0 ? 8 : n % 4 == 0 ? 4 : n % 2 == 0 ? 2 : 1;
+}
+/* The size a code stands for, 0 for unknown (and for codes above RT_ESIZE_CODE_MAX). */
+static inline uint64_t rt_esize_of(unsigned code)
+{
+    if (code <= RT_ESIZE_LITERAL)
+        return code;
+    return code <= RT_ESIZE_CODE_MAX ? (uint64_t)1 << (code - RT_ESIZE_POW2_BIAS) : 0;
+}
 
 const char *rt_event_kind_name(unsigned kind);
 int rt_event_kind_lookup(const char *name); /* -RT_E_NOTFOUND if unknown */
@@ -767,7 +813,12 @@ enum {
     /* The trace records per-peer counts (COLL_PEER rows, "The per-peer counts" above): a v or
      * w collective without rows has equal blocks. Retrace's tracer sets it; a trace without it
      * (another tool's, an older retrace's) leaves the blocks of such collectives unknown. */
-    RT_DEFS_COLL_PEERS = 1u << 0
+    RT_DEFS_COLL_PEERS = 1u << 0,
+    /* The trace records element sizes (rt_event.esize, resize): 0 there means the size was not
+     * kept (a derived type that rt_esize_code cannot hold), not unknown for the whole trace.
+     * Without it (traces of tracers before sizes, other tools') consumers guess
+     * (rt_coll_elem_size) and say so. */
+    RT_DEFS_ELEM_SIZES = 1u << 1
 };
 
 typedef struct rt_defs {

@@ -24,10 +24,10 @@ void rt__rec_p2p(rt__call *c, int at, unsigned kind, const rt__comm *cm, int pee
 /* A completed receive (RECV or IRECV, at t1). The P2P record has no op byte, so a receive
  * posted with a wildcard goes as an EVENT record (rt_raw.h): one slot more, only for those. */
 void rt__rec_recv(rt__call *c, unsigned kind, const rt__comm *cm, int peer, int tag, uint64_t bytes,
-                  uint64_t req, unsigned flags)
+                  uint64_t req, unsigned flags, unsigned esize)
 {
     if (RT__LIKELY(!flags)) {
-        rt__rec_p2p(c, 1, kind, cm, peer, tag, bytes, req);
+        rt__rec_p2p(c, 1 | (int)esize << 1, kind, cm, peer, tag, bytes, req);
         return;
     }
     if (!rt__g.tracing || !cm || RT__COST_OFF(ENCODE))
@@ -35,7 +35,7 @@ void rt__rec_recv(rt__call *c, unsigned kind, const rt__comm *cm, int peer, int 
     rt_raw_event *r = rt__rec(c, sizeof *r);
     memset(r, 0, sizeof *r);
     r->type = RT_RAW_EVENT;
-    r->at = 1;
+    r->at = (uint8_t)(1 | esize << 1);
     r->kind = (uint8_t)kind;
     r->contype = rt__contype(cm, peer);
     r->op = (uint8_t)flags;
@@ -84,7 +84,8 @@ rt_raw_event *rt__rec_event(rt__call *c, int at, const rt_event *ev)
     rt_raw_event *r = rt__rec(c, sizeof *r);
     memset(r, 0, sizeof *r);
     r->type = RT_RAW_EVENT;
-    r->at = (uint8_t)at;
+    r->at = (uint8_t)(at | ev->esize << 1); /* element sizes (rt_raw.h) */
+    r->pad[0] = ev->resize;
     r->kind = ev->kind;
     r->contype = ev->contype;
     r->op = ev->op;
@@ -210,12 +211,12 @@ void rt__complete(rt__call *c, const rt__req *qp, MPI_Request handle, const MPI_
     case RT__RQ_RECV:
         if (q->part) { /* partitioned: as posted (wrap_p2p.c), unless a Parrived saw it first */
             if (!q->arrived)
-                rt__rec_recv(c, RT_EV_IRECV, q->cm, q->peer, q->tag, q->bytes, q->id, 0);
+                rt__rec_recv(c, RT_EV_IRECV, q->cm, q->peer, q->tag, q->bytes, q->id, 0, q->esize);
             break;
         }
         if (st && st->MPI_SOURCE != MPI_PROC_NULL)
             rt__rec_recv(c, RT_EV_IRECV, q->cm, st->MPI_SOURCE, st->MPI_TAG, rt__status_bytes(st),
-                         q->id, q->op);
+                         q->id, q->op, q->esize);
         break;
     case RT__RQ_COLL: {
         rt_event ev;
@@ -227,6 +228,8 @@ void rt__complete(rt__call *c, const rt__req *qp, MPI_Request handle, const MPI_
         ev.rbytes = q->rbytes;
         ev.op = q->op;
         ev.req = q->id;
+        ev.esize = q->esize;
+        ev.resize = q->resize;
         rt__rec_event(c, 1, &ev);
         if (q->rows) { /* after its completion, as the rows of a blocking one follow its end */
             for (uint32_t i = 0; i < q->rows->n && rt__g.tracing; i++)

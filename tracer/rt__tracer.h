@@ -157,6 +157,7 @@ typedef struct rt__req {
     uint8_t active;             /* persistent: started and not yet completed */
     uint8_t part;               /* partitioned (Psend_init, Precv_init): see wrap_p2p.c */
     uint8_t arrived;            /* partitioned receive: its IRECV went at a Parrived */
+    uint8_t esize, resize;      /* element size codes (rt_esize_code) of bytes and rbytes */
     uint32_t parts, parts_left; /* partitioned send: partitions, those not yet ready */
     const struct rt__comm *cm;  /* the communicator of a receive (never freed while tracing) */
     rt__rows *rows;             /* a collective's rows, or NULL: its blocks are equal */
@@ -540,7 +541,7 @@ int rt__buf_write_all(rt__thread *t, int final) RT__HIDDEN;
 void rt__rec_p2p(rt__call *c, int at, unsigned kind, const rt__comm *cm, int peer, int tag,
                  uint64_t bytes, uint64_t req) RT__HIDDEN;
 void rt__rec_recv(rt__call *c, unsigned kind, const rt__comm *cm, int peer, int tag, uint64_t bytes,
-                  uint64_t req, unsigned flags) RT__HIDDEN;
+                  uint64_t req, unsigned flags, unsigned esize) RT__HIDDEN;
 void rt__rec_req(rt__call *c, int at, unsigned kind, uint32_t comm, uint64_t req) RT__HIDDEN;
 /* The call returned c->rc, not MPI_SUCCESS: its records before are dropped (but for
  * MPI_ERR_IN_STATUS) and an ERROR record (rt_event.h) takes their place (records.c). */
@@ -579,16 +580,25 @@ static inline int rt__type_size_known(MPI_Datatype type)
     return 0;
 }
 
-/* count * size of datatype, 0 for MPI_DATATYPE_NULL or errors. */
-static inline uint64_t rt__bytes(MPI_Count count, MPI_Datatype type)
+/* The size of datatype, 0 for MPI_DATATYPE_NULL or errors. */
+static inline uint64_t rt__type_bytes(MPI_Datatype type)
 {
-    if (count <= 0 || type == MPI_DATATYPE_NULL)
+    if (type == MPI_DATATYPE_NULL)
         return 0;
     int size = rt__type_size_known(type);
     if (!size && (PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0))
         return 0;
-    return (uint64_t)count * (uint64_t)size;
+    return (uint64_t)size;
 }
+
+/* count * size of datatype, 0 for MPI_DATATYPE_NULL or errors. */
+static inline uint64_t rt__bytes(MPI_Count count, MPI_Datatype type)
+{
+    return count <= 0 ? 0 : (uint64_t)count * rt__type_bytes(type);
+}
+
+/* The 'at' byte of a raw record (rt_raw.h, RT_RAW_FLAG_ELEM_SIZES): at and an element size. */
+#define RT__AT(at, size) ((at) | rt_esize_code(size) << 1)
 
 /* The wildcards a receive was posted with: the op field of its RECV or IRECV event. */
 static inline unsigned rt__recv_flags(int source, int tag)

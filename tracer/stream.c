@@ -289,7 +289,7 @@ void rt__raw_header(rt_raw_header *h, uint32_t thread)
     h->node = rt__g.node;
     h->module = rt__g.module;
     h->origin = rt__g.origin_realtime;
-    h->flags = RT_RAW_FLAG_COLL_PEERS | RT_RAW_FLAG_RMA_TARGETS;
+    h->flags = RT_RAW_FLAG_COLL_PEERS | RT_RAW_FLAG_RMA_TARGETS | RT_RAW_FLAG_ELEM_SIZES;
     memcpy(h->library, rt__g.library, sizeof h->library);
 }
 

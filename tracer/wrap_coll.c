@@ -25,6 +25,8 @@ typedef struct coll_ctx {
     role role;
     int32_t peer;       /* root as recorded */
     uint64_t nin, nout; /* rootless ops: peers data comes from and goes to (coll_setup_peers) */
+    MPI_Datatype stype, rtype; /* the datatypes of the send and receive sides (coll_types) */
+    uint64_t size;             /* their size when the caller knew it (coll_size), else 0 */
 } coll_ctx;
 
 /* This rank's rank, asked only by the ops that need it. */
@@ -43,6 +45,8 @@ static int coll_setup(rt__call *c, MPI_Comm comm, int root, coll_ctx *x)
     x->comm = comm;
     x->me = -1;
     x->peer = RT_PEER_NONE;
+    x->stype = x->rtype = MPI_DATATYPE_NULL;
+    x->size = 0;
     x->role = ROLE_OTHER;
     if (root == RT__NO_ROOT)
         return 1;
@@ -227,14 +231,42 @@ static int coll_persistent(unsigned fn)
     }
 }
 
+/* The datatypes of the send side (bytes) and the receive side (rbytes), whose sizes
+ * coll_done_rows records for a side that has bytes (a side without may name any datatype, which
+ * MPI ignores; a side with bytes had its size asked already). A size costs a few compares for
+ * the predefined types (rt__type_size_known). */
+static void coll_types(coll_ctx *x, MPI_Datatype s, MPI_Datatype r)
+{
+    x->stype = s;
+    x->rtype = r;
+}
+
+/* Both sides of one datatype, of the size the caller asked already (bcast, reductions: the
+ * calls traced most), so that its size is not looked up twice. */
+static void coll_size(coll_ctx *x, MPI_Datatype type, uint64_t size)
+{
+    x->stype = x->rtype = type;
+    x->size = size;
+}
+
 /* The collective's record, and its rows when blocks (not NULL) say its blocks differ. */
 static void coll_done_rows(rt__call *c, const coll_ctx *x, unsigned op, uint64_t bytes,
                            uint64_t rbytes, const MPI_Request *request, const coll_blocks *blocks)
 {
     if (!rt__g.tracing)
         return;
+    uint8_t es =
+        (uint8_t)(!bytes ? 0 : rt_esize_code(x->size ? x->size : rt__type_bytes(x->stype)));
+    uint8_t rs = (uint8_t)(!rbytes                      ? 0
+                           : es && x->rtype == x->stype ? es
+                           : x->size                    ? rt_esize_code(x->size)
+                                                        : rt_esize_code(rt__type_bytes(x->rtype)));
     if (!request) {
-        rt__rec_coll(c, RT_EV_COLL_END, op, x->cm->id, x->peer, bytes, rbytes);
+        rt_raw_coll *r = rt__rec_coll(c, RT_EV_COLL_END, op, x->cm->id, x->peer, bytes, rbytes);
+        if (r) { /* element sizes (rt_raw.h) */
+            r->at = (uint8_t)(1 | es << 1);
+            r->pad = rs;
+        }
         if (blocks)
             coll_rows(c, x, op, blocks->s, blocks->r, NULL);
         return;
@@ -248,6 +280,8 @@ static void coll_done_rows(rt__call *c, const coll_ctx *x, unsigned op, uint64_t
                  .kind = RT__RQ_COLL,
                  .op = (uint8_t)op,
                  .persistent = (uint8_t)persistent,
+                 .esize = es,
+                 .resize = rs,
                  .cm = x->cm};
     if (blocks)
         coll_rows(c, x, op, blocks->s, blocks->r, &q);
@@ -287,7 +321,9 @@ static void coll_bcast(rt__call *c, MPI_Count count, MPI_Datatype type, int root
     coll_ctx x;
     if (!coll_setup(c, comm, root, &x))
         return;
-    uint64_t n = x.role == ROLE_IDLE ? 0 : rt__bytes(count, type);
+    uint64_t size = x.role == ROLE_IDLE ? 0 : rt__type_bytes(type);
+    uint64_t n = count > 0 ? (uint64_t)count * size : 0;
+    coll_size(&x, type, size);
     coll_done(c, &x, RT_COLL_BCAST, x.role == ROLE_ROOT ? n : 0, x.role == ROLE_OTHER ? n : 0,
               request);
 }
@@ -303,6 +339,8 @@ static void coll_gather(rt__call *c, unsigned op, const void *sendbuf, const voi
     uint64_t s = rt__bytes(scount, stype), r = rt__bytes(rcount, rtype), b = 0, rb = 0;
     /* MPI_IN_PLACE is the root's send buffer in a gather, its receive buffer in a scatter */
     int in_place = (op == RT_COLL_GATHER ? sendbuf : recvbuf) == MPI_IN_PLACE;
+    coll_types(&x, in_place && op == RT_COLL_GATHER ? rtype : stype,
+               in_place && op == RT_COLL_SCATTER ? stype : rtype);
     if (op == RT_COLL_GATHER) {
         if (x.role == ROLE_ROOT) {
             b = x.cm->inter ? 0 : in_place ? r : s;
@@ -343,6 +381,10 @@ static void coll_rootv(rt__call *c, unsigned op, int in_place, MPI_Count count, 
     } else if (x.role == ROLE_OTHER) {
         one = rt__bytes(count, type);
     }
+    if (op == RT_COLL_GATHERV)
+        coll_types(&x, in_place ? vtype : type, vtype);
+    else
+        coll_types(&x, vtype, in_place ? vtype : type);
     coll_side v = {counts, vtype, x.p};
     coll_blocks gv = {RT__NO_SIDE, v}, sv = {v, RT__NO_SIDE};
     if (op == RT_COLL_GATHERV)
@@ -361,6 +403,7 @@ static void coll_allgather(rt__call *c, unsigned op, const void *sendbuf, MPI_Co
         return;
     uint64_t s = rt__bytes(scount, stype), r = rt__bytes(rcount, rtype);
     int in_place = sendbuf == MPI_IN_PLACE;
+    coll_types(&x, in_place ? rtype : stype, rtype);
     uint64_t b;
     if (op == RT_COLL_ALLGATHER)
         b = in_place ? r : s;
@@ -379,6 +422,7 @@ static void coll_allgatherv(rt__call *c, unsigned op, const void *sendbuf, MPI_C
     if (!coll_setup_peers(c, op, comm, &x))
         return;
     int neighbor = rt_coll_is_neighbor(op); /* else one block, gathered by all */
+    coll_types(&x, sendbuf == MPI_IN_PLACE ? rtype : stype, rtype);
     uint64_t b = sendbuf == MPI_IN_PLACE && !neighbor && !x.cm->inter
                      ? rt__bytes(count_at(rcounts, (uint64_t)coll_me(&x)), rtype)
                      : (neighbor ? x.nout : 1) * rt__bytes(scount, stype);
@@ -398,6 +442,7 @@ static void coll_alltoallv(rt__call *c, unsigned op, const void *sendbuf, coll_c
     if (!coll_setup_peers(c, op, comm, &x))
         return;
     int uneven = 0, in_place = sendbuf == MPI_IN_PLACE;
+    coll_types(&x, in_place ? rtype : stype, rtype);
     uint64_t rb = sum_counts(rcounts, x.nin, rtype, &uneven);
     uint64_t b = in_place ? rb : sum_counts(scounts, x.nout, stype, &uneven);
     if (!uneven) {
@@ -417,7 +462,8 @@ static void coll_reduce(rt__call *c, unsigned op, MPI_Count count, MPI_Datatype 
     coll_ctx x;
     if (!coll_setup(c, comm, root, &x))
         return;
-    uint64_t n = rt__bytes(count, type), b = n, rb = n;
+    uint64_t size = rt__type_bytes(type), n = count > 0 ? (uint64_t)count * size : 0, b = n, rb = n;
+    coll_size(&x, type, size);
     if (op == RT_COLL_REDUCE) {
         b = x.role == ROLE_IDLE || (x.cm->inter && x.role == ROLE_ROOT) ? 0 : n;
         rb = x.role == ROLE_ROOT ? n : 0;
@@ -436,6 +482,7 @@ static void coll_reduce_scatter(rt__call *c, coll_counts rcounts, MPI_Count rcou
     coll_ctx x;
     if (!coll_setup(c, comm, RT__NO_ROOT, &x))
         return;
+    coll_types(&x, type, type);
     uint64_t local = x.cm->size;
     if (has_counts(rcounts)) {
         int uneven = 0;

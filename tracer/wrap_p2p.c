@@ -15,9 +15,9 @@ static void p2p_send(rt__call *c, MPI_Comm comm, int dest, int tag, MPI_Count co
     if (dest == MPI_PROC_NULL)
         return;
     const rt__comm *cm = rt__comm_get(comm);
-    uint64_t bytes = rt__bytes(count, type);
+    uint64_t size = rt__type_bytes(type), bytes = count > 0 ? (uint64_t)count * size : 0;
     rt__hist_send(c, cm, dest, bytes);
-    rt__rec_p2p(c, 0, RT_EV_SEND, cm, dest, tag, bytes, 0);
+    rt__rec_p2p(c, RT__AT(0, size), RT_EV_SEND, cm, dest, tag, bytes, 0);
 }
 
 /* A blocking receive or probe about to wait: its communicator into c->aux for the post hook,
@@ -39,7 +39,7 @@ static void p2p_isend(rt__call *c, MPI_Comm comm, int dest, int tag, MPI_Count c
     const rt__comm *cm = rt__comm_get(comm);
     if (!cm)
         return;
-    uint64_t bytes = rt__bytes(count, type);
+    uint64_t size = rt__type_bytes(type), bytes = count > 0 ? (uint64_t)count * size : 0;
     rt__hist_send(c, cm, dest, bytes);
     if (!rt__g.tracing)
         return;
@@ -49,24 +49,27 @@ static void p2p_isend(rt__call *c, MPI_Comm comm, int dest, int tag, MPI_Count c
                  .tag = tag,
                  .bytes = bytes,
                  .kind = RT__RQ_SEND,
+                 .esize = (uint8_t)rt_esize_code(size),
                  .cm = cm};
     rt__req_put(*request, &q);
-    rt__rec_p2p(c, 0, RT_EV_ISEND, cm, dest, tag, bytes, q.id);
+    rt__rec_p2p(c, q.esize << 1, RT_EV_ISEND, cm, dest, tag, bytes, q.id);
 }
 
 /* flags: the wildcards posted (rt__recv_flags; 0 for Mrecv, whose probe chose the message). */
-static void p2p_recv(rt__call *c, const rt__comm *cm, unsigned flags, const MPI_Status *st)
+static void p2p_recv(rt__call *c, const rt__comm *cm, unsigned flags, MPI_Datatype type,
+                     const MPI_Status *st)
 {
     if (c->rc != MPI_SUCCESS || !cm || st->MPI_SOURCE == MPI_PROC_NULL)
         return;
-    rt__rec_recv(c, RT_EV_RECV, cm, st->MPI_SOURCE, st->MPI_TAG, rt__status_bytes(st), 0, flags);
+    rt__rec_recv(c, RT_EV_RECV, cm, st->MPI_SOURCE, st->MPI_TAG, rt__status_bytes(st), 0, flags,
+                 rt_esize_code(rt__type_bytes(type)));
 }
 
 /* The receive as posted waits in the request: its wildcards (flags) for the IRECV of its
  * completion, its source and tag for a wait that never returns (the pending call). An Imrecv's
  * message was chosen by its probe: any source, any tag. */
 static void p2p_irecv(rt__call *c, const rt__comm *cm, int source, int tag, unsigned flags,
-                      const MPI_Request *request)
+                      MPI_Datatype type, const MPI_Request *request)
 {
     if (c->rc != MPI_SUCCESS || !cm || source == MPI_PROC_NULL || !rt__g.tracing)
         return;
@@ -76,6 +79,7 @@ static void p2p_irecv(rt__call *c, const rt__comm *cm, int source, int tag, unsi
                  .tag = tag,
                  .kind = RT__RQ_RECV,
                  .op = (uint8_t)flags,
+                 .esize = (uint8_t)rt_esize_code(rt__type_bytes(type)),
                  .cm = cm};
     rt__req_put(*request, &q);
     rt__rec_req(c, 0, RT_EV_IRECV_REQUEST, cm->id, q.id);
@@ -232,7 +236,7 @@ __attribute__((unused)) static void p2p_parrived(rt__call *c, MPI_Request reques
 {
     rt__req q;
     if (c->rc == MPI_SUCCESS && *flag && rt__req_parrived(request, &q))
-        rt__rec_recv(c, RT_EV_IRECV, q.cm, q.peer, q.tag, q.bytes, q.id, 0);
+        rt__rec_recv(c, RT_EV_IRECV, q.cm, q.peer, q.tag, q.bytes, q.id, 0, 0);
 }
 
 static void p2p_init(rt__call *c, rt__req_kind kind, MPI_Comm comm, int peer, int tag,
@@ -248,6 +252,7 @@ static void p2p_init(rt__call *c, rt__req_kind kind, MPI_Comm comm, int peer, in
                  .tag = tag,
                  .bytes = rt__bytes(count, type),
                  .kind = (uint8_t)(peer == MPI_PROC_NULL ? RT__RQ_NONE : kind),
+                 .esize = (uint8_t)rt_esize_code(rt__type_bytes(type)),
                  .op = (uint8_t)(kind == RT__RQ_RECV ? rt__recv_flags(peer, tag) : 0),
                  .persistent = 1,
                  .cm = cm};
@@ -265,7 +270,7 @@ static void p2p_start(rt__call *c, int count, const MPI_Request *requests)
                 p2p_psend(c, &q); /* no partition to wait for */
         } else if (q.kind == RT__RQ_SEND) {
             rt__hist_send(c, q.cm, q.peer, q.bytes);
-            rt__rec_p2p(c, 0, RT_EV_ISEND, q.cm, q.peer, q.tag, q.bytes, q.id);
+            rt__rec_p2p(c, q.esize << 1, RT_EV_ISEND, q.cm, q.peer, q.tag, q.bytes, q.id);
         } else if (q.kind == RT__RQ_RECV) {
             rt__rec_req(c, 0, RT_EV_IRECV_REQUEST, q.comm, q.id);
         } else if (q.kind == RT__RQ_COLL) { /* a persistent collective (wrap_coll.c) */

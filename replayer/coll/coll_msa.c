@@ -86,10 +86,10 @@ static int64_t split_groups(const rt__grp *m, const uint32_t *key, int64_t root,
     free(pairs);
     qsort(lead, nlead, sizeof *lead, cmp_u32);
     uint32_t myleader = root >= 0 && key[root] == mykey ? (uint32_t)root : loc[0];
-    L->local = (rt__grp){nloc, index_of(loc, nloc, me), 0, loc};
+    L->local = (rt__grp){nloc, index_of(loc, nloc, me), 0, loc, m->esize};
     L->local_root = index_of(loc, nloc, myleader);
     L->leader = me == myleader;
-    L->leaders = (rt__grp){nlead, L->leader ? index_of(lead, nlead, me) : 0, 0, lead};
+    L->leaders = (rt__grp){nlead, L->leader ? index_of(lead, nlead, me) : 0, 0, lead, m->esize};
     L->leader_root = root >= 0 ? index_of(lead, nlead, (uint32_t)root) : 0;
     L->first = 0;
     return nlead;
@@ -110,7 +110,7 @@ static int64_t split_runs(const rt__grp *m, const uint32_t *key, lvl *L)
         if (m->me >= a && m->me <= i) {
             for (uint32_t t = a; t <= i; t++)
                 loc[t - a] = rank_at(m, t);
-            L->local = (rt__grp){i - a + 1, m->me - a, 0, loc};
+            L->local = (rt__grp){i - a + 1, m->me - a, 0, loc, m->esize};
             myrun = ntails;
         }
         tails[ntails++] = rank_at(m, i);
@@ -118,7 +118,7 @@ static int64_t split_runs(const rt__grp *m, const uint32_t *key, lvl *L)
     }
     L->local_root = L->local.n - 1;
     L->leader = L->local.me == L->local_root;
-    L->leaders = (rt__grp){ntails, L->leader ? myrun : 0, 0, tails};
+    L->leaders = (rt__grp){ntails, L->leader ? myrun : 0, 0, tails, m->esize};
     L->leader_root = 0;
     L->first = myrun == 0;
     return ntails;
@@ -137,7 +137,7 @@ static void free_hier(hier *h)
 static int build(hier *h, const rt_coll_call *c, int levels, int scan)
 {
     memset(h, 0, sizeof *h);
-    rt__grp m = {c->size, c->me, 0, NULL};
+    rt__grp m = {c->size, c->me, 0, NULL, c->esize};
     int64_t root = rt__rooted(c->op) ? c->root : NO_ROOT;
     const uint32_t *keys[2] = {c->module, c->node};
     for (int k = 0; k < levels; k++) {
@@ -252,7 +252,7 @@ int rt__msa(rt__sched *s, const rt_coll_call *c, uint64_t n, int levels)
     int scan = c->op == RT_COLL_SCAN || c->op == RT_COLL_EXSCAN;
     int rc = build(&h, c, levels, scan);
     if (rc == 0) {
-        rt__grp top = {c->size, c->me, 0, NULL};
+        rt__grp top = {c->size, c->me, 0, NULL, c->esize};
         switch (c->op) {
         case RT_COLL_BARRIER:
             h_barrier(s, h.l, h.n, &top);

@@ -398,7 +398,7 @@ static uint64_t ring_block(uint64_t count, uint32_t p, uint32_t k, unsigned e)
 void rt__allreduce_ompi_ring(rt__sched *s, const rt__grp *g, uint64_t n)
 {
     uint32_t p = g->n, me = g->me;
-    unsigned e = rt_coll_elem_size(n);
+    uint64_t e = rt_coll_esize(g->esize, n);
     uint64_t count = n / e;
     if (p < 2)
         return;
@@ -462,7 +462,7 @@ static void rab_core(rt__sched *s, const rt__grp *g, uint32_t v, uint32_t pof2, 
 void rt__allreduce_ompi_rabenseifner(rt__sched *s, const rt__grp *g, uint64_t n)
 {
     uint32_t p = g->n, me = g->me, pof2 = rt__pof2(p), rem = p - pof2;
-    unsigned e = rt_coll_elem_size(n);
+    uint64_t e = rt_coll_esize(g->esize, n);
     uint64_t count = n / e, lhalf = count / 2, rhalf = count - lhalf;
     if (p < 2)
         return;
@@ -575,7 +575,7 @@ static void sa_scatter(rt__sched *s, const rt__grp *g, uint64_t count, uint64_t 
 void rt__bcast_ompi_scatter_ring(rt__sched *s, const rt__grp *g, uint64_t n)
 {
     uint32_t p = g->n, v = g->me;
-    unsigned e = rt_coll_elem_size(n);
+    uint64_t e = rt_coll_esize(g->esize, n);
     uint64_t count = n / e, sc = (count + p - 1) / p;
     if (p < 2 || count < p)
         return;
@@ -605,7 +605,7 @@ void rt__bcast_ompi_scatter_ring(rt__sched *s, const rt__grp *g, uint64_t n)
 int rt__bcast_ompi_scatter_rdb(rt__sched *s, const rt__grp *g, uint64_t n)
 {
     uint32_t p = g->n, me = g->me;
-    unsigned e = rt_coll_elem_size(n);
+    uint64_t e = rt_coll_esize(g->esize, n);
     uint64_t count = n / e, sc = (count + p - 1) / p;
     if (p < 2 || count < p)
         return 0;
@@ -672,7 +672,7 @@ int rt__bcast_ompi_scatter_rdb(rt__sched *s, const rt__grp *g, uint64_t n)
 void rt__bcast_ompi_split_bintree(rt__sched *s, const rt__grp *g, uint64_t n)
 {
     uint32_t p = g->n, v = g->me;
-    unsigned e = rt_coll_elem_size(n);
+    uint64_t e = rt_coll_esize(g->esize, n);
     uint64_t count = n / e, half[2] = {(count + 1) / 2 * e, count / 2 * e};
     if (p < 2)
         return;

@@ -177,7 +177,7 @@ static int prep_reduce_scatter(rt__sched *s, args *a, const rt_coll_call *c, rt_
 static int prep(rt__sched *s, args *a, rt_err *err)
 {
     const rt_coll_call *c = a->c;
-    a->g = (rt__grp){c->size, c->me, 0, NULL};
+    a->g = (rt__grp){c->size, c->me, 0, NULL, c->esize};
     a->r = rt__rooted(c->op) ? rt__rotate(a->g, (uint32_t)c->root) : a->g;
     a->n = c->bytes;
     s->skip0 = 1;
@@ -559,7 +559,7 @@ static int reduce_ompi_in_order(rt__sched *s, const args *a)
  * linear bcast instead (rt_coll_ompi_runs says so too). */
 static int bcast_ompi_scatter_handover(const args *a)
 {
-    return a->n / rt_coll_elem_size(a->n) < a->g.n;
+    return a->n / rt_coll_esize(a->g.esize, a->n) < a->g.n;
 }
 
 static int bcast_ompi_scatter_rdb(rt__sched *s, const args *a)
@@ -608,14 +608,26 @@ static int allreduce_ompi_linear(rt__sched *s, const args *a)
     return 0;
 }
 
+/* Open MPI's ring allreduce of fewer elements than ranks, and its Rabenseifner of fewer than
+ * pof2, run its recursive doubling and its linear allreduce instead (rt_coll_ompi_runs says so
+ * too): elements of the recorded size where the trace has it. */
+static int allreduce_ompi_handover(const args *a, uint64_t least)
+{
+    return a->n / rt_coll_esize(a->g.esize, a->n) < least;
+}
+
 static int allreduce_ompi_ring(rt__sched *s, const args *a)
 {
+    if (allreduce_ompi_handover(a, a->g.n))
+        return allreduce_rd(s, a);
     rt__allreduce_ompi_ring(s, &a->g, a->n);
     return 0;
 }
 
 static int allreduce_ompi_rabenseifner(rt__sched *s, const args *a)
 {
+    if (allreduce_ompi_handover(a, rt__pof2(a->g.n)))
+        return allreduce_ompi_linear(s, a);
     rt__allreduce_ompi_rabenseifner(s, &a->g, a->n);
     return 0;
 }

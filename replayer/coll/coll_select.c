@@ -30,10 +30,10 @@ unsigned rt_coll_elem_size(uint64_t n)
 }
 
 /* MPICH's "count < pof2" rules (Rabenseifner needs a piece per rank) look at the element
- * count, which the trace does not keep (rt_coll_elem_size). */
-static int count_below_pof2(uint64_t n, uint32_t p)
+ * count: of the recorded element size, else of rt_coll_elem_size's guess. */
+static int count_below_pof2(const rt_coll_call *c, uint64_t n, uint32_t p)
 {
-    unsigned e = rt_coll_elem_size(n);
+    uint64_t e = rt_coll_esize(c->esize, n);
     return n / e < rt__pof2(p);
 }
 
@@ -67,11 +67,11 @@ rt_coll_alg rt_coll_select_mpich(const rt_coll_call *c)
     case RT_COLL_ALLTOALLW:
         return RT_ALG_DIRECT;
     case RT_COLL_ALLREDUCE:
-        if (n <= ALLREDUCE_SHORT || count_below_pof2(n, p))
+        if (n <= ALLREDUCE_SHORT || count_below_pof2(c, n, p))
             return RT_ALG_RDB;
         return RT_ALG_RABENSEIFNER;
     case RT_COLL_REDUCE:
-        if (n <= REDUCE_SHORT || count_below_pof2(n, p))
+        if (n <= REDUCE_SHORT || count_below_pof2(c, n, p))
             return RT_ALG_BINOMIAL;
         return RT_ALG_RABENSEIFNER;
     case RT_COLL_REDUCE_SCATTER:

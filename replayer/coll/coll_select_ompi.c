@@ -208,9 +208,9 @@ static int is_pof2(uint32_t p)
 }
 
 /* The element count tuned's algorithms compare with the number of ranks. */
-static uint64_t elements(uint64_t n)
+static uint64_t elements(const rt_coll_call *c, uint64_t n)
 {
-    return n / rt_coll_elem_size(n);
+    return n / rt_coll_esize(c->esize, n);
 }
 
 int rt_coll_ompi_pick(const rt_coll_call *c)
@@ -268,17 +268,17 @@ static int handed_over(const rt_coll_call *c, int id)
     uint32_t p = c->size ? c->size : 1;
     switch (c->op) {
     case RT_COLL_BCAST: /* split_bintree: count < 2; scatter_allgather(_ring): count < p */
-        if (id == 4 && elements(rt__op_size(c)) < 2)
+        if (id == 4 && elements(c, rt__op_size(c)) < 2)
             return 2;
-        return (id == 8 || id == 9) && elements(rt__op_size(c)) < p ? 1 : id;
+        return (id == 8 || id == 9) && elements(c, rt__op_size(c)) < p ? 1 : id;
     case RT_COLL_ALLREDUCE: /* ring: count < p; Rabenseifner: count < pof2 */
-        if ((id == 4 || id == 5) && elements(c->bytes) < p)
+        if ((id == 4 || id == 5) && elements(c, c->bytes) < p)
             return 3;
-        if (id == 6 && elements(c->bytes) < rt__pof2(p))
+        if (id == 6 && elements(c, c->bytes) < rt__pof2(p))
             return 1;
         return id;
     case RT_COLL_REDUCE: /* Rabenseifner: count < pof2 (or pof2 < 2) */
-        return id == 7 && (p < 2 || elements(c->bytes) < rt__pof2(p)) ? 1 : id;
+        return id == 7 && (p < 2 || elements(c, c->bytes) < rt__pof2(p)) ? 1 : id;
     case RT_COLL_ALLGATHER: /* recursive doubling on a non-power of two: Bruck */
         return id == 3 && !is_pof2(p) ? 2 : id;
     default:
@@ -286,9 +286,9 @@ static int handed_over(const rt_coll_call *c, int id)
     }
 }
 
-int rt_coll_ompi_runs(unsigned op, uint32_t p, uint64_t bytes, int id)
+int rt_coll_ompi_runs(unsigned op, uint32_t p, uint64_t bytes, uint32_t esize, int id)
 {
-    rt_coll_call c = {.op = op, .size = p, .bytes = bytes};
+    rt_coll_call c = {.op = op, .size = p, .bytes = bytes, .esize = esize};
     return handed_over(&c, id);
 }
 

@@ -28,6 +28,7 @@ typedef struct rt__sched {
 typedef struct rt__grp {
     uint32_t n, me, off;
     const uint32_t *rank;
+    uint32_t esize; /* the data's element size (rt_coll_call.esize); 0: unknown, guessed */
 } rt__grp;
 
 static inline int32_t rt__at(const rt__grp *g, uint32_t i)

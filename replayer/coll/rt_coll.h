@@ -154,6 +154,11 @@ typedef struct rt_coll_call {
      * where it names a row of the part's op, as Open MPI runs a forced algorithm for its own
      * inner calls too, and by Open MPI's own choice where it is NULL, mpich or ompi. */
     const uint8_t *forced;
+    /* The element size of the call's data in bytes (a reduction's datatype; the send side's
+     * else): the trace's (rt_event.esize, RT_DEFS_ELEM_SIZES), 0 when it does not say, and then
+     * rt_coll_elem_size guesses. MPICH's and Open MPI's count-dependent choices and piece cuts
+     * count elements of this size. */
+    uint32_t esize;
 } rt_coll_call;
 
 typedef enum rt_coll_step_kind { RT_STEP_SEND, RT_STEP_RECV, RT_STEP_REDUCE } rt_coll_step_kind;
@@ -215,14 +220,28 @@ rt_coll_alg rt_coll_select_ompi(const rt_coll_call *c);
  * tuned does not decide. */
 int rt_coll_ompi_pick(const rt_coll_call *c);
 /* The algorithm Open MPI 4.1 runs when its algorithm number id is forced for a call of op on p
- * ranks of bytes (the call's size as rt_coll_call.bytes has it): id, or the one Open MPI's
+ * ranks of bytes (the call's size as rt_coll_call.bytes has it) and element size esize
+ * (rt_coll_call.esize, 0 unknown): id, or the one Open MPI's
  * algorithm hands over to (its ring allreduce with fewer elements than ranks runs recursive
  * doubling, ...: what rt_coll_select_ompi follows too). */
-int rt_coll_ompi_runs(unsigned op, uint32_t p, uint64_t bytes, int id);
+int rt_coll_ompi_runs(unsigned op, uint32_t p, uint64_t bytes, uint32_t esize, int id);
 
-/* The element size a reduction of n bytes is taken to have, as the trace keeps no element
- * counts: the largest of 8, 4, 2 and 1 bytes that divides n. */
+/* The element size n bytes are taken to have when the trace does not say (rt_coll_call.esize
+ * 0: traces of tracers before sizes, other tools', derived types rt_esize_code cannot hold):
+ * the largest of 8, 4, 2 and 1 bytes that divides n. */
 unsigned rt_coll_elem_size(uint64_t n);
+/* The element size of n bytes: known (recorded, non-zero), else rt_coll_elem_size's guess. */
+static inline uint64_t rt_coll_esize(uint64_t known, uint64_t n)
+{
+    return known ? known : rt_coll_elem_size(n);
+}
+/* The element size of a collective event (COLL_END, NBC_COMPLETE): its recorded size of the
+ * reduction's data or the send side, else the receive side's; 0 when the trace has none. */
+static inline uint32_t rt_coll_event_esize(unsigned esize, unsigned resize)
+{
+    uint64_t e = rt_esize_of(esize ? esize : resize);
+    return e <= UINT32_MAX ? (uint32_t)e : 0;
+}
 
 /*
  * Emits rank c->me's steps in order, rounds non-decreasing (a rank may skip round numbers).

@@ -27,7 +27,21 @@
 
 static MPI_Datatype elem_type(uint64_t e)
 {
-    return e == 8 ? MPI_DOUBLE : e == 4 ? MPI_FLOAT : e == 2 ? MPI_SHORT : MPI_SIGNED_CHAR;
+    return e == 16  ? MPI_C_DOUBLE_COMPLEX
+           : e == 8 ? MPI_DOUBLE
+           : e == 4 ? MPI_FLOAT
+           : e == 2 ? MPI_SHORT
+                    : MPI_SIGNED_CHAR;
+}
+
+/* The element size a reduction of n bytes runs with: the recorded one (known, from
+ * rt_coll_event_esize; the same on every member, as MPI wants the same datatype there) when
+ * elem_type has a summable type of that size and it divides n, else rt_coll_elem_size's
+ * guess (traces without sizes; derived types). */
+static uint64_t reduce_esize(uint64_t known, uint64_t n)
+{
+    int typed = known == 1 || known == 2 || known == 4 || known == 8 || known == 16;
+    return typed && n % known == 0 ? known : rt_coll_elem_size(n);
 }
 
 /* Both scratch buffers at least need bytes. 0, or -RT_E_NOMEM (the buffers are as before,
@@ -119,7 +133,8 @@ static int run_schedule(mr_run *r, int ci, const rt_event *ev, int p, int me, rt
                          .bytes = ev->bytes,
                          .rbytes = ev->rbytes,
                          .node = node,
-                         .module = module};
+                         .module = module,
+                         .esize = rt_coll_event_esize(ev->esize, ev->resize)};
     steps v;
     int rc = schedule(r->cfg->alg[ev->op], &call, &v, err);
     free(node);
@@ -155,7 +170,7 @@ static int run_schedule(mr_run *r, int ci, const rt_event *ev, int p, int me, rt
             rc = mr_mpi(MPI_Waitall((int)nq, rq, MPI_STATUSES_IGNORE), "MPI_Waitall", err);
         for (size_t k = i; k < j && rc == 0; k++)
             if (v.s[k].kind == RT_STEP_REDUCE) {
-                uint64_t e = rt_coll_elem_size(v.s[k].bytes);
+                uint64_t e = reduce_esize(call.esize, v.s[k].bytes);
                 rc = mr_mpi(MPI_Reduce_local(r->rbuf, r->sbuf, (int)(v.s[k].bytes / e),
                                              elem_type(e), MPI_SUM),
                             "MPI_Reduce_local", err);
@@ -290,7 +305,8 @@ static int neighbor(mr_run *r, int ci, const rt_event *ev, MPI_Request *req, int
                          .root = RT_PEER_NONE,
                          .bytes = ev->bytes,
                          .rbytes = ev->rbytes,
-                         .nbrs = rt_defs_nbrs(&r->m->defs, c->id, r->me)};
+                         .nbrs = rt_defs_nbrs(&r->m->defs, c->id, r->me),
+                         .esize = rt_coll_event_esize(ev->esize, ev->resize)};
     if (comm == MPI_COMM_NULL || !call.nbrs) {
         *skip = 1;
         return 0;
@@ -424,7 +440,8 @@ static int issue_reduction(mr_run *r, const rt_event *ev, MPI_Comm comm, MPI_Req
 {
     char *s = r->sbuf, *q = r->rbuf;
     int root = ev->peer >= 0 ? ev->peer : 0;
-    uint64_t b = ev->bytes, rb = ev->rbytes, e = rt_coll_elem_size(b);
+    uint64_t b = ev->bytes, rb = ev->rbytes;
+    uint64_t known = rt_coll_event_esize(ev->esize, ev->resize), e = reduce_esize(known, b);
     switch (ev->op) {
     case RT_COLL_ALLREDUCE:
         return ISSUE("Allreduce", "allreduce",
@@ -442,7 +459,7 @@ static int issue_reduction(mr_run *r, const rt_event *ev, MPI_Comm comm, MPI_Req
                      MPI_Exscan(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm),
                      MPI_Iexscan(s, q, (int)(b / e), elem_type(e), MPI_SUM, comm, req));
     default: /* RT_COLL_REDUCE_SCATTER_BLOCK */
-        e = rt_coll_elem_size(rb);
+        e = reduce_esize(known, rb);
         return ISSUE(
             "Reduce_scatter_block", "reduce_scatter_block",
             MPI_Reduce_scatter_block(s, q, (int)(rb / e), elem_type(e), MPI_SUM, comm),
@@ -548,7 +565,9 @@ int mr_coll(mr_run *r, const rt_event *ev, MPI_Request *req, rt_err *err)
         r->colls.nonblocking += req != NULL;
         return 0;
     }
-    if (mr_cvars_forced(r->cvars, ev->op) && !mr_cvars_applies(r->cvars, ev->op, p, ev->bytes)) {
+    if (mr_cvars_forced(r->cvars, ev->op) &&
+        !mr_cvars_applies(r->cvars, ev->op, p, ev->bytes,
+                          rt_coll_event_esize(ev->esize, ev->resize))) {
         r->fallbacks++; /* Open MPI would run another algorithm: the same on every member */
     } else if (mr_cvars_forced(r->cvars, ev->op)) {
         rt_err refused;

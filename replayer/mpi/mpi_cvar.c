@@ -155,10 +155,11 @@ int mr_cvars_early(void)
 }
 
 /* MPICH refuses, with an error, an algorithm that does not apply to a call */
-int mr_cvars_applies(const mr_cvars *cv, unsigned op, int p, uint64_t bytes)
+int mr_cvars_applies(const mr_cvars *cv, unsigned op, int p, uint64_t bytes, uint32_t esize)
 {
     (void)p;
     (void)bytes;
+    (void)esize;
     return mr_cvars_forced(cv, op);
 }
 

@@ -121,11 +121,11 @@ int mr_cvars_forced(const mr_cvars *cv, unsigned op)
     return cv && op < RT_COLL_COUNT && cv->id[op] > 0;
 }
 
-int mr_cvars_applies(const mr_cvars *cv, unsigned op, int p, uint64_t bytes)
+int mr_cvars_applies(const mr_cvars *cv, unsigned op, int p, uint64_t bytes, uint32_t esize)
 {
     if (!mr_cvars_forced(cv, op) || p <= 0)
         return 0;
-    return rt_coll_ompi_runs(op, (uint32_t)p, bytes, cv->id[op]) == cv->id[op];
+    return rt_coll_ompi_runs(op, (uint32_t)p, bytes, esize, cv->id[op]) == cv->id[op];
 }
 
 void mr_cvars_restore(mr_cvars *cv)

@@ -63,7 +63,7 @@ int mr_cvars_early(void);
 int mr_cvars_forced(const mr_cvars *cv, unsigned op);
 /* 1 when it is forced and the library runs it for a call of bytes on p processes (Open MPI
  * silently runs another where it does not apply; MPICH refuses with an error instead). */
-int mr_cvars_applies(const mr_cvars *cv, unsigned op, int p, uint64_t bytes);
+int mr_cvars_applies(const mr_cvars *cv, unsigned op, int p, uint64_t bytes, uint32_t esize);
 void mr_cvars_restore(mr_cvars *cv); /* puts every variable back and frees cv */
 /* Shared by both (mpi_cvar.c): the index of the MPI_T control variable called name, its type
  * and enumeration (either may be NULL) and description (desc may be NULL), or -RT_E_NOTFOUND

@@ -192,6 +192,7 @@ typedef struct sim_sched {
     uint64_t bytes, rbytes;
     uint64_t seq_key;  /* the communicator (context << 32 | id) it called a collective on last */
     uint32_t seq_next; /* its next sequence number there (collseq holds the others) */
+    uint32_t esize;    /* the element size it was made for (rt_coll_call.esize) */
 } sim_sched;
 
 enum { SIM_RANK_READY, SIM_RANK_BLOCKED, SIM_RANK_DONE };
@@ -520,9 +521,10 @@ void sim_pend_give(sim *s, uint32_t p);
  * or SIM_NONE (error or mismatch: s->stop / s->rc set). ctx SIM_CTX_COLL with a
  * communicator, SIM_CTX_WIN with a window (fence, window creation and freeing). */
 /* rows, nrows: the COLL_PEER rows of a v or w collective (rt_event.h), none when its blocks
- * are equal or the trace does not have them. */
+ * are equal or the trace does not have them. esize: the data's element size (rt_coll_call.esize), 0
+ * unknown. */
 uint32_t sim_coll_start(sim *s, uint32_t rank, uint8_t ctx, uint32_t id, const rt_comm_def *c,
-                        unsigned op, int32_t root, uint64_t bytes, uint64_t rbytes,
+                        unsigned op, int32_t root, uint64_t bytes, uint64_t rbytes, uint32_t esize,
                         const rt_event *rows, uint32_t nrows, uint64_t t);
 /* Gives back a collective that is done (its schedule stays kept for the rank). */
 void sim_coll_release(sim *s, uint32_t coll);

@@ -303,7 +303,8 @@ static int rows_blocks(sim *s, rt_coll_call *call, const rt_event *rows, uint32_
  * it, else into a buffer of co's own. Returns 0 (no steps: the op takes no time, noted), or
  * -1 (no memory, s->rc set). */
 static int make_schedule(sim *s, sim_coll *co, sim_sched *sc, const rt_comm_def *c, int32_t root,
-                         uint64_t bytes, uint64_t rbytes, const rt_event *rows, uint32_t nrows)
+                         uint64_t bytes, uint64_t rbytes, uint32_t esize, const rt_event *rows,
+                         uint32_t nrows)
 {
     unsigned op = co->op;
     unsigned alg = co->ctx == SIM_CTX_WIN ? s->cfg->alg[RT_COLL_BARRIER] : s->cfg->alg[op];
@@ -313,7 +314,8 @@ static int make_schedule(sim *s, sim_coll *co, sim_sched *sc, const rt_comm_def 
                          .root = root,
                          .bytes = bytes,
                          .rbytes = rbytes,
-                         .forced = s->cfg->alg};
+                         .forced = s->cfg->alg,
+                         .esize = esize};
     if (rt_coll_is_neighbor(op)) /* the peers: this rank's neighbour lists */
         call.nbrs = rt_defs_nbrs(s->defs, c->id, co->rank);
     if (nrows && rows_blocks(s, &call, rows, nrows) < 0)
@@ -386,6 +388,7 @@ static int make_schedule(sim *s, sim_coll *co, sim_sched *sc, const rt_comm_def 
         sc->valid = 1;
         sc->bytes = bytes;
         sc->rbytes = rbytes;
+        sc->esize = esize;
         sc->eager = co->eager;
         sc->rows = nrows != 0;
     }
@@ -393,7 +396,7 @@ static int make_schedule(sim *s, sim_coll *co, sim_sched *sc, const rt_comm_def 
 }
 
 uint32_t sim_coll_start(sim *s, uint32_t rank, uint8_t ctx, uint32_t id, const rt_comm_def *c,
-                        unsigned op, int32_t root, uint64_t bytes, uint64_t rbytes,
+                        unsigned op, int32_t root, uint64_t bytes, uint64_t rbytes, uint32_t esize,
                         const rt_event *rows, uint32_t nrows, uint64_t t)
 {
     if (!s->sched &&
@@ -439,13 +442,13 @@ uint32_t sim_coll_start(sim *s, uint32_t rank, uint8_t ctx, uint32_t id, const r
      * their nodes and modules): anything else make_schedule puts into rt_coll_call that can
      * differ between calls must join this test. */
     if (sc->valid && sc->ctx == ctx && sc->id == id && sc->op == op && sc->root == root &&
-        sc->bytes == bytes && sc->rbytes == rbytes && !sc->rows && !nrows) {
+        sc->bytes == bytes && sc->rbytes == rbytes && sc->esize == esize && !sc->rows && !nrows) {
         /* the same call as the rank's last one: the same steps (its notes were given) */
         co->steps = sc->steps;
         co->nsteps = sc->nsteps;
         sc->users++;
         co->eager = sc->eager;
-    } else if (make_schedule(s, co, sc, c, root, bytes, rbytes, rows, nrows) < 0) {
+    } else if (make_schedule(s, co, sc, c, root, bytes, rbytes, esize, rows, nrows) < 0) {
         return SIM_NONE;
     }
     if (s->fast && ctx == SIM_CTX_COLL) {

@@ -135,7 +135,7 @@ static uint32_t coll_of_event(sim *s, uint32_t rank, const rt_event *ev, uint64_
     uint32_t nrows = 0;
     const rt_event *rows = rt_coll_count_sides(ev->op) ? coll_rows(s, rank, ev, &nrows) : NULL;
     return sim_coll_start(s, rank, SIM_CTX_COLL, ev->comm, c, ev->op, ev->peer, ev->bytes,
-                          ev->rbytes, rows, nrows, t);
+                          ev->rbytes, rt_coll_event_esize(ev->esize, ev->resize), rows, nrows, t);
 }
 
 /* The output trace's copy of an operation event: communicator ranks, simulated contype. */

@@ -194,6 +194,8 @@ static int link_requests(sim_rank_events *re, const uint8_t *cls, load_scratch *
                 p->bytes = ev->bytes;
                 p->rbytes = ev->rbytes;
                 p->op = ev->op;
+                p->esize = ev->esize;
+                p->resize = ev->resize;
             }
         }
     }

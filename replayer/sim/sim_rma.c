@@ -89,8 +89,9 @@ static void barrier(sim *s, uint32_t rank, uint32_t win, unsigned op, uint64_t t
         wait_until(s, rank, t);
         return;
     }
-    sim_rank_wait(s, rank,
-                  sim_coll_start(s, rank, SIM_CTX_WIN, win, c, op, RT_PEER_NONE, 0, 0, NULL, 0, t));
+    sim_rank_wait(
+        s, rank,
+        sim_coll_start(s, rank, SIM_CTX_WIN, win, c, op, RT_PEER_NONE, 0, 0, 0, NULL, 0, t));
 }
 
 static void group_sync(sim *s, uint32_t rank, const rt_event *ev, uint64_t t)

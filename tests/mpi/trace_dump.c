@@ -24,6 +24,8 @@
  * has one. A fence, post or start shows its assert as assert=NAMES (rt_rma_assert_name,
  * "noput|noprecede") when it has one, and never a tag. An error shows its class as op= and
  * not its code: MPICH's codes carry an index of the message that differs from run to run.
+ * With --sizes the events that carry element sizes show them as esize=S/R, the bytes side's
+ * and the rbytes side's datatype size, ? where the trace does not know it.
  *
  * Ranks are printed in order, each rank's events in trace order, after a header that gives
  * the rank count, each rank's node and module, and each rank's neighbour lists on the
@@ -55,6 +57,7 @@ typedef struct options {
     int enter_leave;     /* print ENTER and LEAVE events */
     int drop_idle_polls; /* drop ENTER/LEAVE pairs of polling calls with nothing inside */
     int req;             /* renumbered request ids */
+    int sizes;           /* element sizes */
     int64_t rank;        /* only this rank, or -1 */
     unsigned char skip[RT_FN_COUNT]; /* calls whose events are left out */
 } options;
@@ -249,6 +252,18 @@ static int print_event(rank_out *o, const rt_defs *defs, const rt_event *ev, con
     int recv = ev->kind == RT_EV_RECV || ev->kind == RT_EV_IRECV;
     if (strchr(fields, 'o') && (!(recv || target) || ev->op))
         fprintf(f, " op=%s", rt_event_op_name(ev->kind, ev->op));
+    if (opt->sizes && rt_event_has_esize(ev->kind)) {
+        fputs(" esize=", f);
+        if (ev->esize)
+            fprintf(f, "%" PRIu64, rt_esize_of(ev->esize));
+        else
+            putc('?', f);
+        putc('/', f);
+        if (ev->resize)
+            fprintf(f, "%" PRIu64, rt_esize_of(ev->resize));
+        else
+            putc('?', f);
+    }
     /* Lock ids name a lock, not a request: a tracer may give every lock of a window on a
      * target the same id, so they are left out. */
     int lock = ev->kind == RT_EV_RMA_LOCK || ev->kind == RT_EV_RMA_UNLOCK;
@@ -313,6 +328,7 @@ static void usage(FILE *out)
         "  --drop-idle-polls   leave out Test*, Iprobe, Improbe, Win_test and Parrived calls that\n"
         "                      recorded nothing between their ENTER and LEAVE\n"
         "  --req               request ids, renumbered per rank by first appearance\n"
+        "  --sizes             element sizes as esize=S/R (bytes side, rbytes side; ? unknown)\n"
         "                      (not the lock ids of lock and unlock events)\n"
         "  --skip CALL,...     leave out every event whose call is one of these\n"
         "  --rank R            only world rank R\n"
@@ -361,6 +377,8 @@ static int parse_args(int argc, char **argv, options *opt, const char **path)
             opt->drop_idle_polls = 1;
         } else if (!strcmp(a, "--req")) {
             opt->req = 1;
+        } else if (!strcmp(a, "--sizes")) {
+            opt->sizes = 1;
         } else if (!strcmp(a, "--skip") && i + 1 < argc) {
             if (parse_skip(opt, argv[++i]) < 0)
                 return -1;

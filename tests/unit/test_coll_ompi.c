@@ -317,12 +317,12 @@ static void test_ompi_ids(void **state)
     assert_int_equal(rt_coll_ompi_id(RT_COLL_BCAST, RT_ALG_OMPI_SPLIT_BINTREE), 4);
     assert_int_equal(rt_coll_ompi_id(RT_COLL_GATHER, RT_ALG_OMPI_LINEAR_SYNC), 3);
     /* split_bintree with one element: Open MPI's chain (number 2) */
-    assert_int_equal(rt_coll_ompi_runs(RT_COLL_BCAST, 8, 8, 4), 2);
-    assert_int_equal(rt_coll_ompi_runs(RT_COLL_BCAST, 8, 16, 4), 4);
+    assert_int_equal(rt_coll_ompi_runs(RT_COLL_BCAST, 8, 8, 0, 4), 2);
+    assert_int_equal(rt_coll_ompi_runs(RT_COLL_BCAST, 8, 16, 0, 4), 4);
     /* fewer elements than ranks: Open MPI's linear bcast (56 bytes: 7 doubles) */
-    assert_int_equal(rt_coll_ompi_runs(RT_COLL_BCAST, 8, 56, 8), 1);
-    assert_int_equal(rt_coll_ompi_runs(RT_COLL_BCAST, 8, 64, 9), 9);
-    assert_int_equal(rt_coll_ompi_runs(RT_COLL_BCAST, 8, 7, 9), 1);
+    assert_int_equal(rt_coll_ompi_runs(RT_COLL_BCAST, 8, 56, 0, 8), 1);
+    assert_int_equal(rt_coll_ompi_runs(RT_COLL_BCAST, 8, 64, 0, 9), 9);
+    assert_int_equal(rt_coll_ompi_runs(RT_COLL_BCAST, 8, 7, 0, 9), 1);
     assert_int_equal(rt_coll_ompi_id(RT_COLL_BARRIER, RT_ALG_OMPI_TREE), 6);
     assert_int_equal(rt_coll_ompi_id(RT_COLL_REDUCE, RT_ALG_OMPI_IN_ORDER_BINARY), 6);
     assert_int_equal(rt_coll_ompi_id(RT_COLL_REDUCE_SCATTER_BLOCK, RT_ALG_RECURSIVE_HALVING), 3);

@@ -127,6 +127,88 @@ static void test_recv_flags_roundtrip(void **state)
 }
 
 /*
+ * Element sizes (rt_event.esize, resize) through every form: read from CSV (the optional
+ * thirteenth column "S/R" and the elem_sizes line), written to CSV and to OTF2 (the
+ * retrace::esize attribute only where the sizes are not rt_esize_default's: 4 floats need it,
+ * 2 doubles do not) and read back the same; a trace without the line has none; sizes a trace
+ * cannot keep, and sizes on events that carry none, are refused.
+ */
+static void test_esize_roundtrip(void **state)
+{
+    (void)state;
+    const char *in =
+        rt_test_write_file("esize.csv", "ranks,2\nelem_sizes\n"
+                                        "0,10,coll_end,MPI_Allreduce,0,,,16,16,,,allreduce,4/4\n"
+                                        "0,20,coll_end,MPI_Allreduce,0,,,16,16,,,allreduce,8/8\n"
+                                        "0,30,send,MPI_Send,0,1,5,12,,shm,,,4/\n"
+                                        "0,40,coll_end,MPI_Bcast,0,1,,0,24,,,bcast,/24\n"
+                                        "0,50,coll_end,MPI_Bcast,0,1,,0,100,,,bcast\n"
+                                        "0,60,send,MPI_Send,0,1,5,0,,shm,,,8/\n"
+                                        "1,10,recv,MPI_Recv,0,0,5,256,,shm,,,128/\n"
+                                        "1,20,coll_end,MPI_Gather,0,0,,6,0,,,gather,2/\n");
+    static const unsigned want[8][2] = {{4, 4}, {8, 8}, {4, 0},   {0, 24},
+                                        {0, 0}, {8, 0}, {128, 0}, {2, 0}};
+    const char *csv = rt_test_tmp_path("esize-back.csv"), *otf2 = rt_test_tmp_path("esize-otf2"),
+               *csv2 = rt_test_tmp_path("esize-otf2.csv");
+    unlink(csv);
+    unlink(csv2);
+    remove_any(otf2);
+    convert(in, csv, RT_FMT_CSV);
+    convert(in, otf2, RT_FMT_OTF2);
+    convert(otf2, csv2, RT_FMT_CSV);
+    const char *paths[] = {in, csv, otf2, csv2};
+    loaded l[4];
+    rt_err err;
+    for (int i = 0; i < 4; i++) {
+        if (load(paths[i], &l[i], &err))
+            fail_msg("%s", err.msg);
+        assert_true(l[i].defs.flags & RT_DEFS_ELEM_SIZES);
+        assert_int_equal(l[i].n, 8);
+        for (size_t j = 0; j < 8; j++)
+            if (rt_esize_of(l[i].ev[j].esize) != want[j][0] ||
+                rt_esize_of(l[i].ev[j].resize) != want[j][1])
+                fail_msg("%s: event %zu has sizes %llu/%llu, expected %u/%u", paths[i], j,
+                         (unsigned long long)rt_esize_of(l[i].ev[j].esize),
+                         (unsigned long long)rt_esize_of(l[i].ev[j].resize), want[j][0],
+                         want[j][1]);
+        if (i)
+            assert_same_events(&l[0], &l[i]);
+    }
+    for (int i = 0; i < 4; i++)
+        unload(&l[i]);
+    /* the column as written: absent where both sides are unknown */
+    FILE *f = fopen(csv, "rb");
+    assert_non_null(f);
+    char text[4096];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    assert_non_null(strstr(text, "\nelem_sizes\n"));
+    assert_non_null(strstr(text, "\n0,10,coll_end,MPI_Allreduce,0,,,16,16,,,allreduce,4/4\n"));
+    assert_non_null(strstr(text, "\n0,50,coll_end,MPI_Bcast,0,1,,0,100,,,bcast\n"));
+    assert_non_null(strstr(text, "\n1,10,recv,MPI_Recv,0,0,5,256,,shm,,,128/\n"));
+    /* a trace without sizes: none, and the flag unset */
+    const char *old = rt_test_write_file(
+        "esize-old.csv", "ranks,1\n0,10,coll_end,MPI_Allreduce,0,,,16,16,,,allreduce\n");
+    assert_int_equal(load(old, &l[0], &err), 0);
+    assert_false(l[0].defs.flags & RT_DEFS_ELEM_SIZES);
+    assert_int_equal(l[0].ev[0].esize, 0);
+    assert_int_equal(l[0].ev[0].resize, 0);
+    unload(&l[0]);
+    expect_open_error(rt_test_write_file("esize-100.csv", "ranks,1\nelem_sizes\n"
+                                                          "0,10,coll_end,MPI_Bcast,0,0,,100,0,,,"
+                                                          "bcast,100/\n"),
+                      RT_E_INVAL, "element size 100 is not one a trace keeps");
+    expect_open_error(rt_test_write_file("esize-kind.csv",
+                                         "ranks,1\nelem_sizes\n"
+                                         "0,10,coll_begin,MPI_Bcast,,,,,,,,,4/4\n"),
+                      RT_E_FORMAT, "event coll_begin has no element sizes");
+    expect_open_error(rt_test_write_file("esize-slash.csv",
+                                         "ranks,1\n0,10,coll_end,MPI_Bcast,0,0,,8,0,,,bcast,8\n"),
+                      RT_E_FORMAT, "bad element sizes '8' (expected S/R)");
+}
+
+/*
  * The assert of a fence, post and start (rt_rma_assert) through every form: read from CSV (the
  * names in the TAG column, empty for none, in any order), written to CSV (table order) and to
  * OTF2 (the retrace::assert attribute, left out for none) and read back; bits a call does not
@@ -282,7 +364,7 @@ static void test_otf2_damaged(void **state)
     assert_int_equal(truncate(f, st.st_size / 2), 0);
     expect_open_error(d, RT_E_FORMAT,
                       "dmg-defs: damaged OTF2 archive: traces.def: cut short: the record at "
-                      "byte 5941 runs past the end of the file");
+                      "byte 6035 runs past the end of the file");
 
     const char *e = fresh_archive("dmg-empty-defs");
     snprintf(f, sizeof f, "%s/traces.def", e);
@@ -690,6 +772,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_otf2_pending),
         cmocka_unit_test(test_otf2_time_past),
         cmocka_unit_test(test_otf2_parts),
+        cmocka_unit_test(test_esize_roundtrip),
     };
     return rt_test_main("formats_otf2", tests, argc, argv);
 }

@@ -1,8 +1,8 @@
-/* Unit tests of the targets of RMA transfers in raw traces (rt_raw.h, RT_RAW_FLAG_RMA_TARGETS):
- * the displacement in the target's units turned into bytes through each rank's disp_unit, the
- * reduction op, the RMA_TARGET event right after its transfer, its way through CSV and OTF2, and
- * traces that carry no targets or bad ones; window names and info keys. Raw files are written
- * here by hand (test_raw.h). */
+/* Unit tests of element sizes (RT_RAW_FLAG_ELEM_SIZES) and of the targets of RMA transfers in raw
+ * traces (rt_raw.h, RT_RAW_FLAG_RMA_TARGETS): the displacement in the target's units turned into
+ * bytes through each rank's disp_unit, the reduction op, the RMA_TARGET event right after its
+ * transfer, its way through CSV and OTF2, and traces that carry no targets or bad ones; window
+ * names and info keys. Raw files are written here by hand (test_raw.h). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -258,12 +258,76 @@ static void test_win_texts(void **state)
     expect_error(dir, RT_E_FORMAT, "offset 96: window 0: info key 'a=b': a key with '='");
 }
 
+/* ---- element sizes (RT_RAW_FLAG_ELEM_SIZES) ------------------------------------------------ */
+
+/* One rank: a send of 3 ints and an allreduce of 4 floats, each with the size code given in
+ * bits 1..7 of its 'at' byte (the allreduce's receive side in pad), under the header flags. */
+static const char *sizes_trace(const char *name, uint32_t flags, unsigned code)
+{
+    rbuf d = defs_file(0, 1);
+    rt_raw_header h;
+    memcpy(&h, d.p, sizeof h);
+    h.flags = flags;
+    memcpy(d.p, &h, sizeof h);
+    rbuf t = thread_file(0, 1, 0);
+    call(&t, RT_FN_Send, 100, 10);
+    p2p(&t, (int)(code << 1), RT_EV_SEND, 0, 0, 5, 12, 0);
+    call(&t, RT_FN_Allreduce, 200, 10);
+    rt_raw_coll c = {.type = RT_RAW_COLL,
+                     .at = (uint8_t)(1 | code << 1),
+                     .kind = RT_EV_COLL_END,
+                     .op = RT_COLL_ALLREDUCE,
+                     .comm = 0,
+                     .peer = RT_PEER_NONE,
+                     .pad = code,
+                     .bytes = 16,
+                     .rbytes = 16};
+    put(&t, &c, sizeof c);
+    close_rec(&t, 400);
+    return one_rank(name, &d, &t);
+}
+
+static const rt_event *first_of(const loaded *l, unsigned kind)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (l->ev[i].kind == kind)
+            return &l->ev[i];
+    fail_msg("no %s event", rt_event_kind_name(kind));
+    return NULL;
+}
+
+/* Sizes where the tracer wrote them; none, and no flag, in a trace of a tracer before them
+ * (whose 'at' bytes are 0 or 1: anything else there is damage). */
+static void test_elem_sizes(void **state)
+{
+    (void)state;
+    loaded l;
+    load_ok(sizes_trace("sizes", RT_RAW_FLAG_COLL_PEERS | RT_RAW_FLAG_ELEM_SIZES, 4), &l);
+    assert_true(l.defs.flags & RT_DEFS_ELEM_SIZES);
+    assert_int_equal(first_of(&l, RT_EV_SEND)->esize, 4);
+    assert_int_equal(first_of(&l, RT_EV_SEND)->time, 100);
+    const rt_event *e = first_of(&l, RT_EV_COLL_END);
+    assert_int_equal(e->esize, 4);
+    assert_int_equal(e->resize, 4);
+    assert_int_equal(e->time, 210);
+    assert_int_equal(first_of(&l, RT_EV_COLL_BEGIN)->time, 200);
+    rt_test_unload(&l);
+    load_ok(sizes_trace("sizes-old", RT_RAW_FLAG_COLL_PEERS, 0), &l);
+    assert_false(l.defs.flags & RT_DEFS_ELEM_SIZES);
+    assert_int_equal(first_of(&l, RT_EV_SEND)->esize, 0);
+    assert_int_equal(first_of(&l, RT_EV_COLL_END)->esize, 0);
+    assert_int_equal(first_of(&l, RT_EV_COLL_END)->resize, 0);
+    rt_test_unload(&l);
+    expect_error(sizes_trace("sizes-damaged", RT_RAW_FLAG_COLL_PEERS, 4), RT_E_FORMAT,
+                 "record type 3 with bad 'at' 8");
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_targets),      cmocka_unit_test(test_no_targets),
         cmocka_unit_test(test_unknown_unit), cmocka_unit_test(test_bad_targets),
-        cmocka_unit_test(test_win_texts),
+        cmocka_unit_test(test_win_texts),    cmocka_unit_test(test_elem_sizes),
     };
     return rt_test_main("raw_targets", tests, argc, argv);
 }
