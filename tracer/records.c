@@ -4,32 +4,11 @@
 
 #include "rt__tracer.h"
 
-void rt__rec_p2p(rt__call *c, int at, unsigned kind, const rt__comm *cm, int peer, int tag,
-                 uint64_t bytes, uint64_t req)
-{
-    if (!rt__g.tracing || !cm || RT__COST_OFF(ENCODE))
-        return;
-    rt_raw_p2p *r = rt__rec(c, sizeof *r);
-    r->type = RT_RAW_P2P;
-    r->at = (uint8_t)at;
-    r->kind = (uint8_t)kind;
-    r->contype = rt__contype(cm, peer);
-    r->comm = cm->id;
-    r->peer = peer;
-    r->tag = tag;
-    r->bytes = bytes;
-    r->req = req;
-}
-
 /* A completed receive (RECV or IRECV, at t1). The P2P record has no op byte, so a receive
  * posted with a wildcard goes as an EVENT record (rt_raw.h): one slot more, only for those. */
-void rt__rec_recv(rt__call *c, unsigned kind, const rt__comm *cm, int peer, int tag, uint64_t bytes,
-                  uint64_t req, unsigned flags, unsigned esize)
+void rt__rec_recv_flags(rt__call *c, unsigned kind, const rt__comm *cm, int peer, int tag,
+                        uint64_t bytes, uint64_t req, unsigned flags, unsigned esize)
 {
-    if (RT__LIKELY(!flags)) {
-        rt__rec_p2p(c, 1 | (int)esize << 1, kind, cm, peer, tag, bytes, req);
-        return;
-    }
     if (!rt__g.tracing || !cm || RT__COST_OFF(ENCODE))
         return;
     rt_raw_event *r = rt__rec(c, sizeof *r);
@@ -44,37 +23,6 @@ void rt__rec_recv(rt__call *c, unsigned kind, const rt__comm *cm, int peer, int 
     r->tag = tag;
     r->bytes = bytes;
     r->req = req;
-}
-
-void rt__rec_req(rt__call *c, int at, unsigned kind, uint32_t comm, uint64_t req)
-{
-    if (!rt__g.tracing || RT__COST_OFF(ENCODE))
-        return;
-    rt_raw_req *r = rt__rec(c, sizeof *r);
-    r->type = RT_RAW_REQ;
-    r->at = (uint8_t)at;
-    r->kind = (uint8_t)kind;
-    r->pad = 0;
-    r->comm = comm;
-    r->req = req;
-}
-
-rt_raw_coll *rt__rec_coll(rt__call *c, unsigned kind, unsigned op, uint32_t comm, int32_t peer,
-                          uint64_t bytes, uint64_t rbytes)
-{
-    if (!rt__g.tracing || RT__COST_OFF(ENCODE))
-        return NULL;
-    rt_raw_coll *r = rt__rec(c, sizeof *r);
-    r->type = RT_RAW_COLL;
-    r->at = 1;
-    r->kind = (uint8_t)kind;
-    r->op = (uint8_t)op;
-    r->comm = comm;
-    r->peer = peer;
-    r->pad = 0;
-    r->bytes = bytes;
-    r->rbytes = rbytes;
-    return r;
 }
 
 rt_raw_event *rt__rec_event(rt__call *c, int at, const rt_event *ev)

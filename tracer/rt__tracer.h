@@ -449,6 +449,26 @@ static inline void *rt__rec(rt__call *c, size_t len)
     return p;
 }
 
+/* The COLL record written, for a caller that fills in more (a fence's assert, in pad; element
+ * sizes in at and pad) before its call ends; NULL when not tracing. Inline: every blocking
+ * collective writes one. */
+static inline rt_raw_coll *rt__rec_coll(rt__call *c, unsigned kind, unsigned op, uint32_t comm,
+                                        int32_t peer, uint64_t bytes, uint64_t rbytes)
+{
+    if (!rt__g.tracing || RT__COST_OFF(ENCODE))
+        return NULL;
+    rt_raw_coll *r = rt__rec(c, sizeof *r);
+    *r = (rt_raw_coll){.type = RT_RAW_COLL,
+                       .at = 1,
+                       .kind = (uint8_t)kind,
+                       .op = (uint8_t)op,
+                       .comm = comm,
+                       .peer = peer,
+                       .bytes = bytes,
+                       .rbytes = rbytes};
+    return r;
+}
+
 /* ---- the pending call (rt__pending above; trailers: stream.c) ----------------------------- */
 
 /* The calls that can wait for another rank: those a deadlock or a dead peer can leave a
@@ -536,20 +556,48 @@ int rt__buf_write_all(rt__thread *t, int final) RT__HIDDEN;
 #define RT__ST(s) (c->on && (s) == MPI_STATUS_IGNORE ? &c->st : (s))
 #define RT__STV(s) (c->stv ? c->stv : (s))
 
-/* ---- records (records.c) ----------------------------------------------------------------- */
+/* ---- records (records.c; the common ones inline: every traced call writes one or two) ------ */
 
-void rt__rec_p2p(rt__call *c, int at, unsigned kind, const rt__comm *cm, int peer, int tag,
-                 uint64_t bytes, uint64_t req) RT__HIDDEN;
-void rt__rec_recv(rt__call *c, unsigned kind, const rt__comm *cm, int peer, int tag, uint64_t bytes,
-                  uint64_t req, unsigned flags, unsigned esize) RT__HIDDEN;
-void rt__rec_req(rt__call *c, int at, unsigned kind, uint32_t comm, uint64_t req) RT__HIDDEN;
+/* A SEND, ISEND, RECV or IRECV record (at: rt_raw_p2p's at byte, element size included). */
+static inline void rt__rec_p2p(rt__call *c, int at, unsigned kind, const rt__comm *cm, int peer,
+                               int tag, uint64_t bytes, uint64_t req)
+{
+    if (!rt__g.tracing || !cm || RT__COST_OFF(ENCODE))
+        return;
+    rt_raw_p2p *r = rt__rec(c, sizeof *r);
+    *r = (rt_raw_p2p){.type = RT_RAW_P2P,
+                      .at = (uint8_t)at,
+                      .kind = (uint8_t)kind,
+                      .contype = rt__contype(cm, peer),
+                      .comm = cm->id,
+                      .peer = peer,
+                      .tag = tag,
+                      .bytes = bytes,
+                      .req = req};
+}
+/* A receive posted with wildcards (flags): an EVENT record, which has an op byte. */
+void rt__rec_recv_flags(rt__call *c, unsigned kind, const rt__comm *cm, int peer, int tag,
+                        uint64_t bytes, uint64_t req, unsigned flags, unsigned esize) RT__HIDDEN;
+/* A RECV or IRECV at t1 with the wildcards it was posted with (rt_recv_flag bits). */
+static inline void rt__rec_recv(rt__call *c, unsigned kind, const rt__comm *cm, int peer, int tag,
+                                uint64_t bytes, uint64_t req, unsigned flags, unsigned esize)
+{
+    if (RT__LIKELY(!flags))
+        rt__rec_p2p(c, 1 | (int)esize << 1, kind, cm, peer, tag, bytes, req);
+    else
+        rt__rec_recv_flags(c, kind, cm, peer, tag, bytes, req, flags, esize);
+}
+static inline void rt__rec_req(rt__call *c, int at, unsigned kind, uint32_t comm, uint64_t req)
+{
+    if (!rt__g.tracing || RT__COST_OFF(ENCODE))
+        return;
+    rt_raw_req *r = rt__rec(c, sizeof *r);
+    *r = (rt_raw_req){
+        .type = RT_RAW_REQ, .at = (uint8_t)at, .kind = (uint8_t)kind, .comm = comm, .req = req};
+}
 /* The call returned c->rc, not MPI_SUCCESS: its records before are dropped (but for
  * MPI_ERR_IN_STATUS) and an ERROR record (rt_event.h) takes their place (records.c). */
 void rt__call_failed(rt__call *c) RT__HIDDEN __attribute__((cold));
-/* The COLL record written, for a caller that fills in more (a fence's assert, in pad) before its
- * call ends; NULL when not tracing. */
-rt_raw_coll *rt__rec_coll(rt__call *c, unsigned kind, unsigned op, uint32_t comm, int32_t peer,
-                          uint64_t bytes, uint64_t rbytes) RT__HIDDEN;
 /* The EVENT record written, for a caller that fills in more (an RMA transfer's target) before
  * its call ends; NULL when not tracing. */
 rt_raw_event *rt__rec_event(rt__call *c, int at, const rt_event *ev) RT__HIDDEN;

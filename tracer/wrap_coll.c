@@ -250,8 +250,9 @@ static void coll_size(coll_ctx *x, MPI_Datatype type, uint64_t size)
 }
 
 /* The collective's record, and its rows when blocks (not NULL) say its blocks differ. */
-static void coll_done_rows(rt__call *c, const coll_ctx *x, unsigned op, uint64_t bytes,
-                           uint64_t rbytes, const MPI_Request *request, const coll_blocks *blocks)
+static inline __attribute__((always_inline)) void
+coll_done_rows(rt__call *c, const coll_ctx *x, unsigned op, uint64_t bytes, uint64_t rbytes,
+               const MPI_Request *request, const coll_blocks *blocks)
 {
     if (!rt__g.tracing)
         return;
