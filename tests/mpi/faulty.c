@@ -42,6 +42,8 @@
  *                  freed and made again by a second MPI_Comm_dup, never freed (leak)
  *   ok_leak_comm   2 ranks: the communicators of MPI_Comm_dup, MPI_Comm_split, MPI_Cart_create
  *                  and MPI_Comm_idup, each freed (no finding)
+ *   ok_disconnect  as ok_leak_comm, the MPI_Comm_dup communicator freed by MPI_Comm_disconnect
+ *                  (no finding)
  *   req_free_pbarrier    2 ranks: a persistent MPI_Barrier_init request started and freed
  *                        before it completed (request; MPICH refuses MPI_Request_free of a
  *                        nonblocking collective's request itself, not of a persistent one's)
@@ -336,10 +338,11 @@ static void leaks(const char *mode)
 }
 
 /* Communicators left to MPI_Finalize (leak_dup, leak_split, leak_cart) and the look-alike that
- * frees all it makes (ok_leak_comm). */
+ * frees all it makes (ok_leak_comm; ok_disconnect, with MPI_Comm_disconnect for one). */
 static void comm_leaks(const char *mode)
 {
-    int ok = !strcmp(mode, "ok_leak_comm"), dims[1] = {0}, periods[1] = {0}, v = rank;
+    int ok = !strcmp(mode, "ok_leak_comm") || !strcmp(mode, "ok_disconnect"), dims[1] = {0},
+        periods[1] = {0}, v = rank;
     MPI_Comm dup, split, cart, idup;
     MPI_Request rq;
     MPI_Comm_dup(W, &dup);
@@ -350,7 +353,9 @@ static void comm_leaks(const char *mode)
     MPI_Wait(&rq, MPI_STATUS_IGNORE);
     MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_SUM, split);
     MT_CHECK(v == size * (size - 1) / 2);
-    if (ok || strcmp(mode, "leak_dup"))
+    if (!strcmp(mode, "ok_disconnect"))
+        MPI_Comm_disconnect(&dup);
+    else if (ok || strcmp(mode, "leak_dup"))
         MPI_Comm_free(&dup);
     if (ok || strcmp(mode, "leak_split"))
         MPI_Comm_free(&split);
@@ -466,7 +471,8 @@ int main(int argc, char **argv)
     else if (!strncmp(mode, "rma_", 4) || !strcmp(mode, "ok_rma_conf"))
         rma_conflicts(mode);
     else if (!strcmp(mode, "leak_dup") || !strcmp(mode, "leak_split") ||
-             !strcmp(mode, "leak_cart") || !strcmp(mode, "ok_leak_comm"))
+             !strcmp(mode, "leak_cart") || !strcmp(mode, "ok_leak_comm") ||
+             !strcmp(mode, "ok_disconnect"))
         comm_leaks(mode);
     else if (!strncmp(mode, "leak_", 5) || !strcmp(mode, "ok_leak"))
         leaks(mode);

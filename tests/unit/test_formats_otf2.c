@@ -364,7 +364,7 @@ static void test_otf2_damaged(void **state)
     assert_int_equal(truncate(f, st.st_size / 2), 0);
     expect_open_error(d, RT_E_FORMAT,
                       "dmg-defs: damaged OTF2 archive: traces.def: cut short: the record at "
-                      "byte 6035 runs past the end of the file");
+                      "byte 6071 runs past the end of the file");
 
     const char *e = fresh_archive("dmg-empty-defs");
     snprintf(f, sizeof f, "%s/traces.def", e);
