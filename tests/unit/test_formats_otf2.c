@@ -18,6 +18,16 @@
 
 #include "test_formats.h"
 
+/* The first len - 1 bytes of the file at path, NUL-terminated, into text. */
+static void read_text(const char *path, char *text, size_t len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    size_t n = fread(text, 1, len - 1, f);
+    fclose(f);
+    text[n] = '\0';
+}
+
 /* CSV -> OTF2 -> CSV gives the same definitions and events, field by field. */
 static void test_otf2_roundtrip(void **state)
 {
@@ -115,12 +125,8 @@ static void test_recv_flags_roundtrip(void **state)
     for (int i = 0; i < 4; i++)
         unload(&l[i]);
     /* the names as written, the empty set as an empty column */
-    FILE *f = fopen(csv, "rb");
-    assert_non_null(f);
     char text[4096];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[n] = '\0';
+    read_text(csv, text, sizeof text);
     assert_non_null(strstr(text, "\n0,10,recv,MPI_Recv,0,1,5,8,,shm,,\n"));
     assert_non_null(strstr(text, "\n0,40,recv,MPI_Recv,0,1,5,8,,shm,,any_source|any_tag\n"));
     assert_non_null(strstr(text, "\n1,30,irecv,MPI_Wait,0,0,6,4,,shm,3,any_tag\n"));
@@ -177,12 +183,8 @@ static void test_esize_roundtrip(void **state)
     for (int i = 0; i < 4; i++)
         unload(&l[i]);
     /* the column as written: absent where both sides are unknown */
-    FILE *f = fopen(csv, "rb");
-    assert_non_null(f);
     char text[4096];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[n] = '\0';
+    read_text(csv, text, sizeof text);
     assert_non_null(strstr(text, "\nelem_sizes\n"));
     assert_non_null(strstr(text, "\n0,10,coll_end,MPI_Allreduce,0,,,16,16,,,allreduce,4/4\n"));
     assert_non_null(strstr(text, "\n0,50,coll_end,MPI_Bcast,0,1,,0,100,,,bcast\n"));
@@ -260,12 +262,8 @@ static void test_rma_assert_roundtrip(void **state)
     }
     for (int i = 0; i < 4; i++)
         unload(&l[i]);
-    FILE *f = fopen(csv, "rb");
-    assert_non_null(f);
     char text[4096];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[n] = '\0';
+    read_text(csv, text, sizeof text);
     assert_non_null(strstr(text, "\n0,10,rma_coll_end,MPI_Win_fence,0,,,,,,,barrier\n"));
     assert_non_null(strstr(text, "\n0,30,rma_coll_end,MPI_Win_fence,0,,nostore|noput|noprecede|"
                                  "nosucceed,,,,,barrier\n"));
