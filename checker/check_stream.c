@@ -567,6 +567,25 @@ static int request_free(stream *s, const rt_event *ev)
     return rc;
 }
 
+/* A persistent request misused (REQUEST_FREE events of other ops than the free, rt_event.h): a
+ * restart while active (with the start it was still active from, when the trace holds it) or a
+ * cancel while inactive. Neither ends or opens anything. */
+static int request_misuse(stream *s, const rt_event *ev)
+{
+    if (ev->op == RT_REQH_RESTART_ACTIVE) {
+        const uint64_t *v = rt_hmap_get(&s->open_at, ev->rank, ev->req);
+        return find_one(s, RT_CHK_REQUEST, ev, v ? &s->open[*v] : NULL,
+                        "the persistent request was started again while its last start was "
+                        "still active (not completed by a wait or a test): MPI forbids it");
+    }
+    return find_one(s, RT_CHK_REQUEST, ev, NULL,
+                    ev->req ? "MPI_Cancel of a persistent request whose last start had "
+                              "completed: it was inactive, and MPI cancels only an active "
+                              "operation"
+                            : "MPI_Cancel of a persistent request never started: it was "
+                              "inactive, and MPI cancels only an active operation");
+}
+
 static int on_event(void *ctx, const rt_event *ev)
 {
     stream *s = ctx;
@@ -581,7 +600,7 @@ static int on_event(void *ctx, const rt_event *ev)
         return 0;
     }
     if (ev->kind == RT_EV_REQUEST_FREE)
-        return request_free(s, ev);
+        return ev->op == RT_REQH_FREE ? request_free(s, ev) : request_misuse(s, ev);
     if (ev->kind == RT_EV_COMM_HANDLE)
         return s->leak ? chk_leak_event(s->leak, ev) : 0;
     if (rt_event_is_coll(ev->kind)) {

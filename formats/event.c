@@ -131,6 +131,11 @@ static const char *const comm_handle_names[RT_COMMH_COUNT] = {
     RT_COMM_HANDLE_OPS(X)
 #undef X
 };
+static const char *const request_handle_names[RT_REQH_COUNT] = {
+#define X(id, name) [RT_REQH_##id] = name,
+    RT_REQUEST_HANDLE_OPS(X)
+#undef X
+};
 
 /* Receive wildcards: the name of each bit, and of each set (op_name returns one string). */
 static const struct {
@@ -204,6 +209,9 @@ static const char *const *op_table(unsigned kind, unsigned *count)
     case RT_EV_COMM_HANDLE:
         *count = RT_COMMH_COUNT;
         return comm_handle_names;
+    case RT_EV_REQUEST_FREE:
+        *count = RT_REQH_COUNT;
+        return request_handle_names;
     default:
         *count = 0;
         return NULL;

@@ -70,7 +70,12 @@ static OTF2_CallbackCode def_parameter(void *data, OTF2_ParameterRef ref, OTF2_S
         o->param_error = ref;
     if (type == OTF2_PARAMETER_TYPE_UINT64 &&
         !strcmp(string_of(o, name), RT__OTF2_PARAM_REQUEST_FREE))
-        o->param_reqfree = ref;
+        o->param_reqh[RT_REQH_FREE] = ref;
+    const char *s = string_of(o, name), *pre = RT__OTF2_PARAM_REQUEST_PREFIX;
+    for (unsigned op = RT_REQH_FREE + 1; op < RT_REQH_COUNT; op++)
+        if (type == OTF2_PARAMETER_TYPE_UINT64 && !strncmp(s, pre, strlen(pre)) &&
+            !strcmp(s + strlen(pre), rt_event_op_name(RT_EV_REQUEST_FREE, op)))
+            o->param_reqh[op] = ref;
     return OTF2_CALLBACK_SUCCESS;
 }
 

@@ -261,8 +261,13 @@ static OTF2_CallbackCode ev_parameter(CB_ARGS, OTF2_ParameterRef param, uint64_t
         if (has_attr(o, a, RT__ATTR_RBYTES))
             OTF2_AttributeList_GetUint64(a, o->attr_ref[RT__ATTR_RBYTES], &ev->rbytes);
     }
-    if (param == o->param_reqfree)
-        begin(o, RT_EV_REQUEST_FREE, t, pos, a)->req = value;
+    for (unsigned op = 0; op < RT_REQH_COUNT; op++)
+        if (param == o->param_reqh[op]) {
+            rt_event *ev = begin(o, RT_EV_REQUEST_FREE, t, pos, a);
+            ev->req = value;
+            ev->op = (uint8_t)op;
+            break;
+        }
     return OK;
 }
 

@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -280,8 +281,8 @@ static OTF2_ErrorCode write_record(OTF2_EvtWriter *ew, OTF2_AttributeList *a, co
                    ? OTF2_EvtWriter_CommCreate(ew, a, ev->time, comm_ref(d, ev->comm))
                    : OTF2_EvtWriter_CommDestroy(ew, a, ev->time, comm_ref(d, ev->comm));
     case RT_EV_REQUEST_FREE: /* see rt__otf2.h */
-        return OTF2_EvtWriter_ParameterUnsignedInt(ew, a, ev->time, RT__OTF2_PARAM_REQUEST_FREE_REF,
-                                                   ev->req);
+        return OTF2_EvtWriter_ParameterUnsignedInt(
+            ew, a, ev->time, RT__OTF2_PARAM_REQUEST_FREE_REF + ev->op, ev->req);
     case RT_EV_RMA_TARGET: /* attributes of its transfer's record (see rt__otf2.h) */
     case RT_EV_COUNT:
         break;
@@ -619,6 +620,13 @@ static OTF2_ErrorCode write_global_defs(otf2w *o, const rt_defs *d)
         ec = OTF2_GlobalDefWriter_WriteParameter(o->gdw, RT__OTF2_PARAM_REQUEST_FREE_REF,
                                                  str(o, RT__OTF2_PARAM_REQUEST_FREE, &ec),
                                                  OTF2_PARAMETER_TYPE_UINT64);
+    for (unsigned op = RT_REQH_FREE + 1; op < RT_REQH_COUNT && ec == OTF2_SUCCESS; op++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s%s", RT__OTF2_PARAM_REQUEST_PREFIX,
+                 rt_event_op_name(RT_EV_REQUEST_FREE, op));
+        ec = OTF2_GlobalDefWriter_WriteParameter(o->gdw, RT__OTF2_PARAM_REQUEST_FREE_REF + op,
+                                                 str(o, name, &ec), OTF2_PARAMETER_TYPE_UINT64);
+    }
     for (unsigned fn = 1; fn < RT_FN_COUNT && ec == OTF2_SUCCESS; fn++) {
         OTF2_StringRef s = str(o, rt_func_name(fn), &ec);
         ec =

@@ -90,10 +90,14 @@ extern const OTF2_Type rt__otf2_attr_type[RT__ATTR_COUNT];
 
 /* MPI_Request_free of a request (REQUEST_FREE, rt_event.h): OTF2 has no record for it, so it is a
  * ParameterUnsignedInt record of the parameter RT__OTF2_PARAM_REQUEST_FREE whose value is the
- * request id. otf2-print shows "retrace::request_free" and the id; other tools skip it. A
- * communicator made or freed (COMM_HANDLE) is OTF2's CommCreate or CommDestroy record. */
+ * request id. otf2-print shows "retrace::request_free" and the id; other tools skip it. The
+ * other ops of REQUEST_FREE are parameters of their own, named after the op
+ * ("retrace::cancel_inactive", "retrace::restart_active"), of refs RT__OTF2_PARAM_REQUEST_FREE_REF
+ * plus the op. A communicator made or freed (COMM_HANDLE) is OTF2's CommCreate or CommDestroy
+ * record. */
 #define RT__OTF2_PARAM_REQUEST_FREE "retrace::request_free"
 #define RT__OTF2_PARAM_REQUEST_FREE_REF 3u
+#define RT__OTF2_PARAM_REQUEST_PREFIX "retrace::" /* and the op's name */
 
 /* Windows: the RmaWin name of a window without one (printf: the window's id), and the archive
  * property of info key K of the window of ref W, "KEY=VALUE" (otf2_wins.c). */

@@ -340,6 +340,22 @@ typedef enum rt_error_class {
     X(CREATE, "create")       \
     X(FREE, "free")
 
+/* The op field of REQUEST_FREE events (below): what the call did to the request. The free is ""
+ * (the only op of traces before the others), so that CSV files of those traces read the same. */
+#define RT_REQUEST_HANDLE_OPS(X)          \
+    X(FREE, "")                           \
+    X(CANCEL_INACTIVE, "cancel_inactive") \
+    X(RESTART_ACTIVE, "restart_active")
+
+// clang-format off
+typedef enum rt_request_handle_op {
+#define X(id, name) RT_REQH_##id,
+    RT_REQUEST_HANDLE_OPS(X)
+#undef X
+    RT_REQH_COUNT
+} rt_request_handle_op;
+// clang-format on
+
 // clang-format off
 typedef enum rt_comm_handle_op {
 #define X(id, name) RT_COMMH_##id,
@@ -456,6 +472,14 @@ typedef enum rt_comm_handle_op {
  * start, done or not); none for a handle the tracer does not know (MPI_REQUEST_NULL, a request
  * of a call it does not record). It ends nothing: a freed send or receive still completes, the
  * trace just holds no completion for it. Traces without it say only that Request_free was called.
+ * Two misuses of a persistent request the tracer sees in its own table are REQUEST_FREE events
+ * with another op (rt_request_handle_op), which free nothing:
+ *  - cancel_inactive: MPI_Cancel of a persistent request that is not active (never started,
+ *    or its last start completed); req is its last activation's id, 0 if it never started;
+ *  - restart_active: MPI_Start or MPI_Startall of a persistent request still active; req is
+ *    the active activation's id. An MPI that accepts the start (Open MPI 4.1 does) starts a
+ *    new activation after it (its own ISEND, IRECV_REQUEST or NBC_REQUEST); one that refuses
+ *    it leaves only the call's ERROR, as for every refused call.
  */
 // clang-format off
 #define RT_EVENT_KINDS(X)                                             \
@@ -509,8 +533,8 @@ typedef enum rt_comm_handle_op {
     X(ERROR,             "error",             CALL, NO,    "to")      \
     /* a communicator made or freed on the rank: o rt_comm_handle_op (see above) */ \
     X(COMM_HANDLE,       "comm_handle",       CALL, NO,    "co")      \
-    /* MPI_Request_free of the request q (see above) */              \
-    X(REQUEST_FREE,      "request_free",      CALL, NO,    "q")
+    /* MPI_Request_free of the request q; o rt_request_handle_op */  \
+    X(REQUEST_FREE,      "request_free",      CALL, NO,    "qo")
 
 typedef enum rt_event_kind {
 #define X(id, name, cls, req, fields) RT_EV_##id,

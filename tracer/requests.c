@@ -224,7 +224,8 @@ int rt__req_drop(MPI_Request handle, uint64_t *id)
     return found;
 }
 
-int rt__req_start(MPI_Request handle, rt__req *out)
+/* rt__req_start (restart 0) and rt__req_restart (restart 1). */
+static int req_start(MPI_Request handle, rt__req *out, int restart)
 {
     if (RT__COST_OFF(REQUESTS))
         return 0;
@@ -235,6 +236,11 @@ int rt__req_start(MPI_Request handle, rt__req *out)
         shard_done(s);
         return 0;
     }
+    if (e->val.active && !restart) {
+        *out = e->val;
+        shard_done(s);
+        return 2;
+    }
     e->val.active = 1;
     e->val.id = rt__req_next_id();
     e->val.parts_left = e->val.parts; /* partitioned: none ready yet, none arrived */
@@ -242,6 +248,29 @@ int rt__req_start(MPI_Request handle, rt__req *out)
     *out = e->val;
     shard_done(s);
     return 1;
+}
+
+int rt__req_start(MPI_Request handle, rt__req *out)
+{
+    return req_start(handle, out, 0);
+}
+
+int rt__req_restart(MPI_Request handle, rt__req *out)
+{
+    return req_start(handle, out, 1);
+}
+
+int rt__req_peek(MPI_Request handle, rt__req *out)
+{
+    if (handle == MPI_REQUEST_NULL || RT__COST_OFF(REQUESTS))
+        return 0;
+    uint64_t key = key_of(handle), h;
+    shard *s = shard_of(key, &h);
+    slot *e = find(s, key, h);
+    if (e)
+        *out = e->val;
+    shard_done(s);
+    return e != NULL;
 }
 
 int rt__req_pready(MPI_Request handle, uint64_t n, rt__req *out)
@@ -279,4 +308,22 @@ int rt__req_parrived(MPI_Request handle, rt__req *out)
     }
     shard_done(s);
     return first;
+}
+
+int rt__req_move(MPI_Request handle, MPI_Request to)
+{
+    if (RT__COST_OFF(REQUESTS))
+        return 0;
+    uint64_t key = key_of(handle), h;
+    shard *s = shard_of(key, &h);
+    slot *e = find(s, key, h);
+    rt__req q;
+    if (e) {
+        q = e->val;
+        erase(s, e);
+    }
+    shard_done(s);
+    if (e)
+        rt__req_put(to, &q);
+    return e != NULL;
 }

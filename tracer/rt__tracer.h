@@ -378,8 +378,18 @@ void rt__req_unclaim(MPI_Request handle, const rt__req *q) RT__HIDDEN;
 void rt__req_done(MPI_Request handle) RT__HIDDEN;
 /* 1 and the id of the request's current activation in *id when the table knew it. */
 int rt__req_drop(MPI_Request handle, uint64_t *id) RT__HIDDEN;
-/* Updates a persistent request's record in place (Start). 1 when found. */
+/* A persistent request's start (MPI_Start): 1 when found inactive, its record updated in place
+ * (a new activation: new id, active) and copied into *out; 2 when found active, nothing changed
+ * and its record in *out (a restart, rt_event.h's restart_active); 0 when not a persistent
+ * request the table knows. restart starts a request found active anyway (an MPI accepted the
+ * restart): 1 when found. */
 int rt__req_start(MPI_Request handle, rt__req *out) RT__HIDDEN;
+int rt__req_restart(MPI_Request handle, rt__req *out) RT__HIDDEN;
+/* A copy of the request's record, the table unchanged: 1 when found. */
+int rt__req_peek(MPI_Request handle, rt__req *out) RT__HIDDEN;
+/* The record of handle from now on that of to (an MPI gave the request a new handle): 1 when
+ * found. */
+int rt__req_move(MPI_Request handle, MPI_Request to) RT__HIDDEN;
 /* Partitioned requests (wrap_p2p.c says what they record). pready: n more partitions of an
  * active send are ready; 1, with its record in *out, when that makes the last one ready.
  * parrived: an active receive seen arrived for the first time in this activation; 1, with its

@@ -259,24 +259,81 @@ static void p2p_init(rt__call *c, rt__req_kind kind, MPI_Comm comm, int peer, in
     rt__req_put(*request, &q);
 }
 
+/* The REQUEST_FREE event of op (rt_request_handle_op) for request id. */
+static void req_handle_op(rt__call *c, unsigned op, uint64_t id)
+{
+    rt_event ev = {.kind = RT_EV_REQUEST_FREE, .req = id, .op = (uint8_t)op};
+    rt__rec_event(c, 0, &ev);
+}
+
+/* The records of a persistent request's new activation q. */
+static void started(rt__call *c, const rt__req *q)
+{
+    if (q->kind == RT__RQ_SEND && q->part) {
+        if (!q->parts)
+            p2p_psend(c, q); /* no partition to wait for */
+    } else if (q->kind == RT__RQ_SEND) {
+        rt__hist_send(c, q->cm, q->peer, q->bytes);
+        rt__rec_p2p(c, q->esize << 1, RT_EV_ISEND, q->cm, q->peer, q->tag, q->bytes, q->id);
+    } else if (q->kind == RT__RQ_RECV) {
+        rt__rec_req(c, 0, RT_EV_IRECV_REQUEST, q->comm, q->id);
+    } else if (q->kind == RT__RQ_COLL) { /* a persistent collective (wrap_coll.c) */
+        rt__rec_req(c, 0, RT_EV_NBC_REQUEST, q->comm, q->id);
+    }
+}
+
+/*
+ * MPI_Start and MPI_Startall, before the call: each inactive persistent request starts (a new
+ * activation). One still active is a restart (rt_event.h's restart_active): recorded as such
+ * and left as it is, since MPICH refuses it (and the call's records go); c->aux says there was
+ * one, and p2p_restarted starts it once the call returned MPI_SUCCESS (Open MPI accepts it).
+ */
 static void p2p_start(rt__call *c, int count, const MPI_Request *requests)
 {
+    c->aux = 0;
     for (int i = 0; i < count; i++) {
         rt__req q;
-        if (requests[i] == MPI_REQUEST_NULL || !rt__req_start(requests[i], &q))
-            continue;
-        if (q.kind == RT__RQ_SEND && q.part) {
-            if (!q.parts)
-                p2p_psend(c, &q); /* no partition to wait for */
-        } else if (q.kind == RT__RQ_SEND) {
-            rt__hist_send(c, q.cm, q.peer, q.bytes);
-            rt__rec_p2p(c, q.esize << 1, RT_EV_ISEND, q.cm, q.peer, q.tag, q.bytes, q.id);
-        } else if (q.kind == RT__RQ_RECV) {
-            rt__rec_req(c, 0, RT_EV_IRECV_REQUEST, q.comm, q.id);
-        } else if (q.kind == RT__RQ_COLL) { /* a persistent collective (wrap_coll.c) */
-            rt__rec_req(c, 0, RT_EV_NBC_REQUEST, q.comm, q.id);
+        int rc = requests[i] == MPI_REQUEST_NULL ? 0 : rt__req_start(requests[i], &q);
+        if (i < RT__INLINE_REQS)
+            c->reqs_inline[i] = rc == 2 ? requests[i] : MPI_REQUEST_NULL;
+        if (rc == 2) {
+            req_handle_op(c, RT_REQH_RESTART_ACTIVE, q.id);
+            c->aux = q.id > c->aux ? q.id : c->aux;
+        } else if (rc == 1) {
+            started(c, &q);
         }
     }
+}
+
+/* After MPI_Start or MPI_Startall: the restarts an MPI accepted start their new activation (its
+ * records at the call's start, as the others'). c->aux is the newest id a restart found; the
+ * requests this call started got newer ids (ids only grow), so those with an id up to c->aux
+ * are the restarts. Open MPI 4.1 gives a restarted request a new handle: p2p_start kept the
+ * handles of the first RT__INLINE_REQS requests in c->reqs_inline, and the record moves to the
+ * new handle (a restart further in a Startall's array is lost with its handle). */
+static void p2p_restarted(rt__call *c, int count, const MPI_Request *requests)
+{
+    if (!c->aux || c->rc != MPI_SUCCESS)
+        return;
+    for (int i = 0; i < count && i < RT__INLINE_REQS; i++) {
+        rt__req q;
+        MPI_Request old = c->reqs_inline[i];
+        if (old == MPI_REQUEST_NULL || !rt__req_peek(old, &q) || !q.active || q.id > c->aux)
+            continue;
+        if (old != requests[i] && !rt__req_move(old, requests[i]))
+            continue;
+        if (rt__req_restart(requests[i], &q))
+            started(c, &q);
+    }
+}
+
+/* MPI_Cancel, before the call: of a persistent request that is not active, the REQUEST_FREE
+ * event of op cancel_inactive (rt_event.h); a cancel of anything else records nothing more. */
+static void req_cancel(rt__call *c, MPI_Request request)
+{
+    rt__req q;
+    if (rt__req_peek(request, &q) && q.persistent && !q.active)
+        req_handle_op(c, RT_REQH_CANCEL_INACTIVE, q.id);
 }
 
 /* ---- completion -------------------------------------------------------------------------- */

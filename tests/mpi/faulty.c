@@ -50,6 +50,13 @@
  *   req_free_pallreduce  the same with MPI_Allreduce_init (request)
  *   req_free_pbcast      the same with MPI_Bcast_init (request)
  *   ok_free_pcoll  2 ranks: the persistent barrier started, completed, then freed (no finding)
+ *   req_restart    2 ranks: rank 0 starts a persistent send again while active (request under
+ *                  Open MPI, which accepts it; invalid-param under MPICH, which refuses it)
+ *   req_cancel_done   2 ranks: rank 0 cancels a persistent receive whose start completed
+ *                     (request under Open MPI; invalid-param under MPICH)
+ *   req_cancel_never  2 ranks: rank 0 cancels a persistent receive never started (the same)
+ *   ok_cancel      2 ranks: rank 0 cancels an MPI_Irecv nobody matches and an active
+ *                  persistent receive, and completes both (no finding)
  *   as_noprecede   2 ranks: a fence with MPI_MODE_NOPRECEDE after rank 0's get (rma-epoch)
  *   as_mixed       2 ranks: MPI_MODE_NOPRECEDE on rank 0's first fence, not rank 1's (rma-epoch)
  *   as_noput       2 ranks: rank 0 puts to rank 1, whose fence gave MPI_MODE_NOPUT (rma-epoch)
@@ -392,6 +399,69 @@ static void pcoll_free(const char *mode)
 #endif
 }
 
+/*
+ * A persistent request misused on rank 0, which rank 1 feeds (pstart_*), and the look-alike
+ * (ok_cancel). MPICH refuses both misuses (MPI_ERR_REQUEST: an invalid-param finding, the
+ * errors returned here); Open MPI 4.1 accepts them (a request finding). req_restart starts a
+ * send again while active: MPICH sends once, Open MPI twice (the first activation goes on
+ * unwaited), so rank 1 takes tag 7 messages until the tag 8 one. req_cancel_done cancels a
+ * receive whose start completed; req_cancel_never one never started. ok_cancel cancels an
+ * MPI_Irecv nobody matches and an active persistent receive, and completes both.
+ */
+static void pstart(const char *mode)
+{
+    int v = 7, in = 0, n7 = 0;
+    MPI_Request rq;
+    MPI_Status st;
+    MPI_Comm_set_errhandler(W, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    if (!strcmp(mode, "req_restart")) {
+        if (rank == 0) {
+            MPI_Send_init(&v, 1, MPI_INT, 1, 7, W, &rq);
+            MPI_Start(&rq);
+            MPI_Start(&rq);
+            MPI_Wait(&rq, MPI_STATUS_IGNORE);
+            MPI_Request_free(&rq);
+            MPI_Send(&v, 1, MPI_INT, 1, 8, W);
+        } else {
+            do {
+                MPI_Recv(&in, 1, MPI_INT, 0, MPI_ANY_TAG, W, &st);
+                n7 += st.MPI_TAG == 7;
+            } while (st.MPI_TAG != 8);
+            MT_CHECK(n7 == 1 || n7 == 2);
+        }
+    } else if (!strcmp(mode, "req_cancel_done") || !strcmp(mode, "req_cancel_never")) {
+        int done = !strcmp(mode, "req_cancel_done");
+        if (rank == 0) {
+            MPI_Recv_init(&in, 1, MPI_INT, 1, 7, W, &rq);
+            if (done) {
+                MPI_Start(&rq);
+                MPI_Wait(&rq, MPI_STATUS_IGNORE);
+                MT_CHECK(in == 7);
+            }
+            MPI_Cancel(&rq);
+            MPI_Request_free(&rq);
+        } else if (done) {
+            MPI_Send(&v, 1, MPI_INT, 0, 7, W);
+        }
+    } else { /* ok_cancel */
+        if (rank == 0) {
+            int flag = 0;
+            MPI_Irecv(&in, 1, MPI_INT, 1, 99, W, &rq);
+            MPI_Cancel(&rq);
+            MPI_Wait(&rq, &st);
+            MPI_Test_cancelled(&st, &flag);
+            MT_CHECK(flag);
+            MPI_Recv_init(&in, 1, MPI_INT, 1, 98, W, &rq);
+            MPI_Start(&rq);
+            MPI_Cancel(&rq);
+            MPI_Wait(&rq, &st);
+            MPI_Request_free(&rq);
+        }
+    }
+    MPI_Comm_set_errhandler(W, MPI_ERRORS_ARE_FATAL);
+}
+
 /* Rank 2 sends only once rank 0 made its wildcard receive, as told through a file in the
  * working directory that MPI does not see: in the trace nothing orders the two (at most 10 s). */
 static const char gate[] = "faulty.race.gate";
@@ -460,6 +530,9 @@ int main(int argc, char **argv)
         ring();
     else if (!strncmp(mode, "coll_", 5) || !strcmp(mode, "ok_coll"))
         colls(mode);
+    else if (!strcmp(mode, "req_restart") || !strncmp(mode, "req_cancel_", 11) ||
+             !strcmp(mode, "ok_cancel"))
+        pstart(mode);
     else if (!strncmp(mode, "req_free_", 9) || !strcmp(mode, "ok_free_pcoll"))
         pcoll_free(mode);
     else if (!strncmp(mode, "req_", 4) || !strcmp(mode, "ok_free"))

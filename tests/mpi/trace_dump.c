@@ -248,9 +248,10 @@ static int print_event(rank_out *o, const rt_defs *defs, const rt_event *ev, con
     if (strchr(fields, 'k'))
         fprintf(f, " ct=%s", ev->contype ? rt_contype_name(ev->contype) : "unknown");
     /* A receive's op is its set of wildcards: shown only when it has one. An rma_target's is
-     * its reduction, shown for the atomics that have one. */
+     * its reduction, shown for the atomics that have one; a request_free's only when it is not
+     * a free. */
     int recv = ev->kind == RT_EV_RECV || ev->kind == RT_EV_IRECV;
-    if (strchr(fields, 'o') && (!(recv || target) || ev->op))
+    if (strchr(fields, 'o') && (!(recv || target || ev->kind == RT_EV_REQUEST_FREE) || ev->op))
         fprintf(f, " op=%s", rt_event_op_name(ev->kind, ev->op));
     if (opt->sizes && rt_event_has_esize(ev->kind)) {
         fputs(" esize=", f);

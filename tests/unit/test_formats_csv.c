@@ -27,7 +27,7 @@ static void test_csv_read(void **state)
     assert_non_null(inter);
     assert_string_equal(inter->name, "split, inter");
     assert_int_equal(inter->remote_size, 2);
-    assert_int_equal(l.n, 92);
+    assert_int_equal(l.n, 98);
     /* every kind appears */
     unsigned seen[RT_EV_COUNT] = {0};
     for (size_t i = 0; i < l.n; i++)
@@ -77,11 +77,19 @@ static void test_csv_read(void **state)
     assert_int_equal(l.ev[e + 6].kind, RT_EV_REQUEST_FREE);
     assert_int_equal(l.ev[e + 6].req, 43);
     assert_int_equal(l.ev[e + 6].call, RT_FN_Request_free);
+    assert_int_equal(l.ev[e + 6].op, RT_REQH_FREE);
+    /* then cancels a persistent request never started and restarts request 44 while active */
+    assert_int_equal(l.ev[e + 9].kind, RT_EV_REQUEST_FREE);
+    assert_int_equal(l.ev[e + 9].req, 0);
+    assert_int_equal(l.ev[e + 9].op, RT_REQH_CANCEL_INACTIVE);
+    assert_int_equal(l.ev[e + 12].req, 44);
+    assert_int_equal(l.ev[e + 12].op, RT_REQH_RESTART_ACTIVE);
+    assert_int_equal(l.ev[e + 12].call, RT_FN_Start);
     /* rank 1's pending MPI_Waitall: its receive from any source has no peer */
     size_t at = 0;
     while (at < l.n && l.ev[at].kind != RT_EV_PENDING)
         at++;
-    assert_int_equal(at, 70);
+    assert_int_equal(at, 76);
     const rt_event *w = &l.ev[at - 1];
     assert_int_equal(w[0].kind, RT_EV_ENTER);
     assert_int_equal(w[1].kind, RT_EV_PENDING);

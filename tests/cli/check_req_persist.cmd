@@ -1,0 +1,4 @@
+check
+--class
+request
+$DATA/check_req_persist.csv
