@@ -4,11 +4,14 @@
  * (WIN_CREATE, with the creating call and its time) and its MPI_Win_free (WIN_FREE), each with
  * the window's id, on every member; and a communicator's making and its MPI_Comm_free
  * (COMM_HANDLE, op create and free) on every member that got it. MPI_COMM_WORLD and
- * MPI_COMM_SELF are never made. Groups are not checked: the trace does not record them
- * (docs/check.md, "Not checked yet").
+ * MPI_COMM_SELF are never made. And the group handles of each rank (HANDLE events of ops
+ * group_made and group_free, with the handle's id on its rank): an MPI may give one handle
+ * several times, each to be freed, so a group is left while it was made more often than freed.
  *
- * Both are made collectively: one finding per window or communicator names the ranks that left
- * it, and the creating call of the first of them.
+ * Windows and communicators are made collectively: one finding per window or communicator names
+ * the ranks that left it, and the creating call of the first of them. Groups are local, their
+ * ids too, but SPMD programs make the same groups in the same order everywhere: the ranks that
+ * left a group of the same id made by the same call share one finding.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -19,10 +22,13 @@
 #include "rt_vec.h"
 
 struct chk_leak {
-    rt_hmap at;     /* (comm bit << 32 | rank, window or communicator) -> index in made */
-    rt_event *made; /* the WIN_CREATE or COMM_HANDLE create of each alive; kind 0 once freed */
+    rt_hmap at;     /* (what << 32 | rank, object id) -> index in made */
+    rt_event *made; /* the WIN_CREATE, COMM_HANDLE create or HANDLE group_made of each alive
+                     * (kind 0 once freed); of a group, bytes counts the references held */
     size_t nmade, made_room;
 };
+
+enum { WINDOW, COMMUNICATOR, GROUP };
 
 chk_leak *chk_leak_new(void)
 {
@@ -38,31 +44,49 @@ void chk_leak_free(chk_leak *k)
     free(k);
 }
 
-/* 1 for a communicator's COMM_HANDLE, 0 for a window's event. */
-static int is_comm(const rt_event *ev)
+/* Which object an event of the pass is about, and its id. */
+static int what(const rt_event *ev)
 {
-    return ev->kind == RT_EV_COMM_HANDLE;
+    return ev->kind == RT_EV_COMM_HANDLE ? COMMUNICATOR : ev->kind == RT_EV_HANDLE ? GROUP : WINDOW;
+}
+
+static uint64_t object(const rt_event *ev)
+{
+    return what(ev) == GROUP ? ev->req : ev->comm;
 }
 
 int chk_leak_event(chk_leak *k, const rt_event *ev)
 {
-    uint64_t key = (uint64_t)is_comm(ev) << 32 | ev->rank;
-    if (ev->kind == RT_EV_WIN_FREE || (ev->kind == RT_EV_COMM_HANDLE && ev->op == RT_COMMH_FREE)) {
-        uint64_t *v = rt_hmap_get(&k->at, key, ev->comm);
-        if (v) {
+    uint64_t key = (uint64_t)what(ev) << 32 | ev->rank;
+    if (ev->kind == RT_EV_WIN_FREE || (ev->kind == RT_EV_COMM_HANDLE && ev->op == RT_COMMH_FREE) ||
+        (ev->kind == RT_EV_HANDLE && ev->op == RT_HANDLE_GROUP_FREE)) {
+        uint64_t *v = rt_hmap_get(&k->at, key, object(ev));
+        if (v && what(ev) == GROUP && k->made[*v].bytes > 1) {
+            k->made[*v].bytes--; /* one reference given back, others held */
+        } else if (v) {
             k->made[*v].kind = 0;
-            rt_hmap_del(&k->at, key, ev->comm);
+            rt_hmap_del(&k->at, key, object(ev));
         }
         return 0;
     }
     if (ev->kind != RT_EV_WIN_CREATE &&
         (ev->kind != RT_EV_COMM_HANDLE || ev->op != RT_COMMH_CREATE || ev->comm == RT_COMM_WORLD ||
-         ev->comm == RT_COMM_SELF))
+         ev->comm == RT_COMM_SELF) &&
+        (ev->kind != RT_EV_HANDLE || ev->op != RT_HANDLE_GROUP_MADE))
         return 0;
     int created;
-    uint64_t *v = rt_hmap_put(&k->at, key, ev->comm, &created);
+    uint64_t *v = rt_hmap_put(&k->at, key, object(ev), &created);
     if (!v)
         return -RT_E_NOMEM;
+    if (!created && what(ev) == GROUP) {
+        /* One more reference to the same handle. A free is taken to give back the oldest
+         * (programs get, use and free in order), so the latest making is among those left:
+         * the one a finding names. */
+        uint64_t refs = k->made[*v].bytes;
+        k->made[*v] = *ev;
+        k->made[*v].bytes = refs < UINT64_MAX ? refs + 1 : refs;
+        return 0;
+    }
     if (!created) { /* the id again without a free between: the later creation stands */
         k->made[*v] = *ev;
         return 0;
@@ -72,19 +96,29 @@ int chk_leak_event(chk_leak *k, const rt_event *ev)
         return -RT_E_NOMEM;
     }
     *v = k->nmade;
-    k->made[k->nmade++] = *ev;
+    k->made[k->nmade] = *ev;
+    k->made[k->nmade++].bytes = 1;
     return 0;
 }
 
-/* Windows, then communicators; each by id, then by rank. */
+/* Windows, then communicators, then groups; each by id (and a group by its making call), then
+ * by rank. */
 static int by_object(const void *pa, const void *pb)
 {
     const rt_event *a = pa, *b = pb;
-    if (is_comm(a) != is_comm(b))
-        return is_comm(a) - is_comm(b);
-    if (a->comm != b->comm)
-        return a->comm < b->comm ? -1 : 1;
+    if (what(a) != what(b))
+        return what(a) - what(b);
+    if (object(a) != object(b))
+        return object(a) < object(b) ? -1 : 1;
+    if (a->call != b->call)
+        return a->call < b->call ? -1 : 1;
     return a->rank < b->rank ? -1 : a->rank > b->rank;
+}
+
+/* 1 when a and b are the same object (by_object's order but for the rank). */
+static int same_object(const rt_event *a, const rt_event *b)
+{
+    return what(a) == what(b) && object(a) == object(b) && a->call == b->call;
 }
 
 /* One window's or communicator's creations left, made[0 .. n), by rank: "ranks 0, 1" (the first
@@ -97,7 +131,16 @@ static int report(chk *c, const rt_event *made, size_t n)
     if (n > 16)
         chk_add(&ranks, " and %zu more", n - 16);
     chk_add_call(&calls, &made[0]);
-    if (is_comm(&made[0])) {
+    if (what(&made[0]) == GROUP)
+        return chk_find(c, RT_CHK_LEAK, ranks.s, "", calls.s,
+                        n > 1 ? "the group was not freed (MPI_Group_free) when these ranks "
+                                "called MPI_Finalize"
+                        : made[0].bytes > 1
+                            ? "the group was not freed (MPI_Group_free, as often as MPI gave "
+                              "the handle) when the rank called MPI_Finalize"
+                            : "the group was not freed (MPI_Group_free) when the rank called "
+                              "MPI_Finalize");
+    if (what(&made[0]) == COMMUNICATOR) {
         chk_add_comm(&where, made[0].comm);
         return chk_find(c, RT_CHK_LEAK, ranks.s, where.s, calls.s,
                         n > 1 ? "the communicator was not freed (MPI_Comm_free) when these "
@@ -126,9 +169,7 @@ int chk_leak_report(chk *c, chk_leak *k, const chk_rank *ranks)
     if (n > 1)             /* (qsort takes no NULL, even for nothing) */
         qsort(k->made, n, sizeof *k->made, by_object);
     for (size_t i = 0, j; i < n; i = j) {
-        for (j = i + 1; j < n && k->made[j].comm == k->made[i].comm &&
-                        is_comm(&k->made[j]) == is_comm(&k->made[i]);
-             j++)
+        for (j = i + 1; j < n && same_object(&k->made[j], &k->made[i]); j++)
             ;
         int rc = report(c, &k->made[i], j - i);
         if (rc)

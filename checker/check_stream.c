@@ -601,7 +601,7 @@ static int on_event(void *ctx, const rt_event *ev)
     }
     if (ev->kind == RT_EV_REQUEST_FREE)
         return ev->op == RT_REQH_FREE ? request_free(s, ev) : request_misuse(s, ev);
-    if (ev->kind == RT_EV_COMM_HANDLE)
+    if (ev->kind == RT_EV_COMM_HANDLE || ev->kind == RT_EV_HANDLE)
         return s->leak ? chk_leak_event(s->leak, ev) : 0;
     if (rt_event_is_coll(ev->kind)) {
         int rc = coll_event(s, ev);

@@ -134,7 +134,7 @@ static int check_run(int argc, char **argv)
         putchar('\n');
     int rc = cli_out_report(&out, &res.report, 0, NULL);
     rt_table_write_text(res.report.tables.t[1], stdout);
-    printf("not checked yet: leaks of groups, MPI_MODE_NOSTORE (docs/check.md)\n");
+    printf("not checked yet: MPI_MODE_NOSTORE (docs/check.md)\n");
     fflush(stdout);
     if (res.report.truncated)
         cli_warning("%s (checked as far as it goes)", res.report.truncated);

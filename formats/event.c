@@ -131,6 +131,11 @@ static const char *const comm_handle_names[RT_COMMH_COUNT] = {
     RT_COMM_HANDLE_OPS(X)
 #undef X
 };
+static const char *const handle_names[RT_HANDLE_COUNT] = {
+#define X(id, name) [RT_HANDLE_##id] = name,
+    RT_HANDLE_OPS(X)
+#undef X
+};
 static const char *const request_handle_names[RT_REQH_COUNT] = {
 #define X(id, name) [RT_REQH_##id] = name,
     RT_REQUEST_HANDLE_OPS(X)
@@ -212,6 +217,9 @@ static const char *const *op_table(unsigned kind, unsigned *count)
     case RT_EV_REQUEST_FREE:
         *count = RT_REQH_COUNT;
         return request_handle_names;
+    case RT_EV_HANDLE:
+        *count = RT_HANDLE_COUNT;
+        return handle_names;
     default:
         *count = 0;
         return NULL;

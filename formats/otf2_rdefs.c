@@ -58,6 +58,19 @@ static OTF2_CallbackCode def_attribute(void *data, OTF2_AttributeRef ref, OTF2_S
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* A parameter "retrace::OP" of one of the ops [from, to) of an event kind (rt__otf2.h): its ref
+ * into refs[op]. */
+static void op_param(const char *s, OTF2_ParameterRef ref, unsigned kind, unsigned from,
+                     unsigned to, uint32_t *refs)
+{
+    const char *pre = RT__OTF2_PARAM_REQUEST_PREFIX;
+    if (strncmp(s, pre, strlen(pre)))
+        return;
+    for (unsigned op = from; op < to; op++)
+        if (!strcmp(s + strlen(pre), rt_event_op_name(kind, op)))
+            refs[op] = ref;
+}
+
 static OTF2_CallbackCode def_parameter(void *data, OTF2_ParameterRef ref, OTF2_StringRef name,
                                        OTF2_ParameterType type)
 {
@@ -71,11 +84,11 @@ static OTF2_CallbackCode def_parameter(void *data, OTF2_ParameterRef ref, OTF2_S
     if (type == OTF2_PARAMETER_TYPE_UINT64 &&
         !strcmp(string_of(o, name), RT__OTF2_PARAM_REQUEST_FREE))
         o->param_reqh[RT_REQH_FREE] = ref;
-    const char *s = string_of(o, name), *pre = RT__OTF2_PARAM_REQUEST_PREFIX;
-    for (unsigned op = RT_REQH_FREE + 1; op < RT_REQH_COUNT; op++)
-        if (type == OTF2_PARAMETER_TYPE_UINT64 && !strncmp(s, pre, strlen(pre)) &&
-            !strcmp(s + strlen(pre), rt_event_op_name(RT_EV_REQUEST_FREE, op)))
-            o->param_reqh[op] = ref;
+    if (type == OTF2_PARAMETER_TYPE_UINT64) {
+        op_param(string_of(o, name), ref, RT_EV_REQUEST_FREE, RT_REQH_FREE + 1, RT_REQH_COUNT,
+                 o->param_reqh);
+        op_param(string_of(o, name), ref, RT_EV_HANDLE, 0, RT_HANDLE_COUNT, o->param_handle);
+    }
     return OTF2_CALLBACK_SUCCESS;
 }
 

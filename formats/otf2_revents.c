@@ -244,6 +244,21 @@ static OTF2_CallbackCode ev_nbc_complete(CB_ARGS, OTF2_CollectiveOp op, OTF2_Com
     return coll_end(data, RT_EV_NBC_COMPLETE, t, pos, a, op, c, root, sent, received, req);
 }
 
+/* The event of a kind whose ops are parameters of their own (rt__otf2.h), when param is one of
+ * refs[0 .. n): the op its index, the request or handle id its value. */
+static void op_event(otf2r *o, unsigned kind, const uint32_t *refs, unsigned n,
+                     OTF2_ParameterRef param, OTF2_TimeStamp t, uint64_t pos, OTF2_AttributeList *a,
+                     uint64_t value)
+{
+    for (unsigned op = 0; op < n; op++)
+        if (param == refs[op]) {
+            rt_event *ev = begin(o, kind, t, pos, a);
+            ev->req = value;
+            ev->op = (uint8_t)op;
+            return;
+        }
+}
+
 /* A pending call's mark, a row of a v or w collective and a request freed (rt__otf2.h); other
  * parameters are outside the event model. */
 static OTF2_CallbackCode ev_parameter(CB_ARGS, OTF2_ParameterRef param, uint64_t value)
@@ -261,13 +276,8 @@ static OTF2_CallbackCode ev_parameter(CB_ARGS, OTF2_ParameterRef param, uint64_t
         if (has_attr(o, a, RT__ATTR_RBYTES))
             OTF2_AttributeList_GetUint64(a, o->attr_ref[RT__ATTR_RBYTES], &ev->rbytes);
     }
-    for (unsigned op = 0; op < RT_REQH_COUNT; op++)
-        if (param == o->param_reqh[op]) {
-            rt_event *ev = begin(o, RT_EV_REQUEST_FREE, t, pos, a);
-            ev->req = value;
-            ev->op = (uint8_t)op;
-            break;
-        }
+    op_event(o, RT_EV_REQUEST_FREE, o->param_reqh, RT_REQH_COUNT, param, t, pos, a, value);
+    op_event(o, RT_EV_HANDLE, o->param_handle, RT_HANDLE_COUNT, param, t, pos, a, value);
     return OK;
 }
 

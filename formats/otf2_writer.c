@@ -283,6 +283,9 @@ static OTF2_ErrorCode write_record(OTF2_EvtWriter *ew, OTF2_AttributeList *a, co
     case RT_EV_REQUEST_FREE: /* see rt__otf2.h */
         return OTF2_EvtWriter_ParameterUnsignedInt(
             ew, a, ev->time, RT__OTF2_PARAM_REQUEST_FREE_REF + ev->op, ev->req);
+    case RT_EV_HANDLE: /* see rt__otf2.h */
+        return OTF2_EvtWriter_ParameterUnsignedInt(ew, a, ev->time,
+                                                   RT__OTF2_PARAM_HANDLE_REF + ev->op, ev->req);
     case RT_EV_RMA_TARGET: /* attributes of its transfer's record (see rt__otf2.h) */
     case RT_EV_COUNT:
         break;
@@ -376,6 +379,21 @@ typedef struct host_strings {
     OTF2_StringRef host, online, ncpus, cpus;
     OTF2_StringRef *name; /* per host */
 } host_strings;
+
+/* The parameters "retrace::OP" of the ops [from, to) of an event kind, of refs ref0 + op
+ * (rt__otf2.h). */
+static OTF2_ErrorCode op_params(otf2w *o, unsigned kind, unsigned from, unsigned to, unsigned ref0)
+{
+    OTF2_ErrorCode ec = OTF2_SUCCESS;
+    for (unsigned op = from; op < to && ec == OTF2_SUCCESS; op++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s%s", RT__OTF2_PARAM_REQUEST_PREFIX,
+                 rt_event_op_name(kind, op));
+        ec = OTF2_GlobalDefWriter_WriteParameter(o->gdw, ref0 + op, str(o, name, &ec),
+                                                 OTF2_PARAMETER_TYPE_UINT64);
+    }
+    return ec;
+}
 
 static OTF2_ErrorCode host_strings_write(otf2w *o, const rt_defs *d, host_strings *hs)
 {
@@ -620,13 +638,11 @@ static OTF2_ErrorCode write_global_defs(otf2w *o, const rt_defs *d)
         ec = OTF2_GlobalDefWriter_WriteParameter(o->gdw, RT__OTF2_PARAM_REQUEST_FREE_REF,
                                                  str(o, RT__OTF2_PARAM_REQUEST_FREE, &ec),
                                                  OTF2_PARAMETER_TYPE_UINT64);
-    for (unsigned op = RT_REQH_FREE + 1; op < RT_REQH_COUNT && ec == OTF2_SUCCESS; op++) {
-        char name[64];
-        snprintf(name, sizeof name, "%s%s", RT__OTF2_PARAM_REQUEST_PREFIX,
-                 rt_event_op_name(RT_EV_REQUEST_FREE, op));
-        ec = OTF2_GlobalDefWriter_WriteParameter(o->gdw, RT__OTF2_PARAM_REQUEST_FREE_REF + op,
-                                                 str(o, name, &ec), OTF2_PARAMETER_TYPE_UINT64);
-    }
+    if (ec == OTF2_SUCCESS)
+        ec = op_params(o, RT_EV_REQUEST_FREE, RT_REQH_FREE + 1, RT_REQH_COUNT,
+                       RT__OTF2_PARAM_REQUEST_FREE_REF);
+    if (ec == OTF2_SUCCESS)
+        ec = op_params(o, RT_EV_HANDLE, 0, RT_HANDLE_COUNT, RT__OTF2_PARAM_HANDLE_REF);
     for (unsigned fn = 1; fn < RT_FN_COUNT && ec == OTF2_SUCCESS; fn++) {
         OTF2_StringRef s = str(o, rt_func_name(fn), &ec);
         ec =

@@ -28,7 +28,7 @@ static const uint32_t type_kinds[RT_RAW_TYPE_COUNT] = {
                    BIT(NBC_REQUEST) | BIT(RMA_OP_COMPLETE) | BIT(WIN_CREATE) | BIT(WIN_FREE) |
                    BIT(REQUEST_FREE),
     [RT_RAW_COLL] = BIT(COLL_END) | BIT(RMA_COLL_END) | BIT(COLL_PEER),
-    [RT_RAW_EVENT] = ((1u << RT_EV_COUNT) - 1) & ~(BIT(ENTER) | BIT(LEAVE)),
+    [RT_RAW_EVENT] = (uint32_t)((UINT64_C(1) << RT_EV_COUNT) - 1) & ~(BIT(ENTER) | BIT(LEAVE)),
 };
 
 /* ---- the reader ----------------------------------------------------------------------------- */

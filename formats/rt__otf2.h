@@ -99,6 +99,12 @@ extern const OTF2_Type rt__otf2_attr_type[RT__ATTR_COUNT];
 #define RT__OTF2_PARAM_REQUEST_FREE_REF 3u
 #define RT__OTF2_PARAM_REQUEST_PREFIX "retrace::" /* and the op's name */
 
+/* A handle made or freed (HANDLE, rt_event.h): a ParameterUnsignedInt record of the parameter
+ * named after the op ("retrace::group_made", "retrace::group_free"; of ref
+ * RT__OTF2_PARAM_HANDLE_REF plus the op) whose value is the handle's id. OTF2's GroupCreate-like
+ * records are for communicators only. */
+#define RT__OTF2_PARAM_HANDLE_REF 6u
+
 /* Windows: the RmaWin name of a window without one (printf: the window's id), and the archive
  * property of info key K of the window of ref W, "KEY=VALUE" (otf2_wins.c). */
 #define RT__OTF2_WIN_NAME "MPI_Win %u"

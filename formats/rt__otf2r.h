@@ -87,8 +87,10 @@ typedef struct otf2r {
     uint32_t param_pending; /* ref of the parameter RT__OTF2_PARAM_PENDING, if defined */
     uint32_t param_peer;    /* ref of the parameter RT__OTF2_PARAM_PEER, if defined */
     uint32_t param_error;   /* ref of the parameter RT__OTF2_PARAM_ERROR, if defined */
-    uint32_t param_reqh[RT_REQH_COUNT]; /* ... RT__OTF2_PARAM_REQUEST_FREE, and per op */
-    uint32_t row_comm;                  /* comm and op of the last collective end: its rows' */
+    /* ... of REQUEST_FREE (RT__OTF2_PARAM_REQUEST_FREE and the others) and HANDLE, per op */
+    uint32_t param_reqh[RT_REQH_COUNT];
+    uint32_t param_handle[RT_HANDLE_COUNT];
+    uint32_t row_comm; /* comm and op of the last collective end: its rows' */
     uint8_t row_op;
     uint32_t prop_node, prop_module;
     int ours;         /* written by retrace: the per-location event counts are exact */

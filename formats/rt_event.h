@@ -340,6 +340,20 @@ typedef enum rt_error_class {
     X(CREATE, "create")       \
     X(FREE, "free")
 
+/* The op field of HANDLE events (below): which kind of MPI object was made or freed. */
+#define RT_HANDLE_OPS(X)        \
+    X(GROUP_MADE, "group_made") \
+    X(GROUP_FREE, "group_free")
+
+// clang-format off
+typedef enum rt_handle_op {
+#define X(id, name) RT_HANDLE_##id,
+    RT_HANDLE_OPS(X)
+#undef X
+    RT_HANDLE_COUNT
+} rt_handle_op;
+// clang-format on
+
 /* The op field of REQUEST_FREE events (below): what the call did to the request. The free is ""
  * (the only op of traces before the others), so that CSV files of those traces read the same. */
 #define RT_REQUEST_HANDLE_OPS(X)          \
@@ -480,6 +494,19 @@ typedef enum rt_comm_handle_op {
  *    the active activation's id. An MPI that accepts the start (Open MPI 4.1 does) starts a
  *    new activation after it (its own ISEND, IRECV_REQUEST or NBC_REQUEST); one that refuses
  *    it leaves only the call's ERROR, as for every refused call.
+ *
+ * A group handle's life on a rank: a HANDLE event with op group_made at the end of each call
+ * that gave the program a group handle (MPI_Comm_group, MPI_Comm_remote_group,
+ * MPI_Win_get_group, MPI_Group_incl, _excl, _range_incl, _range_excl, _union, _intersection,
+ * _difference), and one with op group_free at the end of each MPI_Group_free, with the call and
+ * in req the handle's id on its rank (from 1, in the order the rank first saw each handle). An
+ * MPI may hand out one handle more than once (MPICH's MPI_Comm_group of one communicator, each
+ * time with a reference that MPI_Group_free must give back): it keeps its id until as many
+ * frees as makes ended its life. MPI_GROUP_EMPTY, which MPI may return for an empty group, is
+ * predefined and has none; nor has a free of a handle the tracer did not see made (id
+ * unknown). Traces without them (other tools', retrace's before) say only that the calls
+ * were made, if that. With HANDLE the event kinds fill the 32 the readers' masks hold: the
+ * next kind needs them wider (formats/raw_reader.c).
  */
 // clang-format off
 #define RT_EVENT_KINDS(X)                                             \
@@ -534,7 +561,9 @@ typedef enum rt_comm_handle_op {
     /* a communicator made or freed on the rank: o rt_comm_handle_op (see above) */ \
     X(COMM_HANDLE,       "comm_handle",       CALL, NO,    "co")      \
     /* MPI_Request_free of the request q; o rt_request_handle_op */  \
-    X(REQUEST_FREE,      "request_free",      CALL, NO,    "qo")
+    X(REQUEST_FREE,      "request_free",      CALL, NO,    "qo")      \
+    /* a handle made or freed on the rank: o rt_handle_op, q its id (see above) */ \
+    X(HANDLE,            "handle",            CALL, NO,    "qo")
 
 typedef enum rt_event_kind {
 #define X(id, name, cls, req, fields) RT_EV_##id,

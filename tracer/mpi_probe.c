@@ -8,10 +8,15 @@
 
 #include "rt_mpi_have.h"
 
-#define RT_FUNC(name, cls, wrapper)                                            \
+/* Of the functions the tracer intercepts (ROW and OWN; a NO function is known by name only). */
+#define RT__PROBE(name)                                                        \
     RT__HAVE_##name(void rt__probe_##name(void); void rt__probe_##name(void) { \
         (void)&MPI_##name;                                                     \
         (void)&PMPI_##name;                                                    \
     })
+#define RT__PROBE_ROW(name) RT__PROBE(name)
+#define RT__PROBE_OWN(name) RT__PROBE(name)
+#define RT__PROBE_NO(name)
+#define RT_FUNC(name, cls, wrapper) RT__PROBE_##wrapper(name)
 #include "rt_funcs.def"
 #undef RT_FUNC

@@ -228,6 +228,8 @@ static inline int rt__of_wtypes(rt__call *c, rt__of *x, const MPI_Fint *comm, co
 #define RT__OF_OP(p) PMPI_Op_f2c(*(p))
 #define RT__OF_WIN(p) PMPI_Win_f2c(*(p))
 #define RT__OF_GROUP(p) PMPI_Group_f2c(*(p))
+#define RT__OF_GROUPP(p) (&(MPI_Group){PMPI_Group_f2c(*(p))})
+#define RT__OF_NEWGROUP(p) (&(MPI_Group){x->after ? PMPI_Group_f2c(*(p)) : MPI_GROUP_NULL})
 #define RT__OF_INFO(p) PMPI_Info_f2c(*(p))
 #define RT__OF_BUF(b) rt__of_buf(b)
 #define RT__OF_REQP(p) (&(MPI_Request){PMPI_Request_f2c(*(p))})

@@ -323,6 +323,12 @@ rt__comm *rt__comm_new(MPI_Comm comm, rt__comm *parent, unsigned how, uint32_t s
  * queried before it completes). */
 rt__comm *rt__comm_new_like(MPI_Comm comm, rt__comm *parent, unsigned how, uint32_t seq) RT__HIDDEN;
 void rt__comm_forget(MPI_Comm comm) RT__HIDDEN;
+/* Group handles the program holds (groups.c; HANDLE events, rt_event.h): made returns the id of
+ * the handle just given to the program, freed that of the handle just freed, both 0 when it
+ * is not followed (MPI_GROUP_EMPTY, a free of a handle not seen made, no memory). */
+uint64_t rt__group_made(MPI_Group group) RT__HIDDEN;
+uint64_t rt__group_freed(MPI_Group group) RT__HIDDEN;
+void rt__groups_free(void) RT__HIDDEN;
 rt__win *rt__win_get(MPI_Win win) RT__HIDDEN;
 /* disp_unit: this rank's, as the creating call gave it (0 when it does not fit 32 bits). */
 rt__win *rt__win_new(MPI_Win win, rt__comm *comm, uint32_t seq, uint32_t disp_unit) RT__HIDDEN;

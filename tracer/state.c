@@ -433,6 +433,7 @@ void rt__finalize_before(void)
     if (rt__g.rank == 0 && any)
         assemble();
     rt__requests_free();
+    rt__groups_free();
     rt__tables_free();
     free(rt__g.node_of);
     free(rt__g.module_of);

@@ -5,10 +5,11 @@
 # MPI-3.1: no "_c" large-count forms, no MPI_Isendrecv) is left out of that MPI's library by
 # a feature test at configure time, rt_mpi_have_header below, never by a hand-kept list.
 
-# The names of every function of formats/rt_funcs.def, in its order.
+# The names of the functions of formats/rt_funcs.def the tracer intercepts (ROW and OWN; a NO
+# function is known by name only), in its order.
 function(rt_funcs_names out)
   file(STRINGS ${PROJECT_SOURCE_DIR}/formats/rt_funcs.def rows
-       REGEX "^RT_FUNC\\([A-Za-z0-9_]+, *[A-Z0-9]+, *[A-Z]+\\)")
+       REGEX "^RT_FUNC\\([A-Za-z0-9_]+, *[A-Z0-9]+, *(ROW|OWN)\\)")
   set(names "")
   foreach(row ${rows})
     string(REGEX REPLACE "^RT_FUNC\\(([A-Za-z0-9_]+),.*" "\\1" name "${row}")
@@ -110,6 +111,7 @@ function(rt_add_tracer target output mpi_target include_dirs mpi_label fortran_b
     ${src}/flush.c
     ${src}/tables.c
     ${src}/requests.c
+    ${src}/groups.c
     ${src}/records.c
     ${src}/wrap_env.c
     ${src}/wrap_p2p.c

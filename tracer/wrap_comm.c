@@ -89,20 +89,54 @@ static void comm_made_inter(rt__call *c, MPI_Comm local, const MPI_Comm *newcomm
         comm_handle(c, rt__comm_new(*newcomm, p, c->fn, seq, tag), RT_COMMH_CREATE);
 }
 
+/* A handle a free call sets to null, kept in c->aux from before the call for after it. */
+#define KEEP_HANDLE(c, h) (c->aux = 0, memcpy(&c->aux, &h, RT__MIN(sizeof h, sizeof c->aux)))
+#define KEPT_HANDLE(c, h) memcpy(&h, &c->aux, RT__MIN(sizeof h, sizeof c->aux))
+#define RT__MIN(a, b) ((a) < (b) ? (a) : (b))
+
 static void comm_free_pre(rt__call *c, MPI_Comm comm)
 {
-    c->aux = 0;
-    memcpy(&c->aux, &comm, sizeof comm < sizeof c->aux ? sizeof comm : sizeof c->aux);
+    KEEP_HANDLE(c, comm);
 }
 
 static void comm_freed(rt__call *c)
 {
     MPI_Comm comm;
-    memcpy(&comm, &c->aux, sizeof comm < sizeof c->aux ? sizeof comm : sizeof c->aux);
+    KEPT_HANDLE(c, comm);
     if (c->rc != MPI_SUCCESS)
         return;
     comm_handle(c, rt__comm_get(comm), RT_COMMH_FREE);
     rt__comm_forget(comm);
+}
+
+/* A HANDLE event (rt_event.h) of op for the group handle of id (none when 0: not followed). */
+static void group_handle(rt__call *c, unsigned op, uint64_t id)
+{
+    if (!id)
+        return;
+    rt_event ev = {.kind = RT_EV_HANDLE, .req = id, .op = (uint8_t)op};
+    rt__rec_event(c, 1, &ev);
+}
+
+/* A call that gave the program the group handle *group. */
+static void group_made(rt__call *c, const MPI_Group *group)
+{
+    if (c->rc == MPI_SUCCESS)
+        group_handle(c, RT_HANDLE_GROUP_MADE, rt__group_made(*group));
+}
+
+/* MPI_Group_free: the handle before the call (the call sets it to MPI_GROUP_NULL). */
+static void group_free_pre(rt__call *c, MPI_Group group)
+{
+    KEEP_HANDLE(c, group);
+}
+
+static void group_freed(rt__call *c)
+{
+    MPI_Group group;
+    KEPT_HANDLE(c, group);
+    if (c->rc == MPI_SUCCESS)
+        group_handle(c, RT_HANDLE_GROUP_FREE, rt__group_freed(group));
 }
 
 #include "wrappers.def"

@@ -50,6 +50,11 @@
  *   req_free_pallreduce  the same with MPI_Allreduce_init (request)
  *   req_free_pbcast      the same with MPI_Bcast_init (request)
  *   ok_free_pcoll  2 ranks: the persistent barrier started, completed, then freed (no finding)
+ *   leak_group     2 ranks: the second MPI_Comm_group of MPI_COMM_WORLD never freed (leak)
+ *   leak_group_incl   2 ranks: a group of MPI_Group_incl never freed (leak)
+ *   leak_group_win    2 ranks: the group of MPI_Win_get_group never freed (leak)
+ *   ok_leak_group  2 ranks: those groups, a union and an empty group, each freed but the
+ *                  empty one (MPI_GROUP_EMPTY needs no free) (no finding)
  *   req_restart    2 ranks: rank 0 starts a persistent send again while active (request under
  *                  Open MPI, which accepts it; invalid-param under MPICH, which refuses it)
  *   req_cancel_done   2 ranks: rank 0 cancels a persistent receive whose start completed
@@ -373,6 +378,40 @@ static void comm_leaks(const char *mode)
     MPI_Comm_free(&idup);
 }
 
+/*
+ * Group handles left (leak_group*) and the look-alike (ok_leak_group): MPI_Comm_group of
+ * MPI_COMM_WORLD twice (MPICH hands out the same handle both times, each to be freed), an
+ * MPI_Group_incl of it, an MPI_Group_union of the two, and MPI_Win_get_group of a window.
+ * leak_group leaves the second reference of the world group; leak_group_incl the MPI_Group_incl
+ * group; leak_group_win the window's group. ok_leak_group frees each, and makes an empty
+ * group (MPI_GROUP_EMPTY, predefined) that it need not free.
+ */
+static void group_leaks(const char *mode)
+{
+    int ok = !strcmp(mode, "ok_leak_group"), first = 0, buf = 0;
+    MPI_Group world, again, one, both, empty, wg;
+    MPI_Win win;
+    MPI_Comm_group(W, &world);
+    MPI_Comm_group(W, &again);
+    MPI_Group_incl(world, 1, &first, &one);
+    MPI_Group_union(world, one, &both);
+    MPI_Group_incl(world, 0, &first, &empty);
+    MPI_Win_create(&buf, sizeof buf, sizeof buf, MPI_INFO_NULL, W, &win);
+    MPI_Win_get_group(win, &wg);
+    int n = -1;
+    MPI_Group_size(both, &n);
+    MT_CHECK(n == size);
+    MPI_Group_free(&world);
+    if (ok || strcmp(mode, "leak_group"))
+        MPI_Group_free(&again);
+    if (ok || strcmp(mode, "leak_group_incl"))
+        MPI_Group_free(&one);
+    MPI_Group_free(&both);
+    if (ok || strcmp(mode, "leak_group_win"))
+        MPI_Group_free(&wg);
+    MPI_Win_free(&win);
+}
+
 /* A persistent collective's request freed while active (req_free_*) and the look-alike that
  * frees it once it completed (ok_free_pcoll). MPI_Request_free returns at once; the barrier
  * after it keeps each rank's collective from being left behind by the other's MPI_Finalize. */
@@ -547,6 +586,8 @@ int main(int argc, char **argv)
              !strcmp(mode, "leak_cart") || !strcmp(mode, "ok_leak_comm") ||
              !strcmp(mode, "ok_disconnect"))
         comm_leaks(mode);
+    else if (!strncmp(mode, "leak_group", 10) || !strcmp(mode, "ok_leak_group"))
+        group_leaks(mode);
     else if (!strncmp(mode, "leak_", 5) || !strcmp(mode, "ok_leak"))
         leaks(mode);
     else if (!strncmp(mode, "as_", 3) || !strcmp(mode, "ok_assert"))

@@ -27,7 +27,7 @@ static void test_csv_read(void **state)
     assert_non_null(inter);
     assert_string_equal(inter->name, "split, inter");
     assert_int_equal(inter->remote_size, 2);
-    assert_int_equal(l.n, 98);
+    assert_int_equal(l.n, 104);
     /* every kind appears */
     unsigned seen[RT_EV_COUNT] = {0};
     for (size_t i = 0; i < l.n; i++)
@@ -85,11 +85,17 @@ static void test_csv_read(void **state)
     assert_int_equal(l.ev[e + 12].req, 44);
     assert_int_equal(l.ev[e + 12].op, RT_REQH_RESTART_ACTIVE);
     assert_int_equal(l.ev[e + 12].call, RT_FN_Start);
+    /* and makes group 1 (MPI_Comm_group), then frees it */
+    assert_int_equal(l.ev[e + 15].kind, RT_EV_HANDLE);
+    assert_int_equal(l.ev[e + 15].req, 1);
+    assert_int_equal(l.ev[e + 15].op, RT_HANDLE_GROUP_MADE);
+    assert_int_equal(l.ev[e + 18].op, RT_HANDLE_GROUP_FREE);
+    assert_int_equal(l.ev[e + 18].call, RT_FN_Group_free);
     /* rank 1's pending MPI_Waitall: its receive from any source has no peer */
     size_t at = 0;
     while (at < l.n && l.ev[at].kind != RT_EV_PENDING)
         at++;
-    assert_int_equal(at, 76);
+    assert_int_equal(at, 82);
     const rt_event *w = &l.ev[at - 1];
     assert_int_equal(w[0].kind, RT_EV_ENTER);
     assert_int_equal(w[1].kind, RT_EV_PENDING);
