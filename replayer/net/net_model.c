@@ -160,10 +160,12 @@ static int set_global(loader *ld, int k, const char *v)
                             clip(v, shown, sizeof shown));
         break;
     case G_WAITING:
-        if (strcmp(v, "yield") && strcmp(v, "poll"))
-            return line_err(ld, "waiting: bad value '%s' (expected yield or poll)",
+        if (strcmp(v, "auto") && strcmp(v, "yield") && strcmp(v, "poll"))
+            return line_err(ld, "waiting: bad value '%s' (expected auto, yield or poll)",
                             clip(v, shown, sizeof shown));
-        ld->m.waiting = !strcmp(v, "poll") ? RT_NET_WAIT_POLL : RT_NET_WAIT_YIELD;
+        ld->m.waiting = !strcmp(v, "poll")    ? RT_NET_WAIT_POLL
+                        : !strcmp(v, "yield") ? RT_NET_WAIT_YIELD
+                                              : RT_NET_WAIT_AUTO;
         break;
     }
     return rc < 0 ? line_err(ld, "%s: %s", global_key[k], e.msg) : 0;

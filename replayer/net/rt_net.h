@@ -51,10 +51,11 @@ typedef struct rt_net_call {
 #define RT_NET_TIMESLICE_DEFAULT 4000000000ULL
 
 /* What a rank that waits in a call does with its core when ranks share cores (model key
- * `waiting`): YIELD (the default) gives it to a rank of its group that wants to run, as Open
- * MPI does when oversubscribed (mpi_yield_when_idle) and MPICH after some polls; POLL keeps it
- * for its whole turn (fixed round-robin turns). */
-enum { RT_NET_WAIT_YIELD, RT_NET_WAIT_POLL };
+ * `waiting`): YIELD gives it to a rank of its group that wants to run, as Open MPI does when
+ * oversubscribed (mpi_yield_when_idle, which mpirun sets then); POLL keeps it for its whole
+ * turn (fixed round-robin turns), as MPICH's polling does; AUTO (the default) yields for a
+ * trace recorded with Open MPI and polls for any other. */
+enum { RT_NET_WAIT_AUTO, RT_NET_WAIT_YIELD, RT_NET_WAIT_POLL };
 
 /* The most gateways a model file may name: gateways are nodes, and no replay has more nodes
  * than ranks (RT_MAX_RANKS). A message between world ranks a and b crosses gateway

@@ -229,7 +229,7 @@ typedef struct sim_port {
 _Static_assert(sizeof(sim_port) == 32, "two ports a cache line");
 
 /* A rank's place in the time sharing of its group (sim_share.c). Fixed turns (model `waiting =
- * poll`): turn of turns (0 or 1: it has a core to itself). Yielding (the default): its group
+ * poll`): turn of turns (0 or 1: it has a core to itself). Yielding (`waiting = yield`): its group
  * (SIM_NONE: a core to itself), the next rank in the group's run queue, where it is (SIM_CPU_*),
  * the end of its slice while it holds a core, and what it still has to run of the start of a
  * call (phase 1: the computation before it, 2: the call's [calls] cost; 0: nothing). */

@@ -1,20 +1,20 @@
 /*
  * Time sharing: a node with more ranks than cores (the model's `cores`), or a recorded host
- * with more ranks than the CPUs they could run on. Two schedules (model key `waiting`):
+ * with more ranks than the CPUs they could run on. Two schedules (model key `waiting`; auto,
+ * the default, yields for a trace recorded with Open MPI and polls for any other):
  *
- * yield (the default): a rank that waits in a call gives its core up, as an oversubscribed
- * MPI does (Open MPI's mpi_yield_when_idle, which mpirun sets when it oversubscribes; MPICH
- * after MPIR_CVAR_POLLS_BEFORE_YIELD polls). Each group of ranks sharing C cores is a run
- * queue: a rank that wants to run (to compute, to spend a call's cost, to return from a call
- * whose wait ended) takes a free core at once, else joins the queue's tail. A rank on a core
- * runs for a timeslice Q; at its end it goes on when the queue is empty, else it goes to the
+ * yield: a rank that waits in a call gives its core up, as an oversubscribed Open MPI does
+ * (mpi_yield_when_idle, which mpirun sets when it oversubscribes). Each group of ranks sharing C
+ * cores is a run queue: a rank that wants to run (to compute, to spend a call's cost, to return
+ * from a call whose wait ended) takes a free core at once, else joins the queue's tail. A rank on a
+ * core runs for a timeslice Q; at its end it goes on when the queue is empty, else it goes to the
  * tail and the queue's first takes the core (round robin among ranks that want to run). A
  * rank that starts to wait (blocks in a call, or waits for a completion whose time is known)
  * hands its core to the queue's first at once. Ranks are woken in the engine's order of
  * events, so the schedule is deterministic.
  *
- * poll: an MPI library that waits by polling always wants a core, and the operating system
- * runs the ranks of a core in turn. The engine takes the simplest schedule that behaves so:
+ * poll: an MPI library that waits by polling (MPICH here) always wants a core, and the operating
+ * system runs the ranks of a core in turn. The engine takes the simplest schedule that behaves so:
  * the k-th rank of a node (in world rank order) is on core k mod C, and takes turn k / C
  * among the T ranks of that core, T = ceil((R - k mod C) / C) with R ranks on the node; turn
  * j runs during [(iT + j) Q, (iT + j + 1) Q) for i = 0, 1, ..., counted from the start of
@@ -195,7 +195,11 @@ int sim_share_init(sim *s)
     int hosts = recorded_hosts(s);
     if (!hosts && (!s->cfg->model.cores || n <= s->cfg->model.cores))
         return 0;
-    s->share_yield = s->cfg->model.waiting != RT_NET_WAIT_POLL;
+    /* auto: Open MPI yields when oversubscribed, MPICH polls (docs/replay.md) */
+    int waiting = s->cfg->model.waiting;
+    s->share_yield =
+        waiting == RT_NET_WAIT_YIELD ||
+        (waiting == RT_NET_WAIT_AUTO && rt_coll_library_choice(s->defs->library) == RT_ALG_OMPI);
     /* (group << 32 | rank), sorted: each group's ranks together, in rank order. Node ids are
      * whatever the trace or the mapping says, so they are grouped by sorting. */
     uint64_t *v = malloc((size_t)n * sizeof *v);

@@ -149,7 +149,7 @@ static void test_defaults(void **state)
     assert_int_equal(m.contention, 0);
     assert_int_equal(m.cores, 0); /* no time sharing */
     assert_int_equal(m.timeslice_ps, 4000000000);
-    assert_int_equal(m.waiting, RT_NET_WAIT_YIELD); /* a waiting rank yields its core */
+    assert_int_equal(m.waiting, RT_NET_WAIT_AUTO); /* yield for Open MPI traces, else poll */
     assert_string_equal(m.source, "built-in defaults");
 }
 
@@ -272,7 +272,7 @@ static void test_write_round_trip(void **state)
         m.injection = (i >> 1) & 1;
         m.cores = i % 3 ? (uint32_t)i * 7 : 0;
         m.timeslice_ps = times[(i + 5) % 9] ? times[(i + 5) % 9] : 1;
-        m.waiting = (i >> 2) & 1 ? RT_NET_WAIT_POLL : RT_NET_WAIT_YIELD;
+        m.waiting = (int)(i % 3); /* auto, yield, poll */
         m.call[RT_FN_Isend].fixed_ps = times[i];
         m.call[RT_FN_Isend].bandwidth = i % 2 ? bws[i % 7] : 0;
         m.call[RT_FN_Win_fence].fixed_ps = times[(i + 4) % 9];
@@ -592,7 +592,7 @@ static const struct {
     {"timeslice = 4\n", "model.conf:1: timeslice: bad value '4': needs a unit (ps, ns, us, ms "
                         "or s)"},
     {"cores = 2\ncores = 3\n", "model.conf:2: cores: duplicate key (first set on line 1)"},
-    {"waiting = spin\n", "model.conf:1: waiting: bad value 'spin' (expected yield or poll)"},
+    {"waiting = spin\n", "model.conf:1: waiting: bad value 'spin' (expected auto, yield or poll)"},
     {"waiting = poll\nwaiting = yield\n",
      "model.conf:2: waiting: duplicate key (first set on line 1)"},
     {"injection = fast\n", "model.conf:1: injection: bad value 'fast' (expected message or bytes)"},

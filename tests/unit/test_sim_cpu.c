@@ -246,6 +246,10 @@ static void test_time_sharing_yield(void **state)
     c.model.cores = 2;
     c.model.timeslice_ps = 10 * US;
     rt_sim_result res;
+    st_run(tr, &c, &res); /* waiting = auto, a trace of no known library: fixed turns */
+    assert_int_equal(res.ranks[2].end_ps, 55 * US);
+    rt_sim_result_free(&res);
+    c.model.waiting = RT_NET_WAIT_YIELD;
     st_run(tr, &c, &res);
     assert_int_equal(res.completed, 1);
     assert_int_equal(res.ranks[0].end_ps, 45 * US);
@@ -321,12 +325,13 @@ static void test_time_sharing_yield(void **state)
  * of the CPU; in [4, 10) rank 0 alone, rank 1 yielding: rank 0 computed 2 + 6 = 8 ms, rank 1
  * 2 ms. The replay gives each that on the one CPU: rank 0 in [0, 4) and [6, 10), rank 1 in
  * [4, 6), and the allreduce ends when it ends with a CPU each (rank 0 entering it at 10 ms).
- * Fixed turns take 1/2 of each gap: 5 ms and 2 ms. */
+ * Recorded with Open MPI, the default waiting = auto yields. Fixed turns take 1/2 of each
+ * gap: 5 ms and 2 ms. */
 static void test_time_sharing_recorded(void **state)
 {
     (void)state;
     st_text t = {0};
-    st_add(&t, "ranks,2\nhost,0,2,1,node-a,0\nhost,1,2,1,node-a,0\n");
+    st_add(&t, "ranks,2\nmpi_library,Open MPI 4.1.4\nhost,0,2,1,node-a,0\nhost,1,2,1,node-a,0\n");
     st_init(&t, 0);
     st_init(&t, 1);
     const char *ar[] = {"enter,MPI_Allreduce,,,,,,,,", "coll_begin,MPI_Allreduce,,,,,,,,",
