@@ -58,10 +58,11 @@ enum {
     G_INJECTION,
     G_CORES,
     G_TIMESLICE,
+    G_WAITING,
     G_N
 };
 static const char *const global_key[G_N] = {"gateways",  "gw_mtu", "reduce_bandwidth", "contention",
-                                            "injection", "cores",  "timeslice"};
+                                            "injection", "cores",  "timeslice",        "waiting"};
 
 #define SECTION_GLOBAL RT_CT_NONE /* section index 0 is [global]; then the contypes */
 #define SECTION_CALLS RT_CT_COUNT /* [calls] */
@@ -157,6 +158,14 @@ static int set_global(loader *ld, int k, const char *v)
         if (!rc && !ld->m.timeslice_ps)
             rc = rt_err_set(&e, RT_E_INVAL, "bad value '%s': must be greater than zero",
                             clip(v, shown, sizeof shown));
+        break;
+    case G_WAITING:
+        if (strcmp(v, "auto") && strcmp(v, "yield") && strcmp(v, "poll"))
+            return line_err(ld, "waiting: bad value '%s' (expected auto, yield or poll)",
+                            clip(v, shown, sizeof shown));
+        ld->m.waiting = !strcmp(v, "poll")    ? RT_NET_WAIT_POLL
+                        : !strcmp(v, "yield") ? RT_NET_WAIT_YIELD
+                                              : RT_NET_WAIT_AUTO;
         break;
     }
     return rc < 0 ? line_err(ld, "%s: %s", global_key[k], e.msg) : 0;
@@ -300,7 +309,7 @@ static int key_line(loader *ld, char *s)
         if (global)
             return line_err(ld,
                             "unknown key '%s' (expected gateways, gw_mtu, reduce_bandwidth, "
-                            "contention, injection, cores or timeslice)",
+                            "contention, injection, cores, timeslice or waiting)",
                             what);
         if (find_key(global_key, G_N, key) >= 0)
             return line_err(ld,

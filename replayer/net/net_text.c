@@ -303,6 +303,8 @@ int rt_net_model_write_notes(const rt_net_model *m, const char *const *notes, FI
         exact_time(m->timeslice_ps, a, sizeof a);
         fprintf(out, "timeslice = %s\n", a);
     }
+    if (m->waiting != RT_NET_WAIT_AUTO) /* written when not the default */
+        fprintf(out, "waiting = %s\n", m->waiting == RT_NET_WAIT_POLL ? "poll" : "yield");
     for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++) {
         const rt_net_link *l = &m->link[ct];
         fprintf(out, "\n[%s]\n", rt_contype_name(ct));

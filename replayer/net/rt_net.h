@@ -50,6 +50,13 @@ typedef struct rt_net_call {
  * how long a rank polling beside another on one core runs before it is switched out. */
 #define RT_NET_TIMESLICE_DEFAULT 4000000000ULL
 
+/* What a rank that waits in a call does with its core when ranks share cores (model key
+ * `waiting`): YIELD gives it to a rank of its group that wants to run, as Open MPI does when
+ * oversubscribed (mpi_yield_when_idle, which mpirun sets then); POLL keeps it for its whole
+ * turn (fixed round-robin turns), as MPICH's polling does; AUTO (the default) yields for a
+ * trace recorded with Open MPI and polls for any other. */
+enum { RT_NET_WAIT_AUTO, RT_NET_WAIT_YIELD, RT_NET_WAIT_POLL };
+
 /* The most gateways a model file may name: gateways are nodes, and no replay has more nodes
  * than ranks (RT_MAX_RANKS). A message between world ranks a and b crosses gateway
  * (a + b) mod gateways. */
@@ -64,6 +71,7 @@ typedef struct rt_net_model {
     int injection;                 /* RT_NET_INJECT_*: how long a send occupies its rank */
     uint32_t cores;                /* cores per node for the ranks; 0: one per rank (no sharing) */
     uint64_t timeslice_ps;         /* a core runs one of its ranks this long, then the next */
+    int waiting;                   /* RT_NET_WAIT_*: a waiting rank's core (with cores) */
     rt_net_call call[RT_FN_COUNT]; /* [calls], by function id */
     char source[256];              /* "built-in defaults" or the file path */
 } rt_net_model;

@@ -228,11 +228,29 @@ typedef struct sim_port {
 } sim_port;
 _Static_assert(sizeof(sim_port) == 32, "two ports a cache line");
 
-/* A rank's place in the time sharing of its core (sim_share.c): turn of turns (0 or 1: it
- * has the core to itself). */
-typedef struct sim_share_turn {
+/* A rank's place in the time sharing of its group (sim_share.c). Fixed turns (model `waiting =
+ * poll`): turn of turns (0 or 1: it has a core to itself). Yielding (`waiting = yield`): its group
+ * (SIM_NONE: a core to itself), the next rank in the group's run queue, where it is (SIM_CPU_*),
+ * the end of its slice while it holds a core, and what it still has to run of the start of a
+ * call (phase 1: the computation before it, 2: the call's [calls] cost; 0: nothing). */
+typedef struct sim_share_rank {
+    uint64_t slice_end;
+    uint64_t left[3]; /* by phase: left[1] computation, left[2] the call's cost */
     uint32_t turn, turns;
-} sim_share_turn;
+    uint32_t group, next;
+    uint8_t cpu, phase;
+} sim_share_rank;
+enum { SIM_CPU_OFF, SIM_CPU_ON, SIM_CPU_QUEUED };
+
+/* A group of ranks that share cores, yielding: its cores, how many hold one, its run queue (FIFO
+ * of ranks that want a core, linked by sim_share_rank.next) and, when the sharing is the
+ * recorded one, the CPU a computing rank got at each time of the recording: cum[i] ps up to
+ * at[i] ns, the times where a rank of the group started or ended a computation. */
+typedef struct sim_share_group {
+    uint32_t cores, running, head, tail;
+    uint32_t nsteps;
+    uint64_t *at, *cum;
+} sim_share_group;
 
 enum { SIM_H_RANK, SIM_H_COLL, SIM_H_RNDV };
 
@@ -346,10 +364,13 @@ typedef struct sim {
     rt_hmap locks;    /* (window, target) -> lock state index */
     rt_hmap members;  /* (comm key, 0) -> cached communicator -> world rank array */
 
-    uint64_t *gw_free;            /* per gateway, contention */
-    sim_share_turn *share;        /* per rank, when a node has more ranks than cores; else NULL */
-    uint64_t slice;               /* ... and the timeslice, ps */
-    int share_recorded;           /* ... taken from the trace's hosts (sim_share.c) */
+    uint64_t *gw_free;       /* per gateway, contention */
+    sim_share_rank *share;   /* per rank, when a node has more ranks than cores; else NULL */
+    uint64_t slice;          /* ... and the timeslice, ps */
+    int share_recorded;      /* ... taken from the trace's hosts (sim_share.c) */
+    int share_yield;         /* ... a waiting rank yields its core (model `waiting`) */
+    sim_share_group *groups; /* ... yielding: the groups that share */
+    uint32_t ngroups;
     sim_cost cost[RT_CT_COUNT];   /* the last message size's per connection type */
     uint64_t reduce_n, reduce_ps; /* the last reduction size and its time (sim_coll.c) */
     struct sim_lock *lockv;
@@ -566,6 +587,17 @@ void sim_share_free(sim *s);
 uint64_t sim_share_run_from(sim *s, uint32_t rank, uint64_t t);
 /* When rank, from t, has run for d more (d 0: sim_share_run_from). */
 uint64_t sim_share_advance(sim *s, uint32_t rank, uint64_t t, uint64_t d);
+/* Yielding (s->share_yield): rank wants to run at its clock: 1 when it holds a core, 0 when it
+ * waits in its group's run queue (it runs again when a core is handed to it). */
+int sim_share_take(sim *s, uint32_t rank);
+/* rank stops wanting its core at its clock (it waits, or it is done): the run queue's first gets
+ * it. */
+void sim_share_release(sim *s, uint32_t rank);
+/* rank runs for *left more of CPU from its clock: 1 when done (clock moved on, *left 0), 0 when
+ * it stopped at the end of its slice (*left what remains; it runs again from there later). */
+int sim_share_burn(sim *s, uint32_t rank, uint64_t *left);
+/* Recorded sharing, yielding: the CPU rank had in the recorded interval [from, to] ns, ps. */
+uint64_t sim_share_recorded_cpu(const sim *s, uint32_t rank, uint64_t from, uint64_t to);
 
 /* sim_out.c */
 int sim_out_init(sim *s);

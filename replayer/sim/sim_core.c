@@ -261,24 +261,72 @@ static uint64_t call_bytes(const rt_event *ev, const rt_event *end)
     return 0;
 }
 
+/* The recorded computation since the rank's last call (scaled), counted as its computation. */
+static inline uint64_t call_compute(sim *s, sim_rank *rk, const rt_event *ev)
+{
+    if (ev->time <= rk->last_rec)
+        return 0;
+    /* fits: the loader checked the trace's span. Recorded on a CPU shared with ranks that
+     * yielded theirs while they waited: the CPU the rank had in the gap (sim_share.c) */
+    uint64_t d = s->share_recorded && s->share_yield
+                     ? sim_share_recorded_cpu(s, (uint32_t)(rk - s->ranks), rk->last_rec, ev->time)
+                     : (ev->time - rk->last_rec) * 1000;
+    uint64_t scale = s->cfg->compute_scale_ppm;
+    if (scale != 1000000)
+        d = sim_time(s, ((rt_u128)d * scale + 500000) / 1000000);
+    /* recorded on a CPU shared in fixed turns (the trace's hosts): the rank computed in its
+     * share of the gap only, which the turns stretch again */
+    if (s->share_recorded && s->share[rk - s->ranks].turns > 1)
+        d = (d + s->share[rk - s->ranks].turns - 1) / s->share[rk - s->ranks].turns;
+    /* no more than the clock moves on, but for a d that failed the run (then SIM_TIME_MAX) */
+    rk->compute_ps = scale == 1000000 ? rk->compute_ps + d : rt_add_sat(rk->compute_ps, d);
+    return d;
+}
+
+/* The rest of a call's start with yielding time sharing: the computation, then the call's own
+ * CPU cost, each on a core of the rank's group only (sim_share.c). 0 when the rank stopped at
+ * its slice's end first (it comes back to the same event and goes on from there), else 1. */
+static int call_resume(sim *s, sim_rank *rk, sim_share_rank *sr)
+{
+    uint32_t rank = (uint32_t)(rk - s->ranks);
+    if (sr->phase == 1) {
+        if (!sim_share_burn(s, rank, &sr->left[1]))
+            return 0;
+        rk->call_start = rk->clock;
+        sr->phase = 2;
+    }
+    if (!sim_share_burn(s, rank, &sr->left[2]))
+        return 0;
+    sr->phase = 0;
+    rk->wait_until = rk->clock;
+    rk->waiting = 0;
+    return 1;
+}
+
+/* call_enter with yielding time sharing (call_resume). */
+static int call_enter_yield(sim *s, sim_rank *rk, const rt_event *ev, const rt_event *end)
+{
+    sim_share_rank *sr = &s->share[rk - s->ranks];
+    if (!sr->phase) {
+        sr->left[1] = call_compute(s, rk, ev);
+        rk->last_rec = ev->time;
+        rk->call = ev->call;
+        sr->left[2] =
+            s->call_costs ? rt_net_call_ps(&s->cfg->model, ev->call, call_bytes(ev, end)) : 0;
+        sr->phase = 1;
+    }
+    return call_resume(s, rk, sr);
+}
+
 /* A call starts: the recorded computation since the last call (scaled), then the call's
  * own CPU cost, which counts as time in MPI. With time sharing both take the rank's turns
- * only (sim_share.c). */
-static void call_enter(sim *s, sim_rank *rk, const rt_event *ev, const rt_event *end)
+ * only (sim_share.c). 1 when the call has started; 0 when, yielding, the rank's slice ended
+ * first (call_enter_yield). */
+static int call_enter(sim *s, sim_rank *rk, const rt_event *ev, const rt_event *end)
 {
-    uint64_t d = 0;
-    if (ev->time > rk->last_rec) {
-        d = (ev->time - rk->last_rec) * 1000; /* fits: the loader checked the trace's span */
-        uint64_t scale = s->cfg->compute_scale_ppm;
-        if (scale != 1000000)
-            d = sim_time(s, ((rt_u128)d * scale + 500000) / 1000000);
-        /* recorded on a CPU shared in turns (the trace's hosts): the rank computed in its
-         * share of the gap only, which the turns below stretch again */
-        if (s->share_recorded && s->share[rk - s->ranks].turns > 1)
-            d = (d + s->share[rk - s->ranks].turns - 1) / s->share[rk - s->ranks].turns;
-        /* no more than the clock moves on, but for a d that failed the run (then SIM_TIME_MAX) */
-        rk->compute_ps = scale == 1000000 ? rk->compute_ps + d : rt_add_sat(rk->compute_ps, d);
-    }
+    if (__builtin_expect(s->share_yield, 0))
+        return call_enter_yield(s, rk, ev, end);
+    uint64_t d = call_compute(s, rk, ev);
     uint32_t rank = s->share ? (uint32_t)(rk - s->ranks) : 0;
     rk->clock = s->share ? sim_share_advance(s, rank, rk->clock, d) : sim_add(s, rk->clock, d);
     rk->last_rec = ev->time;
@@ -291,6 +339,7 @@ static void call_enter(sim *s, sim_rank *rk, const rt_event *ev, const rt_event 
     }
     rk->wait_until = rk->clock;
     rk->waiting = 0;
+    return 1;
 }
 
 /* A call ends when what it waits for is done; with time sharing, in the rank's next turn. */
@@ -392,8 +441,21 @@ static int must_yield(const sim *s, uint32_t rank)
     return s->ranks[rank].clock > sim_queue_first(&s->q) && !(s->fast && !s->ports[rank].busy);
 }
 
+/* Yielding time sharing: a call that waits for a completion whose time is known already gives
+ * its core up until then (sim_share.c). 1 when it did: the rank comes back at the completion
+ * and takes a core again before it leaves the call. Called when s->share_yield is set. */
+static int wait_yield(sim *s, uint32_t rank)
+{
+    sim_rank *rk = &s->ranks[rank];
+    if (rk->wait_until <= rk->clock || s->share[rank].cpu != SIM_CPU_ON)
+        return 0;
+    sim_share_release(s, rank);
+    sim_queue_push(s, rk->wait_until, SIM_H_RANK, rank);
+    return 1;
+}
+
 /* Runs rank from its clock until it blocks, finishes, or passes the next engine event. */
-static void rank_run(sim *s, uint32_t rank)
+static void rank_walk(sim *s, uint32_t rank)
 {
     sim_rank *rk = &s->ranks[rank];
     const sim_rank_events *re = &s->t->ranks[rank];
@@ -417,7 +479,8 @@ static void rank_run(sim *s, uint32_t rank)
                 rk->state = SIM_RANK_BLOCKED;
                 return;
             }
-            call_enter(s, rk, ev, re->ev + re->n);
+            if (!call_enter(s, rk, ev, re->ev + re->n))
+                return; /* its slice ended first (yielding time sharing) */
             rk->in_call = 1;
             if (s->out)
                 sim_out_event(s, rank, ev, rk->call_start); /* before its [calls] cost */
@@ -433,6 +496,8 @@ static void rank_run(sim *s, uint32_t rank)
                 rk->state = SIM_RANK_BLOCKED;
                 return;
             }
+            if (s->share_yield && wait_yield(s, rank))
+                return;
             call_leave(s, rk, ev);
             if (s->out)
                 sim_out_event(s, rank, ev, rk->clock);
@@ -444,7 +509,8 @@ static void rank_run(sim *s, uint32_t rank)
         } else {
             int implicit = !rk->in_call;
             if (implicit) { /* an operation outside any recorded call: a call of its own */
-                call_enter(s, rk, ev, re->ev + re->n);
+                if (!call_enter(s, rk, ev, re->ev + re->n))
+                    return;
                 rk->in_call = 2;
                 if (must_yield(s, rank)) {
                     rk->in_call = 3; /* entered, operation not yet done */
@@ -464,6 +530,8 @@ static void rank_run(sim *s, uint32_t rank)
                     rk->state = SIM_RANK_BLOCKED;
                     return;
                 }
+                if (s->share_yield && wait_yield(s, rank))
+                    return;
                 call_leave(s, rk, ev);
             }
             s->res->events++;
@@ -478,6 +546,8 @@ static void rank_run(sim *s, uint32_t rank)
             rk->state = SIM_RANK_BLOCKED;
             return;
         }
+        if (s->share_yield && wait_yield(s, rank))
+            return;
         call_leave(s, rk, &re->ev[re->n - 1]);
     }
     rk->state = SIM_RANK_DONE;
@@ -485,6 +555,18 @@ static void rank_run(sim *s, uint32_t rank)
     out->end_ps = rk->clock;
     out->mpi_ps = rk->mpi_ps;
     out->compute_ps = rk->compute_ps;
+}
+
+/* rank_walk; with yielding time sharing on a core of the rank's group only, which it gives up
+ * when it blocks or is done (sim_share.c). */
+static void rank_run(sim *s, uint32_t rank)
+{
+    int yield = __builtin_expect(s->share_yield, 0);
+    if (yield && !sim_share_take(s, rank))
+        return;         /* in its group's run queue */
+    rank_walk(s, rank); /* one call: inlined */
+    if (yield && s->ranks[rank].state != SIM_RANK_READY)
+        sim_share_release(s, rank);
 }
 
 /* ---- the run -------------------------------------------------------------------------------- */

@@ -41,6 +41,7 @@ static void assert_model_equal(const rt_net_model *a, const rt_net_model *b)
     assert_int_equal(a->injection, b->injection);
     assert_int_equal(a->cores, b->cores);
     assert_int_equal(a->timeslice_ps, b->timeslice_ps);
+    assert_int_equal(a->waiting, b->waiting);
     for (unsigned fn = 0; fn < RT_FN_COUNT; fn++) {
         assert_int_equal(a->call[fn].fixed_ps, b->call[fn].fixed_ps);
         assert_int_equal(a->call[fn].bandwidth, b->call[fn].bandwidth);
@@ -148,6 +149,7 @@ static void test_defaults(void **state)
     assert_int_equal(m.contention, 0);
     assert_int_equal(m.cores, 0); /* no time sharing */
     assert_int_equal(m.timeslice_ps, 4000000000);
+    assert_int_equal(m.waiting, RT_NET_WAIT_AUTO); /* yield for Open MPI traces, else poll */
     assert_string_equal(m.source, "built-in defaults");
 }
 
@@ -270,6 +272,7 @@ static void test_write_round_trip(void **state)
         m.injection = (i >> 1) & 1;
         m.cores = i % 3 ? (uint32_t)i * 7 : 0;
         m.timeslice_ps = times[(i + 5) % 9] ? times[(i + 5) % 9] : 1;
+        m.waiting = (int)(i % 3); /* auto, yield, poll */
         m.call[RT_FN_Isend].fixed_ps = times[i];
         m.call[RT_FN_Isend].bandwidth = i % 2 ? bws[i % 7] : 0;
         m.call[RT_FN_Win_fence].fixed_ps = times[(i + 4) % 9];
@@ -577,8 +580,9 @@ static const struct {
     {"\n\n[shm]\nlatncy = 1us\n",
      "model.conf:4: [shm] unknown key 'latncy' (expected latency, bandwidth, "
      "overhead, gap, eager, eager_bandwidth or rendezvous)"},
-    {"gw_mtu = 1K\nspeed = 1\n", "model.conf:2: unknown key 'speed' (expected gateways, gw_mtu, "
-                                 "reduce_bandwidth, contention, injection, cores or timeslice)"},
+    {"gw_mtu = 1K\nspeed = 1\n",
+     "model.conf:2: unknown key 'speed' (expected gateways, gw_mtu, "
+     "reduce_bandwidth, contention, injection, cores, timeslice or waiting)"},
     {"cores = -2\n", "model.conf:1: cores: bad value '-2' (expected a whole number from 0 to "
                      "4294967295)"},
     {"cores = 4294967296\n",
@@ -588,6 +592,9 @@ static const struct {
     {"timeslice = 4\n", "model.conf:1: timeslice: bad value '4': needs a unit (ps, ns, us, ms "
                         "or s)"},
     {"cores = 2\ncores = 3\n", "model.conf:2: cores: duplicate key (first set on line 1)"},
+    {"waiting = spin\n", "model.conf:1: waiting: bad value 'spin' (expected auto, yield or poll)"},
+    {"waiting = poll\nwaiting = yield\n",
+     "model.conf:2: waiting: duplicate key (first set on line 1)"},
     {"injection = fast\n", "model.conf:1: injection: bad value 'fast' (expected message or bytes)"},
     {"latency = 1us\n", "model.conf:1: latency is a per-connection-type key (put it in a [loop], "
                         "[shm], [net] or [gw] section)"},

@@ -156,7 +156,8 @@ static void test_one_member_collectives(void **state)
     rt_sim_trace_free(one);
     rt_sim_trace_free(self);
 }
-/* Four ranks on one node with two cores, turns of 10 us: ranks 0 and 1 run in [0, 10),
+/* Fixed turns (model waiting = poll). Four ranks on one node with two cores, turns of 10 us:
+ * ranks 0 and 1 run in [0, 10),
  * [20, 30), ... (turn 0 of 2 on cores 0 and 1), ranks 2 and 3 in [10, 20), [30, 40), ... */
 static void test_time_sharing(void **state)
 {
@@ -172,6 +173,7 @@ static void test_time_sharing(void **state)
     st_logp_config(&c, EAGER);
     c.model.cores = 2;
     c.model.timeslice_ps = 10 * US;
+    c.model.waiting = RT_NET_WAIT_POLL;
     rt_sim_result res;
     st_run(tr, &c, &res);
     assert_int_equal(res.completed, 1);
@@ -223,12 +225,156 @@ static void test_time_sharing(void **state)
     st_free(&t);
 }
 
+/* Yielding (the default, model waiting = yield): a rank that waits in a call gives its core
+ * to a rank of its group that wants it, and takes a core again when its wait ends: at once
+ * when one is free, else at the end of a running rank's slice. */
+static void test_time_sharing_yield(void **state)
+{
+    (void)state;
+    st_text t = {0};
+    /* four ranks computing 25 us on two cores, slices of 10 us: ranks 0 and 1 in [0, 10),
+     * [20, 30), [40, 45); ranks 2 and 3 in [10, 20), [30, 40) and, once ranks 0 and 1 are
+     * done and give their cores up, [45, 50) (fixed turns: [50, 55), test_time_sharing) */
+    st_add(&t, "ranks,4\n");
+    for (unsigned r = 0; r < 4; r++) {
+        st_init(&t, r);
+        st_call(&t, r, 25000, "MPI_Finalize", NULL, NULL);
+    }
+    rt_sim_trace *tr = st_load(t.s);
+    rt_sim_config c;
+    st_logp_config(&c, EAGER);
+    c.model.cores = 2;
+    c.model.timeslice_ps = 10 * US;
+    rt_sim_result res;
+    st_run(tr, &c, &res); /* waiting = auto, a trace of no known library: fixed turns */
+    assert_int_equal(res.ranks[2].end_ps, 55 * US);
+    rt_sim_result_free(&res);
+    c.model.waiting = RT_NET_WAIT_YIELD;
+    st_run(tr, &c, &res);
+    assert_int_equal(res.completed, 1);
+    assert_int_equal(res.ranks[0].end_ps, 45 * US);
+    assert_int_equal(res.ranks[1].end_ps, 45 * US);
+    assert_int_equal(res.ranks[2].end_ps, 50 * US);
+    assert_int_equal(res.ranks[3].end_ps, 50 * US);
+    assert_int_equal(res.ranks[3].compute_ps, 25 * US);
+    assert_string_equal(res.notes, "time sharing: 1 node has more ranks than cores = 2 (up to 4 "
+                                   "ranks on one node): their ranks share their CPUs, yielding "
+                                   "them while they wait, in slices of 10 us (docs/replay.md)\n");
+    rt_sim_result_free(&res);
+    rt_sim_trace_free(tr);
+    st_free(&t);
+
+    /* two ranks on one core, slices of 4 ms: rank 0 waits in a receive from 0 on while rank
+     * 1 computes 10 ms, then sends. Yielding, rank 1 has the core from 0 on and is not held
+     * back: both end as with a core each. Polling in fixed turns, rank 0 keeps the core in
+     * [0, 4), [8, 12) and [16, 20): rank 1 computes in [4, 8), [12, 16) and [20, 22), sends at
+     * 22 ms, and rank 0 returns in its next turn, at 24 ms. */
+    st_add(&t, "ranks,2\n");
+    st_init(&t, 0);
+    st_init(&t, 1);
+    st_recv(&t, 0, 0, 1, 0, 1000, "");
+    st_send(&t, 1, 10000000, 0, 0, 1000);
+    tr = st_load(t.s);
+    c.model.cores = 1;
+    c.model.timeslice_ps = 4000 * US;
+    st_run(tr, &c, &res);
+    assert_int_equal(res.completed, 1);
+    assert_int_equal(res.ranks[1].end_ps, 10000 * US + st_wire(1000));
+    assert_int_equal(res.ranks[0].end_ps, 10000 * US + st_wire(1000) + O_PS);
+    assert_int_equal(res.ranks[0].mpi_ps, 10000 * US + st_wire(1000) + O_PS);
+    rt_sim_result_free(&res);
+    c.model.waiting = RT_NET_WAIT_POLL;
+    st_run(tr, &c, &res);
+    assert_int_equal(res.ranks[1].end_ps, 22000 * US + st_wire(1000));
+    assert_int_equal(res.ranks[0].end_ps, 24000 * US);
+    rt_sim_result_free(&res);
+    rt_sim_trace_free(tr);
+    st_free(&t);
+
+    /* three ranks on one core, slices of 4 ms. Rank 0 waits for rank 2's message from 0 on,
+     * rank 1 computes 20 ms, rank 2 computes 1 ms and sends. The run queue is 1, 2: rank 1
+     * runs in [0, 4), rank 2 in [4, 5); its send then waits for the message's injection (this
+     * model's eager send ends when the data is in, at w = 5 ms + wire), yielding: rank 1 has the
+     * core back at 5 ms for a slice to 9 ms. Rank 2 (at w) and rank 0 (its receive done at w
+     * + o) queue for it: at 9 ms rank 2 leaves its send and ends, then rank 0, both at once,
+     * and rank 1 has its 12 ms left from 9 ms on. */
+    st_add(&t, "ranks,3\n");
+    for (unsigned r = 0; r < 3; r++)
+        st_init(&t, r);
+    st_recv(&t, 0, 0, 2, 0, 1000, "");
+    st_call(&t, 1, 20000000, "MPI_Finalize", NULL, NULL);
+    st_send(&t, 2, 1000000, 0, 0, 1000);
+    tr = st_load(t.s);
+    c.model.waiting = RT_NET_WAIT_YIELD;
+    st_run(tr, &c, &res);
+    assert_int_equal(res.completed, 1);
+    assert_true(5000 * US + st_wire(1000) + O_PS < 9000 * US);
+    assert_int_equal(res.ranks[2].end_ps, 9000 * US);
+    assert_int_equal(res.ranks[2].mpi_ps, 4000 * US);
+    assert_int_equal(res.ranks[0].end_ps, 9000 * US);
+    assert_int_equal(res.ranks[0].mpi_ps, 9000 * US);
+    assert_int_equal(res.ranks[1].end_ps, 21000 * US);
+    assert_int_equal(res.ranks[1].compute_ps, 20000 * US);
+    rt_sim_result_free(&res);
+    rt_sim_trace_free(tr);
+    st_free(&t);
+}
+
+/* Recorded sharing, yielding: ranks 0 and 1 ran on one CPU. Rank 0 computed from 0 to 10 ms,
+ * rank 1 from 0 to 4 ms, then waited in an allreduce. In [0, 4) both computed, each on half
+ * of the CPU; in [4, 10) rank 0 alone, rank 1 yielding: rank 0 computed 2 + 6 = 8 ms, rank 1
+ * 2 ms. The replay gives each that on the one CPU: rank 0 in [0, 4) and [6, 10), rank 1 in
+ * [4, 6), and the allreduce ends when it ends with a CPU each (rank 0 entering it at 10 ms).
+ * Recorded with Open MPI, the default waiting = auto yields. Fixed turns take 1/2 of each
+ * gap: 5 ms and 2 ms. */
+static void test_time_sharing_recorded(void **state)
+{
+    (void)state;
+    st_text t = {0};
+    st_add(&t, "ranks,2\nmpi_library,Open MPI 4.1.4\nhost,0,2,1,node-a,0\nhost,1,2,1,node-a,0\n");
+    st_init(&t, 0);
+    st_init(&t, 1);
+    const char *ar[] = {"enter,MPI_Allreduce,,,,,,,,", "coll_begin,MPI_Allreduce,,,,,,,,",
+                        "coll_end,MPI_Allreduce,0,,,8,8,,,allreduce",
+                        "leave,MPI_Allreduce,,,,,,,,"};
+    const unsigned long long at[2][4] = {{10000000, 10000000, 10000000, 10000000},
+                                         {4000000, 4000000, 10000000, 10000000}};
+    for (unsigned r = 0; r < 2; r++)
+        for (unsigned k = 0; k < 4; k++)
+            st_add(&t, "%u,%llu,%s\n", r, at[r][k], ar[k]);
+    rt_sim_trace *tr = st_load(t.s);
+    rt_sim_config c;
+    st_logp_config(&c, EAGER);
+    rt_sim_result alone, res;
+    st_run(tr, &c, &alone); /* share_hosts 0: a CPU each, the gaps as recorded */
+    assert_int_equal(alone.ranks[0].compute_ps, 10000 * US);
+    c.share_hosts = 1;
+    st_run(tr, &c, &res);
+    assert_int_equal(res.completed, 1);
+    assert_int_equal(res.ranks[0].compute_ps, 8000 * US);
+    assert_int_equal(res.ranks[1].compute_ps, 2000 * US);
+    assert_int_equal(res.ranks[0].end_ps, alone.ranks[0].end_ps);
+    assert_int_equal(res.ranks[1].end_ps, alone.ranks[1].end_ps);
+    assert_int_equal(res.ranks[1].mpi_ps, alone.ranks[1].end_ps - 6000 * US); /* from 6 ms */
+    rt_sim_result_free(&res);
+    c.model.waiting = RT_NET_WAIT_POLL;
+    st_run(tr, &c, &res);
+    assert_int_equal(res.ranks[0].compute_ps, 5000 * US);
+    assert_int_equal(res.ranks[1].compute_ps, 2000 * US);
+    rt_sim_result_free(&res);
+    rt_sim_result_free(&alone);
+    rt_sim_trace_free(tr);
+    st_free(&t);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_call_costs),
         cmocka_unit_test(test_one_member_collectives),
         cmocka_unit_test(test_time_sharing),
+        cmocka_unit_test(test_time_sharing_yield),
+        cmocka_unit_test(test_time_sharing_recorded),
     };
     return rt_test_main("sim_cpu", tests, argc, argv);
 }

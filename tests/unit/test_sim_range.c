@@ -198,6 +198,7 @@ static void test_share_period(void **state)
     st_logp_config(&c, EAGER);
     c.model.cores = 1;
     c.model.timeslice_ps = UINT64_C(1) << 63;
+    c.model.waiting = RT_NET_WAIT_POLL;
     rt_sim_result res;
     st_run(tr, &c, &res);
     assert_int_equal(res.completed, 1);
