@@ -244,6 +244,46 @@ static int cmp_locgroup(const void *a, const void *b)
     return x->ref < y->ref ? -1 : x->ref > y->ref;
 }
 
+static int64_t rank_of_locgroup(const otf2r *o, uint32_t ref);
+
+static int cmp_xloc(const void *a, const void *b)
+{
+    const dloc *x = a, *y = b;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    return x->ref < y->ref ? -1 : x->ref > y->ref;
+}
+
+/* The ranks' locations other than their master threads' (o->xloc, o->xfirst): a rank's
+ * threads, which Score-P and our writer give locations of their own. */
+static int build_threads(rt_reader *r, otf2r *o, size_t n, rt_err *err)
+{
+    size_t nx = 0;
+    for (size_t i = 0; i < o->locs.n; i++) {
+        int64_t rank = rank_of_locgroup(o, o->locs.v[i].group);
+        nx += rank >= 0 && o->locs.v[i].ref != o->rank_loc[rank];
+    }
+    if (!nx)
+        return 0;
+    o->xloc = malloc(nx * sizeof *o->xloc);
+    o->xfirst = calloc(n + 1, sizeof *o->xfirst);
+    if (!o->xloc || !o->xfirst)
+        return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", r->path);
+    size_t k = 0;
+    for (size_t i = 0; i < o->locs.n; i++) {
+        int64_t rank = rank_of_locgroup(o, o->locs.v[i].group);
+        if (rank < 0 || o->locs.v[i].ref == o->rank_loc[rank])
+            continue;
+        o->xloc[k] = o->locs.v[i];
+        o->xloc[k++].group = (uint32_t)rank;
+        o->xfirst[rank + 1]++;
+    }
+    qsort(o->xloc, nx, sizeof *o->xloc, cmp_xloc);
+    for (size_t i = 0; i < n; i++)
+        o->xfirst[i + 1] += o->xfirst[i];
+    return 0;
+}
+
 static dgroup *find_group(otf2r *o, uint32_t ref)
 {
     for (size_t i = 0; i < o->groups.n; i++)
@@ -467,7 +507,7 @@ static int build_ranks(rt_reader *r, otf2r *o, rt_err *err)
         if (g->host != OTF2_UNDEFINED_STRING && (rc = set_host(r, o, i, g, err)) < 0)
             return rc;
     }
-    return 0;
+    return build_threads(r, o, n, err);
 }
 
 /* The communicators, their groups' members as world ranks (locs: the COMM_LOCATIONS group,
