@@ -28,6 +28,7 @@ typedef struct thread_state {
     uint64_t first, last, enter, mpi, calls;
     unsigned depth;
     int seen, pending;
+    uint8_t id; /* its rt_event.thread */
 } thread_state;
 
 /* Times of one rank (sums of its calls' spans and of the gaps between them) fit in 64 bits,
@@ -42,7 +43,8 @@ typedef struct rank_state {
     uint8_t in_ops;   /* rt_pending_op */
     uint8_t pending;  /* the rank's outermost open call holds a pending call */
     thread_state t0;  /* the first thread */
-    thread_state *th; /* threads 1 to RT_THREAD_MAX, made at the rank's first event of one */
+    thread_state *th; /* its other threads seen so far, by id: memory follows the events */
+    unsigned nth, thcap;
     fstat *f;
     unsigned nf, fcap;
 } rank_state;
@@ -161,9 +163,20 @@ static int add_time(rank_state *s, uint16_t fn, uint64_t t)
 /* A thread's own time in MPI: its outermost calls. */
 static int thread_event(rank_state *s, const rt_event *ev)
 {
-    if (ev->thread && !s->th && !(s->th = calloc(RT_THREAD_MAX, sizeof *s->th)))
-        return -RT_E_NOMEM;
-    thread_state *t = ev->thread ? &s->th[ev->thread - 1] : &s->t0;
+    thread_state *t = &s->t0;
+    if (ev->thread) {
+        unsigned k = 0;
+        while (k < s->nth && s->th[k].id < ev->thread)
+            k++;
+        if (k == s->nth || s->th[k].id != ev->thread) { /* the thread's first event */
+            if (RT_VEC_RESERVE(s->th, s->thcap, (uint64_t)s->nth + 1, 4) < 0)
+                return -RT_E_NOMEM;
+            memmove(&s->th[k + 1], &s->th[k], (s->nth - k) * sizeof *s->th);
+            s->th[k] = (thread_state){.id = ev->thread};
+            s->nth++;
+        }
+        t = &s->th[k];
+    }
     if (!t->seen) {
         t->first = ev->time;
         t->seen = 1;
@@ -287,7 +300,7 @@ static int ranks_table(prof *p, rt_tables *ts)
 static int threads_table(prof *p, rt_tables *ts)
 {
     uint32_t r = 0;
-    while (r < p->defs->nranks && !p->rk[r].th)
+    while (r < p->defs->nranks && !p->rk[r].nth)
         r++;
     if (r == p->defs->nranks)
         return 0;
@@ -297,13 +310,13 @@ static int threads_table(prof *p, rt_tables *ts)
     int rc = rt_tables_add(ts, t);
     for (; !rc && r < p->defs->nranks; r++) {
         const rank_state *s = &p->rk[r];
-        for (unsigned k = 0; !rc && s->th && k <= RT_THREAD_MAX; k++) {
+        for (unsigned k = 0; !rc && s->nth && k <= s->nth; k++) {
             const thread_state *h = k ? &s->th[k - 1] : &s->t0;
             if (!h->seen)
-                continue;
+                continue; /* thread 0 without events */
             uint64_t app = h->last - h->first;
             (void)((rc = rt_table_row(t)) || (rc = rt_table_cell_u64(t, r)) ||
-                   (rc = rt_table_cell_u64(t, k)) || (rc = cell_us(t, app)) ||
+                   (rc = rt_table_cell_u64(t, h->id)) || (rc = cell_us(t, app)) ||
                    (rc = cell_us(t, h->mpi)) || (rc = cell_pct(t, h->mpi, app)) ||
                    (rc = rt_table_cell_u64(t, h->calls)));
         }
@@ -629,9 +642,9 @@ static int close_pending(prof *p)
     int rc = 0;
     for (uint32_t r = 0; !rc && r < p->nranks; r++) {
         rank_state *s = &p->rk[r];
-        for (unsigned k = 0; k <= RT_THREAD_MAX; k++) { /* a thread's pending call */
-            thread_state *h = k ? (s->th ? &s->th[k - 1] : NULL) : &s->t0;
-            if (h && h->pending && h->depth) {
+        for (unsigned k = 0; k <= s->nth; k++) { /* a thread's pending call */
+            thread_state *h = k ? &s->th[k - 1] : &s->t0;
+            if (h->pending && h->depth) {
                 h->mpi += p->tmax - h->enter;
                 h->calls++;
                 h->last = p->tmax;
