@@ -23,6 +23,14 @@ typedef struct fstat {
     uint64_t calls, time, min, max;
 } fstat;
 
+/* One thread of a rank (rt_event.thread): its own calls, from its own enters and leaves. */
+typedef struct thread_state {
+    uint64_t first, last, enter, mpi, calls;
+    unsigned depth;
+    int seen, pending;
+    uint8_t id; /* its rt_event.thread */
+} thread_state;
+
 /* Times of one rank (sums of its calls' spans and of the gaps between them) fit in 64 bits,
  * its events being in time order; its bytes, and sums over ranks, may not: those are rt_u128. */
 typedef struct rank_state {
@@ -31,9 +39,12 @@ typedef struct rank_state {
     unsigned depth;
     int seen, left_once;
     uint16_t fn;
-    uint32_t comm;   /* communicator index touched by the current call, or UINT32_MAX */
-    uint8_t in_ops;  /* rt_pending_op */
-    uint8_t pending; /* the rank's outermost open call holds a pending call */
+    uint32_t comm;    /* communicator index touched by the current call, or UINT32_MAX */
+    uint8_t in_ops;   /* rt_pending_op */
+    uint8_t pending;  /* the rank's outermost open call holds a pending call */
+    thread_state t0;  /* the first thread */
+    thread_state *th; /* its other threads seen so far, by id: memory follows the events */
+    unsigned nth, thcap;
     fstat *f;
     unsigned nf, fcap;
 } rank_state;
@@ -149,10 +160,46 @@ static int add_time(rank_state *s, uint16_t fn, uint64_t t)
     return 0;
 }
 
+/* A thread's own time in MPI: its outermost calls. */
+static int thread_event(rank_state *s, const rt_event *ev)
+{
+    thread_state *t = &s->t0;
+    if (ev->thread) {
+        unsigned k = 0;
+        while (k < s->nth && s->th[k].id < ev->thread)
+            k++;
+        if (k == s->nth || s->th[k].id != ev->thread) { /* the thread's first event */
+            if (RT_VEC_RESERVE(s->th, s->thcap, (uint64_t)s->nth + 1, 4) < 0)
+                return -RT_E_NOMEM;
+            memmove(&s->th[k + 1], &s->th[k], (s->nth - k) * sizeof *s->th);
+            s->th[k] = (thread_state){.id = ev->thread};
+            s->nth++;
+        }
+        t = &s->th[k];
+    }
+    if (!t->seen) {
+        t->first = ev->time;
+        t->seen = 1;
+    }
+    t->last = ev->time;
+    if (ev->kind == RT_EV_PENDING)
+        t->pending = 1;
+    else if (ev->kind == RT_EV_ENTER && t->depth++ == 0)
+        t->enter = ev->time;
+    else if (ev->kind == RT_EV_LEAVE && t->depth && --t->depth == 0) {
+        t->mpi += ev->time - t->enter;
+        t->calls++;
+    }
+    return 0;
+}
+
 static int on_event(void *ctx, const rt_event *ev)
 {
     prof *p = ctx;
     rank_state *s = &p->rk[ev->rank];
+    int trc = thread_event(s, ev);
+    if (trc)
+        return trc;
     if (!s->seen) {
         s->first = ev->time;
         s->seen = 1;
@@ -244,6 +291,35 @@ static int ranks_table(prof *p, rt_tables *ts)
                (rc = cell_us(t, s->mpi)) || (rc = cell_pct(t, s->mpi, app)) ||
                (rc = cell_us(t, s->compute)) || (rc = rt_table_cell_u64(t, s->sent_msgs)) ||
                (rc = rt_table_cell_u128(t, s->sent_bytes)));
+    }
+    return rc;
+}
+
+/* For the ranks of more than one thread, each thread's own time (docs/analyzer.md): a table only
+ * when the trace has such a rank. */
+static int threads_table(prof *p, rt_tables *ts)
+{
+    uint32_t r = 0;
+    while (r < p->defs->nranks && !p->rk[r].nth)
+        r++;
+    if (r == p->defs->nranks)
+        return 0;
+    static const char *const cols[] = {"rank", "thread", "app (us)", "MPI (us)", "MPI %", "calls"};
+    rt_table *t =
+        rt_table_new("threads", "Time per thread (ranks of more than one thread)", 6, cols, "r");
+    int rc = rt_tables_add(ts, t);
+    for (; !rc && r < p->defs->nranks; r++) {
+        const rank_state *s = &p->rk[r];
+        for (unsigned k = 0; !rc && s->nth && k <= s->nth; k++) {
+            const thread_state *h = k ? &s->th[k - 1] : &s->t0;
+            if (!h->seen)
+                continue; /* thread 0 without events */
+            uint64_t app = h->last - h->first;
+            (void)((rc = rt_table_row(t)) || (rc = rt_table_cell_u64(t, r)) ||
+                   (rc = rt_table_cell_u64(t, h->id)) || (rc = cell_us(t, app)) ||
+                   (rc = cell_us(t, h->mpi)) || (rc = cell_pct(t, h->mpi, app)) ||
+                   (rc = rt_table_cell_u64(t, h->calls)));
+        }
     }
     return rc;
 }
@@ -566,6 +642,15 @@ static int close_pending(prof *p)
     int rc = 0;
     for (uint32_t r = 0; !rc && r < p->nranks; r++) {
         rank_state *s = &p->rk[r];
+        for (unsigned k = 0; k <= s->nth; k++) { /* a thread's pending call */
+            thread_state *h = k ? &s->th[k - 1] : &s->t0;
+            if (h->pending && h->depth) {
+                h->mpi += p->tmax - h->enter;
+                h->calls++;
+                h->last = p->tmax;
+                h->depth = 0;
+            }
+        }
         if (!s->pending || !s->depth)
             continue;
         uint64_t t = p->tmax - s->enter;
@@ -587,6 +672,7 @@ static int finish(void *ctx, rt_err *err)
     if ((rc = close_pending(p)))
         return rc;
     if ((rc = ranks_table(p, &res->report.tables)) ||
+        (rc = threads_table(p, &res->report.tables)) ||
         (rc = functions_tables(p, &res->report.tables)) || (rc = matrix_tables(p, res)) ||
         (rc = comms_table(p, &res->report.tables)))
         return rc;
@@ -595,8 +681,10 @@ static int finish(void *ctx, rt_err *err)
 
 static void pass_free(prof *p)
 {
-    for (uint32_t r = 0; p->rk && r < p->nranks; r++)
+    for (uint32_t r = 0; p->rk && r < p->nranks; r++) {
         free(p->rk[r].f);
+        free(p->rk[r].th);
+    }
     free(p->rk);
     free(p->pairs);
     free(p->comm);

@@ -49,7 +49,7 @@ static void on_field(void *s, size_t len, void *data)
 {
     rt__csv_reader *cr = data;
     size_t n = cr->nfields++;
-    if (n > RT__CSV_ESIZE)
+    if (n > RT__CSV_THREAD)
         return;
     if (len)
         memcpy(cr->text + cr->text_len, s, len);
@@ -213,9 +213,10 @@ static int rec_event(rt__csv_reader *cr, rt_event *ev, rt_err *e)
 {
     char sb[RT__CSV_SHOW_LEN];
     uint64_t v;
-    if (cr->nfields != RT__CSV_NFIELDS && cr->nfields != RT__CSV_NFIELDS + 1)
-        return rt_err_set(e, RT_E_FORMAT, "event has %zu fields, expected %d (or %d with sizes)",
-                          cr->nfields, RT__CSV_NFIELDS, RT__CSV_NFIELDS + 1);
+    if (cr->nfields < RT__CSV_NFIELDS || cr->nfields > RT__CSV_THREAD + 1)
+        return rt_err_set(e, RT_E_FORMAT,
+                          "event has %zu fields, expected %d (%d with sizes, %d with a thread)",
+                          cr->nfields, RT__CSV_NFIELDS, RT__CSV_NFIELDS + 1, RT__CSV_THREAD + 1);
     memset(ev, 0, sizeof *ev);
     int rc = rt__csv_get_u(rt__csv_fld(cr, RT__CSV_RANK), UINT32_MAX, "RANK", &v, e);
     if (rc)
@@ -260,6 +261,13 @@ static int rec_event(rt__csv_reader *cr, rt_event *ev, rt_err *e)
         }
         if ((rc = event_field(ev, i, s, e)))
             return rc;
+    }
+    if (cr->nfields > RT__CSV_THREAD) {
+        if ((rc = rt__csv_get_u(rt__csv_fld(cr, RT__CSV_THREAD), RT_THREAD_MAX, "THREAD", &v, e)))
+            return rc;
+        ev->thread = (uint8_t)v;
+        if (!*rt__csv_fld(cr, RT__CSV_ESIZE))
+            return 0; /* a thread's event without sizes */
     }
     return cr->nfields > RT__CSV_NFIELDS ? esize_field(ev, rt__csv_fld(cr, RT__CSV_ESIZE), e) : 0;
 }

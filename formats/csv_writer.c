@@ -92,6 +92,12 @@ static int event_write(rt_writer *w, const rt_event *ev, rt_err *err)
         if (ev->resize)
             p = put_u(p, rt_esize_of(ev->resize));
     }
+    if (ev->thread) { /* the thread column (rt__csv.h), after the sizes one, empty or not */
+        if (!ev->esize && !ev->resize)
+            *p++ = ',';
+        *p++ = ',';
+        p = put_u(p, ev->thread);
+    }
     *p++ = '\n';
     if (fwrite(row, 1, (size_t)(p - row), cw->f) != (size_t)(p - row))
         return write_failed(w, errno, err);

@@ -355,7 +355,7 @@ int rt_event_equal(const rt_event *a, const rt_event *b)
     return x.time == y.time && x.rank == y.rank && x.kind == y.kind && x.call == y.call &&
            x.comm == y.comm && x.peer == y.peer && x.tag == y.tag && x.bytes == y.bytes &&
            x.rbytes == y.rbytes && x.contype == y.contype && x.req == y.req && x.op == y.op &&
-           x.esize == y.esize && x.resize == y.resize;
+           x.esize == y.esize && x.resize == y.resize && x.thread == y.thread;
 }
 
 /* The req column of RT_EVENT_KINDS. */

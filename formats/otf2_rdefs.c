@@ -257,6 +257,60 @@ static int cmp_locgroup(const void *a, const void *b)
     return x->ref < y->ref ? -1 : x->ref > y->ref;
 }
 
+static int64_t rank_of_locgroup(const otf2r *o, uint32_t ref);
+
+static int cmp_xloc(const void *a, const void *b)
+{
+    const dloc *x = a, *y = b;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    return x->ref < y->ref ? -1 : x->ref > y->ref;
+}
+
+/* A location of a rank's other threads: a CPU thread of a process besides its master (not a
+ * GPU's or a metric's, which Score-P also puts in a process's group); its rank, else -1. */
+static int64_t other_thread(const otf2r *o, const dloc *l)
+{
+    int64_t rank = rank_of_locgroup(o, l->group);
+    return rank >= 0 && l->type == OTF2_LOCATION_TYPE_CPU_THREAD && l->ref != o->rank_loc[rank]
+               ? rank
+               : -1;
+}
+
+/* The ranks' locations other than their master threads' (o->xloc, o->xfirst): a rank's
+ * threads, which Score-P and our writer give locations of their own. */
+static int build_threads(rt_reader *r, otf2r *o, size_t n, rt_err *err)
+{
+    size_t nx = 0;
+    for (size_t i = 0; i < o->locs.n; i++) {
+        nx += other_thread(o, &o->locs.v[i]) >= 0;
+    }
+    if (!nx)
+        return 0;
+    o->xloc = malloc(nx * sizeof *o->xloc);
+    o->xfirst = calloc(n + 1, sizeof *o->xfirst);
+    if (!o->xloc || !o->xfirst)
+        return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", r->path);
+    size_t k = 0;
+    for (size_t i = 0; i < o->locs.n; i++) {
+        int64_t rank = other_thread(o, &o->locs.v[i]);
+        if (rank < 0)
+            continue;
+        o->xloc[k] = o->locs.v[i];
+        o->xloc[k++].group = (uint32_t)rank;
+    }
+    qsort(o->xloc, nx, sizeof *o->xloc, cmp_xloc);
+    k = 0; /* a location defined twice (a damaged archive) is read once */
+    for (size_t i = 0; i < nx; i++)
+        if (!k || o->xloc[i].ref != o->xloc[k - 1].ref || o->xloc[i].group != o->xloc[k - 1].group)
+            o->xloc[k++] = o->xloc[i];
+    for (size_t i = 0; i < k; i++)
+        o->xfirst[o->xloc[i].group + 1]++;
+    for (size_t i = 0; i < n; i++)
+        o->xfirst[i + 1] += o->xfirst[i];
+    return 0;
+}
+
 static dgroup *find_group(otf2r *o, uint32_t ref)
 {
     for (size_t i = 0; i < o->groups.n; i++)
@@ -480,7 +534,7 @@ static int build_ranks(rt_reader *r, otf2r *o, rt_err *err)
         if (g->host != OTF2_UNDEFINED_STRING && (rc = set_host(r, o, i, g, err)) < 0)
             return rc;
     }
-    return 0;
+    return build_threads(r, o, n, err);
 }
 
 /* The communicators, their groups' members as world ranks (locs: the COMM_LOCATIONS group,

@@ -28,10 +28,10 @@ char *rt__otf2r_archive_file(const otf2r *o, const char *name)
     return p;
 }
 
-/* An event reader for rank o->cur, with our callbacks. */
-static int attach_reader(rt_reader *r, otf2r *o, rt_err *err)
+/* An event reader for location loc (of rank o->cur), with our callbacks. */
+static int attach_reader(rt_reader *r, otf2r *o, uint64_t loc, rt_err *err)
 {
-    o->er = OTF2_Reader_GetEvtReader(o->reader, o->rank_loc[o->cur]);
+    o->er = OTF2_Reader_GetEvtReader(o->reader, loc);
     if (!o->er)
         return rt__otf2_fail(err, RT_E_FORMAT, r->path, "damaged OTF2 archive: events unreadable",
                              OTF2_ERROR_INVALID);
@@ -43,6 +43,31 @@ static int attach_reader(rt_reader *r, otf2r *o, rt_err *err)
         return rt__otf2_fail(err, RT_E_OTF2, r->path, "cannot read events", ec);
     o->position = 0;
     o->depth = 0;
+    return 0;
+}
+
+/* Appends the events of the location o->er reads, until it stops (*ec: how), to *out (*n of
+ * them, room for *cap). */
+static int read_all(rt_reader *r, otf2r *o, OTF2_Reader *rd, rt_event **out, size_t *n, size_t *cap,
+                    OTF2_ErrorCode *ec, rt_err *err)
+{
+    o->nblk = 0; /* each record's events in the block's first slots, then into out */
+    for (uint64_t got = 1; got;) {
+        o->have = 0;
+        o->tgt_have = 0;
+        got = 0;
+        if ((*ec = OTF2_Reader_ReadLocalEvents(rd, o->er, 1, &got)) != OTF2_SUCCESS || o->time_past)
+            break;
+        if (!o->have)
+            continue;
+        if (o->sizes)
+            rt__otf2r_sizes(o, o->blk);
+        size_t k = 1 + (size_t)o->tgt_have; /* the transfer's RMA_TARGET, from the same record */
+        if (RT_VEC_RESERVE(*out, *cap, (uint64_t)*n + k, 256) < 0)
+            return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", r->path);
+        memcpy(*out + *n, o->blk, k * sizeof **out);
+        *n += k;
+    }
     return 0;
 }
 
@@ -70,28 +95,12 @@ static int read_rank_from(rt_reader *r, otf2r *o, const char *anchor, rt_event *
              OTF2_Reader_SelectLocation(rd, o->rank_loc[o->cur]) == OTF2_SUCCESS &&
              OTF2_Reader_OpenEvtFiles(rd) == OTF2_SUCCESS;
     OTF2_GlobalDefReaderCallbacks_Delete(gcb);
-    int rc = ok ? attach_reader(r, o, err)
+    int rc = ok ? attach_reader(r, o, o->rank_loc[o->cur], err)
                 : rt_err_set(err, RT_E_IO, "%s: cannot read a copy of rank %u's events", r->path,
                              (unsigned)o->cur);
-    o->nblk = 0; /* each record's events in the block's first slots, then into out */
-    for (uint64_t got = 1; !rc && got;) {
-        o->have = 0;
-        o->tgt_have = 0;
-        got = 0;
-        if (OTF2_Reader_ReadLocalEvents(rd, o->er, 1, &got) != OTF2_SUCCESS)
-            break;
-        if (!o->have)
-            continue;
-        if (o->sizes)
-            rt__otf2r_sizes(o, o->blk);
-        size_t k = 1 + (size_t)o->tgt_have; /* the transfer's RMA_TARGET, from the same record */
-        if (RT_VEC_RESERVE(*out, cap, (uint64_t)*n + k, 256) < 0) {
-            rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", r->path);
-            break;
-        }
-        memcpy(*out + *n, o->blk, k * sizeof **out);
-        *n += k;
-    }
+    OTF2_ErrorCode ec;
+    if (!rc)
+        rc = read_all(r, o, rd, out, n, &cap, &ec, err);
     o->er = NULL;
     OTF2_Reader_Close(rd);
     o->reader = keep;
@@ -182,15 +191,104 @@ static int read_cut_rank(rt_reader *r, otf2r *o, const char *evt, rt_err *err)
     return 0;
 }
 
+/* A rank's events from its locations, one per thread, read whole (ev[j], n[j] of location j),
+ * merged by time into o->cut_ev as next_events hands out a cut rank's: a thread's events stay
+ * in their order and, on a tie, the lower thread's go first, as the raw reader merges a rank's
+ * thread files. Memory follows the events of such a rank; a rank of one thread is streamed. */
+static int merge_threads(rt_reader *r, otf2r *o, rt_event **ev, const size_t *n, size_t k,
+                         rt_err *err)
+{
+    size_t total = 0;
+    for (size_t j = 0; j < k; j++)
+        total += n[j]; /* no overflow: each array is in memory */
+    size_t *at = calloc(k, sizeof *at);
+    rt_event *out = malloc((total ? total : 1) * sizeof *out);
+    if (!at || !out) {
+        free(at);
+        free(out);
+        return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", r->path);
+    }
+    for (size_t i = 0; i < total; i++) {
+        size_t best = k;
+        for (size_t j = 0; j < k; j++)
+            if (at[j] < n[j] && (best == k || ev[j][at[j]].time < ev[best][at[best]].time))
+                best = j;
+        out[i] = ev[best][at[best]++];
+    }
+    free(at);
+    o->cut_ev = out;
+    o->ncut = total;
+    o->next_cut = 0;
+    return 0;
+}
+
+/* Rank o->cur when it has locations of more than one thread: each location read whole (one
+ * whose file was cut short is left out, and said so), its events given its thread. */
+static int read_threads(rt_reader *r, otf2r *o, rt_err *err)
+{
+    size_t first = o->xfirst[o->cur], k = o->xfirst[o->cur + 1] - first + 1;
+    rt_event **ev = calloc(k, sizeof *ev);
+    size_t *n = calloc(k, sizeof *n);
+    int rc = ev && n ? 0 : rt_err_set(err, RT_E_NOMEM, "%s: out of memory", r->path);
+    for (size_t j = 0; j < k && !rc && !o->time_past; j++) {
+        uint64_t loc = j ? o->xloc[first + j - 1].ref : o->rank_loc[o->cur];
+        uint64_t announced = j ? o->xloc[first + j - 1].nevents : o->rank_nevents[o->cur];
+        unsigned thread = j < RT_THREAD_MAX ? (unsigned)j : RT_THREAD_MAX;
+        char name[48];
+        snprintf(name, sizeof name, "/%llu.evt", (unsigned long long)loc);
+        char *evt = rt__otf2r_archive_file(o, name);
+        if (!evt) {
+            rc = rt_err_set(err, RT_E_NOMEM, "%s: out of memory", r->path);
+            break;
+        }
+        int whole = rt__otf2r_file_complete(evt, o->evt_chunk);
+        free(evt);
+        if (!whole) {
+            rt__reader_set_truncated(r,
+                                     "%s: trace cut short: the events of rank %u's thread %u "
+                                     "end early and are left out",
+                                     r->path, (unsigned)o->cur, thread);
+            continue;
+        }
+        if ((rc = attach_reader(r, o, loc, err)))
+            break;
+        size_t cap = 0;
+        OTF2_ErrorCode ec = OTF2_SUCCESS;
+        rc = read_all(r, o, o->reader, &ev[j], &n[j], &cap, &ec, err);
+        uint64_t seen = o->position;
+        OTF2_Reader_CloseEvtReader(o->reader, o->er);
+        o->er = NULL;
+        if (!rc && (ec != OTF2_SUCCESS || (o->ours && seen < announced)))
+            rt__reader_set_truncated(r,
+                                     "%s: trace cut short: rank %u's thread %u's events end "
+                                     "early, after %llu records%s%s",
+                                     r->path, (unsigned)o->cur, thread, (unsigned long long)seen,
+                                     ec != OTF2_SUCCESS ? ": " : "",
+                                     ec != OTF2_SUCCESS ? OTF2_Error_GetDescription(ec) : "");
+        for (size_t i = 0; i < n[j]; i++)
+            ev[j][i].thread = (uint8_t)thread;
+    }
+    if (!rc)
+        rc = merge_threads(r, o, ev, n, k, err);
+    for (size_t j = 0; ev && j < k; j++)
+        free(ev[j]);
+    free(ev);
+    free(n);
+    return rc;
+}
+
 /* Prepares rank o->cur: a reader over its event file, or its events read already when
  * the file was cut short. */
 static int open_rank(rt_reader *r, otf2r *o, rt_err *err)
 {
+    if (o->xfirst && o->xfirst[o->cur + 1] > o->xfirst[o->cur])
+        return read_threads(r, o, err);
     char name[48];
     snprintf(name, sizeof name, "/%llu.evt", (unsigned long long)o->rank_loc[o->cur]);
     char *evt = rt__otf2r_archive_file(o, name);
-    int rc = evt && !rt__otf2r_file_complete(evt, o->evt_chunk) ? read_cut_rank(r, o, evt, err)
-                                                                : attach_reader(r, o, err);
+    int rc = evt && !rt__otf2r_file_complete(evt, o->evt_chunk)
+                 ? read_cut_rank(r, o, evt, err)
+                 : attach_reader(r, o, o->rank_loc[o->cur], err);
     free(evt);
     return rc;
 }
@@ -369,6 +467,8 @@ static void otf2r_free(otf2r *o)
     free(o->wins.v);
     free(o->nbrs.v);
     free(o->rank_loc);
+    free(o->xloc);
+    free(o->xfirst);
     free(o->rank_nevents);
     rt_hmap_free(&o->group_id);
     free(o->cut_ev);
@@ -399,11 +499,15 @@ static double r_progress(const rt_reader *r)
     return f < 1 ? f : 1;
 }
 
-/* The records rank's location announces: what reading it costs. */
+/* The records rank's locations announce: what reading it costs (a damaged count may claim
+ * anything: the sum saturates). */
 static uint64_t r_rank_size(const rt_reader *r, uint32_t rank)
 {
     const otf2r *o = r->impl;
-    return o->rank_nevents ? o->rank_nevents[rank] : 0;
+    uint64_t n = o->rank_nevents ? o->rank_nevents[rank] : 0;
+    for (size_t i = o->xfirst ? o->xfirst[rank] : 0; o->xfirst && i < o->xfirst[rank + 1]; i++)
+        n = n > UINT64_MAX - o->xloc[i].nevents ? UINT64_MAX : n + o->xloc[i].nevents;
+    return n;
 }
 
 static const rt__reader_ops otf2_reader_ops = {
@@ -413,6 +517,17 @@ static const rt__reader_ops otf2_reader_ops = {
     .progress = r_progress,
 };
 
+/* The locations of rank i: its master thread's, then its other threads' (o->xloc). */
+static size_t nlocs(const otf2r *o, uint32_t i)
+{
+    return 1 + (o->xfirst ? o->xfirst[i + 1] - o->xfirst[i] : 0);
+}
+
+static uint64_t loc_of(const otf2r *o, uint32_t i, size_t j)
+{
+    return j ? o->xloc[o->xfirst[i] + j - 1].ref : o->rank_loc[i];
+}
+
 /* Selects every rank's location, opens the event files and applies the local definitions
  * (Score-P's mapping tables); local definition files are optional, but one that is there is
  * checked before OTF2 reads it (otf2_defcheck.c). */
@@ -420,7 +535,8 @@ static int open_events(rt_reader *r, otf2r *o, rt_err *err)
 {
     OTF2_ErrorCode ec = OTF2_SUCCESS;
     for (uint32_t i = o->cur; i < o->read_end && ec == OTF2_SUCCESS; i++)
-        ec = OTF2_Reader_SelectLocation(o->reader, o->rank_loc[i]);
+        for (size_t j = 0; j < nlocs(o, i) && ec == OTF2_SUCCESS; j++)
+            ec = OTF2_Reader_SelectLocation(o->reader, loc_of(o, i, j));
     if (ec == OTF2_SUCCESS)
         ec = OTF2_Reader_OpenEvtFiles(o->reader);
     if (ec != OTF2_SUCCESS)
@@ -428,15 +544,16 @@ static int open_events(rt_reader *r, otf2r *o, rt_err *err)
                              "damaged OTF2 archive: event files unreadable", ec);
     int rc = 0;
     if (OTF2_Reader_OpenDefFiles(o->reader) == OTF2_SUCCESS) {
-        for (uint32_t i = o->cur; i < o->read_end && !rc; i++) {
+        for (uint64_t i = o->cur, j = 0; i < o->read_end && !rc;
+             j + 1 < nlocs(o, (uint32_t)i) ? j++ : (j = 0, i++)) {
+            uint64_t loc = loc_of(o, (uint32_t)i, j);
             char name[48];
-            snprintf(name, sizeof name, "/%llu.def", (unsigned long long)o->rank_loc[i]);
+            snprintf(name, sizeof name, "/%llu.def", (unsigned long long)loc);
             uint64_t records = 0;
             rc = rt__otf2r_check_defs(r, o, name, 1, &records, err);
             /* A def reader costs a zeroed buffer of a definition chunk (4 MiB in our archives,
              * whose local definition files hold no record): only for records to read. */
-            OTF2_DefReader *dr =
-                rc || !records ? NULL : OTF2_Reader_GetDefReader(o->reader, o->rank_loc[i]);
+            OTF2_DefReader *dr = rc || !records ? NULL : OTF2_Reader_GetDefReader(o->reader, loc);
             if (dr) {
                 uint64_t n;
                 OTF2_Reader_ReadAllLocalDefinitions(o->reader, dr, &n);

@@ -1,5 +1,6 @@
 /*
- * OTF2 writer: one archive per trace, one location (and location group) per world rank,
+ * OTF2 writer: one archive per trace, one location group per world rank with a location per
+ * thread (docs/tracer.md, "Threads"),
  * Score-P's record conventions for MPI events, the machine > module > node system tree,
  * and retrace's attributes where OTF2 has no slot for a field (see rt__otf2.h).
  */
@@ -24,12 +25,18 @@ typedef struct otf2w_rank {
     uint16_t stack[CALL_STACK];
     rt_event held; /* an RMA transfer waiting for its RMA_TARGET, when holding (rt__otf2.h) */
     int holding;
+    int used; /* a thread location that has events (thread locations only) */
 } otf2w_rank;
 
 typedef struct otf2w {
     OTF2_Archive *archive;
     OTF2_AttributeList *attrs;
-    otf2w_rank *ranks;
+    otf2w_rank *ranks; /* the master thread of each rank: location ref = rank */
+    /* Per rank, NULL unless it has events of other threads: RT_THREAD_MAX locations, thread
+     * t at index t - 1 and location ref (t << 32) | rank, as Score-P numbers a process's
+     * locations; a trace of one thread a rank writes what it wrote before threads. */
+    otf2w_rank **threads;
+    uint32_t nranks;
     uint64_t tmax;
     OTF2_GlobalDefWriter *gdw; /* while closing */
     OTF2_StringRef nstrings;
@@ -316,14 +323,32 @@ static OTF2_ErrorCode emit(otf2w *o, otf2w_rank *r, const rt_defs *d, const rt_e
     return OTF2_SUCCESS;
 }
 
+/* The location of ev's thread other than the master's (made on first use); NULL when out of
+ * memory. */
+static otf2w_rank *thread_loc(otf2w *o, const rt_event *ev)
+{
+    otf2w_rank **t = &o->threads[ev->rank];
+    if (!*t && !(*t = calloc(RT_THREAD_MAX, sizeof **t)))
+        return NULL;
+    (*t)[ev->thread - 1].used = 1;
+    return &(*t)[ev->thread - 1];
+}
+
+static uint64_t loc_ref(uint32_t rank, unsigned thread)
+{
+    return (uint64_t)thread << 32 | rank;
+}
+
 /* An RMA transfer waits for the next event of its rank: its RMA_TARGET, if it has one, goes into
  * the transfer's record as attributes. */
 static int w_write(rt_writer *w, const rt_event *ev, rt_err *err)
 {
     otf2w *o = w->impl;
-    otf2w_rank *r = &o->ranks[ev->rank];
+    otf2w_rank *r = ev->thread ? thread_loc(o, ev) : &o->ranks[ev->rank];
+    if (!r)
+        return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", w->path);
     if (!r->ew) {
-        r->ew = OTF2_Archive_GetEvtWriter(o->archive, ev->rank);
+        r->ew = OTF2_Archive_GetEvtWriter(o->archive, loc_ref(ev->rank, ev->thread));
         if (!r->ew)
             return rt__otf2_fail(err, RT_E_IO, w->path, "cannot open an event writer",
                                  OTF2_ERROR_INVALID);
@@ -680,6 +705,14 @@ static OTF2_ErrorCode write_global_defs(otf2w *o, const rt_defs *d)
         if (ec == OTF2_SUCCESS)
             ec = OTF2_GlobalDefWriter_WriteLocation(
                 o->gdw, r, s_thread, OTF2_LOCATION_TYPE_CPU_THREAD, o->ranks[r].nevents, r);
+        for (unsigned t = 1; t <= RT_THREAD_MAX && o->threads[r] && ec == OTF2_SUCCESS; t++) {
+            const otf2w_rank *l = &o->threads[r][t - 1];
+            if (!l->used)
+                continue;
+            snprintf(name, sizeof name, "Pthread thread %u", t);
+            ec = OTF2_GlobalDefWriter_WriteLocation(o->gdw, loc_ref(r, t), str(o, name, &ec),
+                                                    OTF2_LOCATION_TYPE_CPU_THREAD, l->nevents, r);
+        }
     }
     free(hs.name);
     free(tree_of);
@@ -692,6 +725,10 @@ static void otf2w_free(otf2w *o)
 {
     if (o->attrs)
         OTF2_AttributeList_Delete(o->attrs);
+    if (o->threads)
+        for (size_t r = 0; r < o->nranks; r++)
+            free(o->threads[r]);
+    free(o->threads);
     free(o->ranks);
     free(o);
 }
@@ -710,6 +747,14 @@ static int w_close(rt_writer *w, rt_err *err)
             what = "cannot write an event";
             ec = emit(o, &o->ranks[r], d, &o->ranks[r].held, NULL);
         }
+        for (unsigned t = 1; t <= RT_THREAD_MAX && o->threads[r] && ec == OTF2_SUCCESS; t++) {
+            otf2w_rank *l = &o->threads[r][t - 1];
+            if (l->holding) {
+                l->holding = 0;
+                what = "cannot write an event";
+                ec = emit(o, l, d, &l->held, NULL);
+            }
+        }
     }
     if (ec == OTF2_SUCCESS)
         what = "cannot finish the event files";
@@ -719,6 +764,12 @@ static int w_close(rt_writer *w, rt_err *err)
         ec = o->ranks[r].ew ? OTF2_Archive_CloseEvtWriter(o->archive, o->ranks[r].ew)
                             : OTF2_ERROR_INVALID;
         o->ranks[r].ew = NULL;
+        for (unsigned t = 1; t <= RT_THREAD_MAX && o->threads[r] && ec == OTF2_SUCCESS; t++) {
+            otf2w_rank *l = &o->threads[r][t - 1];
+            if (l->ew)
+                ec = OTF2_Archive_CloseEvtWriter(o->archive, l->ew);
+            l->ew = NULL;
+        }
     }
     if (ec == OTF2_SUCCESS)
         ec = OTF2_Archive_CloseEvtFiles(o->archive);
@@ -728,6 +779,12 @@ static int w_close(rt_writer *w, rt_err *err)
         for (uint32_t r = 0; r < d->nranks && ec == OTF2_SUCCESS; r++) {
             OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(o->archive, r);
             ec = dw ? OTF2_Archive_CloseDefWriter(o->archive, dw) : OTF2_ERROR_INVALID;
+            for (unsigned t = 1; t <= RT_THREAD_MAX && o->threads[r] && ec == OTF2_SUCCESS; t++) {
+                if (!o->threads[r][t - 1].used)
+                    continue;
+                dw = OTF2_Archive_GetDefWriter(o->archive, loc_ref(r, t));
+                ec = dw ? OTF2_Archive_CloseDefWriter(o->archive, dw) : OTF2_ERROR_INVALID;
+            }
         }
         if (ec == OTF2_SUCCESS)
             ec = OTF2_Archive_CloseDefFiles(o->archive);
@@ -865,11 +922,13 @@ int rt__otf2_create(rt_writer *w, rt_err *err)
     rt__otf2_quiet();
     otf2w *o = calloc(1, sizeof *o);
     if (!o || !(o->ranks = calloc(w->defs.nranks, sizeof *o->ranks)) ||
+        !(o->threads = calloc(w->defs.nranks, sizeof *o->threads)) ||
         !(o->attrs = OTF2_AttributeList_New())) {
         if (o)
             otf2w_free(o);
         return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", w->path);
     }
+    o->nranks = w->defs.nranks;
     o->sizes = (w->defs.flags & RT_DEFS_ELEM_SIZES) != 0;
     int rc = check_target(w->path, &o->made_dir, err);
     if (rc) {

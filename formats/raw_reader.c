@@ -745,6 +745,7 @@ static int raw_next(rt_reader *r, rt_event *ev, rt_err *err)
                 best = &rr->ts[i];
         if (best) {
             *ev = best->ev;
+            ev->thread = best->thread < RT_THREAD_MAX ? (uint8_t)best->thread : RT_THREAD_MAX;
             rr->last = best - rr->ts;
             rr->out_rank = rr->cur;
             rr->out_thread = best->thread;

@@ -34,6 +34,10 @@ enum {
  * bytes and the rbytes side, each empty when unknown ("4/4", "8/", "/12"). A line without it
  * has neither (every line of traces before sizes). */
 #define RT__CSV_ESIZE RT__CSV_NFIELDS
+/* And an optional fourteenth on the events of a thread other than the rank's first
+ * (rt_event.thread, 1 to RT_THREAD_MAX), after the sizes column, which may then be empty. A
+ * line without it is of thread 0 (every line of traces before threads). */
+#define RT__CSV_THREAD (RT__CSV_NFIELDS + 1)
 
 extern const char *const rt__csv_field_names[RT__CSV_NFIELDS];
 /* The RT_EVENT_KINDS letter of each optional column (0: every event has it). */
@@ -51,7 +55,7 @@ typedef struct rt__csv_reader {
      * sized for the line before parsing. Fields past the thirteenth are only counted. */
     char *text;
     size_t text_len, text_cap;
-    size_t off[RT__CSV_NFIELDS + 1];
+    size_t off[RT__CSV_THREAD + 1];
     size_t nfields;
     int have_ranks, in_events;
     unsigned char *proc_seen; /* bitmap over world ranks while definitions are read */

@@ -100,8 +100,13 @@ typedef struct otf2r {
     int failed;
     /* ranks */
     uint64_t *rank_loc;     /* location ref of each rank's master thread */
-    uint64_t *rank_nevents; /* records announced per rank */
-    rt_hmap group_id;       /* OTF2 group ref -> our group id, for the groups PSCW names */
+    uint64_t *rank_nevents; /* records announced per rank (its master thread's location) */
+    /* The ranks' other locations (their threads), NULL when every rank has one: rank r's
+     * are xloc[xfirst[r]] to xloc[xfirst[r + 1] - 1], in ref order (threads 1, 2, ...; group
+     * holds the rank). */
+    dloc *xloc;
+    size_t *xfirst;
+    rt_hmap group_id; /* OTF2 group ref -> our group id, for the groups PSCW names */
     /* reading */
     uint32_t cur;
     OTF2_EvtReader *er;

@@ -677,7 +677,13 @@ typedef struct rt_event {
      * ISEND, RECV, IRECV, COLL_END and NBC_COMPLETE by traces whose tracer
      * records them (RT_DEFS_ELEM_SIZES); 0 everywhere else. */
     uint8_t esize, resize;
+    /* The thread of its rank that recorded it, in the last padding byte: 0 the thread that
+     * called MPI_Init, then the others in the order of their first MPI call; a rank's threads
+     * from RT_THREAD_MAX on share RT_THREAD_MAX. Formats without threads give 0. */
+    uint8_t thread;
 } rt_event;
+_Static_assert(sizeof(rt_event) == 56, "rt_event stays 56 bytes");
+#define RT_THREAD_MAX 255u
 
 /*
  * An element size (a datatype's size, MPI_Type_size) in 7 bits, so that it fits beside the

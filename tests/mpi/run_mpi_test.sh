@@ -75,6 +75,12 @@
 #                        window's address), and the records that carry retrace::assert (fences,
 #                        posts, starts: "RECORD LOCATION assert=BITS"), sorted =
 #                        expected/EXPECT.otf2attrs
+#   LOCATIONS=1          otf2-print's event records per location, as "COUNT rank R thread T
+#                        RECORD", with "tag=N bytes=N" on sends and receives (a location ref
+#                        is thread << 32 | rank), sorted from the rank on =
+#                        expected/EXPECT.locations
+#   THREAD_PROFILE=1     retrace profile's "Time per thread" table, as "RANK THREAD CALLS"
+#                        lines = expected/EXPECT.threads
 #   LIVE_HIST=1          retrace hist TRACE HIST_ARGS must print exactly what the tracer's
 #                        live histogram printed (the traced stdout after the plain one)
 #   ANALYZE="A B"        for each name: retrace $ARGS_A TRACE prints expected/EXPECT.A
@@ -137,7 +143,7 @@ if [ $untraced = 0 ]; then
 fi
 
 PROG='' ARGS='' OUT='' TIMEOUT='' NP='' NODES=1 MODULES=1 STATUS=0 RECORD_STATUS=''
-LAUNCH=record RECORD_ARGS='' ENV='' HISTOGRAM=0 NOTRACE=0 TRUNCATED=0 DUMP='' CHECK=none CALLS=0 REPORT=0
+LAUNCH=record RECORD_ARGS='' ENV='' HISTOGRAM=0 LOCATIONS=0 THREAD_PROFILE=0 NOTRACE=0 TRUNCATED=0 DUMP='' CHECK=none CALLS=0 REPORT=0
 HYDRA_HUP=0 EXPECT=$case LIVE_HIST=0 OTF2_ATTRS=0 HIST_ARGS='' ANALYZE='' REPLAY_ARGS='' MPI_REPLAY=1 MPI_LEFT_OUT=0
 MPI_COLLS=''
 REPLAY=1 FINDINGS='' OPENMPI=1 EXPECT_OPENMPI='' STATUS_OPENMPI=''
@@ -291,6 +297,24 @@ if [ "$TRUNCATED" != 1 ]; then
     timeout -k 5 "$timeout" otf2-print "$trace/traces.otf2" > "$w/otf2-print.out" 2> "$w/otf2-print.err" ||
         fail "otf2-print exited $? (124: did not finish in ${timeout} s)"
     [ -s "$w/otf2-print.err" ] && { fail "otf2-print complained:"; show "$w/otf2-print.err"; }
+fi
+if [ "$LOCATIONS" = 1 ] && [ "$TRUNCATED" != 1 ]; then
+    awk '$2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ {
+        r = $2 % 4294967296; t = ($2 - r) / 4294967296; x = ""
+        if ($1 ~ /^MPI_I?(SEND|RECV)$/) {
+            tag = $0; sub(/.*Tag: /, "", tag); sub(/,.*/, "", tag)
+            len = $0; sub(/.*Length: /, "", len); sub(/,.*/, "", len)
+            x = " tag=" tag " bytes=" len
+        }
+        print "rank " r " thread " t " " $1 x }' "$w/otf2-print.out" | LC_ALL=C sort | uniq -c |
+        sed 's/^ *//' | LC_ALL=C sort -k2 > "$w/locations.txt"
+    compare "$exp/$EXPECT.locations" "$w/locations.txt" "otf2-print's records per location"
+fi
+if [ "$THREAD_PROFILE" = 1 ]; then
+    timeout -k 5 "$timeout" "$retrace" profile "$trace" 2> "$w/profile.err" |
+        awk '/^Time per thread/ { on = 1; getline; next } on && NF == 0 { on = 0 }
+            on { print $1, $2, $NF }' > "$w/threads.txt"
+    compare "$exp/$EXPECT.threads" "$w/threads.txt" "retrace profile's time per thread"
 fi
 if [ "$OTF2_ATTRS" = 1 ] && [ "$TRUNCATED" != 1 ]; then
     awk '/^[A-Z_]+ +[0-9]+ +[0-9]+ / { rec = $1 " " $2; next }

@@ -755,6 +755,64 @@ static void test_otf2_parts(void **state)
     rt_reader_close(r);
     (void)state;
 }
+/*
+ * Threads: the CSV thread column, one OTF2 location per thread (thread t of rank r at ref
+ * t << 32 | r, as Score-P numbers them) and a rank's threads read back merged by time, the
+ * lower thread first on a tie, each event with its thread; a thread past RT_THREAD_MAX is refused.
+ */
+static void test_thread_roundtrip(void **state)
+{
+    (void)state;
+    const char *in = rt_test_write_file("threads.csv", "ranks,2\n"
+                                                       "0,10,send,MPI_Send,0,1,5,8,,shm,,\n"
+                                                       "0,15,send,MPI_Send,0,1,6,16,,shm,,,,1\n"
+                                                       "0,15,send,MPI_Send,0,1,7,24,,shm,,,,2\n"
+                                                       "0,20,send,MPI_Send,0,1,5,8,,shm,,,,2\n"
+                                                       "0,30,send,MPI_Send,0,1,5,8,,shm,,\n"
+                                                       "1,10,recv,MPI_Recv,0,0,5,8,,shm,,\n"
+                                                       "1,40,recv,MPI_Recv,0,0,6,16,,shm,,\n");
+    static const unsigned want[7] = {0, 1, 2, 2, 0, 0, 0};
+    static const unsigned tags[7] = {5, 6, 7, 5, 5, 5, 6};
+    const char *otf2 = rt_test_tmp_path("threads-otf2"),
+               *csv = rt_test_tmp_path("threads-back.csv");
+    unlink(csv);
+    remove_any(otf2);
+    convert(in, otf2, RT_FMT_OTF2);
+    convert(otf2, csv, RT_FMT_CSV);
+    const char *paths[] = {in, otf2, csv};
+    loaded l[3];
+    rt_err err;
+    for (int i = 0; i < 3; i++) {
+        if (load(paths[i], &l[i], &err))
+            fail_msg("%s", err.msg);
+        assert_int_equal(l[i].n, 7);
+        for (size_t j = 0; j < 7; j++)
+            if (l[i].ev[j].thread != want[j] || (unsigned)l[i].ev[j].tag != tags[j])
+                fail_msg("%s: event %zu is of thread %u with tag %d, expected %u and %u", paths[i],
+                         j, l[i].ev[j].thread, l[i].ev[j].tag, want[j], tags[j]);
+        if (i)
+            assert_same_events(&l[0], &l[i]);
+    }
+    for (int i = 0; i < 3; i++)
+        unload(&l[i]);
+    /* the locations: rank 0's threads 1 and 2 have event files of their own, rank 1 has one */
+    char path[4096];
+    static const char *const files[] = {"0.evt", "1.evt", "4294967296.evt", "8589934592.evt"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(path, sizeof path, "%s/traces/%s", otf2, files[i]);
+        if (access(path, F_OK))
+            fail_msg("%s: missing", path);
+    }
+    snprintf(path, sizeof path, "%s/traces/4294967297.evt", otf2);
+    assert_int_not_equal(access(path, F_OK), 0);
+    /* a thread the event model cannot hold */
+    const char *bad =
+        rt_test_write_file("threads-bad.csv", "ranks,1\n0,10,send,MPI_Send,0,0,5,8,,shm,,,,256\n");
+    loaded b;
+    assert_int_equal(load(bad, &b, &err), -RT_E_INVAL);
+    assert_non_null(strstr(err.msg, "bad number '256' in THREAD"));
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -771,6 +829,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_otf2_time_past),
         cmocka_unit_test(test_otf2_parts),
         cmocka_unit_test(test_esize_roundtrip),
+        cmocka_unit_test(test_thread_roundtrip),
     };
     return rt_test_main("formats_otf2", tests, argc, argv);
 }

@@ -1,0 +1,2 @@
+profile
+$DATA/threads.csv
