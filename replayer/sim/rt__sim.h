@@ -116,6 +116,7 @@ typedef struct sim_pend {
     uint32_t tag;
     uint32_t who2; /* rendezvous under way: the receive's (op.who: the send's) */
     uint8_t wk2;
+    uint8_t hs; /* ... 1 while its request waits for the receiver on a core (sim_share.c) */
 } sim_pend;
 
 /* A channel (context, receiver, sender, communicator, tag): one cache line holding its key,
@@ -232,15 +233,18 @@ _Static_assert(sizeof(sim_port) == 32, "two ports a cache line");
  * poll`): turn of turns (0 or 1: it has a core to itself). Yielding (`waiting = yield`): its group
  * (SIM_NONE: a core to itself), the next rank in the group's run queue, where it is (SIM_CPU_*),
  * the end of its slice while it holds a core, and what it still has to run of the start of a
- * call (phase 1: the computation before it, 2: the call's [calls] cost; 0: nothing). */
+ * call (phase 1: the computation before it, 2: the call's [calls] cost; 0: nothing).
+ * hs_head, hs_tail: the rendezvous requests that wait for it to take a core (sim_pend.next). */
 typedef struct sim_share_rank {
     uint64_t slice_end;
     uint64_t left[3]; /* by phase: left[1] computation, left[2] the call's cost */
     uint32_t turn, turns;
     uint32_t group, next;
+    uint32_t hs_head, hs_tail;
     uint8_t cpu, phase;
 } sim_share_rank;
-enum { SIM_CPU_OFF, SIM_CPU_ON, SIM_CPU_QUEUED };
+/* SIM_CPU_PROGRESS: queued for an instant on a core, to answer rendezvous requests only */
+enum { SIM_CPU_OFF, SIM_CPU_ON, SIM_CPU_QUEUED, SIM_CPU_PROGRESS };
 
 /* A group of ranks that share cores, yielding: its cores, how many hold one, its run queue (FIFO
  * of ranks that want a core, linked by sim_share_rank.next) and, when the sharing is the
@@ -532,8 +536,11 @@ uint32_t sim_post_wild(sim *s, uint32_t rank, const rt_event *ev, uint64_t t);
 uint32_t sim_wild_match(sim *s);
 void sim_report_channels(sim *s, int deadlocked);
 void sim_chans_free(sim_chans *t);
-/* A rendezvous whose sender has the receiver's reply (engine event at that time). */
+/* A rendezvous under way (when its request must wait for the receiver's core: sim_share_handshake
+ * first), or one whose sender has the receiver's reply: its data goes out (engine event). */
 void sim_rndv_data(sim *s, uint32_t p);
+/* The receiver answers rendezvous p at t: its reply reaches the sender L later. */
+void sim_rndv_reply(sim *s, uint32_t p, uint64_t t);
 uint32_t sim_pend_take(sim *s);
 void sim_pend_give(sim *s, uint32_t p);
 
@@ -598,6 +605,9 @@ void sim_share_release(sim *s, uint32_t rank);
 int sim_share_burn(sim *s, uint32_t rank, uint64_t *left);
 /* Recorded sharing, yielding: the CPU rank had in the recorded interval [from, to] ns, ps. */
 uint64_t sim_share_recorded_cpu(const sim *s, uint32_t rank, uint64_t from, uint64_t to);
+/* Yielding: the rendezvous request p (sim_pend), in at rank at s->now, is answered once rank is on
+ * a core: at once when it is or a core is free, else when the run queue hands it one. */
+void sim_share_handshake(sim *s, uint32_t rank, uint32_t p);
 
 /* sim_out.c */
 int sim_out_init(sim *s);

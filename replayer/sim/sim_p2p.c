@@ -17,8 +17,10 @@
  * posted) + o. Rendezvous: a request reaches the receiver o + L after the send is posted;
  * once the receive is posted too, a reply (L) clears the sender, whose port then injects the
  * data (an engine event at that time, so ports are taken in time order); both sides are
- * done when the data is in (the receiver o later). Eager timing is computed when the send
- * is posted and the receive's when the two sides match: eager messages cost no engine events.
+ * done when the data is in (the receiver o later). With yielding time sharing the request waits,
+ * where the receiver holds no core, until it gets one (sim_share.c). Eager timing is computed when
+ * the send is posted and the receive's when the two sides match: eager messages cost no engine
+ * events.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -124,8 +126,24 @@ static uint64_t match(sim *s, const sim_op *snd, const sim_op *rcv, uint32_t src
         return SIM_NEVER;
     s->pends[p] =
         (sim_pend){.op = *snd, .rank = src, .peer = dst, .who2 = rcv->who, .wk2 = rcv->wk};
-    sim_queue_push(s, sim_add(s, tm, l->latency_ps), SIM_H_RNDV, p);
+    /* Yielding time sharing: the receiver's MPI answers only on a core (sim_share.c). It holds
+     * one now when it posted the receive after the request came in; else an engine event
+     * when the request is in looks whether it does. */
+    if (s->share_yield && s->share[dst].group != SIM_NONE &&
+        (rcv->time < snd->arrival || s->share[dst].cpu != SIM_CPU_ON)) {
+        s->pends[p].hs = 1;
+        sim_queue_push(s, tm, SIM_H_RNDV, p);
+    } else {
+        sim_rndv_reply(s, p, tm);
+    }
     return SIM_NEVER;
+}
+
+void sim_rndv_reply(sim *s, uint32_t p, uint64_t t)
+{
+    sim_pend *e = &s->pends[p];
+    e->hs = 0;
+    sim_queue_push(s, sim_add(s, t, s->cfg->model.link[e->op.ct].latency_ps), SIM_H_RNDV, p);
 }
 
 /* A match found when posting op (me, its peer): a receive learns its own completion from
@@ -142,6 +160,10 @@ static uint64_t matched(sim *s, const sim_op *op, const sim_op *waiting, uint32_
 
 void sim_rndv_data(sim *s, uint32_t p)
 {
+    if (s->pends[p].hs) { /* the request is in: is the receiver on a core? */
+        sim_share_handshake(s, s->pends[p].peer, p);
+        return;
+    }
     sim_pend e = s->pends[p];
     sim_pend_give(s, p);
     if (s->fast) /* the sender's port is booked now: one thing less that may book it */

@@ -23,8 +23,11 @@
  * returns in its first turn after the completion.
  *
  * In both, what the library does meanwhile (a collective's later steps, rendezvous data) is
- * not held back: shared-memory MPIs let a peer copy into a descheduled rank's buffers. On a
- * node with at most C ranks nothing changes.
+ * not held back: shared-memory MPIs let a peer copy into a descheduled rank's buffers. But,
+ * yielding, a rendezvous request is answered by the receiver's library, which runs on a core
+ * only: a receiver that holds none when the request is in (sim_p2p.c) queues for one, answers
+ * at once when it gets it, and gives it on unless it wanted it anyway (SIM_CPU_PROGRESS). On
+ * a node with at most C ranks nothing changes.
  */
 #include <stdlib.h>
 
@@ -217,6 +220,7 @@ int sim_share_init(sim *s)
     for (uint32_t r = 0; !rc && r < n; r++) {
         v[r] = (uint64_t)(hosts ? s->defs->rank_host[r].host : s->node[r]) << 32 | r;
         s->share[r].group = s->share[r].next = SIM_NONE;
+        s->share[r].hs_head = s->share[r].hs_tail = SIM_NONE;
     }
     if (!rc)
         qsort(v, n, sizeof *v, rt_cmp_u64);
@@ -269,11 +273,25 @@ void sim_share_free(sim *s)
 
 /* ---- yielding ------------------------------------------------------------------------------ */
 
+/* The rendezvous requests waiting for rank are answered at t: it is on a core (sim_pend.next
+ * links them in the order they came in). */
+static void answer(sim *s, sim_share_rank *sr, uint64_t t)
+{
+    for (uint32_t p = sr->hs_head, n; p != SIM_NONE; p = n) {
+        n = s->pends[p].next;
+        sim_rndv_reply(s, p, t);
+    }
+    sr->hs_head = sr->hs_tail = SIM_NONE;
+}
+
 /* rank takes a core of its group at its clock, for a slice. */
 static void cpu_on(sim *s, uint32_t rank)
 {
-    s->share[rank].cpu = SIM_CPU_ON;
-    s->share[rank].slice_end = sim_add(s, s->ranks[rank].clock, s->slice);
+    sim_share_rank *sr = &s->share[rank];
+    sr->cpu = SIM_CPU_ON;
+    sr->slice_end = sim_add(s, s->ranks[rank].clock, s->slice);
+    if (sr->hs_head != SIM_NONE)
+        answer(s, sr, s->ranks[rank].clock);
 }
 
 static void queue_tail(sim_share_group *g, sim_share_rank *share, uint32_t rank)
@@ -287,22 +305,29 @@ static void queue_tail(sim_share_group *g, sim_share_rank *share, uint32_t rank)
     g->tail = rank;
 }
 
-/* A core of g is free at t: the run queue's first, if any, takes it and runs from t. */
+/* A core of g is free at t: the run queue's first, if any, takes it and runs from t. A rank
+ * queued only to answer rendezvous requests has it for an instant (its clock stays: it still
+ * waits), and the next one takes it. */
 static void cpu_hand(sim *s, sim_share_group *g, uint64_t t)
 {
-    uint32_t h = g->head;
-    if (h == SIM_NONE)
-        return;
-    g->head = s->share[h].next;
-    if (g->head == SIM_NONE)
-        g->tail = SIM_NONE;
-    g->running++;
     if (t < s->now)
         t = s->now;
-    if (s->ranks[h].clock < t)
-        s->ranks[h].clock = t;
-    cpu_on(s, h);
-    sim_queue_push(s, s->ranks[h].clock, SIM_H_RANK, h);
+    for (uint32_t h; (h = g->head) != SIM_NONE;) {
+        g->head = s->share[h].next;
+        if (g->head == SIM_NONE)
+            g->tail = SIM_NONE;
+        if (s->share[h].cpu == SIM_CPU_PROGRESS) {
+            s->share[h].cpu = SIM_CPU_OFF;
+            answer(s, &s->share[h], t);
+            continue;
+        }
+        g->running++;
+        if (s->ranks[h].clock < t)
+            s->ranks[h].clock = t;
+        cpu_on(s, h);
+        sim_queue_push(s, s->ranks[h].clock, SIM_H_RANK, h);
+        return;
+    }
 }
 
 int sim_share_take(sim *s, uint32_t rank)
@@ -310,6 +335,8 @@ int sim_share_take(sim *s, uint32_t rank)
     sim_share_rank *sr = &s->share[rank];
     if (sr->group == SIM_NONE || sr->cpu == SIM_CPU_ON)
         return 1;
+    if (sr->cpu == SIM_CPU_PROGRESS) /* queued already: now to run */
+        sr->cpu = SIM_CPU_QUEUED;
     if (sr->cpu == SIM_CPU_QUEUED)
         return 0;
     sim_share_group *g = &s->groups[sr->group];
@@ -320,6 +347,27 @@ int sim_share_take(sim *s, uint32_t rank)
     }
     queue_tail(g, s->share, rank);
     return 0;
+}
+
+void sim_share_handshake(sim *s, uint32_t rank, uint32_t p)
+{
+    sim_share_rank *sr = &s->share[rank];
+    const sim_share_group *g = &s->groups[sr->group];
+    /* on a core, or one is free for it (then the run queue is empty) */
+    if (sr->cpu == SIM_CPU_ON || (sr->cpu == SIM_CPU_OFF && g->running < g->cores)) {
+        sim_rndv_reply(s, p, s->now);
+        return;
+    }
+    s->pends[p].next = SIM_NONE;
+    if (sr->hs_head == SIM_NONE)
+        sr->hs_head = p;
+    else
+        s->pends[sr->hs_tail].next = p;
+    sr->hs_tail = p;
+    if (sr->cpu == SIM_CPU_OFF) { /* waiting in a call, or done: wants a core for this only */
+        queue_tail(&s->groups[sr->group], s->share, rank);
+        sr->cpu = SIM_CPU_PROGRESS;
+    }
 }
 
 void sim_share_release(sim *s, uint32_t rank)

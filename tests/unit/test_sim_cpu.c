@@ -156,6 +156,17 @@ static void test_one_member_collectives(void **state)
     rt_sim_trace_free(one);
     rt_sim_trace_free(self);
 }
+
+/* The LogP model of test_sim.h with ranks sharing cores cores, in slices of slice_ps, waiting as
+ * RT_NET_WAIT_*. */
+static void share_config(rt_sim_config *c, uint32_t cores, uint64_t slice_ps, int waiting)
+{
+    st_logp_config(c, EAGER);
+    c->model.cores = cores;
+    c->model.timeslice_ps = slice_ps;
+    c->model.waiting = waiting;
+}
+
 /* Fixed turns (model waiting = poll). Four ranks on one node with two cores, turns of 10 us:
  * ranks 0 and 1 run in [0, 10),
  * [20, 30), ... (turn 0 of 2 on cores 0 and 1), ranks 2 and 3 in [10, 20), [30, 40), ... */
@@ -170,10 +181,7 @@ static void test_time_sharing(void **state)
     }
     rt_sim_trace *tr = st_load(t.s);
     rt_sim_config c;
-    st_logp_config(&c, EAGER);
-    c.model.cores = 2;
-    c.model.timeslice_ps = 10 * US;
-    c.model.waiting = RT_NET_WAIT_POLL;
+    share_config(&c, 2, 10 * US, RT_NET_WAIT_POLL);
     rt_sim_result res;
     st_run(tr, &c, &res);
     assert_int_equal(res.completed, 1);
@@ -367,6 +375,59 @@ static void test_time_sharing_recorded(void **state)
     st_free(&t);
 }
 
+/* Yielding: a rendezvous message waits for its receiver's MPI to answer the request, which it
+ * does on a core only. Two ranks on one core, slices of 4 ms: rank 0 waits in a receive of
+ * 10000 bytes from 0 on, rank 1 takes the core at 0, computes 1 ms, posts the send, computes
+ * on, then waits for the send. The request is in at 1 ms + o + L, when rank 1 holds the core:
+ * rank 0 queues for it. With 2.5 ms of computation rank 1 gives the core up in its wait at
+ * 3.5 ms; rank 0 answers then, the reply is back L later, and the data is in after its wire
+ * time: the send is done at d = 3.5 ms + L + wire, the receive o later. With 10 ms rank 1's
+ * slice ends at 4 ms, rank 0 answers, and its receive, done at 4 ms + L + wire + o, waits for
+ * the end of rank 1's next slice: rank 0 ends at 8 ms, rank 1 at 11 ms. (When the request was
+ * answered at once, rank 0 ended at 3.5 and 4 ms.) Fixed turns do not hold the request. */
+static void test_time_sharing_rendezvous(void **state)
+{
+    (void)state;
+    static const uint64_t wait_ns[] = {3500000, 11000000};
+    rt_sim_config c;
+    rt_sim_result res;
+    for (unsigned k = 0; k < 2; k++) {
+        share_config(&c, 1, 4000 * US, RT_NET_WAIT_YIELD);
+        st_text t = {0};
+        st_add(&t, "ranks,2\n");
+        st_init(&t, 0);
+        st_init(&t, 1);
+        st_recv(&t, 0, 0, 1, 0, 10000, "");
+        st_call(&t, 1, 1000000, "MPI_Isend", "isend,MPI_Isend,0,0,0,10000,,shm,1,", NULL);
+        st_call(&t, 1, wait_ns[k], "MPI_Wait", "isend_complete,MPI_Wait,,,,,,,1,", NULL);
+        rt_sim_trace *tr = st_load(t.s);
+        st_run(tr, &c, &res);
+        assert_int_equal(res.completed, 1);
+        uint64_t d = 3500 * US + L_PS + st_wire(10000);
+        if (k == 0) {
+            assert_int_equal(res.ranks[1].end_ps, d);
+            assert_int_equal(res.ranks[1].mpi_ps, d - 3500 * US);
+            assert_int_equal(res.ranks[0].end_ps, d + O_PS);
+        } else {
+            assert_true(4000 * US + L_PS + st_wire(10000) + O_PS < 8000 * US);
+            assert_int_equal(res.ranks[0].end_ps, 8000 * US);
+            assert_int_equal(res.ranks[1].end_ps, 11000 * US);
+            assert_int_equal(res.ranks[1].mpi_ps, 0);
+        }
+        rt_sim_result_free(&res);
+        /* polling: rank 1 runs in [4, 8) and [12, 16) (rank 0 keeps its turns [0, 4), [8,
+         * 12)), sends at 5 ms and is answered at once; rank 0's receive returns in its turn
+         * from 8 ms on */
+        c.model.waiting = RT_NET_WAIT_POLL;
+        st_run(tr, &c, &res);
+        assert_int_equal(res.completed, 1);
+        assert_int_equal(res.ranks[0].end_ps, 8000 * US);
+        rt_sim_result_free(&res);
+        rt_sim_trace_free(tr);
+        st_free(&t);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -375,6 +436,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_time_sharing),
         cmocka_unit_test(test_time_sharing_yield),
         cmocka_unit_test(test_time_sharing_recorded),
+        cmocka_unit_test(test_time_sharing_rendezvous),
     };
     return rt_test_main("sim_cpu", tests, argc, argv);
 }
