@@ -92,7 +92,7 @@ int chk_leak_event(chk_leak *k, const rt_event *ev)
         return 0;
     }
     if (RT_VEC_RESERVE(k->made, k->made_room, (uint64_t)k->nmade + 1, 16)) {
-        rt_hmap_del(&k->at, key, ev->comm);
+        rt_hmap_del(&k->at, key, object(ev));
         return -RT_E_NOMEM;
     }
     *v = k->nmade;
@@ -110,7 +110,7 @@ static int by_object(const void *pa, const void *pb)
         return what(a) - what(b);
     if (object(a) != object(b))
         return object(a) < object(b) ? -1 : 1;
-    if (a->call != b->call)
+    if (what(a) == GROUP && a->call != b->call)
         return a->call < b->call ? -1 : 1;
     return a->rank < b->rank ? -1 : a->rank > b->rank;
 }
@@ -118,7 +118,7 @@ static int by_object(const void *pa, const void *pb)
 /* 1 when a and b are the same object (by_object's order but for the rank). */
 static int same_object(const rt_event *a, const rt_event *b)
 {
-    return what(a) == what(b) && object(a) == object(b) && a->call == b->call;
+    return what(a) == what(b) && object(a) == object(b) && (what(a) != GROUP || a->call == b->call);
 }
 
 /* One window's or communicator's creations left, made[0 .. n), by rank: "ranks 0, 1" (the first

@@ -264,6 +264,8 @@ static void op_event(otf2r *o, unsigned kind, const uint32_t *refs, unsigned n,
 static OTF2_CallbackCode ev_parameter(CB_ARGS, OTF2_ParameterRef param, uint64_t value)
 {
     otf2r *o = data;
+    if (param == OTF2_UNDEFINED_PARAMETER) /* the refs of parameters the archive lacks */
+        return OK;
     if (param == o->param_pending && value == 1)
         begin(o, RT_EV_PENDING, t, pos, a);
     if (param == o->param_peer) {

@@ -77,6 +77,11 @@ uint64_t rt__req_next_id(void)
     return id;
 }
 
+uint64_t rt__req_last_id(void)
+{
+    return atomic_load_explicit(&next_id, memory_order_relaxed) - 1;
+}
+
 static shard *shard_of(uint64_t key, uint64_t *h)
 {
     *h = mix(key);

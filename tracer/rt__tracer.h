@@ -371,6 +371,7 @@ static inline uint8_t rt__contype(const rt__comm *cm, int peer)
 void rt__requests_init(void) RT__HIDDEN;
 void rt__requests_free(void) RT__HIDDEN;
 uint64_t rt__req_next_id(void) RT__HIDDEN;
+uint64_t rt__req_last_id(void) RT__HIDDEN; /* the last id given so far (0: none) */
 void rt__req_put(MPI_Request handle, const rt__req *info) RT__HIDDEN;
 /*
  * Completion calls claim their requests before PMPI completes them: once MPI has completed

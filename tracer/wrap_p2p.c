@@ -285,12 +285,14 @@ static void started(rt__call *c, const rt__req *q)
 /*
  * MPI_Start and MPI_Startall, before the call: each inactive persistent request starts (a new
  * activation). One still active is a restart (rt_event.h's restart_active): recorded as such
- * and left as it is, since MPICH refuses it (and the call's records go); c->aux says there was
- * one, and p2p_restarted starts it once the call returned MPI_SUCCESS (Open MPI accepts it).
+ * and left as it is, since MPICH refuses it (and the call's records go), and p2p_restarted
+ * starts it once the call returned MPI_SUCCESS (Open MPI accepts it). c->aux: the last request
+ * id given before the call (ids only grow), and RESTARTED when there was a restart.
  */
+#define RESTARTED (UINT64_C(1) << 63)
 static void p2p_start(rt__call *c, int count, const MPI_Request *requests)
 {
-    c->aux = 0;
+    c->aux = rt__req_last_id();
     for (int i = 0; i < count; i++) {
         rt__req q;
         int rc = requests[i] == MPI_REQUEST_NULL ? 0 : rt__req_start(requests[i], &q);
@@ -298,27 +300,36 @@ static void p2p_start(rt__call *c, int count, const MPI_Request *requests)
             c->reqs_inline[i] = rc == 2 ? requests[i] : MPI_REQUEST_NULL;
         if (rc == 2) {
             req_handle_op(c, RT_REQH_RESTART_ACTIVE, q.id);
-            c->aux = q.id > c->aux ? q.id : c->aux;
+            c->aux |= RESTARTED;
         } else if (rc == 1) {
             started(c, &q);
         }
     }
 }
 
-/* After MPI_Start or MPI_Startall: the restarts an MPI accepted start their new activation (its
- * records at the call's start, as the others'). c->aux is the newest id a restart found; the
- * requests this call started got newer ids (ids only grow), so those with an id up to c->aux
- * are the restarts. Open MPI 4.1 gives a restarted request a new handle: p2p_start kept the
- * handles of the first RT__INLINE_REQS requests in c->reqs_inline, and the record moves to the
- * new handle (a restart further in a Startall's array is lost with its handle). */
+/* After MPI_Start or MPI_Startall. A call that failed started nothing: the requests p2p_start
+ * made active for it (ids newer than those before the call) are inactive again (their records
+ * went with the call's). The restarts an MPI accepted start their new activation (its records
+ * at the call's start, as the others'): those still active with an id from before the call.
+ * Open MPI 4.1 gives a restarted request a new handle: p2p_start kept the handles of the first
+ * RT__INLINE_REQS requests in c->reqs_inline, and the record moves to the new handle (a
+ * restart further in a Startall's array is lost with its handle). */
 static void p2p_restarted(rt__call *c, int count, const MPI_Request *requests)
 {
-    if (!c->aux || c->rc != MPI_SUCCESS)
+    uint64_t before = c->aux & ~RESTARTED;
+    rt__req q;
+    if (c->rc != MPI_SUCCESS) {
+        for (int i = 0; i < count; i++)
+            if (requests[i] != MPI_REQUEST_NULL && rt__req_peek(requests[i], &q) && q.active &&
+                q.id > before)
+                rt__req_done(requests[i]);
+        return;
+    }
+    if (!(c->aux & RESTARTED))
         return;
     for (int i = 0; i < count && i < RT__INLINE_REQS; i++) {
-        rt__req q;
         MPI_Request old = c->reqs_inline[i];
-        if (old == MPI_REQUEST_NULL || !rt__req_peek(old, &q) || !q.active || q.id > c->aux)
+        if (old == MPI_REQUEST_NULL || !rt__req_peek(old, &q) || !q.active || q.id > before)
             continue;
         if (old != requests[i] && !rt__req_move(old, requests[i]))
             continue;
