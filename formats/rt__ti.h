@@ -20,6 +20,10 @@ int rt__ti_flop_rate(double *rate, rt_err *err);
  * as SimGrid replays it). -RT_E_NOTFOUND when the id is unknown. */
 int rt__ti_type_size(const char *id);
 #define RT__TI_TYPE_BYTE "6" /* MPI_BYTE */
+/* The id the writer gives elements of size bytes: MPI_CHAR, MPI_SHORT, MPI_INT, MPI_DOUBLE,
+ * MPI_LONG_DOUBLE or MPI_C_LONG_DOUBLE_COMPLEX for 1, 2, 4, 8, 16 or 32 (any id of that size
+ * would do: SimGrid replays only the bytes); NULL for any other size. */
+const char *rt__ti_type_id(uint64_t size);
 
 /* The file an index line names: as is when absolute, else next to the index, else relative
  * to the working directory (SimGrid's own rule). A new string; NULL when it does not exist

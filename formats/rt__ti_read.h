@@ -180,6 +180,7 @@ typedef struct rt__ti_req {
     uint64_t bytes;
     int32_t src, dst, tag; /* world ranks of sender and receiver, and the tag */
     uint8_t recv;
+    uint8_t esize; /* of a receive: the element size its datatype says (rt_esize_code) */
 } rt__ti_req;
 
 typedef struct rt__ti_rank_state {

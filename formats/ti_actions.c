@@ -73,6 +73,18 @@ static inline int tick(const rt__ti_reader *t, rt__ti_rank_state *k, double ns, 
     return 0;
 }
 
+/* The element size (rt_esize_code) the datatype of token i says, the rank's default datatype's
+ * when the line stops before it; token i was checked (rt__ti_type). 0, not kept: MPI_BYTE, the
+ * datatype of a count in bytes (every tool that writes TI without element sizes, retrace's
+ * writer too), and a derived datatype (-1). */
+static uint8_t code_of(const rt__ti_lines *in, size_t i, const rt__ti_rank_state *k)
+{
+    if (i >= in->ntok)
+        return k->type_size == 8 ? (uint8_t)rt_esize_code(8) : 0;
+    int s = rt__ti_type_size(in->tok[i]);
+    return s > 0 && strcmp(in->tok[i], RT__TI_TYPE_BYTE) ? (uint8_t)rt_esize_code((unsigned)s) : 0;
+}
+
 /* Every rank on a node of its own: a message is loop to itself, net to anyone else. */
 static uint8_t contype(uint32_t me, int32_t peer)
 {
@@ -102,6 +114,7 @@ static int complete(rt__ti_reader *t, uint32_t me, uint64_t now, unsigned call, 
     ev->peer = q->src;
     ev->tag = q->tag;
     ev->bytes = q->bytes;
+    ev->esize = q->esize;
     ev->contype = contype(me, q->src);
     ev->req = q->id;
     return 0;
@@ -237,6 +250,7 @@ int rt__ti_act_p2p(rt__ti_ctx *c, rt_err *err)
                         .bytes = bytes,
                         .tag = tag,
                         .recv = !is_send,
+                        .esize = code_of(in, 5, k),
                         .src = is_send ? (int32_t)me : peer,
                         .dst = is_send ? peer : (int32_t)me};
         if ((rc = open_req(t, k, q, err)))
@@ -251,6 +265,7 @@ int rt__ti_act_p2p(rt__ti_ctx *c, rt_err *err)
         ev->peer = peer;
         ev->tag = tag;
         ev->bytes = bytes;
+        ev->esize = code_of(in, 5, k);
         ev->contype = contype(me, peer);
     }
     PUSH(ev, RT_EV_LEAVE, call);
@@ -319,20 +334,27 @@ int rt__ti_act_sendrecv(rt__ti_ctx *c, rt_err *err)
     ev->comm = RT_COMM_WORLD;
     ev->peer = dst;
     ev->bytes = sb;
+    ev->esize = code_of(in, 6, k);
     ev->contype = contype(me, dst);
     PUSH(ev, RT_EV_RECV, RT_FN_Sendrecv);
     ev->comm = RT_COMM_WORLD;
     ev->peer = src;
     ev->bytes = rb;
+    ev->esize = code_of(in, 7, k);
     ev->contype = contype(me, src);
     PUSH(ev, RT_EV_LEAVE, RT_FN_Sendrecv);
     return 0;
 }
 
-/* The events of a blocking collective on MPI_COMM_WORLD; flops of reduction work (the
- * COMP argument) follow the call as compute time. */
-static int coll(rt__ti_ctx *c, unsigned call, unsigned op, int32_t root, uint64_t bytes,
-                uint64_t rbytes, double flops, rt_err *err)
+/* The element sizes of a collective's two sides (code_of), each kept only where its side
+ * has bytes, as the tracer keeps them. */
+typedef struct sizes {
+    uint8_t s, r;
+} sizes;
+
+/* The end of a collective on MPI_COMM_WORLD, after its enter and begin. */
+static int coll_end(rt__ti_ctx *c, unsigned call, unsigned op, int32_t root, uint64_t bytes,
+                    uint64_t rbytes, sizes z, rt_err *err)
 {
     CTX;
     rt_event *ev;
@@ -344,6 +366,21 @@ static int coll(rt__ti_ctx *c, unsigned call, unsigned op, int32_t root, uint64_
     ev->peer = root;
     ev->bytes = bytes;
     ev->rbytes = rbytes;
+    ev->esize = bytes ? z.s : 0;
+    ev->resize = rbytes ? z.r : 0;
+    return 0;
+}
+
+/* The events of a blocking collective on MPI_COMM_WORLD; flops of reduction work (the
+ * COMP argument) follow the call as compute time. */
+static int coll(rt__ti_ctx *c, unsigned call, unsigned op, int32_t root, uint64_t bytes,
+                uint64_t rbytes, sizes z, double flops, rt_err *err)
+{
+    CTX;
+    rt_event *ev;
+    int rc = coll_end(c, call, op, root, bytes, rbytes, z, err);
+    if (rc)
+        return rc;
     PUSH(ev, RT_EV_LEAVE, call);
     return tick(t, k, flops / t->flops * 1e9, err);
 }
@@ -354,6 +391,7 @@ static int coll(rt__ti_ctx *c, unsigned call, unsigned op, int32_t root, uint64_
 typedef struct v_lists {
     size_t s, r;
     uint32_t s1, s2;
+    sizes z;
 } v_lists;
 
 /* Count k of the list at token first (0: none), in bytes. */
@@ -382,14 +420,9 @@ static int coll_v(rt__ti_ctx *c, unsigned call, unsigned op, int32_t root, uint6
 {
     CTX;
     rt_event *ev;
-    PUSH(ev, RT_EV_ENTER, call);
-    PUSH(ev, RT_EV_COLL_BEGIN, call);
-    PUSH(ev, RT_EV_COLL_END, call);
-    ev->comm = RT_COMM_WORLD;
-    ev->op = (uint8_t)op;
-    ev->peer = root;
-    ev->bytes = bytes;
-    ev->rbytes = rbytes;
+    int rc = coll_end(c, call, op, root, bytes, rbytes, l.z, err);
+    if (rc)
+        return rc;
     int uneven = !v_equal(in, l.s, c->p) || !v_equal(in, l.r, c->p);
     for (uint32_t i = 0; uneven && i < c->p; i++) {
         uint64_t b = v_block(in, l.s, l.s1, i), rb = v_block(in, l.r, l.s2, i);
@@ -409,7 +442,8 @@ static int coll_v(rt__ti_ctx *c, unsigned call, unsigned op, int32_t root, uint6
 int rt__ti_act_barrier(rt__ti_ctx *c, rt_err *err)
 {
     int rc = rt__ti_arity(&c->t->in, 0, 0, "barrier", err);
-    return rc ? rc : coll(c, RT_FN_Barrier, RT_COLL_BARRIER, RT_PEER_NONE, 0, 0, 0, err);
+    return rc ? rc
+              : coll(c, RT_FN_Barrier, RT_COLL_BARRIER, RT_PEER_NONE, 0, 0, (sizes){0, 0}, 0, err);
 }
 
 static int opt_root(rt__ti_ctx *c, size_t i, int32_t *root, rt_err *err)
@@ -431,8 +465,9 @@ int rt__ti_act_bcast(rt__ti_ctx *c, rt_err *err)
         (rc = rt__ti_mul(in, n, size, &bytes, err)))
         return rc;
     int at_root = (uint32_t)root == me;
-    return coll(c, RT_FN_Bcast, RT_COLL_BCAST, root, at_root ? bytes : 0, at_root ? 0 : bytes, 0,
-                err);
+    uint8_t z = code_of(in, 4, k);
+    return coll(c, RT_FN_Bcast, RT_COLL_BCAST, root, at_root ? bytes : 0, at_root ? 0 : bytes,
+                (sizes){z, z}, 0, err);
 }
 
 /* reduce COUNT FLOPS [ROOT [DATATYPE]], allreduce COUNT FLOPS [DATATYPE],
@@ -454,14 +489,18 @@ int rt__ti_act_reduce(rt__ti_ctx *c, rt_err *err)
         (rc = rt__ti_type(in, rooted ? 5 : 4, k->type_size, &size, err)) ||
         (rc = rt__ti_mul(in, n, size, &bytes, err)))
         return rc;
+    uint8_t zc = code_of(in, rooted ? 5 : 4, k);
+    sizes z = {zc, zc};
     if (rooted)
         return coll(c, RT_FN_Reduce, RT_COLL_REDUCE, root, bytes, (uint32_t)root == me ? bytes : 0,
-                    flops, err);
+                    z, flops, err);
     if (name == 'a')
-        return coll(c, RT_FN_Allreduce, RT_COLL_ALLREDUCE, RT_PEER_NONE, bytes, bytes, flops, err);
+        return coll(c, RT_FN_Allreduce, RT_COLL_ALLREDUCE, RT_PEER_NONE, bytes, bytes, z, flops,
+                    err);
     if (name == 's')
-        return coll(c, RT_FN_Scan, RT_COLL_SCAN, RT_PEER_NONE, bytes, bytes, flops, err);
-    return coll(c, RT_FN_Exscan, RT_COLL_EXSCAN, RT_PEER_NONE, bytes, me ? bytes : 0, flops, err);
+        return coll(c, RT_FN_Scan, RT_COLL_SCAN, RT_PEER_NONE, bytes, bytes, z, flops, err);
+    return coll(c, RT_FN_Exscan, RT_COLL_EXSCAN, RT_PEER_NONE, bytes, me ? bytes : 0, z, flops,
+                err);
 }
 
 /* alltoall, allgather SEND RECV [SENDTYPE [RECVTYPE]];
@@ -489,15 +528,16 @@ int rt__ti_act_fixed(rt__ti_ctx *c, rt_err *err)
     if ((rc = rt__ti_mul(in, s, c->p, &ps, err)) || (rc = rt__ti_mul(in, r, c->p, &pr, err)))
         return rc;
     int at_root = (uint32_t)root == me;
+    sizes z = {code_of(in, ti, k), code_of(in, ti + 1, k)};
     switch (name[1]) {
     case 'l': /* alltoall, allgather */
         if (name[3] == 't')
-            return coll(c, RT_FN_Alltoall, RT_COLL_ALLTOALL, root, ps, pr, 0, err);
-        return coll(c, RT_FN_Allgather, RT_COLL_ALLGATHER, root, s, pr, 0, err);
+            return coll(c, RT_FN_Alltoall, RT_COLL_ALLTOALL, root, ps, pr, z, 0, err);
+        return coll(c, RT_FN_Allgather, RT_COLL_ALLGATHER, root, s, pr, z, 0, err);
     case 'a': /* gather */
-        return coll(c, RT_FN_Gather, RT_COLL_GATHER, root, s, at_root ? pr : 0, 0, err);
+        return coll(c, RT_FN_Gather, RT_COLL_GATHER, root, s, at_root ? pr : 0, z, 0, err);
     default: /* scatter */
-        return coll(c, RT_FN_Scatter, RT_COLL_SCATTER, root, at_root ? ps : 0, r, 0, err);
+        return coll(c, RT_FN_Scatter, RT_COLL_SCATTER, root, at_root ? ps : 0, r, z, 0, err);
     }
 }
 
@@ -523,8 +563,10 @@ int rt__ti_act_gatherv(rt__ti_ctx *c, rt_err *err)
     if (rc || (rc = rt__ti_count(in, 2, "send count", &sc, err)) ||
         (rc = rt__ti_counts(in, 3, p, "receive count", &sum, 0, NULL, err)))
         return rc;
-    size_t disps = 0; /* first displacement, 0 when none */
+    size_t disps = 0;  /* first displacement, 0 when none */
+    size_t ts = 3 + p; /* the send type's token (past the end: none) */
     if (!all) {
+        ts = 4 + p;
         if ((rc = opt_root(c, 3 + p, &root, err)) ||
             (rc = rt__ti_type(in, 4 + p, k->type_size, &s1, err)) ||
             (rc = rt__ti_type(in, 5 + p, k->type_size, &s2, err)))
@@ -541,6 +583,7 @@ int rt__ti_act_gatherv(rt__ti_ctx *c, rt_err *err)
                               n - 2, (unsigned)p);
     } else if (n > 5 + (size_t)p) {
         disps = 3 + p;
+        ts = SIZE_MAX;
         if (n != 3 + 2 * (size_t)p)
             return rt__ti_bad(in, err,
                               "with %zu arguments SimGrid reads %u displacements after the "
@@ -557,12 +600,13 @@ int rt__ti_act_gatherv(rt__ti_ctx *c, rt_err *err)
     }
     if ((rc = rt__ti_mul(in, sc, s1, &s, err)) || (rc = rt__ti_mul(in, sum, s2, &r, err)))
         return rc;
+    sizes z = {code_of(in, ts, k), code_of(in, ts == SIZE_MAX ? ts : ts + 1, k)};
     if (all)
         return coll_v(c, RT_FN_Allgatherv, RT_COLL_ALLGATHERV, root, s, r, 0,
-                      (v_lists){0, 3, 0, s2}, err);
+                      (v_lists){0, 3, 0, s2, z}, err);
     int at_root = (uint32_t)root == me; /* the receive counts are the root's */
     return coll_v(c, RT_FN_Gatherv, RT_COLL_GATHERV, root, s, at_root ? r : 0, 0,
-                  (v_lists){0, at_root ? 3 : 0, 0, s2}, err);
+                  (v_lists){0, at_root ? 3 : 0, 0, s2, z}, err);
 }
 
 /* scatterv SENDCOUNTS[p] RECV [ROOT [SENDTYPE [RECVTYPE]]] */
@@ -583,8 +627,9 @@ int rt__ti_act_scatterv(rt__ti_ctx *c, rt_err *err)
         (rc = rt__ti_mul(in, sum, s1, &s, err)) || (rc = rt__ti_mul(in, rcnt, s2, &r, err)))
         return rc;
     int at_root = (uint32_t)root == me; /* the send counts are the root's */
-    return coll_v(c, RT_FN_Scatterv, RT_COLL_SCATTERV, root, at_root ? s : 0, r, 0,
-                  (v_lists){at_root ? 2 : 0, 0, s1, 0}, err);
+    return coll_v(
+        c, RT_FN_Scatterv, RT_COLL_SCATTERV, root, at_root ? s : 0, r, 0,
+        (v_lists){at_root ? 2 : 0, 0, s1, 0, {code_of(in, 4 + p, k), code_of(in, 5 + p, k)}}, err);
 }
 
 /* reducescatter RECVCOUNTS[p] FLOPS [DATATYPE] */
@@ -603,7 +648,7 @@ int rt__ti_act_reducescatter(rt__ti_ctx *c, rt_err *err)
         return rc;
     /* its rows: block k of the vector, reduced onto rank k (rt_event.h) */
     return coll_v(c, RT_FN_Reduce_scatter, RT_COLL_REDUCE_SCATTER, RT_PEER_NONE, s, r, flops,
-                  (v_lists){2, 0, size, 0}, err);
+                  (v_lists){2, 0, size, 0, {code_of(in, 3 + p, k), code_of(in, 3 + p, k)}}, err);
 }
 
 /* alltoallv SENDBUF SENDCOUNTS[p] RECVBUF RECVCOUNTS[p] [SENDTYPE [RECVTYPE]] */
@@ -624,5 +669,10 @@ int rt__ti_act_alltoallv(rt__ti_ctx *c, rt_err *err)
         (rc = rt__ti_mul(in, ssum, s1, &s, err)) || (rc = rt__ti_mul(in, rsum, s2, &r, err)))
         return rc;
     return coll_v(c, RT_FN_Alltoallv, RT_COLL_ALLTOALLV, RT_PEER_NONE, s, r, 0,
-                  (v_lists){3, 4 + (size_t)p, s1, s2}, err);
+                  (v_lists){3,
+                            4 + (size_t)p,
+                            s1,
+                            s2,
+                            {code_of(in, 4 + 2 * (size_t)p, k), code_of(in, 5 + 2 * (size_t)p, k)}},
+                  err);
 }

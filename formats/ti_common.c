@@ -105,6 +105,26 @@ int rt__ti_type_size(const char *id)
     return type_sizes[v];
 }
 
+const char *rt__ti_type_id(uint64_t size)
+{
+    switch (size) {
+    case 1:
+        return "2";
+    case 2:
+        return "3";
+    case 4:
+        return "1";
+    case 8:
+        return "0";
+    case 16:
+        return "14";
+    case 32:
+        return "27";
+    default:
+        return NULL;
+    }
+}
+
 static int readable_file(const char *p)
 {
     struct stat st;

@@ -342,7 +342,9 @@ int rt__ti_open(rt_reader *r, rt_err *err)
     if ((rc = rt_defs_init(&r->defs, nranks, err)))
         return rt__err_prefix(err, rc, r->path);
     for (uint32_t i = 0; i < nranks; i++)
-        r->defs.node[i] = i;             /* every rank on a node of its own, all in module 0 */
-    r->defs.flags |= RT_DEFS_COLL_PEERS; /* its v actions carry every count (coll_v) */
+        r->defs.node[i] = i; /* every rank on a node of its own, all in module 0 */
+    /* its v actions carry every count (coll_v), and every count has a datatype: the element
+     * size, but for MPI_BYTE (code_of) */
+    r->defs.flags |= RT_DEFS_COLL_PEERS | RT_DEFS_ELEM_SIZES;
     return 0;
 }

@@ -83,9 +83,11 @@ int rt__tiw_flush_rank(rt_writer *w, uint32_t r, rt_err *err)
         const rt__tiw_hold *o = &k->holds[i];
         if (o->off > pos)
             fwrite(k->buf + pos, 1, o->off - pos, f);
-        if (o->state == RT__TIW_HOLD_DONE)
-            fprintf(f, "%u irecv %d %d %" PRIu64 "\n", (unsigned)r, (int)o->peer, (int)o->tag,
-                    o->bytes);
+        if (o->state == RT__TIW_HOLD_DONE) {
+            rt__tiw_type ty = rt__tiw_type_of(o->esize, &o->bytes, 1);
+            fprintf(f, "%u irecv %d %d %" PRIu64 "%s%s\n", (unsigned)r, (int)o->peer, (int)o->tag,
+                    o->bytes / ty.size, ty.id ? " " : "", ty.id ? ty.id : "");
+        }
         pos = o->off;
     }
     if (end > pos)
@@ -218,4 +220,14 @@ int rt__tiw_start_rank(rt_writer *w, uint32_t r, rt_err *err)
     tw->ranks[r].started = 1;
     return rt__tiw_append(w, &tw->ranks[r], "%u init\n", (unsigned)r) ? rt__tiw_no_memory(w, err)
                                                                       : 0;
+}
+
+rt__tiw_type rt__tiw_type_of(unsigned code, const uint64_t *counts, size_t n)
+{
+    uint64_t size = rt_esize_of(code);
+    const char *id = rt__ti_type_id(size);
+    for (size_t i = 0; id && i < n; i++)
+        if (counts[i] % size)
+            id = NULL;
+    return id ? (rt__tiw_type){size, id} : (rt__tiw_type){1, NULL};
 }

@@ -67,7 +67,7 @@ static void test_p2p_and_time(void **state)
     assert_string_equal(rows(&l, 0, NULL), "0 0 enter MPI_Init\n"
                                            "0 0 leave MPI_Init\n"
                                            "0 0 enter MPI_Send\n"
-                                           "0 0 send MPI_Send c0 p1 t5 b40 knet\n"
+                                           "0 0 send MPI_Send c0 p1 t5 b40 knet s4/0\n"
                                            "0 0 leave MPI_Send\n"
                                            "0 1500 enter MPI_Isend\n"
                                            "0 1500 isend MPI_Isend c0 p1 t6 b3 knet q1\n"
@@ -76,7 +76,7 @@ static void test_p2p_and_time(void **state)
                                            "0 3500 isend_complete MPI_Wait q1\n"
                                            "0 3500 leave MPI_Wait\n"
                                            "0 3500 enter MPI_Sendrecv\n"
-                                           "0 3500 send MPI_Sendrecv c0 p1 t0 b16 knet\n"
+                                           "0 3500 send MPI_Sendrecv c0 p1 t0 b16 knet s8/0\n"
                                            "0 3500 recv MPI_Sendrecv c0 p1 t0 b3 knet\n"
                                            "0 3500 leave MPI_Sendrecv\n"
                                            "0 3500 enter MPI_Recv\n"
@@ -87,7 +87,7 @@ static void test_p2p_and_time(void **state)
     assert_string_equal(rows(&l, 1, NULL), "1 0 enter MPI_Init\n"
                                            "1 0 leave MPI_Init\n"
                                            "1 0 enter MPI_Recv\n"
-                                           "1 0 recv MPI_Recv c0 p0 t5 b40 knet\n"
+                                           "1 0 recv MPI_Recv c0 p0 t5 b40 knet s4/0\n"
                                            "1 0 leave MPI_Recv\n"
                                            "1 0 enter MPI_Irecv\n"
                                            "1 0 irecv_request MPI_Irecv q1\n"
@@ -97,10 +97,10 @@ static void test_p2p_and_time(void **state)
                                            "1 0 leave MPI_Wait\n"
                                            "1 0 enter MPI_Sendrecv\n"
                                            "1 0 send MPI_Sendrecv c0 p0 t0 b3 knet\n"
-                                           "1 0 recv MPI_Sendrecv c0 p0 t0 b16 knet\n"
+                                           "1 0 recv MPI_Sendrecv c0 p0 t0 b16 knet s8/0\n"
                                            "1 0 leave MPI_Sendrecv\n"
                                            "1 0 enter MPI_Send\n"
-                                           "1 0 send MPI_Send c0 p0 t9 b16 knet\n"
+                                           "1 0 send MPI_Send c0 p0 t9 b16 knet s8/0\n"
                                            "1 0 leave MPI_Send\n"
                                            "1 2 enter MPI_Finalize\n"
                                            "1 2 leave MPI_Finalize\n");
@@ -225,44 +225,44 @@ static void test_collectives(void **state)
     load_ok(ti, &l);
     assert_string_equal(rows(&l, 0, "coll_end"),
                         "0 0 coll_end MPI_Barrier c0 p-1 b0 r0 obarrier\n"
-                        "0 0 coll_end MPI_Bcast c0 p1 b0 r20 obcast\n"
-                        "0 0 coll_end MPI_Reduce c0 p1 b32 r0 oreduce\n"
-                        "0 100 coll_end MPI_Allreduce c0 p-1 b8 r8 oallreduce\n"
+                        "0 0 coll_end MPI_Bcast c0 p1 b0 r20 obcast s0/4\n"
+                        "0 0 coll_end MPI_Reduce c0 p1 b32 r0 oreduce s8/0\n"
+                        "0 100 coll_end MPI_Allreduce c0 p-1 b8 r8 oallreduce s4/4\n"
                         "0 150 coll_end MPI_Scan c0 p-1 b3 r3 oscan\n"
-                        "0 150 coll_end MPI_Exscan c0 p-1 b12 r0 oexscan\n"
-                        "0 150 coll_end MPI_Alltoall c0 p-1 b24 r72 oalltoall\n"
+                        "0 150 coll_end MPI_Exscan c0 p-1 b12 r0 oexscan s4/0\n"
+                        "0 150 coll_end MPI_Alltoall c0 p-1 b24 r72 oalltoall s4/8\n"
                         "0 150 coll_end MPI_Allgather c0 p-1 b2 r6 oallgather\n"
-                        "0 150 coll_end MPI_Gather c0 p1 b8 r0 ogather\n"
-                        "0 150 coll_end MPI_Scatter c0 p1 b0 r4 oscatter\n"
+                        "0 150 coll_end MPI_Gather c0 p1 b8 r0 ogather s4/0\n"
+                        "0 150 coll_end MPI_Scatter c0 p1 b0 r4 oscatter s0/2\n"
                         "0 150 coll_end MPI_Gatherv c0 p1 b2 r0 ogatherv\n"
                         "0 150 coll_end MPI_Allgatherv c0 p-1 b2 r6 oallgatherv\n"
-                        "0 150 coll_end MPI_Allgatherv c0 p-1 b8 r24 oallgatherv\n"
+                        "0 150 coll_end MPI_Allgatherv c0 p-1 b8 r24 oallgatherv s4/4\n"
                         "0 150 coll_end MPI_Allgatherv c0 p-1 b2 r6 oallgatherv\n"
-                        "0 150 coll_end MPI_Allgatherv c0 p-1 b8 r24 oallgatherv\n"
+                        "0 150 coll_end MPI_Allgatherv c0 p-1 b8 r24 oallgatherv s4/4\n"
                         "0 150 coll_end MPI_Scatterv c0 p1 b0 r2 oscatterv\n"
-                        "0 150 coll_end MPI_Reduce_scatter c0 p-1 b24 r4 oreduce_scatter\n"
+                        "0 150 coll_end MPI_Reduce_scatter c0 p-1 b24 r4 oreduce_scatter s4/4\n"
                         "0 160 coll_end MPI_Alltoallv c0 p-1 b6 r6 oalltoallv\n"
-                        "0 160 coll_end MPI_Alltoallv c0 p-1 b24 r48 oalltoallv\n");
+                        "0 160 coll_end MPI_Alltoallv c0 p-1 b24 r48 oalltoallv s4/8\n");
     assert_string_equal(rows(&l, 1, "coll_end"),
                         "1 0 coll_end MPI_Barrier c0 p-1 b0 r0 obarrier\n"
-                        "1 0 coll_end MPI_Bcast c0 p1 b20 r0 obcast\n"
-                        "1 0 coll_end MPI_Reduce c0 p1 b32 r32 oreduce\n"
-                        "1 100 coll_end MPI_Allreduce c0 p-1 b8 r8 oallreduce\n"
+                        "1 0 coll_end MPI_Bcast c0 p1 b20 r0 obcast s4/0\n"
+                        "1 0 coll_end MPI_Reduce c0 p1 b32 r32 oreduce s8/8\n"
+                        "1 100 coll_end MPI_Allreduce c0 p-1 b8 r8 oallreduce s4/4\n"
                         "1 150 coll_end MPI_Scan c0 p-1 b3 r3 oscan\n"
-                        "1 150 coll_end MPI_Exscan c0 p-1 b12 r12 oexscan\n"
-                        "1 150 coll_end MPI_Alltoall c0 p-1 b24 r72 oalltoall\n"
+                        "1 150 coll_end MPI_Exscan c0 p-1 b12 r12 oexscan s4/4\n"
+                        "1 150 coll_end MPI_Alltoall c0 p-1 b24 r72 oalltoall s4/8\n"
                         "1 150 coll_end MPI_Allgather c0 p-1 b2 r6 oallgather\n"
-                        "1 150 coll_end MPI_Gather c0 p1 b8 r24 ogather\n"
-                        "1 150 coll_end MPI_Scatter c0 p1 b12 r4 oscatter\n"
+                        "1 150 coll_end MPI_Gather c0 p1 b8 r24 ogather s4/4\n"
+                        "1 150 coll_end MPI_Scatter c0 p1 b12 r4 oscatter s2/2\n"
                         "1 150 coll_end MPI_Gatherv c0 p1 b2 r6 ogatherv\n"
                         "1 150 coll_end MPI_Allgatherv c0 p-1 b2 r6 oallgatherv\n"
-                        "1 150 coll_end MPI_Allgatherv c0 p-1 b8 r24 oallgatherv\n"
+                        "1 150 coll_end MPI_Allgatherv c0 p-1 b8 r24 oallgatherv s4/4\n"
                         "1 150 coll_end MPI_Allgatherv c0 p-1 b2 r6 oallgatherv\n"
-                        "1 150 coll_end MPI_Allgatherv c0 p-1 b8 r24 oallgatherv\n"
+                        "1 150 coll_end MPI_Allgatherv c0 p-1 b8 r24 oallgatherv s4/4\n"
                         "1 150 coll_end MPI_Scatterv c0 p1 b6 r2 oscatterv\n"
-                        "1 150 coll_end MPI_Reduce_scatter c0 p-1 b24 r8 oreduce_scatter\n"
+                        "1 150 coll_end MPI_Reduce_scatter c0 p-1 b24 r8 oreduce_scatter s4/4\n"
                         "1 160 coll_end MPI_Alltoallv c0 p-1 b6 r6 oalltoallv\n"
-                        "1 160 coll_end MPI_Alltoallv c0 p-1 b24 r48 oalltoallv\n");
+                        "1 160 coll_end MPI_Alltoallv c0 p-1 b24 r48 oalltoallv s4/8\n");
     /* Each collective is ENTER, COLL_BEGIN, COLL_END, LEAVE at one time. */
     assert_non_null(strstr(rows(&l, 2, NULL), "2 0 leave MPI_Init\n"
                                               "2 0 enter MPI_Barrier\n"
@@ -335,20 +335,20 @@ static void test_smpi_recording(void **state)
     const char *r1 = rows(&l, 1, "coll_end");
     const char *want[] = {
         "coll_end MPI_Barrier c0 p-1 b0 r0 obarrier\n",
-        "coll_end MPI_Bcast c0 p2 b0 r80 obcast\n",
-        "coll_end MPI_Reduce c0 p1 b24 r24 oreduce\n",
-        "coll_end MPI_Allreduce c0 p-1 b48 r48 oallreduce\n",
-        "coll_end MPI_Alltoall c0 p-1 b32 r32 oalltoall\n",
-        "coll_end MPI_Gather c0 p0 b6 r0 ogather\n",
-        "coll_end MPI_Allgather c0 p-1 b12 r48 oallgather\n",
-        "coll_end MPI_Gatherv c0 p3 b16 r0 ogatherv\n",
-        "coll_end MPI_Allgatherv c0 p-1 b16 r64 oallgatherv\n",
-        "coll_end MPI_Scatter c0 p1 b64 r16 oscatter\n",
-        "coll_end MPI_Scatterv c0 p2 b0 r16 oscatterv\n",
-        "coll_end MPI_Reduce_scatter c0 p-1 b64 r16 oreduce_scatter\n",
-        "coll_end MPI_Alltoallv c0 p-1 b64 r64 oalltoallv\n",
-        "coll_end MPI_Scan c0 p-1 b16 r16 oscan\n",
-        "coll_end MPI_Exscan c0 p-1 b16 r16 oexscan\n",
+        "coll_end MPI_Bcast c0 p2 b0 r80 obcast s0/8\n",
+        "coll_end MPI_Reduce c0 p1 b24 r24 oreduce s4/4\n",
+        "coll_end MPI_Allreduce c0 p-1 b48 r48 oallreduce s8/8\n",
+        "coll_end MPI_Alltoall c0 p-1 b32 r32 oalltoall s4/4\n",
+        "coll_end MPI_Gather c0 p0 b6 r0 ogather s2/0\n",
+        "coll_end MPI_Allgather c0 p-1 b12 r48 oallgather s4/4\n",
+        "coll_end MPI_Gatherv c0 p3 b16 r0 ogatherv s4/0\n",
+        "coll_end MPI_Allgatherv c0 p-1 b16 r64 oallgatherv s4/4\n",
+        "coll_end MPI_Scatter c0 p1 b64 r16 oscatter s8/8\n",
+        "coll_end MPI_Scatterv c0 p2 b0 r16 oscatterv s0/4\n",
+        "coll_end MPI_Reduce_scatter c0 p-1 b64 r16 oreduce_scatter s4/4\n",
+        "coll_end MPI_Alltoallv c0 p-1 b64 r64 oalltoallv s4/4\n",
+        "coll_end MPI_Scan c0 p-1 b16 r16 oscan s8/8\n",
+        "coll_end MPI_Exscan c0 p-1 b16 r16 oexscan s8/8\n",
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         const char *at = strstr(r1, want[i]);
@@ -357,14 +357,15 @@ static void test_smpi_recording(void **state)
         r1 = at + strlen(want[i]);
     }
     /* Point-to-point of rank 1: the Recv of 8 doubles, Irecv/Isend of 5 ints, 3 chars, the
-     * Sendrecv of 2 ints (tag 0 in TI), and the Send of 1 int. */
+     * Sendrecv of 2 ints (tag 0 in TI), and the Send of 1 int: the sizes of the datatypes SMPI
+     * wrote. */
     /* (47.56 and 47.64 flops of compute before the last two: 48 ns) */
-    assert_string_equal(rows(&l, 1, "send"), "1 0 isend MPI_Isend c0 p2 t7 b20 knet q2\n"
+    assert_string_equal(rows(&l, 1, "send"), "1 0 isend MPI_Isend c0 p2 t7 b20 knet q2 s4/0\n"
                                              "1 0 isend_complete MPI_Wait q2\n"
-                                             "1 0 isend MPI_Isend c0 p2 t8 b3 knet q4\n"
+                                             "1 0 isend MPI_Isend c0 p2 t8 b3 knet q4 s1/0\n"
                                              "1 0 isend_complete MPI_Waitall q4\n"
-                                             "1 48 send MPI_Sendrecv c0 p2 t0 b8 knet\n"
-                                             "1 48 send MPI_Send c0 p2 t10 b4 knet\n");
+                                             "1 48 send MPI_Sendrecv c0 p2 t0 b8 knet s4/0\n"
+                                             "1 48 send MPI_Send c0 p2 t10 b4 knet s4/0\n");
     rt_test_unload(&l);
 }
 

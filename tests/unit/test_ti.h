@@ -15,6 +15,7 @@
 
 #define SMPI_TRACE RT_TEST_DATA "/ti/smpi/app.ti"
 #define ROUNDTRIP RT_TEST_DATA "/ti/roundtrip.csv"
+#define ROUNDTRIP_SIZES RT_TEST_DATA "/ti/roundtrip_sizes.csv"
 
 static inline int exists(const char *path)
 {
@@ -63,7 +64,10 @@ static inline void row(const rt_event *ev, char *buf, size_t len)
     if (m & RT_FIELD_REQ)
         n += snprintf(buf + n, len - (size_t)n, " q%" PRIu64, ev->req);
     if ((m & RT_FIELD_OP) && *rt_event_op_name(ev->kind, ev->op))
-        snprintf(buf + n, len - (size_t)n, " o%s", rt_event_op_name(ev->kind, ev->op));
+        n += snprintf(buf + n, len - (size_t)n, " o%s", rt_event_op_name(ev->kind, ev->op));
+    if (ev->esize || ev->resize)
+        snprintf(buf + n, len - (size_t)n, " s%" PRIu64 "/%" PRIu64, rt_esize_of(ev->esize),
+                 rt_esize_of(ev->resize));
 }
 
 static inline void load_ok(const char *path, rt_test_trace *l)

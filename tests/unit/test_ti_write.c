@@ -74,13 +74,17 @@ static void assert_same_events(rt_test_trace *a, rt_test_trace *b)
         }
 }
 
-/* CSV -> TI -> events: the same events (calls take 0 ns in that trace, as in TI). */
-static void test_round_trip(void **state)
+/* CSV -> TI -> events: the same events (calls take 0 ns in that trace, as in TI); sized:
+ * how many events of csv carry element sizes. */
+static void round_trip(const char *csv, size_t sized)
 {
-    (void)state;
     rt_test_trace in, back;
     rt_err err;
-    assert_int_equal(rt_test_load(ROUNDTRIP, &in, &err), 0);
+    assert_int_equal(rt_test_load(csv, &in, &err), 0);
+    size_t n = 0;
+    for (size_t i = 0; i < in.n; i++)
+        n += in.ev[i].esize || in.ev[i].resize;
+    assert_int_equal(n, sized);
     char *out = rt_test_tmp_path("rt.ti");
     remove_any(out);
     int rc;
@@ -109,6 +113,20 @@ static void test_round_trip(void **state)
     }
     rt_test_unload(&back);
     rt_test_unload(&in);
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    round_trip(ROUNDTRIP, 0);
+}
+
+/* Element sizes: each side's counts in the datatype of its size (MPI_INT, MPI_DOUBLE ...),
+ * read back as the same sizes. */
+static void test_round_trip_sizes(void **state)
+{
+    (void)state;
+    round_trip(ROUNDTRIP_SIZES, 56);
 }
 
 static rt_event ev_at(uint32_t rank, uint64_t t, unsigned kind, unsigned call)
@@ -395,6 +413,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_round_trip_sizes),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_v_collectives),
         cmocka_unit_test(test_interleaved_and_truncated),
