@@ -17,18 +17,18 @@
 
 #define EVENT_BUF (1u << 20) /* per thread file: large reads keep the reader near disk speed */
 #define HDR RT__RAW_HDR
-#define BIT(k) (1u << RT_EV_##k)
+#define BIT(k) (UINT64_C(1) << RT_EV_##k)
 
-_Static_assert(RT_EV_COUNT <= 32, "event kinds fit a 32-bit mask");
+_Static_assert(RT_EV_COUNT <= 64, "event kinds fit a 64-bit mask");
 
 /* The event kinds each record type may carry; the rest is a damaged file. */
-static const uint32_t type_kinds[RT_RAW_TYPE_COUNT] = {
+static const uint64_t type_kinds[RT_RAW_TYPE_COUNT] = {
     [RT_RAW_P2P] = BIT(SEND) | BIT(ISEND) | BIT(RECV) | BIT(IRECV),
     [RT_RAW_REQ] = BIT(ISEND_COMPLETE) | BIT(IRECV_REQUEST) | BIT(REQUEST_CANCELLED) |
                    BIT(NBC_REQUEST) | BIT(RMA_OP_COMPLETE) | BIT(WIN_CREATE) | BIT(WIN_FREE) |
                    BIT(REQUEST_FREE),
     [RT_RAW_COLL] = BIT(COLL_END) | BIT(RMA_COLL_END) | BIT(COLL_PEER),
-    [RT_RAW_EVENT] = (uint32_t)((UINT64_C(1) << RT_EV_COUNT) - 1) & ~(BIT(ENTER) | BIT(LEAVE)),
+    [RT_RAW_EVENT] = (UINT64_MAX >> (64 - RT_EV_COUNT)) & ~(BIT(ENTER) | BIT(LEAVE)),
 };
 
 /* ---- the reader ----------------------------------------------------------------------------- */
@@ -267,7 +267,7 @@ static int check_record(const raw_reader *rr, tstream *ts, const unsigned char *
     }
     const char *bad = NULL;
     unsigned value = 0;
-    if (p[2] >= RT_EV_COUNT || !(type_kinds[type] & (1u << p[2])))
+    if (p[2] >= RT_EV_COUNT || !(type_kinds[type] & (UINT64_C(1) << p[2])))
         bad = "event kind", value = p[2];
     else if ((p[1] > 1 && (!rr->sizes_any || type == RT_RAW_REQ)) ||
              (type == RT_RAW_COLL && !(p[1] & 1))) /* COLL: always at t1 */
@@ -282,7 +282,7 @@ static int check_record(const raw_reader *rr, tstream *ts, const unsigned char *
 }
 
 /* The operation kinds a pending call may carry (rt_event.h, "A pending call"). */
-static const uint32_t pending_kinds = BIT(SEND) | BIT(RECV) | BIT(IRECV) | BIT(ISEND_COMPLETE) |
+static const uint64_t pending_kinds = BIT(SEND) | BIT(RECV) | BIT(IRECV) | BIT(ISEND_COMPLETE) |
                                       BIT(NBC_COMPLETE) | BIT(RMA_OP_COMPLETE) | BIT(COLL_END) |
                                       BIT(RMA_COLL_END) | BIT(RMA_GROUP_SYNC) | BIT(RMA_LOCK) |
                                       BIT(RMA_UNLOCK) | BIT(RMA_SYNC);
@@ -330,7 +330,7 @@ static int load_pending(rt_reader *r, raw_reader *rr, tstream *ts, rt_err *err)
     for (size_t at = RT_RAW_SLOT; at < end; at += sizeof(rt_raw_event)) {
         const unsigned char *p = f->buf + f->pos + at;
         if (p[0] != RT_RAW_EVENT || p[1] != 0 || p[2] >= RT_EV_COUNT ||
-            !(pending_kinds & (1u << p[2])))
+            !(pending_kinds & (UINT64_C(1) << p[2])))
             return rt__raw_fail_at(err, path, f->base + f->pos + at,
                                    "operation %u of a pending call is not an EVENT record at t0 "
                                    "of a kind a pending call has (type %u, at %u, kind %u)",

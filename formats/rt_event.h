@@ -505,8 +505,7 @@ typedef enum rt_comm_handle_op {
  * frees as makes ended its life. MPI_GROUP_EMPTY, which MPI may return for an empty group, is
  * predefined and has none; nor has a free of a handle the tracer did not see made (id
  * unknown). Traces without them (other tools', retrace's before) say only that the calls
- * were made, if that. With HANDLE the event kinds fill the 32 the readers' masks hold: the
- * next kind needs them wider (formats/raw_reader.c).
+ * were made, if that. Kinds are at most 64 (the readers keep sets of them in 64-bit masks).
  */
 // clang-format off
 #define RT_EVENT_KINDS(X)                                             \
