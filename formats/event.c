@@ -136,6 +136,11 @@ static const char *const handle_names[RT_HANDLE_COUNT] = {
     RT_HANDLE_OPS(X)
 #undef X
 };
+static const char *const win_attach_names[RT_WATTACH_COUNT] = {
+#define X(id, name) [RT_WATTACH_##id] = name,
+    RT_WIN_ATTACH_OPS(X)
+#undef X
+};
 static const char *const request_handle_names[RT_REQH_COUNT] = {
 #define X(id, name) [RT_REQH_##id] = name,
     RT_REQUEST_HANDLE_OPS(X)
@@ -220,6 +225,9 @@ static const char *const *op_table(unsigned kind, unsigned *count)
     case RT_EV_HANDLE:
         *count = RT_HANDLE_COUNT;
         return handle_names;
+    case RT_EV_WIN_ATTACH:
+        *count = RT_WATTACH_COUNT;
+        return win_attach_names;
     default:
         *count = 0;
         return NULL;

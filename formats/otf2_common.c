@@ -16,6 +16,7 @@ const char *const rt__otf2_attr_names[RT__ATTR_COUNT] = {
     [RT__ATTR_REDUCE_OP] = "retrace::reduce_op",
     [RT__ATTR_ASSERT] = "retrace::assert",
     [RT__ATTR_ESIZE] = "retrace::esize",
+    [RT__ATTR_WIN] = "retrace::win",
 };
 // clang-format on
 
@@ -36,13 +37,14 @@ const char *const rt__otf2_attr_desc[RT__ATTR_COUNT] = {
     [RT__ATTR_ESIZE] = "element sizes (datatype sizes) of the bytes and the rbytes side: "
                        "code of bytes + 256 * code of rbytes; code c: 0 unknown, 1 to 96 c bytes, "
                        "97 to 127 2^(c - 90) bytes",
+    [RT__ATTR_WIN] = "window of retrace::attach and retrace::detach (a dynamic window's memory)",
 };
 const OTF2_Type rt__otf2_attr_type[RT__ATTR_COUNT] = {
     [RT__ATTR_CONTYPE] = OTF2_TYPE_UINT8,   [RT__ATTR_CALL] = OTF2_TYPE_UINT32,
     [RT__ATTR_OP] = OTF2_TYPE_UINT8,        [RT__ATTR_BYTES] = OTF2_TYPE_UINT64,
     [RT__ATTR_RBYTES] = OTF2_TYPE_UINT64,   [RT__ATTR_DISP] = OTF2_TYPE_UINT64,
     [RT__ATTR_REDUCE_OP] = OTF2_TYPE_UINT8, [RT__ATTR_ASSERT] = OTF2_TYPE_UINT8,
-    [RT__ATTR_ESIZE] = OTF2_TYPE_UINT16,
+    [RT__ATTR_ESIZE] = OTF2_TYPE_UINT16,    [RT__ATTR_WIN] = OTF2_TYPE_RMA_WIN,
 };
 
 OTF2_CollectiveOp rt__otf2_coll_op(unsigned op)

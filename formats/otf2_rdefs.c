@@ -88,6 +88,7 @@ static OTF2_CallbackCode def_parameter(void *data, OTF2_ParameterRef ref, OTF2_S
         op_param(string_of(o, name), ref, RT_EV_REQUEST_FREE, RT_REQH_FREE + 1, RT_REQH_COUNT,
                  o->param_reqh);
         op_param(string_of(o, name), ref, RT_EV_HANDLE, 0, RT_HANDLE_COUNT, o->param_handle);
+        op_param(string_of(o, name), ref, RT_EV_WIN_ATTACH, 0, RT_WATTACH_COUNT, o->param_wattach);
     }
     return OTF2_CALLBACK_SUCCESS;
 }

@@ -587,6 +587,8 @@ int rt__otf2_open(rt_reader *r, rt_err *err)
         o->param_reqh[i] = OTF2_UNDEFINED_PARAMETER;
     for (unsigned i = 0; i < RT_HANDLE_COUNT; i++)
         o->param_handle[i] = OTF2_UNDEFINED_PARAMETER;
+    for (unsigned i = 0; i < RT_WATTACH_COUNT; i++)
+        o->param_wattach[i] = OTF2_UNDEFINED_PARAMETER;
     int rc = 0;
     o->anchor = rt__otf2r_find_anchor(r->path, err);
     if (!o->anchor)

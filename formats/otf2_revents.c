@@ -255,6 +255,15 @@ static void op_event(otf2r *o, unsigned kind, const uint32_t *refs, unsigned n,
             rt_event *ev = begin(o, kind, t, pos, a);
             ev->req = value;
             ev->op = (uint8_t)op;
+            if (kind != RT_EV_WIN_ATTACH)
+                return;
+            /* its window and size (rt__otf2.h); without a window, one no trace defines */
+            OTF2_RmaWinRef win = OTF2_UNDEFINED_RMA_WIN;
+            if (has_attr(o, a, RT__ATTR_WIN))
+                OTF2_AttributeList_GetRmaWinRef(a, o->attr_ref[RT__ATTR_WIN], &win);
+            ev->comm = win;
+            if (has_attr(o, a, RT__ATTR_BYTES))
+                OTF2_AttributeList_GetUint64(a, o->attr_ref[RT__ATTR_BYTES], &ev->bytes);
             return;
         }
 }
@@ -280,6 +289,7 @@ static OTF2_CallbackCode ev_parameter(CB_ARGS, OTF2_ParameterRef param, uint64_t
     }
     op_event(o, RT_EV_REQUEST_FREE, o->param_reqh, RT_REQH_COUNT, param, t, pos, a, value);
     op_event(o, RT_EV_HANDLE, o->param_handle, RT_HANDLE_COUNT, param, t, pos, a, value);
+    op_event(o, RT_EV_WIN_ATTACH, o->param_wattach, RT_WATTACH_COUNT, param, t, pos, a, value);
     return OK;
 }
 

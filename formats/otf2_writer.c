@@ -74,8 +74,10 @@ static void track_call(otf2w_rank *r, const rt_event *ev)
     }
 }
 
+static uint32_t win_ref(const rt_defs *d, uint32_t id);
+
 /* tgt: the RMA_TARGET of a transfer, its attributes (rt__otf2.h); else NULL. */
-static OTF2_ErrorCode put_attrs(otf2w *o, const otf2w_rank *r, const rt_event *ev,
+static OTF2_ErrorCode put_attrs(otf2w *o, const otf2w_rank *r, const rt_defs *d, const rt_event *ev,
                                 unsigned otf2_value, const rt_event *tgt)
 {
     OTF2_ErrorCode ec = OTF2_SUCCESS;
@@ -91,6 +93,13 @@ static OTF2_ErrorCode put_attrs(otf2w *o, const otf2w_rank *r, const rt_event *e
             ec = OTF2_AttributeList_AddUint64(o->attrs, RT__ATTR_BYTES, ev->bytes);
         if (ec == OTF2_SUCCESS && ev->rbytes)
             ec = OTF2_AttributeList_AddUint64(o->attrs, RT__ATTR_RBYTES, ev->rbytes);
+        return ec;
+    }
+    if (ev->kind == RT_EV_WIN_ATTACH) { /* its op is its parameter (rt__otf2.h) */
+        if (ec == OTF2_SUCCESS)
+            ec = OTF2_AttributeList_AddRmaWinRef(o->attrs, RT__ATTR_WIN, win_ref(d, ev->comm));
+        if (ec == OTF2_SUCCESS && ev->bytes)
+            ec = OTF2_AttributeList_AddUint64(o->attrs, RT__ATTR_BYTES, ev->bytes);
         return ec;
     }
     if (ec == OTF2_SUCCESS && (fields & RT_FIELD_OP) &&
@@ -293,6 +302,9 @@ static OTF2_ErrorCode write_record(OTF2_EvtWriter *ew, OTF2_AttributeList *a, co
     case RT_EV_HANDLE: /* see rt__otf2.h */
         return OTF2_EvtWriter_ParameterUnsignedInt(ew, a, ev->time,
                                                    RT__OTF2_PARAM_HANDLE_REF + ev->op, ev->req);
+    case RT_EV_WIN_ATTACH: /* see rt__otf2.h */
+        return OTF2_EvtWriter_ParameterUnsignedInt(ew, a, ev->time,
+                                                   RT__OTF2_PARAM_WIN_ATTACH_REF + ev->op, ev->req);
     case RT_EV_RMA_TARGET: /* attributes of its transfer's record (see rt__otf2.h) */
     case RT_EV_COUNT:
         break;
@@ -310,7 +322,7 @@ static OTF2_ErrorCode emit(otf2w *o, otf2w_rank *r, const rt_defs *d, const rt_e
         OTF2_AttributeList_RemoveAllAttributes(o->attrs);
         ec = OTF2_SUCCESS;
     } else {
-        ec = put_attrs(o, r, ev, v, tgt);
+        ec = put_attrs(o, r, d, ev, v, tgt);
     }
     if (ec == OTF2_SUCCESS)
         ec = write_record(r->ew, o->attrs, d, ev, v);
@@ -668,6 +680,8 @@ static OTF2_ErrorCode write_global_defs(otf2w *o, const rt_defs *d)
                        RT__OTF2_PARAM_REQUEST_FREE_REF);
     if (ec == OTF2_SUCCESS)
         ec = op_params(o, RT_EV_HANDLE, 0, RT_HANDLE_COUNT, RT__OTF2_PARAM_HANDLE_REF);
+    if (ec == OTF2_SUCCESS)
+        ec = op_params(o, RT_EV_WIN_ATTACH, 0, RT_WATTACH_COUNT, RT__OTF2_PARAM_WIN_ATTACH_REF);
     for (unsigned fn = 1; fn < RT_FN_COUNT && ec == OTF2_SUCCESS; fn++) {
         OTF2_StringRef s = str(o, rt_func_name(fn), &ec);
         ec =

@@ -28,6 +28,7 @@ enum {
                              * RT__ELEM_SIZES_PROPERTY, only when they are not
                              * rt_esize_default of bytes and rbytes: a message of doubles needs
                              * none, 4 floats do */
+    RT__ATTR_WIN = 9,       /* the window of a WIN_ATTACH (below) */
     RT__ATTR_COUNT
 };
 extern const char *const rt__otf2_attr_names[RT__ATTR_COUNT];
@@ -104,6 +105,13 @@ extern const OTF2_Type rt__otf2_attr_type[RT__ATTR_COUNT];
  * RT__OTF2_PARAM_HANDLE_REF plus the op) whose value is the handle's id. OTF2's GroupCreate-like
  * records are for communicators only. */
 #define RT__OTF2_PARAM_HANDLE_REF 6u
+
+/* Memory attached to or detached from a dynamic window (WIN_ATTACH, rt_event.h): a
+ * ParameterUnsignedInt record of the parameter named after the op ("retrace::attach",
+ * "retrace::detach"; of ref RT__OTF2_PARAM_WIN_ATTACH_REF plus the op) whose value is the
+ * memory's address, with the window in RT__ATTR_WIN and the size in RT__ATTR_BYTES (absent
+ * when 0). Score-P records no attach. */
+#define RT__OTF2_PARAM_WIN_ATTACH_REF 8u
 
 /* Windows: the RmaWin name of a window without one (printf: the window's id), and the archive
  * property of info key K of the window of ref W, "KEY=VALUE" (otf2_wins.c). */

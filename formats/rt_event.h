@@ -354,6 +354,20 @@ typedef enum rt_handle_op {
 } rt_handle_op;
 // clang-format on
 
+/* The op field of WIN_ATTACH events (below). */
+#define RT_WIN_ATTACH_OPS(X) \
+    X(ATTACH, "attach")      \
+    X(DETACH, "detach")
+
+// clang-format off
+typedef enum rt_win_attach_op {
+#define X(id, name) RT_WATTACH_##id,
+    RT_WIN_ATTACH_OPS(X)
+#undef X
+    RT_WATTACH_COUNT
+} rt_win_attach_op;
+// clang-format on
+
 /* The op field of REQUEST_FREE events (below): what the call did to the request. The free is ""
  * (the only op of traces before the others), so that CSV files of those traces read the same. */
 #define RT_REQUEST_HANDLE_OPS(X)          \
@@ -505,7 +519,18 @@ typedef enum rt_comm_handle_op {
  * frees as makes ended its life. MPI_GROUP_EMPTY, which MPI may return for an empty group, is
  * predefined and has none; nor has a free of a handle the tracer did not see made (id
  * unknown). Traces without them (other tools', retrace's before) say only that the calls
- * were made, if that. Kinds are at most 64 (the readers keep sets of them in 64-bit masks).
+ * were made, if that.
+ *
+ * Memory of a dynamic window (MPI_Win_create_dynamic): a WIN_ATTACH event at the end of each
+ * MPI_Win_attach that succeeded, op attach, with the window (comm), the address of the memory
+ * (req: as MPI_Get_address gives it, the displacement an RMA call names it by, 0 included) and
+ * its size in bytes (bytes); and one at the end of each MPI_Win_detach that succeeded, op
+ * detach, with the window and the address (bytes 0: the attach of that address says how much).
+ * Each rank attaches its own memory; a target's attached regions are the ones its own events
+ * name, so a transfer's RMA_TARGET on a dynamic window can be checked against them. Traces
+ * without them (other tools', retrace's before) say only that the calls were made.
+ *
+ * Kinds are at most 64 (the readers keep sets of them in 64-bit masks).
  */
 // clang-format off
 #define RT_EVENT_KINDS(X)                                             \
@@ -562,7 +587,10 @@ typedef enum rt_comm_handle_op {
     /* MPI_Request_free of the request q; o rt_request_handle_op */  \
     X(REQUEST_FREE,      "request_free",      CALL, NO,    "qo")      \
     /* a handle made or freed on the rank: o rt_handle_op, q its id (see above) */ \
-    X(HANDLE,            "handle",            CALL, NO,    "qo")
+    X(HANDLE,            "handle",            CALL, NO,    "qo")      \
+    /* memory attached to or detached from a dynamic window: o rt_win_attach_op, q its \
+     * address, b its size (see above) */                             \
+    X(WIN_ATTACH,        "win_attach",        RMA,  NO,    "cbqo")
 
 typedef enum rt_event_kind {
 #define X(id, name, cls, req, fields) RT_EV_##id,

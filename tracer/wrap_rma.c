@@ -120,6 +120,20 @@ static rt__win *rma_event(const rt__call *c, MPI_Win win, int target, unsigned k
     return w;
 }
 
+/* MPI_Win_attach (op attach, size) and MPI_Win_detach (op detach) that succeeded: the memory's
+ * address as MPI_Get_address gives it, the displacement RMA calls name it by (WIN_ATTACH,
+ * rt_event.h). */
+static void rma_attach(rt__call *c, MPI_Win win, const void *base, MPI_Aint size, unsigned op)
+{
+    rt_event ev;
+    MPI_Aint a;
+    if (!rma_event(c, win, 0, RT_EV_WIN_ATTACH, op, &ev))
+        return;
+    ev.req = PMPI_Get_address(base, &a) == MPI_SUCCESS ? (uint64_t)a : (uint64_t)(uintptr_t)base;
+    ev.bytes = size > 0 ? (uint64_t)size : 0;
+    rt__rec_event(c, 1, &ev);
+}
+
 /* The reduction of an atomic (rt_reduce_op): NONE for MPI_OP_NULL and for what RMA does not take.
  */
 static unsigned reduce_op(MPI_Op op)

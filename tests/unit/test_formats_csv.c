@@ -27,7 +27,7 @@ static void test_csv_read(void **state)
     assert_non_null(inter);
     assert_string_equal(inter->name, "split, inter");
     assert_int_equal(inter->remote_size, 2);
-    assert_int_equal(l.n, 104);
+    assert_int_equal(l.n, 110);
     /* every kind appears */
     unsigned seen[RT_EV_COUNT] = {0};
     for (size_t i = 0; i < l.n; i++)
@@ -63,7 +63,7 @@ static void test_csv_read(void **state)
     size_t e = 0;
     while (e < l.n && l.ev[e].kind != RT_EV_ERROR)
         e++;
-    assert_int_equal(e, 55);
+    assert_int_equal(e, 61);
     assert_int_equal(l.ev[e].rank, 0);
     assert_int_equal(l.ev[e].call, RT_FN_Send);
     assert_int_equal(l.ev[e].time, 401);
@@ -95,7 +95,7 @@ static void test_csv_read(void **state)
     size_t at = 0;
     while (at < l.n && l.ev[at].kind != RT_EV_PENDING)
         at++;
-    assert_int_equal(at, 82);
+    assert_int_equal(at, 88);
     const rt_event *w = &l.ev[at - 1];
     assert_int_equal(w[0].kind, RT_EV_ENTER);
     assert_int_equal(w[1].kind, RT_EV_PENDING);
