@@ -431,7 +431,7 @@ static int coll_peer_check(const rt_defs *defs, const rt_comm_def *c, const rt_e
 
 /* The kind's name, looked up for a message only: every event comes through here. */
 #define kname rt_event_kind_name(k)
-int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err)
+static int event_check(const rt_defs *defs, const rt_event *ev, rt__check_memo *memo, rt_err *err)
 {
     unsigned k = ev->kind;
     unsigned m = rt_event_kind_mask(k);
@@ -462,24 +462,31 @@ int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err)
     if (!(m & RT_FIELD_COMM))
         return 0;
     const rt_comm_def *c;
-    if (rt_event_is_rma(k)) {
-        const rt_win_def *w = rt_defs_win(defs, ev->comm);
-        if (!w)
-            return rt_err_set(err, RT_E_INVAL, "%s: window %u is not defined", kname,
-                              (unsigned)ev->comm);
-        c = rt_defs_comm(defs, w->comm);
+    const uint32_t *g = NULL;
+    uint32_t n = 0;
+    uint8_t rma = rt_event_is_rma(k) != 0;
+    if (memo && memo->valid && memo->id == ev->comm && memo->rank == ev->rank && memo->rma == rma) {
+        c = memo->c;
+        n = memo->n;
     } else {
-        c = rt_defs_comm(defs, ev->comm);
-        if (!c)
-            return rt_err_set(err, RT_E_INVAL, "%s: communicator %u is not defined", kname,
-                              (unsigned)ev->comm);
-    }
-    if (!(c->flags & RT_COMM_IS_SELF)) {
-        const uint32_t *g;
-        uint32_t n;
-        if (peer_group(c, ev->rank, &g, &n))
+        if (rma) {
+            const rt_win_def *w = rt_defs_win(defs, ev->comm);
+            if (!w)
+                return rt_err_set(err, RT_E_INVAL, "%s: window %u is not defined", kname,
+                                  (unsigned)ev->comm);
+            c = rt_defs_comm(defs, w->comm);
+        } else {
+            c = rt_defs_comm(defs, ev->comm);
+            if (!c)
+                return rt_err_set(err, RT_E_INVAL, "%s: communicator %u is not defined", kname,
+                                  (unsigned)ev->comm);
+        }
+        if (!(c->flags & RT_COMM_IS_SELF) && peer_group(c, ev->rank, &g, &n))
             return rt_err_set(err, RT_E_INVAL, "%s: rank %u is not a member of communicator %u",
                               kname, (unsigned)ev->rank, (unsigned)c->id);
+        if (memo)
+            *memo = (rt__check_memo){
+                .c = c, .n = n, .rank = ev->rank, .id = ev->comm, .rma = rma, .valid = 1};
     }
     if (k == RT_EV_COLL_PEER)
         return coll_peer_check(defs, c, ev, err);
@@ -502,12 +509,23 @@ int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err)
                                 "%s: no source (peer none), but not posted with any_source", kname);
     if ((coll && ev->peer == RT_PEER_NONE) || (all_ok && ev->peer == RT_PEER_ALL))
         return 0;
-    if (rt_defs_peer_world(defs, ev) < 0)
+    /* as rt_defs_peer_world finds it: in the group just looked up */
+    if (ev->peer < 0 || (c->flags & RT_COMM_IS_SELF ? ev->peer != 0 : (uint32_t)ev->peer >= n))
         return rt_err_set(err, RT_E_INVAL, "%s: peer %d is not a rank of %s %u", kname, ev->peer,
-                          rt_event_is_rma(k) ? "window" : "communicator", (unsigned)ev->comm);
+                          rma ? "window" : "communicator", (unsigned)ev->comm);
     return 0;
 }
 #undef kname
+
+int rt_event_check(const rt_defs *defs, const rt_event *ev, rt_err *err)
+{
+    return event_check(defs, ev, NULL, err);
+}
+
+int rt__event_check_memo(const rt_defs *defs, const rt_event *ev, rt__check_memo *memo, rt_err *err)
+{
+    return event_check(defs, ev, memo, err);
+}
 
 void rt__defs_drop_comm(rt_defs *defs, uint32_t id)
 {

@@ -319,16 +319,20 @@ int rt__otf2r_check_defs(const rt_reader *r, const otf2r *o, const char *suffix,
 /* What an event chunk's byte means where a record begins. */
 enum { EV_RECORD, EV_SINGLETON, EV_TIMESTAMP, EV_END_OF_FILE, EV_STOP };
 
-/* The kind of each record type, for the walk of last_chunk_complete: a table, as that walk
- * runs over up to a chunk of every rank's events and a switch costs twice as much. Filled
- * once (pthread_once): a trace's ranks may be read in threads (analyzer/pass.c). */
-static uint8_t event_kind[256];
+/* The kind of each record type, for the walk of last_chunk_complete, and the bytes a
+ * singleton's compressed integer takes after its type byte by its size byte (its size and
+ * the value; 0: no such size): tables, as that walk runs over up to a chunk of every rank's
+ * events and a switch costs twice as much. Filled once (pthread_once): a trace's ranks may
+ * be read in threads (analyzer/pass.c). */
+static uint8_t event_kind[256], singleton_step[256];
 static pthread_once_t event_kind_once = PTHREAD_ONCE_INIT;
 
 static void fill_event_kinds(void)
 {
-    for (unsigned t = 0; t < 256; t++)
+    for (unsigned t = 0; t < 256; t++) {
         event_kind[t] = singleton_event(t) ? EV_SINGLETON : EV_RECORD;
+        singleton_step[t] = (uint8_t)(t <= 8 ? t + 1 : t == 0xff ? 1 : 0);
+    }
     event_kind[TIMESTAMP] = EV_TIMESTAMP;
     event_kind[END_OF_FILE] = EV_END_OF_FILE;
     /* the file goes on past its last chunk, or stops without its marks */
@@ -337,31 +341,39 @@ static void fill_event_kinds(void)
 }
 
 /* 1 when the chunk of n bytes at p walks to the end-of-file and end-of-buffer marks that end
- * the file. */
+ * the file. Every record is looked at once, in the order the writers put them most (a time
+ * stamp, then an event); take_record's test inline. */
 static int last_chunk_complete(const uint8_t *p, size_t n)
 {
     const uint8_t *end = p + n;
-    uint64_t len;
     int big = 0;
     if (take_header(&p, end, &big) != TAKE_OK)
         return 0;
     pthread_once(&event_kind_once, fill_event_kinds);
     while (p < end) {
         unsigned kind = event_kind[*p++];
-        if (kind == EV_SINGLETON) { /* a compressed integer: its size byte, then the value */
-            unsigned size = p < end ? *p : 9;
-            size_t step = size == 0xff ? 1 : size + 1u;
-            if ((size > 8 && size != 0xff) || step > (size_t)(end - p))
-                return 0;
-            p += step;
-        } else if (kind == EV_RECORD) { /* an event, an attribute list, or a type unknown */
-            if (take_record(&p, end, big, &len) != TAKE_OK)
-                return 0;
-            p += len;
-        } else if (kind == EV_TIMESTAMP) {
+        if (kind == EV_TIMESTAMP) {
             if (end - p < 8)
                 return 0;
             p += 8;
+        } else if (kind == EV_SINGLETON) { /* a compressed integer: its size byte, then the value */
+            size_t step = p < end ? singleton_step[*p] : 0;
+            if (!step || step > (size_t)(end - p))
+                return 0;
+            p += step;
+        } else if (kind == EV_RECORD) { /* an event, an attribute list, or a type unknown */
+            if (p >= end)
+                return 0;
+            uint64_t len = *p++;
+            if (len == 0xff) {
+                if (end - p < 8)
+                    return 0;
+                len = number(p, 8, big);
+                p += 8;
+            }
+            if (len >= (uint64_t)(end - p)) /* the record, and the byte OTF2 wants after it */
+                return 0;
+            p += len;
         } else {
             return kind == EV_END_OF_FILE && end - p == 1 && *p == END_OF_BUFFER;
         }

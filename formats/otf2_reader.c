@@ -47,28 +47,29 @@ static int attach_reader(rt_reader *r, otf2r *o, uint64_t loc, rt_err *err)
 }
 
 /* Appends the events of the location o->er reads, until it stops (*ec: how), to *out (*n of
- * them, room for *cap). */
+ * them, room for *cap), a block's worth of records a call. */
 static int read_all(rt_reader *r, otf2r *o, OTF2_Reader *rd, rt_event **out, size_t *n, size_t *cap,
                     OTF2_ErrorCode *ec, rt_err *err)
 {
-    o->nblk = 0; /* each record's events in the block's first slots, then into out */
-    for (uint64_t got = 1; got;) {
-        o->have = 0;
-        o->tgt_have = 0;
-        got = 0;
-        if ((*ec = OTF2_Reader_ReadLocalEvents(rd, o->er, 1, &got)) != OTF2_SUCCESS || o->time_past)
-            break;
-        if (!o->have)
-            continue;
-        if (o->sizes)
-            rt__otf2r_sizes(o, o->blk);
-        size_t k = 1 + (size_t)o->tgt_have; /* the transfer's RMA_TARGET, from the same record */
+    for (;;) {
+        o->nblk = 0;
+        uint64_t got = 0;
+        *ec = OTF2_Reader_ReadLocalEvents(rd, o->er, RT__OTF2R_BLOCK, &got);
+        /* a time stamp past: neither its record's events nor any after it */
+        size_t k = o->time_past ? o->last : o->nblk;
         if (RT_VEC_RESERVE(*out, *cap, (uint64_t)*n + k, 256) < 0)
             return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", r->path);
         memcpy(*out + *n, o->blk, k * sizeof **out);
         *n += k;
+        if (o->time_past) {
+            *ec = OTF2_SUCCESS; /* the records up to it were read cleanly */
+            return 0;
+        }
+        if (*ec == OTF2_ERROR_INTERRUPTED_BY_CALLBACK && o->nblk >= RT__OTF2R_BLOCK)
+            continue; /* the block is full */
+        if (*ec != OTF2_SUCCESS || got < RT__OTF2R_BLOCK)
+            return 0;
     }
-    return 0;
 }
 
 /* The events OTF2 gives for rank o->cur when reading the archive behind anchor (a
@@ -330,7 +331,8 @@ static size_t end_rank(rt_reader *r, otf2r *o, OTF2_ErrorCode ec)
     return ready;
 }
 
-/* Reads rank o->cur's records into the block until it is full or the rank ends; the events
+/* Reads rank o->cur's records into the block until it is full or the rank ends, a block's
+ * worth of records in one call (the callbacks stop OTF2 once the block is full); the events
  * ready to go out: those before the last record's (the lookahead), all of them at a clean
  * end. 0 when none are (the rank ended, or a time stamp was past what an event holds). */
 static size_t fill_block(rt_reader *r, otf2r *o)
@@ -344,24 +346,12 @@ static size_t fill_block(rt_reader *r, otf2r *o)
     }
     o->out_rank = o->cur;
     for (;;) {
-        o->have = 0;
-        o->tgt_have = 0;
-        uint64_t got = 0;
-        OTF2_ErrorCode ec = OTF2_Reader_ReadLocalEvents(o->reader, o->er, 1, &got);
-        if (o->have && o->sizes)
-            rt__otf2r_sizes(o, &o->blk[o->nblk]);
-        if (o->have) {
-            o->last = o->nblk;
-            o->pos[o->nblk] = o->position;
-            o->pos[o->nblk + 1] = o->position; /* a transfer's RMA_TARGET: its record's */
-            o->nblk += 1 + (size_t)o->tgt_have;
-            o->pending = 1;
-            if (o->time_past || o->nblk >= RT__OTF2R_BLOCK)
-                return o->last; /* a time stamp past: neither it nor anything after goes out */
-            continue;
-        }
-        if (ec == OTF2_SUCCESS && got)
-            continue; /* a record outside the event model */
+        uint64_t want = RT__OTF2R_BLOCK - o->nblk, got = 0; /* a record: one event or none */
+        OTF2_ErrorCode ec = OTF2_Reader_ReadLocalEvents(o->reader, o->er, want, &got);
+        if (o->time_past || o->nblk >= RT__OTF2R_BLOCK)
+            return o->last; /* a time stamp past: neither it nor anything after goes out */
+        if (ec == OTF2_SUCCESS && got == want)
+            continue; /* records outside the event model, or RMA targets, left room */
         return end_rank(r, o, ec);
     }
 }

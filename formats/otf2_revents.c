@@ -65,13 +65,18 @@ read_attrs(otf2r *o, OTF2_AttributeList *a, uint8_t *contype, uint16_t *call)
         *call = (uint16_t)(u32 < RT_FN_COUNT ? u32 : RT_FN_COUNT);
 }
 
-/* Starts the event of the record being read, at the block's free slot (o->blk[o->nblk]):
- * time, rank, kind, default call and the attributes, every other field 0 (written once, as a
- * whole, not cleared and then filled). */
+/* Starts the event of the record being read, at the block's free slot (o->blk[o->nblk], which
+ * it takes; o->last: its index, o->pos: its record): time, rank, kind, default call and the
+ * attributes, every other field 0 (written once, as a whole, not cleared and then filled). A
+ * record begins one event at most; an RMA transfer's target takes the slot after it. */
 static inline rt_event *begin(otf2r *o, unsigned kind, OTF2_TimeStamp t, uint64_t pos,
                               OTF2_AttributeList *a)
 {
-    rt_event *ev = &o->blk[o->nblk];
+    size_t at = o->nblk++;
+    rt_event *ev = &o->blk[at];
+    o->last = at;
+    o->pos[at] = pos;
+    o->pending = 1;
     o->position = pos;
     uint64_t ticks = t >= o->offset ? t - o->offset : 0;
     uint16_t call = (uint16_t)innermost(o);
@@ -86,11 +91,12 @@ static inline rt_event *begin(otf2r *o, unsigned kind, OTF2_TimeStamp t, uint64_
         .kind = (uint8_t)kind,
         .contype = contype,
     };
-    o->have = 1;
     return ev;
 }
 
-void rt__otf2r_sizes(otf2r *o, rt_event *ev)
+/* The element sizes of the event just read (RT__ATTR_ESIZE, else rt_esize_default), in an
+ * archive that records them. */
+static void sizes(otf2r *o, rt_event *ev)
 {
     if (!rt_event_has_esize(ev->kind))
         return;
@@ -98,6 +104,18 @@ void rt__otf2r_sizes(otf2r *o, rt_event *ev)
     unsigned rs = o->esz_have ? o->esz >> 8 : rt_esize_default(ev->rbytes);
     ev->esize = (uint8_t)(s <= RT_ESIZE_CODE_MAX ? s : 0);
     ev->resize = (uint8_t)(rs <= RT_ESIZE_CODE_MAX ? rs : 0);
+}
+
+/* The end of a callback that began an event: its element sizes, once the record's byte counts
+ * are in; OTF2 stops reading (ReadLocalEvents returns OTF2_ERROR_INTERRUPTED_BY_CALLBACK, and
+ * may be called again) once the block is full or a time stamp was past what an event holds,
+ * so that one call reads the records of a whole block. */
+static inline OTF2_CallbackCode done(otf2r *o)
+{
+    if (o->sizes)
+        sizes(o, &o->blk[o->last]);
+    return o->nblk >= RT__OTF2R_BLOCK || o->time_past ? OTF2_CALLBACK_INTERRUPT
+                                                      : OTF2_CALLBACK_SUCCESS;
 }
 
 /* The op: our attribute if present, else what the record and the call say. */
@@ -130,7 +148,7 @@ static OTF2_CallbackCode ev_enter(CB_ARGS, OTF2_RegionRef region)
     if (o->depth < CALL_STACK)
         o->stack[o->depth] = (uint16_t)fn;
     o->depth++;
-    return OK;
+    return fn != RT_FN_NONE ? done(o) : OK;
 }
 
 static OTF2_CallbackCode ev_leave(CB_ARGS, OTF2_RegionRef region)
@@ -142,7 +160,7 @@ static OTF2_CallbackCode ev_leave(CB_ARGS, OTF2_RegionRef region)
         begin(o, RT_EV_LEAVE, t, pos, NULL)->call = (uint16_t)fn;
     if (o->depth && (o->depth > CALL_STACK || o->stack[o->depth - 1] == fn))
         o->depth--;
-    return OK;
+    return fn != RT_FN_NONE ? done(o) : OK;
 }
 
 static OTF2_CallbackCode p2p(otf2r *o, unsigned kind, OTF2_TimeStamp t, uint64_t pos,
@@ -157,7 +175,7 @@ static OTF2_CallbackCode p2p(otf2r *o, unsigned kind, OTF2_TimeStamp t, uint64_t
     ev->req = req;
     if (kind == RT_EV_RECV || kind == RT_EV_IRECV)
         set_op(o, ev, 0, a); /* the wildcards posted: 0 unless the attribute says otherwise */
-    return OK;
+    return done(o);
 }
 
 static OTF2_CallbackCode ev_send(CB_ARGS, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t len)
@@ -186,7 +204,7 @@ static OTF2_CallbackCode req_event(otf2r *o, unsigned kind, OTF2_TimeStamp t, ui
                                    OTF2_AttributeList *a, uint64_t req)
 {
     begin(o, kind, t, pos, a)->req = req;
-    return OK;
+    return done(o);
 }
 
 static OTF2_CallbackCode ev_isend_complete(CB_ARGS, uint64_t req)
@@ -212,7 +230,7 @@ static OTF2_CallbackCode ev_nbc_request(CB_ARGS, uint64_t req)
 static OTF2_CallbackCode ev_coll_begin(CB_ARGS)
 {
     begin(data, RT_EV_COLL_BEGIN, t, pos, a);
-    return OK;
+    return done(data);
 }
 
 static OTF2_CallbackCode coll_end(otf2r *o, unsigned kind, OTF2_TimeStamp t, uint64_t pos,
@@ -228,7 +246,7 @@ static OTF2_CallbackCode coll_end(otf2r *o, unsigned kind, OTF2_TimeStamp t, uin
     set_op(o, ev, op, a);
     o->row_comm = c;
     o->row_op = ev->op;
-    return OK;
+    return done(o);
 }
 
 static OTF2_CallbackCode ev_coll_end(CB_ARGS, OTF2_CollectiveOp op, OTF2_CommRef c, uint32_t root,
@@ -245,10 +263,10 @@ static OTF2_CallbackCode ev_nbc_complete(CB_ARGS, OTF2_CollectiveOp op, OTF2_Com
 }
 
 /* The event of a kind whose ops are parameters of their own (rt__otf2.h), when param is one of
- * refs[0 .. n): the op its index, the request or handle id its value. */
-static void op_event(otf2r *o, unsigned kind, const uint32_t *refs, unsigned n,
-                     OTF2_ParameterRef param, OTF2_TimeStamp t, uint64_t pos, OTF2_AttributeList *a,
-                     uint64_t value)
+ * refs[0 .. n): the op its index, the request or handle id its value. 1 when it began one. */
+static int op_event(otf2r *o, unsigned kind, const uint32_t *refs, unsigned n,
+                    OTF2_ParameterRef param, OTF2_TimeStamp t, uint64_t pos, OTF2_AttributeList *a,
+                    uint64_t value)
 {
     for (unsigned op = 0; op < n; op++)
         if (param == refs[op]) {
@@ -256,7 +274,7 @@ static void op_event(otf2r *o, unsigned kind, const uint32_t *refs, unsigned n,
             ev->req = value;
             ev->op = (uint8_t)op;
             if (kind != RT_EV_WIN_ATTACH)
-                return;
+                return 1;
             /* its window and size (rt__otf2.h); without a window, one no trace defines */
             OTF2_RmaWinRef win = OTF2_UNDEFINED_RMA_WIN;
             if (has_attr(o, a, RT__ATTR_WIN))
@@ -264,19 +282,25 @@ static void op_event(otf2r *o, unsigned kind, const uint32_t *refs, unsigned n,
             ev->comm = win;
             if (has_attr(o, a, RT__ATTR_BYTES))
                 OTF2_AttributeList_GetUint64(a, o->attr_ref[RT__ATTR_BYTES], &ev->bytes);
-            return;
+            return 1;
         }
+    return 0;
 }
 
 /* A pending call's mark, a row of a v or w collective and a request freed (rt__otf2.h); other
- * parameters are outside the event model. */
+ * parameters are outside the event model. A record begins one event: should a damaged
+ * archive give two of our parameters one ref, the last of pending, row, request freed,
+ * handle and attach is the event (tested in that order, from the last). */
 static OTF2_CallbackCode ev_parameter(CB_ARGS, OTF2_ParameterRef param, uint64_t value)
 {
     otf2r *o = data;
     if (param == OTF2_UNDEFINED_PARAMETER) /* the refs of parameters the archive lacks */
         return OK;
-    if (param == o->param_pending && value == 1)
-        begin(o, RT_EV_PENDING, t, pos, a);
+    if (op_event(o, RT_EV_WIN_ATTACH, o->param_wattach, RT_WATTACH_COUNT, param, t, pos, a,
+                 value) ||
+        op_event(o, RT_EV_HANDLE, o->param_handle, RT_HANDLE_COUNT, param, t, pos, a, value) ||
+        op_event(o, RT_EV_REQUEST_FREE, o->param_reqh, RT_REQH_COUNT, param, t, pos, a, value))
+        return done(o);
     if (param == o->param_peer) {
         rt_event *ev = begin(o, RT_EV_COLL_PEER, t, pos, a);
         ev->peer = value <= INT32_MAX ? (int32_t)value : RT_PEER_NONE; /* refused then */
@@ -286,10 +310,12 @@ static OTF2_CallbackCode ev_parameter(CB_ARGS, OTF2_ParameterRef param, uint64_t
             OTF2_AttributeList_GetUint64(a, o->attr_ref[RT__ATTR_BYTES], &ev->bytes);
         if (has_attr(o, a, RT__ATTR_RBYTES))
             OTF2_AttributeList_GetUint64(a, o->attr_ref[RT__ATTR_RBYTES], &ev->rbytes);
+        return done(o);
     }
-    op_event(o, RT_EV_REQUEST_FREE, o->param_reqh, RT_REQH_COUNT, param, t, pos, a, value);
-    op_event(o, RT_EV_HANDLE, o->param_handle, RT_HANDLE_COUNT, param, t, pos, a, value);
-    op_event(o, RT_EV_WIN_ATTACH, o->param_wattach, RT_WATTACH_COUNT, param, t, pos, a, value);
+    if (param == o->param_pending && value == 1) {
+        begin(o, RT_EV_PENDING, t, pos, a);
+        return done(o);
+    }
     return OK;
 }
 
@@ -306,7 +332,7 @@ static OTF2_CallbackCode ev_parameter_int(CB_ARGS, OTF2_ParameterRef param, int6
         ev->op = UINT8_MAX;
     else
         ev->tag = (int32_t)value;
-    return OK;
+    return done(o);
 }
 
 static OTF2_CallbackCode comm_handle(otf2r *o, unsigned op, OTF2_TimeStamp t, uint64_t pos,
@@ -315,7 +341,7 @@ static OTF2_CallbackCode comm_handle(otf2r *o, unsigned op, OTF2_TimeStamp t, ui
     rt_event *ev = begin(o, RT_EV_COMM_HANDLE, t, pos, a);
     ev->comm = c;
     ev->op = (uint8_t)op;
-    return OK;
+    return done(o);
 }
 
 static OTF2_CallbackCode ev_comm_create(CB_ARGS, OTF2_CommRef c)
@@ -331,13 +357,13 @@ static OTF2_CallbackCode ev_comm_destroy(CB_ARGS, OTF2_CommRef c)
 static OTF2_CallbackCode ev_win_create(CB_ARGS, OTF2_RmaWinRef win)
 {
     begin(data, RT_EV_WIN_CREATE, t, pos, a)->comm = win;
-    return OK;
+    return done(data);
 }
 
 static OTF2_CallbackCode ev_win_free(CB_ARGS, OTF2_RmaWinRef win)
 {
     begin(data, RT_EV_WIN_FREE, t, pos, a)->comm = win;
-    return OK;
+    return done(data);
 }
 
 /* The RMA_TARGET of the transfer just begun, right after it, when our attributes carry one
@@ -352,16 +378,16 @@ static void target(otf2r *o, OTF2_AttributeList *a)
     if (has_attr(o, a, RT__ATTR_REDUCE_OP) &&
         OTF2_AttributeList_GetUint8(a, o->attr_ref[RT__ATTR_REDUCE_OP], &op) != OTF2_SUCCESS)
         op = RT_REDOP_NONE;
-    const rt_event *ev = &o->blk[o->nblk];
-    o->blk[o->nblk + 1] = (rt_event){.time = ev->time,
-                                     .rank = ev->rank,
-                                     .call = ev->call,
-                                     .kind = RT_EV_RMA_TARGET,
-                                     .comm = ev->comm,
-                                     .peer = ev->peer,
-                                     .bytes = disp,
-                                     .op = op};
-    o->tgt_have = 1;
+    const rt_event *ev = &o->blk[o->last];
+    o->pos[o->nblk] = o->pos[o->last];
+    o->blk[o->nblk++] = (rt_event){.time = ev->time,
+                                   .rank = ev->rank,
+                                   .call = ev->call,
+                                   .kind = RT_EV_RMA_TARGET,
+                                   .comm = ev->comm,
+                                   .peer = ev->peer,
+                                   .bytes = disp,
+                                   .op = op};
 }
 
 static OTF2_CallbackCode ev_put(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes,
@@ -373,7 +399,7 @@ static OTF2_CallbackCode ev_put(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote, ui
     ev->bytes = bytes;
     ev->req = id;
     target(data, a);
-    return OK;
+    return done(data);
 }
 
 static OTF2_CallbackCode ev_get(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes,
@@ -385,7 +411,7 @@ static OTF2_CallbackCode ev_get(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote, ui
     ev->rbytes = bytes;
     ev->req = id;
     target(data, a);
-    return OK;
+    return done(data);
 }
 
 static OTF2_CallbackCode ev_atomic(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote,
@@ -401,7 +427,7 @@ static OTF2_CallbackCode ev_atomic(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote,
     ev->req = id;
     set_op(o, ev, type, a);
     target(o, a);
-    return OK;
+    return done(o);
 }
 
 static OTF2_CallbackCode ev_op_complete(CB_ARGS, OTF2_RmaWinRef win, uint64_t id)
@@ -409,13 +435,13 @@ static OTF2_CallbackCode ev_op_complete(CB_ARGS, OTF2_RmaWinRef win, uint64_t id
     rt_event *ev = begin(data, RT_EV_RMA_OP_COMPLETE, t, pos, a);
     ev->comm = win;
     ev->req = id;
-    return OK;
+    return done(data);
 }
 
 static OTF2_CallbackCode ev_rma_coll_begin(CB_ARGS)
 {
     begin(data, RT_EV_RMA_COLL_BEGIN, t, pos, a);
-    return OK;
+    return done(data);
 }
 
 /* The assert of a fence, post or start: our attribute, else none (rt__otf2.h). */
@@ -437,7 +463,7 @@ static OTF2_CallbackCode ev_rma_coll_end(CB_ARGS, OTF2_CollectiveOp op, OTF2_Rma
     ev->comm = win;
     set_op(o, ev, op, a);
     ev->tag = rma_assert(o, a);
-    return OK;
+    return done(o);
 }
 
 static OTF2_CallbackCode ev_group_sync(CB_ARGS, OTF2_RmaSyncLevel level, OTF2_RmaWinRef win,
@@ -450,7 +476,7 @@ static OTF2_CallbackCode ev_group_sync(CB_ARGS, OTF2_RmaSyncLevel level, OTF2_Rm
     ev->peer = id ? (int32_t)*id : RT_PEER_NONE;
     set_op(o, ev, 0, a);
     ev->tag = rma_assert(o, a);
-    return OK;
+    return done(o);
 }
 
 static OTF2_CallbackCode ev_lock(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote, uint64_t id,
@@ -462,7 +488,7 @@ static OTF2_CallbackCode ev_lock(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote, u
     ev->peer = peer_i32(remote, RT_PEER_ALL);
     ev->req = id;
     set_op(o, ev, type, a);
-    return OK;
+    return done(o);
 }
 
 static OTF2_CallbackCode ev_unlock(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote, uint64_t id)
@@ -471,7 +497,7 @@ static OTF2_CallbackCode ev_unlock(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote,
     ev->comm = win;
     ev->peer = peer_i32(remote, RT_PEER_ALL);
     ev->req = id;
-    return OK;
+    return done(data);
 }
 
 static OTF2_CallbackCode ev_sync(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote,
@@ -482,7 +508,7 @@ static OTF2_CallbackCode ev_sync(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote,
     ev->comm = win;
     ev->peer = peer_i32(remote, RT_PEER_ALL);
     set_op(o, ev, type, a);
-    return OK;
+    return done(o);
 }
 
 OTF2_EvtReaderCallbacks *rt__otf2r_event_callbacks(void)

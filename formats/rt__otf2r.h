@@ -117,9 +117,9 @@ typedef struct otf2r {
     uint32_t depth;
     uint16_t stack[CALL_STACK];
     /* The block being filled (blk, RT__OTF2R_BLOCK events and room for the last record's two):
-     * the callbacks write a record's event at blk[nblk] (have), and an RMA transfer's
-     * RMA_TARGET, which its record carries, right after it (tgt_have); nblk grows once the
-     * record is read. pos: each event's record position (for messages). One record of
+     * the callbacks append a record's event at blk[nblk] (last: its index), and an RMA
+     * transfer's RMA_TARGET, which its record carries, right after it; OTF2 reads a block's
+     * worth of records a call. pos: each event's record position (for messages). One record of
      * lookahead: the events of the last record read (from last) go out only once the record
      * after it was read cleanly, so a rank whose file ends badly loses the one event that may
      * have been read from past the end. out: the events at the front that went out in the
@@ -127,7 +127,7 @@ typedef struct otf2r {
     rt_event *blk;
     uint64_t *pos;
     size_t nblk, last, out;
-    int have, tgt_have, pending;
+    int pending; /* a record of the rank began an event */
     /* the rank of the block that went out, and a check that failed after its events (stop,
      * stop_err): returned at the next call */
     uint32_t out_rank;
@@ -152,9 +152,6 @@ static inline unsigned rt__otf2r_region_fn(const otf2r *o, uint32_t region)
 
 /* otf2_rdefs.c: the global definitions, read (read_global_defs) and turned into r->defs
  * (build_defs). */
-/* The element sizes of the event just read (RT__ATTR_ESIZE, else rt_esize_default), in an
- * archive that records them. */
-void rt__otf2r_sizes(otf2r *o, rt_event *ev);
 int rt__otf2r_read_global_defs(rt_reader *r, otf2r *o, rt_err *err);
 int rt__otf2r_build_defs(rt_reader *r, otf2r *o, rt_err *err);
 /* otf2_wins.c: window ref with its name (unless the writer's default) and info properties. */
@@ -178,8 +175,9 @@ int rt__otf2r_file_complete(const char *path, uint64_t chunk);
 /* otf2_reader.c */
 /* The path of a file next to the anchor: <archive>/<name>; NULL when out of memory. */
 char *rt__otf2r_archive_file(const otf2r *o, const char *name);
-/* The event callbacks (otf2_revents.c): each turns a record into o->ev (o->have set), or
- * updates o's call stack; NULL when out of memory. Delete with OTF2_EvtReaderCallbacks_Delete. */
+/* The event callbacks (otf2_revents.c): each turns a record into an event appended to o->blk,
+ * or updates o's call stack; NULL when out of memory. Delete with
+ * OTF2_EvtReaderCallbacks_Delete. */
 OTF2_EvtReaderCallbacks *rt__otf2r_event_callbacks(void);
 
 /* The anchor file of the archive at path: path itself, or the one .otf2 file in the directory

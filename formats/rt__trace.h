@@ -51,6 +51,20 @@ typedef struct rt__rank_state {
 int rt__pending_check(rt__rank_state *st, uint64_t last_time, const rt_event *ev, rt_err *err);
 /* At the end of a rank's events: rows that fall short of their collective's totals. */
 int rt__rows_end(const rt__rank_state *st, uint32_t rank, rt_err *err);
+
+/* What rt__event_check_memo looked up last for an event's communicator (an RMA kind's:
+ * its window's): the communicator and the group a peer indexes, of one rank. Valid while the
+ * definitions do not change; zero it to start. */
+typedef struct rt__check_memo {
+    const rt_comm_def *c;
+    uint32_t n;        /* the size of the group a peer indexes (0 for MPI_COMM_SELF) */
+    uint32_t rank, id; /* the event's rank and comm field */
+    uint8_t rma, valid;
+} rt__check_memo;
+/* rt_event_check, with the lookup of the last communicator that passed kept in memo: a
+ * block's events of one rank mostly name one or two. */
+int rt__event_check_memo(const rt_defs *defs, const rt_event *ev, rt__check_memo *memo,
+                         rt_err *err);
 /* The same, inline where nothing is to check: no pending call on the rank so far, not a
  * PENDING, no peer RT_PEER_NONE, no collective end or row, no RMA transfer or target (every event
  * but a few at the end of a run that did not finish). A call per event would cost a reader a few

@@ -477,9 +477,10 @@ static inline int plain_valid(const rt_event *ev, unsigned k, unsigned m, uint32
 int rt__reader_check_block(rt_reader *r, rt_event *ev, size_t n, size_t *ok, rt_err *err)
 {
     rt_err e;
+    rt__check_memo memo = {0};
     size_t i = 0;
     int rc = 0;
-    if (n && rt_event_check(&r->defs, &ev[0], &e) < 0)
+    if (n && rt__event_check_memo(&r->defs, &ev[0], &memo, &e) < 0)
         rc = rt_err_set(err, e.code, "%s", e.msg);
     uint32_t rank = !rc && n ? ev[0].rank : 0; /* checked: a world rank */
     uint64_t last = r->last_time[rank];
@@ -488,7 +489,7 @@ int rt__reader_check_block(rt_reader *r, rt_event *ev, size_t n, size_t *ok, rt_
     for (; !rc && i < n; i++) {
         rt_event *x = &ev[i];
         unsigned k = x->kind, m = rt_event_kind_mask(k);
-        if (i && !plain_valid(x, k, m, rank) && rt_event_check(&r->defs, x, &e) < 0) {
+        if (i && !plain_valid(x, k, m, rank) && rt__event_check_memo(&r->defs, x, &memo, &e) < 0) {
             rc = rt_err_set(err, e.code, "%s", e.msg);
             break;
         }
