@@ -72,7 +72,8 @@ void rt__abort_before(void) RT__HIDDEN;           /* before PMPI_Abort */
  * out the parts it names, so that bench/tracer_components.sh can measure what each costs. In
  * the shipped libraries RT__COST_OFF is the constant 0: nothing of it is on their call path. */
 #ifdef RT__COST
-enum { RT__COST_CLOCK = 1, RT__COST_REQUESTS = 2, RT__COST_ENCODE = 4, RT__COST_BUFFER = 8 };
+enum { RT__COST_CLOCK = 1, RT__COST_REQUESTS = 2, RT__COST_ENCODE = 4, RT__COST_BUFFER = 8,
+       RT__COST_WRITE = 16 };
 extern unsigned rt__cost_off RT__HIDDEN;
 extern volatile uint64_t rt__cost_sink RT__HIDDEN; /* a clock read kept without its record */
 void rt__cost_init(void) RT__HIDDEN;
