@@ -42,8 +42,9 @@ void rt__cost_init(void)
         if (i < sizeof parts / sizeof *parts)
             rt__cost_off |= parts[i].bits;
         else if (rt__g.rank == 0)
-            rt__warn("RETRACE_COST_OFF=%s: '%.*s' is not clock, requests, encode, buffer, write or all", v,
-                     (int)n, p);
+            rt__warn(
+                "RETRACE_COST_OFF=%s: '%.*s' is not clock, requests, encode, buffer, write or all",
+                v, (int)n, p);
         p += n + (p[n] == ',');
     }
 }
