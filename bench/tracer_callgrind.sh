@@ -26,14 +26,31 @@ done | awk '
     function num(s) { gsub(",", "", s); return s + 0 }
     # a function block: "COST (P%)  *  FILE:MPI_X [OBJECT]"; its callees: "COST (P%)  >   FN (Nx) [OBJECT]"
     { sub(/\([ 0-9.]*%\)/, ""); $0 = $0 } # the percentage, which may hold a space
-    $2 == "*" { fn = ""; if ($3 ~ /:MPI_[A-Za-z]+$/ && $4 ~ /libretrace/) { fn = $3; sub(/.*:/, "", fn); incl[fn] += num($1) } next }
+    # MPI_X jumps to rt__wrap_X (rt__wrap.h), which makes the PMPI call: its callees count for MPI_X,
+    # whose inclusive cost holds it. A function whose lines come from more than one file (inlined
+    # code) may be shown as more than one block, the second without its object, each with the
+    # inclusive cost from its first line on: the largest is the whole function.
+    /^Profile data file/ { nf++ }
+    $2 == "*" {
+        fn = ""
+        if ($3 ~ /^[?][?][?]:/ || ($4 != "" && $4 !~ /libretrace/)) next # not the tracer
+        if ($3 ~ /:MPI_[A-Za-z]+$/) {
+            fn = $3; sub(/.*:/, "", fn)
+            if (num($1) > incl[nf, fn]) incl[nf, fn] = num($1)
+        }
+        else if ($3 ~ /:rt__wrap_[A-Za-z]+$/) { fn = $3; sub(/.*:rt__wrap_/, "MPI_", fn) }
+        next
+    }
     $2 == ">" && fn != "" && $3 == "???:P" fn { pm[fn] += num($1); n = $4; gsub(/[(x,)]/, "", n); calls[fn] += n }
     END {
         split("pingpong:Send,Recv allreduce:Allreduce ring:Irecv,Isend,Waitall", pats, " ")
         for (i = 1; i <= 3; i++) {
             split(pats[i], pn, ":"); k = split(pn[2], fns, ",")
             ins = 0; nc = 0
-            for (j = 1; j <= k; j++) { f = "MPI_" fns[j]; ins += incl[f] - pm[f]; nc += calls[f] }
+            for (j = 1; j <= k; j++) {
+                f = "MPI_" fns[j]; ins -= pm[f]; nc += calls[f]
+                for (r = 1; r <= nf; r++) ins += incl[r, f]
+            }
             if (nc) printf "%-10s %8.1f tracer instructions per call (%d calls)\n", pn[1], ins / nc, nc
         }
     }'

@@ -6,7 +6,9 @@
  *   requests  the request table (nonblocking calls are not followed to their completion)
  *   encode    the records (none is built: the buffer writes go too)
  *   buffer    the copy of a call's records into the thread's buffer and its publication
- *   all       all four: what stays is the wrappers' dispatch to PMPI and their bookkeeping
+ *   write     the write of a full buffer to the raw file: the records are copied and published,
+ *             then dropped instead of handed to the kernel (the file keeps only its header)
+ *   all       all five: what stays is the wrappers' dispatch to PMPI and their bookkeeping
  * The trace such a run writes is incomplete by design.
  */
 #include <stdlib.h>
@@ -26,7 +28,9 @@ void rt__cost_init(void)
                  {"requests", RT__COST_REQUESTS},
                  {"encode", RT__COST_ENCODE},
                  {"buffer", RT__COST_BUFFER},
-                 {"all", RT__COST_CLOCK | RT__COST_REQUESTS | RT__COST_ENCODE | RT__COST_BUFFER}};
+                 {"write", RT__COST_WRITE},
+                 {"all", RT__COST_CLOCK | RT__COST_REQUESTS | RT__COST_ENCODE | RT__COST_BUFFER |
+                             RT__COST_WRITE}};
     const char *v = getenv("RETRACE_COST_OFF");
     rt__cost_off = 0;
     for (const char *p = v; p && *p;) {
@@ -38,8 +42,9 @@ void rt__cost_init(void)
         if (i < sizeof parts / sizeof *parts)
             rt__cost_off |= parts[i].bits;
         else if (rt__g.rank == 0)
-            rt__warn("RETRACE_COST_OFF=%s: '%.*s' is not clock, requests, encode, buffer or all", v,
-                     (int)n, p);
+            rt__warn(
+                "RETRACE_COST_OFF=%s: '%.*s' is not clock, requests, encode, buffer, write or all",
+                v, (int)n, p);
         p += n + (p[n] == ',');
     }
 }

@@ -2,12 +2,13 @@
  * Internals of the tracer, shared by its files. Nothing here is exported from the shared
  * library: it is built with -fvisibility=hidden and only the MPI_* wrappers are visible.
  *
- * The call path: rt__begin (thread-local re-entry check, one relaxed atomic load of the
- * phase, a clock read), the hooks of the wrapper table append fixed-size records to the
- * thread's scratch area, rt__end copies the call's records into the thread's buffer and
- * publishes its new length (one release store: a plain store on x86). No formatting, no locks
- * (except the request table's shard locks under MPI_THREAD_MULTIPLE), no system calls but
- * the write of a full buffer; the flusher thread (flush.c) writes the rest.
+ * The call path: rt__wanted (one relaxed atomic load of the phase; rt__wrap.h jumps to PMPI
+ * when it says no), rt__enter (thread-local re-entry check, a clock read), the hooks of the
+ * wrapper table append fixed-size records to the thread's scratch area, rt__end copies the
+ * call's records into the thread's buffer and publishes its new length (one release store: a
+ * plain store on x86). No formatting, no locks (except the request table's shard locks under
+ * MPI_THREAD_MULTIPLE), no system calls but the write of a full buffer; the flusher thread
+ * (flush.c) writes the rest.
  */
 #ifndef RT__TRACER_H
 #define RT__TRACER_H
@@ -72,7 +73,13 @@ void rt__abort_before(void) RT__HIDDEN;           /* before PMPI_Abort */
  * out the parts it names, so that bench/tracer_components.sh can measure what each costs. In
  * the shipped libraries RT__COST_OFF is the constant 0: nothing of it is on their call path. */
 #ifdef RT__COST
-enum { RT__COST_CLOCK = 1, RT__COST_REQUESTS = 2, RT__COST_ENCODE = 4, RT__COST_BUFFER = 8 };
+enum {
+    RT__COST_CLOCK = 1,
+    RT__COST_REQUESTS = 2,
+    RT__COST_ENCODE = 4,
+    RT__COST_BUFFER = 8,
+    RT__COST_WRITE = 16
+};
 extern unsigned rt__cost_off RT__HIDDEN;
 extern volatile uint64_t rt__cost_sink RT__HIDDEN; /* a clock read kept without its record */
 void rt__cost_init(void) RT__HIDDEN;
@@ -428,15 +435,27 @@ typedef struct rt__call {
     uint8_t hist_bin[RT__INLINE_REQS];
 } rt__call;
 
-static inline int rt__begin(rt__call *c, unsigned fn)
+/* Whether a call is followed at all: between MPI_Init and MPI_Finalize, and tracing, or a call
+ * the histogram-only mode still has a hook for. */
+static inline int rt__wanted(unsigned fn)
+{
+    return atomic_load_explicit(&rt__g.phase, memory_order_relaxed) &&
+           (rt__g.tracing || rt__g.hist_fn[fn]);
+}
+
+/* A call not (or not yet) recorded: what rt__end and the IGNORE substitutes look at. */
+static inline void rt__call_clear(rt__call *c)
 {
     c->on = 0;
     c->stv = NULL;
     c->heap = c->heap2 = NULL;
-    if (!atomic_load_explicit(&rt__g.phase, memory_order_relaxed))
-        return 0;
-    if (!rt__g.tracing && !rt__g.hist_fn[fn])
-        return 0; /* histogram-only mode: nothing to count or keep track of in this call */
+}
+
+/* Enters a call rt__wanted said yes to: 1 when it is recorded (c->on), 0 for a call made from
+ * inside the tracer (or on a thread it has no memory for), which runs untraced. */
+__attribute__((always_inline)) static inline int rt__enter(rt__call *c, unsigned fn)
+{
+    rt__call_clear(c);
     rt__thread *t = rt__thread_get();
     if (RT__UNLIKELY(!t || t->depth))
         return 0;
@@ -450,6 +469,14 @@ static inline int rt__begin(rt__call *c, unsigned fn)
         c->t0 = rt__now();
     c->on = 1;
     return 1;
+}
+
+static inline int rt__begin(rt__call *c, unsigned fn)
+{
+    if (rt__wanted(fn))
+        return rt__enter(c, fn);
+    rt__call_clear(c);
+    return 0;
 }
 
 /* Writes the call's records (CALL first) to the thread's buffer and leaves the wrapper. */
@@ -570,7 +597,7 @@ unsigned rt__pending_ops(rt__pending_snap *s) RT__HIDDEN;
  * with errno set. Async-signal-safe. */
 int rt__buf_write_all(rt__thread *t, int final) RT__HIDDEN;
 /* Substitutes for the IGNORE statuses, so completion always tells source, tag and size. */
-#define RT__ST(s) (c->on && (s) == MPI_STATUS_IGNORE ? &c->st : (s))
+#define RT__ST(s) (c->on && (s) == MPI_STATUS_IGNORE ? (MPI_Status *)&c->st : (s))
 #define RT__STV(s) (c->stv ? c->stv : (s))
 
 /* ---- records (records.c; the common ones inline: every traced call writes one or two) ------ */

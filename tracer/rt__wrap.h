@@ -11,27 +11,44 @@
 
 #define RT__EXPORT __attribute__((visibility("default")))
 
-/* A call that can block (rt__can_block: a constant, so the test vanishes from the other
+/* The C entry point MPI_<name> decides first, before any frame is set up, whether the call is
+ * followed at all (rt__wanted): a call that is not (histogram-only mode, a call without a
+ * histogram hook; before MPI_Init or after MPI_Finalize) jumps straight to PMPI, and one that
+ * is jumps to rt__wrap_<name>, which does the work. Both are tail calls with the parameters as
+ * they came: the arguments are those of the PMPI call, where RT__ST and RT__STV read the
+ * constant rt__call_off (not on, no statuses of its own), so they pass the parameters on.
+ *
+ * A call that can block (rt__can_block: a constant, so the test vanishes from the other
  * wrappers) is published as the thread's pending call once its pre hook has left what it
  * waits for, and withdrawn as soon as PMPI returns, before its records are committed. */
-#define RT__WRAP(name, params, args, pre, post) \
-    RT__EXPORT int MPI_##name params            \
-    {                                           \
-        rt__call c_;                            \
-        rt__call *const c = &c_;                \
-        if (rt__begin(c, RT_FN_##name)) {       \
-            pre;                                \
-            if (rt__can_block(RT_FN_##name))    \
-                rt__pending_open(c);            \
-        }                                       \
-        c->rc = PMPI_##name args;               \
-        if (c->on) {                            \
-            if (rt__can_block(RT_FN_##name))    \
-                rt__pending_close(c->t);        \
-            post;                               \
-            rt__end(c);                         \
-        }                                       \
-        return c->rc;                           \
+static const rt__call rt__call_off __attribute__((unused));
+
+#define RT__WRAP(name, params, args, pre, post)                 \
+    __attribute__((noinline)) static int rt__wrap_##name params \
+    {                                                           \
+        rt__call c_;                                            \
+        rt__call *const c = &c_;                                \
+        if (rt__enter(c, RT_FN_##name)) {                       \
+            pre;                                                \
+            if (rt__can_block(RT_FN_##name))                    \
+                rt__pending_open(c);                            \
+        }                                                       \
+        c->rc = PMPI_##name args;                               \
+        if (c->on) {                                            \
+            if (rt__can_block(RT_FN_##name))                    \
+                rt__pending_close(c->t);                        \
+            post;                                               \
+            rt__end(c);                                         \
+        }                                                       \
+        return c->rc;                                           \
+    }                                                           \
+    RT__EXPORT int MPI_##name params                            \
+    {                                                           \
+        const rt__call *const c = &rt__call_off;                \
+        (void)c;                                                \
+        if (rt__wanted(RT_FN_##name))                           \
+            return rt__wrap_##name args;                        \
+        return PMPI_##name args;                                \
     }
 
 /* A blocking call's hook run before PMPI instead of after, so that its record (a collective,

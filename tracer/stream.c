@@ -133,6 +133,10 @@ int rt__buf_write_committed(rt__thread *t)
     size_t end = atomic_load_explicit(&t->committed, memory_order_acquire);
     if (t->fd < 0 || !t->buf || end <= t->written)
         return 0;
+    if (RT__COST_OFF(WRITE)) { /* the bench build measuring the kernel's part: dropped */
+        t->written = end;
+        return 0;
+    }
     if (erase_trailer(t) < 0)
         return -RT_E_IO;
     struct iovec iov = {t->buf + t->written, end - t->written};

@@ -12,8 +12,8 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 [ $st -eq 0 ] || fail "tracer_components.sh exited $st"
 for p in "pingpong (0 B)" "allreduce (8 B)" "ring (1 KiB, nb)"; do
-    # the pattern, then untraced and seven signed parts, each a number with one decimal
-    echo "$out" | grep -Eq "^$(echo "$p" | sed 's/[()]/\\&/g') +[0-9]+\.[0-9]( +[-+][0-9]+\.[0-9]){7}$" ||
+    # the pattern, then untraced and eight signed parts, each a number with one decimal
+    echo "$out" | grep -Eq "^$(echo "$p" | sed 's/[()]/\\&/g') +[0-9]+\.[0-9]( +[-+][0-9]+\.[0-9]){8}$" ||
         fail "no row of numbers for $p"
 done
 echo "$out" | grep -q '^tracer components: 2 ranks, 2000 iterations, median of 1 interleaved rounds$' ||
