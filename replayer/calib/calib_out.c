@@ -158,6 +158,11 @@ int rt_calib_write(const rt_calib_result *res, const rt_net_model *m, FILE *out)
             "reduce_bandwidth: MPI_Reduce_local (MPI_SUM) on doubles, 1 KiB to 1 MiB (%u "
             "sizes), rank 0, fitted rate\n",
             (unsigned)res->reduce_pts);
+    /* docs/calibrate.md: a cost per element needs reductions of two element sizes */
+    calib_note_add(g,
+                   "reduce_element: not measured (kept from %s): the reductions measured are of "
+                   "doubles alone, which cannot tell a cost per element from one per byte\n",
+                   res->base);
     if (res->cores)
         calib_note_add(
             g,
@@ -252,6 +257,7 @@ void rt_calib_report(const rt_calib_result *res, FILE *out)
     if (res->reduce_bandwidth)
         fprintf(out, "reduce_bandwidth %.4g GB/s (MPI_Reduce_local, doubles)\n",
                 (double)res->reduce_bandwidth / 1e9);
+    fprintf(out, "reduce_element not measured (kept from %s)\n", res->base);
     if (res->ncalls)
         fprintf(out, "%-16s %10s %12s %12s %12s  %s\n", "call", "bytes", "measured", "engine",
                 "cost", "fitted");

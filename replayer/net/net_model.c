@@ -59,10 +59,12 @@ enum {
     G_CORES,
     G_TIMESLICE,
     G_WAITING,
+    G_REDUCE_ELEMENT,
     G_N
 };
-static const char *const global_key[G_N] = {"gateways",  "gw_mtu", "reduce_bandwidth", "contention",
-                                            "injection", "cores",  "timeslice",        "waiting"};
+static const char *const global_key[G_N] = {"gateways",   "gw_mtu",    "reduce_bandwidth",
+                                            "contention", "injection", "cores",
+                                            "timeslice",  "waiting",   "reduce_element"};
 
 #define SECTION_GLOBAL RT_CT_NONE /* section index 0 is [global]; then the contypes */
 #define SECTION_CALLS RT_CT_COUNT /* [calls] */
@@ -166,6 +168,9 @@ static int set_global(loader *ld, int k, const char *v)
         ld->m.waiting = !strcmp(v, "poll")    ? RT_NET_WAIT_POLL
                         : !strcmp(v, "yield") ? RT_NET_WAIT_YIELD
                                               : RT_NET_WAIT_AUTO;
+        break;
+    case G_REDUCE_ELEMENT:
+        rc = rt_net_parse_time(v, &ld->m.reduce_element_ps, &e);
         break;
     }
     return rc < 0 ? line_err(ld, "%s: %s", global_key[k], e.msg) : 0;
@@ -309,7 +314,7 @@ static int key_line(loader *ld, char *s)
         if (global)
             return line_err(ld,
                             "unknown key '%s' (expected gateways, gw_mtu, reduce_bandwidth, "
-                            "contention, injection, cores, timeslice or waiting)",
+                            "contention, injection, cores, timeslice, waiting or reduce_element)",
                             what);
         if (find_key(global_key, G_N, key) >= 0)
             return line_err(ld,
@@ -497,9 +502,9 @@ uint64_t rt_net_msg_ps(const rt_net_model *m, unsigned ct, uint64_t n)
     return sat((u128)l->overhead_ps + rt_net_wire_ps(m, ct, n, 0) + l->overhead_ps);
 }
 
-uint64_t rt_net_reduce_ps(const rt_net_model *m, uint64_t n)
+uint64_t rt_net_reduce_ps(const rt_net_model *m, uint64_t n, uint64_t elems)
 {
-    return sat(xfer(n, m->reduce_bandwidth));
+    return sat((u128)sat(xfer(n, m->reduce_bandwidth)) + sat((u128)elems * m->reduce_element_ps));
 }
 
 uint64_t rt_net_xfer_ps(uint64_t n, uint64_t bandwidth)

@@ -305,6 +305,10 @@ int rt_net_model_write_notes(const rt_net_model *m, const char *const *notes, FI
     }
     if (m->waiting != RT_NET_WAIT_AUTO) /* written when not the default */
         fprintf(out, "waiting = %s\n", m->waiting == RT_NET_WAIT_POLL ? "poll" : "yield");
+    if (m->reduce_element_ps) { /* written when set: models without it read as before */
+        exact_time(m->reduce_element_ps, a, sizeof a);
+        fprintf(out, "reduce_element = %s\n", a);
+    }
     for (unsigned ct = RT_CT_NONE + 1; ct < RT_CT_COUNT; ct++) {
         const rt_net_link *l = &m->link[ct];
         fprintf(out, "\n[%s]\n", rt_contype_name(ct));

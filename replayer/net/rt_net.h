@@ -72,6 +72,7 @@ typedef struct rt_net_model {
     uint32_t cores;                /* cores per node for the ranks; 0: one per rank (no sharing) */
     uint64_t timeslice_ps;         /* a core runs one of its ranks this long, then the next */
     int waiting;                   /* RT_NET_WAIT_*: a waiting rank's core (with cores) */
+    uint64_t reduce_element_ps;    /* a reduction's time per element combined, on top of bytes */
     rt_net_call call[RT_FN_COUNT]; /* [calls], by function id */
     char source[256];              /* "built-in defaults" or the file path */
 } rt_net_model;
@@ -117,8 +118,9 @@ uint64_t rt_net_msg_ps(const rt_net_model *m, unsigned ct, uint64_t n);
 /* n bytes at bandwidth bytes per second: n / bandwidth in ps, rounded up (saturating). */
 uint64_t rt_net_xfer_ps(uint64_t n, uint64_t bandwidth);
 
-/* Time to combine n bytes in a reduction: n / reduce_bandwidth in ps, rounded up. */
-uint64_t rt_net_reduce_ps(const rt_net_model *m, uint64_t n);
+/* Time to combine n bytes of elems elements in a reduction: n / reduce_bandwidth in ps,
+ * rounded up, plus elems * reduce_element_ps (docs/model.md). */
+uint64_t rt_net_reduce_ps(const rt_net_model *m, uint64_t n, uint64_t elems);
 
 /* The CPU cost of one call of function fn with n bytes ([calls]): fixed + n / bandwidth in ps,
  * rounded up (saturating); 0 for a function without a cost or out of range. */

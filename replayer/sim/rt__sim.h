@@ -375,8 +375,9 @@ typedef struct sim {
     int share_yield;         /* ... a waiting rank yields its core (model `waiting`) */
     sim_share_group *groups; /* ... yielding: the groups that share */
     uint32_t ngroups;
-    sim_cost cost[RT_CT_COUNT];   /* the last message size's per connection type */
-    uint64_t reduce_n, reduce_ps; /* the last reduction size and its time (sim_coll.c) */
+    sim_cost cost[RT_CT_COUNT];             /* the last message size's per connection type */
+    uint64_t reduce_n, reduce_e, reduce_ps; /* the last reduction size, elements and time */
+    int reduce_elems; /* the model charges per element (reduce_element): count them */
     struct sim_lock *lockv;
     uint32_t nlocks, locks_cap;
     uint32_t unscheduled[RT_COLL_COUNT], approx[RT_COLL_COUNT]; /* notes given once */
@@ -492,6 +493,13 @@ static inline uint64_t sim_reduce_add(sim *s, uint64_t a, uint64_t b)
     if (__builtin_expect(rt_add_overflow(a, b, &r), 0))
         return sim_reduce_overflow(s);
     return r;
+}
+/* The elements a reduce step combines (its element size in peer, sim_coll.c) added to a; a
+ * part of an element counts as one. Only when the model charges per element (reduce_elems):
+ * callers look at that once per round. */
+static inline uint64_t sim_reduce_elems(sim *s, uint64_t a, const sim_step *st)
+{
+    return sim_reduce_add(s, a, st->bytes / st->peer + (st->bytes % st->peer != 0));
 }
 /* A time computed in 128 bits. */
 static inline uint64_t sim_time(sim *s, rt_u128 v)
@@ -640,12 +648,13 @@ static inline void sim_port_booked(sim *s, sim_port *ps, uint64_t t)
 int sim_fast_join(sim *s, uint32_t co_i, const rt_comm_def *c, uint64_t key, uint32_t seq,
                   int first, int last, uint64_t t, int *taken);
 void sim_fast_free(sim *s);
-/* The reduction time of n bytes: the last size's is kept, rounds repeat sizes. */
-static inline uint64_t sim_reduce_time(sim *s, uint64_t n)
+/* The reduction time of n bytes of e elements: the last one's is kept, rounds repeat sizes. */
+static inline uint64_t sim_reduce_time(sim *s, uint64_t n, uint64_t e)
 {
-    if (n != s->reduce_n) {
+    if (n != s->reduce_n || e != s->reduce_e) {
         s->reduce_n = n;
-        s->reduce_ps = rt_net_reduce_ps(&s->cfg->model, n);
+        s->reduce_e = e;
+        s->reduce_ps = rt_net_reduce_ps(&s->cfg->model, n, e);
     }
     return s->reduce_ps;
 }

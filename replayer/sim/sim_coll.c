@@ -1,10 +1,10 @@
 /*
  * Collectives in the engine: each rank runs its own schedule from rt_coll (the steps its
  * algorithm gives it), round by round. A round posts its sends and receives together, ends
- * when all are done, then spends the round's reductions at reduce_bandwidth; the next round
- * starts then. Nonblocking collectives run the same way while their rank goes on, which is
- * how they overlap computation (progress is assumed, as with an asynchronous progress
- * engine).
+ * when all are done, then spends the round's reductions at reduce_bandwidth (and reduce_element
+ * per element: a reduce step keeps its element size in peer); the next round starts then.
+ * Nonblocking collectives run the same way while their rank goes on, which is how they
+ * overlap computation (progress is assumed, as with an asynchronous progress engine).
  *
  * Messages of the k-th collective a rank calls on a communicator use tag k in the
  * collective context, so instances never mix. The first rank to reach instance k records
@@ -90,6 +90,7 @@ typedef struct emit_ctx {
     uint32_t rank;           /* world rank */
     const uint32_t *members; /* communicator rank -> world rank */
     uint32_t round;
+    uint32_t esize; /* the element size: a reduce step keeps it in peer */
 } emit_ctx;
 
 static int emit_step(void *ctx, const rt_coll_step *st)
@@ -101,8 +102,7 @@ static int emit_step(void *ctx, const rt_coll_step *st)
         return -RT_E_NOMEM;
     sim_step *d = &s->scratch[n];
     *d = (sim_step){.bytes = st->bytes, .kind = st->kind, .first = !n || st->round != ec->round};
-    if (st->kind != RT_STEP_REDUCE)
-        d->peer = ec->members[st->peer];
+    d->peer = st->kind == RT_STEP_REDUCE ? ec->esize : ec->members[st->peer];
     if (st->kind == RT_STEP_SEND)
         d->ct = (uint8_t)sim_contype(s, ec->rank, d->peer);
     ec->round = st->round;
@@ -167,11 +167,14 @@ static void post_round(sim *s, uint32_t c, uint64_t t)
     uint32_t j = co->cur;
     co->round_end = t;
     co->pending = 0;
-    uint64_t reduce = 0;
+    uint64_t reduce = 0, elems = 0;
+    const int per_elem = s->reduce_elems;
     for (; j < co->nsteps && (j == co->cur || !co->steps[j].first); j++) {
         const sim_step *st = &co->steps[j];
         if (st->kind == RT_STEP_REDUCE) {
             reduce = sim_reduce_add(s, reduce, st->bytes);
+            if (per_elem)
+                elems = sim_reduce_elems(s, elems, st);
             continue;
         }
         uint64_t d;
@@ -192,7 +195,7 @@ static void post_round(sim *s, uint32_t c, uint64_t t)
     }
     co->cur = j;
     /* the round's reductions run once its data is in (sim_coll_round_done) */
-    co->reduce_ps = sim_reduce_time(s, reduce);
+    co->reduce_ps = sim_reduce_time(s, reduce, elems);
     if (!co->pending)
         sim_coll_round_done(s, c);
 }
@@ -334,7 +337,9 @@ static int make_schedule(sim *s, sim_coll *co, sim_sched *sc, const rt_comm_def 
     int kept = sc->users == 0;
     if (kept)
         sc->valid = 0;
-    emit_ctx ec = {s, co->rank, c->members, 0};
+    /* recorded, else guessed from the bytes as the selection does; a size past 32 bits is
+     * not recorded (rt_coll_event_esize) */
+    emit_ctx ec = {s, co->rank, c->members, 0, (uint32_t)rt_coll_esize(esize, bytes)};
     rt_err e;
     int approx = 0;
     s->nscratch = 0;

@@ -633,7 +633,8 @@ static int sim_setup(sim *s, const rt_sim_trace *t, const rt_sim_config *c, rt_s
     s->res = res;
     sim_queue_init(&s->q);
     memset(s->ahead_ring, 0xff, sizeof s->ahead_ring);
-    s->reduce_ps = rt_net_reduce_ps(&c->model, 0); /* for reduce_n 0 */
+    s->reduce_ps = rt_net_reduce_ps(&c->model, 0, 0); /* for reduce_n and reduce_e 0 */
+    s->reduce_elems = c->model.reduce_element_ps != 0;
     s->nranks = t->defs.nranks;
     s->node = c->node ? c->node : t->defs.node;
     s->module = c->module ? c->module : t->defs.module;

@@ -290,11 +290,15 @@ static fast_adv advance(sim *s, uint32_t i, int world, fast_count *cnt)
             moved = 1;
         }
         /* the round is done: its reductions, then the next round */
-        uint64_t red = 0;
+        uint64_t red = 0, elems = 0;
+        const int per_elem = s->reduce_elems;
         for (uint32_t j = m->j; j < m->je; j++)
-            if (st[j].kind == RT_STEP_REDUCE)
+            if (st[j].kind == RT_STEP_REDUCE) {
                 red = sim_reduce_add(s, red, st[j].bytes);
-        m->r = sim_add(s, m->end, sim_reduce_time(s, red));
+                if (per_elem)
+                    elems = sim_reduce_elems(s, elems, &st[j]);
+            }
+        m->r = sim_add(s, m->end, sim_reduce_time(s, red, elems));
         m->j = m->je;
     }
 }

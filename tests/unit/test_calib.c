@@ -362,6 +362,9 @@ static void test_write_result(void **state)
                                  "module (nodes from MPI_COMM_TYPE_SHARED), in 1.25 s\n"));
     assert_non_null(strstr(text, "# measured: shm; kept from built-in defaults: loop, net, gw, "
                                  "gateways, gw_mtu, contention\n"));
+    assert_non_null(strstr(text, "# reduce_element: not measured (kept from built-in defaults): "
+                                 "the reductions measured are of doubles alone, which cannot "
+                                 "tell a cost per element from one per byte\n"));
     assert_non_null(strstr(text, "\n[shm]\n# measured between ranks 0 and 1 (nodes 0 and 0, "
                                  "modules 0 and 0): one-way times of 0 B and powers of two to "
                                  "4 MiB, best of 15 batches per size\n"));

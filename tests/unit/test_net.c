@@ -42,6 +42,7 @@ static void assert_model_equal(const rt_net_model *a, const rt_net_model *b)
     assert_int_equal(a->cores, b->cores);
     assert_int_equal(a->timeslice_ps, b->timeslice_ps);
     assert_int_equal(a->waiting, b->waiting);
+    assert_int_equal(a->reduce_element_ps, b->reduce_element_ps);
     for (unsigned fn = 0; fn < RT_FN_COUNT; fn++) {
         assert_int_equal(a->call[fn].fixed_ps, b->call[fn].fixed_ps);
         assert_int_equal(a->call[fn].bandwidth, b->call[fn].bandwidth);
@@ -273,6 +274,7 @@ static void test_write_round_trip(void **state)
         m.cores = i % 3 ? (uint32_t)i * 7 : 0;
         m.timeslice_ps = times[(i + 5) % 9] ? times[(i + 5) % 9] : 1;
         m.waiting = (int)(i % 3); /* auto, yield, poll */
+        m.reduce_element_ps = times[(i + 6) % 9];
         m.call[RT_FN_Isend].fixed_ps = times[i];
         m.call[RT_FN_Isend].bandwidth = i % 2 ? bws[i % 7] : 0;
         m.call[RT_FN_Win_fence].fixed_ps = times[(i + 4) % 9];
@@ -446,10 +448,18 @@ static void test_exact_arithmetic(void **state)
     assert_int_equal(rt_net_wire_ps(&m, RT_CT_LOOP, 3, 0), 50150);
     assert_int_equal(rt_net_wire_ps(&m, RT_CT_NET, 1, 0), 1500080);
     /* Reductions at 5 GB/s: 200 ps a byte. */
-    assert_int_equal(rt_net_reduce_ps(&m, 0), 0);
-    assert_int_equal(rt_net_reduce_ps(&m, MiB), 209715200);
+    assert_int_equal(rt_net_reduce_ps(&m, 0, 0), 0);
+    assert_int_equal(rt_net_reduce_ps(&m, MiB, MiB / 8), 209715200); /* no per-element cost */
+    /* reduce_element 700 ps: 4 floats 16 * 200 + 4 * 700, 2 doubles 16 * 200 + 2 * 700 */
+    m.reduce_element_ps = 700;
+    assert_int_equal(rt_net_reduce_ps(&m, 16, 4), 6000);
+    assert_int_equal(rt_net_reduce_ps(&m, 16, 2), 4600);
+    m.reduce_element_ps = UINT64_MAX; /* saturates, never wraps */
+    assert_int_equal(rt_net_reduce_ps(&m, 16, UINT64_MAX), UINT64_MAX);
+    assert_int_equal(rt_net_reduce_ps(&m, UINT64_MAX, 1), UINT64_MAX);
+    m.reduce_element_ps = 0;
     m.reduce_bandwidth = 3;
-    assert_int_equal(rt_net_reduce_ps(&m, 2), 666666666667);
+    assert_int_equal(rt_net_reduce_ps(&m, 2, 1), 666666666667);
 }
 
 /* The definition, chunk by chunk (docs/model.md): D_i = max(A_i, D_{i-1}) + h_i. */
@@ -582,7 +592,7 @@ static const struct {
      "overhead, gap, eager, eager_bandwidth or rendezvous)"},
     {"gw_mtu = 1K\nspeed = 1\n",
      "model.conf:2: unknown key 'speed' (expected gateways, gw_mtu, "
-     "reduce_bandwidth, contention, injection, cores, timeslice or waiting)"},
+     "reduce_bandwidth, contention, injection, cores, timeslice, waiting or reduce_element)"},
     {"cores = -2\n", "model.conf:1: cores: bad value '-2' (expected a whole number from 0 to "
                      "4294967295)"},
     {"cores = 4294967296\n",
@@ -633,6 +643,11 @@ static const struct {
      "model.conf:1: reduce_bandwidth: bad value '0B/s': must be greater than "
      "zero"},
     {"contention = yes\n", "model.conf:1: contention: bad value 'yes' (expected on or off)"},
+    {"reduce_element = 1\n",
+     "model.conf:1: reduce_element: bad value '1': needs a unit (ps, ns, us, "
+     "ms or s)"},
+    {"reduce_element = 1ns\nreduce_element = 2ns\n",
+     "model.conf:2: reduce_element: duplicate key (first set on line 1)"},
     {"[net]\nlatency = 1us\n[shm]\n[net]\nlatency = 2us\n",
      "model.conf:5: [net] latency: duplicate key (first set on line 2)"},
     {"gateways = 2\n[global]\ngateways = 3\n",

@@ -298,6 +298,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_sim_coll_bcast_8x8192),
         cmocka_unit_test(test_sim_coll_formulas),
         cmocka_unit_test(test_sim_coll_large),
+        cmocka_unit_test(test_sim_coll_reduce_element),
         cmocka_unit_test(test_eager),
         cmocka_unit_test(test_rendezvous),
         cmocka_unit_test(test_rendezvous_port_idle),

@@ -188,6 +188,7 @@ static inline void st_init(st_text *t, unsigned r)
 void test_sim_coll_formulas(void **state);
 void test_sim_coll_bcast_8x8192(void **state);
 void test_sim_coll_large(void **state);
+void test_sim_coll_reduce_element(void **state);
 /* test_sim_check.c */
 void test_sim_result_diff(void **state);
 void test_sim_check_fast(void **state);

@@ -341,3 +341,52 @@ void test_sim_coll_large(void **state)
     rt_sim_result_free(&res);
     rt_sim_trace_free(t);
 }
+
+/* One allreduce of 16 bytes on 4 ranks: 4 floats, 2 doubles, or no recorded size (guessed:
+ * 8 bytes, as doubles). With reduce_element = 700 ps every reduction also costs 700 ps an
+ * element (docs/model.md): recursive doubling combines all 16 bytes in each of its 2 rounds,
+ * 4 floats or 2 doubles, so the floats take 2 x 4 x 700 and the doubles 2 x 2 x 700 ps more
+ * than the formula; Rabenseifner's rounds combine 8 and 4 bytes, 2 + 1 floats: 3 x 700 more.
+ * Without the key all three take the formula's time. Each with and without the fast path. */
+void test_sim_coll_reduce_element(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *size; /* the S/R column */
+        uint64_t rdb_elems, rab_elems;
+    } kinds[] = {{"4/4", 2 * 4, 2 + 1}, {"8/8", 2 * 2, 0}, {"", 2 * 2, 0}};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        st_text txt = {0};
+        st_add(&txt, "ranks,4\n%s", *kinds[k].size ? "elem_sizes\n" : "");
+        for (unsigned r = 0; r < 4; r++)
+            st_add(&txt,
+                   "%u,0,enter,MPI_Allreduce,,,,,,,,\n%u,0,coll_begin,MPI_Allreduce,,,,,,,,\n"
+                   "%u,0,coll_end,MPI_Allreduce,0,,,16,16,,,allreduce%s%s\n"
+                   "%u,0,leave,MPI_Allreduce,,,,,,,,\n",
+                   r, r, r, *kinds[k].size ? "," : "", kinds[k].size, r);
+        rt_sim_trace *t = st_load(txt.s);
+        st_free(&txt);
+        for (unsigned alg = 0; alg < 2; alg++) {
+            if (alg && !kinds[k].rab_elems) /* fewer doubles than ranks: no Rabenseifner */
+                continue;
+            unsigned a = alg ? RT_ALG_RABENSEIFNER : RT_ALG_RDB;
+            /* recursive doubling: log p (alpha + n/beta + g n), no formula above */
+            uint64_t base =
+                alg ? formula(RT_COLL_ALLREDUCE, a, 4, 16).ps : 2 * (ALPHA + 16 * PS_B + 16 * G_B);
+            uint64_t elems = alg ? kinds[k].rab_elems : kinds[k].rdb_elems;
+            for (unsigned v = 0; v < 4; v++) {
+                rt_sim_config c;
+                st_alpha_beta(&c);
+                c.alg[RT_COLL_ALLREDUCE] = (uint8_t)a;
+                c.model.reduce_element_ps = v & 1 ? 700 : 0;
+                c.no_fast_coll = (int)(v >> 1);
+                rt_sim_result res;
+                st_run(t, &c, &res);
+                assert_int_equal(res.completed, 1);
+                assert_int_equal(res.time_ps, base + (v & 1 ? elems * 700 : 0));
+                rt_sim_result_free(&res);
+            }
+        }
+        rt_sim_trace_free(t);
+    }
+}
