@@ -18,7 +18,6 @@ typedef struct rt__tiw_hold {
     uint64_t bytes;
     int32_t peer, tag;
     int state;
-    uint8_t esize; /* the receive's element size code */
 } rt__tiw_hold;
 
 /* A request the rank has open. */
@@ -81,20 +80,15 @@ int rt__tiw_line(rt_writer *w, uint32_t r, rt_err *err);
 /* A whole (short) action line "R TEXT". */
 int rt__tiw_action(rt_writer *w, uint32_t r, rt_err *err, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-/* A side of an action in elements of the size the trace records for it (code, rt_esize_code),
- * when that size has a datatype (rt__ti_type_id) and divides each of the side's n counts; else
- * in bytes, MPI_BYTE. size: what each count is divided by; id: the datatype, NULL for bytes,
- * which a line may leave out (MPI_BYTE is the default). */
+/* A reduction's counts in elements of the size the trace records for it (code,
+ * rt_esize_code), when that size has a datatype (rt__ti_type_id) and divides each of its n
+ * counts; else in bytes, MPI_BYTE. size: what each count is divided by; id: the datatype,
+ * NULL for bytes, which the line leaves out (MPI_BYTE is the default). */
 typedef struct rt__tiw_type {
     uint64_t size;
     const char *id;
 } rt__tiw_type;
 rt__tiw_type rt__tiw_type_of(unsigned code, const uint64_t *counts, size_t n);
-/* The id to write for t where the line must name a datatype. */
-static inline const char *rt__tiw_id(rt__tiw_type t)
-{
-    return t.id ? t.id : RT__TI_TYPE_BYTE;
-}
 /* Every file starts with a bare init: sizes are then in MPI_BYTE. */
 int rt__tiw_start_rank(rt_writer *w, uint32_t r, rt_err *err);
 

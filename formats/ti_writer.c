@@ -71,7 +71,6 @@ static int complete(rt_writer *w, const rt_event *ev, int32_t key[3], rt_err *er
         o->peer = ev->peer;
         o->tag = ev->tag;
         o->bytes = ev->bytes;
-        o->esize = ev->esize;
         o->state = RT__TIW_HOLD_DONE;
         key[0] = ev->peer, key[1] = (int32_t)ev->rank, key[2] = ev->tag;
     } else {
@@ -88,12 +87,11 @@ static int is_completion(const rt_event *ev)
     return ev->kind == RT_EV_ISEND_COMPLETE || ev->kind == RT_EV_IRECV;
 }
 
-/* send, recv, isend, irecv PARTNER TAG COUNT [DATATYPE] of ev's message, name given. */
-static int p2p_line(rt_writer *w, const char *name, const rt_event *ev, rt_err *err)
+static int send_or_recv(rt_writer *w, const rt_event *ev, rt_err *err)
 {
-    rt__tiw_type t = rt__tiw_type_of(ev->esize, &ev->bytes, 1);
-    return rt__tiw_action(w, ev->rank, err, "%s %d %d %" PRIu64 "%s%s", name, (int)ev->peer,
-                          (int)ev->tag, ev->bytes / t.size, t.id ? " " : "", t.id ? t.id : "");
+    return rt__tiw_action(w, ev->rank, err, "%s %d %d %" PRIu64,
+                          ev->kind == RT_EV_SEND ? "send" : "recv", (int)ev->peer, (int)ev->tag,
+                          ev->bytes);
 }
 
 /* Sendrecv: SimGrid's sendRecv uses tag 0 both ways, so other tags become an Isend, an
@@ -103,16 +101,18 @@ static int sendrecv(rt_writer *w, const rt_event *s, const rt_event *v, rt_err *
     uint32_t r = s->rank;
     int rc;
     if (s->tag == 0 && v->tag == 0) {
-        rt__tiw_type ts = rt__tiw_type_of(s->esize, &s->bytes, 1);
-        rt__tiw_type tv = rt__tiw_type_of(v->esize, &v->bytes, 1);
-        if ((rc = rt__tiw_int_count(w, s, s->bytes / ts.size, err)) ||
-            (rc = rt__tiw_int_count(w, v, v->bytes / tv.size, err)))
+        if ((rc = rt__tiw_int_count(w, s, s->bytes, err)) ||
+            (rc = rt__tiw_int_count(w, v, v->bytes, err)))
             return rc;
-        return rt__tiw_action(w, r, err, "sendRecv %" PRIu64 " %d %" PRIu64 " %d %s %s",
-                              s->bytes / ts.size, (int)s->peer, v->bytes / tv.size, (int)v->peer,
-                              rt__tiw_id(ts), rt__tiw_id(tv));
+        return rt__tiw_action(w, r, err,
+                              "sendRecv %" PRIu64 " %d %" PRIu64 " %d " RT__TI_TYPE_BYTE
+                              " " RT__TI_TYPE_BYTE,
+                              s->bytes, (int)s->peer, v->bytes, (int)v->peer);
     }
-    if ((rc = p2p_line(w, "isend", s, err)) || (rc = p2p_line(w, "irecv", v, err)) ||
+    if ((rc = rt__tiw_action(w, r, err, "isend %d %d %" PRIu64, (int)s->peer, (int)s->tag,
+                             s->bytes)) ||
+        (rc = rt__tiw_action(w, r, err, "irecv %d %d %" PRIu64, (int)v->peer, (int)v->tag,
+                             v->bytes)) ||
         (rc = rt__tiw_action(w, r, err, "wait %u %d %d", (unsigned)r, (int)s->peer, (int)s->tag)))
         return rc;
     return rt__tiw_action(w, r, err, "wait %d %u %d", (int)v->peer, (unsigned)r, (int)v->tag);
@@ -127,12 +127,13 @@ static int one_event(rt_writer *w, const rt_event *ev, rt_err *err)
     switch (ev->kind) {
     case RT_EV_SEND:
     case RT_EV_RECV:
-        return p2p_line(w, ev->kind == RT_EV_SEND ? "send" : "recv", ev, err);
+        return send_or_recv(w, ev, err);
     case RT_EV_ISEND:
         if ((rc = open_req(w, k, (rt__tiw_req){.id = ev->req, .peer = ev->peer, .tag = ev->tag},
                            err)))
             return rc;
-        return p2p_line(w, "isend", ev, err);
+        return rt__tiw_action(w, r, err, "isend %d %d %" PRIu64, (int)ev->peer, (int)ev->tag,
+                              ev->bytes);
     case RT_EV_IRECV_REQUEST:
         if (find_req(k, ev->req))
             return rt__tiw_refuse(w, ev, err, "request %" PRIu64 " is already open", ev->req);

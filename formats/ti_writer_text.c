@@ -83,11 +83,9 @@ int rt__tiw_flush_rank(rt_writer *w, uint32_t r, rt_err *err)
         const rt__tiw_hold *o = &k->holds[i];
         if (o->off > pos)
             fwrite(k->buf + pos, 1, o->off - pos, f);
-        if (o->state == RT__TIW_HOLD_DONE) {
-            rt__tiw_type ty = rt__tiw_type_of(o->esize, &o->bytes, 1);
-            fprintf(f, "%u irecv %d %d %" PRIu64 "%s%s\n", (unsigned)r, (int)o->peer, (int)o->tag,
-                    o->bytes / ty.size, ty.id ? " " : "", ty.id ? ty.id : "");
-        }
+        if (o->state == RT__TIW_HOLD_DONE)
+            fprintf(f, "%u irecv %d %d %" PRIu64 "\n", (unsigned)r, (int)o->peer, (int)o->tag,
+                    o->bytes);
         pos = o->off;
     }
     if (end > pos)

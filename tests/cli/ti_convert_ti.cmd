@@ -1,4 +1,5 @@
-# SimGrid's own recording written again by retrace: sizes in bytes, test completions as wait
+# SimGrid's own recording written again by retrace: sizes in bytes but the reductions' (in
+# their datatypes' elements), test completions as wait
 convert
 $DATA/ti/smpi/app.ti
 --to

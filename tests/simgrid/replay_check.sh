@@ -1,7 +1,8 @@
 #!/bin/sh
 # SimGrid's own replay (smpirun -replay, SimGrid 3.32) runs TI traces that retrace wrote,
 # through bench/simgrid_replay.sh: the example halo exchange, the trace with every
-# collective (tests/data/ti/roundtrip.csv), and one message of 10^6 bytes, whose simulated
+# collective (tests/data/ti/roundtrip.csv) and the same with element sizes on its reductions
+# (roundtrip_sizes.csv: their datatypes), and one message of 10^6 bytes, whose simulated
 # time must be retrace's default net link's 1.5 us + 80 us. Skipped (exit 77) when SimGrid
 # is not installed (Debian: libsimgrid-dev, which make deps installs where it can), unless
 # RETRACE_REQUIRE_SIMGRID=1 (CI: cmake -DRETRACE_REQUIRE_SIMGRID=ON) makes that a failure.
@@ -32,6 +33,8 @@ t=$(replay "$src/examples/halo.csv" 4 halo)
 awk -v t="$t" 'BEGIN { exit !(t > 0) }' || fail "halo: simulated time '$t'"
 t=$(replay "$src/tests/data/ti/roundtrip.csv" 3 colls)
 awk -v t="$t" 'BEGIN { exit !(t > 0) }' || fail "collectives: simulated time '$t'"
+t=$(replay "$src/tests/data/ti/roundtrip_sizes.csv" 3 sized)
+awk -v t="$t" 'BEGIN { exit !(t > 0) }' || fail "collectives with element sizes: simulated time '$t'"
 t=$(replay "$src/tests/data/ti/oneway.csv" 2 oneway)
 awk -v t="$t" 'BEGIN { d = t - 81.5e-6; if (d < 0) d = -d; exit !(d < 0.001 * 81.5e-6) }' ||
     fail "one message of 10^6 bytes: simulated $t s, expected 81.5e-6 s"
