@@ -59,7 +59,8 @@ static int read_all(rt_reader *r, otf2r *o, OTF2_Reader *rd, rt_event **out, siz
         size_t k = o->time_past ? o->last : o->nblk;
         if (RT_VEC_RESERVE(*out, *cap, (uint64_t)*n + k, 256) < 0)
             return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", r->path);
-        memcpy(*out + *n, o->blk, k * sizeof **out);
+        if (k) /* *out is still NULL when nothing came yet */
+            memcpy(*out + *n, o->blk, k * sizeof **out);
         *n += k;
         if (o->time_past) {
             *ec = OTF2_SUCCESS; /* the records up to it were read cleanly */
