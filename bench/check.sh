@@ -56,6 +56,10 @@ faulty as_mixed 2 rma-epoch
 faulty as_noput 2 rma-epoch
 faulty as_post_noput 2 rma-epoch
 faulty as_nocheck 2 rma-epoch
+faulty dyn_outside 2 rma-epoch
+faulty dyn_past 2 rma-epoch
+faulty dyn_detach 2 rma-epoch
+faulty ok_dyn 2 -
 faulty ok_assert 2 -
 faulty leak_win 2 leak
 faulty leak_alloc 2 leak

@@ -9,6 +9,7 @@
 
 #include "rt__check.h"
 #include "rt_net.h"
+#include "rt_vec.h"
 
 static const char *const class_names[RT_CHK_COUNT] = {
 #define X(id, name, sev) [RT_CHK_##id] = name,
@@ -89,7 +90,7 @@ static void add_params(chk_text *t, const rt_event *ev)
     unsigned m = rt_event_kind_mask(ev->kind);
     /* the op, unless the call names it already (a receive's wildcards show as "any") */
     int named = ev->call && (ev->kind == RT_EV_RMA_GROUP_SYNC || ev->kind == RT_EV_RMA_SYNC ||
-                             ev->kind == RT_EV_RMA_COLL_END);
+                             ev->kind == RT_EV_RMA_COLL_END || ev->kind == RT_EV_WIN_ATTACH);
     if ((m & RT_FIELD_OP) && !named && ev->kind != RT_EV_RECV && ev->kind != RT_EV_IRECV &&
         ev->kind != RT_EV_COLL_END && ev->kind != RT_EV_NBC_COMPLETE &&
         ev->kind != RT_EV_COMM_HANDLE && ev->kind != RT_EV_HANDLE && /* (the call says) */
@@ -142,6 +143,8 @@ static void add_params(chk_text *t, const rt_event *ev)
         chk_add(t, "%swindow %" PRIu32, sep, ev->comm);
         sep = ", ";
     }
+    if (ev->kind == RT_EV_WIN_ATTACH && ev->op == RT_WATTACH_DETACH)
+        m &= ~(unsigned)RT_FIELD_BYTES; /* a detach names no size */
     if ((m & RT_FIELD_BYTES) && (m & RT_FIELD_RBYTES))
         chk_add(t, "%s%" PRIu64 " bytes out, %" PRIu64 " in", sep, ev->bytes, ev->rbytes);
     else if (m & RT_FIELD_BYTES)
@@ -176,6 +179,28 @@ int chk_find(chk *c, unsigned cls, const char *ranks, const char *where, const c
         return -RT_E_NOMEM;
     }
     return 0;
+}
+
+size_t chk_entry(rt_hmap *at, void *items, size_t *n, size_t *room, size_t size, uint64_t k1,
+                 uint64_t k2, int *created)
+{
+    int fresh;
+    uint64_t *v = rt_hmap_put(at, k1, k2, &fresh);
+    if (created)
+        *created = fresh;
+    if (!v)
+        return SIZE_MAX;
+    if (fresh) {
+        if (rt_vec_grow_heap_(items, room, sizeof *room, (uint64_t)*n + 1, size, 16)) {
+            rt_hmap_del(at, k1, k2);
+            return SIZE_MAX;
+        }
+        char *p;
+        memcpy(&p, items, sizeof p);
+        memset(p + *n * size, 0, size);
+        *v = (*n)++;
+    }
+    return (size_t)*v;
 }
 
 int chk_note(chk *c, const char *fmt, ...)

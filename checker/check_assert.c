@@ -108,19 +108,9 @@ void chk_assert_free(chk_assert *k)
 
 static as_win *win_of(chk_assert *k, uint32_t rank, uint32_t win)
 {
-    int created;
-    uint64_t *v = rt_hmap_put(&k->at, rank, win, &created);
-    if (!v)
-        return NULL;
-    if (created) {
-        if (RT_VEC_RESERVE(k->wins, k->wins_room, (uint64_t)k->nwins + 1, 16)) {
-            rt_hmap_del(&k->at, rank, win);
-            return NULL;
-        }
-        *v = k->nwins;
-        memset(&k->wins[k->nwins++], 0, sizeof *k->wins);
-    }
-    return &k->wins[*v];
+    size_t i =
+        chk_entry(&k->at, &k->wins, &k->nwins, &k->wins_room, sizeof *k->wins, rank, win, NULL);
+    return i == SIZE_MAX ? NULL : &k->wins[i];
 }
 
 /* The pair of map at (k1, k2), made when new; NULL when past AS_MAX_PAIRS, or out of memory

@@ -51,6 +51,7 @@ typedef struct stream {
     chk_conf *conf;      /* RMA conflicts (NULL: not checked) */
     chk_leak *leak;      /* resource leaks (NULL: not checked) */
     chk_assert *asserts; /* fence, post and start assertions (NULL: not checked) */
+    chk_dyn *dyn;        /* memory of dynamic windows (NULL: not checked) */
 } stream;
 
 /* ---- findings of one rank ----------------------------------------------------------------------
@@ -143,18 +144,13 @@ static int req_left(stream *s)
 static win_st *win_of(stream *s, uint32_t rank, uint32_t win)
 {
     int created;
-    uint64_t *v = rt_hmap_put(&s->win_at, rank, win, &created);
-    if (!v)
+    size_t i = chk_entry(&s->win_at, &s->wins, &s->nwins, &s->wins_room, sizeof *s->wins, rank, win,
+                         &created);
+    if (i == SIZE_MAX)
         return NULL;
-    if (created) {
-        if (RT_VEC_RESERVE(s->wins, s->wins_room, (uint64_t)s->nwins + 1, 16)) {
-            rt_hmap_del(&s->win_at, rank, win);
-            return NULL;
-        }
-        *v = s->nwins;
-        s->wins[s->nwins++] = (win_st){.rank = rank, .win = win, .group = -1};
-    }
-    return &s->wins[*v];
+    if (created)
+        s->wins[i] = (win_st){.rank = rank, .win = win, .group = -1};
+    return &s->wins[i];
 }
 
 static uint64_t lock_key(const rt_event *ev)
@@ -618,6 +614,8 @@ static int on_event(void *ctx, const rt_event *ev)
             rc = chk_leak_event(s->leak, ev);
         if (!rc && s->asserts)
             rc = chk_assert_event(s->c, s->asserts, s->defs, ev);
+        if (!rc && s->dyn)
+            rc = chk_dyn_event(s->c, s->dyn, s->defs, ev);
         return rc || !chk_on(s->c, RT_CHK_RMA_EPOCH) ? rc : rma_event(s, ev);
     }
     if (rt_event_starts_request(ev->kind))
@@ -643,6 +641,8 @@ static int on_finish(void *ctx, rt_err *err)
         rc = chk_leak_report(s->c, s->leak, s->ranks);
     if (!rc && s->asserts)
         rc = chk_assert_report(s->c, s->asserts);
+    if (!rc && s->dyn)
+        rc = chk_dyn_report(s->c, s->dyn);
     if (rc)
         return rt_err_set(err, -rc, "out of memory");
     return 0;
@@ -657,9 +657,11 @@ int chk_stream(chk *c, const char *path, rt_err *err)
         chk_conf_free(s.conf);
         return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
     }
-    if (chk_on(c, RT_CHK_RMA_EPOCH) && !(s.asserts = chk_assert_new())) {
+    if (chk_on(c, RT_CHK_RMA_EPOCH) &&
+        (!(s.asserts = chk_assert_new()) || !(s.dyn = chk_dyn_new()))) {
         chk_conf_free(s.conf);
         chk_leak_free(s.leak);
+        chk_assert_free(s.asserts);
         return rt_err_set(err, RT_E_NOMEM, "%s: out of memory", path);
     }
     rt_an_pass pass = {.setup = on_defs, .event = on_event, .finish = on_finish, .ctx = &s};
@@ -686,6 +688,7 @@ int chk_stream(chk *c, const char *path, rt_err *err)
     chk_conf_free(s.conf);
     chk_leak_free(s.leak);
     chk_assert_free(s.asserts);
+    chk_dyn_free(s.dyn);
     rt_hmap_free(&s.open_at);
     rt_hmap_free(&s.win_at);
     rt_hmap_free(&s.locks);

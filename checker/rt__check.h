@@ -7,6 +7,7 @@
 
 #include "rt_check.h"
 #include "rt_event.h"
+#include "rt_hash.h"
 #include "rt_trace.h"
 
 /* ---- text --------------------------------------------------------------------------------- */
@@ -136,6 +137,21 @@ chk_assert *chk_assert_new(void); /* NULL: no memory */
 int chk_assert_event(chk *c, chk_assert *k, const rt_defs *defs, const rt_event *ev);
 int chk_assert_report(chk *c, chk_assert *k);
 void chk_assert_free(chk_assert *k);
+
+/* Memory of dynamic windows (check_dyn.c, class rma-epoch): the streaming pass gives it every
+ * RMA event of a rank that is not in a pending call; attaches and detaches are checked at once,
+ * transfers against their targets' attached memory at the end. */
+typedef struct chk_dyn chk_dyn;
+chk_dyn *chk_dyn_new(void); /* NULL: no memory */
+int chk_dyn_event(chk *c, chk_dyn *k, const rt_defs *defs, const rt_event *ev);
+int chk_dyn_report(chk *c, chk_dyn *k);
+void chk_dyn_free(chk_dyn *k);
+
+/* The place of key (k1, k2)'s entry in the array *items of *n entries of size bytes (room for
+ * *room), found through the map at; a new one is appended zeroed (*created = 1, created may be
+ * NULL). SIZE_MAX: no memory. The passes keep their state per rank and window so. */
+size_t chk_entry(rt_hmap *at, void *items, size_t *n, size_t *room, size_t size, uint64_t k1,
+                 uint64_t k2, int *created);
 
 /* Appends a line to the result's notes. 0 or -RT_E_NOMEM. */
 int chk_note(chk *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

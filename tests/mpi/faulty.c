@@ -36,6 +36,14 @@
  *   leak_alloc     2 ranks: a window of MPI_Win_allocate never freed (leak)
  *   leak_dyn       2 ranks: a window of MPI_Win_create_dynamic never freed (leak)
  *   ok_leak        2 ranks: the three windows, each freed (no finding)
+ *   dyn_outside    2 ranks: rank 1 attaches 4 ints of an array to a dynamic window, rank 0
+ *                  puts an int at the array's 9th int (rma-epoch: not attached memory)
+ *   dyn_past       2 ranks: rank 0 puts 4 ints from the attached region's 3rd int, 2 past
+ *                  its end (rma-epoch)
+ *   dyn_detach     2 ranks: rank 1 detaches the region's 2nd int, not its base, then the base
+ *                  (rma-epoch; Open MPI 4.1 refuses that detach itself)
+ *   ok_dyn         2 ranks: rank 0 puts the 4 attached ints; rank 1 detaches them and checks
+ *                  them (no finding)
  *   leak_dup       2 ranks: a communicator of MPI_Comm_dup never freed (leak)
  *   leak_split     2 ranks: a communicator of MPI_Comm_split never freed (leak)
  *   leak_cart      2 ranks: a communicator of MPI_Cart_create never freed, and one of MPI_Comm_dup
@@ -349,6 +357,43 @@ static void leaks(const char *mode)
         MPI_Win_free(&dynamic);
 }
 
+/* Memory of a dynamic window (dyn_outside, dyn_past, dyn_detach; ok_dyn): rank 1 attaches the
+ * first 4 ints of a 16-int array and tells rank 0 their address, which puts under a lock.
+ * Neither MPICH 4.0.2 nor Open MPI 4.1.4 checks that the bytes are attached: the puts outside
+ * land in the array, which is the program's own memory either way. */
+static void dynamic(const char *mode)
+{
+    static int arr[16];
+    int v[4] = {1, 2, 3, 4};
+    MPI_Aint base = 0;
+    MPI_Win win;
+    MPI_Win_create_dynamic(MPI_INFO_NULL, W, &win);
+    if (rank == 1) {
+        MPI_Win_attach(win, arr, 4 * sizeof(int));
+        MPI_Get_address(arr, &base);
+    }
+    MPI_Bcast(&base, 1, MPI_AINT, 1, W);
+    if (rank == 0) {
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
+        if (!strcmp(mode, "dyn_outside"))
+            MPI_Put(v, 1, MPI_INT, 1, base + 8 * (MPI_Aint)sizeof(int), 1, MPI_INT, win);
+        else if (!strcmp(mode, "dyn_past"))
+            MPI_Put(v, 4, MPI_INT, 1, base + 2 * (MPI_Aint)sizeof(int), 4, MPI_INT, win);
+        else
+            MPI_Put(v, 4, MPI_INT, 1, base, 4, MPI_INT, win);
+        MPI_Win_unlock(1, win);
+    }
+    MPI_Barrier(W);
+    if (rank == 1) {
+        if (!strcmp(mode, "dyn_detach"))
+            MPI_Win_detach(win, arr + 1);
+        MPI_Win_detach(win, arr);
+        for (int i = 0; i < 4 && !strcmp(mode, "ok_dyn"); i++)
+            MT_CHECK(arr[i] == i + 1);
+    }
+    MPI_Win_free(&win);
+}
+
 /* Communicators left to MPI_Finalize (leak_dup, leak_split, leak_cart) and the look-alike that
  * frees all it makes (ok_leak_comm; ok_disconnect, with MPI_Comm_disconnect for one). */
 static void comm_leaks(const char *mode)
@@ -590,6 +635,8 @@ int main(int argc, char **argv)
         group_leaks(mode);
     else if (!strncmp(mode, "leak_", 5) || !strcmp(mode, "ok_leak"))
         leaks(mode);
+    else if (!strncmp(mode, "dyn_", 4) || !strcmp(mode, "ok_dyn"))
+        dynamic(mode);
     else if (!strncmp(mode, "as_", 3) || !strcmp(mode, "ok_assert"))
         asserts(mode);
     else if (strstr(mode, "race_"))
