@@ -76,6 +76,17 @@ static void track_call(otf2w_rank *r, const rt_event *ev)
 
 static uint32_t win_ref(const rt_defs *d, uint32_t id);
 
+/* The element sizes of ev when the trace records them and they are not the ones a reader takes
+ * without them (rt_esize_default). */
+static OTF2_ErrorCode put_esize(otf2w *o, const rt_event *ev)
+{
+    if (!o->sizes || !rt_event_has_esize(ev->kind) ||
+        (ev->esize == rt_esize_default(ev->bytes) && ev->resize == rt_esize_default(ev->rbytes)))
+        return OTF2_SUCCESS;
+    return OTF2_AttributeList_AddUint16(o->attrs, RT__ATTR_ESIZE,
+                                        (uint16_t)(ev->esize | ev->resize << 8));
+}
+
 /* tgt: the RMA_TARGET of a transfer, its attributes (rt__otf2.h); else NULL. */
 static OTF2_ErrorCode put_attrs(otf2w *o, const otf2w_rank *r, const rt_defs *d, const rt_event *ev,
                                 unsigned otf2_value, const rt_event *tgt)
@@ -93,7 +104,7 @@ static OTF2_ErrorCode put_attrs(otf2w *o, const otf2w_rank *r, const rt_defs *d,
             ec = OTF2_AttributeList_AddUint64(o->attrs, RT__ATTR_BYTES, ev->bytes);
         if (ec == OTF2_SUCCESS && ev->rbytes)
             ec = OTF2_AttributeList_AddUint64(o->attrs, RT__ATTR_RBYTES, ev->rbytes);
-        return ec;
+        return ec == OTF2_SUCCESS ? put_esize(o, ev) : ec;
     }
     if (ev->kind == RT_EV_WIN_ATTACH) { /* its op is its parameter (rt__otf2.h) */
         if (ec == OTF2_SUCCESS)
@@ -111,11 +122,7 @@ static OTF2_ErrorCode put_attrs(otf2w *o, const otf2w_rank *r, const rt_defs *d,
         ec = OTF2_AttributeList_AddUint8(o->attrs, RT__ATTR_REDUCE_OP, tgt->op);
     if (ec == OTF2_SUCCESS && ev->tag && rt_event_is_rma(ev->kind) && (fields & RT_FIELD_TAG))
         ec = OTF2_AttributeList_AddUint8(o->attrs, RT__ATTR_ASSERT, (uint8_t)ev->tag);
-    if (ec == OTF2_SUCCESS && o->sizes && rt_event_has_esize(ev->kind) &&
-        (ev->esize != rt_esize_default(ev->bytes) || ev->resize != rt_esize_default(ev->rbytes)))
-        ec = OTF2_AttributeList_AddUint16(o->attrs, RT__ATTR_ESIZE,
-                                          (uint16_t)(ev->esize | ev->resize << 8));
-    return ec;
+    return ec == OTF2_SUCCESS ? put_esize(o, ev) : ec;
 }
 
 /* OTF2 wants definitions numbered densely from 0: a communicator, group or window is

@@ -516,7 +516,7 @@ static int decode(const raw_reader *rr, tstream *ts, const unsigned char *p, rt_
         ev->tag = x.kind == RT_EV_RMA_COLL_END ? (int32_t)x.pad : 0; /* a fence's assert */
         ev->bytes = x.bytes;
         ev->rbytes = x.rbytes;
-        if (rr->sizes && x.kind == RT_EV_COLL_END)
+        if (rr->sizes && (x.kind == RT_EV_COLL_END || x.kind == RT_EV_COLL_PEER))
             coll_sizes(ev, x.at, x.pad);
     } else {
         rt_raw_event x;

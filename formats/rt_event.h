@@ -701,8 +701,9 @@ typedef struct rt_event {
     /* Element sizes (rt_esize_code; 0: unknown) in 2 of the 3 bytes the struct had as padding
      * (it stays 56 bytes): esize of bytes (a message's datatype; a collective's send side, a
      * reduction's datatype), resize of rbytes (a collective's receive side). Set on SEND,
-     * ISEND, RECV, IRECV, COLL_END and NBC_COMPLETE by traces whose tracer
-     * records them (RT_DEFS_ELEM_SIZES); 0 everywhere else. */
+     * ISEND, RECV, IRECV, COLL_END, NBC_COMPLETE and COLL_PEER (a block's datatypes: a w
+     * form's per peer) by traces whose tracer records them (RT_DEFS_ELEM_SIZES); 0
+     * everywhere else. */
     uint8_t esize, resize;
     /* The thread of its rank that recorded it, in the last padding byte: 0 the thread that
      * called MPI_Init, then the others in the order of their first MPI call; a rank's threads
@@ -736,7 +737,7 @@ static inline unsigned rt_esize_code(uint64_t size)
 static inline int rt_event_has_esize(unsigned kind)
 {
     return kind == RT_EV_SEND || kind == RT_EV_ISEND || kind == RT_EV_RECV || kind == RT_EV_IRECV ||
-           kind == RT_EV_COLL_END || kind == RT_EV_NBC_COMPLETE;
+           kind == RT_EV_COLL_END || kind == RT_EV_NBC_COMPLETE || kind == RT_EV_COLL_PEER;
 }
 /* The sizes a reader takes when a trace that records sizes leaves them out (OTF2 writes them only
  * when they differ): the largest of 8, 4, 2 and 1 bytes that divides n, none for 0 bytes. */

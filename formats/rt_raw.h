@@ -94,9 +94,10 @@ typedef struct rt_raw_header {
 #define RT_RAW_FLAG_RMA_TARGETS 2u
 /* ELEM_SIZES: P2P and COLL records carry element sizes (rt_esize_code) in bits 1..7 of their 'at'
  * byte (bit 0 is at; the size code costs no byte): a P2P record its datatype's, a COLL record
- * of a COLL_END its send side's (a reduction's datatype), with the receive side's code as the
- * value of pad; an EVENT record (NBC_COMPLETE, wildcard receives) the same in 'at' and
- * pad[0]. Without the flag (tracers before it) 'at' is 0 or 1 and the sizes are unknown. */
+ * of a COLL_END or a COLL_PEER row its send side's (a reduction's datatype; a row: its block's),
+ * with the receive side's code as the value of pad; an EVENT record (NBC_COMPLETE, wildcard
+ * receives) the same in 'at' and pad[0]. Without the flag (tracers before it) 'at' is 0 or 1 and
+ * the sizes are unknown. */
 #define RT_RAW_FLAG_ELEM_SIZES 4u
 
 typedef enum rt_raw_type {

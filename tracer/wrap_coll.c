@@ -92,8 +92,9 @@ static MPI_Count count_at(coll_counts a, uint64_t k)
 }
 
 /* Bytes of the first n blocks: their counts times type, or times their own datatypes. Sets
- * *uneven when the blocks differ (in count, or in bytes for the w forms): the COLL_PEER rows
- * are written then (coll_rows); the compare is all the equal case costs. */
+ * *uneven when the blocks differ (in count; for the w forms in bytes, or in the size of their
+ * datatypes): the COLL_PEER rows are written then (coll_rows), with each block's element size;
+ * the compare is all the equal case costs. */
 static uint64_t sum_counts(coll_counts counts, uint64_t n, MPI_Datatype type, int *uneven)
 {
     uint64_t total = 0;
@@ -101,11 +102,15 @@ static uint64_t sum_counts(coll_counts counts, uint64_t n, MPI_Datatype type, in
         return 0;
     int differ = 0;
     if (counts.types) {
-        uint64_t first = rt__bytes(count_at(counts, 0), counts.types[0]);
+        uint64_t size0 = rt__type_bytes(counts.types[0]);
+        MPI_Count k0 = count_at(counts, 0);
+        uint64_t first = k0 > 0 ? (uint64_t)k0 * size0 : 0;
         for (uint64_t i = 0; i < n; i++) {
-            uint64_t b = rt__bytes(count_at(counts, i), counts.types[i]);
+            uint64_t size = rt__type_bytes(counts.types[i]);
+            MPI_Count k = count_at(counts, i);
+            uint64_t b = k > 0 ? (uint64_t)k * size : 0;
             total += b;
-            differ |= b != first;
+            differ |= b != first || (b && size != size0);
         }
         *uneven |= differ;
         return total;
@@ -138,15 +143,20 @@ typedef struct coll_side {
 
 #define RT__NO_SIDE ((coll_side){RT__NO_COUNTS, MPI_DATATYPE_NULL, 0})
 
-/* Block k of a side in bytes (0 past its end); size: the type's, for the v forms. */
-static uint64_t side_block(const coll_side *s, uint64_t k, uint64_t size)
+/* Block k of a side in bytes (0 past its end), and in *code its element size (rt_esize_code;
+ * 0 for a block of no bytes); size: the type's, for the v forms. */
+static uint64_t side_block(const coll_side *s, uint64_t k, uint64_t size, uint8_t *code)
 {
+    *code = 0;
     if (k >= s->n || !has_counts(s->counts))
         return 0;
     MPI_Count n = count_at(s->counts, k);
     if (s->counts.types)
-        return rt__bytes(n, s->counts.types[k]);
-    return n > 0 ? (uint64_t)n * size : 0;
+        size = rt__type_bytes(s->counts.types[k]);
+    if (n <= 0 || !size)
+        return 0;
+    *code = (uint8_t)rt_esize_code(size);
+    return (uint64_t)n * size;
 }
 
 /*
@@ -168,15 +178,21 @@ static void coll_rows(rt__call *c, const coll_ctx *x, unsigned op, coll_side s, 
     }
     uint32_t rows = 0;
     for (uint64_t k = 0; k < n; k++) {
-        uint64_t b = side_block(&s, k, ssize), rb = side_block(&r, k, rsize);
+        uint8_t es, rs;
+        uint64_t b = side_block(&s, k, ssize, &es), rb = side_block(&r, k, rsize, &rs);
         if (!b && !rb)
             continue;
         if (!kept) {
-            rt__rec_coll(c, RT_EV_COLL_PEER, op, x->cm->id, (int32_t)k, b, rb);
+            rt_raw_coll *row = rt__rec_coll(c, RT_EV_COLL_PEER, op, x->cm->id, (int32_t)k, b, rb);
+            if (row) { /* element sizes, as a COLL_END's (rt_raw.h) */
+                row->at = (uint8_t)(1 | es << 1);
+                row->pad = rs;
+            }
             continue;
         }
         kept->row[rows++] = (rt_raw_coll){.type = RT_RAW_COLL,
-                                          .at = 1,
+                                          .at = (uint8_t)(1 | es << 1),
+                                          .pad = rs,
                                           .kind = RT_EV_COLL_PEER,
                                           .op = (uint8_t)op,
                                           .comm = x->cm->id,

@@ -5,7 +5,10 @@
  * ranks, so forced (mpi.openmpi.wire_esize) the floats go round the ring and the doubles by
  * recursive doubling. Also a ring of 3 ints (Isend, Recv), a bcast of one element of a
  * contiguous type of 3 doubles (24 bytes: kept), one of a 100-byte type (not kept: unknown),
- * an Iallreduce of 4 floats, a gather of 2 shorts per rank and mt_finish's reduce of 2 longs.
+ * an Iallreduce of 4 floats, a gather of 2 shorts per rank, an Alltoallw whose blocks are all
+ * 8 bytes but 2 ints to even ranks and 1 double to odd ones (rows for the sizes alone), an
+ * Ialltoallv of k + 1 shorts to rank k (rows kept with the request until its Wait) and
+ * mt_finish's reduce of 2 longs.
  * The expected trace, derived by hand, is expected/esize.dump.
  */
 #include "mpitest.h"
@@ -50,6 +53,31 @@ int main(int argc, char **argv)
     short s[2] = {(short)rank, 1}, all[8];
     MPI_Gather(s, 2, MPI_SHORT, all, 2, MPI_SHORT, 0, W);
     MT_CHECK(rank != 0 || all[6] == 3);
+
+    int wi[8], ri[8], wc[4], wd[4];
+    MPI_Datatype wt[4];
+    for (int k = 0; k < 4; k++) {
+        wc[k] = k % 2 ? 1 : 2;
+        wd[k] = 8 * k;
+        wt[k] = k % 2 ? MPI_DOUBLE : MPI_INT;
+        wi[2 * k] = wi[2 * k + 1] = 10 * rank + k;
+    }
+    MPI_Alltoallw(wi, wc, wd, wt, ri, wc, wd, wt, W);
+    MT_CHECK(ri[4] == 10 * 2 + rank);
+    short vs[10], vr[4 * 4];
+    int vc[4], vd[4], rc[4], rd[4];
+    for (int k = 0, at = 0; k < 4; k++) {
+        vc[k] = k + 1;
+        vd[k] = at;
+        at += k + 1;
+        rc[k] = rank + 1;
+        rd[k] = k * (rank + 1);
+    }
+    for (int i = 0; i < 10; i++)
+        vs[i] = (short)(100 * rank + i);
+    MPI_Ialltoallv(vs, vc, vd, MPI_SHORT, vr, rc, rd, MPI_SHORT, W, &rq);
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    MT_CHECK(vr[3 * (rank + 1)] == 300 + vd[rank]);
     mt_finish("esize");
     MPI_Finalize();
     return 0;
