@@ -267,6 +267,29 @@ uint64_t rt_calib_fit_rate(const uint64_t *bytes, const uint64_t *ps, size_t n)
     return calib_round_sig4(1e12 * s2 / s1); /* x = s1 / s2 ps per byte; rate = 10^12 / x */
 }
 
+int rt_calib_fit_reduce(const uint64_t *cnt, const uint64_t *d, const uint64_t *f, size_t n,
+                        uint64_t *bandwidth, uint64_t *element_ps)
+{
+    uint64_t bytes[RT_CALIB_MAX_POINTS];
+    *bandwidth = *element_ps = 0;
+    if (n > RT_CALIB_MAX_POINTS)
+        n = RT_CALIB_MAX_POINTS;
+    for (size_t i = 0; i < n; i++)
+        bytes[i] = cnt[i] > UINT64_MAX / 8 ? 0 : cnt[i] * 8;
+    uint64_t rd = rt_calib_fit_rate(cnt, d, n), rf = rt_calib_fit_rate(cnt, f, n);
+    if (!rd)
+        return -1;
+    double ed = 1e12 / (double)rd, ef = rf ? 1e12 / (double)rf : ed; /* ps an element */
+    double per_byte = (ed - ef) / 4, per_elem = ef - 4 * per_byte;
+    if (!(per_byte > 0) || !(per_elem >= 0.5)) { /* per byte alone, or noise */
+        *bandwidth = rt_calib_fit_rate(bytes, d, n);
+        return 0;
+    }
+    *bandwidth = calib_round_sig4(1e12 / per_byte);
+    *element_ps = calib_round_sig4(per_elem);
+    return 1;
+}
+
 size_t rt_calib_spread(const rt_calib_point *pts, size_t n, double *median, double *max,
                        uint64_t *max_at)
 {

@@ -152,17 +152,23 @@ int rt_calib_write(const rt_calib_result *res, const rt_net_model *m, FILE *out)
             sep = ", ";
         }
     calib_note_add(g, "%sgateways, gw_mtu, contention\n", sep);
-    if (res->reduce_bandwidth)
-        calib_note_add(
-            g,
-            "reduce_bandwidth: MPI_Reduce_local (MPI_SUM) on doubles, 1 KiB to 1 MiB (%u "
-            "sizes), rank 0, fitted rate\n",
-            (unsigned)res->reduce_pts);
     /* docs/calibrate.md: a cost per element needs reductions of two element sizes */
-    calib_note_add(g,
-                   "reduce_element: not measured (kept from %s): the reductions measured are of "
-                   "doubles alone, which cannot tell a cost per element from one per byte\n",
-                   res->base);
+    if (res->reduce_bandwidth && res->reduce_fit == 1)
+        calib_note_add(g,
+                       "reduce_bandwidth, reduce_element: MPI_Reduce_local (MPI_SUM) on doubles "
+                       "and on floats, 128 to 128 Ki elements (%u sizes each), rank 0: the time "
+                       "per byte is what a double costs more than a float, the rest a cost per "
+                       "element\n",
+                       (unsigned)res->reduce_pts);
+    else if (res->reduce_bandwidth)
+        calib_note_add(g,
+                       "reduce_bandwidth: MPI_Reduce_local (MPI_SUM) on doubles, 1 KiB to 1 MiB "
+                       "(%u sizes), rank 0, fitted rate; reduce_element: 0, as floats cost no "
+                       "less than doubles a byte or more than them an element (a cost per "
+                       "byte alone)\n",
+                       (unsigned)res->reduce_pts);
+    else
+        calib_note_add(g, "reduce_element: not measured (kept from %s)\n", res->base);
     if (res->cores)
         calib_note_add(
             g,
@@ -254,10 +260,15 @@ void rt_calib_report(const rt_calib_result *res, FILE *out)
             fprintf(out, "fit error: median %.1f%%, max %.1f%% at %" PRIu64 " bytes\n\n",
                     100 * l->fit.err_median, 100 * l->fit.err_max, l->fit.err_max_at);
     }
-    if (res->reduce_bandwidth)
-        fprintf(out, "reduce_bandwidth %.4g GB/s (MPI_Reduce_local, doubles)\n",
-                (double)res->reduce_bandwidth / 1e9);
-    fprintf(out, "reduce_element not measured (kept from %s)\n", res->base);
+    if (res->reduce_bandwidth) {
+        char e[32];
+        rt_net_format_time(res->reduce_element_ps, e, sizeof e);
+        fprintf(out, "reduce_bandwidth %.4g GB/s, reduce_element %s (MPI_Reduce_local, %s)\n",
+                (double)res->reduce_bandwidth / 1e9, e,
+                res->reduce_fit == 1 ? "doubles against floats" : "doubles; no cost per element");
+    } else {
+        fprintf(out, "reduce_element not measured (kept from %s)\n", res->base);
+    }
     if (res->ncalls)
         fprintf(out, "%-16s %10s %12s %12s %12s  %s\n", "call", "bytes", "measured", "engine",
                 "cost", "fitted");

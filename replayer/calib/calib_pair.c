@@ -420,26 +420,50 @@ void calib_respond(MPI_Comm c, int initiator, const calib_bufs *b)
     }
 }
 
-uint64_t calib_reduce(const rt_calib_opts *o, const calib_bufs *b, uint64_t *sizes)
+/* The best of the batches of k MPI_Reduce_local (MPI_SUM) of cnt elements of type (MPI_DOUBLE
+ * or MPI_FLOAT), in ps. The buffers hold ones and zeros of that type first: the other type's
+ * bits could read as subnormal numbers, which some CPUs combine many times slower. */
+static double reduce_best(const rt_calib_opts *o, const calib_bufs *b, size_t cnt,
+                          MPI_Datatype type, uint64_t k)
 {
-    uint64_t bytes[32], ps[32];
+    if (type == MPI_FLOAT) {
+        float *x = (void *)b->x, *y = (void *)b->y;
+        for (size_t i = 0; i < cnt; i++) {
+            x[i] = 1.0f;
+            y[i] = 0.0f;
+        }
+    } else {
+        for (size_t i = 0; i < cnt; i++) {
+            b->x[i] = 1.0;
+            b->y[i] = 0.0;
+        }
+    }
+    double best = 0;
+    for (unsigned r = 0; r < o->batches; r++) {
+        double t0 = now_ps();
+        for (uint64_t i = 0; i < k; i++)
+            MPI_Reduce_local(b->x, b->y, (int)cnt, type, MPI_SUM);
+        double t = (now_ps() - t0) / (double)k;
+        if (!r || t < best)
+            best = t;
+    }
+    return best;
+}
+
+void calib_reduce(const rt_calib_opts *o, const calib_bufs *b, rt_calib_result *res)
+{
+    uint64_t cnt[32], d[32], f[32];
     size_t n = 0;
     double guess = 1e6; /* 1 us for the first size */
-    for (size_t cnt = 128; cnt <= b->nx && n < 32; cnt *= 2) {
+    for (size_t c = 128; c <= b->nx && n < 32; c *= 2) {
         uint64_t k = batch_len(o, guess / 2);
-        double best = 0;
-        for (unsigned r = 0; r < o->batches; r++) {
-            double t0 = now_ps();
-            for (uint64_t i = 0; i < k; i++)
-                MPI_Reduce_local(b->x, b->y, (int)cnt, MPI_DOUBLE, MPI_SUM);
-            double t = (now_ps() - t0) / (double)k;
-            if (!r || t < best)
-                best = t;
-        }
-        bytes[n] = cnt * sizeof(double);
-        ps[n++] = ps_of(best);
+        double best = reduce_best(o, b, c, MPI_DOUBLE, k); /* floats: the same bytes as buffer */
+        cnt[n] = c;
+        d[n] = ps_of(best);
+        f[n++] = ps_of(reduce_best(o, b, c, MPI_FLOAT, k));
         guess = 2 * best;
     }
-    *sizes = n;
-    return rt_calib_fit_rate(bytes, ps, n);
+    res->reduce_pts = n;
+    res->reduce_fit =
+        rt_calib_fit_reduce(cnt, d, f, n, &res->reduce_bandwidth, &res->reduce_element_ps);
 }

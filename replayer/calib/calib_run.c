@@ -238,8 +238,10 @@ static void apply(const rt_calib_result *res, rt_net_model *m)
             any = 1;
         }
     m->link[RT_CT_NONE] = m->link[RT_CT_NET];
-    if (res->reduce_bandwidth)
+    if (res->reduce_bandwidth) {
         m->reduce_bandwidth = res->reduce_bandwidth;
+        m->reduce_element_ps = res->reduce_element_ps; /* 0 when no cost per element showed */
+    }
     if (res->cores)
         m->cores = res->cores;
     if (res->timeslice_ps)
@@ -350,7 +352,7 @@ static void measure_rank0(run_ctx *x, rt_calib_result *res)
 {
     if (x->me == 0) {
         progress(x, "the reduction rate and the timeslice");
-        res->reduce_bandwidth = calib_reduce(x->o, &x->bufs, &res->reduce_pts);
+        calib_reduce(x->o, &x->bufs, res);
         calib_timeslice(x->o, res);
         release_others(x->c, x->p, 0, 0);
     } else {

@@ -34,7 +34,9 @@ void calib_respond(MPI_Comm c, int initiator, const calib_bufs *b);
 /* Measures MPI_Reduce_local on doubles (sizes 1 KiB to the buffers' size) and returns the
  * fitted rate in bytes per second (0 when nothing could be measured); *sizes is set to
  * the number of sizes measured. */
-uint64_t calib_reduce(const rt_calib_opts *o, const calib_bufs *b, uint64_t *sizes);
+/* The reduction rate and time per element (rt_calib_fit_reduce), MPI_Reduce_local of doubles and
+ * floats, 128 to nx elements: res->reduce_*. */
+void calib_reduce(const rt_calib_opts *o, const calib_bufs *b, rt_calib_result *res);
 
 /* Shared measuring helpers: the median of v (sorts it; calib_pair.c), the cost of reading
  * the clock once, in ps (the median of 101 back-to-back MPI_Wtime pairs), and v rounded to

@@ -87,6 +87,16 @@ size_t rt_calib_spread(const rt_calib_point *pts, size_t n, double *median, doub
  * both numbers positive. */
 uint64_t rt_calib_fit_rate(const uint64_t *bytes, const uint64_t *ps, size_t n);
 
+/* The reduction model t = bytes / bandwidth + elements * element_ps fitted to reductions of
+ * cnt[i] doubles (d[i] ps) and cnt[i] floats (f[i] ps): each type's time per element by
+ * rt_calib_fit_rate, their difference over the 4 bytes that differ is the time per byte, the
+ * rest the time per element. When the floats cost as much per element as the doubles, or
+ * the doubles more than twice as much (a cost per byte alone, or noise), the bandwidth comes
+ * from the doubles alone and *element_ps is 0. Returns 1 when both were fitted, 0 when the
+ * bandwidth alone, -1 when nothing (no usable point). */
+int rt_calib_fit_reduce(const uint64_t *cnt, const uint64_t *d, const uint64_t *f, size_t n,
+                        uint64_t *bandwidth, uint64_t *element_ps);
+
 /* ---- the measurement (MPI) ------------------------------------------------------------------ */
 
 #define RT_CALIB_MAX_POINTS 96
@@ -141,8 +151,10 @@ typedef struct rt_calib_result {
     char library[128];   /* first line of MPI_Get_library_version */
     char base[256];      /* where the values not measured come from (the model's source) */
     rt_calib_link link[RT_CT_COUNT];
-    uint64_t reduce_bandwidth; /* 0: not measured */
-    uint64_t reduce_pts;       /* sizes measured for it */
+    uint64_t reduce_bandwidth;  /* 0: not measured */
+    uint64_t reduce_pts;        /* sizes measured for it */
+    uint64_t reduce_element_ps; /* 0: not measured, or no cost per element found */
+    int reduce_fit;             /* rt_calib_fit_reduce's result */
     rt_calib_call calls[RT_CALIB_MAX_CALLS];
     unsigned ncalls;           /* 0: not measured (a single rank) */
     unsigned calls_ct;         /* the connection type between ranks 0 and 1 */

@@ -71,6 +71,15 @@ usable() {
         fail "pipeline --model: $(cat pipeline.err)"
     grep -qx 'injection = bytes' "$model" || fail "injection is not bytes"
     within global reduce_bandwidth 1e7 1e12
+    # a cost per element (floats against doubles: 0.1 ps to 100 ns), or the note that none showed
+    if grep -q '^reduce_element = ' "$model"; then
+        within global reduce_element 0.1 1e5
+        grep -q '^# reduce_bandwidth, reduce_element: MPI_Reduce_local (MPI_SUM) on doubles and on floats' \
+            "$model" || fail "reduce_element comment"
+    else
+        grep -q '^# reduce_bandwidth: .*; reduce_element: 0, as floats cost no less than doubles' \
+            "$model" || fail "no reduce_element, and no comment saying why"
+    fi
     # time sharing: the CPUs this process may use (no binding here), a turn of 100 us to 1 s
     cpus=$(nproc)
     within global cores "$cpus" "$cpus"

@@ -275,6 +275,36 @@ static void test_fit_rate(void **state)
     assert_int_equal(rt_calib_fit_rate(bytes, ps, 4), 333300000000);
 }
 
+/* Doubles and floats: 100 ps a byte (10 GB/s) and 670 ps an element give both back; the same
+ * cost per element for both, or floats far cheaper, give a cost per byte alone. */
+static void test_fit_reduce(void **state)
+{
+    (void)state;
+    uint64_t cnt[4] = {128, 1024, 16384, 131072}, d[4], f[4], bw, el;
+    for (int i = 0; i < 4; i++) {
+        d[i] = cnt[i] * (8 * 100 + 670);
+        f[i] = cnt[i] * (4 * 100 + 670);
+    }
+    assert_int_equal(rt_calib_fit_reduce(cnt, d, f, 4, &bw, &el), 1);
+    assert_int_equal(bw, 10000000000);
+    assert_int_equal(el, 670);
+    for (int i = 0; i < 4; i++)
+        f[i] = d[i] = cnt[i] * 800;
+    assert_int_equal(rt_calib_fit_reduce(cnt, d, f, 4, &bw, &el), 0);
+    assert_int_equal(bw, 10000000000);
+    assert_int_equal(el, 0);
+    for (int i = 0; i < 4; i++) {
+        d[i] = cnt[i] * 1600;
+        f[i] = cnt[i] * 400;
+    }
+    assert_int_equal(rt_calib_fit_reduce(cnt, d, f, 4, &bw, &el), 0);
+    assert_int_equal(bw, 5000000000);
+    assert_int_equal(el, 0);
+    d[0] = d[1] = d[2] = d[3] = 0; /* nothing measured */
+    assert_int_equal(rt_calib_fit_reduce(cnt, d, f, 4, &bw, &el), -1);
+    assert_int_equal(bw, 0);
+}
+
 /* ---- the model file ------------------------------------------------------------------------ */
 
 static char *slurp(const char *path)
@@ -332,6 +362,8 @@ static void test_write_result(void **state)
     res.seconds = 1.25;
     res.reduce_bandwidth = 5000000000;
     res.reduce_pts = 11;
+    res.reduce_fit = 1;
+    res.reduce_element_ps = m.reduce_element_ps = 670;
     rt_calib_link *l = &res.link[RT_CT_SHM];
     l->measured = 1;
     l->a = 0;
@@ -362,9 +394,12 @@ static void test_write_result(void **state)
                                  "module (nodes from MPI_COMM_TYPE_SHARED), in 1.25 s\n"));
     assert_non_null(strstr(text, "# measured: shm; kept from built-in defaults: loop, net, gw, "
                                  "gateways, gw_mtu, contention\n"));
-    assert_non_null(strstr(text, "# reduce_element: not measured (kept from built-in defaults): "
-                                 "the reductions measured are of doubles alone, which cannot "
-                                 "tell a cost per element from one per byte\n"));
+    assert_non_null(strstr(text, "# reduce_bandwidth, reduce_element: MPI_Reduce_local (MPI_SUM) "
+                                 "on doubles and on floats, 128 to 128 Ki elements (11 sizes "
+                                 "each), rank 0: the time per byte is what a double costs more "
+                                 "than a float, the rest a cost per element\n"));
+    assert_non_null(strstr(text, "\nreduce_element = 670ps\n"));
+    assert_int_equal(back.reduce_element_ps, 670);
     assert_non_null(strstr(text, "\n[shm]\n# measured between ranks 0 and 1 (nodes 0 and 0, "
                                  "modules 0 and 0): one-way times of 0 B and powers of two to "
                                  "4 MiB, best of 15 batches per size\n"));
@@ -577,13 +612,13 @@ static void test_spread(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_oneway),       cmocka_unit_test(test_oneway_is_the_engines),
-        cmocka_unit_test(test_fit_recovers), cmocka_unit_test(test_fit_noise),
-        cmocka_unit_test(test_fit_overhead), cmocka_unit_test(test_fit_errors),
-        cmocka_unit_test(test_fit_rate),     cmocka_unit_test(test_write_notes),
-        cmocka_unit_test(test_write_result), cmocka_unit_test(test_fit_disturbed),
-        cmocka_unit_test(test_fit_calls),    cmocka_unit_test(test_from_coll),
-        cmocka_unit_test(test_spread),
+        cmocka_unit_test(test_oneway),        cmocka_unit_test(test_oneway_is_the_engines),
+        cmocka_unit_test(test_fit_recovers),  cmocka_unit_test(test_fit_noise),
+        cmocka_unit_test(test_fit_overhead),  cmocka_unit_test(test_fit_errors),
+        cmocka_unit_test(test_fit_rate),      cmocka_unit_test(test_fit_reduce),
+        cmocka_unit_test(test_write_notes),   cmocka_unit_test(test_write_result),
+        cmocka_unit_test(test_fit_disturbed), cmocka_unit_test(test_fit_calls),
+        cmocka_unit_test(test_from_coll),     cmocka_unit_test(test_spread),
     };
     return rt_test_main("calib", tests, argc, argv);
 }
