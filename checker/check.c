@@ -191,7 +191,8 @@ size_t chk_entry(rt_hmap *at, void *items, size_t *n, size_t *room, size_t size,
     if (!v)
         return SIZE_MAX;
     if (fresh) {
-        if (rt_vec_grow_heap_(items, room, sizeof *room, (uint64_t)*n + 1, size, 16)) {
+        if (*n + 1 > *room &&
+            rt_vec_grow_heap_(items, room, sizeof *room, (uint64_t)*n + 1, size, 16)) {
             rt_hmap_del(at, k1, k2);
             return SIZE_MAX;
         }

@@ -24,8 +24,11 @@
 #include "rt_hash.h"
 #include "rt_vec.h"
 
-/* Transfers to dynamic windows kept at most (72 bytes each); the rest are counted. */
+/* Transfers to dynamic windows kept at most (88 bytes each), and regions attached (88 bytes
+ * each); past either, the rest are counted and a note says so (past the regions, no transfer is
+ * compared: a region left out would make findings of correct transfers). */
 #define DYN_MAX_XFERS (1u << 20)
+#define DYN_MAX_REGIONS (1u << 21)
 /* Regions a rank holds attached to one window at once, compared with its next attach or
  * detach; past this the rank's further attaches and detaches of the window are not checked
  * (a note says so), though what they attach still counts for the transfers. */
@@ -65,8 +68,10 @@ struct chk_dyn {
     size_t nregions, regions_room;
     dyn_xfer *xfers;
     size_t nxfers, xfers_room;
-    uint64_t dropped;   /* transfers past DYN_MAX_XFERS */
-    uint64_t unchecked; /* attaches and detaches past DYN_MAX_ALIVE */
+    uint64_t dropped;         /* transfers past DYN_MAX_XFERS */
+    uint64_t dropped_regions; /* regions past DYN_MAX_REGIONS */
+    int any_attach;           /* the trace records MPI_Win_attach at all */
+    uint64_t unchecked;       /* attaches and detaches past DYN_MAX_ALIVE */
 };
 
 chk_dyn *chk_dyn_new(void)
@@ -131,8 +136,32 @@ static uint32_t alive_at(const chk_dyn *k, const dyn_win *w, uint64_t lo, uint64
     return UINT32_MAX;
 }
 
+/* Keeps region [lo, hi) of ev's rank and window for the transfers; alive: also among the regions
+ * its next attaches and detaches are compared with. */
+static int keep_region(chk_dyn *k, dyn_win *w, const rt_event *ev, uint64_t hi, int alive)
+{
+    if (k->nregions >= DYN_MAX_REGIONS) {
+        k->dropped_regions++;
+        return 0;
+    }
+    if (RT_VEC_RESERVE(k->regions, k->regions_room, (uint64_t)k->nregions + 1, 16))
+        return -RT_E_NOMEM;
+    if (alive && !w->overflow && w->nalive >= DYN_MAX_ALIVE) {
+        w->overflow = 1;
+        k->unchecked++;
+    } else if (alive && !w->overflow) {
+        if (RT_VEC_RESERVE(w->alive, w->alive_room, (uint64_t)w->nalive + 1, 4))
+            return -RT_E_NOMEM;
+        w->alive[w->nalive++] = (uint32_t)k->nregions;
+    }
+    k->regions[k->nregions++] = (dyn_region){
+        .rank = ev->rank, .win = ev->comm, .gen = w->gen, .lo = ev->req, .hi = hi, .attach = *ev};
+    return 0;
+}
+
 static int attach_event(chk *c, chk_dyn *k, dyn_win *w, const rt_event *ev)
 {
+    k->any_attach = 1;
     if (w->create.kind && !w->live)
         return find_one(c, ev, &w->create,
                         ev->op == RT_WATTACH_ATTACH
@@ -171,23 +200,12 @@ static int attach_event(chk *c, chk_dyn *k, dyn_win *w, const rt_event *ev)
                      " bytes attached before and not detached (%" PRIu64
                      " bytes shared): the regions of a window may not overlap",
                      r->hi - r->lo, to - from);
-            return find_one(c, ev, &r->attach, why);
+            /* MPI took it all the same: its bytes are window memory for the transfers */
+            int rc = keep_region(k, w, ev, hi, 0);
+            return rc ? rc : find_one(c, ev, &r->attach, why);
         }
     }
-    if (k->nregions >= UINT32_MAX ||
-        RT_VEC_RESERVE(k->regions, k->regions_room, (uint64_t)k->nregions + 1, 16))
-        return -RT_E_NOMEM;
-    if (!w->overflow && w->nalive >= DYN_MAX_ALIVE) {
-        w->overflow = 1;
-        k->unchecked++;
-    } else if (!w->overflow) {
-        if (RT_VEC_RESERVE(w->alive, w->alive_room, (uint64_t)w->nalive + 1, 4))
-            return -RT_E_NOMEM;
-        w->alive[w->nalive++] = (uint32_t)k->nregions;
-    }
-    k->regions[k->nregions++] = (dyn_region){
-        .rank = ev->rank, .win = ev->comm, .gen = w->gen, .lo = ev->req, .hi = hi, .attach = *ev};
-    return 0;
+    return keep_region(k, w, ev, hi, 1);
 }
 
 /* The transfer w waits with gets its target's bytes from disp. */
@@ -195,11 +213,16 @@ static int keep_xfer(chk_dyn *k, const rt_defs *defs, dyn_win *w, uint64_t disp)
 {
     const rt_event *o = &w->pend;
     w->has_pend = 0;
-    uint64_t n = o->kind == RT_EV_RMA_GET ? o->rbytes : o->bytes;
+    /* a get reads rbytes; an atomic with a result touches as many bytes as the result holds (its
+     * origin may be ignored: MPI_NO_OP) */
+    uint64_t n = o->kind == RT_EV_RMA_GET || (o->kind == RT_EV_RMA_ATOMIC && o->rbytes) ? o->rbytes
+                                                                                        : o->bytes;
     const rt_win_def *wd = rt_defs_win(defs, o->comm);
     const rt_comm_def *cd = wd ? rt_defs_comm(defs, wd->comm) : NULL;
-    if (n == 0 || !cd || o->peer < 0 || (uint32_t)o->peer >= cd->size)
-        return 0; /* touches nothing, or a target the trace does not resolve */
+    /* Nothing touched, a target the trace does not resolve, or address 0 (MPI_BOTTOM): there the
+     * target datatype holds the addresses, which the trace does not have. */
+    if (n == 0 || disp == 0 || !cd || o->peer < 0 || (uint32_t)o->peer >= cd->size)
+        return 0;
     if (k->nxfers >= DYN_MAX_XFERS) {
         k->dropped++;
         return 0;
@@ -292,35 +315,73 @@ static size_t first_region(const chk_dyn *k, uint32_t rank, uint32_t win, uint32
     return lo;
 }
 
-/* Whether [x->lo, x->hi) lies in the union of the target's regions of the window; if not, the
- * first byte not covered in *gap. */
-static int covered(const chk_dyn *k, const dyn_xfer *x, uint64_t *gap, size_t *nregions)
+/* The regions sorted, each (rank, win, gen)'s merged in place into disjoint ranges (ranges that
+ * overlap or touch become one). */
+static void merge_regions(chk_dyn *k)
 {
-    uint64_t at = x->lo; /* bytes below at are covered */
-    size_t i = first_region(k, x->target, x->win, x->gen), n = 0;
-    for (; i < k->nregions && !key_cmp(x->target, x->win, x->gen, &k->regions[i]); i++, n++) {
+    if (k->nregions > 1)
+        qsort(k->regions, k->nregions, sizeof *k->regions, region_order);
+    size_t w = 0;
+    for (size_t i = 0; i < k->nregions; i++) {
         const dyn_region *r = &k->regions[i];
-        if (r->lo <= at && r->hi > at)
-            at = r->hi;
+        dyn_region *last = w ? &k->regions[w - 1] : NULL;
+        if (last && !key_cmp(r->rank, r->win, r->gen, last) && r->lo <= last->hi) {
+            if (r->hi > last->hi)
+                last->hi = r->hi;
+        } else {
+            k->regions[w++] = *r;
+        }
     }
-    *nregions = n;
-    *gap = at;
-    return at >= x->hi;
+    k->nregions = w;
+}
+
+/* Whether [x->lo, x->hi) lies in the target's merged ranges of the window; if not, the first
+ * byte not covered in *gap; *any: whether the target attached anything there. */
+static int covered(const chk_dyn *k, const dyn_xfer *x, uint64_t *gap, int *any)
+{
+    size_t i = first_region(k, x->target, x->win, x->gen), j = i;
+    /* the last range of the key that starts at or below x->lo: binary search in [i, end) */
+    size_t lo = i, hi = k->nregions;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const dyn_region *r = &k->regions[mid];
+        if (!key_cmp(x->target, x->win, x->gen, r) && r->lo <= x->lo)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *any = j < k->nregions && !key_cmp(x->target, x->win, x->gen, &k->regions[j]);
+    *gap = x->lo;
+    if (lo > i && k->regions[lo - 1].hi > x->lo)
+        *gap = k->regions[lo - 1].hi;
+    return *gap >= x->hi;
 }
 
 int chk_dyn_report(chk *c, chk_dyn *k)
 {
-    if (k->nregions > 1)
-        qsort(k->regions, k->nregions, sizeof *k->regions, region_order);
-    for (size_t i = 0; i < k->nxfers; i++) {
+    int rc = 0;
+    if (k->dropped_regions || !k->any_attach) {
+        if (k->nxfers)
+            rc = chk_note(c,
+                          k->any_attach
+                              ? "rma-epoch: transfers to dynamic windows not compared with the "
+                                "memory attached: more than %u regions attached"
+                              : "rma-epoch: transfers to dynamic windows not compared with the "
+                                "memory attached: the trace records no MPI_Win_attach (a trace "
+                                "of another tool, or of retrace before it)",
+                          DYN_MAX_REGIONS);
+        k->nxfers = 0;
+    }
+    merge_regions(k);
+    for (size_t i = 0; !rc && i < k->nxfers; i++) {
         const dyn_xfer *x = &k->xfers[i];
         uint64_t gap;
-        size_t n;
-        if (covered(k, x, &gap, &n))
+        int any;
+        if (covered(k, x, &gap, &any))
             continue;
         char why[320];
         uint64_t len = x->hi - x->lo;
-        if (!n)
+        if (!any)
             snprintf(why, sizeof why,
                      "the target attached no memory to this dynamic window: the %" PRIu64
                      " bytes the transfer touches there are not window memory",
@@ -328,20 +389,17 @@ int chk_dyn_report(chk *c, chk_dyn *k)
         else if (gap == x->lo)
             snprintf(why, sizeof why,
                      "the %" PRIu64 " bytes the transfer touches at the target are not in "
-                     "memory the target attached to this dynamic window (%zu region%s attached)",
-                     len, n, n > 1 ? "s" : "");
+                     "memory the target attached to this dynamic window",
+                     len);
         else
             snprintf(why, sizeof why,
                      "the %" PRIu64 " bytes the transfer touches at the target run past the "
                      "memory the target attached to this dynamic window: only the first %" PRIu64
                      " of them are in it",
                      len, gap - x->lo);
-        int rc = find_in(c, &x->ev, NULL, x->target, why);
-        if (rc)
-            return rc;
+        rc = find_in(c, &x->ev, NULL, x->target, why);
     }
-    int rc = 0;
-    if (k->dropped)
+    if (!rc && k->dropped)
         rc = chk_note(c,
                       "rma-epoch: only the first %u RMA transfers to dynamic windows compared "
                       "with the memory attached, %" PRIu64 " more left out",

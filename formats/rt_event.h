@@ -444,7 +444,8 @@ typedef enum rt_comm_handle_op {
  *           the call's target_disp times the disp_unit the target gave when it created the
  *           window (MPI 4.0 section 12.2.1); for a dynamic window (Win_create_dynamic) the
  *           address itself (MPI_Get_address; disp_unit 1). The bytes it touches are
- *           [bytes, bytes + n), n the transfer's bytes (a put, an atomic) or rbytes (a get).
+ *           [bytes, bytes + n), n the transfer's bytes (a put, an accumulate) or rbytes (a
+ *           get, and an atomic with a result: MPI ignores an MPI_NO_OP origin).
  *   op      the reduction (rt_reduce_op) of an atomic: Accumulate, Get_accumulate and
  *           Fetch_and_op give theirs (REPLACE, NO_OP included); a put, a get and a
  *           Compare_and_swap have NONE.

@@ -101,16 +101,17 @@ static uint64_t sum_counts(coll_counts counts, uint64_t n, MPI_Datatype type, in
     if (!has_counts(counts) || !n)
         return 0;
     int differ = 0;
-    if (counts.types) {
-        uint64_t size0 = rt__type_bytes(counts.types[0]);
-        MPI_Count k0 = count_at(counts, 0);
-        uint64_t first = k0 > 0 ? (uint64_t)k0 * size0 : 0;
+    if (counts.types) { /* a block of no elements: its datatype is not looked at */
+        uint64_t size0 = 0, first = 0;
         for (uint64_t i = 0; i < n; i++) {
-            uint64_t size = rt__type_bytes(counts.types[i]);
             MPI_Count k = count_at(counts, i);
-            uint64_t b = k > 0 ? (uint64_t)k * size : 0;
+            uint64_t size = k > 0 ? rt__type_bytes(counts.types[i]) : 0, b = (uint64_t)k * size;
+            if (!i) {
+                size0 = size;
+                first = b;
+            }
             total += b;
-            differ |= b != first || (b && size != size0);
+            differ |= b != first || size != size0;
         }
         *uneven |= differ;
         return total;
@@ -151,9 +152,11 @@ static uint64_t side_block(const coll_side *s, uint64_t k, uint64_t size, uint8_
     if (k >= s->n || !has_counts(s->counts))
         return 0;
     MPI_Count n = count_at(s->counts, k);
+    if (n <= 0)
+        return 0;
     if (s->counts.types)
         size = rt__type_bytes(s->counts.types[k]);
-    if (n <= 0 || !size)
+    if (!size)
         return 0;
     *code = (uint8_t)rt_esize_code(size);
     return (uint64_t)n * size;

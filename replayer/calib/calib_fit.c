@@ -250,7 +250,8 @@ int rt_calib_fit_link(rt_net_model *m, unsigned ct, rt_calib_point *pts, size_t 
     return 0;
 }
 
-uint64_t rt_calib_fit_rate(const uint64_t *bytes, const uint64_t *ps, size_t n)
+/* The rate of rt_calib_fit_rate in bytes per ps, not rounded; 0 when no point is usable. */
+static double fit_rate(const uint64_t *bytes, const uint64_t *ps, size_t n)
 {
     /* t = n x with r = n/t: sum ((n x - t) / t)^2 = sum (r x - 1)^2, least for
      * x = sum(r) / sum(r^2). */
@@ -262,9 +263,13 @@ uint64_t rt_calib_fit_rate(const uint64_t *bytes, const uint64_t *ps, size_t n)
         s1 += r;
         s2 += r * r;
     }
-    if (!(s1 > 0))
-        return 0;
-    return calib_round_sig4(1e12 * s2 / s1); /* x = s1 / s2 ps per byte; rate = 10^12 / x */
+    return s1 > 0 ? s2 / s1 : 0; /* x = s1 / s2 ps per byte */
+}
+
+uint64_t rt_calib_fit_rate(const uint64_t *bytes, const uint64_t *ps, size_t n)
+{
+    double r = fit_rate(bytes, ps, n);
+    return r > 0 ? calib_round_sig4(1e12 * r) : 0;
 }
 
 int rt_calib_fit_reduce(const uint64_t *cnt, const uint64_t *d, const uint64_t *f, size_t n,
@@ -276,12 +281,13 @@ int rt_calib_fit_reduce(const uint64_t *cnt, const uint64_t *d, const uint64_t *
         n = RT_CALIB_MAX_POINTS;
     for (size_t i = 0; i < n; i++)
         bytes[i] = cnt[i] > UINT64_MAX / 8 ? 0 : cnt[i] * 8;
-    uint64_t rd = rt_calib_fit_rate(cnt, d, n), rf = rt_calib_fit_rate(cnt, f, n);
-    if (!rd)
+    double rd = fit_rate(cnt, d, n), rf = fit_rate(cnt, f, n); /* elements a ps */
+    if (!(rd > 0))
         return -1;
-    double ed = 1e12 / (double)rd, ef = rf ? 1e12 / (double)rf : ed; /* ps an element */
+    double ed = 1 / rd, ef = rf > 0 ? 1 / rf : ed; /* ps an element */
     double per_byte = (ed - ef) / 4, per_elem = ef - 4 * per_byte;
-    if (!(per_byte > 0) || !(per_elem >= 0.5)) { /* per byte alone, or noise */
+    /* a difference under 5% of a double's time is noise, not a cost per byte */
+    if (!(ed - ef >= 0.05 * ed) || !(per_elem >= 0.5)) { /* per byte alone, or noise */
         *bandwidth = rt_calib_fit_rate(bytes, d, n);
         return 0;
     }

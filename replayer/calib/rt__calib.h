@@ -31,9 +31,6 @@ void calib_initiate(MPI_Comm c, int peer, unsigned ct, const rt_calib_opts *o,
 /* The responder's side: serves the initiator's commands until it says done. */
 void calib_respond(MPI_Comm c, int initiator, const calib_bufs *b);
 
-/* Measures MPI_Reduce_local on doubles (sizes 1 KiB to the buffers' size) and returns the
- * fitted rate in bytes per second (0 when nothing could be measured); *sizes is set to
- * the number of sizes measured. */
 /* The reduction rate and time per element (rt_calib_fit_reduce), MPI_Reduce_local of doubles and
  * floats, 128 to nx elements: res->reduce_*. */
 void calib_reduce(const rt_calib_opts *o, const calib_bufs *b, rt_calib_result *res);

@@ -90,8 +90,9 @@ uint64_t rt_calib_fit_rate(const uint64_t *bytes, const uint64_t *ps, size_t n);
 /* The reduction model t = bytes / bandwidth + elements * element_ps fitted to reductions of
  * cnt[i] doubles (d[i] ps) and cnt[i] floats (f[i] ps): each type's time per element by
  * rt_calib_fit_rate, their difference over the 4 bytes that differ is the time per byte, the
- * rest the time per element. When the floats cost as much per element as the doubles, or
- * the doubles more than twice as much (a cost per byte alone, or noise), the bandwidth comes
+ * rest the time per element. When the floats cost as much per element as the doubles (within
+ * 5% of a double's time), or the doubles more than twice as much (a cost per byte alone, or
+ * noise), the bandwidth comes
  * from the doubles alone and *element_ps is 0. Returns 1 when both were fitted, 0 when the
  * bandwidth alone, -1 when nothing (no usable point). */
 int rt_calib_fit_reduce(const uint64_t *cnt, const uint64_t *d, const uint64_t *f, size_t n,

@@ -1,0 +1,2 @@
+check
+$DATA/check_many_windows.csv
