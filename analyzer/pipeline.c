@@ -10,8 +10,8 @@
  *                     + nblocks * max(Tcomp(bs), Tcomm(bs), Tstartc(bs), T'comp(bs))
  * with Tcomp and T'comp scaled linearly from the recorded gaps, Tcomm the model's wire time
  * and Tstartc the per-message overheads (o at each end). Sends and receives are matched per
- * (communicator, source, destination, tag) in order. Memory grows with the number of large
- * messages only.
+ * (communicator, source, destination, tag, partitioned or not: rt_event_partitioned) in order.
+ * Memory grows with the number of large messages only.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -30,6 +30,7 @@ typedef struct half {
     int32_t tag;
     uint64_t seq, bytes, comp; /* comp: ns of computation before (send) or after (receive) */
     uint8_t contype;
+    uint8_t part; /* rt_event_partitioned: MPI pairs those only with each other */
 } half;
 
 typedef struct halves {
@@ -129,6 +130,7 @@ static int on_event(void *ctx, const rt_event *ev)
                   .seq = p->seq++,
                   .bytes = ev->bytes,
                   .contype = ev->contype,
+                  .part = (uint8_t)rt_event_partitioned(ev),
                   .comp = s->left_once && start > s->last_leave ? start - s->last_leave : 0};
         return push(&p->sends, &h);
     }
@@ -143,7 +145,8 @@ static int on_event(void *ctx, const rt_event *ev)
                   .tag = ev->tag,
                   .seq = p->seq++,
                   .bytes = ev->bytes,
-                  .contype = ev->contype};
+                  .contype = ev->contype,
+                  .part = (uint8_t)rt_event_partitioned(ev)};
         if (RT_VEC_RESERVE(s->open, s->capopen, (uint64_t)s->nopen + 1, 4) < 0)
             return -RT_E_NOMEM;
         s->open[s->nopen++] = p->recvs.n;
@@ -165,6 +168,8 @@ static int cmp_half(const void *a, const void *b)
         return x->dst < y->dst ? -1 : 1;
     if (x->tag != y->tag)
         return x->tag < y->tag ? -1 : 1;
+    if (x->part != y->part)
+        return x->part < y->part ? -1 : 1;
     return (x->seq > y->seq) - (x->seq < y->seq);
 }
 

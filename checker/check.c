@@ -92,6 +92,7 @@ static void add_params(chk_text *t, const rt_event *ev)
     int named = ev->call && (ev->kind == RT_EV_RMA_GROUP_SYNC || ev->kind == RT_EV_RMA_SYNC ||
                              ev->kind == RT_EV_RMA_COLL_END || ev->kind == RT_EV_WIN_ATTACH);
     if ((m & RT_FIELD_OP) && !named && ev->kind != RT_EV_RECV && ev->kind != RT_EV_IRECV &&
+        ev->kind != RT_EV_ISEND && /* (partitioned: the call, Pready, says) */
         ev->kind != RT_EV_COLL_END && ev->kind != RT_EV_NBC_COMPLETE &&
         ev->kind != RT_EV_COMM_HANDLE && ev->kind != RT_EV_HANDLE && /* (the call says) */
         ev->kind != RT_EV_REQUEST_FREE) { /* (the finding's sentence says what it was) */

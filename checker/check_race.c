@@ -36,7 +36,10 @@
 #define NONE32 UINT32_MAX
 
 enum { OP_SEND, OP_RECV, OP_COLL, OP_ACK, OP_NBC_START, OP_NBC_WAIT };
-enum { F_SYNC = 1, F_FENCE = 2 }; /* rop.flags of sends and collectives */
+/* rop.flags of sends and collectives; F_PART marks a partitioned message on both sides (a
+ * receive's flags are its op, which has the same bit), which has channels of its own. */
+enum { F_SYNC = 1, F_FENCE = 2, F_PART = RT_RECV_PARTITIONED };
+_Static_assert(F_PART != F_SYNC && F_PART != F_FENCE, "F_PART is a bit of its own");
 
 /* One operation that orders a rank's run against the others'. */
 typedef struct rop {
@@ -46,7 +49,7 @@ typedef struct rop {
     int32_t peer, tag;         /* as the event holds them */
     uint16_t call;
     uint8_t kind;   /* OP_* */
-    uint8_t flags;  /* receive: RT_RECV_* bits; send: F_SYNC; collective: F_FENCE */
+    uint8_t flags;  /* receive: RT_RECV_* bits; send: F_SYNC, F_PART; collective: F_FENCE */
     uint8_t evkind; /* the event's kind */
 } rop;
 
@@ -85,8 +88,9 @@ typedef struct rank_st {
     uint32_t wait_src, wait_comm; /* a receive blocked on the channel wait_src -> this rank */
     int32_t wait_tag;             /* ... on wait_comm with wait_tag; waiting 2: wait_src is
                                    * the message, 4: the instance */
-    uint8_t waiting; /* 0 runs, 1 a receive, 2 a synchronous send, 3 a collective, 4 the
-                      * starts of a nonblocking collective */
+    uint8_t waiting;   /* 0 runs, 1 a receive, 2 a synchronous send, 3 a collective, 4 the
+                        * starts of a nonblocking collective */
+    uint8_t wait_part; /* ... and a partitioned message (F_PART) or not (0) */
     uint8_t queued, has_wild;
     seen *seen;
     uint32_t nseen, seen_room;
@@ -222,7 +226,7 @@ static int to_op(race *x, const rt_event *ev, rop *o)
             return 0;
         o->kind = OP_SEND;
         o->world = (uint32_t)w;
-        o->flags = is_sync(ev->call) ? F_SYNC : 0;
+        o->flags = (uint8_t)((is_sync(ev->call) ? F_SYNC : 0) | (ev->op & F_PART));
         if (o->flags && ev->kind == RT_EV_ISEND)
             o->req = ev->req;
         return 1;
@@ -319,10 +323,11 @@ static void msg_free(race *x, uint32_t m)
     x->free_msg = m;
 }
 
-/* The channel's key: messages from src to dst on comm with tag, matched in the order sent. */
-static uint64_t chan_k1(uint32_t src, uint32_t dst)
+/* The channel's key: messages from src to dst on comm with tag, partitioned (rop.flags F_PART)
+ * or not, matched in the order sent. Ranks are below 2^24: bit 63 is free. */
+static uint64_t chan_k1(uint32_t src, uint32_t dst, const rop *o)
 {
-    return (uint64_t)src << 32 | dst;
+    return (uint64_t)(o->flags & F_PART ? 1u : 0u) << 63 | (uint64_t)src << 32 | dst;
 }
 static uint64_t chan_k2(uint32_t comm, int32_t tag)
 {
@@ -353,7 +358,7 @@ static int do_send(race *x, uint32_t r, uint32_t j, const rop *o)
         x->msgs[m].seen = d->nseen++;
     }
     int created;
-    uint64_t *v = rt_hmap_put(&x->chan, chan_k1(r, dst), chan_k2(o->comm, o->tag), &created);
+    uint64_t *v = rt_hmap_put(&x->chan, chan_k1(r, dst, o), chan_k2(o->comm, o->tag), &created);
     if (!v)
         return -RT_E_NOMEM;
     uint32_t head = created ? m : (uint32_t)(*v >> 32); /* an empty channel has no entry */
@@ -361,7 +366,8 @@ static int do_send(race *x, uint32_t r, uint32_t j, const rop *o)
         x->msgs[(uint32_t)*v].next = m;
     *v = (uint64_t)head << 32 | m;
     rank_st *d = &x->ranks[dst];
-    if (d->waiting == 1 && d->wait_src == r && d->wait_comm == o->comm && d->wait_tag == o->tag)
+    if (d->waiting == 1 && d->wait_src == r && d->wait_comm == o->comm && d->wait_tag == o->tag &&
+        d->wait_part == (o->flags & F_PART))
         wake(x, dst);
     if (!x->msgs[m].sync)
         return 0;
@@ -396,17 +402,18 @@ static void ack_done(race *x, uint32_t m)
 static int do_recv(race *x, uint32_t r, uint32_t j, const rop *o)
 {
     rank_st *rs = &x->ranks[r];
-    uint64_t *v = rt_hmap_get(&x->chan, chan_k1(o->world, r), chan_k2(o->comm, o->tag));
+    uint64_t *v = rt_hmap_get(&x->chan, chan_k1(o->world, r, o), chan_k2(o->comm, o->tag));
     if (!v) {
         rs->waiting = 1;
         rs->wait_src = o->world;
         rs->wait_comm = o->comm;
         rs->wait_tag = o->tag;
+        rs->wait_part = o->flags & F_PART;
         return 1;
     }
     uint32_t m = (uint32_t)(*v >> 32), tail = (uint32_t)*v;
     if (m == tail)
-        rt_hmap_del(&x->chan, chan_k1(o->world, r), chan_k2(o->comm, o->tag));
+        rt_hmap_del(&x->chan, chan_k1(o->world, r, o), chan_k2(o->comm, o->tag));
     else
         *v = (uint64_t)x->msgs[m].next << 32 | tail;
     msg *mp = &x->msgs[m];
@@ -627,7 +634,7 @@ static int skip_unmatched(race *x)
     int any = 0;
     for (uint32_t r = 0; r < x->nranks; r++) {
         rank_st *rs = &x->ranks[r];
-        if (rs->waiting == 1 && (rs->ops[rs->next].flags & RT_RECV_ALL)) {
+        if (rs->waiting == 1 && (rs->ops[rs->next].flags & RT_RECV_WILD)) {
             rs->waiting = 0;
             rs->next++;
             x->skipped++;
@@ -729,7 +736,7 @@ static int judge(race *x, uint32_t r, const wild *w, const mkey *keys, uint32_t 
              i++, looked++) {
             const seen *e = &rs->seen[keys[i].i];
             const rop *S = &x->ranks[e->src].ops[e->sidx];
-            if ((e->recv != NONE32 && e->recv < w->op) ||
+            if ((e->recv != NONE32 && e->recv < w->op) || (S->flags & F_PART) ||
                 (!(R->flags & RT_RECV_ANY_TAG) && S->tag != R->tag))
                 continue;
             if (e->hb <= w->op && ++racing <= RACE_SHOWN) { /* nothing orders R before S */

@@ -157,17 +157,20 @@ static const struct {
 #undef X
 };
 #define NRECV_BITS (sizeof recv_bits / sizeof *recv_bits)
-_Static_assert(RT_RECV_ALL == 3, "a new receive flag needs its sets named in recv_set_names");
-static const char *const recv_set_names[RT_RECV_ALL + 1] = {
+/* The sets an event may hold (rt_event_op_valid): wildcards, or partitioned alone. */
+_Static_assert(RT_RECV_ALL == 7, "a new receive flag needs its sets named in recv_set_names");
+static const char *const recv_set_names[RT_RECV_PARTITIONED + 1] = {
     [0] = "",
     [RT_RECV_ANY_SOURCE] = "any_source",
     [RT_RECV_ANY_TAG] = "any_tag",
-    [RT_RECV_ANY_SOURCE | RT_RECV_ANY_TAG] = "any_source|any_tag",
+    [RT_RECV_WILD] = "any_source|any_tag",
+    [RT_RECV_PARTITIONED] = "partitioned",
 };
 
+/* The kinds whose op is a set of rt_recv_flag bits. */
 static int is_recv_kind(unsigned kind)
 {
-    return kind == RT_EV_RECV || kind == RT_EV_IRECV;
+    return kind == RT_EV_RECV || kind == RT_EV_IRECV || kind == RT_EV_ISEND;
 }
 
 const char *rt_event_kind_name(unsigned kind)
@@ -237,7 +240,7 @@ static const char *const *op_table(unsigned kind, unsigned *count)
 const char *rt_event_op_name(unsigned kind, unsigned op)
 {
     if (is_recv_kind(kind))
-        return op <= RT_RECV_ALL ? recv_set_names[op] : "";
+        return rt_event_op_valid(kind, op) ? recv_set_names[op] : "";
     unsigned n;
     const char *const *t = op_table(kind, &n);
     return t && op < n ? t[op] : "";
@@ -265,8 +268,10 @@ static int recv_lookup(const char *name)
 
 int rt_event_op_lookup(unsigned kind, const char *name)
 {
-    if (is_recv_kind(kind))
-        return recv_lookup(name);
+    if (is_recv_kind(kind)) {
+        int set = recv_lookup(name);
+        return set < 0 || rt_event_op_valid(kind, (unsigned)set) ? set : -RT_E_NOTFOUND;
+    }
     unsigned n;
     const char *const *t = op_table(kind, &n);
     for (unsigned i = 0; t && i < n; i++)
@@ -277,8 +282,12 @@ int rt_event_op_lookup(unsigned kind, const char *name)
 
 int rt_event_op_valid(unsigned kind, unsigned op)
 {
-    if (is_recv_kind(kind))
-        return (op & ~(unsigned)RT_RECV_ALL) == 0;
+    if (kind == RT_EV_ISEND)
+        return op == 0 || op == RT_RECV_PARTITIONED;
+    if (kind == RT_EV_RECV)
+        return (op & ~(unsigned)RT_RECV_WILD) == 0;
+    if (kind == RT_EV_IRECV)
+        return (op & ~(unsigned)RT_RECV_WILD) == 0 || op == RT_RECV_PARTITIONED;
     unsigned n;
     return op_table(kind, &n) ? op < n : op == 0;
 }

@@ -25,7 +25,8 @@ const char *const rt__otf2_attr_desc[RT__ATTR_COUNT] = {
     [RT__ATTR_CONTYPE] = "connection type: 1 loop, 2 shm, 3 net, 4 gw",
     [RT__ATTR_CALL] = "retrace MPI function id of the call in effect",
     [RT__ATTR_OP] = "retrace op of the event; on a receive the wildcards it was posted with: "
-                    "1 MPI_ANY_SOURCE, 2 MPI_ANY_TAG, 3 both",
+                    "1 MPI_ANY_SOURCE, 2 MPI_ANY_TAG, 3 both; on a send or receive 4 a "
+                    "partitioned message",
     [RT__ATTR_BYTES] = "bytes of send block retrace::coll_peer of a v or w collective",
     [RT__ATTR_RBYTES] = "bytes of receive block retrace::coll_peer of a v or w collective",
     [RT__ATTR_DISP] = "target displacement in bytes of an RMA transfer (its retrace::rma_target)",

@@ -173,8 +173,8 @@ static OTF2_CallbackCode p2p(otf2r *o, unsigned kind, OTF2_TimeStamp t, uint64_t
     ev->tag = (int32_t)tag;
     ev->bytes = len;
     ev->req = req;
-    if (kind == RT_EV_RECV || kind == RT_EV_IRECV)
-        set_op(o, ev, 0, a); /* the wildcards posted: 0 unless the attribute says otherwise */
+    if (kind == RT_EV_RECV || kind == RT_EV_IRECV || kind == RT_EV_ISEND)
+        set_op(o, ev, 0, a); /* wildcards, partitioned: 0 unless the attribute says otherwise */
     return done(o);
 }
 

@@ -530,8 +530,8 @@ static int decode(const raw_reader *rr, tstream *ts, const unsigned char *p, rt_
         ev->bytes = x.bytes;
         ev->rbytes = x.rbytes;
         ev->req = x.req;
-        if (rr->sizes &&
-            (x.kind == RT_EV_NBC_COMPLETE || x.kind == RT_EV_RECV || x.kind == RT_EV_IRECV))
+        if (rr->sizes && (x.kind == RT_EV_NBC_COMPLETE || x.kind == RT_EV_RECV ||
+                          x.kind == RT_EV_IRECV || x.kind == RT_EV_ISEND))
             coll_sizes(ev, x.at, x.pad[0]);
     }
     int rc = 0;

@@ -16,7 +16,8 @@ enum {
     RT__ATTR_CONTYPE = 0,   /* uint8 rt_contype: on every message and RMA transfer */
     RT__ATTR_CALL = 1,      /* uint32 rt_func, when not the innermost open region */
     RT__ATTR_OP = 2,        /* uint8 op, when not derivable from the record and the call (on
-                             * MpiRecv and MpiIrecv: the rt_recv_flag bits, absent when 0) */
+                             * MpiRecv, MpiIrecv and MpiIsend: the rt_recv_flag bits, absent
+                             * when 0; RT_RECV_PARTITIONED marks a partitioned message) */
     RT__ATTR_BYTES = 3,     /* uint64 bytes of a COLL_PEER row (below), absent when 0 */
     RT__ATTR_RBYTES = 4,    /* uint64 rbytes of a COLL_PEER row, absent when 0 */
     RT__ATTR_DISP = 5,      /* uint64 the RMA_TARGET of a transfer: displacement in bytes (below) */

@@ -69,10 +69,17 @@ int rt_contype_lookup(const char *name);
  * with, 0 for a named source and tag. X(id, bit, name). A receive of a message matched by a
  * probe (Mrecv, Imrecv) has 0: the probe chose the message. The name of a set joins the
  * names of its bits with "|" in table order ("any_source|any_tag"); the empty set is "".
+ *
+ * PARTITIONED marks the message of one activation of a partitioned request (MPI_Psend_init,
+ * MPI_Precv_init: docs/tracer.md, "Partitioned communication"): on its IRECV, and on its
+ * ISEND, whose op is 0 or this bit alone. MPI never pairs a partitioned message with an
+ * ordinary one, so every matcher keys on the bit (rt_event_partitioned) besides communicator,
+ * peers and tag. It takes no wildcards (MPI allows none there) and is never on a RECV.
  */
 #define RT_RECV_FLAGS(X)           \
     X(ANY_SOURCE, 1, "any_source") \
-    X(ANY_TAG, 2, "any_tag")
+    X(ANY_TAG, 2, "any_tag")       \
+    X(PARTITIONED, 4, "partitioned")
 
 // clang-format off
 typedef enum rt_recv_flag {
@@ -83,6 +90,8 @@ typedef enum rt_recv_flag {
 #define X(id, bit, name) | bit
     RT_RECV_FLAGS(X)
 #undef X
+    ,
+    RT_RECV_WILD = RT_RECV_ANY_SOURCE | RT_RECV_ANY_TAG /* the wildcards */
 } rt_recv_flag;
 // clang-format on
 
@@ -541,8 +550,8 @@ typedef enum rt_comm_handle_op {
     X(LEAVE,             "leave",             CALL, NO,    "")        \
     /* blocking send posted */                                        \
     X(SEND,              "send",              P2P,  NO,    "cptbk")   \
-    /* nonblocking or persistent send started */                      \
-    X(ISEND,             "isend",             P2P,  START, "cptbkq")  \
+    /* nonblocking or persistent send started; o = partitioned or 0 */ \
+    X(ISEND,             "isend",             P2P,  START, "cptbkqo") \
     X(ISEND_COMPLETE,    "isend_complete",    P2P,  END,   "q")       \
     /* blocking receive completed */                                  \
     X(RECV,              "recv",              P2P,  NO,    "cptbko")  \
@@ -714,6 +723,14 @@ typedef struct rt_event {
 _Static_assert(sizeof(rt_event) == 56, "rt_event stays 56 bytes");
 #define RT_THREAD_MAX 255u
 
+/* 1 for the ISEND and IRECV of a partitioned message (RT_RECV_PARTITIONED), 0 for every other
+ * event: a matcher pairs a send with a receive only when this is the same for both. */
+static inline int rt_event_partitioned(const rt_event *ev)
+{
+    return (ev->kind == RT_EV_ISEND || ev->kind == RT_EV_IRECV) &&
+           (ev->op & RT_RECV_PARTITIONED) != 0;
+}
+
 /*
  * An element size (a datatype's size, MPI_Type_size) in 7 bits, so that it fits beside the
  * 'at' bit of a raw record and in the spare bytes of rt_event at no cost: 0 unknown or not
@@ -759,10 +776,12 @@ int rt_event_kind_lookup(const char *name); /* -RT_E_NOTFOUND if unknown */
 /* The field letters of RT_EVENT_KINDS for this kind ("" for out of range). */
 const char *rt_event_kind_fields(unsigned kind);
 /* Name of an op value for the given kind ("" when the kind has no op or it is out of range;
- * for RECV and IRECV the name of the flag set, "" for none and for unknown bits). */
+ * for RECV, IRECV and ISEND the name of the flag set, "" for none and for sets the kind does
+ * not take: rt_event_op_valid). */
 const char *rt_event_op_name(unsigned kind, unsigned op);
 /* Op value named name for the kind; -RT_E_NOTFOUND when unknown. RECV and IRECV take "" (0) and
- * their flag names joined by "|", each at most once, in any order. */
+ * their flag names joined by "|", each at most once, in any order; ISEND "" and "partitioned";
+ * a set the kind does not take (rt_event_op_valid) is unknown. */
 int rt_event_op_lookup(unsigned kind, const char *name);
 /* 1 when op is a value of the kind's op field; a kind without one takes only 0. */
 int rt_event_op_valid(unsigned kind, unsigned op);

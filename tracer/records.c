@@ -159,7 +159,8 @@ void rt__complete(rt__call *c, const rt__req *qp, MPI_Request handle, const MPI_
     case RT__RQ_RECV:
         if (q->part) { /* partitioned: as posted (wrap_p2p.c), unless a Parrived saw it first */
             if (!q->arrived)
-                rt__rec_recv(c, RT_EV_IRECV, q->cm, q->peer, q->tag, q->bytes, q->id, 0, q->esize);
+                rt__rec_recv(c, RT_EV_IRECV, q->cm, q->peer, q->tag, q->bytes, q->id, q->op,
+                             q->esize);
             break;
         }
         if (st && st->MPI_SOURCE != MPI_PROC_NULL)

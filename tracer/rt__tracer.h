@@ -159,7 +159,7 @@ typedef struct rt__req {
     uint32_t comm;     /* local communicator or window id */
     int32_t peer, tag; /* a receive: source and tag as posted */
     uint8_t kind;      /* rt__req_kind */
-    uint8_t op;        /* collective op; a receive's wildcards (rt_recv_flag bits) */
+    uint8_t op;        /* collective op; a message's rt_recv_flag bits (receive wildcards) */
     uint8_t persistent;
     uint8_t active;             /* persistent: started and not yet completed */
     uint8_t part;               /* partitioned (Psend_init, Precv_init): see wrap_p2p.c */

@@ -210,6 +210,8 @@ __attribute__((unused)) static void p2p_pinit(rt__call *c, rt__req_kind kind, MP
                  .tag = tag,
                  .bytes = bytes,
                  .kind = (uint8_t)(peer == MPI_PROC_NULL || !known ? RT__RQ_NONE : kind),
+                 .esize = (uint8_t)rt_esize_code(rt__type_bytes(type)),
+                 .op = RT_RECV_PARTITIONED,
                  .persistent = 1,
                  .part = 1,
                  .parts = known ? (uint32_t)partitions : 0,
@@ -217,11 +219,24 @@ __attribute__((unused)) static void p2p_pinit(rt__call *c, rt__req_kind kind, MP
     rt__req_put(*request, &q);
 }
 
-/* The partitioned send's ISEND (above): its last partition made ready, or none to wait for. */
+/* The partitioned send's ISEND (above): its last partition made ready, or none to wait for.
+ * An EVENT record, whose op byte holds the mark (RT_RECV_PARTITIONED): ordinary sends keep
+ * their P2P record, which has none. */
 static void p2p_psend(rt__call *c, const rt__req *q)
 {
     rt__hist_send(c, q->cm, q->peer, q->bytes);
-    rt__rec_p2p(c, 0, RT_EV_ISEND, q->cm, q->peer, q->tag, q->bytes, q->id);
+    if (!rt__g.tracing || !q->cm)
+        return;
+    rt_event ev = {.kind = RT_EV_ISEND,
+                   .contype = rt__contype(q->cm, q->peer),
+                   .op = q->op,
+                   .comm = q->cm->id,
+                   .peer = q->peer,
+                   .tag = q->tag,
+                   .bytes = q->bytes,
+                   .req = q->id,
+                   .esize = q->esize};
+    rt__rec_event(c, 0, &ev);
 }
 
 /* Pready (n 1), Pready_range and Pready_list: n more partitions ready. */
@@ -236,7 +251,7 @@ __attribute__((unused)) static void p2p_parrived(rt__call *c, MPI_Request reques
 {
     rt__req q;
     if (c->rc == MPI_SUCCESS && *flag && rt__req_parrived(request, &q))
-        rt__rec_recv(c, RT_EV_IRECV, q.cm, q.peer, q.tag, q.bytes, q.id, 0, 0);
+        rt__rec_recv(c, RT_EV_IRECV, q.cm, q.peer, q.tag, q.bytes, q.id, q.op, q.esize);
 }
 
 static void p2p_init(rt__call *c, rt__req_kind kind, MPI_Comm comm, int peer, int tag,

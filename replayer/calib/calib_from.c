@@ -3,9 +3,9 @@
  * no MPI run needed (docs/calibrate.md, "A model from a trace").
  *
  * Point-to-point messages are matched sender to receiver: per (communicator, source,
- * destination, tag), the k-th send goes to the k-th receive the destination posted (MPI's
- * non-overtaking rule; a wildcard receive takes the source and tag its status gave). A
- * message whose receiver was already waiting (its Recv, or the call that completed its Irecv,
+ * destination, tag, partitioned or not), the k-th send goes to the k-th receive the destination
+ * posted (MPI's non-overtaking rule; a wildcard receive takes the source and tag its status gave).
+ * A message whose receiver was already waiting (its Recv, or the call that completed its Irecv,
  * entered before the send started) gives a one-way time: the receive's completion less the
  * send's start, what the model charges as o + wire + o for an eager message (the same
  * quantity the mpiexec form measures with ping-pongs). Per connection type the times are
@@ -37,7 +37,8 @@ typedef struct side {
     uint64_t t;     /* send: its start; receive: its completion */
     uint64_t wait;  /* receive: when the call that completed it was entered */
     uint64_t bytes;
-    uint8_t ct; /* send: its connection type */
+    uint8_t ct;   /* send: its connection type */
+    uint8_t part; /* rt_event_partitioned: MPI pairs those only with each other */
 } side;
 
 typedef struct rank_state {
@@ -71,6 +72,8 @@ static int side_cmp(const void *a, const void *b)
         return x->dst < y->dst ? -1 : 1;
     if (x->tag != y->tag)
         return x->tag < y->tag ? -1 : 1;
+    if (x->part != y->part)
+        return x->part < y->part ? -1 : 1;
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
@@ -116,7 +119,11 @@ static int on_event(from_state *s, const rt_event *ev)
 {
     rank_state *r = &s->ranks[ev->rank];
     uint32_t peer;
-    side x = {.comm = ev->comm, .tag = ev->tag, .bytes = ev->bytes, .t = ev->time};
+    side x = {.comm = ev->comm,
+              .tag = ev->tag,
+              .bytes = ev->bytes,
+              .t = ev->time,
+              .part = (uint8_t)rt_event_partitioned(ev)};
     int created;
     uint64_t *v;
     if (rt_pending_op(&r->in_ops, ev))

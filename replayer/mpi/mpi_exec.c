@@ -40,6 +40,45 @@ static MPI_Comm p2p_comm(mr_run *r, const rt_event *ev)
     return ci < 0 ? MPI_COMM_NULL : r->comms[ci];
 }
 
+/*
+ * A partitioned message (RT_RECV_PARTITIONED) as partitioned communication, so that MPI pairs
+ * it as it paired the recorded one, never with an ordinary message: a request of one partition
+ * of all its bytes per activation, made when the activation starts (the ISEND, the
+ * IRECV_REQUEST), started at once, the send's one partition made ready at once; the wait that
+ * completes it frees it (replay). The k-th activation of a pair of ranks, communicator and tag
+ * inits the k-th request on each side, which MPI matches in that order. The prepass refuses
+ * them under an MPI without partitioned communication (Open MPI 4.1: mpi_load.c).
+ */
+static int part(mr_run *r, const rt_event *ev, MPI_Comm comm, MPI_Request *q, rt_err *err)
+{
+#if MPI_VERSION >= 4
+    MPI_Count n = (MPI_Count)ev->bytes;
+    int rc;
+    if (ev->kind == RT_EV_ISEND) {
+        r->messages++;
+        r->bytes += ev->bytes;
+        rc = mr_mpi(
+            MPI_Psend_init(r->sbuf, 1, n, MPI_BYTE, ev->peer, ev->tag, comm, MPI_INFO_NULL, q),
+            "MPI_Psend_init", err);
+    } else {
+        rc = mr_mpi(
+            MPI_Precv_init(r->rbuf, 1, n, MPI_BYTE, ev->peer, ev->tag, comm, MPI_INFO_NULL, q),
+            "MPI_Precv_init", err);
+    }
+    if (rc == 0)
+        rc = mr_mpi(MPI_Start(q), "MPI_Start", err);
+    if (rc == 0 && ev->kind == RT_EV_ISEND)
+        rc = mr_mpi(MPI_Pready(0, *q), "MPI_Pready", err);
+    return rc;
+#else /* the prepass refuses these (mpi_load.c) */
+    (void)r;
+    (void)comm;
+    (void)q;
+    return rt_err_set(err, RT_E_INVAL, "rank %u: a partitioned message, and this MPI has none",
+                      (unsigned)ev->rank);
+#endif
+}
+
 static int p2p(mr_run *r, const rt_event *ev, MPI_Request *q, rt_err *err)
 {
     MPI_Comm comm = p2p_comm(r, ev);
@@ -49,6 +88,8 @@ static int p2p(mr_run *r, const rt_event *ev, MPI_Request *q, rt_err *err)
     if (ev->bytes > INT_MAX) /* the prepass refuses these */
         return rt_err_set(err, RT_E_RANGE, "%llu bytes: more than MPI's int counts hold (%d)",
                           (unsigned long long)ev->bytes, INT_MAX);
+    if (ev->op & RT_RECV_PARTITIONED) /* an ISEND, or an IRECV_REQUEST with its IRECV's op */
+        return part(r, ev, comm, q, err);
     if (ev->kind == RT_EV_SEND || ev->kind == RT_EV_ISEND) {
         r->messages++;
         r->bytes += ev->bytes;
@@ -137,6 +178,10 @@ static int replay(mr_run *r, clocks *ck, uint64_t *at, rt_err *err)
         if (ev->kind == RT_EV_LEAVE || !in_call) {
             if (rc == 0 && p.n)
                 rc = mr_mpi(MPI_Waitall((int)p.n, p.q, MPI_STATUSES_IGNORE), "MPI_Waitall", err);
+            /* the persistent requests of partitioned messages (part) stay: done with them */
+            for (size_t j = 0; rc == 0 && j < p.n; j++)
+                if (p.q[j] != MPI_REQUEST_NULL)
+                    rc = mr_mpi(MPI_Request_free(&p.q[j]), "MPI_Request_free", err);
             double now = MPI_Wtime();
             ck->mpi += now - entered;
             ck->end = now;

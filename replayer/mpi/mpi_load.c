@@ -183,8 +183,16 @@ static int prepass_event(rt_mpirun *m, prepass *p, const rt_event *ev, rt_err *e
                           (unsigned long long)(ev->bytes > ev->rbytes ? ev->bytes : ev->rbytes),
                           INT_MAX);
     switch (ev->kind) {
-    case RT_EV_SEND:
     case RT_EV_ISEND:
+#if MPI_VERSION < 4 /* partitioned messages replay as such (mpi_exec.c) */
+        if (ev->op & RT_RECV_PARTITIONED)
+            return rt_err_set(err, RT_E_INVAL,
+                              "%s: rank %u sends a partitioned message, and this MPI has no "
+                              "partitioned communication (MPI-4): replay it with MPICH",
+                              m->path, (unsigned)ev->rank);
+#endif
+        /* fall through */
+    case RT_EV_SEND:
         m->rec_messages++;
         m->rec_bytes += ev->bytes;
         return 0;

@@ -94,8 +94,16 @@ typedef struct sim_req {
 enum { SIM_T_REQ, SIM_T_COLL };
 
 /* Matching contexts: application point-to-point, collective schedules, window
- * synchronisation. Part of every channel key, so they never match each other. */
-enum { SIM_CTX_P2P = 1, SIM_CTX_COLL, SIM_CTX_WIN, SIM_CTX_POST, SIM_CTX_DONE };
+ * synchronisation, partitioned messages (RT_RECV_PARTITIONED: MPI never pairs them with
+ * ordinary ones). Part of every channel key, so they never match each other. */
+enum { SIM_CTX_P2P = 1, SIM_CTX_COLL, SIM_CTX_WIN, SIM_CTX_POST, SIM_CTX_DONE, SIM_CTX_PART };
+
+/* The context of an application message: an ISEND, or an IRECV_REQUEST with its IRECV's op
+ * (sim_load.c), of a partitioned message has its own. */
+static inline uint8_t sim_p2p_ctx(const rt_event *ev)
+{
+    return ev->op & RT_RECV_PARTITIONED ? SIM_CTX_PART : SIM_CTX_P2P;
+}
 
 /* A posted send or receive waiting for its partner (what matching needs of it). */
 typedef struct sim_op {

@@ -201,7 +201,7 @@ static void rank_op(sim *s, uint32_t rank, const rt_event *ev)
         sim_rank_wait(s, rank, r);
         break;
     case RT_EV_ISEND:
-        r = sim_post_send(s, SIM_CTX_P2P, ev->comm, (uint32_t)ev->tag, rank, (uint32_t)ev->peer,
+        r = sim_post_send(s, sim_p2p_ctx(ev), ev->comm, (uint32_t)ev->tag, rank, (uint32_t)ev->peer,
                           ev->bytes, t, send_sync(s, ev));
         sim_slot_set(s, rank, ev->req, r);
         break;
@@ -213,7 +213,7 @@ static void rank_op(sim *s, uint32_t rank, const rt_event *ev)
         break;
     case RT_EV_IRECV_REQUEST:
         r = sim_recv_wild(ev) ? sim_post_wild(s, rank, ev, t)
-                              : sim_post_recv(s, SIM_CTX_P2P, ev->comm, (uint32_t)ev->tag, rank,
+                              : sim_post_recv(s, sim_p2p_ctx(ev), ev->comm, (uint32_t)ev->tag, rank,
                                               (uint32_t)ev->peer, ev->bytes, t, ev->op);
         sim_slot_set(s, rank, ev->req, r);
         break;
@@ -373,11 +373,13 @@ static void prefetch_rank_op(const sim *s, uint32_t rank, const rt_event *ev)
 {
     unsigned k = ev->kind;
     if (k == RT_EV_SEND || k == RT_EV_ISEND) {
-        sim_post_prefetch(s, SIM_CTX_P2P, ev->comm, (uint32_t)ev->tag, (uint32_t)ev->peer, rank);
+        sim_post_prefetch(s, sim_p2p_ctx(ev), ev->comm, (uint32_t)ev->tag, (uint32_t)ev->peer,
+                          rank);
         __builtin_prefetch(&s->node[ev->peer]);
         __builtin_prefetch(&s->module[ev->peer]);
     } else if (k == RT_EV_RECV || k == RT_EV_IRECV_REQUEST) {
-        sim_post_prefetch(s, SIM_CTX_P2P, ev->comm, (uint32_t)ev->tag, rank, (uint32_t)ev->peer);
+        sim_post_prefetch(s, sim_p2p_ctx(ev), ev->comm, (uint32_t)ev->tag, rank,
+                          (uint32_t)ev->peer);
     }
 }
 

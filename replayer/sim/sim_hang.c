@@ -316,7 +316,7 @@ static void report_cycle(sim *s, const wait_graph *g)
             sim_buf_printf(&s->report, "%s rank %u waits for rank %u in %s",
                            k ? " <-" : "cycle:", (unsigned)e->from, (unsigned)e->to,
                            rk->in_call ? rt_func_name(rk->call) : "its trace");
-            if (e->ctx == SIM_CTX_P2P)
+            if (e->ctx == SIM_CTX_P2P || e->ctx == SIM_CTX_PART)
                 sim_buf_printf(&s->report, "(tag %u)", (unsigned)e->tag);
         }
         if (len > SHOWN)

@@ -554,6 +554,8 @@ static const char *ctx_name(unsigned ctx)
         return "message";
     case SIM_CTX_COLL:
         return "collective message";
+    case SIM_CTX_PART:
+        return "partitioned message";
     case SIM_CTX_WIN:
         return "window synchronisation message";
     case SIM_CTX_POST:
@@ -659,8 +661,9 @@ void sim_report_channels(sim *s, int deadlocked)
     }
     for (unsigned i = 0; i < l.n; i++) {
         const rep_ent *e = &l.e[i];
-        const char *where =
-            e->ctx <= SIM_CTX_COLL || e->ctx == CTX_FREE ? "communicator" : "window";
+        const char *where = e->ctx <= SIM_CTX_COLL || e->ctx == CTX_FREE || e->ctx == SIM_CTX_PART
+                                ? "communicator"
+                                : "window";
         if (e->send)
             sim_buf_printf(&s->report,
                            "unmatched: rank %u sent a %s to rank %u (%s %u, tag %u, %llu "

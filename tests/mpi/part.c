@@ -7,7 +7,12 @@
  *    returns true (its IRECV), then waits (nothing more); rank 0's wait: ISEND_COMPLETE.
  *  - round 2 (MPI_Startall): rank 0 makes ready 3, 0, then 2 (Pready_list of one), then 1
  *    (Pready: its ISEND); rank 1 waits (its IRECV).
- * Between the rounds a barrier, and an ordinary message on another tag from rank 1 to 0.
+ *  - round 3 (MPI_Start): an ordinary message (MPI_Isend of one int, 4 bytes) on the same
+ *    communicator, peers and tag as the partitioned one, sent before it (Pready_range of all
+ *    4 partitions: its ISEND) and received after it was posted (rank 1's Start, then its
+ *    MPI_Recv): MPI never pairs the two, and a matcher that pairs by communicator, peers, tag
+ *    and order alone would (the mark, op=partitioned, keeps them apart).
+ * Between rounds 1 and 2 a barrier, and an ordinary message on another tag from rank 1 to 0.
  * The expected trace, derived by hand, is expected/part.dump. With the argument "hang" it
  * makes a send that never goes instead (hang, below).
  */
@@ -83,6 +88,14 @@ int main(int argc, char **argv)
         MPI_Pready_list(1, third, rq);
         MPI_Pready(1, rq);
         MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        int small = 7;
+        MPI_Request ro;
+        fill(buf, 3000);
+        MPI_Start(&rq);
+        MPI_Isend(&small, 1, MPI_INT, 1, 7, W, &ro);
+        MPI_Pready_range(0, PARTS - 1, rq);
+        MPI_Wait(&ro, MPI_STATUS_IGNORE);
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
     } else {
         MPI_Precv_init(buf, PARTS / 2, 2 * COUNT, MPI_INT, 0, 7, W, MPI_INFO_NULL, &rq);
         MPI_Start(&rq);
@@ -96,6 +109,11 @@ int main(int argc, char **argv)
         MPI_Startall(1, &rq);
         MPI_Wait(&rq, MPI_STATUS_IGNORE);
         MT_CHECK(is_filled(buf, 2000));
+        MPI_Start(&rq);
+        MPI_Recv(&other, 1, MPI_INT, 0, 7, W, MPI_STATUS_IGNORE);
+        MT_CHECK(other == 7);
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        MT_CHECK(is_filled(buf, 3000));
     }
     MPI_Request_free(&rq);
     mt_finish("part");

@@ -8,7 +8,8 @@
  *                  [ct=CONTYPE] [op=OP] [req=N]
  *
  * with only the fields the event kind uses (rt_event_kind_fields), except that a receive shows
- * op= only when it was posted with a wildcard ("any_source", "any_tag", "any_source|any_tag").
+ * op= only when it was posted with a wildcard ("any_source", "any_tag", "any_source|any_tag"),
+ * and a receive or an isend only when it is partitioned ("partitioned").
  * CALL is the MPI name, or "-" for an event outside any call. Communicators are shown by their
  * members, not their ids (ids depend on the order in which a trace's writer met them):
  * "world", "self", else the members as world ranks in communicator rank order ("6,4,2,0"),
@@ -248,10 +249,10 @@ static int print_event(rank_out *o, const rt_defs *defs, const rt_event *ev, con
         fprintf(f, " rbytes=%" PRIu64, ev->rbytes);
     if (strchr(fields, 'k'))
         fprintf(f, " ct=%s", ev->contype ? rt_contype_name(ev->contype) : "unknown");
-    /* A receive's op is its set of wildcards: shown only when it has one. An rma_target's is
-     * its reduction, shown for the atomics that have one; a request_free's only when it is not
-     * a free. */
-    int recv = ev->kind == RT_EV_RECV || ev->kind == RT_EV_IRECV;
+    /* A receive's op is its set of wildcards, or partitioned, as an isend's: shown only when
+     * it has one. An rma_target's is its reduction, shown for the atomics that have one; a
+     * request_free's only when it is not a free. */
+    int recv = ev->kind == RT_EV_RECV || ev->kind == RT_EV_IRECV || ev->kind == RT_EV_ISEND;
     if (strchr(fields, 'o') && (!(recv || target || ev->kind == RT_EV_REQUEST_FREE) || ev->op))
         fprintf(f, " op=%s", rt_event_op_name(ev->kind, ev->op));
     if (opt->sizes && rt_event_has_esize(ev->kind)) {

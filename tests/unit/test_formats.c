@@ -207,10 +207,12 @@ static void test_recv_flag_names(void **state)
     assert_string_equal(rt_event_kind_fields(RT_EV_IRECV), "cptbkqo");
     assert_int_equal(RT_RECV_ANY_SOURCE, 1);
     assert_int_equal(RT_RECV_ANY_TAG, 2);
-    assert_int_equal(RT_RECV_ALL, 3);
+    assert_int_equal(RT_RECV_PARTITIONED, 4);
+    assert_int_equal(RT_RECV_WILD, 3);
+    assert_int_equal(RT_RECV_ALL, 7);
     static const unsigned kinds[] = {RT_EV_RECV, RT_EV_IRECV};
     for (unsigned k = 0; k < 2; k++) {
-        for (unsigned set = 0; set <= RT_RECV_ALL; set++) {
+        for (unsigned set = 0; set <= RT_RECV_WILD; set++) {
             char want[64] = "";
             for (unsigned i = 0; i < nbits; i++)
                 if (set & bits[i].bit) {
@@ -222,7 +224,7 @@ static void test_recv_flag_names(void **state)
             assert_int_equal(rt_event_op_lookup(kinds[k], want), set);
             assert_true(rt_event_op_valid(kinds[k], set));
         }
-        assert_int_equal(rt_event_op_lookup(kinds[k], "any_tag|any_source"), RT_RECV_ALL);
+        assert_int_equal(rt_event_op_lookup(kinds[k], "any_tag|any_source"), RT_RECV_WILD);
         assert_int_equal(rt_event_op_lookup(kinds[k], "any_source|any_source"), -RT_E_NOTFOUND);
         assert_int_equal(rt_event_op_lookup(kinds[k], "any_source|"), -RT_E_NOTFOUND);
         assert_int_equal(rt_event_op_lookup(kinds[k], "|any_tag"), -RT_E_NOTFOUND);
@@ -231,7 +233,39 @@ static void test_recv_flag_names(void **state)
         assert_string_equal(rt_event_op_name(kinds[k], RT_RECV_ALL + 1), "");
         assert_false(rt_event_op_valid(kinds[k], RT_RECV_ALL + 1));
         assert_false(rt_event_op_valid(kinds[k], 0x80));
+        /* partitioned takes no wildcards */
+        for (unsigned set = RT_RECV_PARTITIONED + 1; set <= RT_RECV_ALL; set++) {
+            assert_string_equal(rt_event_op_name(kinds[k], set), "");
+            assert_false(rt_event_op_valid(kinds[k], set));
+        }
+        assert_int_equal(rt_event_op_lookup(kinds[k], "partitioned|any_tag"), -RT_E_NOTFOUND);
     }
+    /* partitioned: an irecv's, not a recv's */
+    assert_string_equal(rt_event_op_name(RT_EV_IRECV, RT_RECV_PARTITIONED), "partitioned");
+    assert_int_equal(rt_event_op_lookup(RT_EV_IRECV, "partitioned"), RT_RECV_PARTITIONED);
+    assert_true(rt_event_op_valid(RT_EV_IRECV, RT_RECV_PARTITIONED));
+    assert_string_equal(rt_event_op_name(RT_EV_RECV, RT_RECV_PARTITIONED), "");
+    assert_int_equal(rt_event_op_lookup(RT_EV_RECV, "partitioned"), -RT_E_NOTFOUND);
+    assert_false(rt_event_op_valid(RT_EV_RECV, RT_RECV_PARTITIONED));
+    /* an isend's op: none or partitioned, never a wildcard */
+    assert_string_equal(rt_event_kind_fields(RT_EV_ISEND), "cptbkqo");
+    assert_string_equal(rt_event_op_name(RT_EV_ISEND, 0), "");
+    assert_int_equal(rt_event_op_lookup(RT_EV_ISEND, ""), 0);
+    assert_string_equal(rt_event_op_name(RT_EV_ISEND, RT_RECV_PARTITIONED), "partitioned");
+    assert_int_equal(rt_event_op_lookup(RT_EV_ISEND, "partitioned"), RT_RECV_PARTITIONED);
+    for (unsigned set = 1; set <= RT_RECV_ALL; set++)
+        assert_int_equal(rt_event_op_valid(RT_EV_ISEND, set), set == RT_RECV_PARTITIONED);
+    assert_int_equal(rt_event_op_lookup(RT_EV_ISEND, "any_source"), -RT_E_NOTFOUND);
+    assert_string_equal(rt_event_op_name(RT_EV_ISEND, RT_RECV_ANY_TAG), "");
+    /* rt_event_partitioned: the mark on an isend or an irecv, nowhere else */
+    rt_event pe = {.kind = RT_EV_ISEND, .op = RT_RECV_PARTITIONED};
+    assert_true(rt_event_partitioned(&pe));
+    pe.kind = RT_EV_IRECV;
+    assert_true(rt_event_partitioned(&pe));
+    pe.op = RT_RECV_ANY_SOURCE;
+    assert_false(rt_event_partitioned(&pe));
+    pe = (rt_event){.kind = RT_EV_COLL_END, .op = RT_RECV_PARTITIONED}; /* a gather */
+    assert_false(rt_event_partitioned(&pe));
     /* the other kinds keep their tables; "" is no op of theirs */
     assert_int_equal(rt_event_op_lookup(RT_EV_COLL_END, ""), -RT_E_NOTFOUND);
     assert_int_equal(rt_event_op_lookup(RT_EV_SEND, ""), -RT_E_NOTFOUND);
@@ -289,7 +323,10 @@ static void test_event_check(void **state)
         {{.kind = RT_EV_SEND, .rank = 1, .comm = 2, .peer = RT_PEER_ALL},
          "send: peer -2 is not a rank of communicator 2"},
         {{.kind = RT_EV_COLL_END, .rank = 1, .op = RT_COLL_COUNT}, "coll_end: unknown op 28"},
-        {{.kind = RT_EV_RECV, .rank = 1, .comm = 2, .op = RT_RECV_ALL + 1}, "recv: unknown op 4"},
+        {{.kind = RT_EV_RECV, .rank = 1, .comm = 2, .op = RT_RECV_PARTITIONED},
+         "recv: unknown op 4"},
+        {{.kind = RT_EV_ISEND, .rank = 1, .comm = 2, .op = RT_RECV_ANY_SOURCE},
+         "isend: unknown op 1"},
         {{.kind = RT_EV_IRECV, .rank = 1, .comm = 2, .op = 0x80}, "irecv: unknown op 128"},
         {{.kind = RT_EV_ENTER, .rank = 1}, "enter: no MPI function named"},
         {{.kind = RT_EV_SEND, .rank = 1, .contype = RT_CT_COUNT},
@@ -330,7 +367,7 @@ static void test_event_check(void **state)
     assert_int_equal(rt_event_check(&d, &lock_all, &err), 0);
     rt_event rootless = {.kind = RT_EV_COLL_END, .rank = 3, .comm = 0, .peer = RT_PEER_NONE};
     assert_int_equal(rt_event_check(&d, &rootless, &err), 0);
-    rt_event wild = {.kind = RT_EV_IRECV, .rank = 1, .comm = 2, .peer = 1, .op = RT_RECV_ALL};
+    rt_event wild = {.kind = RT_EV_IRECV, .rank = 1, .comm = 2, .peer = 1, .op = RT_RECV_WILD};
     assert_int_equal(rt_event_check(&d, &wild, &err), 0);
     rt_defs_free(&d);
 }

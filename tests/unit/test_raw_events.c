@@ -292,7 +292,8 @@ static void test_bad_records(void **state)
 }
 
 /* The wildcards of receives: none on P2P records, the op of EVENT records; and through the
- * CSV and OTF2 writers unchanged. An op that is no set of wildcards is an error. */
+ * CSV and OTF2 writers unchanged. The same for the mark of a partitioned message, on its ISEND
+ * and its IRECV (EVENT records). An op that is no set of wildcards is an error. */
 static void test_wildcard_receives(void **state)
 {
     rbuf d = defs_file(0, 1), t = thread_file(0, 1, 0);
@@ -309,7 +310,11 @@ static void test_wildcard_receives(void **state)
     req(&t, 0, RT_EV_IRECV_REQUEST, 0, 8);
     call(&t, RT_FN_Waitall, 60, 5);
     p2p(&t, 1, RT_EV_IRECV, 0, 0, 6, 2, 7);
-    wild_recv(&t, RT_EV_IRECV, RT_RECV_ALL, 0, 0, 9, 1, 8);
+    wild_recv(&t, RT_EV_IRECV, RT_RECV_WILD, 0, 0, 9, 1, 8);
+    call(&t, RT_FN_Pready, 70, 5);
+    wild_recv(&t, RT_EV_ISEND, RT_RECV_PARTITIONED, 0, 0, 7, 128, 9);
+    call(&t, RT_FN_Wait, 80, 5);
+    wild_recv(&t, RT_EV_IRECV, RT_RECV_PARTITIONED, 0, 0, 7, 128, 10);
     close_rec(&t, 100);
     const char *dir = one_rank("wild", &d, &t);
     loaded raw;
@@ -325,7 +330,9 @@ static void test_wildcard_receives(void **state)
         {4, RT_EV_RECV, RT_RECV_ANY_SOURCE, 4, 16, 0, 25},
         {8, RT_EV_RECV, RT_RECV_ANY_TAG, 5, 4, 0, 35},
         {17, RT_EV_IRECV, 0, 6, 2, 7, 65},
-        {18, RT_EV_IRECV, RT_RECV_ALL, 9, 1, 8, 65},
+        {18, RT_EV_IRECV, RT_RECV_WILD, 9, 1, 8, 65},
+        {21, RT_EV_ISEND, RT_RECV_PARTITIONED, 7, 128, 9, 75},
+        {24, RT_EV_IRECV, RT_RECV_PARTITIONED, 7, 128, 10, 85},
     };
     for (size_t i = 0; i < sizeof checks / sizeof *checks; i++) {
         const rt_event *e = nth_of_rank(&raw, 0, checks[i].index);
@@ -352,7 +359,7 @@ static void test_wildcard_receives(void **state)
 
     d = defs_file(0, 1), t = thread_file(0, 1, 0);
     call(&t, RT_FN_Recv, 10, 5);
-    wild_recv(&t, RT_EV_RECV, RT_RECV_ALL + 1, 0, 0, 3, 8, 0);
+    wild_recv(&t, RT_EV_RECV, RT_RECV_PARTITIONED, 0, 0, 3, 8, 0);
     close_rec(&t, 100);
     expect_error(one_rank("wild-bad", &d, &t), RT_E_INVAL, "recv: unknown op 4");
 }
