@@ -88,20 +88,6 @@ void rt__status_direct_check(void)
 #endif
 }
 
-void rt__hist_send(rt__call *c, const rt__comm *cm, int peer, uint64_t bytes)
-{
-    if (!rt__g.histogram || !cm || peer < 0)
-        return;
-    int ct = rt__g.need_contype ? rt__contype(cm, peer) : RT_CT_NONE;
-    rt_hist *h = &c->t->hist;
-    if (h->cfg.contype >= 0 && ct != h->cfg.contype)
-        return; /* the filter leaves it out */
-    unsigned bin = rt_hist_bin(h, bytes);
-    h->count[bin]++;
-    if (c->hist_n < sizeof c->hist_bin)
-        c->hist_bin[c->hist_n++] = (uint8_t)bin;
-}
-
 /*
  * The status the receive half of an Isendrecv is recorded from. MPICH 4.0.2 completes a
  * two-sided Isendrecv with a schedule request whose status is not the receive's and may hold
@@ -127,7 +113,7 @@ static const MPI_Status *isendrecv_status(const rt__req *q, const MPI_Status *st
     return fixed;
 }
 
-void rt__complete(rt__call *c, const rt__req *qp, MPI_Request handle, const MPI_Status *st)
+void rt__complete_any(rt__call *c, const rt__req *qp, MPI_Request handle, const MPI_Status *st)
 {
     if (!qp->kind)
         return;            /* not a request the tracer knows */

@@ -25,11 +25,11 @@ typedef struct slot {
 typedef struct shard {
     pthread_mutex_t lock;
     slot *slots;
-    uint32_t cap, used;
+    uint32_t cap, used, limit; /* limit: the used count that makes it grow */
 } shard;
 
 static shard shards[NSHARDS];
-static atomic_uint_fast64_t next_id;
+atomic_uint_fast64_t rt__req_ids;
 
 static uint64_t key_of(MPI_Request h)
 {
@@ -51,9 +51,9 @@ void rt__requests_init(void)
     for (unsigned i = 0; i < NSHARDS; i++) {
         pthread_mutex_init(&shards[i].lock, NULL);
         shards[i].slots = NULL;
-        shards[i].cap = shards[i].used = 0;
+        shards[i].cap = shards[i].used = shards[i].limit = 0;
     }
-    atomic_store(&next_id, 1);
+    atomic_store(&rt__req_ids, 1);
 }
 
 void rt__requests_free(void)
@@ -64,24 +64,16 @@ void rt__requests_free(void)
                 free(shards[i].slots[k].val.rows);
         free(shards[i].slots);
         shards[i].slots = NULL;
-        shards[i].cap = shards[i].used = 0;
+        shards[i].cap = shards[i].used = shards[i].limit = 0;
     }
-}
-
-uint64_t rt__req_next_id(void)
-{
-    if (rt__g.mt)
-        return atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed);
-    uint64_t id = atomic_load_explicit(&next_id, memory_order_relaxed);
-    atomic_store_explicit(&next_id, id + 1, memory_order_relaxed);
-    return id;
 }
 
 uint64_t rt__req_last_id(void)
 {
-    return atomic_load_explicit(&next_id, memory_order_relaxed) - 1;
+    return atomic_load_explicit(&rt__req_ids, memory_order_relaxed) - 1;
 }
 
+/* The shard of a key (its hash in *h), locked under MPI_THREAD_MULTIPLE. */
 static shard *shard_of(uint64_t key, uint64_t *h)
 {
     *h = mix(key);
@@ -97,17 +89,35 @@ static void shard_done(shard *s)
         pthread_mutex_unlock(&s->lock);
 }
 
-static slot *find(shard *s, uint64_t key, uint64_t h)
+#define NONE UINT32_MAX
+
+/* The slot of the oldest entry of key in s, or NONE. */
+static uint32_t find_at(const shard *s, uint64_t key, uint64_t h)
 {
     if (!s->cap)
-        return NULL;
+        return NONE;
     uint32_t mask = s->cap - 1;
     for (uint32_t i = (uint32_t)(h >> 8) & mask;; i = (i + 1) & mask) {
         if (s->slots[i].key == key)
-            return &s->slots[i];
+            return i;
         if (!s->slots[i].key)
-            return NULL;
+            return NONE;
     }
+}
+
+static slot *find(shard *s, uint64_t key, uint64_t h)
+{
+    uint32_t i = find_at(s, key, h);
+    return i == NONE ? NULL : &s->slots[i];
+}
+
+/* The frame of every look-up: the shard of handle, locked (shard_done unlocks it), and the
+ * oldest entry of handle in it, or NULL. Inline: each caller is one function on its path. */
+static inline __attribute__((always_inline)) slot *lookup(MPI_Request handle, shard **s)
+{
+    uint64_t key = key_of(handle), h;
+    *s = shard_of(key, &h);
+    return find(*s, key, h);
 }
 
 static int slot_empty(const void *e)
@@ -137,28 +147,13 @@ static int grow(shard *s)
     if (rt_htab_grow(&s->slots, &cap, INITIAL_CAP, &slot_ops) < 0)
         return -RT_E_NOMEM;
     s->cap = (uint32_t)cap;
+    s->limit = s->cap / 4 * 3; /* at most three quarters full */
     return 0;
 }
 
-void rt__req_put(MPI_Request handle, const rt__req *info)
+/* An empty slot for key in s (locked), taken: its record. */
+static rt__req *take(shard *s, uint64_t key, uint64_t h)
 {
-    if (handle == MPI_REQUEST_NULL || RT__COST_OFF(REQUESTS))
-        return;
-    /* A handle may be pending more than once: MPICH hands out one shared handle for sends
-     * that completed at once. Such entries queue up in probe order (the first found is
-     * the oldest, and backward-shift deletion keeps that order), so each completion
-     * claims the oldest. */
-    uint64_t key = key_of(handle), h;
-    shard *s = shard_of(key, &h);
-    int rc;
-    if ((s->used + 1) * 4 > s->cap * 3 && (rc = grow(s)) < 0) {
-        shard_done(s);
-        if (rc == -RT_E_RANGE)
-            rt__fail("rank %d: too many requests pending for the request table", rt__g.rank);
-        else
-            rt__fail("rank %d: out of memory for the request table", rt__g.rank);
-        return;
-    }
     uint32_t mask = s->cap - 1;
     uint32_t i = (uint32_t)(h >> 8) & mask;
     while (s->slots[i].key)
@@ -166,25 +161,87 @@ void rt__req_put(MPI_Request handle, const rt__req *info)
     slot *e = &s->slots[i];
     e->key = key;
     s->used++;
-    e->val = *info;
-    shard_done(s);
+    return &e->val;
+}
+
+/* rt__req_add under MPI_THREAD_MULTIPLE (the shard locked), or when the shard must grow. */
+__attribute__((noinline)) static rt__req *add_slow(uint64_t key, uint64_t h)
+{
+    shard *s = &shards[h % NSHARDS];
+    if (rt__g.mt)
+        pthread_mutex_lock(&s->lock);
+    int rc;
+    if (s->used >= s->limit && (rc = grow(s)) < 0) {
+        shard_done(s);
+        if (rc == -RT_E_RANGE)
+            rt__fail("rank %d: too many requests pending for the request table", rt__g.rank);
+        else
+            rt__fail("rank %d: out of memory for the request table", rt__g.rank);
+        return NULL;
+    }
+    return take(s, key, h);
+}
+
+rt__req *rt__req_add(MPI_Request handle)
+{
+    if (handle == MPI_REQUEST_NULL || RT__COST_OFF(REQUESTS))
+        return NULL;
+    /* A handle may be pending more than once: MPICH hands out one shared handle for sends
+     * that completed at once. Such entries queue up in probe order (the first found is
+     * the oldest, and backward-shift deletion keeps that order), so each completion
+     * claims the oldest. */
+    uint64_t key = key_of(handle), h = mix(key);
+    shard *s = &shards[h % NSHARDS];
+    if (RT__UNLIKELY(rt__g.mt || s->used >= s->limit))
+        return add_slow(key, h);
+    return take(s, key, h); /* no lock, no call: nothing to save */
+}
+
+void rt__req_unlock(MPI_Request handle)
+{
+    uint64_t h = mix(key_of(handle));
+    pthread_mutex_unlock(&shards[h % NSHARDS].lock);
+}
+
+void rt__req_put(MPI_Request handle, const rt__req *info)
+{
+    rt__req *q = rt__req_add(handle);
+    if (q) {
+        *q = *info;
+        rt__req_added(handle);
+    }
 }
 
 /* Backward-shift deletion keeps probe chains unbroken without tombstones, and the entries of
- * one handle in their order. Inline with slot_ops: no call on the completion path. */
-static void erase(shard *s, slot *e)
+ * one handle in their order. Inline with slot_ops: no call on the completion path. 1. */
+__attribute__((noinline)) static int erase_shift(shard *s, slot *e)
 {
     rt_htab_erase(s->slots, s->cap, (size_t)(e - s->slots), &slot_ops);
     s->used--;
+    return 1;
 }
 
-int rt__req_claim(MPI_Request handle, rt__req *out)
+/* Erases slot i: at once when the slot after it is empty (a chain of one, the usual case),
+ * else by shifting back the entries after it. 1. */
+static inline __attribute__((always_inline)) int erase_at(shard *s, uint32_t i)
 {
-    if (RT__COST_OFF(REQUESTS))
-        return 0;
-    uint64_t key = key_of(handle), h;
-    shard *s = shard_of(key, &h);
-    slot *e = find(s, key, h);
+    if (RT__UNLIKELY(s->slots[(i + 1) & (s->cap - 1)].key))
+        return erase_shift(s, &s->slots[i]);
+    s->slots[i].key = 0;
+    s->used--;
+    return 1;
+}
+
+static int erase(shard *s, slot *e)
+{
+    return erase_at(s, (uint32_t)(e - s->slots));
+}
+
+/* rt__req_claim under MPI_THREAD_MULTIPLE, the shard locked. */
+__attribute__((noinline)) static int claim_locked(MPI_Request handle, rt__req *out)
+{
+    shard *s;
+    slot *e = lookup(handle, &s);
     if (e) {
         *out = e->val;
         if (!e->val.persistent)
@@ -192,6 +249,23 @@ int rt__req_claim(MPI_Request handle, rt__req *out)
     }
     shard_done(s);
     return e != NULL;
+}
+
+int rt__req_claim(MPI_Request handle, rt__req *out)
+{
+    if (RT__COST_OFF(REQUESTS))
+        return 0;
+    if (RT__UNLIKELY(rt__g.mt))
+        return claim_locked(handle, out);
+    uint64_t key = key_of(handle), h = mix(key);
+    shard *s = &shards[h % NSHARDS];
+    uint32_t i = find_at(s, key, h);
+    if (i == NONE)
+        return 0;
+    *out = s->slots[i].val;
+    if (out->persistent)
+        return 1;
+    return erase_at(s, i); /* erase_shift, if at all, as a tail call: nothing to save */
 }
 
 void rt__req_unclaim(MPI_Request handle, const rt__req *q)
@@ -204,9 +278,8 @@ void rt__req_done(MPI_Request handle)
 {
     if (RT__COST_OFF(REQUESTS))
         return;
-    uint64_t key = key_of(handle), h;
-    shard *s = shard_of(key, &h);
-    slot *e = find(s, key, h);
+    shard *s;
+    slot *e = lookup(handle, &s);
     if (e)
         e->val.active = 0;
     shard_done(s);
@@ -216,9 +289,8 @@ int rt__req_drop(MPI_Request handle, uint64_t *id)
 {
     if (RT__COST_OFF(REQUESTS))
         return 0;
-    uint64_t key = key_of(handle), h;
-    shard *s = shard_of(key, &h);
-    slot *e = find(s, key, h);
+    shard *s;
+    slot *e = lookup(handle, &s);
     int found = e != NULL;
     if (e) {
         *id = e->val.id;
@@ -234,25 +306,21 @@ static int req_start(MPI_Request handle, rt__req *out, int restart)
 {
     if (RT__COST_OFF(REQUESTS))
         return 0;
-    uint64_t key = key_of(handle), h;
-    shard *s = shard_of(key, &h);
-    slot *e = find(s, key, h);
-    if (!e || !e->val.persistent) {
-        shard_done(s);
-        return 0;
-    }
-    if (e->val.active && !restart) {
+    shard *s;
+    slot *e = lookup(handle, &s);
+    int rc = 0;
+    if (e && e->val.persistent) {
+        rc = e->val.active && !restart ? 2 : 1;
+        if (rc == 1) { /* a new activation */
+            e->val.active = 1;
+            e->val.id = rt__req_next_id();
+            e->val.parts_left = e->val.parts; /* partitioned: none ready yet, none arrived */
+            e->val.arrived = 0;
+        }
         *out = e->val;
-        shard_done(s);
-        return 2;
     }
-    e->val.active = 1;
-    e->val.id = rt__req_next_id();
-    e->val.parts_left = e->val.parts; /* partitioned: none ready yet, none arrived */
-    e->val.arrived = 0;
-    *out = e->val;
     shard_done(s);
-    return 1;
+    return rc;
 }
 
 int rt__req_start(MPI_Request handle, rt__req *out)
@@ -269,9 +337,8 @@ int rt__req_peek(MPI_Request handle, rt__req *out)
 {
     if (handle == MPI_REQUEST_NULL || RT__COST_OFF(REQUESTS))
         return 0;
-    uint64_t key = key_of(handle), h;
-    shard *s = shard_of(key, &h);
-    slot *e = find(s, key, h);
+    shard *s;
+    slot *e = lookup(handle, &s);
     if (e)
         *out = e->val;
     shard_done(s);
@@ -282,9 +349,8 @@ int rt__req_pready(MPI_Request handle, uint64_t n, rt__req *out)
 {
     if (handle == MPI_REQUEST_NULL || RT__COST_OFF(REQUESTS))
         return 0;
-    uint64_t key = key_of(handle), h;
-    shard *s = shard_of(key, &h);
-    slot *e = find(s, key, h);
+    shard *s;
+    slot *e = lookup(handle, &s);
     int last = 0;
     if (e && e->val.part && e->val.kind == RT__RQ_SEND && e->val.active && e->val.parts_left) {
         /* More than were left is the program's error (a partition made ready twice): the
@@ -302,9 +368,8 @@ int rt__req_parrived(MPI_Request handle, rt__req *out)
 {
     if (handle == MPI_REQUEST_NULL || RT__COST_OFF(REQUESTS))
         return 0;
-    uint64_t key = key_of(handle), h;
-    shard *s = shard_of(key, &h);
-    slot *e = find(s, key, h);
+    shard *s;
+    slot *e = lookup(handle, &s);
     int first = 0;
     if (e && e->val.part && e->val.kind == RT__RQ_RECV && e->val.active && !e->val.arrived) {
         e->val.arrived = 1;
@@ -319,9 +384,8 @@ int rt__req_move(MPI_Request handle, MPI_Request to)
 {
     if (RT__COST_OFF(REQUESTS))
         return 0;
-    uint64_t key = key_of(handle), h;
-    shard *s = shard_of(key, &h);
-    slot *e = find(s, key, h);
+    shard *s;
+    slot *e = lookup(handle, &s);
     rt__req q;
     if (e) {
         q = e->val;

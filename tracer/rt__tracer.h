@@ -322,7 +322,14 @@ void rt__host_write(void) RT__HIDDEN;
 /* Writes the CLOCK definition again over the first (async-signal-safe). */
 void rt__defs_clock_write(const rt_raw_def_clock *d) RT__HIDDEN;
 void rt__tables_free(void) RT__HIDDEN;
-rt__comm *rt__comm_get(MPI_Comm comm) RT__HIDDEN; /* NULL when unknown */
+extern rt__comm rt__comm_world RT__HIDDEN;
+rt__comm *rt__comm_lookup(MPI_Comm comm) RT__HIDDEN; /* NULL when unknown */
+/* The communicator the tracer knows as comm, NULL when unknown. MPI_COMM_WORLD inline: the one
+ * programs use most, without a call. */
+static inline rt__comm *rt__comm_get(MPI_Comm comm)
+{
+    return comm == MPI_COMM_WORLD ? &rt__comm_world : rt__comm_lookup(comm);
+}
 /* Defines a communicator the application just got (writes the DEF record). */
 rt__comm *rt__comm_new(MPI_Comm comm, rt__comm *parent, unsigned how, uint32_t seq,
                        int tag) RT__HIDDEN;
@@ -377,8 +384,29 @@ static inline uint8_t rt__contype(const rt__comm *cm, int peer)
 
 void rt__requests_init(void) RT__HIDDEN;
 void rt__requests_free(void) RT__HIDDEN;
-uint64_t rt__req_next_id(void) RT__HIDDEN;
+extern atomic_uint_fast64_t rt__req_ids RT__HIDDEN; /* the next request id (requests.c) */
+/* A new request id. Inline: every nonblocking call takes one. */
+static inline uint64_t rt__req_next_id(void)
+{
+    if (rt__g.mt)
+        return atomic_fetch_add_explicit(&rt__req_ids, 1, memory_order_relaxed);
+    uint64_t id = atomic_load_explicit(&rt__req_ids, memory_order_relaxed);
+    atomic_store_explicit(&rt__req_ids, id + 1, memory_order_relaxed);
+    return id;
+}
 uint64_t rt__req_last_id(void) RT__HIDDEN; /* the last id given so far (0: none) */
+/* A new entry for handle, to be filled in whole where it is (no record built and copied: a
+ * nonblocking call's hot path) and then closed by rt__req_added; NULL for MPI_REQUEST_NULL or
+ * when the table could not grow (rt__fail said so), with nothing to close. Under
+ * MPI_THREAD_MULTIPLE the entry's shard stays locked until rt__req_added. */
+rt__req *rt__req_add(MPI_Request handle) RT__HIDDEN;
+void rt__req_unlock(MPI_Request handle) RT__HIDDEN;
+static inline void rt__req_added(MPI_Request handle)
+{
+    if (rt__g.mt)
+        rt__req_unlock(handle);
+}
+/* rt__req_add with a copy of info. */
 void rt__req_put(MPI_Request handle, const rt__req *info) RT__HIDDEN;
 /*
  * Completion calls claim their requests before PMPI completes them: once MPI has completed
@@ -646,11 +674,25 @@ void rt__call_failed(rt__call *c) RT__HIDDEN __attribute__((cold));
  * its call ends; NULL when not tracing. */
 rt_raw_event *rt__rec_event(rt__call *c, int at, const rt_event *ev) RT__HIDDEN;
 
-/* Records the completion of one claimed request (Wait/Test families). */
-void rt__complete(rt__call *c, const struct rt__req *q, MPI_Request handle,
-                  const MPI_Status *st) RT__HIDDEN;
-/* Live histogram: one message sent to peer of comm. */
-void rt__hist_send(rt__call *c, const rt__comm *cm, int peer, uint64_t bytes) RT__HIDDEN;
+/* Records the completion of one claimed request (Wait/Test families): every kind of request
+ * (rt__complete below takes the common ones inline). */
+void rt__complete_any(rt__call *c, const struct rt__req *q, MPI_Request handle,
+                      const MPI_Status *st) RT__HIDDEN;
+/* Live histogram: one message sent to peer of comm. Inline: in histogram-only mode it is all
+ * a send's hook does. */
+static inline void rt__hist_send(rt__call *c, const rt__comm *cm, int peer, uint64_t bytes)
+{
+    if (!rt__g.histogram || !cm || peer < 0)
+        return;
+    int ct = rt__g.need_contype ? rt__contype(cm, peer) : RT_CT_NONE;
+    rt_hist *h = &c->t->hist;
+    if (h->cfg.contype >= 0 && ct != h->cfg.contype)
+        return; /* the filter leaves it out */
+    unsigned bin = rt_hist_bin(h, bytes);
+    h->count[bin]++;
+    if (c->hist_n < sizeof c->hist_bin)
+        c->hist_bin[c->hist_n++] = (uint8_t)bin;
+}
 
 /* The size of the predefined datatypes applications use most, which the standard fixes as
  * their C types' (MPI_INT is an int), without asking MPI: PMPI_Type_size costs MPICH 4.0 66
@@ -754,6 +796,25 @@ static inline int rt__status_cancelled(const MPI_Status *st)
         return rt__status_cancelled_direct(st);
 #endif
     return rt__status_cancelled_pmpi(st);
+}
+
+/* rt__complete_any, with an Isend's and an Irecv's completion inline (the requests programs
+ * make most; neither persistent, partitioned nor half of an Isendrecv): no call, no frame. */
+static inline void rt__complete(rt__call *c, const rt__req *q, MPI_Request handle,
+                                const MPI_Status *st)
+{
+    if (RT__LIKELY((q->kind == RT__RQ_SEND || q->kind == RT__RQ_RECV) && st && !q->send_id &&
+                   !(q->persistent | q->part))) {
+        if (RT__UNLIKELY(rt__status_cancelled(st)))
+            rt__rec_req(c, 1, RT_EV_REQUEST_CANCELLED, q->comm, q->id);
+        else if (q->kind == RT__RQ_SEND)
+            rt__rec_req(c, 1, RT_EV_ISEND_COMPLETE, q->comm, q->id);
+        else if (st->MPI_SOURCE != MPI_PROC_NULL)
+            rt__rec_recv(c, RT_EV_IRECV, q->cm, st->MPI_SOURCE, st->MPI_TAG, rt__status_bytes(st),
+                         q->id, q->op, q->esize);
+        return;
+    }
+    rt__complete_any(c, q, handle, st);
 }
 
 #endif /* RT__TRACER_H */

@@ -20,7 +20,9 @@
  *
  * A call that can block (rt__can_block: a constant, so the test vanishes from the other
  * wrappers) is published as the thread's pending call once its pre hook has left what it
- * waits for, and withdrawn as soon as PMPI returns, before its records are committed. */
+ * waits for, and withdrawn as soon as PMPI returns, before its records are committed. Only
+ * while tracing: the pending call goes to the trailer of a raw file, and the histogram-only
+ * mode writes none (pending_ keeps the choice made at the open, should tracing stop meanwhile). */
 static const rt__call rt__call_off __attribute__((unused));
 
 #define RT__WRAP(name, params, args, pre, post)                 \
@@ -28,14 +30,17 @@ static const rt__call rt__call_off __attribute__((unused));
     {                                                           \
         rt__call c_;                                            \
         rt__call *const c = &c_;                                \
+        int pending_ = 0;                                       \
         if (rt__enter(c, RT_FN_##name)) {                       \
             pre;                                                \
-            if (rt__can_block(RT_FN_##name))                    \
+            if (rt__can_block(RT_FN_##name) && rt__g.tracing) { \
                 rt__pending_open(c);                            \
+                pending_ = 1;                                   \
+            }                                                   \
         }                                                       \
         c->rc = PMPI_##name args;                               \
         if (c->on) {                                            \
-            if (rt__can_block(RT_FN_##name))                    \
+            if (rt__can_block(RT_FN_##name) && pending_)        \
                 rt__pending_close(c->t);                        \
             post;                                               \
             rt__end(c);                                         \

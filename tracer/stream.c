@@ -29,7 +29,15 @@
 #include "rt__tracer.h"
 #include "rt_vec.h"
 
-#define BUFFER (256u << 10) /* bytes of records a thread keeps before writing */
+#define BUFFER (256u << 10)         /* bytes of records a thread keeps before writing */
+#define RT__END_COPY 64u            /* bytes of records rt__end copies as one block */
+#define RT__SCRATCH_KEEP (1u << 20) /* a larger scratch area is freed at the end of its call */
+_Static_assert(RT__END_COPY <= RT__SCRATCH_INLINE, "the scratch area holds what rt__end copies");
+#if defined(__x86_64__)
+#define RT__END_CLOCK_INLINE rt__g.tsc
+#else
+#define RT__END_CLOCK_INLINE 1
+#endif
 
 RT__TLS rt__thread *rt__self;
 
@@ -302,7 +310,7 @@ int rt__stream_open(rt__thread *t)
     char path[sizeof rt__g.raw + 64];
     snprintf(path, sizeof path, "%s/" RT_RAW_THREAD_NAME, rt__g.raw, (unsigned)rt__g.rank,
              (unsigned)t->index);
-    uint8_t *buf = malloc(BUFFER);
+    uint8_t *buf = malloc(BUFFER + RT__END_COPY); /* rt__end copies RT__END_COPY bytes */
     if (!buf) {
         rt__fail("rank %d: out of memory for the trace buffer", rt__g.rank);
         return -RT_E_NOMEM;
@@ -446,9 +454,36 @@ __attribute__((noinline)) static void end_slow(rt__call *c, uint64_t t1)
     }
 }
 
-/* c->rc: what PMPI returned (the wrappers set it; the calls recorded without one, in
- * wrap_env.c, MPI_SUCCESS). */
-void rt__end(rt__call *c)
+/* The end of a call that fits the buffer (len bytes of records): its end time into *t1 and,
+ * unless the call was too long for a CALL record alone (0: nothing written), its CALL record
+ * and records written and published (1). block: the records go as one RT__END_COPY-byte copy
+ * (rt__end's fast path), else slot by slot. */
+static inline __attribute__((always_inline)) int end_short(rt__call *c, rt__thread *t, size_t len,
+                                                           uint64_t *t1, int block)
+{
+    uint64_t now = rt__now();
+    if (now < c->t0) /* the counters of two cores may differ by a few ticks */
+        now = c->t0;
+    *t1 = now;
+    if (RT__UNLIKELY(now - c->t0 >= RT_RAW_DT_LONG))
+        return 0;
+    *(rt_raw_call *)(void *)t->pos = (rt_raw_call){
+        .type = RT_RAW_CALL, .fn = (uint16_t)c->fn, .dt = (uint32_t)(now - c->t0), .t0 = c->t0};
+    uint8_t *p = t->pos + sizeof(rt_raw_call);
+    if (block)
+        memcpy(p, t->scratch, RT__END_COPY);
+    else
+        for (size_t i = 0; i < len; i += RT_RAW_SLOT)
+            memcpy(p + i, t->scratch + i, RT_RAW_SLOT);
+    t->pos = p + len;
+    commit(t);
+    return 1;
+}
+
+/* rt__end's general case: a call that failed, does not fit what is left of the buffer, has more
+ * records than the fast path copies or grew its scratch area, a completion call that took memory
+ * for its requests, histogram-only mode, the bench build. */
+__attribute__((noinline)) static void end_general(rt__call *c)
 {
     rt__thread *t = c->t;
     if (RT__UNLIKELY(c->rc != MPI_SUCCESS)) /* an error returned (MPI_ERRORS_RETURN) */
@@ -457,25 +492,9 @@ void rt__end(rt__call *c)
         size_t len = t->scratch_len; /* whole slots */
         if (RT__LIKELY((size_t)(t->end - t->pos) >= sizeof(rt_raw_call) + len) &&
             !RT__COST_OFF(BUFFER)) {
-            /* The common case, a call that fits the buffer: its CALL record written in place
-             * (positions are whole slots, so aligned), its records after it slot by slot (a
-             * call has one or two: no library memcpy), then published. */
-            uint64_t t1 = rt__now();
-            if (t1 < c->t0) /* the counters of two cores may differ by a few ticks */
-                t1 = c->t0;
-            if (RT__LIKELY(t1 - c->t0 < RT_RAW_DT_LONG)) {
-                *(rt_raw_call *)(void *)t->pos = (rt_raw_call){.type = RT_RAW_CALL,
-                                                               .fn = (uint16_t)c->fn,
-                                                               .dt = (uint32_t)(t1 - c->t0),
-                                                               .t0 = c->t0};
-                uint8_t *p = t->pos + sizeof(rt_raw_call);
-                for (size_t i = 0; i < len; i += RT_RAW_SLOT)
-                    memcpy(p + i, t->scratch + i, RT_RAW_SLOT);
-                t->pos = p + len;
-                commit(t);
-            } else {
-                end_slow(c, t1);
-            }
+            uint64_t t1;
+            if (!end_short(c, t, len, &t1, 0))
+                end_slow(c, t1); /* a long call: a TIME record follows its CALL */
         } else {
             end_slow(c, UINT64_MAX);
         }
@@ -484,7 +503,7 @@ void rt__end(rt__call *c)
     else if (rt__g.tracing && RT__COST_OFF(ENCODE))
         rt__cost_sink = rt__now(); /* the clock read is not the encoding's */
 #endif
-    if (t->scratch != t->scratch_inline && t->scratch_cap > (1u << 20)) {
+    if (t->scratch != t->scratch_inline && t->scratch_cap > RT__SCRATCH_KEEP) {
         free(t->scratch); /* a huge Waitall does not pin its memory for the whole run */
         t->scratch = t->scratch_inline;
         t->scratch_cap = sizeof t->scratch_inline;
@@ -494,4 +513,35 @@ void rt__end(rt__call *c)
         free(c->heap2);
     }
     t->depth = 0;
+}
+
+/* c->rc: what PMPI returned (the wrappers set it; the calls recorded without one, in
+ * wrap_env.c, MPI_SUCCESS). The common cases inline here, with nothing to call, so nothing to
+ * save: a call in histogram-only mode, and a traced call that succeeded, fits the buffer and
+ * has at most RT__END_COPY bytes of records, which go as one fixed-size copy (the buffer has
+ * that much room past its end, and the scratch area always holds that much: bytes past the
+ * call's own are overwritten by the next call before they are committed), its end read from
+ * the time-stamp counter where there is one (the other clock is a library call, whose
+ * registers would have to be saved). Everything else: end_general. */
+void rt__end(rt__call *c)
+{
+    rt__thread *t = c->t;
+    size_t len = t->scratch_len; /* whole slots */
+    if (RT__LIKELY(c->rc == MPI_SUCCESS && t->scratch_cap <= RT__SCRATCH_KEEP && !c->heap &&
+                   !c->heap2)) {
+        if (!rt__g.tracing) { /* histogram-only mode: nothing to write */
+            t->depth = 0;
+            return;
+        }
+        if (RT__LIKELY(t->fd >= 0 && len <= RT__END_COPY &&
+                       (size_t)(t->end - t->pos) >= sizeof(rt_raw_call) + len &&
+                       RT__END_CLOCK_INLINE && !RT__COST_OFF(ENCODE) && !RT__COST_OFF(BUFFER))) {
+            uint64_t t1;
+            if (RT__LIKELY(end_short(c, t, len, &t1, 1))) {
+                t->depth = 0;
+                return;
+            }
+        }
+    }
+    end_general(c);
 }

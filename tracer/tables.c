@@ -30,7 +30,8 @@ static handle_slot comm_slots[COMM_SLOTS];
 static handle_slot win_slots[WIN_SLOTS];
 static pthread_mutex_t defs_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t next_comm_id = 2, next_win_id, next_group_id;
-static rt__comm world, self;
+rt__comm rt__comm_world; /* rt__comm_get finds it inline */
+static rt__comm self;
 static uint32_t self_member;
 static MPI_Group world_group = MPI_GROUP_NULL;
 static int defs_fd = -1;
@@ -202,11 +203,11 @@ void rt__defs_close(void)
 
 void rt__tables_init(void)
 {
-    world.id = RT_COMM_WORLD;
-    world.size = (uint32_t)rt__g.nranks;
-    world.members = NULL;
-    world.topo_indeg = world.topo_outdeg = 0;
-    atomic_store(&world.topo_ready, 0);
+    rt__comm_world.id = RT_COMM_WORLD;
+    rt__comm_world.size = (uint32_t)rt__g.nranks;
+    rt__comm_world.members = NULL;
+    rt__comm_world.topo_indeg = rt__comm_world.topo_outdeg = 0;
+    atomic_store(&rt__comm_world.topo_ready, 0);
     self.id = RT_COMM_SELF;
     self.size = 1;
     self_member = (uint32_t)rt__g.rank;
@@ -214,7 +215,7 @@ void rt__tables_init(void)
     self.topo_indeg = self.topo_outdeg = 0;
     atomic_store(&self.topo_ready, 0);
     MPI_Comm w = MPI_COMM_WORLD, s = MPI_COMM_SELF;
-    slot_set(comm_slots, COMM_SLOTS, handle_key(&w, sizeof w), &world);
+    slot_set(comm_slots, COMM_SLOTS, handle_key(&w, sizeof w), &rt__comm_world);
     slot_set(comm_slots, COMM_SLOTS, handle_key(&s, sizeof s), &self);
     PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
 }
@@ -239,10 +240,8 @@ void rt__tables_free(void)
         PMPI_Group_free(&world_group);
 }
 
-rt__comm *rt__comm_get(MPI_Comm comm)
+rt__comm *rt__comm_lookup(MPI_Comm comm)
 {
-    if (comm == MPI_COMM_WORLD)
-        return &world;
     return slot_get(comm_slots, COMM_SLOTS, handle_key(&comm, sizeof comm));
 }
 

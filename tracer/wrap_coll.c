@@ -310,10 +310,24 @@ coll_done_rows(rt__call *c, const coll_ctx *x, unsigned op, uint64_t bytes, uint
         rt__rec_req(c, 0, RT_EV_NBC_REQUEST, x->cm->id, q.id);
 }
 
-static void coll_done(rt__call *c, const coll_ctx *x, unsigned op, uint64_t bytes, uint64_t rbytes,
-                      const MPI_Request *request)
+__attribute__((noinline)) static void coll_done_nb(rt__call *c, const coll_ctx *x, unsigned op,
+                                                   uint64_t bytes, uint64_t rbytes,
+                                                   const MPI_Request *request)
 {
     coll_done_rows(c, x, op, bytes, rbytes, request, NULL);
+}
+
+/* The record of a collective whose blocks are equal: a blocking one's COLL_END inline in its
+ * hook (the collectives traced most: no call, no frame), a nonblocking one's request apart. */
+static inline __attribute__((always_inline)) void coll_done(rt__call *c, const coll_ctx *x,
+                                                            unsigned op, uint64_t bytes,
+                                                            uint64_t rbytes,
+                                                            const MPI_Request *request)
+{
+    if (request)
+        coll_done_nb(c, x, op, bytes, rbytes, request);
+    else
+        coll_done_rows(c, x, op, bytes, rbytes, NULL, NULL);
 }
 
 /* coll_setup of a rootless op, and how many peers it receives from (nin) and sends to (nout):

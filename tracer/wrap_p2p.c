@@ -43,16 +43,21 @@ static void p2p_isend(rt__call *c, MPI_Comm comm, int dest, int tag, MPI_Count c
     rt__hist_send(c, cm, dest, bytes);
     if (!rt__g.tracing)
         return;
-    rt__req q = {.id = rt__req_next_id(),
-                 .comm = cm->id,
-                 .peer = dest,
-                 .tag = tag,
-                 .bytes = bytes,
-                 .kind = RT__RQ_SEND,
-                 .esize = (uint8_t)rt_esize_code(size),
-                 .cm = cm};
-    rt__req_put(*request, &q);
-    rt__rec_p2p(c, q.esize << 1, RT_EV_ISEND, cm, dest, tag, bytes, q.id);
+    uint64_t id = rt__req_next_id();
+    uint8_t esize = (uint8_t)rt_esize_code(size);
+    rt__req *q = rt__req_add(*request);
+    if (q) {
+        *q = (rt__req){.id = id,
+                       .comm = cm->id,
+                       .peer = dest,
+                       .tag = tag,
+                       .bytes = bytes,
+                       .kind = RT__RQ_SEND,
+                       .esize = esize,
+                       .cm = cm};
+        rt__req_added(*request);
+    }
+    rt__rec_p2p(c, esize << 1, RT_EV_ISEND, cm, dest, tag, bytes, id);
 }
 
 /* flags: the wildcards posted (rt__recv_flags; 0 for Mrecv, whose probe chose the message). */
@@ -73,16 +78,21 @@ static void p2p_irecv(rt__call *c, const rt__comm *cm, int source, int tag, unsi
 {
     if (c->rc != MPI_SUCCESS || !cm || source == MPI_PROC_NULL || !rt__g.tracing)
         return;
-    rt__req q = {.id = rt__req_next_id(),
-                 .comm = cm->id,
-                 .peer = source,
-                 .tag = tag,
-                 .kind = RT__RQ_RECV,
-                 .op = (uint8_t)flags,
-                 .esize = (uint8_t)rt_esize_code(rt__type_bytes(type)),
-                 .cm = cm};
-    rt__req_put(*request, &q);
-    rt__rec_req(c, 0, RT_EV_IRECV_REQUEST, cm->id, q.id);
+    uint64_t id = rt__req_next_id();
+    uint8_t esize = (uint8_t)rt_esize_code(rt__type_bytes(type));
+    rt__req *q = rt__req_add(*request);
+    if (q) {
+        *q = (rt__req){.id = id,
+                       .comm = cm->id,
+                       .peer = source,
+                       .tag = tag,
+                       .kind = RT__RQ_RECV,
+                       .op = (uint8_t)flags,
+                       .esize = esize,
+                       .cm = cm};
+        rt__req_added(*request);
+    }
+    rt__rec_req(c, 0, RT_EV_IRECV_REQUEST, cm->id, id);
 }
 
 /*
