@@ -2,7 +2,8 @@
  * OTF2 reader, the events: OTF2's event records turned into rt_events of the current rank
  * (rt__otf2r_event_callbacks), with our attributes where our writer put them and defaults
  * from the record and the call where it did not (Score-P's archives). otf2_reader.c reads the
- * ranks with them.
+ * ranks with them. Each callback sets only the fields of its event's kind (rt_event_kind_mask),
+ * the rest 0, so that the events need no normalising (rt__reader_check_block).
  */
 #include <string.h>
 
@@ -113,7 +114,9 @@ static inline rt_event *begin(otf2r *o, unsigned kind, OTF2_TimeStamp t, uint64_
         .rank = o->cur,
         .call = call,
         .kind = (uint8_t)kind,
-        .contype = contype,
+        /* a kind without a connection type has none (rt_event_normalize), whatever the record
+         * says: the callbacks set only the fields of their kind (rt__reader_check_block) */
+        .contype = rt_event_kind_mask(kind) & RT_FIELD_CONTYPE ? contype : (uint8_t)RT_CT_NONE,
     };
     return ev;
 }

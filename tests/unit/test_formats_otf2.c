@@ -570,6 +570,89 @@ static void test_otf2_pending(void **state)
     unload(&l);
 }
 
+/* An archive of another writer whose records carry attribute lists: on each rank an enter of
+ * MPI_Recv, the pending-call parameter with our contype attribute (a kind without a connection
+ * type: the reader must drop it, as it hands its events normalised, rt__reader_check_block),
+ * and the receive with another attribute before ours, contype 3 as uint8 on rank 0 and as
+ * uint32 on rank 1 (the wrong type: read as absent, as OTF2's typed getters would). */
+static void write_attr_archive(const char *dir)
+{
+    static const OTF2_FlushCallbacks flush = {.otf2_pre_flush = no_flush_record};
+    remove_any(dir);
+    OTF2_Archive *a = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_MIN,
+                                        OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX,
+                                        OTF2_COMPRESSION_NONE);
+    assert_non_null(a);
+    assert_int_equal(OTF2_Archive_SetFlushCallbacks(a, &flush, NULL), OTF2_SUCCESS);
+    assert_int_equal(OTF2_Archive_SetSerialCollectiveCallbacks(a), OTF2_SUCCESS);
+    assert_int_equal(OTF2_Archive_OpenEvtFiles(a), OTF2_SUCCESS);
+    uint64_t nevents[2];
+    for (uint64_t r = 0; r < 2; r++) {
+        OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, r);
+        OTF2_AttributeList *pending = OTF2_AttributeList_New(), *recv = OTF2_AttributeList_New();
+        assert_non_null(pending);
+        assert_non_null(recv);
+        assert_int_equal(OTF2_AttributeList_AddUint8(pending, 0, RT_CT_SHM), OTF2_SUCCESS);
+        assert_int_equal(OTF2_AttributeList_AddUint8(recv, 1, 9), OTF2_SUCCESS);
+        assert_int_equal(r ? OTF2_AttributeList_AddUint32(recv, 0, RT_CT_NET)
+                           : OTF2_AttributeList_AddUint8(recv, 0, RT_CT_NET),
+                         OTF2_SUCCESS);
+        assert_int_equal(OTF2_EvtWriter_Enter(w, NULL, 10, 0), OTF2_SUCCESS);
+        assert_int_equal(OTF2_EvtWriter_ParameterUnsignedInt(w, pending, 10, 0, 1), OTF2_SUCCESS);
+        assert_int_equal(OTF2_EvtWriter_MpiRecv(w, recv, 10, 1 - r, 0, 5, 8), OTF2_SUCCESS);
+        assert_int_equal(OTF2_EvtWriter_GetNumberOfEvents(w, &nevents[r]), OTF2_SUCCESS);
+        assert_int_equal(OTF2_Archive_CloseEvtWriter(a, w), OTF2_SUCCESS);
+        OTF2_AttributeList_Delete(pending);
+        OTF2_AttributeList_Delete(recv);
+    }
+    assert_int_equal(OTF2_Archive_CloseEvtFiles(a), OTF2_SUCCESS);
+    OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(a);
+    static const char *const str[] = {"",         "MPI_Recv",         "retrace::pending", "node",
+                                      "MPI Rank", "retrace::contype", "another"};
+    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, 0, 20, OTF2_UNDEFINED_TIMESTAMP);
+    for (uint32_t i = 0; i < 7; i++)
+        OTF2_GlobalDefWriter_WriteString(g, i, str[i]);
+    OTF2_GlobalDefWriter_WriteAttribute(g, 0, 5, 0, OTF2_TYPE_UINT8);
+    OTF2_GlobalDefWriter_WriteAttribute(g, 1, 6, 0, OTF2_TYPE_UINT8);
+    OTF2_GlobalDefWriter_WriteRegion(g, 0, 1, 1, 0, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI,
+                                     OTF2_REGION_FLAG_NONE, 0, 0, 0);
+    OTF2_GlobalDefWriter_WriteParameter(g, 0, 2, OTF2_PARAMETER_TYPE_UINT64);
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, 3, 3, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    for (uint32_t r = 0; r < 2; r++) {
+        OTF2_GlobalDefWriter_WriteLocationGroup(g, r, 4, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                                OTF2_UNDEFINED_LOCATION_GROUP);
+        OTF2_GlobalDefWriter_WriteLocation(g, r, 4, OTF2_LOCATION_TYPE_CPU_THREAD, nevents[r], r);
+    }
+    uint64_t both[] = {0, 1};
+    OTF2_GlobalDefWriter_WriteGroup(g, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+                                    OTF2_GROUP_FLAG_NONE, 2, both);
+    OTF2_GlobalDefWriter_WriteGroup(g, 1, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                    OTF2_GROUP_FLAG_NONE, 2, both);
+    OTF2_GlobalDefWriter_WriteComm(g, 0, 0, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    assert_int_equal(OTF2_Archive_Close(a), OTF2_SUCCESS);
+}
+
+static void test_otf2_attr_lists(void **state)
+{
+    (void)state;
+    const char *dir = rt_test_tmp_path("attr-lists");
+    write_attr_archive(dir);
+    loaded l;
+    rt_err err;
+    if (load(dir, &l, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(l.n, 6);
+    for (uint32_t r = 0; r < 2; r++) {
+        const rt_event *e = &l.ev[3 * r];
+        assert_int_equal(e[1].kind, RT_EV_PENDING);
+        assert_int_equal(e[1].contype, RT_CT_NONE);
+        assert_int_equal(e[2].kind, RT_EV_RECV);
+        assert_int_equal(e[2].bytes, 8);
+        assert_int_equal(e[2].contype, r ? RT_CT_NONE : RT_CT_NET);
+    }
+    unload(&l);
+}
+
 /* Refs anything but dense: the reader keeps them in maps. It used to grow a table up to each
  * ref (fuzz_otf2_defs: one string of ref 2^27 took 1 GiB; 4000000000 cannot be had). */
 static void test_otf2_huge_refs(void **state)
@@ -830,6 +913,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_otf2_parts),
         cmocka_unit_test(test_esize_roundtrip),
         cmocka_unit_test(test_thread_roundtrip),
+        cmocka_unit_test(test_otf2_attr_lists),
     };
     return rt_test_main("formats_otf2", tests, argc, argv);
 }
