@@ -55,6 +55,11 @@ static OTF2_CallbackCode def_attribute(void *data, OTF2_AttributeRef ref, OTF2_S
     for (unsigned i = 0; i < RT__ATTR_COUNT; i++)
         if (!strcmp(string_of(o, name), rt__otf2_attr_names[i]))
             o->attr_ref[i] = ref;
+    /* a later definition may take a ref or a name again: the table from attr_ref anew */
+    memset(o->attr_tab, 0, sizeof o->attr_tab);
+    for (unsigned i = 0; i < RT__ATTR_COUNT; i++)
+        if (o->attr_ref[i] < RT__OTF2R_ATTR_TAB)
+            o->attr_tab[o->attr_ref[i]] |= (uint16_t)(1u << i);
     return OTF2_CALLBACK_SUCCESS;
 }
 

@@ -2,7 +2,8 @@
  * OTF2 reader, the events: OTF2's event records turned into rt_events of the current rank
  * (rt__otf2r_event_callbacks), with our attributes where our writer put them and defaults
  * from the record and the call where it did not (Score-P's archives). otf2_reader.c reads the
- * ranks with them.
+ * ranks with them. Each callback sets only the fields of its event's kind (rt_event_kind_mask),
+ * the rest 0, so that the events need no normalising (rt__reader_check_block).
  */
 #include <string.h>
 
@@ -15,10 +16,10 @@ static uint32_t innermost(const otf2r *o)
     return o->depth && o->depth <= CALL_STACK ? o->stack[o->depth - 1] : RT_FN_NONE;
 }
 
-static int has_attr(const otf2r *o, OTF2_AttributeList *a, int which)
+/* The record carries our attribute which, of its type (read_attrs). */
+static inline int has_attr(const otf2r *o, int which)
 {
-    return a && o->attr_ref[which] != OTF2_UNDEFINED_ATTRIBUTE &&
-           OTF2_AttributeList_TestAttributeByID(a, o->attr_ref[which]);
+    return o->attr_have >> which & 1;
 }
 
 /* The nanoseconds of ticks of a clock of another resolution than ours (1 ns; out of line, so
@@ -40,29 +41,46 @@ static uint64_t other_ns(otf2r *o, uint64_t ticks, uint64_t pos)
     return UINT64_MAX;
 }
 
-/* Our attributes contype and call, where the record carries them (out of line: enter and
- * leave carry none, and begin stays small). */
-static void __attribute__((noinline))
-read_attrs(otf2r *o, OTF2_AttributeList *a, uint8_t *contype, uint16_t *call)
+_Static_assert(RT__ATTR_COUNT <= 16, "our attributes are bits of otf2r.attr_tab");
+
+/* Which of our attributes (bits of RT__ATTR_*) the attribute ref id is. */
+static uint32_t attr_bits(const otf2r *o, OTF2_AttributeRef id)
 {
-    uint8_t u8;
-    uint16_t u16;
-    uint32_t u32;
-    /* Asking for an attribute that is not there goes through OTF2's error handler, which
-     * formats a message: test first, it costs a tenth of the pass otherwise. */
-    if (OTF2_AttributeList_GetNumberOfElements(a) == 0)
-        return;
-    if (has_attr(o, a, RT__ATTR_CONTYPE) &&
-        OTF2_AttributeList_GetUint8(a, o->attr_ref[RT__ATTR_CONTYPE], &u8) == OTF2_SUCCESS)
-        *contype = u8;
-    if (o->sizes && has_attr(o, a, RT__ATTR_ESIZE) &&
-        OTF2_AttributeList_GetUint16(a, o->attr_ref[RT__ATTR_ESIZE], &u16) == OTF2_SUCCESS) {
-        o->esz = u16;
-        o->esz_have = 1;
+    if (id < RT__OTF2R_ATTR_TAB)
+        return o->attr_tab[id];
+    uint32_t bits = 0;
+    for (unsigned i = 0; i < RT__ATTR_COUNT; i++)
+        if (o->attr_ref[i] == id && id != OTF2_UNDEFINED_ATTRIBUTE)
+            bits |= 1u << i;
+    return bits;
+}
+
+/* The record's attribute list in one pass (out of line: enter and leave read none, and begin
+ * stays small): each of our attributes into o->attr_val, its bit in o->attr_have when its
+ * first entry has our type. That is what OTF2's typed getters give (the first entry of the
+ * ref; a wrong type is an error, read as absent), for one walk of the list instead of a test
+ * and a get by id, a scan each, per attribute. The list is the reader's for this record only:
+ * popping empties it, as OTF2 does before the next one. */
+static void __attribute__((noinline)) read_attrs(otf2r *o, OTF2_AttributeList *a)
+{
+    uint32_t seen = 0, have = 0;
+    for (uint32_t n = OTF2_AttributeList_GetNumberOfElements(a); n; n--) {
+        OTF2_AttributeRef id;
+        OTF2_Type type;
+        OTF2_AttributeValue v;
+        if (OTF2_AttributeList_PopAttribute(a, &id, &type, &v) != OTF2_SUCCESS)
+            break;
+        uint32_t bits = attr_bits(o, id) & ~seen;
+        seen |= bits;
+        for (; bits; bits &= bits - 1) {
+            unsigned i = (unsigned)__builtin_ctz(bits);
+            if (type == rt__otf2_attr_type[i]) {
+                have |= 1u << i;
+                o->attr_val[i] = v;
+            }
+        }
     }
-    if (has_attr(o, a, RT__ATTR_CALL) &&
-        OTF2_AttributeList_GetUint32(a, o->attr_ref[RT__ATTR_CALL], &u32) == OTF2_SUCCESS)
-        *call = (uint16_t)(u32 < RT_FN_COUNT ? u32 : RT_FN_COUNT);
+    o->attr_have = have;
 }
 
 /* Starts the event of the record being read, at the block's free slot (o->blk[o->nblk], which
@@ -81,15 +99,24 @@ static inline rt_event *begin(otf2r *o, unsigned kind, OTF2_TimeStamp t, uint64_
     uint64_t ticks = t >= o->offset ? t - o->offset : 0;
     uint16_t call = (uint16_t)innermost(o);
     uint8_t contype = 0;
-    o->esz_have = 0;
-    if (a)
-        read_attrs(o, a, &contype, &call);
+    o->attr_have = 0;
+    if (a && OTF2_AttributeList_GetNumberOfElements(a)) {
+        read_attrs(o, a);
+        if (has_attr(o, RT__ATTR_CONTYPE))
+            contype = o->attr_val[RT__ATTR_CONTYPE].uint8;
+        if (has_attr(o, RT__ATTR_CALL)) {
+            uint32_t u32 = o->attr_val[RT__ATTR_CALL].uint32;
+            call = (uint16_t)(u32 < RT_FN_COUNT ? u32 : RT_FN_COUNT);
+        }
+    }
     *ev = (rt_event){
         .time = o->resolution == 1000000000u ? ticks : other_ns(o, ticks, pos),
         .rank = o->cur,
         .call = call,
         .kind = (uint8_t)kind,
-        .contype = contype,
+        /* a kind without a connection type has none (rt_event_normalize), whatever the record
+         * says: the callbacks set only the fields of their kind (rt__reader_check_block) */
+        .contype = rt_event_kind_mask(kind) & RT_FIELD_CONTYPE ? contype : (uint8_t)RT_CT_NONE,
     };
     return ev;
 }
@@ -100,8 +127,10 @@ static void sizes(otf2r *o, rt_event *ev)
 {
     if (!rt_event_has_esize(ev->kind))
         return;
-    unsigned s = o->esz_have ? o->esz & 0xffu : rt_esize_default(ev->bytes);
-    unsigned rs = o->esz_have ? o->esz >> 8 : rt_esize_default(ev->rbytes);
+    int have = has_attr(o, RT__ATTR_ESIZE);
+    uint16_t esz = o->attr_val[RT__ATTR_ESIZE].uint16;
+    unsigned s = have ? esz & 0xffu : rt_esize_default(ev->bytes);
+    unsigned rs = have ? (unsigned)esz >> 8 : rt_esize_default(ev->rbytes);
     ev->esize = (uint8_t)(s <= RT_ESIZE_CODE_MAX ? s : 0);
     ev->resize = (uint8_t)(rs <= RT_ESIZE_CODE_MAX ? rs : 0);
 }
@@ -119,12 +148,10 @@ static inline OTF2_CallbackCode done(otf2r *o)
 }
 
 /* The op: our attribute if present, else what the record and the call say. */
-static void set_op(otf2r *o, rt_event *ev, unsigned v, OTF2_AttributeList *a)
+static void set_op(otf2r *o, rt_event *ev, unsigned v)
 {
-    uint8_t u8;
-    if (has_attr(o, a, RT__ATTR_OP) &&
-        OTF2_AttributeList_GetUint8(a, o->attr_ref[RT__ATTR_OP], &u8) == OTF2_SUCCESS)
-        ev->op = u8;
+    if (has_attr(o, RT__ATTR_OP))
+        ev->op = o->attr_val[RT__ATTR_OP].uint8;
     else
         ev->op = (uint8_t)rt__otf2_default_op(ev->kind, v, ev->call);
 }
@@ -174,7 +201,7 @@ static OTF2_CallbackCode p2p(otf2r *o, unsigned kind, OTF2_TimeStamp t, uint64_t
     ev->bytes = len;
     ev->req = req;
     if (kind == RT_EV_RECV || kind == RT_EV_IRECV || kind == RT_EV_ISEND)
-        set_op(o, ev, 0, a); /* wildcards, partitioned: 0 unless the attribute says otherwise */
+        set_op(o, ev, 0); /* wildcards, partitioned: 0 unless the attribute says otherwise */
     return done(o);
 }
 
@@ -243,7 +270,7 @@ static OTF2_CallbackCode coll_end(otf2r *o, unsigned kind, OTF2_TimeStamp t, uin
     ev->bytes = sent;
     ev->rbytes = received;
     ev->req = req;
-    set_op(o, ev, op, a);
+    set_op(o, ev, op);
     o->row_comm = c;
     o->row_op = ev->op;
     return done(o);
@@ -276,12 +303,10 @@ static int op_event(otf2r *o, unsigned kind, const uint32_t *refs, unsigned n,
             if (kind != RT_EV_WIN_ATTACH)
                 return 1;
             /* its window and size (rt__otf2.h); without a window, one no trace defines */
-            OTF2_RmaWinRef win = OTF2_UNDEFINED_RMA_WIN;
-            if (has_attr(o, a, RT__ATTR_WIN))
-                OTF2_AttributeList_GetRmaWinRef(a, o->attr_ref[RT__ATTR_WIN], &win);
-            ev->comm = win;
-            if (has_attr(o, a, RT__ATTR_BYTES))
-                OTF2_AttributeList_GetUint64(a, o->attr_ref[RT__ATTR_BYTES], &ev->bytes);
+            ev->comm = has_attr(o, RT__ATTR_WIN) ? o->attr_val[RT__ATTR_WIN].rmaWinRef
+                                                 : OTF2_UNDEFINED_RMA_WIN;
+            if (has_attr(o, RT__ATTR_BYTES))
+                ev->bytes = o->attr_val[RT__ATTR_BYTES].uint64;
             return 1;
         }
     return 0;
@@ -306,10 +331,10 @@ static OTF2_CallbackCode ev_parameter(CB_ARGS, OTF2_ParameterRef param, uint64_t
         ev->peer = value <= INT32_MAX ? (int32_t)value : RT_PEER_NONE; /* refused then */
         ev->comm = o->row_comm;
         ev->op = o->row_op;
-        if (has_attr(o, a, RT__ATTR_BYTES))
-            OTF2_AttributeList_GetUint64(a, o->attr_ref[RT__ATTR_BYTES], &ev->bytes);
-        if (has_attr(o, a, RT__ATTR_RBYTES))
-            OTF2_AttributeList_GetUint64(a, o->attr_ref[RT__ATTR_RBYTES], &ev->rbytes);
+        if (has_attr(o, RT__ATTR_BYTES))
+            ev->bytes = o->attr_val[RT__ATTR_BYTES].uint64;
+        if (has_attr(o, RT__ATTR_RBYTES))
+            ev->rbytes = o->attr_val[RT__ATTR_RBYTES].uint64;
         return done(o);
     }
     if (param == o->param_pending && value == 1) {
@@ -327,7 +352,7 @@ static OTF2_CallbackCode ev_parameter_int(CB_ARGS, OTF2_ParameterRef param, int6
     if (param != o->param_error)
         return OK;
     rt_event *ev = begin(o, RT_EV_ERROR, t, pos, a);
-    set_op(o, ev, 0, a);
+    set_op(o, ev, 0);
     if (value < INT32_MIN || value > INT32_MAX)
         ev->op = UINT8_MAX;
     else
@@ -368,16 +393,13 @@ static OTF2_CallbackCode ev_win_free(CB_ARGS, OTF2_RmaWinRef win)
 
 /* The RMA_TARGET of the transfer just begun, right after it, when our attributes carry one
  * (rt__otf2.h). */
-static void target(otf2r *o, OTF2_AttributeList *a)
+static void target(otf2r *o)
 {
-    uint64_t disp;
-    uint8_t op = RT_REDOP_NONE;
-    if (!has_attr(o, a, RT__ATTR_DISP) ||
-        OTF2_AttributeList_GetUint64(a, o->attr_ref[RT__ATTR_DISP], &disp) != OTF2_SUCCESS)
+    if (!has_attr(o, RT__ATTR_DISP))
         return;
-    if (has_attr(o, a, RT__ATTR_REDUCE_OP) &&
-        OTF2_AttributeList_GetUint8(a, o->attr_ref[RT__ATTR_REDUCE_OP], &op) != OTF2_SUCCESS)
-        op = RT_REDOP_NONE;
+    uint64_t disp = o->attr_val[RT__ATTR_DISP].uint64;
+    uint8_t op =
+        has_attr(o, RT__ATTR_REDUCE_OP) ? o->attr_val[RT__ATTR_REDUCE_OP].uint8 : RT_REDOP_NONE;
     const rt_event *ev = &o->blk[o->last];
     o->pos[o->nblk] = o->pos[o->last];
     o->blk[o->nblk++] = (rt_event){.time = ev->time,
@@ -398,7 +420,7 @@ static OTF2_CallbackCode ev_put(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote, ui
     ev->peer = peer_i32(remote, RT_PEER_ALL);
     ev->bytes = bytes;
     ev->req = id;
-    target(data, a);
+    target(data);
     return done(data);
 }
 
@@ -410,7 +432,7 @@ static OTF2_CallbackCode ev_get(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote, ui
     ev->peer = peer_i32(remote, RT_PEER_ALL);
     ev->rbytes = bytes;
     ev->req = id;
-    target(data, a);
+    target(data);
     return done(data);
 }
 
@@ -425,8 +447,8 @@ static OTF2_CallbackCode ev_atomic(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote,
     ev->bytes = sent;
     ev->rbytes = received;
     ev->req = id;
-    set_op(o, ev, type, a);
-    target(o, a);
+    set_op(o, ev, type);
+    target(o);
     return done(o);
 }
 
@@ -445,13 +467,9 @@ static OTF2_CallbackCode ev_rma_coll_begin(CB_ARGS)
 }
 
 /* The assert of a fence, post or start: our attribute, else none (rt__otf2.h). */
-static int32_t rma_assert(const otf2r *o, OTF2_AttributeList *a)
+static int32_t rma_assert(const otf2r *o)
 {
-    uint8_t u8;
-    if (has_attr(o, a, RT__ATTR_ASSERT) &&
-        OTF2_AttributeList_GetUint8(a, o->attr_ref[RT__ATTR_ASSERT], &u8) == OTF2_SUCCESS)
-        return u8;
-    return 0;
+    return has_attr(o, RT__ATTR_ASSERT) ? o->attr_val[RT__ATTR_ASSERT].uint8 : 0;
 }
 
 static OTF2_CallbackCode ev_rma_coll_end(CB_ARGS, OTF2_CollectiveOp op, OTF2_RmaSyncLevel level,
@@ -461,8 +479,8 @@ static OTF2_CallbackCode ev_rma_coll_end(CB_ARGS, OTF2_CollectiveOp op, OTF2_Rma
     otf2r *o = data;
     rt_event *ev = begin(o, RT_EV_RMA_COLL_END, t, pos, a);
     ev->comm = win;
-    set_op(o, ev, op, a);
-    ev->tag = rma_assert(o, a);
+    set_op(o, ev, op);
+    ev->tag = rma_assert(o);
     return done(o);
 }
 
@@ -474,8 +492,8 @@ static OTF2_CallbackCode ev_group_sync(CB_ARGS, OTF2_RmaSyncLevel level, OTF2_Rm
     ev->comm = win;
     const uint64_t *id = rt_hmap_get1(&o->group_id, group);
     ev->peer = id ? (int32_t)*id : RT_PEER_NONE;
-    set_op(o, ev, 0, a);
-    ev->tag = rma_assert(o, a);
+    set_op(o, ev, 0);
+    ev->tag = rma_assert(o);
     return done(o);
 }
 
@@ -487,7 +505,7 @@ static OTF2_CallbackCode ev_lock(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote, u
     ev->comm = win;
     ev->peer = peer_i32(remote, RT_PEER_ALL);
     ev->req = id;
-    set_op(o, ev, type, a);
+    set_op(o, ev, type);
     return done(o);
 }
 
@@ -507,7 +525,7 @@ static OTF2_CallbackCode ev_sync(CB_ARGS, OTF2_RmaWinRef win, uint32_t remote,
     rt_event *ev = begin(o, RT_EV_RMA_SYNC, t, pos, a);
     ev->comm = win;
     ev->peer = peer_i32(remote, RT_PEER_ALL);
-    set_op(o, ev, type, a);
+    set_op(o, ev, type);
     return done(o);
 }
 

@@ -9,8 +9,9 @@
 
 #include "rt__otf2.h"
 
-#define CALL_STACK 8        /* as in the writer */
-#define RT__OTF2R_BLOCK 256 /* events per block handed out (rt__reader_ops.next_block) */
+#define CALL_STACK 8          /* as in the writer */
+#define RT__OTF2R_BLOCK 256   /* events per block handed out (rt__reader_ops.next_block) */
+#define RT__OTF2R_ATTR_TAB 32 /* attribute refs below it are found in otf2r.attr_tab */
 
 typedef struct dgroup {
     uint32_t ref, type, flags, n;
@@ -84,6 +85,9 @@ typedef struct otf2r {
     uint64_t resolution, offset;
     uint64_t evt_chunk, def_chunk; /* the chunk sizes of the anchor file (checked) */
     uint32_t attr_ref[RT__ATTR_COUNT];
+    /* Which of our attributes (bits of RT__ATTR_*) an attribute ref below RT__OTF2R_ATTR_TAB
+     * is, kept with attr_ref by def_attribute: a record's attribute list is read in one pass. */
+    uint16_t attr_tab[RT__OTF2R_ATTR_TAB];
     uint32_t param_pending; /* ref of the parameter RT__OTF2_PARAM_PENDING, if defined */
     uint32_t param_peer;    /* ref of the parameter RT__OTF2_PARAM_PEER, if defined */
     uint32_t param_error;   /* ref of the parameter RT__OTF2_PARAM_ERROR, if defined */
@@ -94,10 +98,13 @@ typedef struct otf2r {
     uint32_t row_comm; /* comm and op of the last collective end: its rows' */
     uint8_t row_op;
     uint32_t prop_node, prop_module;
-    int ours;         /* written by retrace: the per-location event counts are exact */
-    int sizes;        /* the archive records element sizes (RT__ELEM_SIZES_PROPERTY) */
-    uint16_t esz;     /* the record's RT__ATTR_ESIZE, when esz_have */
-    uint8_t esz_have; /* reset by each record's event */
+    int ours;  /* written by retrace: the per-location event counts are exact */
+    int sizes; /* the archive records element sizes (RT__ELEM_SIZES_PROPERTY) */
+    /* The attributes of the record being read (begin): attr_have, the bits of RT__ATTR_* it
+     * carries with their type (the first of a ref, as OTF2's typed getters find it), and
+     * their values. */
+    uint32_t attr_have;
+    OTF2_AttributeValue attr_val[RT__ATTR_COUNT];
     int failed;
     /* ranks */
     uint64_t *rank_loc;     /* location ref of each rank's master thread */

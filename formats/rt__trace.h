@@ -88,7 +88,10 @@ static inline int rt__pending_step(rt__rank_state *st, uint64_t last_time, const
 /* For a next_block back end that builds its events as any reader would hand them to
  * next_checked (OTF2): checks n events of one rank (ev[0].rank), as rt_reader_next checks each
  * event of the other back ends, in one loop (rt_event_check, time order after the rank's last
- * event and after each other, rt__pending_step) and normalises them (rt_event_normalize).
+ * event and after each other, rt__pending_step). The back end hands them normalised: it sets
+ * only the fields of each event's kind, the rest 0 (rt_event_normalize would change nothing;
+ * the OTF2 callbacks, formats/otf2_revents.c, and unit.formats_otf2.test_otf2_attr_lists), so
+ * that the loop does not clear every event's eight fields again.
  * 0 when all pass; else < 0 with *ok the events that passed before the first that did not,
  * err its message without a place (the back end names the input and the record). *ok is n on
  * success. The rank's last time is left to the generic layer (next_block_checked). */

@@ -450,19 +450,6 @@ static int next_checked(rt_reader *r, rt_event *ev, rt_err *err)
     return 1;
 }
 
-/* rt_event_normalize, inline for the block loop below: the fields the kind does not use, 0. */
-static inline void normalize_fast(rt_event *ev, unsigned m)
-{
-    ev->comm = m & RT_FIELD_COMM ? ev->comm : 0;
-    ev->peer = m & RT_FIELD_PEER ? ev->peer : 0;
-    ev->tag = m & RT_FIELD_TAG ? ev->tag : 0;
-    ev->bytes = m & RT_FIELD_BYTES ? ev->bytes : 0;
-    ev->rbytes = m & RT_FIELD_RBYTES ? ev->rbytes : 0;
-    ev->contype = m & RT_FIELD_CONTYPE ? ev->contype : RT_CT_NONE;
-    ev->req = m & RT_FIELD_REQ ? ev->req : 0;
-    ev->op = m & RT_FIELD_OP ? ev->op : 0;
-}
-
 /* 1 when rt_event_check would pass ev without looking up a definition: a kind without a
  * communicator, connection type, op or request (enter and leave, most of a trace), of rank
  * (a world rank, checked), with a known call, named where the kind needs one. 0: ask
@@ -505,7 +492,6 @@ int rt__reader_check_block(rt_reader *r, rt_event *ev, size_t n, size_t *ok, rt_
             break;
         }
         last = x->time;
-        normalize_fast(x, m);
     }
     *ok = i;
     return rc;

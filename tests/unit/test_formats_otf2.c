@@ -469,13 +469,8 @@ static void write_other_archive(const char *dir, uint64_t resolution, uint64_t l
     assert_int_equal(OTF2_Archive_Close(a), OTF2_SUCCESS);
 }
 
-/* A 2-rank archive from another writer, written with OTF2 itself, with pending calls as
- * rt__otf2.h describes them: rank 1 enters MPI_Recv at 10, marks it pending (the parameter
- * retrace::pending, value 1) and waits for rank 0's message of tag 7. Rank 0 does the same
- * for tag 5 when shape is 0; else its records are another shape: 1 the mark at 10 after an
- * enter at 5, 2 a leave at 20 after the pending call, 3 the mark with value 2 (not a
- * pending call) and a leave at 20. */
-static void write_pending_archive(const char *dir, int shape)
+/* A new archive at dir, its event files open, for write_pending_archive and write_attr_archive. */
+static OTF2_Archive *open_two_ranks(const char *dir)
 {
     static const OTF2_FlushCallbacks flush = {.otf2_pre_flush = no_flush_record};
     remove_any(dir);
@@ -486,27 +481,25 @@ static void write_pending_archive(const char *dir, int shape)
     assert_int_equal(OTF2_Archive_SetFlushCallbacks(a, &flush, NULL), OTF2_SUCCESS);
     assert_int_equal(OTF2_Archive_SetSerialCollectiveCallbacks(a), OTF2_SUCCESS);
     assert_int_equal(OTF2_Archive_OpenEvtFiles(a), OTF2_SUCCESS);
-    uint64_t nevents[2];
-    for (uint64_t r = 0; r < 2; r++) {
-        OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, r);
-        int s = r ? 0 : shape;
-        assert_int_equal(OTF2_EvtWriter_Enter(w, NULL, s == 1 ? 5 : 10, 0), OTF2_SUCCESS);
-        assert_int_equal(OTF2_EvtWriter_ParameterUnsignedInt(w, NULL, 10, 0, s == 3 ? 2 : 1),
-                         OTF2_SUCCESS);
-        if (s != 3)
-            assert_int_equal(OTF2_EvtWriter_MpiRecv(w, NULL, 10, 1 - r, 0, r ? 7 : 5, 0),
-                             OTF2_SUCCESS);
-        if (s >= 2)
-            assert_int_equal(OTF2_EvtWriter_Leave(w, NULL, 20, 0), OTF2_SUCCESS);
-        assert_int_equal(OTF2_EvtWriter_GetNumberOfEvents(w, &nevents[r]), OTF2_SUCCESS);
-        assert_int_equal(OTF2_Archive_CloseEvtWriter(a, w), OTF2_SUCCESS);
-    }
+    return a;
+}
+
+/* Their global definitions, and the archive closed: region 0 MPI_Recv, parameter 0
+ * retrace::pending, ranks 0 and 1 (nevents records each) in MPI_COMM_WORLD (comm 0); with
+ * attrs, the attributes retrace::contype (ref 0) and another (ref 1), both uint8. */
+static void close_two_ranks(OTF2_Archive *a, const uint64_t nevents[2], int attrs)
+{
     assert_int_equal(OTF2_Archive_CloseEvtFiles(a), OTF2_SUCCESS);
     OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(a);
-    static const char *const str[] = {"", "MPI_Recv", "retrace::pending", "node", "MPI Rank"};
+    static const char *const str[] = {"",         "MPI_Recv",         "retrace::pending", "node",
+                                      "MPI Rank", "retrace::contype", "another"};
     OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, 0, 20, OTF2_UNDEFINED_TIMESTAMP);
-    for (uint32_t i = 0; i < 5; i++)
+    for (uint32_t i = 0; i < (attrs ? 7u : 5u); i++)
         OTF2_GlobalDefWriter_WriteString(g, i, str[i]);
+    if (attrs) {
+        OTF2_GlobalDefWriter_WriteAttribute(g, 0, 5, 0, OTF2_TYPE_UINT8);
+        OTF2_GlobalDefWriter_WriteAttribute(g, 1, 6, 0, OTF2_TYPE_UINT8);
+    }
     OTF2_GlobalDefWriter_WriteRegion(g, 0, 1, 1, 0, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI,
                                      OTF2_REGION_FLAG_NONE, 0, 0, 0);
     OTF2_GlobalDefWriter_WriteParameter(g, 0, 2, OTF2_PARAMETER_TYPE_UINT64);
@@ -523,6 +516,33 @@ static void write_pending_archive(const char *dir, int shape)
                                     OTF2_GROUP_FLAG_NONE, 2, both);
     OTF2_GlobalDefWriter_WriteComm(g, 0, 0, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
     assert_int_equal(OTF2_Archive_Close(a), OTF2_SUCCESS);
+}
+
+/* A 2-rank archive from another writer, written with OTF2 itself, with pending calls as
+ * rt__otf2.h describes them: rank 1 enters MPI_Recv at 10, marks it pending (the parameter
+ * retrace::pending, value 1) and waits for rank 0's message of tag 7. Rank 0 does the same
+ * for tag 5 when shape is 0; else its records are another shape: 1 the mark at 10 after an
+ * enter at 5, 2 a leave at 20 after the pending call, 3 the mark with value 2 (not a
+ * pending call) and a leave at 20. */
+static void write_pending_archive(const char *dir, int shape)
+{
+    OTF2_Archive *a = open_two_ranks(dir);
+    uint64_t nevents[2];
+    for (uint64_t r = 0; r < 2; r++) {
+        OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, r);
+        int s = r ? 0 : shape;
+        assert_int_equal(OTF2_EvtWriter_Enter(w, NULL, s == 1 ? 5 : 10, 0), OTF2_SUCCESS);
+        assert_int_equal(OTF2_EvtWriter_ParameterUnsignedInt(w, NULL, 10, 0, s == 3 ? 2 : 1),
+                         OTF2_SUCCESS);
+        if (s != 3)
+            assert_int_equal(OTF2_EvtWriter_MpiRecv(w, NULL, 10, 1 - r, 0, r ? 7 : 5, 0),
+                             OTF2_SUCCESS);
+        if (s >= 2)
+            assert_int_equal(OTF2_EvtWriter_Leave(w, NULL, 20, 0), OTF2_SUCCESS);
+        assert_int_equal(OTF2_EvtWriter_GetNumberOfEvents(w, &nevents[r]), OTF2_SUCCESS);
+        assert_int_equal(OTF2_Archive_CloseEvtWriter(a, w), OTF2_SUCCESS);
+    }
+    close_two_ranks(a, nevents, 0);
 }
 
 /* Pending calls in an archive of another writer: read back as PENDING and their operations;
@@ -567,6 +587,57 @@ static void test_otf2_pending(void **state)
     assert_int_equal(l.ev[0].kind, RT_EV_ENTER);
     assert_int_equal(l.ev[1].kind, RT_EV_LEAVE);
     assert_int_equal(l.ev[1].time, 20);
+    unload(&l);
+}
+
+/* An archive of another writer whose records carry attribute lists: on each rank an enter of
+ * MPI_Recv, the pending-call parameter with our contype attribute (a kind without a connection
+ * type: the reader must drop it, as it hands its events normalised, rt__reader_check_block),
+ * and the receive with another attribute before ours, contype 3 as uint8 on rank 0 and as
+ * uint32 on rank 1 (the wrong type: read as absent, as OTF2's typed getters would). */
+static void write_attr_archive(const char *dir)
+{
+    OTF2_Archive *a = open_two_ranks(dir);
+    uint64_t nevents[2];
+    for (uint64_t r = 0; r < 2; r++) {
+        OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, r);
+        OTF2_AttributeList *pending = OTF2_AttributeList_New(), *recv = OTF2_AttributeList_New();
+        assert_non_null(pending);
+        assert_non_null(recv);
+        assert_int_equal(OTF2_AttributeList_AddUint8(pending, 0, RT_CT_SHM), OTF2_SUCCESS);
+        assert_int_equal(OTF2_AttributeList_AddUint8(recv, 1, 9), OTF2_SUCCESS);
+        assert_int_equal(r ? OTF2_AttributeList_AddUint32(recv, 0, RT_CT_NET)
+                           : OTF2_AttributeList_AddUint8(recv, 0, RT_CT_NET),
+                         OTF2_SUCCESS);
+        assert_int_equal(OTF2_EvtWriter_Enter(w, NULL, 10, 0), OTF2_SUCCESS);
+        assert_int_equal(OTF2_EvtWriter_ParameterUnsignedInt(w, pending, 10, 0, 1), OTF2_SUCCESS);
+        assert_int_equal(OTF2_EvtWriter_MpiRecv(w, recv, 10, 1 - r, 0, 5, 8), OTF2_SUCCESS);
+        assert_int_equal(OTF2_EvtWriter_GetNumberOfEvents(w, &nevents[r]), OTF2_SUCCESS);
+        assert_int_equal(OTF2_Archive_CloseEvtWriter(a, w), OTF2_SUCCESS);
+        OTF2_AttributeList_Delete(pending);
+        OTF2_AttributeList_Delete(recv);
+    }
+    close_two_ranks(a, nevents, 1);
+}
+
+static void test_otf2_attr_lists(void **state)
+{
+    (void)state;
+    const char *dir = rt_test_tmp_path("attr-lists");
+    write_attr_archive(dir);
+    loaded l;
+    rt_err err;
+    if (load(dir, &l, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(l.n, 6);
+    for (uint32_t r = 0; r < 2; r++) {
+        const rt_event *e = &l.ev[3 * r];
+        assert_int_equal(e[1].kind, RT_EV_PENDING);
+        assert_int_equal(e[1].contype, RT_CT_NONE);
+        assert_int_equal(e[2].kind, RT_EV_RECV);
+        assert_int_equal(e[2].bytes, 8);
+        assert_int_equal(e[2].contype, r ? RT_CT_NONE : RT_CT_NET);
+    }
     unload(&l);
 }
 
@@ -830,6 +901,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_otf2_parts),
         cmocka_unit_test(test_esize_roundtrip),
         cmocka_unit_test(test_thread_roundtrip),
+        cmocka_unit_test(test_otf2_attr_lists),
     };
     return rt_test_main("formats_otf2", tests, argc, argv);
 }
