@@ -213,10 +213,7 @@ static int keep_xfer(chk_dyn *k, const rt_defs *defs, dyn_win *w, uint64_t disp)
 {
     const rt_event *o = &w->pend;
     w->has_pend = 0;
-    /* a get reads rbytes; an atomic with a result touches as many bytes as the result holds (its
-     * origin may be ignored: MPI_NO_OP) */
-    uint64_t n = o->kind == RT_EV_RMA_GET || (o->kind == RT_EV_RMA_ATOMIC && o->rbytes) ? o->rbytes
-                                                                                        : o->bytes;
+    uint64_t n = chk_target_bytes(o->kind, o->bytes, o->rbytes);
     const rt_win_def *wd = rt_defs_win(defs, o->comm);
     const rt_comm_def *cd = wd ? rt_defs_comm(defs, wd->comm) : NULL;
     /* Nothing touched, a target the trace does not resolve, or address 0 (MPI_BOTTOM): there the

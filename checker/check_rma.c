@@ -108,10 +108,7 @@ static int conf_keep(chk_conf *k, conf_win *w, uint64_t disp, unsigned redop)
 {
     conf_op *o = &w->pend;
     w->has_pend = 0;
-    /* a get reads rbytes; an atomic with a result (Get_accumulate, Fetch_and_op, Compare_and_swap)
-     * touches as many bytes as its result holds: its origin may be ignored (MPI_NO_OP) */
-    uint64_t n = o->kind == RT_EV_RMA_GET || (o->kind == RT_EV_RMA_ATOMIC && o->rbytes) ? o->rbytes
-                                                                                        : o->bytes;
+    uint64_t n = chk_target_bytes(o->kind, o->bytes, o->rbytes);
     if (n == 0 || (!o->local && w->nfence == 0))
         return 0; /* touches nothing, or outside any epoch (an rma-epoch finding) */
     if (k->nops >= CONF_MAX_OPS) {

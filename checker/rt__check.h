@@ -50,6 +50,14 @@ static inline int chk_on(const chk *c, unsigned cls)
 int chk_find(chk *c, unsigned cls, const char *ranks, const char *where, const char *calls,
              const char *why);
 
+/* The bytes an RMA transfer of this kind touches at its target (rt_event.h, RMA_TARGET): a get
+ * reads rbytes; an atomic with a result (Get_accumulate, Fetch_and_op, Compare_and_swap) as many
+ * as its result holds, its origin may be ignored (MPI_NO_OP); a put or an accumulate bytes. */
+static inline uint64_t chk_target_bytes(unsigned kind, uint64_t bytes, uint64_t rbytes)
+{
+    return kind == RT_EV_RMA_GET || (kind == RT_EV_RMA_ATOMIC && rbytes) ? rbytes : bytes;
+}
+
 /* ---- the passes ---------------------------------------------------------------------------- */
 
 /* How a rank's run went, as far as the streaming pass has read. */
