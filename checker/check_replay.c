@@ -90,8 +90,13 @@ static int recorded_hang(chk *c, const rt_sim_result *res)
 /* A run that completed: would it without buffering? Not asked when operations were left out
  * (a send whose receive is gone would wait for ever), when a rank's threads are merged into
  * one timeline (the engine would run their calls one after the other). The replay with
- * synchronous sends comes first: only when it deadlocks is the run replayed as it is, and
- * when that does not complete either, the engine cannot follow the run (a note, no finding). */
+ * synchronous sends comes first, its wildcard receives matched freely (what such a run would
+ * do: the order the run recorded may be one that only buffering allows). A deadlock there may
+ * come from a wildcard that got another message than in the run and so left the path the
+ * trace describes (a later receive naming the sender the run got waits for ever): only when
+ * the same replay with the wildcards matched as recorded deadlocks too is it the buffering,
+ * and only when the run replays as it is (recorded matching, sends as MPI ran them): when
+ * that does not complete, the engine cannot follow the run (a note, no finding). */
 static int buffering(chk *c, const rt_sim_trace *t, rt_err *err)
 {
     const rt_sim_trace_end *end = rt_sim_trace_end_of(t);
@@ -110,8 +115,14 @@ static int buffering(chk *c, const rt_sim_trace *t, rt_err *err)
     config(&cfg, t);
     cfg.free_wildcards = 1; /* matched as they would be then, not as recorded */
     cfg.sync_sends = 1;
-    rt_sim_result res, as_is;
-    int rc = rt_sim_run(t, &cfg, &res, err);
+    rt_sim_result freely, res, as_is;
+    int rc = rt_sim_run(t, &cfg, &freely, err);
+    int deadlock = rc == 0 && !freely.completed && freely.hang.outcome == RT_SIM_DEADLOCK;
+    rt_sim_result_free(&freely);
+    if (!deadlock)
+        return rc;
+    cfg.free_wildcards = 0; /* the path the trace describes */
+    rc = rt_sim_run(t, &cfg, &res, err);
     if (rc < 0 || res.completed || res.hang.outcome != RT_SIM_DEADLOCK) {
         rt_sim_result_free(&res);
         return rc;

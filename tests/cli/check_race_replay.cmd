@@ -1,0 +1,2 @@
+check
+$DATA/check_race_replay.csv
