@@ -25,8 +25,9 @@
 #include "rt_vec.h"
 
 /* Transfers to dynamic windows kept at most (88 bytes each), and regions attached (88 bytes
- * each); past either, the rest are counted and a note says so (past the regions, no transfer is
- * compared: a region left out would make findings of correct transfers). */
+ * each); past either, the rest are counted and a note says so. Past the regions, no transfer is
+ * compared (a region left out would make findings of correct transfers), and no later attach or
+ * detach is checked (the detach of a region left out would look like no region's base). */
 #define DYN_MAX_XFERS (1u << 20)
 #define DYN_MAX_REGIONS (1u << 21)
 /* Regions a rank holds attached to one window at once, compared with its next attach or
@@ -69,7 +70,7 @@ struct chk_dyn {
     dyn_xfer *xfers;
     size_t nxfers, xfers_room;
     uint64_t dropped;         /* transfers past DYN_MAX_XFERS */
-    uint64_t dropped_regions; /* regions past DYN_MAX_REGIONS */
+    uint64_t dropped_regions; /* attaches and detaches from the first past DYN_MAX_REGIONS */
     int any_attach;           /* the trace records MPI_Win_attach at all */
     uint64_t unchecked;       /* attaches and detaches past DYN_MAX_ALIVE */
 };
@@ -174,6 +175,10 @@ static int attach_event(chk *c, chk_dyn *k, dyn_win *w, const rt_event *ev)
                               "only dynamic windows take attached memory"
                             : "MPI_Win_detach on a window not made by MPI_Win_create_dynamic: "
                               "only dynamic windows take attached memory");
+    if (k->dropped_regions) { /* past DYN_MAX_REGIONS: nothing more is compared */
+        k->dropped_regions++;
+        return 0;
+    }
     if (w->overflow) {
         k->unchecked++;
         if (ev->op == RT_WATTACH_DETACH)
@@ -193,6 +198,7 @@ static int attach_event(chk *c, chk_dyn *k, dyn_win *w, const rt_event *ev)
         uint32_t i = alive_at(k, w, ev->req, hi);
         if (i != UINT32_MAX) {
             const dyn_region *r = &k->regions[w->alive[i]];
+            rt_event before = r->attach; /* keep_region may move k->regions */
             char why[256];
             uint64_t from = r->lo > ev->req ? r->lo : ev->req, to = r->hi < hi ? r->hi : hi;
             snprintf(why, sizeof why,
@@ -200,9 +206,10 @@ static int attach_event(chk *c, chk_dyn *k, dyn_win *w, const rt_event *ev)
                      " bytes attached before and not detached (%" PRIu64
                      " bytes shared): the regions of a window may not overlap",
                      r->hi - r->lo, to - from);
-            /* MPI took it all the same: its bytes are window memory for the transfers */
-            int rc = keep_region(k, w, ev, hi, 0);
-            return rc ? rc : find_one(c, ev, &r->attach, why);
+            /* MPI took it all the same: its bytes are window memory for the transfers, and its
+             * base may be detached (MPICH 4.0.2 does) */
+            int rc = keep_region(k, w, ev, hi, 1);
+            return rc ? rc : find_one(c, ev, &before, why);
         }
     }
     return keep_region(k, w, ev, hi, 1);
@@ -357,18 +364,18 @@ static int covered(const chk_dyn *k, const dyn_xfer *x, uint64_t *gap, int *any)
 int chk_dyn_report(chk *c, chk_dyn *k)
 {
     int rc = 0;
-    if (k->dropped_regions || !k->any_attach) {
-        if (k->nxfers)
-            rc = chk_note(c,
-                          k->any_attach
-                              ? "rma-epoch: transfers to dynamic windows not compared with the "
-                                "memory attached: more than %u regions attached"
-                              : "rma-epoch: transfers to dynamic windows not compared with the "
-                                "memory attached: the trace records no MPI_Win_attach (a trace "
-                                "of another tool, or of retrace before it)",
-                          DYN_MAX_REGIONS);
+    if (k->dropped_regions)
+        rc = chk_note(c,
+                      "rma-epoch: more than %u regions attached to dynamic windows: the %" PRIu64
+                      " Win_attach and Win_detach calls from there on not checked, and no "
+                      "transfer to a dynamic window compared with the memory attached",
+                      DYN_MAX_REGIONS, k->dropped_regions);
+    else if (!k->any_attach && k->nxfers)
+        rc = chk_note(c, "rma-epoch: transfers to dynamic windows not compared with the memory "
+                         "attached: the trace records no MPI_Win_attach (a trace of another "
+                         "tool, or of retrace before it)");
+    if (k->dropped_regions || !k->any_attach)
         k->nxfers = 0;
-    }
     merge_regions(k);
     for (size_t i = 0; !rc && i < k->nxfers; i++) {
         const dyn_xfer *x = &k->xfers[i];

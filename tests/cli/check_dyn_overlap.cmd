@@ -1,0 +1,2 @@
+check
+$DATA/check_dyn_overlap.csv
