@@ -16,6 +16,7 @@
 
 #include <otf2/otf2.h>
 
+#include "rt__otf2.h"
 #include "test_formats.h"
 
 /* The first len - 1 bytes of the file at path, NUL-terminated, into text. */
@@ -641,6 +642,37 @@ static void test_otf2_attr_lists(void **state)
     unload(&l);
 }
 
+/* The op of a collective end from OTF2's op alone (no op attribute, as in Score-P's archives;
+ * a table by OTF2 op): each of ours but the neighbourhood collectives, which OTF2 3.0 lacks,
+ * comes back; those come back as the op they are written as; anything else is a barrier. */
+static void test_otf2_default_coll_op(void **state)
+{
+    (void)state;
+    const unsigned kinds[] = {RT_EV_COLL_END, RT_EV_NBC_COMPLETE, RT_EV_RMA_COLL_END};
+    const unsigned as[][2] = {{RT_COLL_NEIGHBOR_ALLGATHER, RT_COLL_ALLGATHER},
+                              {RT_COLL_NEIGHBOR_ALLGATHERV, RT_COLL_ALLGATHERV},
+                              {RT_COLL_NEIGHBOR_ALLTOALL, RT_COLL_ALLTOALL},
+                              {RT_COLL_NEIGHBOR_ALLTOALLV, RT_COLL_ALLTOALLV},
+                              {RT_COLL_NEIGHBOR_ALLTOALLW, RT_COLL_ALLTOALLW}};
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        for (unsigned op = 0; op < RT_COLL_COUNT; op++) {
+            unsigned want = op;
+            for (size_t i = 0; i < sizeof as / sizeof *as; i++)
+                if (as[i][0] == op)
+                    want = as[i][1];
+            unsigned v = (unsigned)rt__otf2_coll_op(op);
+            assert_int_equal(rt__otf2_default_op(kinds[k], v, RT_FN_NONE), want);
+        }
+        for (unsigned v = 0; v < 300; v++) { /* values no op of ours is written as */
+            unsigned op = 0;
+            while (op < RT_COLL_COUNT && (unsigned)rt__otf2_coll_op(op) != v)
+                op++;
+            if (op == RT_COLL_COUNT)
+                assert_int_equal(rt__otf2_default_op(kinds[k], v, RT_FN_NONE), RT_COLL_BARRIER);
+        }
+    }
+}
+
 /* Refs anything but dense: the reader keeps them in maps. It used to grow a table up to each
  * ref (fuzz_otf2_defs: one string of ref 2^27 took 1 GiB; 4000000000 cannot be had). */
 static void test_otf2_huge_refs(void **state)
@@ -902,6 +934,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_esize_roundtrip),
         cmocka_unit_test(test_thread_roundtrip),
         cmocka_unit_test(test_otf2_attr_lists),
+        cmocka_unit_test(test_otf2_default_coll_op),
     };
     return rt_test_main("formats_otf2", tests, argc, argv);
 }
