@@ -134,6 +134,13 @@ static int on_event(void *ctx, const rt_event *ev)
     return rc;
 }
 
+/* Without alternatives to compare, the messages of a block of events in one loop. */
+static int on_events(void *ctx, const rt_event *ev, size_t n)
+{
+    gw_pass *g = ctx;
+    return rt_an_msgs_block(g->ms, &g->o->level, ev, n, on_msg, g, &g->res->notes);
+}
+
 /* ---- tables ---------------------------------------------------------------------------------- */
 
 static char *pct(char *buf, size_t len, rt_u128 part, rt_u128 whole)
@@ -421,6 +428,7 @@ int rt_an_gateways(const char *path, const rt_an_gw_opts *o, rt_an_gw_result *re
     g->res = res;
     rt_an_pass pass = {.setup = setup,
                        .event = on_event,
+                       .events = o->nchoices ? NULL : on_events,
                        .end = end,
                        .finish = finish,
                        .ctx = g,
