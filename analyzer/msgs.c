@@ -437,8 +437,25 @@ static int collective(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, 
         e.m.contype = RT_CT_NONE;
         return fn(ctx, &e.m);
     }
-    const rt_comm_def *c = rt_defs_comm(ms->defs, ev->comm);
     int neighbor = rt_coll_is_neighbor(ev->op);
+    /* Wire level: the messages kept from the rank's last call with the same key, before any
+     * lookup (a call that was kept passed them all, and the definitions do not change). */
+    unsigned alg = l->alg[ev->op] == RT_AN_ALG_TRACE ? ms->trace_alg : l->alg[ev->op];
+    if (l->level != RT_AN_CALL && !neighbor && !sblk && !rblk && alg <= UINT8_MAX) {
+        sched_key key = {.bytes = ev->bytes,
+                         .rbytes = ev->rbytes,
+                         .rank = ev->rank,
+                         .comm = ev->comm,
+                         .root = ev->peer,
+                         .op = ev->op,
+                         .alg = (uint8_t)alg,
+                         .esize = ev->esize,
+                         .resize = ev->resize};
+        e.rec = sched_find(ms, &key);
+        if (e.rec && e.rec->valid)
+            return sched_replay(e.rec, &e, notes);
+    }
+    const rt_comm_def *c = rt_defs_comm(ms->defs, ev->comm);
     const rt_nbr_def *nb = c && neighbor ? rt_defs_nbrs(ms->defs, ev->comm, ev->rank) : NULL;
     if (!c || (c->flags & RT_COMM_IS_INTER) || (neighbor && !nb)) {
         notes->unexpanded++;
@@ -471,20 +488,6 @@ static int collective(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, 
                          .esize = rt_coll_event_esize(ev->esize, ev->resize)};
     int approx = 0;
     rt_err err;
-    unsigned alg = l->alg[ev->op] == RT_AN_ALG_TRACE ? ms->trace_alg : l->alg[ev->op];
-    sched_key key = {.bytes = ev->bytes,
-                     .rbytes = ev->rbytes,
-                     .rank = ev->rank,
-                     .comm = ev->comm,
-                     .root = ev->peer,
-                     .op = ev->op,
-                     .alg = (uint8_t)alg,
-                     .esize = ev->esize,
-                     .resize = ev->resize};
-    if (!sblk && !rblk && !nb && alg <= UINT8_MAX)
-        e.rec = sched_find(ms, &key);
-    if (e.rec && e.rec->valid)
-        return sched_replay(e.rec, &e, notes);
     int rc = rt_coll_schedule(alg, &call, on_step, &e, &approx, &err);
     int unexpanded = 0;
     if (rc == -RT_E_INVAL) { /* an algorithm that does not fit this call: MPICH's choice */
