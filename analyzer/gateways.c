@@ -96,13 +96,13 @@ static int on_msg(void *ctx, const rt_an_msg *m)
     size_t cell = (size_t)g->mod_index[m->src] * g->nmod + g->mod_index[m->dst];
     g->mat_bytes[cell] += x.bytes;
     g->mat_msgs[cell] += m->count;
-    add(&g->total, &x);
+    /* total and alt[0] are the sums of call and op, added up at the end (sum_up) */
     if (m->call < RT_FN_COUNT)
         add(&g->call[m->call], &x);
-    if (m->origin == RT_AN_COLL) {
+    else
+        add(&g->total, &x);
+    if (m->origin == RT_AN_COLL)
         add(&g->op[m->op], &x);
-        add(&g->alt[0], &x);
-    }
     const rt_comm_def *c = rt_defs_comm(g->defs, m->comm);
     if (c)
         add(&g->comm[c - g->defs->comms], &x);
@@ -132,6 +132,13 @@ static int on_event(void *ctx, const rt_event *ev)
         rc = rt_an_msgs_of(g->alt_ms[i], &l, ev, on_alt_msg, g, NULL); /* notes: the tables' */
     }
     return rc;
+}
+
+/* Without alternatives to compare, the messages of a block of events in one loop. */
+static int on_events(void *ctx, const rt_event *ev, size_t n)
+{
+    gw_pass *g = ctx;
+    return rt_an_msgs_block(g->ms, &g->o->level, ev, n, on_msg, g, &g->res->notes);
 }
 
 /* ---- tables ---------------------------------------------------------------------------------- */
@@ -319,6 +326,16 @@ static int build_tables(gw_pass *g, const char *level)
 }
 
 /* After the last event: the v and w collectives still waiting for their rows. */
+/* The totals on_msg leaves out: all messages (the sum per call, plus any of no call), and the
+ * collectives' at the tables' choice, alt[0] (the sum per op). Once per state, at its end. */
+static void sum_up(gw_pass *g)
+{
+    for (unsigned i = 0; i < RT_FN_COUNT; i++)
+        add(&g->total, &g->call[i]);
+    for (unsigned i = 0; i < RT_COLL_COUNT; i++)
+        add(&g->alt[0], &g->op[i]);
+}
+
 static int end(void *ctx)
 {
     gw_pass *g = ctx;
@@ -329,6 +346,8 @@ static int end(void *ctx)
         g->cur_alt = i + 1;
         rc = rt_an_msgs_flush(g->alt_ms[i], &l, on_alt_msg, g, NULL);
     }
+    if (!rc)
+        sum_up(g);
     return rc;
 }
 
@@ -421,6 +440,7 @@ int rt_an_gateways(const char *path, const rt_an_gw_opts *o, rt_an_gw_result *re
     g->res = res;
     rt_an_pass pass = {.setup = setup,
                        .event = on_event,
+                       .events = o->nchoices ? NULL : on_events,
                        .end = end,
                        .finish = finish,
                        .ctx = g,

@@ -58,6 +58,12 @@ static int on_event(void *ctx, const rt_event *ev)
     return rt_an_msgs_of(h->ms, &h->o->level, ev, on_msg, h, &h->res->notes);
 }
 
+static int on_events(void *ctx, const rt_event *ev, size_t n)
+{
+    hist_pass *h = ctx;
+    return rt_an_msgs_block(h->ms, &h->o->level, ev, n, on_msg, h, &h->res->notes);
+}
+
 /* After the last event: the v and w collectives still waiting for their rows. */
 static int end(void *ctx)
 {
@@ -216,6 +222,7 @@ int rt_an_hist(const char *path, const rt_an_hist_opts *o, rt_an_hist_result *re
     hist_pass h = {.o = o, .res = res};
     rt_an_pass pass = {.setup = setup,
                        .event = on_event,
+                       .events = on_events,
                        .end = end,
                        .ctx = &h,
                        .fork = fork_part,

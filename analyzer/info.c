@@ -141,6 +141,14 @@ static int on_event(void *ctx, const rt_event *ev)
     return 0;
 }
 
+static int on_events(void *ctx, const rt_event *ev, size_t n)
+{
+    rt_an_info_result *in = ((info_pass *)ctx)->in;
+    for (size_t i = 0; i < n; i++)
+        account(in, &ev[i]);
+    return 0;
+}
+
 /* The counts of the definitions, as they are at the end. */
 static int finish(void *ctx, rt_err *err)
 {
@@ -206,6 +214,7 @@ int rt_an_info(const char *path, unsigned threads, rt_an_info_result *in, rt_err
     info_pass p = {.in = in};
     rt_an_pass pass = {.setup = setup,
                        .event = on_event,
+                       .events = on_events,
                        .finish = finish,
                        .ctx = &p,
                        .fork = fork_part,

@@ -28,6 +28,35 @@ typedef struct held {
     uint8_t rows;  /* rows came (the blocks missing from them are 0) */
 } held;
 
+/* Wire level: the messages of a collective's schedule, kept by rank (rank % SCHED_WAYS) for
+ * the next call with the same key, which gives the same messages: a trace repeats its
+ * collectives, and its reader hands out one rank's events after another, so that running
+ * the schedule again (a few hundred instructions a message) is mostly avoided. A schedule of
+ * more than SCHED_MSGS messages is not kept. Memory: fixed, allocated at the first one. */
+#define SCHED_WAYS 64u
+#define SCHED_MSGS 32u
+
+/* What a collective's schedule depends on, besides the definitions and the level, which
+ * one rt_an_msgs keeps (only calls without per-peer blocks or neighbour lists are kept). */
+typedef struct sched_key {
+    uint64_t bytes, rbytes;
+    uint32_t rank, comm;
+    int32_t root;
+    uint8_t op, alg, esize, resize;
+} sched_key;
+
+typedef struct sched_entry {
+    sched_key key;
+    uint8_t valid;
+    uint8_t approx, unexpanded; /* what the call added to the notes */
+    uint32_t n;                 /* messages, up to SCHED_MSGS kept; more: not kept */
+    struct {
+        uint64_t bytes;
+        uint32_t dst;
+        uint8_t contype;
+    } msg[SCHED_MSGS];
+} sched_entry;
+
 struct rt_an_msgs {
     const rt_defs *defs; /* the reader's: gone once the pass ends */
     unsigned trace_alg;  /* what RT_AN_ALG_TRACE stands for on this trace */
@@ -36,7 +65,8 @@ struct rt_an_msgs {
     uint8_t *in_ops; /* per rank: rt_pending_op */
     held *held;      /* per rank */
     uint32_t nranks;
-    uint32_t nheld; /* ranks with a collective held: most events need no look at theirs */
+    uint32_t nheld;     /* ranks with a collective held: most events need no look at theirs */
+    sched_entry *sched; /* SCHED_WAYS of them, NULL until a schedule runs */
 };
 
 void rt_an_level_default(rt_an_level *l)
@@ -100,6 +130,7 @@ void rt_an_msgs_free(rt_an_msgs *ms)
     for (uint32_t r = 0; r < ms->nranks; r++)
         free(ms->held[r].blk);
     free(ms->held);
+    free(ms->sched);
     free(ms);
 }
 
@@ -200,6 +231,7 @@ typedef struct emitter {
     rt_an_msg m; /* the fields every message of this call shares */
     rt_an_msg_fn fn;
     void *ctx;
+    sched_entry *rec; /* the schedule's messages are kept there (wire level), or NULL */
 } emitter;
 
 static int send_to(emitter *e, uint32_t peer, uint64_t bytes)
@@ -208,6 +240,14 @@ static int send_to(emitter *e, uint32_t peer, uint64_t bytes)
     e->m.bytes = bytes;
     e->m.count = 1;
     e->m.contype = (uint8_t)rt_an_contype(e->ms->defs, e->m.src, e->m.dst);
+    sched_entry *s = e->rec;
+    if (s && s->n < SCHED_MSGS) {
+        s->msg[s->n].bytes = bytes;
+        s->msg[s->n].dst = e->m.dst;
+        s->msg[s->n].contype = e->m.contype;
+    }
+    if (s)
+        s->n += s->n <= SCHED_MSGS; /* SCHED_MSGS + 1: too many to keep */
     return e->fn(e->ctx, &e->m);
 }
 
@@ -333,6 +373,45 @@ static int logical_flows(emitter *e, const rt_event *ev, uint32_t me, uint32_t p
     return rc;
 }
 
+static int same_key(const sched_key *a, const sched_key *b)
+{
+    return a->bytes == b->bytes && a->rbytes == b->rbytes && a->rank == b->rank &&
+           a->comm == b->comm && a->root == b->root && a->op == b->op && a->alg == b->alg &&
+           a->esize == b->esize && a->resize == b->resize;
+}
+
+/* The entry of key's rank: valid when it holds key's messages, else emptied for them to be
+ * kept (NULL when out of memory: the schedule then runs, kept nowhere). */
+static sched_entry *sched_find(rt_an_msgs *ms, const sched_key *key)
+{
+    if (!ms->sched && !(ms->sched = calloc(SCHED_WAYS, sizeof *ms->sched)))
+        return NULL;
+    sched_entry *s = &ms->sched[key->rank % SCHED_WAYS];
+    if (s->valid && same_key(&s->key, key))
+        return s;
+    s->key = *key;
+    s->valid = 0;
+    s->n = 0;
+    return s;
+}
+
+/* The kept messages of a collective, through e's fn as send_to gave them, and its notes. */
+static int sched_replay(const sched_entry *s, emitter *e, rt_an_notes *notes)
+{
+    for (uint32_t i = 0; i < s->n; i++) {
+        e->m.dst = s->msg[i].dst;
+        e->m.bytes = s->msg[i].bytes;
+        e->m.count = 1;
+        e->m.contype = s->msg[i].contype;
+        int rc = e->fn(e->ctx, &e->m);
+        if (rc)
+            return rc;
+    }
+    notes->unexpanded += s->unexpanded;
+    notes->approx += s->approx;
+    return 0;
+}
+
 /* The messages of one collective; sblk and rblk: its per-peer counts (rt_coll_call), NULL
  * when the trace has none. */
 static int collective(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_an_msg_fn fn,
@@ -358,8 +437,25 @@ static int collective(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, 
         e.m.contype = RT_CT_NONE;
         return fn(ctx, &e.m);
     }
-    const rt_comm_def *c = rt_defs_comm(ms->defs, ev->comm);
     int neighbor = rt_coll_is_neighbor(ev->op);
+    /* Wire level: the messages kept from the rank's last call with the same key, before any
+     * lookup (a call that was kept passed them all, and the definitions do not change). */
+    unsigned alg = l->alg[ev->op] == RT_AN_ALG_TRACE ? ms->trace_alg : l->alg[ev->op];
+    if (l->level != RT_AN_CALL && !neighbor && !sblk && !rblk && alg <= UINT8_MAX) {
+        sched_key key = {.bytes = ev->bytes,
+                         .rbytes = ev->rbytes,
+                         .rank = ev->rank,
+                         .comm = ev->comm,
+                         .root = ev->peer,
+                         .op = ev->op,
+                         .alg = (uint8_t)alg,
+                         .esize = ev->esize,
+                         .resize = ev->resize};
+        e.rec = sched_find(ms, &key);
+        if (e.rec && e.rec->valid)
+            return sched_replay(e.rec, &e, notes);
+    }
+    const rt_comm_def *c = rt_defs_comm(ms->defs, ev->comm);
     const rt_nbr_def *nb = c && neighbor ? rt_defs_nbrs(ms->defs, ev->comm, ev->rank) : NULL;
     if (!c || (c->flags & RT_COMM_IS_INTER) || (neighbor && !nb)) {
         notes->unexpanded++;
@@ -392,16 +488,22 @@ static int collective(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, 
                          .esize = rt_coll_event_esize(ev->esize, ev->resize)};
     int approx = 0;
     rt_err err;
-    unsigned alg = l->alg[ev->op] == RT_AN_ALG_TRACE ? ms->trace_alg : l->alg[ev->op];
     int rc = rt_coll_schedule(alg, &call, on_step, &e, &approx, &err);
+    int unexpanded = 0;
     if (rc == -RT_E_INVAL) { /* an algorithm that does not fit this call: MPICH's choice */
         rc = rt_coll_schedule(RT_ALG_MPICH, &call, on_step, &e, &approx, &err);
         if (rc == -RT_E_INVAL) {
-            notes->unexpanded++;
-            return 0;
+            unexpanded = 1;
+            rc = 0;
         }
     }
-    notes->approx += approx != 0;
+    notes->unexpanded += unexpanded;
+    notes->approx += !unexpanded && approx != 0;
+    if (e.rec && !rc && e.rec->n <= SCHED_MSGS) {
+        e.rec->approx = !unexpanded && approx != 0;
+        e.rec->unexpanded = (uint8_t)unexpanded;
+        e.rec->valid = 1;
+    }
     return rc;
 }
 
@@ -523,8 +625,11 @@ int rt_an_msgs_flush(rt_an_msgs *ms, const rt_an_level *l, rt_an_msg_fn fn, void
     return rc;
 }
 
-int rt_an_msgs_of(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_an_msg_fn fn,
-                  void *ctx, rt_an_notes *notes)
+/* rt_an_msgs_of for an event that may stand for messages, or whose rank holds a collective. */
+static int msgs_of(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_an_msg_fn fn,
+                   void *ctx, rt_an_notes *notes) __attribute__((noinline));
+static int msgs_of(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_an_msg_fn fn,
+                   void *ctx, rt_an_notes *notes)
 {
     rt_an_notes scratch = {0}; /* notes nobody asked for */
     /* A pending call's collective did not complete: no messages. Its send was posted, and
@@ -566,4 +671,40 @@ int rt_an_msgs_of(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_a
     default:
         return 0;
     }
+}
+
+/* The kinds msgs_of turns into messages. */
+#define MSG_KINDS                                                                             \
+    (UINT64_C(1) << RT_EV_SEND | UINT64_C(1) << RT_EV_ISEND | UINT64_C(1) << RT_EV_COLL_END | \
+     UINT64_C(1) << RT_EV_NBC_COMPLETE | UINT64_C(1) << RT_EV_RMA_PUT |                       \
+     UINT64_C(1) << RT_EV_RMA_GET | UINT64_C(1) << RT_EV_RMA_ATOMIC)
+
+/* Most events (enter, leave, receives, requests) stand for no message: for them only the
+ * rank's pending-call state moves, unless a v or w collective waits there for its rows. This
+ * test inline, and msgs_of, with its frame, only for the others. */
+static inline int msgs_step(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev,
+                            rt_an_msg_fn fn, void *ctx, rt_an_notes *notes)
+{
+    unsigned k = ev->kind;
+    if ((k < 64 && (MSG_KINDS >> k & 1)) || (ms->nheld && ms->held[ev->rank].on))
+        return msgs_of(ms, l, ev, fn, ctx, notes);
+    rt_pending_op(&ms->in_ops[ev->rank], ev);
+    return 0;
+}
+
+int rt_an_msgs_of(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_an_msg_fn fn,
+                  void *ctx, rt_an_notes *notes)
+{
+    return msgs_step(ms, l, ev, fn, ctx, notes);
+}
+
+int rt_an_msgs_block(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, size_t n,
+                     rt_an_msg_fn fn, void *ctx, rt_an_notes *notes)
+{
+    for (size_t i = 0; i < n; i++) {
+        int rc = msgs_step(ms, l, &ev[i], fn, ctx, notes);
+        if (rc)
+            return rc;
+    }
+    return 0;
 }

@@ -35,8 +35,9 @@ typedef struct an_part {
     pthread_t tid;
 } an_part;
 
-/* Every event of r through the pass's event callback with state, a block at a time (no copy
- * of an event); 0 at the end, else rt_reader_next_block's error or the pass's, named. */
+/* Every event of r through the pass's events callback with state, else its event callback, a
+ * block at a time (no copy of an event); 0 at the end, else rt_reader_next_block's error or
+ * the pass's, named. */
 static int feed(const rt_an_pass *pass, void *state, rt_reader *r, const char *path,
                 rt_progress *prog, rt_err *err)
 {
@@ -44,9 +45,13 @@ static int feed(const rt_an_pass *pass, void *state, rt_reader *r, const char *p
     size_t n;
     int rc;
     while ((rc = rt_reader_next_block(r, &blk, &n, err)) > 0) {
-        for (size_t i = 0; i < n; i++)
-            if ((rc = pass->event(state, &blk[i])) < 0)
-                return rt_err_set(err, -rc, "%s: %s", path, rt_strerror(rc));
+        if (pass->events)
+            rc = pass->events(state, blk, n);
+        else
+            for (size_t i = 0; i < n && rc >= 0; i++)
+                rc = pass->event(state, &blk[i]);
+        if (rc < 0)
+            return rt_err_set(err, -rc, "%s: %s", path, rt_strerror(rc));
         rt_progress_add(prog, n);
     }
     return rc;

@@ -93,6 +93,10 @@ typedef struct rt_an_notes {
  * (rt_pending_op), its send was posted and counts like any other. */
 int rt_an_msgs_of(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, rt_an_msg_fn fn,
                   void *ctx, rt_an_notes *notes);
+/* rt_an_msgs_of for each of the n events at ev, in order, until one returns non-zero (its
+ * value): for a pass that takes a block of events at a time (rt_an_pass.events). */
+int rt_an_msgs_block(rt_an_msgs *ms, const rt_an_level *l, const rt_event *ev, size_t n,
+                     rt_an_msg_fn fn, void *ctx, rt_an_notes *notes);
 /* A v or w collective waits for its per-peer counts (the COLL_PEER rows after it) and stands
  * for its messages at its rank's next event, through whichever call brings that event: so
  * one rt_an_msgs serves one level, fn and ctx. After the last event, this gives those of the
@@ -122,6 +126,10 @@ unsigned rt_an_contype(const rt_defs *defs, uint32_t a, uint32_t b);
 typedef struct rt_an_pass {
     int (*setup)(void *ctx, const rt_defs *defs, rt_err *err);
     int (*event)(void *ctx, const rt_event *ev);
+    /* Instead of event (may be NULL): the n >= 1 events at ev of a block the reader handed
+     * out, in order; 0 or -RT_E_*, as event's. A loop over a block in the pass costs less
+     * than a call per event. */
+    int (*events)(void *ctx, const rt_event *ev, size_t n);
     /* After the last event and end (and the merges), while the definitions are still valid
      * (may be NULL). */
     int (*finish)(void *ctx, rt_err *err);

@@ -1,4 +1,5 @@
 /* Mappings shared by the OTF2 writer and reader. */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -102,13 +103,29 @@ OTF2_LockType rt__otf2_lock_type(unsigned op)
     return op == RT_LOCK_SHARED ? OTF2_LOCK_SHARED : OTF2_LOCK_EXCLUSIVE;
 }
 
+/* Our op of each OTF2 collective op (OTF2_CollectiveOp is a byte), plus 1 (0: none, read as
+ * a barrier): the inverse of rt__otf2_coll_op without the neighbourhood collectives, which it
+ * maps onto others. A table, as each collective end without our op attribute (all of them
+ * when the op is the one OTF2's implies) looked for it through every op; filled once
+ * (pthread_once): ranks may be read in threads. */
+static uint8_t coll_of_otf2[256];
+static pthread_once_t coll_of_otf2_once = PTHREAD_ONCE_INIT;
+
+_Static_assert(RT_COLL_COUNT < 255, "an op plus 1 is a byte");
+_Static_assert(sizeof(OTF2_CollectiveOp) == 1, "the table is indexed by a byte");
+
+static void fill_coll_of_otf2(void)
+{
+    for (unsigned op = RT_COLL_COUNT; op-- > 0;) /* the lowest op wins, should two share one */
+        if (op < RT_COLL_NEIGHBOR_ALLGATHER || op > RT_COLL_NEIGHBOR_ALLTOALLW)
+            coll_of_otf2[(uint8_t)rt__otf2_coll_op(op)] = (uint8_t)(op + 1);
+}
+
 static unsigned coll_from_otf2(unsigned v)
 {
-    for (unsigned op = 0; op < RT_COLL_COUNT; op++)
-        if (op < RT_COLL_NEIGHBOR_ALLGATHER || op > RT_COLL_NEIGHBOR_ALLTOALLW)
-            if ((unsigned)rt__otf2_coll_op(op) == v)
-                return op;
-    return RT_COLL_BARRIER;
+    pthread_once(&coll_of_otf2_once, fill_coll_of_otf2);
+    unsigned op = v < 256 ? coll_of_otf2[v] : 0;
+    return op ? op - 1 : RT_COLL_BARRIER;
 }
 
 unsigned rt__otf2_default_op(unsigned kind, unsigned v, unsigned call)

@@ -461,6 +461,41 @@ static inline int plain_valid(const rt_event *ev, unsigned k, unsigned m, uint32
            (ev->call != RT_FN_NONE || (k != RT_EV_ENTER && k != RT_EV_LEAVE && k != RT_EV_PENDING));
 }
 
+/* The point-to-point and collective kinds memo_valid takes: no window, no group, no assert. */
+#define MEMO_KINDS                                                            \
+    (UINT64_C(1) << RT_EV_SEND | UINT64_C(1) << RT_EV_ISEND |                 \
+     UINT64_C(1) << RT_EV_ISEND_COMPLETE | UINT64_C(1) << RT_EV_RECV |        \
+     UINT64_C(1) << RT_EV_IRECV_REQUEST | UINT64_C(1) << RT_EV_IRECV |        \
+     UINT64_C(1) << RT_EV_REQUEST_CANCELLED | UINT64_C(1) << RT_EV_COLL_END | \
+     UINT64_C(1) << RT_EV_NBC_REQUEST | UINT64_C(1) << RT_EV_NBC_COMPLETE)
+
+/* 1 when rt_event_check would pass ev, a point-to-point or collective kind of rank (a world
+ * rank, checked) whose communicator, if it names one, is memo's (checked, with the size of
+ * its peer group): the checks of event_check (formats/defs.c) for these kinds, in line, where
+ * an event names a known call, connection type, op, a request other than none and a peer of
+ * that group (or none, on a collective). 0: ask rt_event_check, which then says what is
+ * wrong. Every block of the OTF2 reader is mostly such events and enter and leave. */
+static inline int memo_valid(const rt_event *ev, unsigned k, unsigned m, uint32_t rank,
+                             const rt__check_memo *memo)
+{
+    if (k >= 64 || !(MEMO_KINDS >> k & 1) || ev->rank != rank || ev->call >= RT_FN_COUNT)
+        return 0;
+    if (((m & RT_FIELD_CONTYPE) && ev->contype >= RT_CT_COUNT) ||
+        ((m & RT_FIELD_REQ) && ev->req == RT_REQ_NONE) ||
+        ((m & RT_FIELD_OP) && ev->op && !rt_event_op_valid(k, ev->op)))
+        return 0;
+    if (!(m & RT_FIELD_COMM))
+        return 1;
+    if (!memo->valid || memo->rma || memo->id != ev->comm || memo->rank != rank)
+        return 0;
+    if (!(m & RT_FIELD_PEER))
+        return 1;
+    if (ev->peer == RT_PEER_NONE && (k == RT_EV_COLL_END || k == RT_EV_NBC_COMPLETE))
+        return 1;
+    return ev->peer >= 0 &&
+           (memo->c->flags & RT_COMM_IS_SELF ? ev->peer == 0 : (uint32_t)ev->peer < memo->n);
+}
+
 int rt__reader_check_block(rt_reader *r, rt_event *ev, size_t n, size_t *ok, rt_err *err)
 {
     rt_err e;
@@ -476,7 +511,8 @@ int rt__reader_check_block(rt_reader *r, rt_event *ev, size_t n, size_t *ok, rt_
     for (; !rc && i < n; i++) {
         rt_event *x = &ev[i];
         unsigned k = x->kind, m = rt_event_kind_mask(k);
-        if (i && !plain_valid(x, k, m, rank) && rt__event_check_memo(&r->defs, x, &memo, &e) < 0) {
+        if (i && !plain_valid(x, k, m, rank) && !memo_valid(x, k, m, rank, &memo) &&
+            rt__event_check_memo(&r->defs, x, &memo, &e) < 0) {
             rc = rt_err_set(err, e.code, "%s", e.msg);
             break;
         }

@@ -1,4 +1,4 @@
-/* Unit tests for the analyzer's summary of a trace (rt_an_info, analyzer/info.c): the counts
+/* Unit tests for the analyzer: its summary of a trace (rt_an_info, analyzer/info.c), the counts
  * of hand-made events and of test traces, worked out by hand from docs/analyzer.md ("retrace
  * info") and the traces' lines. */
 #include <stdarg.h>
@@ -177,12 +177,106 @@ static void test_info_errors(void **state)
     assert_null(in.truncated);
 }
 
+/* The messages of rt_an_msgs_of, kept in order. */
+typedef struct msg_log {
+    rt_an_msg m[4096];
+    size_t n;
+} msg_log;
+
+static int log_msg(void *ctx, const rt_an_msg *m)
+{
+    msg_log *g = ctx;
+    assert_true(g->n < sizeof g->m / sizeof *g->m);
+    g->m[g->n++] = *m;
+    return 0;
+}
+
+/* Wire level keeps a rank's last schedule for the next collective with the same key: each
+ * collective of a run that varies every field of the key, repeated and interleaved across
+ * ranks, gives the messages and notes a new rt_an_msgs (nothing kept) gives it. */
+static void test_msgs_wire_kept(void **state)
+{
+    (void)state;
+    rt_defs d;
+    rt_err err;
+    assert_int_equal(rt_defs_init(&d, 8, &err), 0);
+    for (uint32_t r = 0; r < 8; r++) {
+        d.module[r] = r / 4; /* two modules of two nodes */
+        d.node[r] = r / 2;
+    }
+    rt_an_level l;
+    rt_an_level_default(&l);
+    l.level = RT_AN_WIRE;
+    l.coll = RT_AN_COLL_FLOWS;
+    l.alg[RT_COLL_BCAST] = RT_ALG_OMPI;
+    const struct {
+        unsigned op;
+        int32_t root;
+        uint64_t bytes, rbytes;
+        uint8_t esize;
+    } calls[] = {
+        {RT_COLL_ALLREDUCE, RT_PEER_NONE, 8, 8, 0},
+        {RT_COLL_ALLREDUCE, RT_PEER_NONE, 1 << 20, 1 << 20, 0}, /* bytes */
+        {RT_COLL_ALLREDUCE, RT_PEER_NONE, 1 << 20, 1 << 20, 4}, /* element size */
+        {RT_COLL_BCAST, 3, 4096, 0, 0},                         /* rank 3 the root */
+        {RT_COLL_BCAST, 1, 0, 4096, 0},
+        {RT_COLL_BCAST, 0, 0, 4096, 0},    /* root */
+        {RT_COLL_BCAST, 1, 4096, 4096, 0}, /* no schedule fits: unexpanded */
+        {RT_COLL_REDUCE, 1, 64, 0, 0},     /* op */
+        {RT_COLL_ALLGATHER, RT_PEER_NONE, 100, 800, 0},
+        {RT_COLL_ALLGATHER, RT_PEER_NONE, 100, 1600, 0}, /* rbytes */
+        {RT_COLL_BARRIER, RT_PEER_NONE, 0, 0, 0},
+    };
+    const size_t ncalls = sizeof calls / sizeof *calls;
+    rt_an_msgs *kept;
+    assert_int_equal(rt_an_msgs_new(&d, &kept, &err), 0);
+    rt_an_notes notes_kept = {0};
+    size_t hits = 0;
+    for (unsigned round = 0; round < 3; round++)
+        for (size_t i = 0; i < 2 * ncalls; i++) {
+            size_t c = round == 1 ? i / 2 : i % ncalls; /* each twice in a row, or in turn */
+            uint32_t rank = (uint32_t)(round == 2 ? i % 8 : 3);
+            rt_event ev = event(RT_EV_COLL_END, 100 * i, calls[c].bytes, calls[c].rbytes, 0);
+            ev.rank = rank;
+            ev.comm = RT_COMM_WORLD;
+            ev.op = (uint8_t)calls[c].op;
+            ev.peer = calls[c].root;
+            ev.esize = calls[c].esize;
+            ev.call = RT_FN_Allreduce;
+            msg_log a = {.n = 0}, b = {.n = 0};
+            rt_an_notes before = notes_kept, notes_new = {0};
+            assert_int_equal(rt_an_msgs_of(kept, &l, &ev, log_msg, &a, &notes_kept), 0);
+            rt_an_msgs *fresh;
+            assert_int_equal(rt_an_msgs_new(&d, &fresh, &err), 0);
+            assert_int_equal(rt_an_msgs_of(fresh, &l, &ev, log_msg, &b, &notes_new), 0);
+            rt_an_msgs_free(fresh);
+            assert_int_equal(a.n, b.n);
+            hits += a.n > 0;
+            for (size_t k = 0; k < a.n; k++) {
+                assert_int_equal(a.m[k].src, b.m[k].src);
+                assert_int_equal(a.m[k].dst, b.m[k].dst);
+                assert_int_equal(a.m[k].bytes, b.m[k].bytes);
+                assert_int_equal(a.m[k].count, b.m[k].count);
+                assert_int_equal(a.m[k].contype, b.m[k].contype);
+                assert_int_equal(a.m[k].comm, b.m[k].comm);
+                assert_int_equal(a.m[k].call, b.m[k].call);
+                assert_int_equal(a.m[k].origin, b.m[k].origin);
+                assert_int_equal(a.m[k].op, b.m[k].op);
+            }
+            assert_int_equal(notes_kept.approx - before.approx, notes_new.approx);
+            assert_int_equal(notes_kept.unexpanded - before.unexpanded, notes_new.unexpanded);
+        }
+    assert_true(hits > 2 * ncalls); /* collectives with messages were compared */
+    rt_an_msgs_free(kept);
+    rt_defs_free(&d);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_info_events),    cmocka_unit_test(test_info_pending),
         cmocka_unit_test(test_info_neighbors), cmocka_unit_test(test_info_truncated),
-        cmocka_unit_test(test_info_errors),
+        cmocka_unit_test(test_info_errors),    cmocka_unit_test(test_msgs_wire_kept),
     };
     return rt_test_main("analyzer", tests, argc, argv);
 }

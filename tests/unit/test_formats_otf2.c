@@ -16,6 +16,7 @@
 
 #include <otf2/otf2.h>
 
+#include "rt__otf2.h"
 #include "test_formats.h"
 
 /* The first len - 1 bytes of the file at path, NUL-terminated, into text. */
@@ -641,6 +642,90 @@ static void test_otf2_attr_lists(void **state)
     unload(&l);
 }
 
+/* A 2-rank archive of another writer whose rank 0 sends a valid isend (peer 1, request 1)
+ * and then, in the same block, a record that is wrong by one field, by shape: 0 an isend to
+ * peer 2 of the 2 ranks, 1 an isend of request id 2^64 - 1 (none), 2 an irecv with contype
+ * 9, 3 an isend on communicator 7, which is not defined. */
+static void write_bad_p2p_archive(const char *dir, int shape)
+{
+    OTF2_Archive *a = open_two_ranks(dir);
+    uint64_t nevents[2];
+    for (uint64_t r = 0; r < 2; r++) {
+        OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, r);
+        OTF2_AttributeList *attrs = OTF2_AttributeList_New();
+        assert_non_null(attrs);
+        assert_int_equal(OTF2_AttributeList_AddUint8(attrs, 0, 9), OTF2_SUCCESS);
+        assert_int_equal(OTF2_EvtWriter_MpiIsend(w, NULL, 10, 1 - r, 0, 0, 8, 1), OTF2_SUCCESS);
+        OTF2_ErrorCode ec = OTF2_SUCCESS;
+        if (r == 0 && shape == 0)
+            ec = OTF2_EvtWriter_MpiIsend(w, NULL, 11, 2, 0, 0, 8, 2);
+        else if (r == 0 && shape == 1)
+            ec = OTF2_EvtWriter_MpiIsend(w, NULL, 11, 1, 0, 0, 8, UINT64_MAX);
+        else if (r == 0 && shape == 2)
+            ec = OTF2_EvtWriter_MpiIrecv(w, attrs, 11, 1, 0, 0, 8, 2);
+        else if (r == 0 && shape == 3)
+            ec = OTF2_EvtWriter_MpiIsend(w, NULL, 11, 1, 7, 0, 8, 2);
+        assert_int_equal(ec, OTF2_SUCCESS);
+        assert_int_equal(OTF2_EvtWriter_GetNumberOfEvents(w, &nevents[r]), OTF2_SUCCESS);
+        assert_int_equal(OTF2_Archive_CloseEvtWriter(a, w), OTF2_SUCCESS);
+        OTF2_AttributeList_Delete(attrs);
+    }
+    close_two_ranks(a, nevents, 1);
+}
+
+/* The checks of a block's events that name the communicator of the one before (the block
+ * check keeps it, formats/trace.c): each wrong field still the error of rt_event_check,
+ * naming the rank and the record. */
+static void test_otf2_bad_p2p(void **state)
+{
+    (void)state;
+    const char *dir = rt_test_tmp_path("bad-p2p");
+    write_bad_p2p_archive(dir, 0);
+    expect_open_error(dir, RT_E_INVAL,
+                      "bad-p2p: rank 0, record 2: isend: peer 2 is not a rank of communicator 0");
+    write_bad_p2p_archive(dir, 1);
+    expect_open_error(dir, RT_E_INVAL,
+                      "bad-p2p: rank 0, record 2: isend: request id 18446744073709551615 is "
+                      "reserved (it stands for none)");
+    write_bad_p2p_archive(dir, 2);
+    expect_open_error(dir, RT_E_INVAL,
+                      "bad-p2p: rank 0, record 2: irecv: unknown connection type 9");
+    write_bad_p2p_archive(dir, 3);
+    expect_open_error(dir, RT_E_INVAL,
+                      "bad-p2p: rank 0, record 2: isend: communicator 7 is not defined");
+}
+
+/* The op of a collective end from OTF2's op alone (no op attribute, as in Score-P's archives;
+ * a table by OTF2 op): each of ours but the neighbourhood collectives, which OTF2 3.0 lacks,
+ * comes back; those come back as the op they are written as; anything else is a barrier. */
+static void test_otf2_default_coll_op(void **state)
+{
+    (void)state;
+    const unsigned kinds[] = {RT_EV_COLL_END, RT_EV_NBC_COMPLETE, RT_EV_RMA_COLL_END};
+    const unsigned as[][2] = {{RT_COLL_NEIGHBOR_ALLGATHER, RT_COLL_ALLGATHER},
+                              {RT_COLL_NEIGHBOR_ALLGATHERV, RT_COLL_ALLGATHERV},
+                              {RT_COLL_NEIGHBOR_ALLTOALL, RT_COLL_ALLTOALL},
+                              {RT_COLL_NEIGHBOR_ALLTOALLV, RT_COLL_ALLTOALLV},
+                              {RT_COLL_NEIGHBOR_ALLTOALLW, RT_COLL_ALLTOALLW}};
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        for (unsigned op = 0; op < RT_COLL_COUNT; op++) {
+            unsigned want = op;
+            for (size_t i = 0; i < sizeof as / sizeof *as; i++)
+                if (as[i][0] == op)
+                    want = as[i][1];
+            unsigned v = (unsigned)rt__otf2_coll_op(op);
+            assert_int_equal(rt__otf2_default_op(kinds[k], v, RT_FN_NONE), want);
+        }
+        for (unsigned v = 0; v < 300; v++) { /* values no op of ours is written as */
+            unsigned op = 0;
+            while (op < RT_COLL_COUNT && (unsigned)rt__otf2_coll_op(op) != v)
+                op++;
+            if (op == RT_COLL_COUNT)
+                assert_int_equal(rt__otf2_default_op(kinds[k], v, RT_FN_NONE), RT_COLL_BARRIER);
+        }
+    }
+}
+
 /* Refs anything but dense: the reader keeps them in maps. It used to grow a table up to each
  * ref (fuzz_otf2_defs: one string of ref 2^27 took 1 GiB; 4000000000 cannot be had). */
 static void test_otf2_huge_refs(void **state)
@@ -902,6 +987,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_esize_roundtrip),
         cmocka_unit_test(test_thread_roundtrip),
         cmocka_unit_test(test_otf2_attr_lists),
+        cmocka_unit_test(test_otf2_default_coll_op),
+        cmocka_unit_test(test_otf2_bad_p2p),
     };
     return rt_test_main("formats_otf2", tests, argc, argv);
 }
