@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "rt__calib.h"
+#include "rt_mpirun.h"
 #include "rt_sim.h"
 
 #define CALLS_K 32       /* calls per batch */
@@ -47,41 +48,39 @@ static const call_item items[] = {
 };
 _Static_assert(sizeof items / sizeof *items <= RT_CALIB_MAX_CALLS, "room for every call");
 
-/* One collective (or fence) call of the item with n bytes per rank. */
-static void coll_call(const call_item *it, MPI_Comm c, uint64_t n, const calib_bufs *b, MPI_Win win)
+/* One collective call of the item, its MPI result (on a communicator that returns errors). */
+static int coll_try(const call_item *it, MPI_Comm c, uint64_t n, const calib_bufs *b)
 {
     int k = (int)n;
     switch (it->fn) {
-    case RT_FN_Win_fence:
-        MPI_Win_fence(0, win);
-        break;
-    case RT_FN_Put: { /* an epoch: a Put to the next rank, then the fence that ends it */
+    case RT_FN_Barrier:
+        return MPI_Barrier(c);
+    case RT_FN_Bcast:
+        return MPI_Bcast(b->s, k, MPI_BYTE, 0, c);
+    case RT_FN_Reduce:
+        return MPI_Reduce(b->x, b->y, k / 8, MPI_DOUBLE, MPI_SUM, 0, c);
+    case RT_FN_Allreduce:
+        return MPI_Allreduce(b->x, b->y, k / 8, MPI_DOUBLE, MPI_SUM, c);
+    case RT_FN_Allgather:
+        return MPI_Allgather(b->s, k, MPI_BYTE, b->r, k, MPI_BYTE, c);
+    default: /* Alltoall */
+        return MPI_Alltoall(b->s, k, MPI_BYTE, b->r, k, MPI_BYTE, c);
+    }
+}
+
+/* One collective (or fence) call of the item with n bytes per rank. */
+static void coll_call(const call_item *it, MPI_Comm c, uint64_t n, const calib_bufs *b, MPI_Win win)
+{
+    if (it->fn == RT_FN_Put) { /* an epoch: a Put to the next rank, then the fence that ends it */
         int me, p;
         MPI_Comm_rank(c, &me);
         MPI_Comm_size(c, &p);
-        MPI_Put(b->s, k, MPI_BYTE, (me + 1) % p, 0, k, MPI_BYTE, win);
+        MPI_Put(b->s, (int)n, MPI_BYTE, (me + 1) % p, 0, (int)n, MPI_BYTE, win);
+    }
+    if (it->fn == RT_FN_Put || it->fn == RT_FN_Win_fence)
         MPI_Win_fence(0, win);
-        break;
-    }
-    case RT_FN_Barrier:
-        MPI_Barrier(c);
-        break;
-    case RT_FN_Bcast:
-        MPI_Bcast(b->s, k, MPI_BYTE, 0, c);
-        break;
-    case RT_FN_Reduce:
-        MPI_Reduce(b->x, b->y, k / 8, MPI_DOUBLE, MPI_SUM, 0, c);
-        break;
-    case RT_FN_Allreduce:
-        MPI_Allreduce(b->x, b->y, k / 8, MPI_DOUBLE, MPI_SUM, c);
-        break;
-    case RT_FN_Allgather:
-        MPI_Allgather(b->s, k, MPI_BYTE, b->r, k, MPI_BYTE, c);
-        break;
-    default: /* Alltoall: n to each rank */
-        MPI_Alltoall(b->s, k, MPI_BYTE, b->r, k, MPI_BYTE, c);
-        break;
-    }
+    else
+        coll_try(it, c, n, b);
 }
 
 /* Rank 0's time of one local call (Isend, Irecv) of n bytes to or from rank 1: the best
@@ -123,11 +122,13 @@ static double local_time(const call_item *it, MPI_Comm c, int me, uint64_t n, un
     return best > 0 ? best : 0;
 }
 
-/* Rank 0's time per call of back-to-back collectives: the best batch. */
+/* Rank 0's time per call of back-to-back collectives: the best batch; *median (when not NULL)
+ * the median batch's. */
 static double loop_time(const call_item *it, MPI_Comm c, uint64_t n, unsigned batches,
-                        const calib_bufs *b, MPI_Win win)
+                        const calib_bufs *b, MPI_Win win, double *median)
 {
-    double best = 1e300;
+    double best = 1e300, t[256]; /* batches: at most 256 (--batches) */
+    unsigned k = 0;
     for (unsigned r = 0; r < batches; r++) {
         if (it->fn == RT_FN_Put)
             MPI_Win_fence(0, win); /* opens the first epoch */
@@ -135,10 +136,101 @@ static double loop_time(const call_item *it, MPI_Comm c, uint64_t n, unsigned ba
         double t0 = MPI_Wtime();
         for (int i = 0; i < CALLS_K; i++)
             coll_call(it, c, n, b, win);
-        double t = (MPI_Wtime() - t0) * 1e12 / CALLS_K;
-        best = t < best ? t : best;
+        double d = (MPI_Wtime() - t0) * 1e12 / CALLS_K;
+        best = d < best ? d : best;
+        if (k < sizeof t / sizeof *t)
+            t[k++] = d;
     }
+    if (median)
+        *median = calib_median(t, k);
     return best;
+}
+
+/* 1 when both ranks of c (two) say ok: point to point, as the collectives may be forced. */
+static int both(MPI_Comm c, int ok)
+{
+    int me, other = 0;
+    MPI_Comm_rank(c, &me);
+    MPI_Sendrecv(&ok, 1, MPI_INT, 1 - me, CALIB_TAG_RESULT, &other, 1, MPI_INT, 1 - me,
+                 CALIB_TAG_RESULT, c, MPI_STATUS_IGNORE);
+    return ok && other;
+}
+
+/* The collectives' costs under each of MPICH's algorithms that retrace knows, forced as the
+ * replay forces them (rt_mpirun_force), after the calls: both sizes of each collective item,
+ * the median batch (what applications see; the best one too, for the spread), on a duplicate
+ * of c that returns errors, so that a size MPICH refuses the algorithm for (fallback=error:
+ * Rabenseifner on one double) is left out, on both ranks alike. Open MPI takes a forced
+ * algorithm only into communicators made after it (mpi_ompi.c): nothing is measured there (the
+ * model file says so). */
+static void measure_algs(MPI_Comm c, const rt_calib_opts *o, const calib_bufs *b,
+                         rt_calib_result *res)
+{
+#ifdef OPEN_MPI
+    (void)c, (void)o, (void)b;
+    res->algs_unforced = 1;
+    return;
+#endif
+    int prov;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &prov) != MPI_SUCCESS) /* rt_mpirun_mpich_alg */
+        return;
+    MPI_Comm ac;
+    MPI_Comm_dup(c, &ac);
+    MPI_Comm_set_errhandler(ac, MPI_ERRORS_RETURN);
+    int p;
+    MPI_Comm_size(ac, &p);
+    unsigned batches = o->quick ? 5 : o->batches;
+    for (size_t i = 0; i < sizeof items / sizeof *items; i++) {
+        const call_item *it = &items[i];
+        if (it->local || it->fn == RT_FN_Win_fence || it->fn == RT_FN_Put)
+            continue;
+        for (unsigned alg = RT_ALG_OMPI + 1; alg < RT_ALG_COUNT; alg++) {
+            char name[96];
+            if (!rt_coll_alg_valid(it->op, alg) ||
+                rt_mpirun_mpich_alg(it->op, alg, name, sizeof name) < 0)
+                continue;
+            rt_mpirun_forced *f = NULL;
+            rt_err e;
+            if (!both(ac, rt_mpirun_force(it->op, alg, &f, &e) == 0)) {
+                rt_mpirun_unforce(f);
+                continue;
+            }
+            if (res->ncalls >= RT_CALIB_MAX_CALLS) {
+                rt_mpirun_unforce(f);
+                break;
+            }
+            rt_calib_call *out = &res->calls[res->ncalls++];
+            memset(out, 0, sizeof *out);
+            out->fn = it->fn;
+            out->op = it->op;
+            out->alg = alg;
+            for (unsigned s = 0; s < 2; s++) {
+                uint64_t n = it->size[s];
+                if (s == 1 && !n)
+                    break;
+                uint64_t need =
+                    it->fn == RT_FN_Alltoall || it->fn == RT_FN_Allgather ? n * (uint64_t)p : n;
+                if (need > o->max_bytes || n / 8 > b->nx)
+                    break;
+                /* one call first: MPICH refuses an algorithm that does not apply, on every
+                 * member alike (its checks depend only on what members share) */
+                MPI_Barrier(ac);
+                int ok = coll_try(it, ac, n, b) == MPI_SUCCESS;
+                if (!both(ac, ok)) {
+                    out->refused |= 1u << s;
+                    continue;
+                }
+                double median, best = loop_time(it, ac, n, batches, b, MPI_WIN_NULL, &median);
+                unsigned k = out->npts++;
+                out->size[k] = n;
+                out->measured_ps[k] = rt_u64_of_double(median);
+                out->best_ps[k] = rt_u64_of_double(best);
+            }
+            rt_mpirun_unforce(f);
+        }
+    }
+    MPI_Comm_free(&ac);
+    MPI_T_finalize();
 }
 
 void calib_calls_measure(MPI_Comm c, const rt_calib_opts *o, const calib_bufs *b,
@@ -176,7 +268,7 @@ void calib_calls_measure(MPI_Comm c, const rt_calib_opts *o, const calib_bufs *b
             if (need > o->max_bytes || n / 8 > b->nx)
                 break;
             double t = it->local ? local_time(it, c, me, n, batches, b, tick)
-                                 : loop_time(it, c, n, batches, b, win);
+                                 : loop_time(it, c, n, batches, b, win, NULL);
             out->size[s] = n;
             out->measured_ps[s] = rt_u64_of_double(t);
             out->npts = s + 1;
@@ -185,6 +277,7 @@ void calib_calls_measure(MPI_Comm c, const rt_calib_opts *o, const calib_bufs *b
     }
     res->ncalls = ncalls;
     MPI_Win_free(&win);
+    measure_algs(c, o, b, res);
 }
 
 /* ---- the engine's share, and the fit (rank 0) ------------------------------------------ */
@@ -259,8 +352,11 @@ static uint64_t engine_run(const rt_calib_call *cc, uint64_t n, unsigned k, cons
     for (unsigned op = 0; op < RT_COLL_COUNT; op++)
         cfg.alg[op] = RT_ALG_OMPI;
 #endif
+    if (cc->alg != RT_ALG_MPICH) /* measured with MPICH's algorithm forced: the same */
+        cfg.alg[cc->op] = (uint8_t)cc->alg;
     cfg.model = *m;
     memset(cfg.model.call, 0, sizeof cfg.model.call);
+    memset(cfg.model.alg_set, 0, sizeof cfg.model.alg_set);
     if (cc->fn == RT_FN_Put)
         cfg.model.call[RT_FN_Win_fence] = m->call[RT_FN_Win_fence];
     cfg.node = node;
@@ -308,12 +404,21 @@ void calib_calls_fit(rt_calib_result *res, rt_net_model *m, const uint32_t *node
             cost.bandwidth = calib_round_sig4((double)(n1 - n0) * 1e12 / (r1 - r0));
             double fixed = r0 - (double)n0 * 1e12 / (double)cost.bandwidth;
             cost.fixed_ps = rt_mul_sat(rt_u64_of_double(fixed / 1000), 1000);
+        } else if ((cc->refused & 1) && cc->npts == 1 && r0 > 0 && n0) {
+            /* only the large size ran (MPICH refused the small one): a rate through it, so that
+             * small calls, which the library would not run so, get no part of it */
+            cost.bandwidth = calib_round_sig4((double)n0 * 1e12 / r0);
         } else {
             double fixed = cc->npts > 1 && r1 < r0 ? r1 : r0;
             cost.fixed_ps = rt_mul_sat(rt_u64_of_double(fixed / 1000), 1000);
         }
         cc->cost = cost;
-        m->call[cc->fn] = cost;
+        if (cc->alg == RT_ALG_MPICH) {
+            m->call[cc->fn] = cost;
+        } else {
+            m->alg_call[cc->op][cc->alg] = cost;
+            m->alg_set[cc->op][cc->alg] = 1;
+        }
     }
     for (unsigned fn = 0; fn < RT_FN_COUNT; fn++) { /* MPI_Isend_c costs what MPI_Isend does */
         unsigned b = rt_net_call_base(fn);

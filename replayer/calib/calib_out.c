@@ -124,6 +124,40 @@ static void link_note(const rt_calib_result *res, unsigned ct, calib_note *n)
         100 * l->fit.err_median, 100 * l->fit.err_max, c);
 }
 
+/* The [calls] comment on the algorithm costs: how, and per algorithm its spread and the sizes
+ * MPICH refused it for; under Open MPI why there are none. */
+static void alg_note(const rt_calib_result *res, calib_note *cn)
+{
+    if (res->algs_unforced) {
+        calib_note_add(cn, "\nalgorithm costs (MPI_Allreduce/ring) not measured: Open MPI takes "
+                           "a forced algorithm only into communicators made after it is set, "
+                           "and calibrate forces them at run time as the MPICH replay does");
+        return;
+    }
+    unsigned n = 0;
+    for (unsigned i = 0; i < res->ncalls; i++) {
+        const rt_calib_call *cc = &res->calls[i];
+        if (cc->alg == RT_ALG_MPICH)
+            continue;
+        if (!n++)
+            calib_note_add(cn, "\nMPI_Name/alg: the same with MPICH's algorithm forced "
+                               "(MPIR_CVAR_<OP>_INTRA_ALGORITHM, as replay --engine mpi forces "
+                               "it), the median batch, the engine running that algorithm; the "
+                               "median batch's time over the best's, less one, per size:");
+        calib_note_add(cn, "\n  %s/%s:", rt_func_name(cc->fn), rt_coll_alg_name(cc->alg));
+        for (unsigned s = 0; s < cc->npts; s++)
+            calib_note_add(cn, " %llu B +%.0f%%", (unsigned long long)cc->size[s],
+                           cc->best_ps[s]
+                               ? 100.0 * ((double)cc->measured_ps[s] / (double)cc->best_ps[s] - 1)
+                               : 0.0);
+        if (cc->refused)
+            calib_note_add(cn, "%s refused by MPICH at %s", cc->npts ? ";" : "",
+                           cc->refused == 3  ? "both sizes (no cost)"
+                           : cc->refused & 1 ? "the small size"
+                                             : "the large size");
+    }
+}
+
 int rt_calib_write(const rt_calib_result *res, const rt_net_model *m, FILE *out)
 {
     calib_note notes[RT_CT_COUNT + 1];
@@ -210,6 +244,7 @@ int rt_calib_write(const rt_calib_result *res, const rt_net_model *m, FILE *out)
             "Win_fence's cost;\n"
             "  two sizes give the fixed part and the rate (one size, or no growth: fixed only)",
             rt_contype_name(res->calls_ct));
+        alg_note(res, cn);
         if (res->calls_engine_failed)
             calib_note_add(
                 cn, "\nwarning: some engine replays failed: those costs are the whole measured "
@@ -280,9 +315,11 @@ void rt_calib_report(const rt_calib_result *res, FILE *out)
         if (cc->cost.bandwidth)
             snprintf(bw, sizeof bw, " + n / %.4g GB/s", (double)cc->cost.bandwidth / 1e9);
         snprintf(fitted, sizeof fitted, "%s%s", fx, bw);
+        char name[64];
+        snprintf(name, sizeof name, "%s%s%s", rt_func_name(cc->fn), cc->alg ? "/" : "",
+                 cc->alg ? rt_coll_alg_name(cc->alg) : "");
         if (!cc->npts)
-            fprintf(out, "%-16s %10s %12s %12s %12s  not measured\n", rt_func_name(cc->fn), "-",
-                    "-", "-", "-");
+            fprintf(out, "%-16s %10s %12s %12s %12s  not measured\n", name, "-", "-", "-", "-");
         for (unsigned s = 0; s < cc->npts; s++) {
             char me[32], en[32], co[32];
             rt_net_format_time(cc->measured_ps[s], me, sizeof me);
@@ -292,8 +329,8 @@ void rt_calib_report(const rt_calib_result *res, FILE *out)
                 snprintf(co, sizeof co, "(below)");
             else
                 rt_net_format_time(rt_u64_of_double(d), co, sizeof co);
-            fprintf(out, "%-16s %10llu %12s %12s %12s  %s\n", rt_func_name(cc->fn),
-                    (unsigned long long)cc->size[s], me, en, co, s ? "" : fitted);
+            fprintf(out, "%-16s %10llu %12s %12s %12s  %s\n", name, (unsigned long long)cc->size[s],
+                    me, en, co, s ? "" : fitted);
         }
     }
 }

@@ -122,11 +122,16 @@ typedef struct rt_calib_link {
     char error[200];    /* not empty: the fit failed, and why */
 } rt_calib_link;
 
-/* One call's CPU cost ([calls]), measured at one or two sizes (docs/calibrate.md). */
-#define RT_CALIB_MAX_CALLS 16
+/* One call's CPU cost ([calls]), measured at one or two sizes (docs/calibrate.md); with alg
+ * set, a blocking collective's under one of MPICH's algorithms forced ([calls]
+ * MPI_Allreduce/ring), measured by the median batch. */
+#define RT_CALIB_MAX_CALLS 48
 typedef struct rt_calib_call {
     unsigned fn;             /* rt_func */
     unsigned op;             /* rt_coll_op of a collective */
+    unsigned alg;            /* rt_coll_alg forced; RT_ALG_MPICH: the library's own choice */
+    unsigned refused;        /* alg: bit s set when MPICH refused it at the s-th size tried */
+    uint64_t best_ps[2];     /* alg: the best batch, for the spread (measured_ps is the median) */
     unsigned npts;           /* sizes measured: 0 (not measurable here), 1 or 2 */
     uint64_t size[2];        /* bytes per rank (per block for allgather and alltoall) */
     uint64_t measured_ps[2]; /* rank 0's time per call, the best batch */
@@ -160,6 +165,7 @@ typedef struct rt_calib_result {
     unsigned ncalls;           /* 0: not measured (a single rank) */
     unsigned calls_ct;         /* the connection type between ranks 0 and 1 */
     int calls_engine_failed;   /* some engine replay could not run: its cost is the whole time */
+    int algs_unforced;         /* Open MPI: no algorithm costs measured (forced at run time) */
     uint32_t cores;            /* CPUs of the node with the fewest (calib_cores.c); 0: unknown */
     int cores_bound;           /* nodes whose ranks were each bound to one CPU: online CPUs */
     uint64_t timeslice_ps;     /* the scheduler's turn on a shared CPU; 0: not measured */

@@ -141,6 +141,43 @@ int rt_mpirun_mpich_alg(unsigned op, unsigned alg, char *buf, size_t len)
     return 0;
 }
 
+struct rt_mpirun_forced {
+    mr_cvars *cv;
+};
+
+int rt_mpirun_force(unsigned op, unsigned alg, rt_mpirun_forced **out, rt_err *err)
+{
+    if (op >= RT_COLL_COUNT || mr_cvars_early())
+        return -RT_E_NOTFOUND;
+    int prov;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &prov) != MPI_SUCCESS)
+        return rt_err_set(err, RT_E_MPI, "MPI_T_init_thread failed");
+    rt_mpirun_forced *f = calloc(1, sizeof *f);
+    uint8_t a[RT_COLL_COUNT] = {0}; /* RT_ALG_MPICH: the library's own choice */
+    a[op] = (uint8_t)alg;
+    int rc = f ? mr_cvars_set(&f->cv, a, err) : rt_err_set(err, RT_E_NOMEM, "out of memory");
+    if (rc == 0 && !mr_cvars_forced(f->cv, op)) {
+        mr_cvars_restore(f->cv);
+        rc = -RT_E_NOTFOUND;
+    }
+    if (rc < 0) {
+        free(f);
+        MPI_T_finalize();
+        return rc;
+    }
+    *out = f;
+    return 0;
+}
+
+void rt_mpirun_unforce(rt_mpirun_forced *f)
+{
+    if (!f)
+        return;
+    mr_cvars_restore(f->cv);
+    free(f);
+    MPI_T_finalize();
+}
+
 /* ---- setting and restoring (MPICH; Open MPI's: mpi_ompi.c) ------------------------------ */
 
 #ifndef OPEN_MPI

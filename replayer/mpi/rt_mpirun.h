@@ -142,4 +142,16 @@ void rt_mpirun_result_free(rt_mpirun_result *res);
  * rt_mpirun_open). */
 int rt_mpirun_mpich_alg(unsigned op, unsigned alg, char *buf, size_t len);
 
+/* MPICH's own algorithm for op forced in this process, the way the replay forces it
+ * (MPIR_CVAR_<OP>_INTRA_ALGORITHM through MPI_T, with MPIR_CVAR_DEVICE_COLLECTIVES=none and
+ * MPIR_CVAR_COLLECTIVE_FALLBACK=error: a call it does not apply to fails with an MPI error,
+ * which a communicator with MPI_ERRORS_RETURN returns), for the blocking collectives of every
+ * communicator from now on, until rt_mpirun_unforce puts the variables back. Every process
+ * that calls op must force alike. 0 with *out set; -RT_E_NOTFOUND when the library has no such
+ * algorithm to force at run time (MPICH has no name for alg, or this is Open MPI, whose
+ * communicators take their algorithm when they are made); another negative code with err set. */
+typedef struct rt_mpirun_forced rt_mpirun_forced;
+int rt_mpirun_force(unsigned op, unsigned alg, rt_mpirun_forced **out, rt_err *err);
+void rt_mpirun_unforce(rt_mpirun_forced *f);
+
 #endif /* RT_MPIRUN_H */

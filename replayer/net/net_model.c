@@ -77,6 +77,7 @@ typedef struct loader {
     unsigned section;
     unsigned seen[RT_CT_COUNT][(int)K_NLINK > (int)G_N ? (int)K_NLINK : (int)G_N]; /* line, or 0 */
     unsigned seen_call[RT_FN_COUNT];
+    unsigned seen_alg[RT_COLL_COUNT][RT_ALG_COUNT];
 } loader;
 
 /* "FILE:LINE: problem", always -RT_E_INVAL: every problem inside a file is its content's. */
@@ -245,20 +246,42 @@ static int section_line(loader *ld, char *s)
         clip(name, shown, sizeof shown));
 }
 
-/* "MPI_Name = TIME" or "MPI_Name = TIME + n / BANDWIDTH" in [calls]. */
-static int call_line(loader *ld, const char *key, char *v)
+/* The blocking function of op: the function whose name is the op's, "MPI_" and capitalised
+ * ("reduce_scatter_block": MPI_Reduce_scatter_block). */
+unsigned rt_net_coll_func(unsigned op)
+{
+    const char *name = op < RT_COLL_COUNT ? rt_event_op_name(RT_EV_COLL_END, op) : NULL;
+    char fn[64];
+    if (!name || strlen(name) + 1 > sizeof fn || !*name)
+        return RT_FN_NONE;
+    snprintf(fn, sizeof fn, "%c%s", name[0] - 'a' + 'A', name + 1);
+    return rt_func_lookup(fn);
+}
+
+/* The op whose blocking function fn is; RT_COLL_COUNT for any other function. */
+static unsigned coll_of_func(unsigned fn)
+{
+    for (unsigned op = 0; op < RT_COLL_COUNT; op++)
+        if (fn != RT_FN_NONE && rt_net_coll_func(op) == fn)
+            return op;
+    return RT_COLL_COUNT;
+}
+
+/* "ring, rabenseifner" for op: its algorithms, without the selections mpich and ompi. */
+static void alg_names(unsigned op, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (unsigned a = RT_ALG_OMPI + 1; a < RT_ALG_COUNT && at < len; a++)
+        if (rt_coll_alg_valid(op, a)) {
+            int w = snprintf(buf + at, len - at, "%s%s", at ? ", " : "", rt_coll_alg_name(a));
+            at = w < 0 ? len : at + (size_t)w;
+        }
+}
+/* "TIME" or "TIME + n / BANDWIDTH", the value of a [calls] key (shown in messages). */
+static int call_value(loader *ld, const char *key, char *v, rt_net_call *out)
 {
     char shown[72];
-    rt_func fn = rt_func_lookup(key);
-    if (fn == RT_FN_NONE || strncmp(key, "MPI_", 4))
-        return line_err(ld,
-                        "[calls] unknown MPI function '%s' (expected a name such as "
-                        "MPI_Allreduce)",
-                        clip(key, shown, sizeof shown));
-    unsigned *seen = &ld->seen_call[fn];
-    if (*seen)
-        return line_err(ld, "[calls] %s: duplicate key (first set on line %u)", key, *seen);
-    *seen = ld->line;
     if (!*v)
         return line_err(ld, "[calls] %s: missing value", key);
     rt_net_call c = {0};
@@ -284,8 +307,62 @@ static int call_line(loader *ld, const char *key, char *v)
     }
     if (rc < 0)
         return line_err(ld, "[calls] %s: %s", key, e.msg);
-    ld->m.call[fn] = c;
+    *out = c;
     return 0;
+}
+
+/* "MPI_Allreduce/ring = COST": a blocking collective under one of its algorithms. */
+static int alg_line(loader *ld, const char *func, unsigned fn, const char *alg, char *v)
+{
+    char shown[72], list[512], key[128];
+    /* "MPI_Allreduce/ring" for messages (func is a known name: short) */
+    snprintf(key, sizeof key, "%s/%s", func, clip(alg, shown, sizeof shown - 24));
+    unsigned op = coll_of_func(fn);
+    if (op == RT_COLL_COUNT)
+        return line_err(ld,
+                        "[calls] %s: algorithm costs are for blocking collectives (such as "
+                        "MPI_Allreduce/ring)",
+                        key);
+    int a = rt_coll_alg_lookup(alg);
+    if (a <= (int)RT_ALG_OMPI || !rt_coll_alg_valid(op, (unsigned)a)) {
+        alg_names(op, list, sizeof list);
+        return line_err(ld, "[calls] %s: no algorithm '%s' for %s (expected %s)", key,
+                        clip(alg, shown, sizeof shown), rt_event_op_name(RT_EV_COLL_END, op),
+                        *list ? list : "none: it has no schedule");
+    }
+    unsigned *seen = &ld->seen_alg[op][a];
+    if (*seen)
+        return line_err(ld, "[calls] %s: duplicate key (first set on line %u)", key, *seen);
+    *seen = ld->line;
+    int rc = call_value(ld, key, v, &ld->m.alg_call[op][a]);
+    if (rc == 0)
+        ld->m.alg_set[op][a] = 1;
+    return rc;
+}
+
+/* "MPI_Name = TIME" or "MPI_Name = TIME + n / BANDWIDTH" in [calls]; "MPI_Name/alg = ..." for
+ * a blocking collective under one algorithm. */
+static int call_line(loader *ld, char *key, char *v)
+{
+    char shown[72];
+    char *alg = strchr(key, '/');
+    if (alg) {
+        *alg++ = '\0';
+        key = trim(key);
+    }
+    rt_func fn = rt_func_lookup(key);
+    if (fn == RT_FN_NONE || strncmp(key, "MPI_", 4))
+        return line_err(ld,
+                        "[calls] unknown MPI function '%s' (expected a name such as "
+                        "MPI_Allreduce)",
+                        clip(key, shown, sizeof shown));
+    if (alg)
+        return alg_line(ld, key, fn, trim(alg), v);
+    unsigned *seen = &ld->seen_call[fn];
+    if (*seen)
+        return line_err(ld, "[calls] %s: duplicate key (first set on line %u)", key, *seen);
+    *seen = ld->line;
+    return call_value(ld, key, v, &ld->m.call[fn]);
 }
 
 static int key_line(loader *ld, char *s)
@@ -547,4 +624,13 @@ unsigned rt_net_call_base(unsigned fn)
     memcpy(base, name, n - 2);
     base[n - 2] = '\0';
     return rt_func_lookup(base);
+}
+
+int rt_net_alg_call_ps(const rt_net_model *m, unsigned op, unsigned alg, uint64_t n, uint64_t *ps)
+{
+    if (op >= RT_COLL_COUNT || alg >= RT_ALG_COUNT || !m->alg_set[op][alg])
+        return 0;
+    const rt_net_call *c = &m->alg_call[op][alg];
+    *ps = sat(c->fixed_ps + (c->bandwidth ? xfer(n, c->bandwidth) : 0));
+    return 1;
 }

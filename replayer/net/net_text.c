@@ -281,6 +281,19 @@ static void write_note(const char *text, FILE *out)
     }
 }
 
+/* A [calls] value and its line end: "420ns + n / 12GB/s\n". */
+static void write_cost(const rt_net_call *c, FILE *out)
+{
+    char a[64], b[64];
+    exact_time(c->fixed_ps, a, sizeof a);
+    fputs(a, out);
+    if (c->bandwidth) {
+        exact_bandwidth(c->bandwidth, b, sizeof b);
+        fprintf(out, " + n / %s", b);
+    }
+    fputc('\n', out);
+}
+
 int rt_net_model_write_notes(const rt_net_model *m, const char *const *notes, FILE *out)
 {
     char a[64], b[64];
@@ -347,14 +360,21 @@ int rt_net_model_write_notes(const rt_net_model *m, const char *const *notes, FI
             if (notes)
                 write_note(notes[RT_CT_COUNT], out);
         }
-        exact_time(c->fixed_ps, a, sizeof a);
-        fprintf(out, "%s = %s", rt_func_name(fn), a);
-        if (c->bandwidth) {
-            exact_bandwidth(c->bandwidth, b, sizeof b);
-            fprintf(out, " + n / %s", b);
-        }
-        fputc('\n', out);
+        fprintf(out, "%s = ", rt_func_name(fn));
+        write_cost(c, out);
     }
+    for (unsigned op = 0; op < RT_COLL_COUNT; op++) /* MPI_Allreduce/ring: set ones only */
+        for (unsigned alg = 0; alg < RT_ALG_COUNT; alg++) {
+            if (!m->alg_set[op][alg])
+                continue;
+            if (!calls++) {
+                fputs("\n[calls]\n", out);
+                if (notes)
+                    write_note(notes[RT_CT_COUNT], out);
+            }
+            fprintf(out, "%s/%s = ", rt_func_name(rt_net_coll_func(op)), rt_coll_alg_name(alg));
+            write_cost(&m->alg_call[op][alg], out);
+        }
     return ferror(out) ? -RT_E_IO : 0;
 }
 

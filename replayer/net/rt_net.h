@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "rt_coll.h"
 #include "rt_error.h"
 #include "rt_event.h"
 
@@ -74,7 +75,12 @@ typedef struct rt_net_model {
     int waiting;                   /* RT_NET_WAIT_*: a waiting rank's core (with cores) */
     uint64_t reduce_element_ps;    /* a reduction's time per element combined, on top of bytes */
     rt_net_call call[RT_FN_COUNT]; /* [calls], by function id */
-    char source[256];              /* "built-in defaults" or the file path */
+    /* [calls] keys MPI_Allreduce/ring: the cost of a blocking collective run under one
+     * algorithm, in place of its function's cost (rt_net_alg_call_ps); alg_set says which are
+     * set (0ns is a cost too). None by default. */
+    rt_net_call alg_call[RT_COLL_COUNT][RT_ALG_COUNT];
+    uint8_t alg_set[RT_COLL_COUNT][RT_ALG_COUNT];
+    char source[256]; /* "built-in defaults" or the file path */
 } rt_net_model;
 
 /* The built-in defaults (docs/model.md): a modern cluster with a 100 Gbit/s network. */
@@ -129,6 +135,16 @@ uint64_t rt_net_call_ps(const rt_net_model *m, unsigned fn, uint64_t n);
 /* The function whose cost a large-count form (MPI_Send_c) takes when the file does not set its
  * own: MPI_Send; RT_FN_NONE for any other function. */
 unsigned rt_net_call_base(unsigned fn);
+
+/* The cost of a blocking collective of op run under algorithm alg (a row of rt_coll_algs.def,
+ * not mpich or ompi) with n bytes, as rt_net_call_ps: 1 with *ps set when the model has a
+ * cost for that algorithm ([calls] MPI_Allreduce/ring), else 0 (the function's own cost
+ * applies). */
+int rt_net_alg_call_ps(const rt_net_model *m, unsigned op, unsigned alg, uint64_t n, uint64_t *ps);
+
+/* The blocking function of a collective op (RT_FN_Allreduce for RT_COLL_ALLREDUCE), whose
+ * name keys its algorithm costs; RT_FN_NONE for an op without one. */
+unsigned rt_net_coll_func(unsigned op);
 
 /* Best gateway chunk size for a message of n bytes: minimises rt_net_wire_ps(RT_CT_GW) over
  * the powers of two from 1 KiB to the first power of two >= n (ties go to the larger chunk);

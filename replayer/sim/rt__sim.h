@@ -345,6 +345,7 @@ typedef struct sim {
     unsigned ahead_at;
     uint64_t now;
     int call_costs; /* the model charges some MPI calls CPU time ([calls]) */
+    int alg_costs;  /* ... and some collective algorithms ([calls] MPI_Allreduce/ring) */
 
     sim_req *reqs; /* the pools (rt_pool.h) of requests, pending messages, collectives */
     rt_pool reqp;
@@ -570,6 +571,10 @@ void sim_pend_give(sim *s, uint32_t p);
 uint32_t sim_coll_start(sim *s, uint32_t rank, uint8_t ctx, uint32_t id, const rt_comm_def *c,
                         unsigned op, int32_t root, uint64_t bytes, uint64_t rbytes, uint32_t esize,
                         const rt_event *rows, uint32_t nrows, uint64_t t);
+/* The algorithm the engine runs for rank's blocking collective ev (COLL_END): the replay's
+ * choice for its op, MPICH's or Open MPI's selection resolved for the call, as the schedule
+ * runs it; RT_ALG_COUNT for an inter-communicator. */
+unsigned sim_coll_alg(const sim *s, uint32_t rank, const rt_event *ev);
 /* Gives back a collective that is done (its schedule stays kept for the rank). */
 void sim_coll_release(sim *s, uint32_t coll);
 /* The collective's round in progress is done (its last operation known). */

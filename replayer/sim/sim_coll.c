@@ -302,6 +302,27 @@ static int rows_blocks(sim *s, rt_coll_call *call, const rt_event *rows, uint32_
     return 0;
 }
 
+unsigned sim_coll_alg(const sim *s, uint32_t rank, const rt_event *ev)
+{
+    const rt_comm_def *c = rt_defs_comm(s->defs, ev->comm);
+    unsigned op = ev->op, alg = op < RT_COLL_COUNT ? s->cfg->alg[op] : RT_ALG_COUNT;
+    if (!c || (c->flags & RT_COMM_IS_INTER) || op >= RT_COLL_COUNT)
+        return RT_ALG_COUNT;
+    if (!rt_coll_alg_valid(op, alg)) /* as make_schedule: MPICH's choice */
+        alg = RT_ALG_MPICH;
+    if (alg != RT_ALG_MPICH && alg != RT_ALG_OMPI)
+        return alg;
+    rt_coll_call call = {.op = op,
+                         .size = c->size,
+                         .me = comm_rank(c, rank),
+                         .root = ev->peer,
+                         .bytes = ev->bytes,
+                         .rbytes = ev->rbytes,
+                         .forced = s->cfg->alg,
+                         .esize = rt_coll_event_esize(ev->esize, ev->resize)};
+    return alg == RT_ALG_MPICH ? rt_coll_select_mpich(&call) : rt_coll_select_ompi(&call);
+}
+
 /* Expands co's schedule: into the rank's kept schedule sc when no running collective uses
  * it, else into a buffer of co's own. Returns 0 (no steps: the op takes no time, noted), or
  * -1 (no memory, s->rc set). */

@@ -248,17 +248,30 @@ static void rank_op(sim *s, uint32_t rank, const rt_event *ev)
     }
 }
 
-/* The bytes a call's cost ([calls]) is charged for: its first operation's (ev is the call's
- * ENTER or, for an operation outside any recorded call, the operation itself). */
-static uint64_t call_bytes(const rt_event *ev, const rt_event *end)
+/* The operation a call's cost ([calls]) is charged for: its first one (ev is the call's ENTER
+ * or, for an operation outside any recorded call, the operation itself); NULL when none. */
+static const rt_event *call_op(const rt_event *ev, const rt_event *end)
 {
     if (ev->kind == RT_EV_ENTER)
         ev++;
     for (; ev < end && ev->kind != RT_EV_LEAVE && ev->kind != RT_EV_ENTER; ev++)
         if (ev->kind != RT_EV_COLL_BEGIN && ev->kind != RT_EV_RMA_COLL_BEGIN &&
             ev->kind != SIM_EV_SKIP)
-            return ev->bytes ? ev->bytes : ev->rbytes;
-    return 0;
+            return ev;
+    return NULL;
+}
+
+/* A call's own CPU cost, for its first operation's bytes: the cost of the algorithm the engine
+ * runs for a blocking collective when the model has one ([calls] MPI_Allreduce/ring), else
+ * the function's. */
+static uint64_t call_cost(sim *s, uint32_t rank, const rt_event *ev, const rt_event *end)
+{
+    const rt_event *op = call_op(ev, end);
+    uint64_t n = op ? (op->bytes ? op->bytes : op->rbytes) : 0, ps;
+    if (s->alg_costs && op && op->kind == RT_EV_COLL_END &&
+        rt_net_alg_call_ps(&s->cfg->model, op->op, sim_coll_alg(s, rank, op), n, &ps))
+        return ps;
+    return rt_net_call_ps(&s->cfg->model, ev->call, n);
 }
 
 /* The recorded computation since the rank's last call (scaled), counted as its computation. */
@@ -311,8 +324,7 @@ static int call_enter_yield(sim *s, sim_rank *rk, const rt_event *ev, const rt_e
         sr->left[1] = call_compute(s, rk, ev);
         rk->last_rec = ev->time;
         rk->call = ev->call;
-        sr->left[2] =
-            s->call_costs ? rt_net_call_ps(&s->cfg->model, ev->call, call_bytes(ev, end)) : 0;
+        sr->left[2] = s->call_costs ? call_cost(s, (uint32_t)(rk - s->ranks), ev, end) : 0;
         sr->phase = 1;
     }
     return call_resume(s, rk, sr);
@@ -333,7 +345,7 @@ static int call_enter(sim *s, sim_rank *rk, const rt_event *ev, const rt_event *
     rk->call = ev->call;
     rk->call_start = rk->clock;
     if (s->call_costs) {
-        uint64_t c = rt_net_call_ps(&s->cfg->model, ev->call, call_bytes(ev, end));
+        uint64_t c = call_cost(s, (uint32_t)(rk - s->ranks), ev, end);
         rk->clock =
             s->share && c ? sim_share_advance(s, rank, rk->clock, c) : sim_add(s, rk->clock, c);
     }
@@ -631,6 +643,10 @@ static int sim_setup(sim *s, const rt_sim_trace *t, const rt_sim_config *c, rt_s
     s->cfg = c;
     for (unsigned fn = 0; fn < RT_FN_COUNT; fn++)
         s->call_costs |= c->model.call[fn].fixed_ps || c->model.call[fn].bandwidth;
+    for (unsigned op = 0; op < RT_COLL_COUNT; op++)
+        for (unsigned alg = 0; alg < RT_ALG_COUNT; alg++)
+            s->alg_costs |= c->model.alg_set[op][alg];
+    s->call_costs |= s->alg_costs;
     s->err = err;
     s->res = res;
     sim_queue_init(&s->q);

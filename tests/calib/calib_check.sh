@@ -123,8 +123,26 @@ shm)
     awk '$0 == "[calls]" { on = 1; next } /^\[/ { on = 0 } on && !/^#/ && NF { print }' \
         "$model" > calls
     [ -s calls ] || fail "no [calls] costs"
-    grep -Evq '^MPI_(Isend|Irecv|Put|Win_fence|Barrier|Bcast|Reduce|Allreduce|Allgather|Alltoall) = [0-9.]+[pnum]?s( \+ n / [0-9.]+[KMG]?B/s)?$' \
+    grep -Evq '^MPI_(Isend|Irecv|Put|Win_fence|Barrier|Bcast|Reduce|Allreduce|Allgather|Alltoall)(/[a-z_]+)? = [0-9.]+[pnum]?s( \+ n / [0-9.]+[KMG]?B/s)?$' \
         calls && fail "bad [calls] line: $(cat calls)"
+    # per-algorithm costs: every algorithm of these collectives that MPICH 4.0 can be forced
+    # to run and retrace knows, each measured at a size MPICH runs it for on 2 ranks (its
+    # ring allreduce cannot be forced: not among MPICH 4.0's choices), with its comment
+    sed -n 's|^\(MPI_[A-Za-z]*/[a-z_]*\) = .*|\1|p' calls > algs
+    printf '%s\n' MPI_Barrier/dissemination MPI_Bcast/binomial MPI_Bcast/scatter_ring \
+        MPI_Bcast/scatter_rdb MPI_Allgather/recursive_doubling MPI_Allgather/ring \
+        MPI_Allgather/bruck MPI_Alltoall/bruck MPI_Alltoall/direct MPI_Alltoall/pairwise \
+        MPI_Allreduce/recursive_doubling MPI_Allreduce/rabenseifner MPI_Reduce/binomial \
+        MPI_Reduce/rabenseifner > algs.want
+    cmp -s algs algs.want || fail "algorithm costs: $(tr '\n' ' ' < algs)"
+    grep -q "^# MPI_Name/alg: the same with MPICH's algorithm forced" "$model" ||
+        fail "no algorithm comment"
+    while read -r a; do
+        grep -Eq "^#   $a:( [0-9]+ B \+[0-9]+%)+(; refused by MPICH at the small size)?$" "$model" ||
+            fail "no spread comment for $a"
+    done < algs
+    grep -q '^#   MPI_Allreduce/rabenseifner: 65536 B +[0-9]*%; refused by MPICH at the small size$' \
+        "$model" || fail "rabenseifner on one double is not refused"
     ;;
 net)
     model=net.conf
@@ -281,6 +299,9 @@ TXT
     awk '$0 == "[calls]" { on = 1; next } /^\[/ { on = 0 } on && !/^#/ && NF { print }' \
         "$model" > calls
     grep -q '^MPI_Isend = ' calls || fail "no [calls] MPI_Isend: $(cat calls)"
+    # no algorithm costs under Open MPI, and one note that says why
+    grep -q '^# algorithm costs (MPI_Allreduce/ring) not measured: Open MPI takes a forced algorithm only into communicators made after it is set' \
+        "$model" || fail "no note on algorithm costs under Open MPI"
     grep -Evq '^MPI_(Isend|Irecv|Put|Win_fence|Barrier|Bcast|Reduce|Allreduce|Allgather|Alltoall) = [0-9.]+[pnum]?s( \+ n / [0-9.]+[KMG]?B/s)?$' \
         calls && fail "bad [calls] line: $(cat calls)"
     ;;

@@ -487,6 +487,55 @@ static void test_fit_calls(void **state)
     assert_true(isend->cost.fixed_ps == UINT64_MAX);
 }
 
+/* Algorithm costs ([calls] MPI_Allreduce/ring): the engine replays the loop with that algorithm
+ * (on 2 ranks their messages are the same), and the difference goes to alg_call, not to the
+ * function's cost; a cost measured at the large size only (MPICH refused the small one) is a
+ * rate through it. */
+static void test_fit_alg_calls(void **state)
+{
+    (void)state;
+    static rt_calib_result res;
+    memset(&res, 0, sizeof res);
+    res.nranks = 2;
+    rt_calib_call *own = &res.calls[0], *ring = &res.calls[1], *rab = &res.calls[2];
+    *own = (rt_calib_call){
+        .fn = RT_FN_Allreduce, .op = RT_COLL_ALLREDUCE, .npts = 2, .size = {8, 65536}};
+    *ring = *own;
+    ring->alg = RT_ALG_RING;
+    *rab = (rt_calib_call){.fn = RT_FN_Allreduce,
+                           .op = RT_COLL_ALLREDUCE,
+                           .alg = RT_ALG_RABENSEIFNER,
+                           .refused = 1,
+                           .npts = 1,
+                           .size = {65536}};
+    res.ncalls = 3;
+    rt_net_model m;
+    model(&m);
+    uint32_t node[2] = {0, 0}, module[2] = {0, 0};
+    calib_calls_fit(&res, &m, node, module); /* the engine's times */
+    assert_int_equal(res.calls_engine_failed, 0);
+    assert_int_equal(rab->engine_ps[0], own->engine_ps[1]); /* MPICH's choice there */
+    for (unsigned s = 0; s < 2; s++) {
+        own->measured_ps[s] = own->engine_ps[s] + 100 * NS;
+        ring->measured_ps[s] = ring->engine_ps[s] + 300 * NS + ring->size[s] * 200;
+    }
+    rab->measured_ps[0] = rab->engine_ps[0] + 65536 * 125; /* n / 8 GB/s */
+    calib_calls_fit(&res, &m, node, module);
+    assert_int_equal(m.call[RT_FN_Allreduce].fixed_ps, 100 * NS);
+    assert_int_equal(m.call[RT_FN_Allreduce].bandwidth, 0);
+    assert_int_equal(m.alg_set[RT_COLL_ALLREDUCE][RT_ALG_RING], 1);
+    assert_int_equal(m.alg_call[RT_COLL_ALLREDUCE][RT_ALG_RING].fixed_ps, 300 * NS);
+    assert_int_equal(m.alg_call[RT_COLL_ALLREDUCE][RT_ALG_RING].bandwidth, 5000000000);
+    assert_int_equal(m.alg_set[RT_COLL_ALLREDUCE][RT_ALG_RABENSEIFNER], 1);
+    assert_int_equal(m.alg_call[RT_COLL_ALLREDUCE][RT_ALG_RABENSEIFNER].fixed_ps, 0);
+    assert_int_equal(m.alg_call[RT_COLL_ALLREDUCE][RT_ALG_RABENSEIFNER].bandwidth, 8000000000);
+    assert_int_equal(m.alg_set[RT_COLL_ALLREDUCE][RT_ALG_RDB], 0);
+    /* the engine's share is taken without any cost of the model's: the same times again */
+    uint64_t e = ring->engine_ps[1];
+    calib_calls_fit(&res, &m, node, module);
+    assert_int_equal(ring->engine_ps[1], e);
+}
+
 /* ---- call costs from a trace's collectives (calib_from_coll.c) ------------------------------ */
 
 /* One MPI_Allreduce of n bytes on world ranks 0..2 in CSV, rank r entering at enter[r] and
@@ -618,7 +667,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_fit_rate),      cmocka_unit_test(test_fit_reduce),
         cmocka_unit_test(test_write_notes),   cmocka_unit_test(test_write_result),
         cmocka_unit_test(test_fit_disturbed), cmocka_unit_test(test_fit_calls),
-        cmocka_unit_test(test_from_coll),     cmocka_unit_test(test_spread),
+        cmocka_unit_test(test_fit_alg_calls), cmocka_unit_test(test_from_coll),
+        cmocka_unit_test(test_spread),
     };
     return rt_test_main("calib", tests, argc, argv);
 }

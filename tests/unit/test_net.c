@@ -762,6 +762,98 @@ static void test_call_costs(void **state)
                       "than zero");
 }
 
+/* [calls] MPI_Allreduce/ring: a blocking collective's cost under one algorithm, set apart from
+ * the function's own; 0ns is a cost too (set); written after the functions, read back. */
+static void test_alg_costs(void **state)
+{
+    (void)state;
+    rt_net_model m;
+    load_text(&m, "[calls]\nMPI_Allreduce = 1us\nMPI_Allreduce/ring = 250ns + n / 2GB/s\n"
+                  " MPI_Alltoall / bruck = 0ns # none\nMPI_Bcast/scatter_rdb=3us\n"
+                  "MPI_Allreduce/rd = 40ns\n");
+    uint64_t ps = 7;
+    assert_int_equal(rt_net_alg_call_ps(&m, RT_COLL_ALLREDUCE, RT_ALG_RING, 4096, &ps), 1);
+    assert_int_equal(ps, 250000 + 2048000); /* 4096 B at 2 GB/s: 2.048 us */
+    assert_int_equal(rt_net_alg_call_ps(&m, RT_COLL_ALLREDUCE, RT_ALG_RDB, 4096, &ps), 1);
+    assert_int_equal(ps, 40000);
+    assert_int_equal(rt_net_alg_call_ps(&m, RT_COLL_ALLTOALL, RT_ALG_BRUCK, 99, &ps), 1);
+    assert_int_equal(ps, 0);
+    ps = 7;
+    assert_int_equal(rt_net_alg_call_ps(&m, RT_COLL_ALLREDUCE, RT_ALG_RABENSEIFNER, 8, &ps), 0);
+    assert_int_equal(rt_net_alg_call_ps(&m, RT_COLL_COUNT, RT_ALG_RING, 8, &ps), 0);
+    assert_int_equal(rt_net_alg_call_ps(&m, RT_COLL_ALLREDUCE, RT_ALG_COUNT, 8, &ps), 0);
+    assert_int_equal(ps, 7);
+    assert_int_equal(rt_net_call_ps(&m, RT_FN_Allreduce, 8), 1000000); /* its own stays */
+    assert_int_equal(rt_net_coll_func(RT_COLL_REDUCE_SCATTER_BLOCK), RT_FN_Reduce_scatter_block);
+    assert_int_equal(rt_net_coll_func(RT_COLL_BARRIER), RT_FN_Barrier);
+    assert_int_equal(rt_net_coll_func(RT_COLL_CREATE_HANDLE), RT_FN_NONE);
+    assert_int_equal(rt_net_coll_func(RT_COLL_COUNT), RT_FN_NONE);
+    m.alg_call[RT_COLL_BCAST][RT_ALG_SCATTER_RDB] = (rt_net_call){UINT64_MAX, 1};
+    assert_int_equal(rt_net_alg_call_ps(&m, RT_COLL_BCAST, RT_ALG_SCATTER_RDB, 2, &ps), 1);
+    assert_int_equal(ps, UINT64_MAX); /* saturates */
+    m.alg_call[RT_COLL_BCAST][RT_ALG_SCATTER_RDB] = (rt_net_call){3000000, 0};
+    rt_net_model d;
+    rt_net_model_default(&d);
+    for (unsigned op = 0; op < RT_COLL_COUNT; op++)
+        for (unsigned a = 0; a < RT_ALG_COUNT; a++)
+            assert_int_equal(d.alg_set[op][a], 0);
+
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_int_equal(rt_net_model_write(&m, f), 0);
+    fclose(f);
+    assert_non_null(strstr(text, "\n[calls]\nMPI_Allreduce = 1us\nMPI_Bcast/scatter_rdb = 3us\n"
+                                 "MPI_Alltoall/bruck = 0ns\n"
+                                 "MPI_Allreduce/recursive_doubling = 40ns\n"
+                                 "MPI_Allreduce/ring = 250ns + n / 2GB/s\n"));
+    free(text);
+    round_trip(&m);
+    /* an algorithm cost alone makes the section */
+    load_text(&m, "[calls]\nMPI_Barrier/dissemination = 1ns\n");
+    text = NULL;
+    f = open_memstream(&text, &len);
+    assert_int_equal(rt_net_model_write(&m, f), 0);
+    fclose(f);
+    assert_non_null(strstr(text, "\n[calls]\nMPI_Barrier/dissemination = 1ns\n"));
+    free(text);
+
+    assert_load_error("[calls]\nMPI_Isend/ring = 1us\n", RT_E_INVAL,
+                      "model.conf:2: [calls] MPI_Isend/ring: algorithm costs are for blocking "
+                      "collectives (such as MPI_Allreduce/ring)");
+    assert_load_error("[calls]\nMPI_Iallreduce/ring = 1us\n", RT_E_INVAL,
+                      "model.conf:2: [calls] MPI_Iallreduce/ring: algorithm costs are for "
+                      "blocking collectives (such as MPI_Allreduce/ring)");
+    assert_load_error("[calls]\nMPI_Alreduce/ring = 1us\n", RT_E_INVAL,
+                      "model.conf:2: [calls] unknown MPI function 'MPI_Alreduce' (expected a "
+                      "name such as MPI_Allreduce)");
+    assert_load_error("[calls]\nMPI_Barrier/ring = 1us\n", RT_E_INVAL,
+                      "model.conf:2: [calls] MPI_Barrier/ring: no algorithm 'ring' for barrier "
+                      "(expected binomial, dissemination, msa, msa2, ompi_linear, "
+                      "ompi_recursive_doubling, ompi_double_ring, ompi_tree)");
+    assert_load_error("[calls]\nMPI_Allreduce/mpich = 1us\n", RT_E_INVAL,
+                      "model.conf:2: [calls] MPI_Allreduce/mpich: no algorithm 'mpich' for "
+                      "allreduce (expected reduce_bcast, recursive_doubling, ring, rabenseifner, "
+                      "msa, msa2, ompi_linear, ompi_reduce_bcast, ompi_ring, ompi_rabenseifner)");
+    assert_load_error("[calls]\nMPI_Allreduce/ = 1us\n", RT_E_INVAL,
+                      "model.conf:2: [calls] MPI_Allreduce/: no algorithm '' for allreduce "
+                      "(expected reduce_bcast, recursive_doubling, ring, rabenseifner, msa, msa2, "
+                      "ompi_linear, ompi_reduce_bcast, ompi_ring, ompi_rabenseifner)");
+    assert_load_error("[calls]\nMPI_Allreduce/ring = 1us\nMPI_Allreduce/ring=2us\n", RT_E_INVAL,
+                      "model.conf:3: [calls] MPI_Allreduce/ring: duplicate key (first set on "
+                      "line 2)");
+    assert_load_error("[calls]\nMPI_Allreduce/ring = 1us\nMPI_Allreduce/rdb = 1us\n"
+                      "MPI_Allreduce/recursive_doubling = 2us\n",
+                      RT_E_INVAL,
+                      "model.conf:4: [calls] MPI_Allreduce/recursive_doubling: duplicate key "
+                      "(first set on line 3)");
+    assert_load_error("[calls]\nMPI_Allreduce/ring =\n", RT_E_INVAL,
+                      "model.conf:2: [calls] MPI_Allreduce/ring: missing value");
+    assert_load_error("[calls]\nMPI_Allreduce/ring = 1us + n / 5\n", RT_E_INVAL,
+                      "model.conf:2: [calls] MPI_Allreduce/ring: bad value ' 5': needs a unit "
+                      "(B/s, KB/s, MB/s, GB/s, KiB/s, MiB/s, GiB/s, Mbit/s or Gbit/s)");
+}
+
 static void test_file_not_found(void **state)
 {
     (void)state;
@@ -792,7 +884,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_exact_arithmetic), cmocka_unit_test(test_gw_pipeline),
         cmocka_unit_test(test_best_gw_mtu),      cmocka_unit_test(test_file_errors),
         cmocka_unit_test(test_file_not_found),   cmocka_unit_test(test_protocol_rates),
-        cmocka_unit_test(test_call_costs),
+        cmocka_unit_test(test_call_costs),       cmocka_unit_test(test_alg_costs),
     };
     return rt_test_main("net", tests, argc, argv);
 }

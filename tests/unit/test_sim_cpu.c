@@ -90,6 +90,77 @@ static void test_call_costs(void **state)
     st_free(&t);
 }
 
+/* [calls] MPI_Allreduce/ring: a blocking collective run under an algorithm the model has a
+ * cost for costs that, in place of its function's cost; under another algorithm the
+ * function's. A 1000-byte allreduce on 2 ranks (MPICH's choice: 125 doubles, Rabenseifner)
+ * with MPI_Allreduce = 1 us, ring = 300 ns + n / 1 GB/s (1.3 us), recursive_doubling = 0 ns:
+ * each replay ends exactly its algorithm's cost after the one without costs, with and
+ * without the fast path, and the 0 ns of recursive doubling replaces the function's 1 us. */
+static void test_alg_costs(void **state)
+{
+    (void)state;
+    st_text t = {0};
+    st_add(&t, "ranks,2\n");
+    for (unsigned r = 0; r < 2; r++)
+        st_call(&t, r, 0, "MPI_Allreduce", "coll_begin,MPI_Allreduce,,,,,,,,",
+                "coll_end,MPI_Allreduce,0,,,1000,1000,,,allreduce");
+    rt_sim_trace *tr = st_load(t.s);
+    st_free(&t);
+    static const struct {
+        unsigned alg;   /* --coll allreduce= */
+        uint64_t extra; /* the cost charged */
+    } cases[] = {
+        {RT_ALG_MPICH, 1 * US},        /* Rabenseifner: no cost of its own */
+        {RT_ALG_RABENSEIFNER, 1 * US}, /* the same, forced */
+        {RT_ALG_RING, 1300 * NS},      /* its own */
+        {RT_ALG_RDB, 0},               /* its own: none */
+        {RT_ALG_REDUCE_BCAST, 1 * US}, /* none of its own */
+    };
+    for (int fast = 0; fast < 2; fast++)
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+            rt_sim_config c;
+            st_logp_config(&c, EAGER);
+            c.no_fast_coll = !fast;
+            c.alg[RT_COLL_ALLREDUCE] = (uint8_t)cases[i].alg;
+            rt_sim_result res;
+            st_run(tr, &c, &res);
+            uint64_t base = res.time_ps, base0 = res.ranks[0].mpi_ps;
+            rt_sim_result_free(&res);
+            c.model.call[RT_FN_Allreduce] = (rt_net_call){US, 0};
+            c.model.alg_call[RT_COLL_ALLREDUCE][RT_ALG_RING] = (rt_net_call){300 * NS, 1000000000};
+            c.model.alg_set[RT_COLL_ALLREDUCE][RT_ALG_RING] = 1;
+            c.model.alg_set[RT_COLL_ALLREDUCE][RT_ALG_RDB] = 1;
+            c.model.alg_call[RT_COLL_BCAST][RT_ALG_BINOMIAL] = (rt_net_call){50 * US, 0};
+            c.model.alg_set[RT_COLL_BCAST][RT_ALG_BINOMIAL] = 1; /* another op: not charged */
+            st_run(tr, &c, &res);
+            assert_int_equal(res.completed, 1);
+            assert_int_equal(res.time_ps, base + cases[i].extra);
+            assert_int_equal(res.ranks[0].mpi_ps, base0 + cases[i].extra); /* time in MPI */
+            rt_sim_result_free(&res);
+        }
+    /* MPICH's choice at 8 bytes is recursive doubling: its 0 ns, not the function's 1 us */
+    st_add(&t, "ranks,2\n");
+    for (unsigned r = 0; r < 2; r++)
+        st_call(&t, r, 0, "MPI_Allreduce", "coll_begin,MPI_Allreduce,,,,,,,,",
+                "coll_end,MPI_Allreduce,0,,,8,8,,,allreduce");
+    rt_sim_trace *small = st_load(t.s);
+    st_free(&t);
+    rt_sim_config c;
+    st_logp_config(&c, EAGER);
+    rt_sim_result res;
+    st_run(small, &c, &res);
+    uint64_t base = res.time_ps;
+    rt_sim_result_free(&res);
+    c.model.call[RT_FN_Allreduce] = (rt_net_call){US, 0};
+    c.model.alg_set[RT_COLL_ALLREDUCE][RT_ALG_RDB] = 1;
+    c.model.alg_call[RT_COLL_ALLREDUCE][RT_ALG_RDB] = (rt_net_call){40 * NS, 0};
+    st_run(small, &c, &res);
+    assert_int_equal(res.time_ps, base + 40 * NS);
+    rt_sim_result_free(&res);
+    rt_sim_trace_free(small);
+    rt_sim_trace_free(tr);
+}
+
 /* A collective with one member (a one-rank trace, or MPI_COMM_SELF) moves nothing: its
  * schedule has no steps and it completes where it starts, costing only its [calls] cost. It
  * used to fail the replay with "out of memory (collective schedule)" (a kept schedule with
@@ -432,6 +503,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_call_costs),
+        cmocka_unit_test(test_alg_costs),
         cmocka_unit_test(test_one_member_collectives),
         cmocka_unit_test(test_time_sharing),
         cmocka_unit_test(test_time_sharing_yield),
