@@ -93,6 +93,16 @@ static int def_elem_sizes(rt_reader *r, rt__csv_reader *cr, const uint32_t *v, r
     return 0;
 }
 
+/* "buffers": the trace records buffers and window memory (RT_DEFS_BUFFERS). */
+static int def_buffers(rt_reader *r, rt__csv_reader *cr, const uint32_t *v, rt_err *e)
+{
+    (void)cr;
+    (void)v;
+    (void)e;
+    r->defs.flags |= RT_DEFS_BUFFERS;
+    return 0;
+}
+
 /* "mpi_library,NAME": the MPI library that recorded the trace (rt_library_name). */
 static int def_library(rt_reader *r, rt__csv_reader *cr, const uint32_t *v, rt_err *e)
 {
@@ -245,6 +255,7 @@ static const struct def_record {
     {"peer_counts", 1, 1, {NULL}, def_peer_counts},
     {"elem_sizes", 1, 1, {NULL}, def_elem_sizes},
     {"mpi_library", 2, 2, {NULL}, def_library},
+    {"buffers", 1, 1, {NULL}, def_buffers},
 };
 
 static int definition(rt_reader *r, rt__csv_reader *cr, const struct def_record *d, rt_err *e)
