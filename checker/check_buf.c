@@ -1,6 +1,7 @@
 /*
  * The memory of operations (retrace check, docs/check.md), in traces recorded with buffers
- * (`retrace record --buffers`: BUFFER events and the WIN_ATTACH base of windows, rt_event.h):
+ * (RT_DEFS_BUFFERS: BUFFER events and the WIN_ATTACH base of windows, rt_event.h; the tracer
+ * does not record them yet, docs/check.md):
  *  - class rma-conflict, local: a buffer of a pending nonblocking operation (a nonblocking send
  *    or receive from its start to its completing wait or test, an RMA transfer until the
  *    synchronisation that completes it: a fence, Win_complete, an unlock or flush of its target,

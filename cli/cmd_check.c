@@ -136,7 +136,7 @@ static int check_run(int argc, char **argv)
     rt_table_write_text(res.report.tables.t[1], stdout);
     if (!res.buffers && (o.classes & (1u << RT_CHK_RMA_CONFLICT | 1u << RT_CHK_RMA_EPOCH)))
         printf("not checked: calls on the buffers of pending operations, MPI_MODE_NOSTORE (the "
-               "trace has no buffers: retrace record --buffers; docs/check.md)\n");
+               "trace records no buffers; docs/check.md)\n");
     fflush(stdout);
     if (res.report.truncated)
         cli_warning("%s (checked as far as it goes)", res.report.truncated);

@@ -556,12 +556,12 @@ typedef enum rt_comm_handle_op {
  * without them (other tools', retrace's before) say only that the calls were made.
  *
  * The base address and size of a window's memory (Win_create, Win_allocate, Win_allocate_shared)
- * in a trace recorded with buffers (`retrace record --buffers`, RT_DEFS_BUFFERS): a WIN_ATTACH
+ * in a trace recorded with buffers (RT_DEFS_BUFFERS): a WIN_ATTACH
  * event with op base right after the WIN_CREATE, at its time and with its call and window, the
  * address in req (as MPI_Get_address gives it) and the size in bytes (0 for no memory). A
  * dynamic window has none (its memory is attached).
  *
- * The memory an operation uses (`retrace record --buffers`, RT_DEFS_BUFFERS): a BUFFER event
+ * The memory an operation uses (RT_DEFS_BUFFERS): a BUFFER event
  * right after the event of the operation, at its time and with its call, with
  *   req     the lowest address it touches: MPI_Get_address of the pointer the call was given,
  *           plus the datatype's true lower bound
@@ -967,7 +967,8 @@ enum {
      * (rt_coll_elem_size) and say so. */
     RT_DEFS_ELEM_SIZES = 1u << 1,
     /* The trace records the buffers of operations and the memory of windows (BUFFER events and
-     * WIN_ATTACH base, "The memory an operation uses" above: `retrace record --buffers`). Without
+     * WIN_ATTACH base, "The memory an operation uses" above; retrace's tracer does not record
+     * them yet: traces written by hand or by other tools, CSV and OTF2). Without
      * it a trace says nothing of memory, and the checks that need it do not run. */
     RT_DEFS_BUFFERS = 1u << 2
 };
