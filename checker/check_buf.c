@@ -147,6 +147,18 @@ static int nostore(chk *c, const buf_win *w, const buf_use *u, const rt_event *e
     return chk_find(c, RT_CHK_RMA_EPOCH, ranks.s, where.s, calls.s, why.s);
 }
 
+/* The rank's windows whose memory u writes are updated since their last synchronisation. */
+static void mark_dirty(buf_rank *r, const buf_use *u)
+{
+    for (uint32_t i = 0; u->write && i < r->nwins; i++) {
+        buf_win *w = &r->wins[i];
+        if (w->live && w->has_base && !w->dirty && w->lo < u->hi && u->lo < w->hi) {
+            w->dirty = 1;
+            w->first = *u;
+        }
+    }
+}
+
 /* A BUFFER of the operation r->owner. */
 static int use_event(chk *c, chk_buf *k, buf_rank *r, const rt_event *ev)
 {
@@ -168,13 +180,7 @@ static int use_event(chk *c, chk_buf *k, buf_rank *r, const rt_event *ev)
                 return rc;
         }
     }
-    for (uint32_t i = 0; u.write && i < r->nwins; i++) {
-        buf_win *w = &r->wins[i];
-        if (w->live && w->has_base && !w->dirty && w->lo < u.hi && u.lo < w->hi) {
-            w->dirty = 1;
-            w->first = u;
-        }
-    }
+    mark_dirty(r, &u);
     if (u.ev.kind == RT_EV_SEND || u.ev.kind == RT_EV_RECV)
         return 0; /* done when its call returns */
     if (r->npend >= BUF_MAX_PENDING) {
@@ -187,14 +193,19 @@ static int use_event(chk *c, chk_buf *k, buf_rank *r, const rt_event *ev)
     return 0;
 }
 
-/* Forgets the pending buffers for which done(p, ev) says 1. */
+/* Forgets the pending buffers for which done(p, ev) says 1. A write a wait or test completes
+ * (dirty: 1) may have happened any time since its start, so in the window's span now too; one an
+ * RMA synchronisation completes happened before it. */
 static void complete(buf_rank *r, const rt_event *ev,
-                     int (*done)(const buf_use *, const rt_event *))
+                     int (*done)(const buf_use *, const rt_event *), int dirty)
 {
     uint32_t n = 0;
-    for (uint32_t i = 0; i < r->npend; i++)
+    for (uint32_t i = 0; i < r->npend; i++) {
         if (!done(&r->pend[i], ev))
             r->pend[n++] = r->pend[i];
+        else if (dirty)
+            mark_dirty(r, &r->pend[i]);
+    }
     r->npend = n;
 }
 
@@ -265,7 +276,7 @@ int chk_buf_event(chk *c, chk_buf *k, const rt_event *ev)
     case RT_EV_IRECV:
     case RT_EV_REQUEST_CANCELLED:
     case RT_EV_RMA_OP_COMPLETE:
-        complete(r, ev, done_req);
+        complete(r, ev, done_req, 1);
         return 0;
     default:
         break;
@@ -289,7 +300,7 @@ int chk_buf_event(chk *c, chk_buf *k, const rt_event *ev)
         }
         return 0;
     case RT_EV_WIN_FREE:
-        complete(r, ev, done_sync);
+        complete(r, ev, done_sync, 0);
         w->live = 0;
         return 0;
     case RT_EV_RMA_COLL_END:
@@ -302,7 +313,7 @@ int chk_buf_event(chk *c, chk_buf *k, const rt_event *ev)
                         (kind == RT_EV_RMA_GROUP_SYNC && ev->op == RT_PSCW_COMPLETE) ||
                         (kind == RT_EV_RMA_SYNC && ev->op != RT_SYNC_WIN_SYNC);
         if (completes)
-            complete(r, ev, done_sync);
+            complete(r, ev, done_sync, 0);
         return rc;
     }
     default:
