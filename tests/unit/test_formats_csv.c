@@ -133,12 +133,23 @@ static void test_csv_roundtrip(void **state)
     unload(&b);
 }
 
+/* A CSV text that must not open, and the error it gives. */
+typedef struct bad_csv {
+    const char *text, *msg;
+    int code;
+} bad_csv;
+
+static void expect_bad_csv(const bad_csv *cases, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *p = rt_test_write_file("bad.csv", cases[i].text);
+        expect_open_error(p, cases[i].code, cases[i].msg);
+    }
+}
+
 static void test_csv_bad_rows(void **state)
 {
-    static const struct {
-        const char *text, *msg;
-        int code;
-    } cases[] = {
+    static const bad_csv cases[] = {
         {"ranks,2\n0,5,frobnicate,,,,,,,,,\n", "bad.csv:2: unknown event 'frobnicate'", RT_E_INVAL},
         {"ranks,2\n0,5x,send,,0,1,0,8,,,,\n", "bad.csv:2: bad number '5x'", RT_E_INVAL},
         {"ranks,2\n0,5,send,,0,1,0,-8,,,,\n", "bad.csv:2: negative byte count -8", RT_E_INVAL},
@@ -187,10 +198,7 @@ static void test_csv_bad_rows(void **state)
          RT_E_RANGE},
         {"ranks,0\n", "bad.csv:1: number of ranks 0 out of range (1 to 1048576)", RT_E_INVAL},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        const char *p = rt_test_write_file("bad.csv", cases[i].text);
-        expect_open_error(p, cases[i].code, cases[i].msg);
-    }
+    expect_bad_csv(cases, sizeof cases / sizeof *cases);
 }
 
 /* The shape of a pending call (rt_event.h), checked for every reader in one place
@@ -199,10 +207,7 @@ static void test_csv_pending_shape(void **state)
 {
 #define E(t, c) "0," #t ",enter," c ",,,,,,,,\n"
 #define P(t, c) "0," #t ",pending," c ",,,,,,,,\n"
-    static const struct {
-        const char *text, *msg;
-        int code;
-    } cases[] = {
+    static const bad_csv cases[] = {
         {"ranks,2\n" P(5, "MPI_Recv"),
          "bad.csv:2: pending MPI_Recv at 5 ns: not right after the enter of MPI_Recv at that time",
          RT_E_FORMAT},
@@ -247,10 +252,7 @@ static void test_csv_pending_shape(void **state)
     };
 #undef E
 #undef P
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        const char *p = rt_test_write_file("bad.csv", cases[i].text);
-        expect_open_error(p, cases[i].code, cases[i].msg);
-    }
+    expect_bad_csv(cases, sizeof cases / sizeof *cases);
 }
 
 /* Where a BUFFER and a window's base (WIN_ATTACH base) may stand (rt_event.h, "The memory an
@@ -259,10 +261,7 @@ static void test_csv_buffer_shape(void **state)
 {
 #define E(t, c) "0," #t ",enter," c ",,,,,,,,\n"
 #define B(t, c, n, a, op) "0," #t ",buffer," c ",,,," #n ",,," #a "," op "\n"
-    static const struct {
-        const char *text, *msg;
-        int code;
-    } cases[] = {
+    static const bad_csv cases[] = {
         {"ranks,2\n" E(5, "MPI_Barrier") B(5, "MPI_Barrier", 8, 100, "read"),
          "bad.csv:3: buffer (read) at 5 ns: not right after a send, receive or RMA transfer at "
          "its time and call",
@@ -309,10 +308,7 @@ static void test_csv_buffer_shape(void **state)
     };
 #undef E
 #undef B
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        const char *p = rt_test_write_file("bad.csv", cases[i].text);
-        expect_open_error(p, cases[i].code, cases[i].msg);
-    }
+    expect_bad_csv(cases, sizeof cases / sizeof *cases);
 }
 
 /* tests/data/pending.csv: five ranks blocked, each pending call read as written, and what
