@@ -57,7 +57,6 @@ struct chk_buf {
     uint32_t nranks;
     buf_rank *ranks;
     uint64_t dropped; /* buffers of pending operations not kept (BUF_MAX_PENDING) */
-    uint64_t buffers; /* BUFFER events seen */
 };
 
 chk_buf *chk_buf_new(uint32_t nranks)
@@ -162,7 +161,6 @@ static void mark_dirty(buf_rank *r, const buf_use *u)
 /* A BUFFER of the operation r->owner. */
 static int use_event(chk *c, chk_buf *k, buf_rank *r, const rt_event *ev)
 {
-    k->buffers++;
     if (!r->owner.kind || !ev->bytes)
         return 0;
     buf_use u = {.lo = ev->req,
@@ -277,6 +275,10 @@ int chk_buf_event(chk *c, chk_buf *k, const rt_event *ev)
     case RT_EV_REQUEST_CANCELLED:
     case RT_EV_RMA_OP_COMPLETE:
         complete(r, ev, done_req, 1);
+        return 0;
+    case RT_EV_REQUEST_FREE: /* it completes some time after: not compared any more */
+        if (ev->op == RT_REQH_FREE)
+            complete(r, ev, done_req, 0);
         return 0;
     default:
         break;
