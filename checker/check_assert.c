@@ -25,7 +25,8 @@
  *    o, MPI 4.0 section 12.5.2);
  *  - MPI_MODE_NOCHECK given to a Win_start and not to its matching Win_post, or the other way
  *    round.
- * MPI_MODE_NOSTORE is not checked: a local store does not show in a trace.
+ * MPI_MODE_NOSTORE is checked elsewhere (check_buf.c), against the writes of MPI calls a trace
+ * recorded with buffers shows: a local store of the program does not show in a trace.
  *
  * The instances that pair ranks (a fence of a window, a target's fence epoch with a NOPUT or a
  * write, a matched start and post) are kept, at most AS_MAX_PAIRS of them, about 180 bytes each;

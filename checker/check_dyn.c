@@ -265,8 +265,8 @@ int chk_dyn_event(chk *c, chk_dyn *k, const rt_defs *defs, const rt_event *ev)
         w->overflow = 0;
         w->live = 0;
         return 0;
-    case RT_EV_WIN_ATTACH:
-        return attach_event(c, k, w, ev);
+    case RT_EV_WIN_ATTACH: /* (a base is a created window's memory, not attached) */
+        return ev->op == RT_WATTACH_BASE ? 0 : attach_event(c, k, w, ev);
     case RT_EV_RMA_PUT:
     case RT_EV_RMA_GET:
     case RT_EV_RMA_ATOMIC:

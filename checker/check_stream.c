@@ -52,6 +52,7 @@ typedef struct stream {
     chk_leak *leak;      /* resource leaks (NULL: not checked) */
     chk_assert *asserts; /* fence, post and start assertions (NULL: not checked) */
     chk_dyn *dyn;        /* memory of dynamic windows (NULL: not checked) */
+    chk_buf *buf;        /* buffers of operations and window memory (NULL: not checked) */
 } stream;
 
 /* ---- findings of one rank ----------------------------------------------------------------------
@@ -473,6 +474,10 @@ static int on_defs(void *ctx, const rt_defs *defs, rt_err *err)
     s->defs = defs;
     s->nranks = defs->nranks;
     s->c->res->nranks = defs->nranks;
+    s->c->res->buffers = (defs->flags & RT_DEFS_BUFFERS) != 0;
+    if ((chk_on(s->c, RT_CHK_RMA_CONFLICT) || chk_on(s->c, RT_CHK_RMA_EPOCH)) &&
+        !(s->buf = chk_buf_new(defs->nranks)))
+        return rt_err_set(err, RT_E_NOMEM, "out of memory");
     chk_colls *cs = &s->colls;
     cs->nranks = defs->nranks;
     s->ranks = calloc(defs->nranks, sizeof *s->ranks);
@@ -587,6 +592,11 @@ static int on_event(void *ctx, const rt_event *ev)
     stream *s = ctx;
     chk_rank *r = &s->ranks[ev->rank];
     s->c->res->events++;
+    if (s->buf && ev->kind != RT_EV_PENDING && (ev->kind == RT_EV_ENTER || !r->in_pending)) {
+        int rc = chk_buf_event(s->c, s->buf, ev);
+        if (rc)
+            return rc;
+    }
     if (ev->kind == RT_EV_ENTER || ev->kind == RT_EV_LEAVE)
         return on_call(s, ev);
     if (ev->kind == RT_EV_ERROR)
@@ -643,6 +653,8 @@ static int on_finish(void *ctx, rt_err *err)
         rc = chk_assert_report(s->c, s->asserts);
     if (!rc && s->dyn)
         rc = chk_dyn_report(s->c, s->dyn);
+    if (!rc && s->buf)
+        rc = chk_buf_report(s->c, s->buf);
     if (rc)
         return rt_err_set(err, -rc, "out of memory");
     return 0;
@@ -689,6 +701,7 @@ int chk_stream(chk *c, const char *path, rt_err *err)
     chk_leak_free(s.leak);
     chk_assert_free(s.asserts);
     chk_dyn_free(s.dyn);
+    chk_buf_free(s.buf);
     rt_hmap_free(&s.open_at);
     rt_hmap_free(&s.win_at);
     rt_hmap_free(&s.locks);

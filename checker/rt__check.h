@@ -155,6 +155,15 @@ int chk_dyn_event(chk *c, chk_dyn *k, const rt_defs *defs, const rt_event *ev);
 int chk_dyn_report(chk *c, chk_dyn *k);
 void chk_dyn_free(chk_dyn *k);
 
+/* Buffers of operations and window memory (check_buf.c: rma-conflict local, rma-epoch
+ * MPI_MODE_NOSTORE) in traces recorded with buffers: the streaming pass gives it every event of a
+ * rank that is not in a pending call, ENTERs included; notes come at the end. */
+typedef struct chk_buf chk_buf;
+chk_buf *chk_buf_new(uint32_t nranks); /* NULL: no memory */
+int chk_buf_event(chk *c, chk_buf *k, const rt_event *ev);
+int chk_buf_report(chk *c, chk_buf *k);
+void chk_buf_free(chk_buf *k);
+
 /* The place of key (k1, k2)'s entry in the array *items of *n entries of size bytes (room for
  * *room), found through the map at; a new one is appended zeroed (*created = 1, created may be
  * NULL). SIZE_MAX: no memory. The passes keep their state per rank and window so. */

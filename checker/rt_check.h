@@ -56,6 +56,8 @@ typedef struct rt_check_result {
     uint64_t found[RT_CHK_COUNT]; /* findings per class, also those beyond max */
     uint64_t events;              /* events read */
     uint32_t nranks;
+    /* the trace records buffers (RT_DEFS_BUFFERS): the checks of memory ran */
+    int buffers;
     /* lines that say how far the check could go ("the run failed: ...") */
     char *notes;
     /* tables: findings (class, severity, ranks, where, calls, explanation), summary */

@@ -73,26 +73,6 @@ static int def_ranks(rt_reader *r, rt__csv_reader *cr, const uint32_t *v, rt_err
     return rc;
 }
 
-/* "peer_counts": the trace records per-peer counts (RT_DEFS_COLL_PEERS). */
-static int def_peer_counts(rt_reader *r, rt__csv_reader *cr, const uint32_t *v, rt_err *e)
-{
-    (void)cr;
-    (void)v;
-    (void)e;
-    r->defs.flags |= RT_DEFS_COLL_PEERS;
-    return 0;
-}
-
-/* "elem_sizes": the trace records element sizes (RT_DEFS_ELEM_SIZES). */
-static int def_elem_sizes(rt_reader *r, rt__csv_reader *cr, const uint32_t *v, rt_err *e)
-{
-    (void)cr;
-    (void)v;
-    (void)e;
-    r->defs.flags |= RT_DEFS_ELEM_SIZES;
-    return 0;
-}
-
 /* "mpi_library,NAME": the MPI library that recorded the trace (rt_library_name). */
 static int def_library(rt_reader *r, rt__csv_reader *cr, const uint32_t *v, rt_err *e)
 {
@@ -232,19 +212,22 @@ static const struct def_record {
     size_t lo, hi;      /* number of fields */
     const char *num[3]; /* the uint32 fields from the second on; PARENT may be empty (none) */
     int (*add)(rt_reader *r, rt__csv_reader *cr, const uint32_t *v, rt_err *e);
+    uint32_t flag; /* add NULL: a line of one word that sets this rt_defs flag */
 } def_records[] = {
-    {"ranks", 2, 2, {"N"}, def_ranks},
-    {"proc", 4, 4, {"R", "NODE", "MODULE"}, def_proc},
-    {"comm", 5, 6, {"ID", "PARENT"}, def_comm},
-    {"group", 3, 3, {"ID"}, def_group},
-    {"win", 3, 3, {"ID", "COMM"}, def_win},
-    {"win_name", 3, 3, {"ID"}, def_win_name},
-    {"win_info", 4, 4, {"ID"}, def_win_info},
-    {"neighbors", 5, 5, {"COMM", "RANK"}, def_nbrs},
-    {"host", 5, 6, {"R", "ONLINE", "NCPUS"}, def_host},
-    {"peer_counts", 1, 1, {NULL}, def_peer_counts},
-    {"elem_sizes", 1, 1, {NULL}, def_elem_sizes},
-    {"mpi_library", 2, 2, {NULL}, def_library},
+    {"ranks", 2, 2, {"N"}, def_ranks, 0},
+    {"proc", 4, 4, {"R", "NODE", "MODULE"}, def_proc, 0},
+    {"comm", 5, 6, {"ID", "PARENT"}, def_comm, 0},
+    {"group", 3, 3, {"ID"}, def_group, 0},
+    {"win", 3, 3, {"ID", "COMM"}, def_win, 0},
+    {"win_name", 3, 3, {"ID"}, def_win_name, 0},
+    {"win_info", 4, 4, {"ID"}, def_win_info, 0},
+    {"neighbors", 5, 5, {"COMM", "RANK"}, def_nbrs, 0},
+    {"host", 5, 6, {"R", "ONLINE", "NCPUS"}, def_host, 0},
+    /* the trace records per-peer counts, element sizes */
+    {"peer_counts", 1, 1, {NULL}, NULL, RT_DEFS_COLL_PEERS},
+    {"elem_sizes", 1, 1, {NULL}, NULL, RT_DEFS_ELEM_SIZES},
+    {"mpi_library", 2, 2, {NULL}, def_library, 0},
+    {"buffers", 1, 1, {NULL}, NULL, RT_DEFS_BUFFERS}, /* buffers and window memory */
 };
 
 static int definition(rt_reader *r, rt__csv_reader *cr, const struct def_record *d, rt_err *e)
@@ -265,6 +248,10 @@ static int definition(rt_reader *r, rt__csv_reader *cr, const struct def_record 
         if (rc)
             return rc;
         v[i] = (uint32_t)x;
+    }
+    if (!d->add) {
+        r->defs.flags |= d->flag;
+        return 0;
     }
     return d->add(r, cr, v, e);
 }

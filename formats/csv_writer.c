@@ -183,6 +183,8 @@ static int write_defs(FILE *f, const rt_defs *d)
         fputs("elem_sizes\n", f);
     if (d->library[0]) /* letters, digits, blanks and ._+- only: no quoting */
         fprintf(f, "mpi_library,%s\n", d->library);
+    if (d->flags & RT_DEFS_BUFFERS)
+        fputs("buffers\n", f);
     for (uint32_t i = 0; i < d->nranks; i++)
         if (d->node[i] || d->module[i])
             fprintf(f, "proc,%u,%u,%u\n", (unsigned)i, (unsigned)d->node[i],

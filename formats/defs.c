@@ -455,6 +455,9 @@ static int event_check(const rt_defs *defs, const rt_event *ev, rt__check_memo *
         return rt_err_set(err, RT_E_INVAL, "%s: assert %" PRId32 " has bits a %s does not take",
                           kname, ev->tag,
                           k == RT_EV_RMA_COLL_END ? "fence" : rt_event_op_name(k, ev->op));
+    if ((k == RT_EV_BUFFER || k == RT_EV_WIN_ATTACH) && ev->bytes > UINT64_MAX - ev->req)
+        return rt_err_set(err, RT_E_INVAL, "%s: %llu bytes from address %llu pass 2^64", kname,
+                          (unsigned long long)ev->bytes, (unsigned long long)ev->req);
     if (ev->req == RT_REQ_NONE && (m & RT_FIELD_REQ) &&
         (rt_event_starts_request(k) || rt_event_ends_request(k)))
         return rt_err_set(err, RT_E_INVAL, "%s: request id %llu is reserved (it stands for none)",

@@ -141,6 +141,11 @@ static const char *const win_attach_names[RT_WATTACH_COUNT] = {
     RT_WIN_ATTACH_OPS(X)
 #undef X
 };
+static const char *const buffer_names[RT_BUF_COUNT] = {
+#define X(id, name) [RT_BUF_##id] = name,
+    RT_BUFFER_OPS(X)
+#undef X
+};
 static const char *const request_handle_names[RT_REQH_COUNT] = {
 #define X(id, name) [RT_REQH_##id] = name,
     RT_REQUEST_HANDLE_OPS(X)
@@ -231,6 +236,9 @@ static const char *const *op_table(unsigned kind, unsigned *count)
     case RT_EV_WIN_ATTACH:
         *count = RT_WATTACH_COUNT;
         return win_attach_names;
+    case RT_EV_BUFFER:
+        *count = RT_BUF_COUNT;
+        return buffer_names;
     default:
         *count = 0;
         return NULL;

@@ -94,6 +94,7 @@ static OTF2_CallbackCode def_parameter(void *data, OTF2_ParameterRef ref, OTF2_S
                  o->param_reqh);
         op_param(string_of(o, name), ref, RT_EV_HANDLE, 0, RT_HANDLE_COUNT, o->param_handle);
         op_param(string_of(o, name), ref, RT_EV_WIN_ATTACH, 0, RT_WATTACH_COUNT, o->param_wattach);
+        op_param(string_of(o, name), ref, RT_EV_BUFFER, 0, RT_BUF_COUNT, o->param_buffer);
     }
     return OTF2_CALLBACK_SUCCESS;
 }

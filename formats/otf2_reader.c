@@ -580,6 +580,8 @@ int rt__otf2_open(rt_reader *r, rt_err *err)
         o->param_handle[i] = OTF2_UNDEFINED_PARAMETER;
     for (unsigned i = 0; i < RT_WATTACH_COUNT; i++)
         o->param_wattach[i] = OTF2_UNDEFINED_PARAMETER;
+    for (unsigned i = 0; i < RT_BUF_COUNT; i++)
+        o->param_buffer[i] = OTF2_UNDEFINED_PARAMETER;
     int rc = 0;
     o->anchor = rt__otf2r_find_anchor(r->path, err);
     if (!o->anchor)
@@ -633,6 +635,13 @@ int rt__otf2_open(rt_reader *r, rt_err *err)
             o->sizes = 1;
         }
         free(sizes);
+    }
+    char *bufs = NULL;
+    if (!rc && OTF2_Reader_GetProperty(o->reader, RT__BUFFERS_PROPERTY, &bufs) == OTF2_SUCCESS &&
+        bufs) {
+        if (!strcmp(bufs, "1"))
+            r->defs.flags |= RT_DEFS_BUFFERS;
+        free(bufs);
     }
     char *lib = NULL;
     if (!rc && OTF2_Reader_GetProperty(o->reader, RT__MPI_LIBRARY_PROPERTY, &lib) == OTF2_SUCCESS &&

@@ -300,6 +300,8 @@ static int op_event(otf2r *o, unsigned kind, const uint32_t *refs, unsigned n,
             rt_event *ev = begin(o, kind, t, pos, a);
             ev->req = value;
             ev->op = (uint8_t)op;
+            if (kind == RT_EV_BUFFER && has_attr(o, RT__ATTR_BYTES))
+                ev->bytes = o->attr_val[RT__ATTR_BYTES].uint64;
             if (kind != RT_EV_WIN_ATTACH)
                 return 1;
             /* its window and size (rt__otf2.h); without a window, one no trace defines */
@@ -323,6 +325,7 @@ static OTF2_CallbackCode ev_parameter(CB_ARGS, OTF2_ParameterRef param, uint64_t
         return OK;
     if (op_event(o, RT_EV_WIN_ATTACH, o->param_wattach, RT_WATTACH_COUNT, param, t, pos, a,
                  value) ||
+        op_event(o, RT_EV_BUFFER, o->param_buffer, RT_BUF_COUNT, param, t, pos, a, value) ||
         op_event(o, RT_EV_HANDLE, o->param_handle, RT_HANDLE_COUNT, param, t, pos, a, value) ||
         op_event(o, RT_EV_REQUEST_FREE, o->param_reqh, RT_REQH_COUNT, param, t, pos, a, value))
         return done(o);

@@ -106,6 +106,11 @@ static OTF2_ErrorCode put_attrs(otf2w *o, const otf2w_rank *r, const rt_defs *d,
             ec = OTF2_AttributeList_AddUint64(o->attrs, RT__ATTR_RBYTES, ev->rbytes);
         return ec == OTF2_SUCCESS ? put_esize(o, ev) : ec;
     }
+    if (ev->kind == RT_EV_BUFFER) { /* its op is its parameter (rt__otf2.h) */
+        if (ec == OTF2_SUCCESS && ev->bytes)
+            ec = OTF2_AttributeList_AddUint64(o->attrs, RT__ATTR_BYTES, ev->bytes);
+        return ec;
+    }
     if (ev->kind == RT_EV_WIN_ATTACH) { /* its op is its parameter (rt__otf2.h) */
         if (ec == OTF2_SUCCESS)
             ec = OTF2_AttributeList_AddRmaWinRef(o->attrs, RT__ATTR_WIN, win_ref(d, ev->comm));
@@ -312,6 +317,9 @@ static OTF2_ErrorCode write_record(OTF2_EvtWriter *ew, OTF2_AttributeList *a, co
     case RT_EV_WIN_ATTACH: /* see rt__otf2.h */
         return OTF2_EvtWriter_ParameterUnsignedInt(ew, a, ev->time,
                                                    RT__OTF2_PARAM_WIN_ATTACH_REF + ev->op, ev->req);
+    case RT_EV_BUFFER: /* see rt__otf2.h */
+        return OTF2_EvtWriter_ParameterUnsignedInt(ew, a, ev->time,
+                                                   RT__OTF2_PARAM_BUFFER_REF + ev->op, ev->req);
     case RT_EV_RMA_TARGET: /* attributes of its transfer's record (see rt__otf2.h) */
     case RT_EV_COUNT:
         break;
@@ -689,6 +697,8 @@ static OTF2_ErrorCode write_global_defs(otf2w *o, const rt_defs *d)
         ec = op_params(o, RT_EV_HANDLE, 0, RT_HANDLE_COUNT, RT__OTF2_PARAM_HANDLE_REF);
     if (ec == OTF2_SUCCESS)
         ec = op_params(o, RT_EV_WIN_ATTACH, 0, RT_WATTACH_COUNT, RT__OTF2_PARAM_WIN_ATTACH_REF);
+    if (ec == OTF2_SUCCESS)
+        ec = op_params(o, RT_EV_BUFFER, 0, RT_BUF_COUNT, RT__OTF2_PARAM_BUFFER_REF);
     for (unsigned fn = 1; fn < RT_FN_COUNT && ec == OTF2_SUCCESS; fn++) {
         OTF2_StringRef s = str(o, rt_func_name(fn), &ec);
         ec =
@@ -826,6 +836,10 @@ static int w_close(rt_writer *w, rt_err *err)
     if (ec == OTF2_SUCCESS && (d->flags & RT_DEFS_ELEM_SIZES)) {
         what = "cannot note that the trace records element sizes";
         ec = OTF2_Archive_SetProperty(o->archive, RT__ELEM_SIZES_PROPERTY, "1", true);
+    }
+    if (ec == OTF2_SUCCESS && (d->flags & RT_DEFS_BUFFERS)) {
+        what = "cannot note that the trace records buffers";
+        ec = OTF2_Archive_SetProperty(o->archive, RT__BUFFERS_PROPERTY, "1", true);
     }
     if (ec == OTF2_SUCCESS) {
         what = "cannot write the info keys of the windows";

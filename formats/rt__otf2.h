@@ -114,6 +114,13 @@ extern const OTF2_Type rt__otf2_attr_type[RT__ATTR_COUNT];
  * when 0). Score-P records no attach. */
 #define RT__OTF2_PARAM_WIN_ATTACH_REF 8u
 
+/* The memory an operation uses (BUFFER, rt_event.h): a ParameterUnsignedInt record of the
+ * parameter named after the op ("retrace::read", "retrace::write"; of ref
+ * RT__OTF2_PARAM_BUFFER_REF plus the op) whose value is the address, with the extent in
+ * RT__ATTR_BYTES (absent when 0), right after the record of its operation. A window's base
+ * (WIN_ATTACH op base) is "retrace::base", as attach and detach are. */
+#define RT__OTF2_PARAM_BUFFER_REF (RT__OTF2_PARAM_WIN_ATTACH_REF + RT_WATTACH_COUNT)
+
 /* Windows: the RmaWin name of a window without one (printf: the window's id), and the archive
  * property of info key K of the window of ref W, "KEY=VALUE" (otf2_wins.c). */
 #define RT__OTF2_WIN_NAME "MPI_Win %u"

@@ -95,6 +95,7 @@ typedef struct otf2r {
     uint32_t param_reqh[RT_REQH_COUNT];
     uint32_t param_handle[RT_HANDLE_COUNT];
     uint32_t param_wattach[RT_WATTACH_COUNT];
+    uint32_t param_buffer[RT_BUF_COUNT];
     uint32_t row_comm; /* comm and op of the last collective end: its rows' */
     uint8_t row_op;
     uint32_t prop_node, prop_module;

@@ -33,6 +33,11 @@ typedef struct rt__rank_state {
     uint8_t tgt, tgt_kind, tgt_op;
     uint32_t tgt_comm;
     int32_t tgt_peer;
+    /* BUFFER and WIN_ATTACH base (rt_event.h, "The memory an operation uses"): the event the
+     * buffers after it belong to (buf_kind), the op of the last of them and how many so far;
+     * the window of the last WIN_CREATE. */
+    uint8_t buf_kind, buf_op, buf_n;
+    uint32_t win_comm;
     /* ERROR (rt_event.h, "A call that returned an error"): 1 right after one, whose call's
      * LEAVE must come next. */
     uint8_t err;
@@ -77,7 +82,8 @@ static inline int rt__pending_step(rt__rank_state *st, uint64_t last_time, const
                            UINT64_C(1) << RT_EV_NBC_COMPLETE | UINT64_C(1) << RT_EV_RMA_PUT |
                            UINT64_C(1) << RT_EV_RMA_GET | UINT64_C(1) << RT_EV_RMA_ATOMIC |
                            UINT64_C(1) << RT_EV_RMA_TARGET | UINT64_C(1) << RT_EV_COLL_PEER |
-                           UINT64_C(1) << RT_EV_ERROR;
+                           UINT64_C(1) << RT_EV_ERROR | UINT64_C(1) << RT_EV_BUFFER |
+                           UINT64_C(1) << RT_EV_WIN_CREATE | UINT64_C(1) << RT_EV_WIN_ATTACH;
     if (st->slow | ((kinds >> ev->kind) & 1) | (ev->peer == RT_PEER_NONE))
         return rt__pending_check(st, last_time, ev, err);
     st->last_kind = (uint8_t)(ev->kind + 1);
@@ -203,5 +209,7 @@ int rt__defs_copy_hosts(rt_defs *dst, const rt_defs *src, rt_err *err);
 #define RT__MPI_LIBRARY_PROPERTY "RETRACE::MPI_LIBRARY"
 /* RT_DEFS_ELEM_SIZES in an OTF2 archive: this property, "1" (in CSV: the line "elem_sizes"). */
 #define RT__ELEM_SIZES_PROPERTY "RETRACE::ELEM_SIZES"
+/* RT_DEFS_BUFFERS in an OTF2 archive: this property, "1" (in CSV: the line "buffers"). */
+#define RT__BUFFERS_PROPERTY "RETRACE::BUFFERS"
 
 #endif /* RT__TRACE_H */

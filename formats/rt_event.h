@@ -366,7 +366,8 @@ typedef enum rt_handle_op {
 /* The op field of WIN_ATTACH events (below). */
 #define RT_WIN_ATTACH_OPS(X) \
     X(ATTACH, "attach")      \
-    X(DETACH, "detach")
+    X(DETACH, "detach")      \
+    X(BASE, "base")
 
 // clang-format off
 typedef enum rt_win_attach_op {
@@ -375,6 +376,20 @@ typedef enum rt_win_attach_op {
 #undef X
     RT_WATTACH_COUNT
 } rt_win_attach_op;
+// clang-format on
+
+/* The op field of BUFFER events (below): how the call uses the memory. */
+#define RT_BUFFER_OPS(X) \
+    X(READ, "read")      \
+    X(WRITE, "write")
+
+// clang-format off
+typedef enum rt_buffer_op {
+#define X(id, name) RT_BUF_##id,
+    RT_BUFFER_OPS(X)
+#undef X
+    RT_BUF_COUNT
+} rt_buffer_op;
 // clang-format on
 
 /* The op field of REQUEST_FREE events (below): what the call did to the request. The free is ""
@@ -540,6 +555,28 @@ typedef enum rt_comm_handle_op {
  * name, so a transfer's RMA_TARGET on a dynamic window can be checked against them. Traces
  * without them (other tools', retrace's before) say only that the calls were made.
  *
+ * The base address and size of a window's memory (Win_create, Win_allocate, Win_allocate_shared)
+ * in a trace recorded with buffers (RT_DEFS_BUFFERS): a WIN_ATTACH
+ * event with op base right after the WIN_CREATE, at its time and with its call and window, the
+ * address in req (as MPI_Get_address gives it) and the size in bytes (0 for no memory). A
+ * dynamic window has none (its memory is attached).
+ *
+ * The memory an operation uses (RT_DEFS_BUFFERS): a BUFFER event
+ * right after the event of the operation, at its time and with its call, with
+ *   req     the lowest address it touches: MPI_Get_address of the pointer the call was given,
+ *           plus the datatype's true lower bound
+ *   bytes   the span up to the highest: (count - 1) times the datatype's extent plus its true
+ *           extent; the gaps of a derived datatype are inside the span, though the call does
+ *           not touch them (a conflict found in a gap is not one)
+ *   op      read (a send's buffer, a put's or an accumulate's origin) or write (a receive's
+ *           buffer, a get's origin, an atomic's result)
+ * after SEND, ISEND (read), RECV, IRECV_REQUEST (write), RMA_PUT (read), RMA_GET (write), and
+ * RMA_ATOMIC: its origin (read), then, for one with a result, the result (write); a transfer's
+ * BUFFER comes after its RMA_TARGET. At most one BUFFER per event, but an atomic's two. A buffer
+ * of MPI_BOTTOM, MPI_IN_PLACE or count 0 has none. Readers and writers refuse it anywhere else,
+ * or with an op that does not suit the event, or with an address whose extent passes 2^64
+ * (formats/trace.c).
+ *
  * Kinds are at most 64 (the readers keep sets of them in 64-bit masks).
  */
 // clang-format off
@@ -600,7 +637,10 @@ typedef enum rt_comm_handle_op {
     X(HANDLE,            "handle",            CALL, NO,    "qo")      \
     /* memory attached to or detached from a dynamic window: o rt_win_attach_op, q its \
      * address, b its size (see above) */                             \
-    X(WIN_ATTACH,        "win_attach",        RMA,  NO,    "cbqo")
+    X(WIN_ATTACH,        "win_attach",        RMA,  NO,    "cbqo")    \
+    /* the memory the event before it uses: o rt_buffer_op, q its address, b its extent \
+     * (see above) */                                                 \
+    X(BUFFER,            "buffer",            CALL, NO,    "bqo")
 
 typedef enum rt_event_kind {
 #define X(id, name, cls, req, fields) RT_EV_##id,
@@ -925,7 +965,12 @@ enum {
      * kept (a derived type that rt_esize_code cannot hold), not unknown for the whole trace.
      * Without it (traces of tracers before sizes, other tools') consumers guess
      * (rt_coll_elem_size) and say so. */
-    RT_DEFS_ELEM_SIZES = 1u << 1
+    RT_DEFS_ELEM_SIZES = 1u << 1,
+    /* The trace records the buffers of operations and the memory of windows (BUFFER events and
+     * WIN_ATTACH base, "The memory an operation uses" above; retrace's tracer does not record
+     * them yet: traces written by hand or by other tools, CSV and OTF2). Without
+     * it a trace says nothing of memory, and the checks that need it do not run. */
+    RT_DEFS_BUFFERS = 1u << 2
 };
 
 typedef struct rt_defs {

@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -354,6 +355,77 @@ static int target_step(rt__rank_state *st, uint64_t last_time, const rt_event *e
                       "rma_target at %llu ns: no op, but the %s before it names one", t, what);
 }
 
+/* ---- the memory of an operation and of a window -------------------------------------------------
+ */
+
+/* The op a BUFFER of an event of this kind may have as its first: RT_BUF_COUNT for either (an
+ * atomic: its origin, or its result alone), UINT_MAX for none (a kind that has no buffer). */
+static unsigned buffer_op_of(unsigned kind)
+{
+    switch (kind) {
+    case RT_EV_SEND:
+    case RT_EV_ISEND:
+    case RT_EV_RMA_PUT:
+        return RT_BUF_READ;
+    case RT_EV_RECV:
+    case RT_EV_IRECV_REQUEST:
+    case RT_EV_RMA_GET:
+        return RT_BUF_WRITE;
+    case RT_EV_RMA_ATOMIC:
+        return RT_BUF_COUNT;
+    default:
+        return UINT_MAX;
+    }
+}
+
+/* A BUFFER against the event before it, and a WIN_ATTACH base against the WIN_CREATE before it
+ * (rt_event.h, "The memory an operation uses"). last_kind is the kind before ev, plus 1. */
+static int buffer_step(rt__rank_state *st, uint64_t last_time, const rt_event *ev, rt_err *err)
+{
+    unsigned k = ev->kind, prev = st->last_kind ? st->last_kind - 1u : RT_EV_COUNT;
+    unsigned long long t = ev->time;
+    int same = st->last_kind && ev->time == last_time && ev->call == st->last_call;
+    if (k == RT_EV_WIN_CREATE)
+        st->win_comm = ev->comm;
+    if (k == RT_EV_WIN_ATTACH && ev->op == RT_WATTACH_BASE &&
+        (st->in_ops || prev != RT_EV_WIN_CREATE || !same || ev->comm != st->win_comm))
+        return rt_err_set(err, RT_E_FORMAT,
+                          "win_attach base at %llu ns: not right after the win_create of its "
+                          "window (its time and call)",
+                          t);
+    if (k != RT_EV_BUFFER)
+        return 0;
+    const char *op = rt_event_op_name(k, ev->op);
+    if (st->in_ops)
+        return rt_err_set(err, RT_E_FORMAT, "buffer (%s) at %llu ns: in a pending call", op, t);
+    if (prev == RT_EV_BUFFER) {
+        if (st->buf_kind != RT_EV_RMA_ATOMIC || st->buf_n != 1 || st->buf_op != RT_BUF_READ ||
+            ev->op != RT_BUF_WRITE || !same)
+            return rt_err_set(err, RT_E_FORMAT,
+                              "buffer (%s) at %llu ns: a second buffer, but only an atomic's "
+                              "result (write) may follow its origin (read), at its time and call",
+                              op, t);
+        st->buf_n = 2;
+        st->buf_op = ev->op;
+        return 0;
+    }
+    unsigned owner = prev == RT_EV_RMA_TARGET ? st->tgt_kind : prev;
+    unsigned want = prev < RT_EV_COUNT ? buffer_op_of(owner) : UINT_MAX;
+    if (want == UINT_MAX || !same)
+        return rt_err_set(err, RT_E_FORMAT,
+                          "buffer (%s) at %llu ns: not right after a send, receive or RMA "
+                          "transfer at its time and call",
+                          op, t);
+    if (want != RT_BUF_COUNT && want != ev->op)
+        return rt_err_set(err, RT_E_FORMAT, "buffer (%s) at %llu ns: the %s before it only %s", op,
+                          t, rt_event_kind_name(owner),
+                          want == RT_BUF_READ ? "reads its buffer" : "writes its buffer");
+    st->buf_kind = (uint8_t)owner;
+    st->buf_op = ev->op;
+    st->buf_n = 1;
+    return 0;
+}
+
 int rt__pending_check(rt__rank_state *st, uint64_t last_time, const rt_event *ev, rt_err *err)
 {
     unsigned k = ev->kind;
@@ -362,6 +434,8 @@ int rt__pending_check(rt__rank_state *st, uint64_t last_time, const rt_event *ev
     if (rows_step(st, last_time, ev, err) < 0)
         return -RT_E_FORMAT;
     if (target_step(st, last_time, ev, err) < 0)
+        return -RT_E_FORMAT;
+    if (buffer_step(st, last_time, ev, err) < 0)
         return -RT_E_FORMAT;
     if (st->err && (k != RT_EV_LEAVE || ev->call != st->last_call))
         return rt_err_set(err, RT_E_FORMAT,

@@ -22,10 +22,10 @@
  * whether a new lock of the same target gets a new id).
  * An rma_target shows its displacement as disp=BYTES (ADDR for one of 2^32 or more: the
  * address of a dynamic window, which differs from run to run) and its reduction as op= when it
- * has one. A win_attach shows addr=ADDR for its address, never a request number. A fence, post
- * or start shows its assert as assert=NAMES (rt_rma_assert_name,
- * "noput|noprecede") when it has one, and never a tag. An error shows its class as op= and
- * not its code: MPICH's codes carry an index of the message that differs from run to run.
+ * has one. A win_attach and a buffer show addr=ADDR for their address, never a request number.
+ * A fence, post or start shows its assert as assert=NAMES (rt_rma_assert_name, "noput|noprecede")
+ * when it has one, and never a tag. An error shows its class as op= and not its code: MPICH's
+ * codes carry an index of the message that differs from run to run.
  * With --sizes the events that carry element sizes show them as esize=S/R, the bytes side's
  * and the rbytes side's datatype size, ? where the trace does not know it.
  *
@@ -270,7 +270,8 @@ static int print_event(rank_out *o, const rt_defs *defs, const rt_event *ev, con
     /* Lock ids name a lock, not a request: a tracer may give every lock of a window on a
      * target the same id, so they are left out. */
     int lock = ev->kind == RT_EV_RMA_LOCK || ev->kind == RT_EV_RMA_UNLOCK;
-    if (ev->kind == RT_EV_WIN_ATTACH) /* its req is an address, run-dependent too */
+    if (ev->kind == RT_EV_WIN_ATTACH ||
+        ev->kind == RT_EV_BUFFER) /* req: an address, run-dependent */
         fputs(" addr=ADDR", f);
     else if (opt->req && strchr(fields, 'q') && !lock) {
         size_t n;

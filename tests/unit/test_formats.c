@@ -334,7 +334,7 @@ static void test_event_check(void **state)
         {{.kind = RT_EV_RMA_PUT, .rank = 1, .comm = 3}, "put: window 3 is not defined"},
         {{.kind = RT_EV_RMA_GROUP_SYNC, .rank = 1, .peer = 0},
          "group_sync: group 0 is not defined"},
-        {{.kind = RT_EV_COUNT}, "unknown event kind 33"},
+        {{.kind = RT_EV_COUNT}, "unknown event kind 34"},
         {{.kind = RT_EV_COLL_PEER, .rank = 1, .op = RT_COLL_ALLREDUCE, .bytes = 8},
          "coll_peer: allreduce has no per-peer counts"},
         {{.kind = RT_EV_COLL_PEER, .rank = 1, .op = RT_COLL_ALLTOALLV, .peer = 1},

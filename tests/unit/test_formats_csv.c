@@ -20,14 +20,14 @@ static void test_csv_read(void **state)
     assert_int_equal(load(ALL_KINDS, &l, &err), 0);
     assert_null(l.truncated);
     assert_int_equal(l.defs.nranks, 4);
-    assert_int_equal(l.defs.flags, RT_DEFS_COLL_PEERS);
+    assert_int_equal(l.defs.flags, RT_DEFS_COLL_PEERS | RT_DEFS_BUFFERS);
     assert_int_equal(l.defs.node[3], 5);
     assert_int_equal(l.defs.module[2], 1);
     const rt_comm_def *inter = rt_defs_comm(&l.defs, 3);
     assert_non_null(inter);
     assert_string_equal(inter->name, "split, inter");
     assert_int_equal(inter->remote_size, 2);
-    assert_int_equal(l.n, 110);
+    assert_int_equal(l.n, 114);
     /* every kind appears */
     unsigned seen[RT_EV_COUNT] = {0};
     for (size_t i = 0; i < l.n; i++)
@@ -42,12 +42,16 @@ static void test_csv_read(void **state)
     assert_int_equal(isend->bytes, 1099511627776ull);
     assert_int_equal(isend->contype, RT_CT_GW);
     assert_int_equal(rt_defs_peer_world(&l.defs, isend), 3);
-    assert_int_equal(l.ev[10].req, 9223372036854775808ull);
+    assert_int_equal(l.ev[5].kind, RT_EV_BUFFER); /* the isend's */
+    assert_int_equal(l.ev[5].req, 140737488289792ull);
+    assert_int_equal(l.ev[5].bytes, 1099511627776ull);
+    assert_int_equal(l.ev[5].op, RT_BUF_READ);
+    assert_int_equal(l.ev[11].req, 9223372036854775808ull);
     /* the targets of rank 0's transfers: each right after its own, the get_accumulate's missing */
     size_t t = 0;
     while (t < l.n && l.ev[t].kind != RT_EV_RMA_TARGET)
         t++;
-    assert_int_equal(t, 27);
+    assert_int_equal(t, 29);
     assert_int_equal(l.ev[t - 1].kind, RT_EV_RMA_PUT);
     assert_int_equal(l.ev[t].bytes, 4096);
     assert_int_equal(l.ev[t].peer, 3);
@@ -55,15 +59,18 @@ static void test_csv_read(void **state)
     assert_int_equal(l.ev[t + 2].kind, RT_EV_RMA_TARGET);
     assert_int_equal(l.ev[t + 2].bytes, UINT64_MAX);
     assert_int_equal(l.ev[t + 4].op, RT_REDOP_NO_OP);
-    assert_int_equal(l.ev[t + 5].kind, RT_EV_RMA_ATOMIC); /* get_accumulate: no target */
-    assert_int_equal(l.ev[t + 6].kind, RT_EV_RMA_ATOMIC);
-    assert_int_equal(l.ev[t + 7].op, RT_REDOP_REPLACE);
-    assert_int_equal(l.ev[t + 7].bytes, 24);
+    assert_int_equal(l.ev[t + 5].op, RT_BUF_READ); /* the fetch_and_op's origin, result */
+    assert_int_equal(l.ev[t + 6].op, RT_BUF_WRITE);
+    assert_int_equal(l.ev[t + 6].req, 0);
+    assert_int_equal(l.ev[t + 7].kind, RT_EV_RMA_ATOMIC); /* get_accumulate: no target */
+    assert_int_equal(l.ev[t + 8].kind, RT_EV_RMA_ATOMIC);
+    assert_int_equal(l.ev[t + 9].op, RT_REDOP_REPLACE);
+    assert_int_equal(l.ev[t + 9].bytes, 24);
     /* rank 0's refused MPI_Send: its error, right before its leave */
     size_t e = 0;
     while (e < l.n && l.ev[e].kind != RT_EV_ERROR)
         e++;
-    assert_int_equal(e, 61);
+    assert_int_equal(e, 65);
     assert_int_equal(l.ev[e].rank, 0);
     assert_int_equal(l.ev[e].call, RT_FN_Send);
     assert_int_equal(l.ev[e].time, 401);
@@ -95,7 +102,7 @@ static void test_csv_read(void **state)
     size_t at = 0;
     while (at < l.n && l.ev[at].kind != RT_EV_PENDING)
         at++;
-    assert_int_equal(at, 88);
+    assert_int_equal(at, 92);
     const rt_event *w = &l.ev[at - 1];
     assert_int_equal(w[0].kind, RT_EV_ENTER);
     assert_int_equal(w[1].kind, RT_EV_PENDING);
@@ -126,12 +133,23 @@ static void test_csv_roundtrip(void **state)
     unload(&b);
 }
 
+/* A CSV text that must not open, and the error it gives. */
+typedef struct bad_csv {
+    const char *text, *msg;
+    int code;
+} bad_csv;
+
+static void expect_bad_csv(const bad_csv *cases, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *p = rt_test_write_file("bad.csv", cases[i].text);
+        expect_open_error(p, cases[i].code, cases[i].msg);
+    }
+}
+
 static void test_csv_bad_rows(void **state)
 {
-    static const struct {
-        const char *text, *msg;
-        int code;
-    } cases[] = {
+    static const bad_csv cases[] = {
         {"ranks,2\n0,5,frobnicate,,,,,,,,,\n", "bad.csv:2: unknown event 'frobnicate'", RT_E_INVAL},
         {"ranks,2\n0,5x,send,,0,1,0,8,,,,\n", "bad.csv:2: bad number '5x'", RT_E_INVAL},
         {"ranks,2\n0,5,send,,0,1,0,-8,,,,\n", "bad.csv:2: negative byte count -8", RT_E_INVAL},
@@ -180,10 +198,7 @@ static void test_csv_bad_rows(void **state)
          RT_E_RANGE},
         {"ranks,0\n", "bad.csv:1: number of ranks 0 out of range (1 to 1048576)", RT_E_INVAL},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        const char *p = rt_test_write_file("bad.csv", cases[i].text);
-        expect_open_error(p, cases[i].code, cases[i].msg);
-    }
+    expect_bad_csv(cases, sizeof cases / sizeof *cases);
 }
 
 /* The shape of a pending call (rt_event.h), checked for every reader in one place
@@ -192,10 +207,7 @@ static void test_csv_pending_shape(void **state)
 {
 #define E(t, c) "0," #t ",enter," c ",,,,,,,,\n"
 #define P(t, c) "0," #t ",pending," c ",,,,,,,,\n"
-    static const struct {
-        const char *text, *msg;
-        int code;
-    } cases[] = {
+    static const bad_csv cases[] = {
         {"ranks,2\n" P(5, "MPI_Recv"),
          "bad.csv:2: pending MPI_Recv at 5 ns: not right after the enter of MPI_Recv at that time",
          RT_E_FORMAT},
@@ -240,10 +252,63 @@ static void test_csv_pending_shape(void **state)
     };
 #undef E
 #undef P
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        const char *p = rt_test_write_file("bad.csv", cases[i].text);
-        expect_open_error(p, cases[i].code, cases[i].msg);
-    }
+    expect_bad_csv(cases, sizeof cases / sizeof *cases);
+}
+
+/* Where a BUFFER and a window's base (WIN_ATTACH base) may stand (rt_event.h, "The memory an
+ * operation uses"), checked for every reader in one place (formats/trace.c). */
+static void test_csv_buffer_shape(void **state)
+{
+#define E(t, c) "0," #t ",enter," c ",,,,,,,,\n"
+#define B(t, c, n, a, op) "0," #t ",buffer," c ",,,," #n ",,," #a "," op "\n"
+    static const bad_csv cases[] = {
+        {"ranks,2\n" E(5, "MPI_Barrier") B(5, "MPI_Barrier", 8, 100, "read"),
+         "bad.csv:3: buffer (read) at 5 ns: not right after a send, receive or RMA transfer at "
+         "its time and call",
+         RT_E_FORMAT},
+        {"ranks,2\n" E(5, "MPI_Isend") "0,5,isend,MPI_Isend,0,1,0,8,,,3,\n" B(5, "MPI_Isend", 8,
+                                                                              100, "write"),
+         "bad.csv:4: buffer (write) at 5 ns: the isend before it only reads its buffer",
+         RT_E_FORMAT},
+        {"ranks,2\n" E(5, "MPI_Recv") "0,6,recv,MPI_Recv,0,1,0,8,,,,\n" B(6, "MPI_Recv", 8, 100,
+                                                                          "read"),
+         "bad.csv:4: buffer (read) at 6 ns: the recv before it only writes its buffer",
+         RT_E_FORMAT},
+        {"ranks,2\n" E(5, "MPI_Send") "0,5,send,MPI_Send,0,1,0,8,,,,\n" B(6, "MPI_Send", 8, 100,
+                                                                          "read"),
+         "bad.csv:4: buffer (read) at 6 ns: not right after a send, receive or RMA transfer at "
+         "its time and call",
+         RT_E_FORMAT},
+        {"ranks,2\n" E(5, "MPI_Send") "0,5,send,MPI_Send,0,1,0,8,,,,\n" B(
+             5, "MPI_Send", 8, 100, "read") B(5, "MPI_Send", 8, 200, "read"),
+         "bad.csv:5: buffer (read) at 5 ns: a second buffer, but only an atomic's result "
+         "(write) may follow its origin (read), at its time and call",
+         RT_E_FORMAT},
+        {"ranks,2\n" E(5, "MPI_Send") "0,5,send,MPI_Send,0,1,0,8,,,,\n" B(
+             5, "MPI_Send", 2, 18446744073709551615, "read"),
+         "bad.csv:4: buffer: 2 bytes from address 18446744073709551615 pass 2^64", RT_E_INVAL},
+        {"ranks,2\n" E(5, "MPI_Send") "0,5,send,MPI_Send,0,1,0,8,,,,\n" B(5, "MPI_Send", 8, 100,
+                                                                          "readwrite"),
+         "bad.csv:4: unknown op 'readwrite' for event buffer", RT_E_INVAL},
+        {"ranks,2\n" E(5, "MPI_Send") "0,5,pending,MPI_Send,,,,,,,,\n"
+                                      "0,5,send,MPI_Send,0,1,0,8,,,,\n" B(5, "MPI_Send", 8, 100,
+                                                                          "read"),
+         "bad.csv:5: buffer (read) at 5 ns: in a pending call", RT_E_FORMAT},
+        {"ranks,2\nwin,0,0\n" E(5, "MPI_Win_create") "0,5,win_attach,MPI_Win_create,0,,,8,,,100,"
+                                                     "base\n",
+         "bad.csv:4: win_attach base at 5 ns: not right after the win_create of its window (its "
+         "time and call)",
+         RT_E_FORMAT},
+        {"ranks,2\nwin,0,0\nwin,1,0\n" E(5, "MPI_Win_create") "0,5,win_create,MPI_Win_create,0,,,,"
+                                                              ",,,\n0,5,win_attach,MPI_Win_"
+                                                              "create,1,,,8,,,100,base\n",
+         "bad.csv:6: win_attach base at 5 ns: not right after the win_create of its window (its "
+         "time and call)",
+         RT_E_FORMAT},
+    };
+#undef E
+#undef B
+    expect_bad_csv(cases, sizeof cases / sizeof *cases);
 }
 
 /* tests/data/pending.csv: five ranks blocked, each pending call read as written, and what
@@ -303,9 +368,10 @@ static void test_csv_truncated(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_csv_read),     cmocka_unit_test(test_csv_roundtrip),
-        cmocka_unit_test(test_csv_bad_rows), cmocka_unit_test(test_csv_pending_shape),
-        cmocka_unit_test(test_csv_pending),  cmocka_unit_test(test_csv_truncated),
+        cmocka_unit_test(test_csv_read),         cmocka_unit_test(test_csv_roundtrip),
+        cmocka_unit_test(test_csv_bad_rows),     cmocka_unit_test(test_csv_pending_shape),
+        cmocka_unit_test(test_csv_pending),      cmocka_unit_test(test_csv_truncated),
+        cmocka_unit_test(test_csv_buffer_shape),
     };
     return rt_test_main("formats_csv", tests, argc, argv);
 }

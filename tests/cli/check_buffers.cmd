@@ -1,0 +1,4 @@
+check
+$DATA/check_buffers.csv
+--class
+rma-conflict,rma-epoch
