@@ -313,6 +313,9 @@ static void find_switch(const pair *p, rt_calib_link *out)
     out->eager_hi = hi;
 }
 
+/* Measurements of a link's curve at most, while no model fits it. */
+#define CALIB_CURVE_ATTEMPTS 3
+
 static uint64_t whole_ns(uint64_t ps)
 {
     return rt_add_sat(ps / 1000 * 1000, ps % 1000 >= 500 ? 1000 : 0);
@@ -335,18 +338,26 @@ void calib_initiate(MPI_Comm c, int peer, unsigned ct, const rt_calib_opts *o,
         out->gap_ps = whole_ns(ps_of(g));
     }
 
-    curve(&p, o, out);
-    find_switch(&p, out);
-
+    /* A curve no model fits is one the machine disturbed (a burst of other work): it is
+     * measured again, three times in all, before the link is given up. */
     rt_net_model m = *base;
-    rt_net_link *l = &m.link[ct];
-    l->overhead_ps = whole_ns((out->o_send_ps + out->o_recv_ps) / 2);
-    l->gap_ps = out->gap_ps;
-    l->eager = out->eager_lo;
     rt_err err = {0};
+    int rc = -1;
+    for (unsigned attempt = 0; attempt < CALIB_CURVE_ATTEMPTS && rc < 0; attempt++) {
+        out->disturbed = 0;
+        curve(&p, o, out);
+        find_switch(&p, out);
+        m = *base;
+        rt_net_link *l = &m.link[ct];
+        l->overhead_ps = whole_ns((out->o_send_ps + out->o_recv_ps) / 2);
+        l->gap_ps = out->gap_ps;
+        l->eager = out->eager_lo;
+        err = (rt_err){0};
+        rc = rt_calib_fit_link(&m, ct, out->pts, out->npts, &out->fit, &err);
+    }
     if (!p.loop)
         command(&p, CMD_DONE, 0, 0, 0);
-    if (rt_calib_fit_link(&m, ct, out->pts, out->npts, &out->fit, &err) < 0)
+    if (rc < 0)
         snprintf(out->error, sizeof out->error, "%.*s (was the machine busy?)",
                  (int)sizeof out->error - 32, err.msg);
     out->fitted = m.link[ct];
